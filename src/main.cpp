@@ -1,0 +1,58 @@
+// tpcost: registers the subcommands, parses, and maps errors to documented exit codes:
+// 0 success, 2 invalid input or usage, 3 an output file could not be written, 4 internal error.
+#include <cstdio>
+#include <exception>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "cli_options.hpp"
+#include "commands/commands.hpp"
+#include "tpcost/error.hpp"
+#include "tpcost/version.hpp"
+
+namespace {
+
+constexpr int exit_invalid_input = 2;
+constexpr int exit_io_error = 3;
+constexpr int exit_internal_error = 4;
+
+int fail(const std::string& message, int code) {
+  std::cerr << "tpcost: error: " << message << '\n';
+  return code;
+}
+
+/// Core errors name a spec field ("batch"); on the command line that is the flag "--batch".
+std::string as_flag(const tpcost::invalid_spec& e) {
+  const auto& field = e.field();
+  const bool already_a_flag = !field.empty() && (field.front() == '-' || field.front() == '/');
+  return (already_a_flag ? field : "--" + field) + ": " + e.detail();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"tpcost: communication overhead of tensor parallelism in transformer training",
+               "tpcost"};
+  app.set_version_flag("--version", TPCOST_VERSION);
+  app.require_subcommand(1);
+  app.footer(R"(Run 'tpcost <command> --help' for a command's flags and examples.
+Exit codes: 0 success, 2 invalid input, 3 cannot write output, 4 internal error.)");
+  tpcost::cli::add_sweep_command(app);
+  tpcost::cli::add_explain_command(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);  // --help, --version
+  } catch (const CLI::ParseError& e) {
+    return fail(std::string(e.what()) + " (see --help)", exit_invalid_input);
+  } catch (const tpcost::invalid_spec& e) {
+    return fail(as_flag(e), exit_invalid_input);
+  } catch (const tpcost::cli::io_error& e) {
+    return fail(e.what(), exit_io_error);
+  } catch (const std::exception& e) {
+    return fail(std::string("internal: ") + e.what(), exit_internal_error);
+  }
+  return 0;
+}
