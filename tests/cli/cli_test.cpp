@@ -1,0 +1,115 @@
+// Runs the real binary, parses its JSON and CSV back, and compares with the core library.
+#include <array>
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "tpcost/sweep.hpp"
+
+namespace {
+
+struct run_result {
+  int exit_code;
+  std::string out;
+};
+
+/// Runs `tpcost <args>` through the shell, capturing stdout (stderr goes to /dev/null).
+run_result run(const std::string& args) {
+  const std::string command = std::string(TPCOST_BINARY) + " " + args + " 2>/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string out;
+  std::array<char, 4096> buffer{};
+  std::size_t n = 0;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
+    out.append(buffer.data(), n);
+  }
+  const int status = pclose(pipe);
+  return {WEXITSTATUS(status), out};
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST_CASE("sweep --format json parses back to the core's numbers", "[cli]") {
+  const auto r = run("sweep --format json");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const auto expected = tpcost::sweep_tp(tpcost::layer_spec{}, tpcost::device_spec{},
+                                         {1, 2, 4, 8, 16, 32});
+  CHECK(j.at("schema") == "tpcost.sweep/1");
+  CHECK(j.at("inputs").at("hidden") == 8192);
+  CHECK(j.at("inputs").at("dtype_bytes") == 4);
+  CHECK(j.at("inputs").at("bandwidth_bytes_per_s") == 600e9);
+  CHECK(j.at("per_layer").at("comm_bytes") == 536870912.0);
+  REQUIRE(j.at("rows").size() == expected.rows.size());
+  for (std::size_t i = 0; i < expected.rows.size(); ++i) {
+    const auto& row = j.at("rows")[i];
+    CHECK(row.at("tp") == expected.rows[i].tp);
+    // JSON doubles round-trip exactly.
+    CHECK(row.at("compute_s").get<double>() == expected.rows[i].compute.value());
+    CHECK(row.at("efficiency").get<double>() == expected.rows[i].efficiency);
+    CHECK(row.at("speedup").get<double>() == expected.rows[i].speedup);
+  }
+  CHECK(j.at("summary").at("critical_tp").get<double>() == expected.critical_tp);
+  CHECK(j.at("summary").at("largest_swept_tp_meeting_min_efficiency") == 8);
+}
+
+TEST_CASE("sweep --format json is byte-for-byte the committed golden file", "[cli]") {
+  const auto r = run("sweep --format json");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out == read_file(std::string(TPCOST_EXPECTED_DIR) + "/sweep_default.json"));
+}
+
+TEST_CASE("a sweep where no degree meets the target has null summary fields", "[cli]") {
+  const auto r = run("sweep --bandwidth 1GB/s --tp 1,2 --format json");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("summary").at("largest_swept_tp_meeting_min_efficiency").is_null());
+  CHECK(j.at("summary").at("utilisation_at_that_tp").is_null());
+}
+
+TEST_CASE("sweep --format csv has one line per degree with SI values", "[cli]") {
+  const auto r = run("sweep --format csv --tp 1..64");
+  REQUIRE(r.exit_code == 0);
+  std::istringstream lines(r.out);
+  std::string line;
+  std::getline(lines, line);
+  CHECK(line == "tp,compute_s,comm_s,serial_s,overlapped_s,ratio,efficiency,comm_share,speedup");
+  std::int64_t expected_tp = 1;
+  while (std::getline(lines, line)) {
+    CAPTURE(line);
+    CHECK(std::stoll(line.substr(0, line.find(','))) == expected_tp);
+    const double compute = std::stod(line.substr(line.find(',') + 1));
+    CHECK(compute == Approx(0.019791209299968 / static_cast<double>(expected_tp)).epsilon(1e-12));
+    expected_tp *= 2;
+  }
+  CHECK(expected_tp == 128);
+}
+
+TEST_CASE("the output flag writes the same bytes as stdout", "[cli]") {
+  const std::string path = std::string(TPCOST_EXPECTED_DIR) + "/../out_test.tmp.json";
+  const auto to_file = run("sweep --format json --output " + path);
+  REQUIRE(to_file.exit_code == 0);
+  CHECK(to_file.out.empty());
+  CHECK(read_file(path) == run("sweep --format json").out);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("explain --format json carries the closed-form ratio", "[cli]") {
+  const auto r = run("explain --tp 8 --format json");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("schema") == "tpcost.explain/1");
+  CHECK(j.at("ratio_closed_form").get<double>() == Approx(0.3616898148148148).epsilon(1e-12));
+  CHECK(j.at("rows").size() == 1);
+}
