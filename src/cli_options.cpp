@@ -15,17 +15,20 @@ void add_layer_flags(CLI::App& cmd, layer_flags& flags) {
       ->capture_default_str();
   group->add_option("-s,--seq", flags.seq, "s: sequence length, tokens")->capture_default_str();
   group->add_option("--hidden", flags.hidden, "h: hidden size")->capture_default_str();
-  group->add_option("--dtype", flags.dtype,
-                    "d: element type on the wire: fp32, tf32, bf16, fp16, fp8, fp64, or bytes 1..16")
+  group
+      ->add_option("--dtype", flags.dtype,
+                   "d: element type on the wire: fp32, tf32, bf16, fp16, fp8, fp64, or bytes 1..16")
       ->capture_default_str();
-  group->add_option("--flops", flags.flops,
-                    "P: per-GPU compute rate, e.g. 1PFLOP/s, 989.4T, 312e12")
+  group
+      ->add_option("--flops", flags.flops, "P: per-GPU compute rate, e.g. 1PFLOP/s, 989.4T, 312e12")
       ->capture_default_str();
-  group->add_option("--bandwidth", flags.bandwidth,
-                    "B: per-GPU bandwidth applied to the full message, e.g. 600GB/s, 600e9, 400Gb/s")
+  group
+      ->add_option("--bandwidth", flags.bandwidth,
+                   "B: per-GPU bandwidth applied to the full message, e.g. 600GB/s, 600e9, 400Gb/s")
       ->capture_default_str();
-  group->add_option("--min-efficiency", flags.min_efficiency,
-                    "efficiency target for the 'largest TP' summary, in (0,1)")
+  group
+      ->add_option("--min-efficiency", flags.min_efficiency,
+                   "efficiency target for the 'largest TP' summary, in (0,1)")
       ->capture_default_str();
 }
 

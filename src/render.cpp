@@ -45,8 +45,8 @@ std::string layout(const text_table& table, bool markdown) {
 }
 
 std::string inputs_line(const sweep_result& r) {
-  return fmt::format("b={}  s={}  h={}  d={} B ({})  P={}  B={}", r.layer.batch,
-                     r.layer.seq, r.layer.hidden, r.layer.element.size_bytes, r.layer.element.name,
+  return fmt::format("b={}  s={}  h={}  d={} B ({})  P={}  B={}", r.layer.batch, r.layer.seq,
+                     r.layer.hidden, r.layer.element.size_bytes, r.layer.element.name,
                      io::to_string(r.device.peak), io::to_string(r.device.bandwidth));
 }
 
@@ -65,8 +65,8 @@ std::string summary_lines(const sweep_result& r) {
 }
 
 text_table sweep_table(const sweep_result& r) {
-  text_table t{{"TP", "compute ms", "comm ms", "total ms", "overlap ms", "R", "efficiency",
-                "speed-up"}};
+  text_table t{
+      {"TP", "compute ms", "comm ms", "total ms", "overlap ms", "R", "efficiency", "speed-up"}};
   for (const auto& row : r.rows) {
     t.push_back({fmt::format("{}", row.tp), fmt::format("{:.3f}", row.compute.value() * 1e3),
                  fmt::format("{:.3f}", row.comm.value() * 1e3),
@@ -171,8 +171,7 @@ std::string render_sweep(const sweep_result& result, output_format format) {
       "inputs:    {}\n"
       "per layer: 4 all-reduces x {} = {} per GPU; {} of compute\n\n{}\n{}",
       inputs_line(result), io::to_string(result.message), io::to_string(result.comm_bytes),
-      io::to_string(result.layer_flops), layout(sweep_table(result), false),
-      summary_lines(result));
+      io::to_string(result.layer_flops), layout(sweep_table(result), false), summary_lines(result));
 }
 
 std::string render_explain(const tp_explanation& explanation, output_format format) {

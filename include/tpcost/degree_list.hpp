@@ -71,7 +71,8 @@ inline std::vector<std::int64_t> parse_degree_list(std::string_view text, std::s
     } else {
       auto tail = item.substr(dots + 2);
       const auto colon = tail.find(':');
-      const auto step_text = colon == std::string_view::npos ? std::string_view{} : tail.substr(colon + 1);
+      const auto step_text =
+          colon == std::string_view::npos ? std::string_view{} : tail.substr(colon + 1);
       tail = tail.substr(0, colon);
       detail::append_range(field, item, parse_count(item.substr(0, dots), field),
                            parse_count(tail, field), step_text, out);

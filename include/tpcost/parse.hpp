@@ -89,13 +89,14 @@ inline bool ends_with(std::string_view text, std::string_view stem, bool case_in
   return true;
 }
 
-[[noreturn]] inline void fail(std::string_view field, std::string_view text, std::string_view what) {
+[[noreturn]] inline void fail(std::string_view field, std::string_view text,
+                              std::string_view what) {
   throw parse_error(std::string(field), "'" + std::string(text) + "' " + std::string(what));
 }
 
 /// Splits "600 GB/s" into 600 and "GB/s"; the number must be finite.
-inline double leading_number(std::string_view field, std::string_view text,
-                             std::string_view& rest, std::string_view expected) {
+inline double leading_number(std::string_view field, std::string_view text, std::string_view& rest,
+                             std::string_view expected) {
   const auto trimmed = trim(text);
   if (trimmed.empty()) {
     fail(field, text, std::string("is empty; expected ") + std::string(expected));
@@ -141,8 +142,9 @@ double parse_with_units(std::string_view field, std::string_view text,
       }
     }
   }
-  fail(field, text, std::string("has an unknown unit '") + std::string(suffix) + "'; expected " +
-                        std::string(expected));
+  fail(field, text,
+       std::string("has an unknown unit '") + std::string(suffix) + "'; expected " +
+           std::string(expected));
 }
 
 }  // namespace detail
@@ -178,8 +180,8 @@ inline flops_per_second parse_flop_rate(std::string_view text, std::string_view 
       {"FLOP", 1.0, true},
       {"", 1.0, false},
   }};
-  return flops_per_second(detail::parse_with_units(
-      field, text, stems, detail::magnitude_prefixes, "a rate such as 1PFLOP/s, 989.4T or 1e15"));
+  return flops_per_second(detail::parse_with_units(field, text, stems, detail::magnitude_prefixes,
+                                                   "a rate such as 1PFLOP/s, 989.4T or 1e15"));
 }
 
 /// A duration: "5us", "5µs", "1.2ms", "3e-6" (seconds).

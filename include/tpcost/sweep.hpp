@@ -15,10 +15,10 @@ namespace tpcost {
 /// One row of a sweep: one TP degree.
 struct scaling_row {
   std::int64_t tp = 1;
-  seconds compute{};     ///< T_calc = A/t
-  seconds comm{};        ///< T_comm = C
-  seconds serial{};      ///< T_calc + T_comm
-  seconds overlapped{};  ///< max(T_calc, T_comm)
+  seconds compute{};        ///< T_calc = A/t
+  seconds comm{};           ///< T_comm = C
+  seconds serial{};         ///< T_calc + T_comm
+  seconds overlapped{};     ///< max(T_calc, T_comm)
   double ratio = 0.0;       ///< R
   double efficiency = 0.0;  ///< E = 1/(1+R)
   double comm_share = 0.0;  ///< R/(1+R) = 1 − E, the share of time spent communicating
@@ -30,12 +30,12 @@ struct sweep_result {
   layer_spec layer;
   device_spec device;
   double efficiency_target = 0.7;
-  bytes message{};               ///< b·s·h·d
-  bytes comm_bytes{};            ///< 4·b·s·h·d per layer
-  flops layer_flops{};           ///< 72·b·s·h²
-  seconds single_gpu_compute{};  ///< A
-  seconds comm{};                ///< C
-  double critical_tp = 0.0;      ///< t* = A/C
+  bytes message{};                   ///< b·s·h·d
+  bytes comm_bytes{};                ///< 4·b·s·h·d per layer
+  flops layer_flops{};               ///< 72·b·s·h²
+  seconds single_gpu_compute{};      ///< A
+  seconds comm{};                    ///< C
+  double critical_tp = 0.0;          ///< t* = A/C
   double tp_bound_for_target = 0.0;  ///< largest real t with E(t) >= target
   std::vector<scaling_row> rows;
   /// The largest swept degree with E >= target, and μ there (none if no degree qualifies).
@@ -104,9 +104,9 @@ inline sweep_result sweep_tp(const layer_spec& layer, const device_spec& device,
 /// What `explain` walks through: the one-degree sweep plus the seed's closed form of R and
 /// the efficiency at the seed's rule of thumb t = t*/2.
 struct tp_explanation {
-  sweep_result sweep;               ///< exactly one row, at the explained degree
-  double ratio_closed_form = 0.0;   ///< t·P·d / (18·h·B), equal to rows[0].ratio
-  double half_critical_tp = 0.0;    ///< t*/2
+  sweep_result sweep;                        ///< exactly one row, at the explained degree
+  double ratio_closed_form = 0.0;            ///< t·P·d / (18·h·B), equal to rows[0].ratio
+  double half_critical_tp = 0.0;             ///< t*/2
   double efficiency_at_half_critical = 0.0;  ///< E(t*/2) = 2/3
 };
 

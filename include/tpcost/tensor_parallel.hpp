@@ -29,7 +29,7 @@ struct layer_spec {
 
 /// One GPU as the seed sees it: a compute rate and a communication bandwidth.
 struct device_spec {
-  flops_per_second peak{1e15};      ///< P
+  flops_per_second peak{1e15};       ///< P
   bytes_per_second bandwidth{6e11};  ///< B, applied to the full message
 };
 
@@ -87,12 +87,12 @@ constexpr double seed_ratio_closed_form(const layer_spec& layer, const device_sp
 /// One layer at one TP degree: what each GPU moves and computes, and how long it takes.
 struct tp_layer_cost {
   std::int64_t tp = 1;
-  bytes message{};       ///< b·s·h·d, one collective
-  bytes comm_bytes{};    ///< 4·b·s·h·d per layer (fwd+bwd)
-  flops layer_flops{};   ///< 72·b·s·h², whole layer
-  flops gpu_flops{};     ///< layer_flops / t, one GPU's share
-  seconds compute{};     ///< T_calc
-  seconds comm{};        ///< T_comm
+  bytes message{};      ///< b·s·h·d, one collective
+  bytes comm_bytes{};   ///< 4·b·s·h·d per layer (fwd+bwd)
+  flops layer_flops{};  ///< 72·b·s·h², whole layer
+  flops gpu_flops{};    ///< layer_flops / t, one GPU's share
+  seconds compute{};    ///< T_calc
+  seconds comm{};       ///< T_comm
 };
 
 /// Per-layer cost at TP degree `tp` (the seed's model).
@@ -113,7 +113,8 @@ constexpr tp_layer_cost tp_cost_per_layer(const layer_spec& layer, const device_
 namespace detail {
 inline void require_dimension(const char* field, std::int64_t value) {
   if (value < 1 || value > max_dimension) {
-    throw invalid_spec(field, std::to_string(value) + " is out of range; expected a whole number in 1.." +
+    throw invalid_spec(field, std::to_string(value) +
+                                  " is out of range; expected a whole number in 1.." +
                                   std::to_string(max_dimension));
   }
 }
@@ -122,7 +123,9 @@ inline void require_positive_finite(const char* field, double value, const char*
     throw invalid_spec(field, "must be a positive finite number of " + std::string(unit));
   }
 }
-inline bool is_usable(double v) { return std::isfinite(v) && v >= std::numeric_limits<double>::min(); }
+inline bool is_usable(double v) {
+  return std::isfinite(v) && v >= std::numeric_limits<double>::min();
+}
 }  // namespace detail
 
 /// Throws `invalid_spec` naming the field when the inputs are out of range, or when the
@@ -140,19 +143,22 @@ inline void validate(const layer_spec& layer, const device_spec& device) {
   const double compute = single_gpu_compute_time(layer, device).value();
   const double comm = comm_time(layer, device).value();
   if (!detail::is_usable(compute)) {
-    throw invalid_spec("flops", "makes the per-layer compute time overflow or underflow a double; "
-                                "check the units (FLOP/s, e.g. 1PFLOP/s)");
+    throw invalid_spec("flops",
+                       "makes the per-layer compute time overflow or underflow a double; "
+                       "check the units (FLOP/s, e.g. 1PFLOP/s)");
   }
   if (!detail::is_usable(comm)) {
-    throw invalid_spec("bandwidth", "makes the per-layer comm time overflow or underflow a double; "
-                                    "check the units (bytes/s, e.g. 600GB/s)");
+    throw invalid_spec("bandwidth",
+                       "makes the per-layer comm time overflow or underflow a double; "
+                       "check the units (bytes/s, e.g. 600GB/s)");
   }
 }
 
 /// Throws `invalid_spec` unless 1 <= tp <= max_tp_degree.
 inline void validate_tp(std::int64_t tp) {
   if (tp < 1 || tp > max_tp_degree) {
-    throw invalid_spec("tp", std::to_string(tp) + " is out of range; expected a whole number in 1.." +
+    throw invalid_spec("tp", std::to_string(tp) +
+                                 " is out of range; expected a whole number in 1.." +
                                  std::to_string(max_tp_degree));
   }
 }

@@ -43,8 +43,12 @@ class quantity {
     return *this;
   }
 
-  friend constexpr quantity operator+(quantity a, quantity b) { return quantity(a.value_ + b.value_); }
-  friend constexpr quantity operator-(quantity a, quantity b) { return quantity(a.value_ - b.value_); }
+  friend constexpr quantity operator+(quantity a, quantity b) {
+    return quantity(a.value_ + b.value_);
+  }
+  friend constexpr quantity operator-(quantity a, quantity b) {
+    return quantity(a.value_ - b.value_);
+  }
   friend constexpr quantity operator-(quantity a) { return quantity(-a.value_); }
   friend constexpr quantity operator*(double k, quantity a) { return quantity(k * a.value_); }
   friend constexpr quantity operator*(quantity a, double k) { return quantity(a.value_ * k); }

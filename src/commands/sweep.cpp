@@ -30,7 +30,8 @@ void run_sweep(const sweep_options& opts) {
 
 void add_sweep_command(CLI::App& app) {
   auto opts = std::make_shared<sweep_options>();
-  auto* cmd = app.add_subcommand("sweep", "Per-layer TP cost at each degree of a list (the seed's model)");
+  auto* cmd =
+      app.add_subcommand("sweep", "Per-layer TP cost at each degree of a list (the seed's model)");
   add_layer_flags(*cmd, opts->layer);
   cmd->add_option("-t,--tp", opts->tp,
                   "TP degrees: 1,2,4,8 | 1..64 (doubling) | 1..16:+1 (every integer) | 2..54:x3")

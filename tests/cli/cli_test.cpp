@@ -44,8 +44,8 @@ TEST_CASE("sweep --format json parses back to the core's numbers", "[cli]") {
   const auto r = run("sweep --format json");
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
-  const auto expected = tpcost::sweep_tp(tpcost::layer_spec{}, tpcost::device_spec{},
-                                         {1, 2, 4, 8, 16, 32});
+  const auto expected =
+      tpcost::sweep_tp(tpcost::layer_spec{}, tpcost::device_spec{}, {1, 2, 4, 8, 16, 32});
   CHECK(j.at("schema") == "tpcost.sweep/1");
   CHECK(j.at("inputs").at("hidden") == 8192);
   CHECK(j.at("inputs").at("dtype_bytes") == 4);

@@ -21,7 +21,9 @@ static_assert(max(1 * ms, 2 * ms) == 2 * ms);
 static_assert(min(1 * ms, 2 * ms) == 1 * ms);
 
 template <class A, class B>
-concept addable = requires(A a, B b) { a + b; };
+concept addable = requires(A a, B b) {
+  a + b;
+};
 static_assert(addable<bytes, bytes>);
 static_assert(!addable<bytes, seconds>, "bytes + seconds must not compile");
 static_assert(!addable<flops, flops_per_second>, "a count and a rate must not mix");

@@ -43,9 +43,8 @@ TEST_CASE("The largest t with E >= target is t*(1-target)/target", "[metrics]") 
 }
 
 TEST_CASE("Utilisation mu = 1/(1 + sum comm / sum compute) over several parts", "[metrics]") {
-  const std::array<time_split, 3> parts{{{seconds(3.0), seconds(1.0)},
-                                         {seconds(1.0), seconds(0.0)},
-                                         {seconds(4.0), seconds(3.0)}}};
+  const std::array<time_split, 3> parts{
+      {{seconds(3.0), seconds(1.0)}, {seconds(1.0), seconds(0.0)}, {seconds(4.0), seconds(3.0)}}};
   CHECK_THAT(utilisation(parts), near(1.0 / (1.0 + 4.0 / 8.0)));
   CHECK(utilisation(std::span<const time_split>{}) == 0.0);
 }
@@ -71,8 +70,9 @@ TEST_CASE("Invariants hold over many random valid inputs", "[metrics][property]"
     REQUIRE(e > 0.0);
     REQUIRE(e <= 1.0);
     REQUIRE_THAT(r * e, near(1.0 - e, 1e-9) || Catch::Matchers::WithinAbs(1.0 - e, 1e-15));
-    REQUIRE_THAT(e, near(efficiency(single_gpu_compute_time(l, d), cost.comm,
-                                    static_cast<double>(t)), 1e-12));
+    REQUIRE_THAT(
+        e,
+        near(efficiency(single_gpu_compute_time(l, d), cost.comm, static_cast<double>(t)), 1e-12));
     REQUIRE(overlapped_time(cost.compute, cost.comm) <= serial_time(cost.compute, cost.comm));
     // R grows with t, P and d; falls with h and B.
     const auto r_of = [](const layer_spec& ll, const device_spec& dd, std::int64_t tt) {

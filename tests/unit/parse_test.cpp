@@ -63,8 +63,7 @@ TEST_CASE("Counts are plain decimal digits", "[parse]") {
   }
 }
 
-TEST_CASE("Malformed quantities fail with the field, the text and what was expected",
-          "[parse]") {
+TEST_CASE("Malformed quantities fail with the field, the text and what was expected", "[parse]") {
   for (const char* bad : {"", "abc", "GB/s", "600XB/s", "nan", "inf", "-inf", "1e999", "600 GB/s/s",
                           "0x10", "600MiB/min"}) {
     CAPTURE(bad);
