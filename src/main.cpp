@@ -37,7 +37,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", TPCOST_VERSION);
   app.require_subcommand(1);
   app.footer(R"(Run 'tpcost <command> --help' for a command's flags and examples.
-Exit codes: 0 success, 2 invalid input, 3 cannot write output, 4 internal error.)");
+Exit codes: 0 success, 2 invalid input, 3 cannot write output, 4 internal error.
+)");
   tpcost::cli::add_sweep_command(app);
   tpcost::cli::add_explain_command(app);
 

@@ -4,6 +4,7 @@
 #include "tpcost/degree_list.hpp"
 #include "tpcost/dtype.hpp"
 #include "tpcost/error.hpp"
+#include "tpcost/hardware.hpp"
 #include "tpcost/metrics.hpp"
 #include "tpcost/parse.hpp"
 #include "tpcost/sweep.hpp"

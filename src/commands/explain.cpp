@@ -39,7 +39,8 @@ void add_explain_command(CLI::App& app) {
   cmd->footer(R"(Examples:
   tpcost explain --tp 8                          # the seed's demo at TP=8
   tpcost explain --tp 8 --bandwidth 300GB/s      # the seed's PCIe example
-  tpcost explain --tp 4 --dtype bf16 --format json)");
+  tpcost explain --tp 4 --dtype bf16 --format json
+)");
   cmd->callback([opts] { run_explain(*opts); });
 }
 

@@ -41,7 +41,8 @@ void add_sweep_command(CLI::App& app) {
   tpcost sweep                                   # the seed's demo: b=2 s=2048 h=8192 fp32 1PFLOP/s 600GB/s
   tpcost sweep --dtype bf16 --flops 989.4T --bandwidth 450GB/s --tp 1..64
   tpcost sweep --hidden 12288 --tp 1..16:+1 --format csv > sweep.csv
-  tpcost sweep --format json | jq '.summary.critical_tp')");
+  tpcost sweep --format json | jq .summary.critical_tp
+)");
   cmd->callback([opts] { run_sweep(*opts); });
 }
 
