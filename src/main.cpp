@@ -1,5 +1,5 @@
 // tpcost: registers the subcommands, parses, and maps errors to documented exit codes:
-// 0 success, 2 invalid input or usage, 3 an output file could not be written, 4 internal error.
+// 0 success, 1 a check failed, 2 invalid input or usage, 3 an output file could not be written, 4 internal error.
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -37,10 +37,13 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", TPCOST_VERSION);
   app.require_subcommand(1);
   app.footer(R"(Run 'tpcost <command> --help' for a command's flags and examples.
-Exit codes: 0 success, 2 invalid input, 3 cannot write output, 4 internal error.
+Exit codes: 0 success, 1 a check failed, 2 invalid input, 3 cannot write output, 4 internal error.
 )");
   tpcost::cli::add_sweep_command(app);
   tpcost::cli::add_explain_command(app);
+  int exit_code = 0;
+  tpcost::cli::add_check_command(app, exit_code);
+  tpcost::cli::add_schema_command(app);
 
   try {
     app.parse(argc, argv);
@@ -55,5 +58,5 @@ Exit codes: 0 success, 2 invalid input, 3 cannot write output, 4 internal error.
   } catch (const std::exception& e) {
     return fail(std::string("internal: ") + e.what(), exit_internal_error);
   }
-  return 0;
+  return exit_code;
 }

@@ -9,6 +9,7 @@
 #include "tpcost/error.hpp"
 #include "tpcost/io/format.hpp"
 #include "tpcost/io/json.hpp"
+#include "tpcost/version.hpp"
 
 namespace tpcost::cli {
 
@@ -146,6 +147,7 @@ output_format parse_output_format(std::string_view text, std::string_view allowe
       {"json", output_format::json},
       {"csv", output_format::csv},
       {"markdown", output_format::markdown},
+      {"junit", output_format::junit},
   };
   for (const auto& [name, format] : names) {
     if (text == name && allowed.find(name) != std::string_view::npos) {
@@ -164,6 +166,7 @@ std::string render_sweep(const sweep_result& result, output_format format) {
     case output_format::markdown:
       return layout(sweep_table(result), true);
     case output_format::table:
+    case output_format::junit:
       break;
   }
   return fmt::format(
@@ -184,6 +187,239 @@ std::string render_explain(const tp_explanation& explanation, output_format form
     return j.dump(2) + "\n";
   }
   return explain_text(explanation);
+}
+
+namespace {
+
+bool passed(const file_check& f) {
+  return f.error.empty() &&
+         std::all_of(f.outcomes.begin(), f.outcomes.end(), [](const auto& o) { return o.passed; });
+}
+
+/// "E = 73.4%", "R = 0.3617", "t = 16": the measured side of a rule.
+std::string measured_text(const rule_outcome& o) {
+  switch (o.kind) {
+    case rule_kind::min_efficiency:
+      return "E = " + io::percent(o.measured);
+    case rule_kind::min_utilisation:
+      return "mu = " + io::percent(o.measured);
+    case rule_kind::max_ratio:
+      return fmt::format("R = {:.4f}", o.measured);
+    case rule_kind::tp_within_half_critical:
+    case rule_kind::tp_within_node:
+      return fmt::format("t = {:.0f}", o.measured);
+  }
+  return "?";
+}
+
+/// ">= 70.0%", "<= t*/2 = 11.06": the limit side of a rule.
+std::string limit_text(const rule_outcome& o) {
+  const char* relation = is_upper_bound(o.kind) ? "<=" : ">=";
+  switch (o.kind) {
+    case rule_kind::min_efficiency:
+    case rule_kind::min_utilisation:
+      return fmt::format("{} {}", relation, io::percent(o.limit));
+    case rule_kind::max_ratio:
+      return fmt::format("{} {}", relation, o.limit);
+    case rule_kind::tp_within_half_critical:
+      return fmt::format("{} t*/2 = {:.2f}", relation, o.limit);
+    case rule_kind::tp_within_node:
+      return fmt::format("{} {:.0f} GPUs per node", relation, o.limit);
+  }
+  return "?";
+}
+
+std::string xml_escape(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        // XML 1.0 forbids most control characters even escaped; drop them.
+        if (static_cast<unsigned char>(c) >= 0x20 || c == '\n' || c == '\t') {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+/// GitHub workflow-command escaping of a property or message.
+std::string gha_escape(std::string_view text, bool property) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '%') {
+      out += "%25";
+    } else if (c == '\r') {
+      out += "%0D";
+    } else if (c == '\n') {
+      out += "%0A";
+    } else if (property && c == ':') {
+      out += "%3A";
+    } else if (property && c == ',') {
+      out += "%2C";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string check_text(const std::vector<file_check>& files) {
+  std::string out;
+  std::size_t failed = 0;
+  std::size_t invalid = 0;
+  for (const auto& f : files) {
+    if (!f.error.empty()) {
+      ++invalid;
+      out += fmt::format("{}: INVALID (see the error above)\n", f.source);
+      continue;
+    }
+    failed += passed(f) ? 0U : 1U;
+    out += fmt::format("{}{}{} (TP {})\n", f.source, f.name.empty() ? "" : ": ", f.name, f.tp);
+    text_table t;
+    for (const auto& o : f.outcomes) {
+      t.push_back({o.passed ? "PASS" : "FAIL", std::string(rule_name(o.kind)), measured_text(o),
+                   limit_text(o)});
+    }
+    std::vector<std::size_t> widths(4, 0);
+    for (const auto& row : t) {
+      for (std::size_t c = 0; c < row.size(); ++c) {
+        widths[c] = std::max(widths[c], row[c].size());
+      }
+    }
+    for (const auto& row : t) {
+      out += fmt::format("  {:<{}}  {:<{}}  {:<{}}  {}\n", row[0], widths[0], row[1], widths[1],
+                         row[2], widths[2], row[3]);
+    }
+  }
+  out += fmt::format("{} file{} checked: {} passed, {} failed, {} invalid\n", files.size(),
+                     files.size() == 1 ? "" : "s", files.size() - failed - invalid, failed,
+                     invalid);
+  return out;
+}
+
+nlohmann::json check_json(const std::vector<file_check>& files) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& f : files) {
+    nlohmann::json rules = nlohmann::json::array();
+    for (const auto& o : f.outcomes) {
+      rules.push_back({{"rule", rule_name(o.kind)},
+                       {"measured", o.measured},
+                       {"relation", is_upper_bound(o.kind) ? "<=" : ">="},
+                       {"limit", o.limit},
+                       {"passed", o.passed}});
+    }
+    nlohmann::json entry = {{"file", f.source}, {"passed", passed(f)}, {"rules", rules}};
+    if (!f.name.empty()) {
+      entry["name"] = f.name;
+    }
+    if (f.error.empty()) {
+      entry["tp"] = f.tp;
+    } else {
+      entry["error"] = f.error;
+    }
+    list.push_back(entry);
+  }
+  return {{"schema", "tpcost.check/1"},
+          {"tool", {{"name", "tpcost"}, {"version", TPCOST_VERSION}}},
+          {"passed", check_exit_code(files) == 0},
+          {"exit_code", check_exit_code(files)},
+          {"files", list}};
+}
+
+std::string check_junit(const std::vector<file_check>& files) {
+  std::size_t tests = 0;
+  std::size_t failures = 0;
+  std::size_t errors = 0;
+  std::string suites;
+  for (const auto& f : files) {
+    std::string cases;
+    std::size_t suite_failures = 0;
+    if (!f.error.empty()) {
+      ++errors;
+      cases += fmt::format("    <testcase name=\"load\" classname=\"{}\">\n      <error message=\"{}\"/>\n"
+                           "    </testcase>\n",
+                           xml_escape(f.source), xml_escape(f.error));
+    }
+    for (const auto& o : f.outcomes) {
+      cases += fmt::format("    <testcase name=\"{}\" classname=\"{}\">", rule_name(o.kind),
+                           xml_escape(f.source));
+      if (!o.passed) {
+        ++suite_failures;
+        cases += fmt::format("\n      <failure message=\"{} {}\"/>\n    ",
+                             xml_escape(measured_text(o)), xml_escape(limit_text(o)));
+      }
+      cases += "</testcase>\n";
+    }
+    const std::size_t suite_tests = f.outcomes.size() + (f.error.empty() ? 0 : 1);
+    tests += suite_tests;
+    failures += suite_failures;
+    suites += fmt::format(
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n{}  </testsuite>\n",
+        xml_escape(f.source), suite_tests, suite_failures, f.error.empty() ? 0 : 1, cases);
+  }
+  return fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      "<testsuites name=\"tpcost check\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n{}"
+      "</testsuites>\n",
+      tests, failures, errors, suites);
+}
+
+}  // namespace
+
+std::string render_check(const std::vector<file_check>& files, output_format format) {
+  switch (format) {
+    case output_format::json:
+      return check_json(files).dump(2) + "\n";
+    case output_format::junit:
+      return check_junit(files);
+    default:
+      return check_text(files);
+  }
+}
+
+std::string render_annotations(const std::vector<file_check>& files) {
+  std::string out;
+  for (const auto& f : files) {
+    if (!f.error.empty()) {
+      out += fmt::format("::error file={},title=tpcost check::{}\n", gha_escape(f.source, true),
+                         gha_escape(f.error, false));
+    }
+    for (const auto& o : f.outcomes) {
+      if (!o.passed) {
+        out += fmt::format("::error file={},title=tpcost {}::{} (limit {})\n",
+                           gha_escape(f.source, true), rule_name(o.kind),
+                           gha_escape(measured_text(o), false), gha_escape(limit_text(o), false));
+      }
+    }
+  }
+  return out;
+}
+
+int check_exit_code(const std::vector<file_check>& files) {
+  bool any_failed = false;
+  for (const auto& f : files) {
+    if (!f.error.empty()) {
+      return 2;
+    }
+    any_failed = any_failed || !passed(f);
+  }
+  return any_failed ? 1 : 0;
 }
 
 }  // namespace tpcost::cli

@@ -4,17 +4,33 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "tpcost/checks.hpp"
 #include "tpcost/sweep.hpp"
 
 namespace tpcost::cli {
 
-enum class output_format { table, json, csv, markdown };
+enum class output_format { table, json, csv, markdown, junit };
+
+/// The outcome of `check` for one file: its rules, or the error that made it invalid.
+struct file_check {
+  std::string source;
+  std::string name;
+  std::int64_t tp = 0;
+  std::vector<rule_outcome> outcomes;
+  std::string error;  ///< non-empty: the file was invalid and no rule ran
+};
 
 /// Reads --format; `allowed` lists the names this command accepts, e.g. "table|json".
 output_format parse_output_format(std::string_view text, std::string_view allowed);
 
 std::string render_sweep(const sweep_result& result, output_format format);
 std::string render_explain(const tp_explanation& explanation, output_format format);
+std::string render_check(const std::vector<file_check>& files, output_format format);
+/// GitHub Actions workflow commands (::error file=...::) for each failed rule or invalid file.
+std::string render_annotations(const std::vector<file_check>& files);
+/// 2 if any file was invalid, else 1 if any rule failed, else 0.
+int check_exit_code(const std::vector<file_check>& files);
 
 }  // namespace tpcost::cli

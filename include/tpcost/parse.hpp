@@ -147,28 +147,36 @@ double parse_with_units(std::string_view field, std::string_view text,
            std::string(expected));
 }
 
+inline constexpr std::array<unit_stem, 2> byte_stems{{{"B", 1.0, false}, {"", 1.0, false}}};
+inline constexpr std::array<unit_stem, 7> bandwidth_stems{{
+    {"B/s", 1.0, false},
+    {"Bps", 1.0, false},
+    {"bit/s", 0.125, false},
+    {"b/s", 0.125, false},
+    {"bps", 0.125, false},
+    {"B", 1.0, false},
+    {"", 1.0, false},
+}};
+inline constexpr std::array<unit_stem, 4> flop_rate_stems{{
+    {"FLOP/s", 1.0, true},
+    {"FLOPS", 1.0, true},
+    {"FLOP", 1.0, true},
+    {"", 1.0, false},
+}};
+inline constexpr std::array<unit_stem, 2> duration_stems{{{"s", 1.0, false}, {"", 1.0, false}}};
+
 }  // namespace detail
 
 /// A size in bytes: "134217728", "128MiB", "80GiB", "1.5GB".
 inline bytes parse_bytes(std::string_view text, std::string_view field) {
-  static constexpr std::array<detail::unit_stem, 2> stems{{{"B", 1.0, false}, {"", 1.0, false}}};
-  return bytes(detail::parse_with_units(field, text, stems, detail::magnitude_prefixes,
+  return bytes(detail::parse_with_units(field, text, detail::byte_stems, detail::magnitude_prefixes,
                                         "a size such as 80GiB, 1.5GB or 134217728"));
 }
 
 /// A bandwidth in bytes/s: "600GB/s", "600e9", "600G", "200Gb/s" (bits), "25GBps".
 inline bytes_per_second parse_bandwidth(std::string_view text, std::string_view field) {
-  static constexpr std::array<detail::unit_stem, 7> stems{{
-      {"B/s", 1.0, false},
-      {"Bps", 1.0, false},
-      {"bit/s", 0.125, false},
-      {"b/s", 0.125, false},
-      {"bps", 0.125, false},
-      {"B", 1.0, false},
-      {"", 1.0, false},
-  }};
   return bytes_per_second(
-      detail::parse_with_units(field, text, stems, detail::magnitude_prefixes,
+      detail::parse_with_units(field, text, detail::bandwidth_stems, detail::magnitude_prefixes,
                                "a bandwidth such as 600GB/s, 600e9 or 200Gb/s (bits)"));
 }
 
@@ -186,8 +194,8 @@ inline flops_per_second parse_flop_rate(std::string_view text, std::string_view 
 
 /// A duration: "5us", "5µs", "1.2ms", "3e-6" (seconds).
 inline seconds parse_duration(std::string_view text, std::string_view field) {
-  static constexpr std::array<detail::unit_stem, 2> stems{{{"s", 1.0, false}, {"", 1.0, false}}};
-  return seconds(detail::parse_with_units(field, text, stems, detail::time_prefixes,
+  return seconds(detail::parse_with_units(field, text, detail::duration_stems,
+                                          detail::time_prefixes,
                                           "a duration such as 5us, 1.2ms or 3e-6 (seconds)"));
 }
 
@@ -207,31 +215,34 @@ inline std::int64_t parse_count(std::string_view text, std::string_view field) {
   return value;
 }
 
+namespace detail {
+struct named_dtype {
+  std::string_view name;
+  int size_bytes;
+};
+inline constexpr std::array<named_dtype, 14> dtype_names{{
+    {"fp64", 8},
+    {"float64", 8},
+    {"fp32", 4},
+    {"float32", 4},
+    {"float", 4},
+    {"tf32", 4},
+    {"bf16", 2},
+    {"bfloat16", 2},
+    {"fp16", 2},
+    {"float16", 2},
+    {"half", 2},
+    {"fp8", 1},
+    {"e4m3", 1},
+    {"e5m2", 1},
+}};
+}  // namespace detail
+
 /// An element type by name (fp32, tf32, bf16, fp16, fp8, ...) or by its size in bytes (1..16).
 /// tf32 is stored in 4 bytes, so it counts as 4 on the wire.
 inline dtype parse_dtype(std::string_view text, std::string_view field) {
-  struct named {
-    std::string_view name;
-    int size_bytes;
-  };
-  static constexpr std::array<named, 14> names{{
-      {"fp64", 8},
-      {"float64", 8},
-      {"fp32", 4},
-      {"float32", 4},
-      {"float", 4},
-      {"tf32", 4},
-      {"bf16", 2},
-      {"bfloat16", 2},
-      {"fp16", 2},
-      {"float16", 2},
-      {"half", 2},
-      {"fp8", 1},
-      {"e4m3", 1},
-      {"e5m2", 1},
-  }};
   const auto trimmed = detail::trim(text);
-  for (const auto& n : names) {
+  for (const auto& n : detail::dtype_names) {
     if (detail::ends_with(trimmed, n.name, true) && trimmed.size() == n.name.size()) {
       return dtype{std::string(n.name), n.size_bytes};
     }

@@ -7,5 +7,8 @@ namespace tpcost::cli {
 
 void add_sweep_command(CLI::App& app);
 void add_explain_command(CLI::App& app);
+/// `check` sets `exit_code` (0 pass, 1 a rule failed, 2 an input was invalid).
+void add_check_command(CLI::App& app, int& exit_code);
+void add_schema_command(CLI::App& app);
 
 }  // namespace tpcost::cli

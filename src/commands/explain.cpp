@@ -3,6 +3,7 @@
 
 #include "cli_options.hpp"
 #include "commands/commands.hpp"
+#include "config_overlay.hpp"
 #include "render.hpp"
 #include "tpcost/parse.hpp"
 #include "tpcost/sweep.hpp"
@@ -14,6 +15,7 @@ namespace {
 struct explain_options {
   layer_flags layer;
   output_flags output;
+  config_flags config;
   std::string tp = "8";
 };
 
@@ -41,7 +43,8 @@ void add_explain_command(CLI::App& app) {
   tpcost explain --tp 8 --bandwidth 300GB/s      # the seed's PCIe example
   tpcost explain --tp 4 --dtype bf16 --format json
 )");
-  cmd->callback([opts] { run_explain(*opts); });
+  add_config_flags(*cmd, opts->config);
+  cmd->callback([cmd, opts] { run_with_config(*cmd, opts->config, [&] { run_explain(*opts); }); });
 }
 
 }  // namespace tpcost::cli

@@ -3,6 +3,7 @@
 
 #include "cli_options.hpp"
 #include "commands/commands.hpp"
+#include "config_overlay.hpp"
 #include "render.hpp"
 #include "tpcost/degree_list.hpp"
 #include "tpcost/sweep.hpp"
@@ -14,6 +15,7 @@ namespace {
 struct sweep_options {
   layer_flags layer;
   output_flags output;
+  config_flags config;
   std::string tp = "1,2,4,8,16,32";
 };
 
@@ -43,7 +45,8 @@ void add_sweep_command(CLI::App& app) {
   tpcost sweep --hidden 12288 --tp 1..16:+1 --format csv > sweep.csv
   tpcost sweep --format json | jq .summary.critical_tp
 )");
-  cmd->callback([opts] { run_sweep(*opts); });
+  add_config_flags(*cmd, opts->config);
+  cmd->callback([cmd, opts] { run_with_config(*cmd, opts->config, [&] { run_sweep(*opts); }); });
 }
 
 }  // namespace tpcost::cli

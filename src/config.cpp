@@ -1,0 +1,568 @@
+#include "config.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "tpcost/degree_list.hpp"
+#include "tpcost/parse.hpp"
+#include "tpcost/suggest.hpp"
+#include "tpcost/tensor_parallel.hpp"
+
+namespace tpcost::cli {
+
+namespace {
+
+using json = nlohmann::json;
+
+// The config format. Sections group keys by what they describe; a key's flag has the same
+// meaning as on the command line. Keys without a flag are read by one command (checks).
+constexpr std::array<config_key, 15> keys{{
+    {"/$schema", "", value_kind::text, "the JSON Schema this file follows (ignored by tpcost)"},
+    {"/name", "", value_kind::text, "a name for reports, e.g. \"GPT-3 175B on DGX A100\""},
+    {"/description", "", value_kind::text, "free text (ignored by tpcost)"},
+    {"/model/hidden", "--hidden", value_kind::count, "h: hidden size"},
+    {"/model/seq", "--seq", value_kind::count, "s: sequence length, tokens"},
+    {"/batch/micro_batch", "--batch", value_kind::count, "b: micro-batch size, sequences"},
+    {"/hardware/dtype", "--dtype", value_kind::dtype, "d: element type on the wire"},
+    {"/hardware/flops", "--flops", value_kind::flop_rate, "P: per-GPU compute rate"},
+    {"/hardware/bandwidth", "--bandwidth", value_kind::bandwidth, "B: per-GPU bandwidth"},
+    {"/parallel/tp", "--tp", value_kind::degrees, "t: TP degree (a list for sweep)"},
+    {"/checks/min_efficiency", "--min-efficiency", value_kind::open_fraction,
+     "rule: E(t) >= this (also the sweep footer's target)"},
+    {"/checks/max_ratio", "", value_kind::positive, "rule: R(t) <= this"},
+    {"/checks/tp_within_half_critical", "", value_kind::boolean,
+     "rule: t <= t*/2 (the seed's guidance for E around 70%)"},
+    {"/checks/tp_within_node", "", value_kind::boolean, "rule: t <= GPUs per node"},
+    {"/checks/min_utilisation", "", value_kind::open_fraction, "rule: utilisation mu >= this"},
+}};
+
+std::string_view expected_text(value_kind kind) {
+  switch (kind) {
+    case value_kind::count:
+      return "a whole number in 1..2147483647";
+    case value_kind::degrees:
+      return "a TP degree >= 1, or a degree list string such as \"1..64\"";
+    case value_kind::bandwidth:
+      return "a number of bytes/s > 0, or a string such as \"600GB/s\"";
+    case value_kind::flop_rate:
+      return "a number of FLOP/s > 0, or a string such as \"989.4TFLOP/s\"";
+    case value_kind::dtype:
+      return "a dtype name (fp32, tf32, bf16, fp16, fp8, fp64) or a byte count 1..16";
+    case value_kind::open_fraction:
+      return "a number strictly between 0 and 1";
+    case value_kind::positive:
+      return "a number > 0";
+    case value_kind::boolean:
+      return "true or false";
+    case value_kind::text:
+      return "a non-empty string";
+  }
+  return "?";
+}
+
+std::string_view type_name(const json& v) {
+  switch (v.type()) {
+    case json::value_t::null:
+      return "null";
+    case json::value_t::object:
+      return "an object";
+    case json::value_t::array:
+      return "an array";
+    case json::value_t::string:
+      return "a string";
+    case json::value_t::boolean:
+      return "a boolean";
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+      return "an integer";
+    case json::value_t::number_float:
+      return "a number";
+    default:
+      return "an unsupported value";
+  }
+}
+
+/// The value as it appears in the file, shortened for a one-line message.
+std::string shown(const json& v) {
+  std::string s = v.dump();
+  if (s.size() > 40) {
+    s = s.substr(0, 37) + "...";
+  }
+  return s;
+}
+
+[[noreturn]] void fail_at(const std::string& source, std::string_view pointer,
+                          const std::string& detail) {
+  throw config_error(fmt::format("{}: {}", source, pointer), detail);
+}
+
+[[noreturn]] void wrong_value(const std::string& source, const config_key& key, const json& v) {
+  fail_at(source, key.pointer,
+          fmt::format("found {} {}; expected {}", type_name(v), shown(v), expected_text(key.kind)));
+}
+
+/// The shortest text that reads back as `v` (e.g. 600000000000.0 -> "600000000000").
+std::string number_text(const json& v) {
+  if (v.is_number_integer()) {
+    return std::to_string(v.get<std::int64_t>());
+  }
+  if (v.is_number_unsigned()) {
+    return std::to_string(v.get<std::uint64_t>());
+  }
+  return fmt::format("{}", v.get<double>());
+}
+
+/// Checks `v` against `key` and returns the text its flag takes.
+std::string to_flag_text(const std::string& source, const config_key& key, const json& v) {
+  const std::string field = source + ": " + std::string(key.pointer);
+  switch (key.kind) {
+    case value_kind::count: {
+      if (!v.is_number_integer() || v.get<std::int64_t>() < 1 ||
+          v.get<std::int64_t>() > max_dimension) {
+        wrong_value(source, key, v);
+      }
+      return number_text(v);
+    }
+    case value_kind::degrees: {
+      if (v.is_number_integer() && v.get<std::int64_t>() >= 1 &&
+          v.get<std::int64_t>() <= max_tp_degree) {
+        return number_text(v);
+      }
+      if (v.is_string()) {
+        (void)parse_degree_list(v.get<std::string>(), field);
+        return v.get<std::string>();
+      }
+      wrong_value(source, key, v);
+    }
+    case value_kind::bandwidth:
+    case value_kind::flop_rate: {
+      if (v.is_number() && v.get<double>() > 0.0) {
+        return number_text(v);
+      }
+      if (v.is_string()) {
+        const auto& s = v.get<std::string>();
+        (void)(key.kind == value_kind::bandwidth ? parse_bandwidth(s, field).value()
+                                                 : parse_flop_rate(s, field).value());
+        return s;
+      }
+      wrong_value(source, key, v);
+    }
+    case value_kind::dtype: {
+      if (v.is_number_integer() && v.get<std::int64_t>() >= 1 && v.get<std::int64_t>() <= 16) {
+        return number_text(v);
+      }
+      if (v.is_string()) {
+        (void)parse_dtype(v.get<std::string>(), field);
+        return v.get<std::string>();
+      }
+      wrong_value(source, key, v);
+    }
+    case value_kind::open_fraction: {
+      if (!v.is_number() || !(v.get<double>() > 0.0 && v.get<double>() < 1.0)) {
+        wrong_value(source, key, v);
+      }
+      return number_text(v);
+    }
+    case value_kind::positive: {
+      if (!v.is_number() || !(v.get<double>() > 0.0)) {
+        wrong_value(source, key, v);
+      }
+      return number_text(v);
+    }
+    case value_kind::boolean: {
+      if (!v.is_boolean()) {
+        wrong_value(source, key, v);
+      }
+      return v.get<bool>() ? "true" : "false";
+    }
+    case value_kind::text: {
+      if (!v.is_string() || v.get<std::string>().empty()) {
+        wrong_value(source, key, v);
+      }
+      return v.get<std::string>();
+    }
+  }
+  wrong_value(source, key, v);
+}
+
+/// Every pointer a config may contain: the keys and the sections that hold them.
+std::vector<std::string> known_pointers() {
+  std::vector<std::string> out;
+  for (const auto& key : keys) {
+    for (auto slash = key.pointer.find('/', 1); slash != std::string_view::npos;
+         slash = key.pointer.find('/', slash + 1)) {
+      std::string section(key.pointer.substr(0, slash));
+      if (std::find(out.begin(), out.end(), section) == out.end()) {
+        out.push_back(std::move(section));
+      }
+    }
+    out.emplace_back(key.pointer);
+  }
+  return out;
+}
+
+/// "Did you mean ...?" for an unknown key: the same key name in another section, else the
+/// closest name in the same section, else the closest name anywhere.
+std::string suggestion_for(std::string_view pointer) {
+  const auto parent = [](std::string_view p) { return p.substr(0, p.rfind('/') + 1); };
+  const auto leaf = [](std::string_view p) { return p.substr(p.rfind('/') + 1); };
+  const auto all = known_pointers();
+  for (const auto& p : all) {
+    if (leaf(p) == leaf(pointer)) {
+      return fmt::format("; did you mean {}?", p);
+    }
+  }
+  std::vector<std::string> siblings;  // leaf names of the same section
+  for (const auto& p : all) {
+    if (parent(p) == parent(pointer)) {
+      siblings.emplace_back(leaf(p));
+    }
+  }
+  if (const auto best = closest_match(leaf(pointer), siblings)) {
+    return fmt::format("; did you mean {}{}?", parent(pointer), *best);
+  }
+  std::vector<std::string> leaves;
+  for (const auto& p : all) {
+    leaves.emplace_back(leaf(p));
+  }
+  if (const auto best = closest_match(leaf(pointer), leaves)) {
+    for (const auto& p : all) {
+      if (leaf(p) == *best) {
+        return fmt::format("; did you mean {}?", p);
+      }
+    }
+  }
+  return {};
+}
+
+bool is_section(std::string_view pointer) {
+  for (const auto& key : keys) {
+    if (key.pointer.size() > pointer.size() && key.pointer.substr(0, pointer.size()) == pointer &&
+        key.pointer[pointer.size()] == '/') {
+      return true;
+    }
+  }
+  return false;
+}
+
+const config_key* find_key(std::string_view pointer) {
+  for (const auto& key : keys) {
+    if (key.pointer == pointer) {
+      return &key;
+    }
+  }
+  return nullptr;
+}
+
+/// Escapes a member name for a JSON pointer (RFC 6901).
+std::string pointer_token(const std::string& name) {
+  std::string out;
+  for (const char c : name) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+void walk(const std::string& source, const json& node, const std::string& pointer,
+          config_document& doc) {
+  for (const auto& [name, value] : node.items()) {
+    const std::string child = pointer + "/" + pointer_token(name);
+    if (const auto* key = find_key(child)) {
+      std::string text = to_flag_text(source, *key, value);
+      if (key->pointer == "/name") {
+        doc.name = text;
+      }
+      doc.entries.push_back({key, std::move(text)});
+    } else if (is_section(child)) {
+      if (!value.is_object()) {
+        fail_at(source, child, fmt::format("found {} {}; expected an object", type_name(value),
+                                           shown(value)));
+      }
+      walk(source, value, child, doc);
+    } else {
+      fail_at(source, child, "unknown key" + suggestion_for(child));
+    }
+  }
+}
+
+/// 1-based line and column of byte `offset` in `text`.
+std::pair<std::size_t, std::size_t> line_column(std::string_view text, std::size_t offset) {
+  offset = std::min(offset, text.size());
+  std::size_t line = 1;
+  std::size_t column = 1;
+  for (std::size_t i = 0; i < offset; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return {line, column};
+}
+
+/// Parses JSON, rejecting duplicate keys and deep nesting while parsing (nlohmann keeps the
+/// last duplicate silently, which would hide a reviewer's mistake).
+json parse_strict(std::string_view text, const std::string& source) {
+  std::vector<std::set<std::string>> seen;
+  std::vector<std::string> path;
+  const auto callback = [&](int depth, json::parse_event_t event, json& parsed) {
+    if (depth > max_config_depth) {
+      throw config_error(source, fmt::format("nesting deeper than {} levels; the format is two "
+                                             "levels deep",
+                                             max_config_depth));
+    }
+    switch (event) {
+      case json::parse_event_t::object_start:
+        seen.emplace_back();
+        path.emplace_back();
+        break;
+      case json::parse_event_t::object_end:
+        seen.pop_back();
+        path.pop_back();
+        break;
+      case json::parse_event_t::key: {
+        const auto name = parsed.get<std::string>();
+        if (!seen.empty() && !seen.back().insert(name).second) {
+          std::string pointer;
+          for (std::size_t i = 0; i + 1 < path.size(); ++i) {
+            pointer += '/';
+            pointer += pointer_token(path[i]);
+          }
+          throw config_error(fmt::format("{}: {}/{}", source, pointer, pointer_token(name)),
+                             "duplicate key; each key may appear once");
+        }
+        if (!path.empty()) {
+          path.back() = name;
+        }
+        break;
+      }
+      default:
+        break;
+    }
+    return true;
+  };
+  try {
+    return json::parse(text.begin(), text.end(), callback);
+  } catch (const json::parse_error& e) {
+    const auto [line, column] = line_column(text, e.byte == 0 ? 0 : e.byte - 1);
+    std::string what = e.what();
+    const auto colon = what.find(": ", what.find("column"));
+    const std::string reason = colon == std::string::npos ? what : what.substr(colon + 2);
+    throw config_error(fmt::format("{}:{}:{}", source, line, column),
+                       "malformed JSON: " + reason.substr(0, 160));
+  } catch (const json::out_of_range& e) {  // e.g. a number too large for a double
+    throw config_error(source, fmt::format("malformed JSON: {}",
+                                           std::string(e.what()).substr(0, 160)));
+  }
+}
+
+// --- JSON Schema generation --------------------------------------------------------------
+
+std::string number_pattern() { return R"([+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?)"; }
+
+/// A regex fragment matching `text` literally, in any ASCII case if `any_case` is set.
+std::string regex_literal(std::string_view text, bool any_case) {
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (any_case && std::isalpha(u) != 0) {
+      out += fmt::format("[{}{}]", static_cast<char>(std::tolower(u)),
+                         static_cast<char>(std::toupper(u)));
+    } else if (std::isalnum(u) == 0) {
+      out += fmt::format("[{}]", c);  // '/', '.' and the like, taken literally
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+/// The strings parse.hpp accepts for a quantity with these unit stems.
+template <class Stems>
+std::string quantity_pattern(const Stems& stems) {
+  std::string prefixes;
+  for (const auto& p : detail::magnitude_prefixes) {
+    if (!p.text.empty()) {
+      prefixes += prefixes.empty() ? "" : "|";
+      prefixes += p.text;
+    }
+  }
+  std::string units;
+  for (const auto& stem : stems) {
+    if (!stem.text.empty()) {
+      units += units.empty() ? "" : "|";
+      units += regex_literal(stem.text, stem.case_insensitive);
+    }
+  }
+  return fmt::format(R"(^\s*{}\s*({})?({})?\s*$)", number_pattern(), prefixes, units);
+}
+
+json schema_for(const config_key& key) {
+  json s;
+  switch (key.kind) {
+    case value_kind::count:
+      s = {{"type", "integer"}, {"minimum", 1}, {"maximum", max_dimension}};
+      break;
+    case value_kind::degrees:
+      s = {{"oneOf",
+            {{{"type", "integer"}, {"minimum", 1}, {"maximum", max_tp_degree}},
+             {{"type", "string"},
+              {"pattern", R"(^\s*[0-9]+(\s*[.][.]\s*[0-9]+(:[+x][0-9]+)?)?(\s*,\s*[0-9]+(\s*[.][.]\s*[0-9]+(:[+x][0-9]+)?)?)*\s*$)"}}}}};
+      break;
+    case value_kind::bandwidth:
+      s = {{"oneOf",
+            {{{"type", "number"}, {"exclusiveMinimum", 0}},
+             {{"type", "string"}, {"pattern", quantity_pattern(detail::bandwidth_stems)}}}}};
+      break;
+    case value_kind::flop_rate:
+      s = {{"oneOf",
+            {{{"type", "number"}, {"exclusiveMinimum", 0}},
+             {{"type", "string"}, {"pattern", quantity_pattern(detail::flop_rate_stems)}}}}};
+      break;
+    case value_kind::dtype: {
+      std::string names;
+      for (const auto& n : detail::dtype_names) {
+        names += names.empty() ? "" : "|";
+        names += regex_literal(n.name, true);
+      }
+      s = {{"oneOf",
+            {{{"type", "integer"}, {"minimum", 1}, {"maximum", 16}},
+             {{"type", "string"},
+              {"pattern", fmt::format(R"(^\s*({}|[1-9]|1[0-6])\s*$)", names)}}}}};
+      break;
+    }
+    case value_kind::open_fraction:
+      s = {{"type", "number"}, {"exclusiveMinimum", 0}, {"exclusiveMaximum", 1}};
+      break;
+    case value_kind::positive:
+      s = {{"type", "number"}, {"exclusiveMinimum", 0}};
+      break;
+    case value_kind::boolean:
+      s = {{"type", "boolean"}};
+      break;
+    case value_kind::text:
+      s = {{"type", "string"}, {"minLength", 1}};
+      break;
+  }
+  s["description"] = fmt::format("{}{}", key.help,
+                                 key.flag.empty() ? "" : fmt::format(" (flag {})", key.flag));
+  return s;
+}
+
+}  // namespace
+
+std::span<const config_key> config_keys() { return keys; }
+
+const config_entry* config_document::find(std::string_view pointer) const {
+  for (const auto& e : entries) {
+    if (e.key->pointer == pointer) {
+      return &e;
+    }
+  }
+  return nullptr;
+}
+
+config_document parse_config(std::string_view text, const std::string& source) {
+  if (text.size() > max_config_bytes) {
+    throw config_error(source, fmt::format("file is {} bytes; a config is at most {} bytes",
+                                           text.size(), max_config_bytes));
+  }
+  if (const auto nul = text.find('\0'); nul != std::string_view::npos) {
+    const auto [line, column] = line_column(text, nul);
+    throw config_error(fmt::format("{}:{}:{}", source, line, column),
+                       "malformed JSON: a NUL byte; a config is UTF-8 text");
+  }
+  if (detail::trim(text).empty()) {
+    throw config_error(source, "file is empty; expected a JSON object such as "
+                               "{\"parallel\": {\"tp\": 8}}");
+  }
+  const json root = parse_strict(text, source);
+  if (!root.is_object()) {
+    throw config_error(source + ": /", fmt::format("found {} {}; expected a JSON object",
+                                                   type_name(root), shown(root)));
+  }
+  config_document doc;
+  doc.source = source;
+  walk(source, root, "", doc);
+  return doc;
+}
+
+config_document load_config(const std::string& path) {
+  std::string text;
+  if (path == "-") {
+    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  } else {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      throw config_error(path, "cannot open the file");
+    }
+    in.seekg(0, std::ios::end);
+    const auto size = in.tellg();
+    if (size < 0) {
+      throw config_error(path, "cannot read the file (is it a directory?)");
+    }
+    if (static_cast<std::size_t>(size) > max_config_bytes) {
+      throw config_error(path, fmt::format("file is {} bytes; a config is at most {} bytes",
+                                           static_cast<std::size_t>(size), max_config_bytes));
+    }
+    in.seekg(0);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (in.bad()) {
+      throw config_error(path, "cannot read the file");
+    }
+  }
+  return parse_config(text, path);
+}
+
+std::string config_schema() {
+  json schema = {
+      {"$schema", "https://json-schema.org/draft/2020-12/schema"},
+      {"$id", "https://github.com/tpcost/tpcost/schema/tpcost-config.schema.json"},
+      {"title", "tpcost config"},
+      {"description",
+       "A training config for tpcost. Every key has the meaning of the flag it names; flags on "
+       "the command line override the file. Generated by `tpcost schema`."},
+      {"type", "object"},
+      {"additionalProperties", false},
+      {"properties", json::object()},
+  };
+  for (const auto& key : keys) {
+    json* node = &schema;
+    std::string_view rest = key.pointer.substr(1);
+    while (true) {
+      const auto slash = rest.find('/');
+      const std::string name(rest.substr(0, slash));
+      json& props = (*node)["properties"];
+      if (slash == std::string_view::npos) {
+        props[name] = schema_for(key);
+        break;
+      }
+      if (!props.contains(name)) {
+        props[name] = {{"type", "object"},
+                       {"additionalProperties", false},
+                       {"properties", json::object()}};
+      }
+      node = &props[name];
+      rest = rest.substr(slash + 1);
+    }
+  }
+  return schema.dump(2) + "\n";
+}
+
+}  // namespace tpcost::cli

@@ -1,0 +1,76 @@
+// Config files: one JSON document holds what a command needs. Every key maps to a flag of the
+// same meaning (e.g. /hardware/bandwidth is --bandwidth), so a config is just another source of
+// flag values: flags on the command line win over the file, the file wins over the defaults.
+// The registry of keys below drives the loader, the JSON Schema and --print-config alike.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tpcost/error.hpp"
+
+namespace tpcost::cli {
+
+/// What a key's value must be; decides both the loader's check and the schema.
+enum class value_kind {
+  count,          ///< whole number in 1..2^31-1 (b, s, h)
+  degrees,        ///< a TP degree (integer) or a degree list string ("1..64")
+  bandwidth,      ///< number > 0 (bytes/s) or a string with a unit ("600GB/s")
+  flop_rate,      ///< number > 0 (FLOP/s) or a string with a unit ("989.4T")
+  dtype,          ///< a dtype name ("bf16") or a byte count 1..16
+  open_fraction,  ///< number in (0, 1)
+  positive,       ///< number > 0
+  boolean,        ///< true or false
+  text,           ///< a non-empty string
+};
+
+/// One key of the config format.
+struct config_key {
+  std::string_view pointer;  ///< JSON pointer, e.g. "/hardware/bandwidth"
+  std::string_view flag;     ///< the flag it sets, e.g. "--bandwidth"; empty if none
+  value_kind kind;
+  std::string_view help;     ///< one line for the schema's description
+};
+
+/// Every key the config format accepts.
+std::span<const config_key> config_keys();
+
+/// A value read from a config, as the text its flag would take.
+struct config_entry {
+  const config_key* key;
+  std::string text;
+};
+
+/// A loaded and validated config document.
+struct config_document {
+  std::string source;  ///< the file name as given ("-" for stdin)
+  std::string name;    ///< the optional top-level "name"
+  std::vector<config_entry> entries;
+
+  /// The entry for `pointer`, or nullptr.
+  [[nodiscard]] const config_entry* find(std::string_view pointer) const;
+};
+
+/// A config is invalid: `field()` is "FILE: /json/pointer" (or "FILE:line:column" for syntax).
+class config_error : public invalid_spec {
+ public:
+  using invalid_spec::invalid_spec;
+};
+
+/// The largest config file accepted; real configs are a few kilobytes.
+inline constexpr std::size_t max_config_bytes = std::size_t{1} << 20;
+/// The deepest nesting accepted; the format itself is two levels deep.
+inline constexpr int max_config_depth = 16;
+
+/// Parses and validates a config from text; throws config_error naming `source` and a pointer.
+config_document parse_config(std::string_view text, const std::string& source);
+
+/// Reads FILE ("-" for stdin) and parses it; throws config_error on I/O or content errors.
+config_document load_config(const std::string& path);
+
+/// The JSON Schema (draft 2020-12) of the config format, generated from config_keys().
+std::string config_schema();
+
+}  // namespace tpcost::cli

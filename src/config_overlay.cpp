@@ -1,0 +1,129 @@
+#include "config_overlay.hpp"
+
+#include <iostream>
+
+namespace tpcost::cli {
+
+namespace {
+
+/// The option of `cmd` a config key sets, if this command has that flag.
+CLI::Option* option_for(CLI::App& cmd, const config_key& key) {
+  return key.flag.empty() ? nullptr : cmd.get_option_no_throw(std::string(key.flag));
+}
+
+void set_value(CLI::Option& opt, const std::string& text) {
+  opt.clear();
+  opt.add_result(text);
+  opt.run_callback();
+}
+
+/// A core field ("bandwidth") or a flag ("--bandwidth") as a flag.
+std::string as_flag(const std::string& field) {
+  return field.rfind("-", 0) == 0 ? field : "--" + field;
+}
+
+}  // namespace
+
+void add_config_flags(CLI::App& cmd, config_flags& flags) {
+  cmd.add_option("-c,--config", flags.path,
+                 "read flag values from a JSON config FILE ('-' for stdin); flags given on the "
+                 "command line win");
+  cmd.add_flag("--print-config", flags.print,
+               "print the merged config (file + command line) as JSON and exit");
+}
+
+config_overlay::config_overlay(CLI::App& cmd) : cmd_(cmd) {
+  for (const auto& key : config_keys()) {
+    if (const auto* opt = option_for(cmd_, key); opt != nullptr && opt->count() > 0) {
+      from_command_line_.insert(std::string(key.flag));
+    }
+  }
+}
+
+void config_overlay::apply(const config_document& doc) {
+  field_by_flag_.clear();
+  for (const auto& key : config_keys()) {
+    auto* opt = option_for(cmd_, key);
+    if (opt == nullptr || from_command_line_.count(std::string(key.flag)) > 0) {
+      continue;
+    }
+    if (const auto* entry = doc.find(key.pointer)) {
+      set_value(*opt, entry->text);
+      field_by_flag_[std::string(key.flag)] = doc.source + ": " + std::string(key.pointer);
+    } else {
+      set_value(*opt, opt->get_default_str());
+    }
+  }
+}
+
+nlohmann::json config_overlay::merged(const config_document* doc) const {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& key : config_keys()) {
+    const auto pointer = nlohmann::json::json_pointer(std::string(key.pointer));
+    const auto* entry = doc != nullptr ? doc->find(key.pointer) : nullptr;
+    auto* opt = option_for(cmd_, key);
+    std::string text;
+    if (opt != nullptr) {
+      text = opt->count() > 0 ? opt->results().front() : opt->get_default_str();
+    } else if (entry != nullptr) {
+      text = entry->text;
+    } else {
+      continue;
+    }
+    switch (key.kind) {
+      case value_kind::count:
+        out[pointer] = std::stoll(text);
+        break;
+      case value_kind::open_fraction:
+      case value_kind::positive:
+        out[pointer] = std::stod(text);
+        break;
+      case value_kind::boolean:
+        out[pointer] = text == "true";
+        break;
+      case value_kind::degrees:
+        // A single degree is an integer in the file format; a list stays a string.
+        if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
+          out[pointer] = std::stoll(text);
+        } else {
+          out[pointer] = text;
+        }
+        break;
+      default:
+        out[pointer] = text;
+        break;
+    }
+  }
+  return out;
+}
+
+std::optional<invalid_spec> config_overlay::attributed(const invalid_spec& e) const {
+  const auto it = field_by_flag_.find(as_flag(e.field()));
+  if (it == field_by_flag_.end()) {
+    return std::nullopt;
+  }
+  return invalid_spec(it->second, e.detail());
+}
+
+void run_with_config(CLI::App& cmd, const config_flags& flags, const std::function<void()>& run) {
+  config_overlay overlay(cmd);
+  std::optional<config_document> doc;
+  if (!flags.path.empty()) {
+    doc = load_config(flags.path);
+    overlay.apply(*doc);
+  }
+  if (flags.print) {
+    std::cout << overlay.merged(doc ? &*doc : nullptr).dump(2) << '\n';
+    return;
+  }
+  try {
+    run();
+  } catch (const invalid_spec& e) {
+    if (auto relabelled = overlay.attributed(e)) {
+      throw config_error(relabelled->field(), relabelled->detail());
+    }
+    throw;
+  }
+}
+
+}  // namespace tpcost::cli

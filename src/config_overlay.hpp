@@ -1,0 +1,52 @@
+// Applies a config document to a subcommand's flags: the command line wins, then the file,
+// then the flag's default. Works for any flag named in the config registry, so a new flag
+// becomes configurable by adding one line to config.cpp.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "config.hpp"
+
+namespace tpcost::cli {
+
+/// --config FILE and --print-config, shared by every subcommand that computes.
+struct config_flags {
+  std::string path;
+  bool print = false;
+};
+
+void add_config_flags(CLI::App& cmd, config_flags& flags);
+
+class config_overlay {
+ public:
+  /// Remembers which flags of `cmd` were given on the command line.
+  explicit config_overlay(CLI::App& cmd);
+
+  /// Resets every configurable flag not given on the command line to its default, then sets
+  /// those the document has. Can be called once per document (check runs several).
+  void apply(const config_document& doc);
+
+  /// The effective values as a config document (what --print-config prints).
+  [[nodiscard]] nlohmann::json merged(const config_document* doc) const;
+
+  /// If `e` is about a flag whose value came from the file, the same error naming the file and
+  /// the JSON pointer instead; otherwise nullopt.
+  [[nodiscard]] std::optional<invalid_spec> attributed(const invalid_spec& e) const;
+
+ private:
+  CLI::App& cmd_;
+  std::set<std::string> from_command_line_;
+  std::map<std::string, std::string> field_by_flag_;  // "--bandwidth" -> "a.json: /hardware/bandwidth"
+};
+
+/// Loads --config (if any) into `cmd`'s flags, prints the merged config if --print-config,
+/// else calls `run`, re-labelling errors about values that came from the file.
+void run_with_config(CLI::App& cmd, const config_flags& flags, const std::function<void()>& run);
+
+}  // namespace tpcost::cli
