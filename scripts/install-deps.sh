@@ -3,7 +3,10 @@
 # Usage: scripts/install-deps.sh [extra-package ...]
 set -euo pipefail
 
-packages=(cmake ninja-build g++ make libfmt-dev libcli11-dev nlohmann-json3-dev catch2 clang-format "$@")
+# clang + libclang-rt-14-dev: libFuzzer; python3-jsonschema: the schema agreement test;
+# libxml2-utils: xmllint for the JUnit output test.
+packages=(cmake ninja-build g++ make libfmt-dev libcli11-dev nlohmann-json3-dev catch2 clang-format
+  clang libclang-rt-14-dev python3 python3-jsonschema libxml2-utils "$@")
 
 missing=()
 for p in "${packages[@]}"; do

@@ -290,8 +290,8 @@ void walk(const std::string& source, const json& node, const std::string& pointe
       doc.entries.push_back({key, std::move(text)});
     } else if (is_section(child)) {
       if (!value.is_object()) {
-        fail_at(source, child, fmt::format("found {} {}; expected an object", type_name(value),
-                                           shown(value)));
+        fail_at(source, child,
+                fmt::format("found {} {}; expected an object", type_name(value), shown(value)));
       }
       walk(source, value, child, doc);
     } else {
@@ -364,11 +364,15 @@ json parse_strict(std::string_view text, const std::string& source) {
     std::string what = e.what();
     const auto colon = what.find(": ", what.find("column"));
     const std::string reason = colon == std::string::npos ? what : what.substr(colon + 2);
-    throw config_error(fmt::format("{}:{}:{}", source, line, column),
-                       "malformed JSON: " + reason.substr(0, 160));
+    std::string ascii;  // nlohmann quotes the bytes it read, which may not be UTF-8
+    for (const char c : reason.substr(0, 160)) {
+      const auto u = static_cast<unsigned char>(c);
+      ascii += (u < 0x20 || u >= 0x7f) ? fmt::format("\\x{:02x}", u) : std::string(1, c);
+    }
+    throw config_error(fmt::format("{}:{}:{}", source, line, column), "malformed JSON: " + ascii);
   } catch (const json::out_of_range& e) {  // e.g. a number too large for a double
-    throw config_error(source, fmt::format("malformed JSON: {}",
-                                           std::string(e.what()).substr(0, 160)));
+    throw config_error(source,
+                       fmt::format("malformed JSON: {}", std::string(e.what()).substr(0, 160)));
   }
 }
 
@@ -420,10 +424,12 @@ json schema_for(const config_key& key) {
       s = {{"type", "integer"}, {"minimum", 1}, {"maximum", max_dimension}};
       break;
     case value_kind::degrees:
-      s = {{"oneOf",
-            {{{"type", "integer"}, {"minimum", 1}, {"maximum", max_tp_degree}},
-             {{"type", "string"},
-              {"pattern", R"(^\s*[0-9]+(\s*[.][.]\s*[0-9]+(:[+x][0-9]+)?)?(\s*,\s*[0-9]+(\s*[.][.]\s*[0-9]+(:[+x][0-9]+)?)?)*\s*$)"}}}}};
+      s = {
+          {"oneOf",
+           {{{"type", "integer"}, {"minimum", 1}, {"maximum", max_tp_degree}},
+            {{"type", "string"},
+             {"pattern",
+              R"(^\s*[0-9]+(\s*[.][.]\s*[0-9]+(:[+x][0-9]+)?)?(\s*,\s*[0-9]+(\s*[.][.]\s*[0-9]+(:[+x][0-9]+)?)?)*\s*$)"}}}}};
       break;
     case value_kind::bandwidth:
       s = {{"oneOf",
@@ -460,8 +466,8 @@ json schema_for(const config_key& key) {
       s = {{"type", "string"}, {"minLength", 1}};
       break;
   }
-  s["description"] = fmt::format("{}{}", key.help,
-                                 key.flag.empty() ? "" : fmt::format(" (flag {})", key.flag));
+  s["description"] =
+      fmt::format("{}{}", key.help, key.flag.empty() ? "" : fmt::format(" (flag {})", key.flag));
   return s;
 }
 
@@ -489,8 +495,9 @@ config_document parse_config(std::string_view text, const std::string& source) {
                        "malformed JSON: a NUL byte; a config is UTF-8 text");
   }
   if (detail::trim(text).empty()) {
-    throw config_error(source, "file is empty; expected a JSON object such as "
-                               "{\"parallel\": {\"tp\": 8}}");
+    throw config_error(source,
+                       "file is empty; expected a JSON object such as "
+                       "{\"parallel\": {\"tp\": 8}}");
   }
   const json root = parse_strict(text, source);
   if (!root.is_object()) {
@@ -554,9 +561,8 @@ std::string config_schema() {
         break;
       }
       if (!props.contains(name)) {
-        props[name] = {{"type", "object"},
-                       {"additionalProperties", false},
-                       {"properties", json::object()}};
+        props[name] = {
+            {"type", "object"}, {"additionalProperties", false}, {"properties", json::object()}};
       }
       node = &props[name];
       rest = rest.substr(slash + 1);

@@ -31,7 +31,7 @@ struct config_key {
   std::string_view pointer;  ///< JSON pointer, e.g. "/hardware/bandwidth"
   std::string_view flag;     ///< the flag it sets, e.g. "--bandwidth"; empty if none
   value_kind kind;
-  std::string_view help;     ///< one line for the schema's description
+  std::string_view help;  ///< one line for the schema's description
 };
 
 /// Every key the config format accepts.

@@ -42,7 +42,8 @@ class config_overlay {
  private:
   CLI::App& cmd_;
   std::set<std::string> from_command_line_;
-  std::map<std::string, std::string> field_by_flag_;  // "--bandwidth" -> "a.json: /hardware/bandwidth"
+  std::map<std::string, std::string>
+      field_by_flag_;  // "--bandwidth" -> "a.json: /hardware/bandwidth"
 };
 
 /// Loads --config (if any) into `cmd`'s flags, prints the merged config if --print-config,

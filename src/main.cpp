@@ -1,5 +1,6 @@
 // tpcost: registers the subcommands, parses, and maps errors to documented exit codes:
-// 0 success, 1 a check failed, 2 invalid input or usage, 3 an output file could not be written, 4 internal error.
+// 0 success, 1 a check failed, 2 invalid input or usage, 3 an output file could not be written, 4
+// internal error.
 #include <cstdio>
 #include <exception>
 #include <iostream>

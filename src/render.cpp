@@ -143,10 +143,8 @@ std::string explain_text(const tp_explanation& x) {
 
 output_format parse_output_format(std::string_view text, std::string_view allowed) {
   static constexpr std::pair<std::string_view, output_format> names[] = {
-      {"table", output_format::table},
-      {"json", output_format::json},
-      {"csv", output_format::csv},
-      {"markdown", output_format::markdown},
+      {"table", output_format::table}, {"json", output_format::json},
+      {"csv", output_format::csv},     {"markdown", output_format::markdown},
       {"junit", output_format::junit},
   };
   for (const auto& [name, format] : names) {
@@ -307,9 +305,9 @@ std::string check_text(const std::vector<file_check>& files) {
                          row[2], widths[2], row[3]);
     }
   }
-  out += fmt::format("{} file{} checked: {} passed, {} failed, {} invalid\n", files.size(),
-                     files.size() == 1 ? "" : "s", files.size() - failed - invalid, failed,
-                     invalid);
+  out +=
+      fmt::format("{} file{} checked: {} passed, {} failed, {} invalid\n", files.size(),
+                  files.size() == 1 ? "" : "s", files.size() - failed - invalid, failed, invalid);
   return out;
 }
 
@@ -352,9 +350,10 @@ std::string check_junit(const std::vector<file_check>& files) {
     std::size_t suite_failures = 0;
     if (!f.error.empty()) {
       ++errors;
-      cases += fmt::format("    <testcase name=\"load\" classname=\"{}\">\n      <error message=\"{}\"/>\n"
-                           "    </testcase>\n",
-                           xml_escape(f.source), xml_escape(f.error));
+      cases += fmt::format(
+          "    <testcase name=\"load\" classname=\"{}\">\n      <error message=\"{}\"/>\n"
+          "    </testcase>\n",
+          xml_escape(f.source), xml_escape(f.error));
     }
     for (const auto& o : f.outcomes) {
       cases += fmt::format("    <testcase name=\"{}\" classname=\"{}\">", rule_name(o.kind),

@@ -61,8 +61,8 @@ inline std::vector<rule_outcome> evaluate_rules(const sweep_result& at_tp,
                                                 std::span<const rule> rules,
                                                 std::int64_t gpus_per_node) {
   if (at_tp.rows.size() != 1) {
-    throw invalid_spec("tp", "a check needs exactly one TP degree, got " +
-                                 std::to_string(at_tp.rows.size()));
+    throw invalid_spec(
+        "tp", "a check needs exactly one TP degree, got " + std::to_string(at_tp.rows.size()));
   }
   const auto& row = at_tp.rows.front();
   const auto t = static_cast<double>(row.tp);

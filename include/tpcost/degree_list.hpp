@@ -31,6 +31,9 @@ inline void append_range(std::string_view field, std::string_view item, std::int
     additive = kind == '+';
     step = parse_count(step_text.substr(1), field);
   }
+  if (first < 1) {
+    fail(field, item, "starts below 1; degrees are whole numbers >= 1");
+  }
   if (first > last) {
     fail(field, item, "is an empty range: the first degree is larger than the last");
   }

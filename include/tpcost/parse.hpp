@@ -89,9 +89,26 @@ inline bool ends_with(std::string_view text, std::string_view stem, bool case_in
   return true;
 }
 
+/// `text` with control characters written as \xNN, so that an error stays on one line.
+inline std::string printable(std::string_view text) {
+  static constexpr std::string_view hex = "0123456789abcdef";
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      out += "\\x";
+      out += hex[u >> 4U];
+      out += hex[u & 0xfU];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 [[noreturn]] inline void fail(std::string_view field, std::string_view text,
                               std::string_view what) {
-  throw parse_error(std::string(field), "'" + std::string(text) + "' " + std::string(what));
+  throw parse_error(std::string(field), "'" + printable(text) + "' " + std::string(what));
 }
 
 /// Splits "600 GB/s" into 600 and "GB/s"; the number must be finite.

@@ -41,7 +41,8 @@ std::optional<std::string> closest_match(std::string_view word, const Range& can
   for (const auto& candidate : candidates) {
     const std::string_view c(candidate);
     std::size_t d = edit_distance(word, c);
-    if (!word.empty() && c.size() > word.size() && edit_distance(word, c.substr(0, word.size())) == 0) {
+    if (!word.empty() && c.size() > word.size() &&
+        edit_distance(word, c.substr(0, word.size())) == 0) {
       d = std::min<std::size_t>(d, 1);
     }
     if (d < best_distance) {

@@ -62,7 +62,7 @@ file_check check_one(const config_document& doc, const check_options& opts) {
   const auto rules = rules_of(doc, opts.layer);
   const auto degrees = parse_degree_list(doc.find("/parallel/tp")->text, "--tp");
   if (degrees.size() != 1) {
-    throw invalid_spec("--tp", "a check needs one TP degree, not a list");
+    throw config_error(doc.source + ": /parallel/tp", "a check needs one TP degree, not a list");
   }
   const auto result = sweep_tp(to_layer_spec(opts.layer), to_device_spec(opts.layer), degrees,
                                to_efficiency_target(opts.layer));
@@ -92,8 +92,8 @@ int run_check(CLI::App& cmd, const check_options& opts) {
     } catch (const invalid_spec& e) {
       // An invalid file is reported on stderr and the others are still checked.
       std::cerr << "tpcost: error: " << e.what() << '\n';
-      reports.push_back(file_check{.source = file, .name = {}, .tp = 0, .outcomes = {},
-                                   .error = e.what()});
+      reports.push_back(
+          file_check{.source = file, .name = {}, .tp = 0, .outcomes = {}, .error = e.what()});
     }
   }
   const char* gha = std::getenv("GITHUB_ACTIONS");

@@ -113,3 +113,26 @@ TEST_CASE("explain --format json carries the closed-form ratio", "[cli]") {
   CHECK(j.at("ratio_closed_form").get<double>() == Approx(0.3616898148148148).epsilon(1e-12));
   CHECK(j.at("rows").size() == 1);
 }
+
+TEST_CASE("check --format json parses back with one entry per file", "[cli][check]") {
+  const std::string configs = std::string(TPCOST_EXPECTED_DIR) + "/../../../examples/configs";
+  const auto r = run("check " + configs + "/gpt3-175b-dgx-a100.json " + configs +
+                     "/gpt3-175b-tp16-mistake.json --format json");
+  REQUIRE(r.exit_code == 1);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("schema") == "tpcost.check/1");
+  CHECK(j.at("passed") == false);
+  CHECK(j.at("exit_code") == 1);
+  REQUIRE(j.at("files").size() == 2);
+  CHECK(j.at("files")[0].at("passed") == true);
+  CHECK(j.at("files")[1].at("passed") == false);
+  CHECK(j.at("files")[1].at("tp") == 16);
+  bool node_rule_failed = false;
+  for (const auto& rule : j.at("files")[1].at("rules")) {
+    if (rule.at("rule") == "tp_within_node") {
+      node_rule_failed = rule.at("passed") == false && rule.at("measured") == 16.0 &&
+                         rule.at("limit") == 8.0 && rule.at("relation") == "<=";
+    }
+  }
+  CHECK(node_rule_failed);
+}

@@ -81,3 +81,13 @@ TEST_CASE("Malformed quantities fail with the field, the text and what was expec
   CHECK_THROWS_AS(parse_duration("5 min", "f"), parse_error);
   CHECK_THROWS_AS(parse_bandwidth("1e308T", "f"), parse_error);  // overflows after the prefix
 }
+
+TEST_CASE("Errors show control characters escaped, so they stay on one line", "[parse]") {
+  try {
+    (void)parse_count("1\n2", "--batch");
+    FAIL("accepted");
+  } catch (const parse_error& e) {
+    CHECK(std::string(e.what()) ==
+          "--batch: '1\\x0a2' is not a whole number; expected digits such as 2048");
+  }
+}

@@ -1,0 +1,53 @@
+// Config rules: each compares one metric with a limit.
+#include "tpcost/checks.hpp"
+
+#include <array>
+#include <catch2/catch.hpp>
+
+#include "support/matchers.hpp"
+
+using namespace tpcost;
+using tpcost::test::near;
+
+TEST_CASE("Rules measure E, R, t and mu at the config's TP degree", "[checks]") {
+  const auto at16 = sweep_tp(layer_spec{}, device_spec{}, {16});  // the seed demo: E = 58.0%
+  const std::array<rule, 5> rules{{{rule_kind::min_efficiency, 0.7},
+                                   {rule_kind::max_ratio, 1.0},
+                                   {rule_kind::tp_within_half_critical, 0.0},
+                                   {rule_kind::tp_within_node, 0.0},
+                                   {rule_kind::min_utilisation, 0.5}}};
+  const auto out = evaluate_rules(at16, rules, 8);
+  REQUIRE(out.size() == 5);
+  CHECK_THAT(out[0].measured, near(at16.rows[0].efficiency));
+  CHECK_FALSE(out[0].passed);  // 58.0% < 70%
+  CHECK_THAT(out[1].measured, near(at16.rows[0].ratio));
+  CHECK(out[1].passed);  // R = 0.72 <= 1
+  CHECK(out[2].measured == 16.0);
+  CHECK_THAT(out[2].limit, near(at16.critical_tp / 2.0));
+  CHECK_FALSE(out[2].passed);  // 16 > t*/2 = 11.06
+  CHECK(out[3].limit == 8.0);
+  CHECK_FALSE(out[3].passed);  // 16 GPUs span two nodes of 8
+  CHECK(out[4].passed);        // mu = 58% >= 50%
+}
+
+TEST_CASE("A limit equal to the measured value passes", "[checks]") {
+  const auto at8 = sweep_tp(layer_spec{}, device_spec{}, {8});
+  const std::array<rule, 2> rules{
+      {{rule_kind::min_efficiency, at8.rows[0].efficiency}, {rule_kind::tp_within_node, 0.0}}};
+  const auto out = evaluate_rules(at8, rules, 8);
+  CHECK(out[0].passed);
+  CHECK(out[1].passed);
+}
+
+TEST_CASE("Rules need exactly one TP degree", "[checks]") {
+  const auto two = sweep_tp(layer_spec{}, device_spec{}, {4, 8});
+  const std::array<rule, 1> rules{{{rule_kind::max_ratio, 1.0}}};
+  CHECK_THROWS_AS(evaluate_rules(two, rules, 8), invalid_spec);
+}
+
+TEST_CASE("Rule names are those of the config format", "[checks]") {
+  CHECK(rule_name(rule_kind::min_efficiency) == "min_efficiency");
+  CHECK(rule_name(rule_kind::tp_within_node) == "tp_within_node");
+  CHECK(is_upper_bound(rule_kind::max_ratio));
+  CHECK_FALSE(is_upper_bound(rule_kind::min_utilisation));
+}
