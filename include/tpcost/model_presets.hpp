@@ -55,8 +55,7 @@ constexpr transformer_spec llama(std::int64_t layers, std::int64_t hidden, std::
 // Clusters Using Megatron-LM", SC21 (arXiv:2104.04473), Table 1 (L, h, a, parameters); V =
 // 51,200 and s = 2048 from Sec. 5.1; FFN = 4h, the GPT architecture of their eq. (2).
 inline constexpr std::string_view megatron_sc21 =
-    "Narayanan et al. 2021, SC21 (arXiv:2104.04473), Table 1; V=51200, s=2048 (Sec. 5.1); "
-    "FFN=4h";
+    "Narayanan et al. 2021, SC21 (arXiv:2104.04473), Table 1; V, s: Sec. 5.1; FFN=4h";
 inline constexpr std::string_view megatron_sc21_params =
     "Narayanan et al. 2021, Table 1 (billions, 1 decimal)";
 
@@ -64,12 +63,12 @@ inline constexpr std::string_view megatron_sc21_params =
 // (arXiv:2307.09288); dimensions as in the config.json of the meta-llama/Llama-2-*-hf
 // repositories on Hugging Face (GQA with 8 KV heads for 70B only, Sec. 2.2 and Table 1).
 inline constexpr std::string_view llama2_source =
-    "Touvron et al. 2023, Llama 2 (arXiv:2307.09288); HF meta-llama/Llama-2-*-hf config.json";
+    "Touvron et al. 2023, Llama 2 (arXiv:2307.09288); HF config.json";
 
 // Llama Team, AI @ Meta 2024, "The Llama 3 Herd of Models" (arXiv:2407.21783), Table 3;
 // config.json of meta-llama/Meta-Llama-3-8B, -70B and Llama-3.1-405B on Hugging Face.
 inline constexpr std::string_view llama3_source =
-    "Meta 2024, The Llama 3 Herd of Models (arXiv:2407.21783), Table 3; HF config.json";
+    "Meta 2024, Llama 3 Herd of Models (arXiv:2407.21783), Table 3; HF config.json";
 
 }  // namespace detail
 
@@ -79,7 +78,7 @@ inline constexpr std::array<model_preset, 17> model_presets{{
     // Table 2.1: L=96, d_model=12288, 96 heads, n_ctx=2048, 175.0B; d_ff = 4·d_model (Sec. 2.1);
     // GPT-2's BPE vocabulary of 50,257 tokens (Radford et al. 2019).
     {"gpt-3-175b", "GPT-3 175B", detail::gpt(96, 12288, 96, 50257, 2048), 175.0e9, 0.1e9,
-     "Brown et al. 2020 (arXiv:2005.14165), Table 2.1; d_ff=4h; GPT-2 vocabulary V=50257",
+     "Brown et al. 2020 (arXiv:2005.14165), Table 2.1; d_ff=4h; GPT-2 BPE, V=50257",
      "Brown et al. 2020, Table 2.1 (175.0B)"},
     {"megatron-1.7b", "Megatron-LM GPT 1.7B", detail::gpt(24, 2304, 24, 51200, 2048), 1.7e9, 0.1e9,
      detail::megatron_sc21, detail::megatron_sc21_params},
@@ -121,6 +120,12 @@ inline constexpr std::array<model_preset, 17> model_presets{{
     {"llama-3-405b", "Llama 3 405B", detail::llama(126, 16384, 128, 8, 53248, 128256, 8192), 405e9,
      1e9, detail::llama3_source, "Meta 2024 (Llama 3), Table 3 (405B)"},
 }};
+
+/// `count / published − 1`: how far the parameter count derived from the preset's dimensions
+/// is from its published size (0.0038 = 0.38% above).
+constexpr double relative_to_published(const model_preset& preset) {
+  return static_cast<double>(count_params(preset.spec).total) / preset.published_params - 1.0;
+}
 
 namespace detail {
 
