@@ -124,6 +124,7 @@ std::string show_text(const model_report& r) {
                    describe_conventions(s));
 
   const auto kv = kv_heads_of(s);
+  o += "dimensions\n";
   o += layout(
       {
           {"layers L", std::to_string(s.layers), ""},
@@ -144,7 +145,6 @@ std::string show_text(const model_report& r) {
                fmt::format("{:.1f}%", 100.0 * static_cast<double>(n) / total), ""};
   };
   std::vector<row> params{
-      {"parameters", "count", "share", ""},
       part("word embedding", p.embedding),
       part("positions", p.positions),
       part("attention", p.attention),
@@ -159,28 +159,27 @@ std::string show_text(const model_report& r) {
                       signed_percent(r.relative_to_published),
                       fmt::format("({})", m.preset->params_source)});
   }
-  o += "\n" + layout(params, {false, true, true, false}, "");
+  o += "\nparameters (count, share)\n" + layout(params, {false, true, true, false}, "  ");
 
   const auto& f = r.flops;
   o += fmt::format(
-      "\nFLOPs per token at s = {} (matmuls only, 2 FLOP per multiply-add, docs/flops.md)\n",
+      "\nFLOPs per token at s = {} (matmuls only, 2 FLOP per multiply-add; docs/flops.md)\n",
       f.seq);
   o += layout(
       {
-          {"forward:", ""},
-          {"Q, K, V, output", io::to_string(f.forward.projections)},
-          {"attention scores", io::to_string(f.forward.attention)},
-          {"MLP", io::to_string(f.forward.mlp)},
-          {"logits", io::to_string(f.forward.logits)},
-          {"total", io::to_string(f.forward.total())},
+          {"forward", "Q, K, V, output", io::to_string(f.forward.projections), ""},
+          {"", "attention scores", io::to_string(f.forward.attention), ""},
+          {"", "MLP", io::to_string(f.forward.mlp), ""},
+          {"", "logits", io::to_string(f.forward.logits), ""},
+          {"", "total", io::to_string(f.forward.total()), ""},
+          {"model", "forward + backward", io::to_string(f.model), "for MFU"},
+          {"hardware", "recompute none", io::to_string(f.hardware[0]), "for HFU"},
+          {"", "recompute selective", io::to_string(f.hardware[1]), ""},
+          {"", "recompute full", io::to_string(f.hardware[2]), ""},
+          {"6N", "rule of thumb", io::to_string(f.six_n),
+           fmt::format("model FLOPs / 6N = {:.3f}", f.model / f.six_n)},
       },
-      {false, true}, "  ");
-  o += fmt::format("  model FLOPs, forward + backward (for MFU): {}\n", io::to_string(f.model));
-  o += fmt::format("  hardware FLOPs (for HFU), recompute none {}, selective {}, full {}\n",
-                   io::to_string(f.hardware[0]), io::to_string(f.hardware[1]),
-                   io::to_string(f.hardware[2]));
-  o += fmt::format("  6N rule of thumb: {} (model FLOPs / 6N = {:.3f})\n", io::to_string(f.six_n),
-                   f.model / f.six_n);
+      {false, false, true, false}, "  ");
   return o;
 }
 

@@ -23,7 +23,7 @@
 //   selective recomputation            drops the 5·a·s/h term: s·b·h·(10 + 24/t), or 34/t with SP
 //   full recomputation                 2·s·b·h, the layer input (÷t with SP: it is stored
 //                                      sequence-split; the paper's table lists 2sbh)
-// generalised from the paper's derivation to GQA and any MLP (docs/flops.md): the 10·sbh never
+// generalised from the paper's derivation to GQA and any MLP (docs/memory.md): the 10·sbh never
 // split without SP are the two norm inputs (4), the QKV input (2), the MLP input (2) and two
 // dropout masks (2); the part split by t is Q and the output-projection input (4·sbh), K and V
 // (4·s·b·kv_dim) and the MLP inside (4·s·b·f plain: GeLU input and output; 6·s·b·f gated:
