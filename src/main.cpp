@@ -45,6 +45,7 @@ Exit codes: 0 success, 1 a check failed, 2 invalid input, 3 cannot write output,
   int exit_code = 0;
   tpcost::cli::add_check_command(app, exit_code);
   tpcost::cli::add_schema_command(app);
+  tpcost::cli::add_model_command(app);
 
   try {
     app.parse(argc, argv);

@@ -10,5 +10,6 @@ void add_explain_command(CLI::App& app);
 /// `check` sets `exit_code` (0 pass, 1 a rule failed, 2 an input was invalid).
 void add_check_command(CLI::App& app, int& exit_code);
 void add_schema_command(CLI::App& app);
+void add_model_command(CLI::App& app);
 
 }  // namespace tpcost::cli

@@ -7,6 +7,8 @@
 #include <sstream>
 #include <string>
 
+#include "tpcost/flops.hpp"
+#include "tpcost/model_presets.hpp"
 #include "tpcost/sweep.hpp"
 
 namespace {
@@ -135,4 +137,56 @@ TEST_CASE("check --format json parses back with one entry per file", "[cli][chec
     }
   }
   CHECK(node_rule_failed);
+}
+
+TEST_CASE("model list --format json carries every preset with its count and sources", "[cli]") {
+  const auto r = run("model list --format json");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("schema") == "tpcost.model.list/1");
+  const auto& models = j.at("models");
+  REQUIRE(models.size() == tpcost::model_presets.size());
+  for (std::size_t i = 0; i < models.size(); ++i) {
+    const auto& preset = tpcost::model_presets[i];
+    CHECK(models[i].at("name") == preset.name);
+    CHECK(models[i].at("params").get<std::int64_t>() == tpcost::count_params(preset.spec).total);
+    CHECK(models[i].at("published_params").get<double>() == preset.published_params);
+    CHECK(models[i].at("dimensions").at("kv_heads") == tpcost::kv_heads_of(preset.spec));
+    CHECK(models[i].at("source") == preset.source);
+  }
+}
+
+TEST_CASE("model show --format json parses back to the core's counts and FLOPs", "[cli]") {
+  const auto r = run("model show llama-3-70b --seq 4096 --format json");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("schema") == "tpcost.model/1");
+  auto spec = tpcost::model_preset_named("llama-3-70b", "test").spec;
+  spec.seq = 4096;
+  CHECK(j.at("model").at("overridden") == true);
+  CHECK(j.at("published").is_null());
+  CHECK(j.at("dimensions").at("seq") == 4096);
+  CHECK(j.at("params").at("total").get<std::int64_t>() == tpcost::count_params(spec).total);
+  const auto flops = tpcost::summarize_flops(spec, 4096);
+  CHECK(j.at("flops_per_token").at("model_flops").get<double>() == flops.model.value());
+  CHECK(j.at("flops_per_token").at("hardware_flops").at("full").get<double>() ==
+        flops.hardware[2].value());
+}
+
+TEST_CASE("a Hugging Face config and its preset give the same JSON dimensions and counts",
+          "[cli]") {
+  const auto from_file = run(std::string("model show --format json --hf-config ") +
+                             TPCOST_EXAMPLES_DIR + "/llama-3-8b.json");
+  const auto from_preset = run("model show llama-3-8b --format json");
+  REQUIRE(from_file.exit_code == 0);
+  REQUIRE(from_preset.exit_code == 0);
+  const auto a = nlohmann::json::parse(from_file.out);
+  const auto b = nlohmann::json::parse(from_preset.out);
+  CHECK(a.at("model").at("origin") == "hf-config");
+  CHECK(b.at("model").at("origin") == "preset");
+  CHECK(a.at("dimensions") == b.at("dimensions"));
+  CHECK(a.at("params") == b.at("params"));
+  CHECK(a.at("flops_per_token") == b.at("flops_per_token"));
+  CHECK(b.at("published").at("relative_difference").get<double>() ==
+        Approx(0.0037826).epsilon(1e-4));
 }

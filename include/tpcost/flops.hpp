@@ -1,0 +1,160 @@
+// FLOPs of a training step from matmul counts, with the attention-score and logit terms,
+// and the two utilisations the papers report: model FLOPs (MFU) and hardware FLOPs (HFU).
+//
+// Convention (Narayanan et al. 2021, SC21, arXiv:2104.04473, Sec. 5.1 and Appendix): only
+// matrix multiplications count, 2 FLOP per multiply-add; the backward pass costs twice the
+// forward pass; the full s×s score matrix is counted (causal kernels that skip the masked half
+// do less work); the embedding lookup, norms, softmax, activation functions and biases are not
+// counted. docs/flops.md derives every term.
+//
+// Forward FLOPs per token of a layer, with kv_dim = kv_heads·h/a, f the MLP size and m = 2
+// (plain) or 3 (gated) MLP matrices:
+//   Q, K, V and output projections   2·(h·h + 2·h·kv_dim + h·h) = 4h² + 4h·kv_dim
+//   scores QKᵀ and attention over V  2·s·h + 2·s·h             = 4sh
+//   MLP                              2·m·h·f
+// and once per token the logits, 2hV. Model FLOPs are 3 × forward (no recomputation, whatever
+// the run did); hardware FLOPs add the recomputed forward work: the attention core with
+// selective recomputation, every layer's forward pass with full recomputation (Korthikanti et
+// al. 2022, arXiv:2205.05198, Sec. 6). For GPT (f = 4h, kv = a) this is exactly Narayanan et
+// al. eq. (3): 96·B·s·L·h²·(1 + s/(6h) + V/(16·L·h)) with full recomputation and
+// 72·B·s·L·h²·(1 + s/(6h) + V/(12·L·h)) without.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "tpcost/model.hpp"
+#include "tpcost/parallelism.hpp"
+#include "tpcost/units.hpp"
+
+namespace tpcost {
+
+/// Forward-pass FLOPs of one token, by part (all layers together).
+struct token_flops {
+  flops projections{};  ///< L·(4h² + 4h·kv_dim): Q, K, V and output projections
+  flops attention{};    ///< L·4sh: QKᵀ and attention over V
+  flops mlp{};          ///< L·2·m·h·f
+  flops logits{};       ///< 2hV, the output layer
+  [[nodiscard]] constexpr flops layers() const { return projections + attention + mlp; }
+  [[nodiscard]] constexpr flops total() const { return layers() + logits; }
+};
+
+/// Forward FLOPs of one token in a sequence of `seq` tokens (the attention term grows with
+/// it). Call `validate(spec)` first.
+constexpr token_flops forward_flops_per_token(const transformer_spec& spec, std::int64_t seq) {
+  const auto L = static_cast<double>(spec.layers);
+  const auto h = static_cast<double>(spec.hidden);
+  const auto kv = static_cast<double>(kv_dim(spec));
+  const auto f = static_cast<double>(ffn_of(spec));
+  const auto m = static_cast<double>(mlp_matrices(spec));
+  const auto s = static_cast<double>(seq);
+  return token_flops{
+      .projections = L * (4.0 * h * h + 4.0 * h * kv) * units::FLOP,
+      .attention = L * 4.0 * s * h * units::FLOP,
+      .mlp = L * 2.0 * m * h * f * units::FLOP,
+      .logits = 2.0 * h * static_cast<double>(spec.vocab) * units::FLOP,
+  };
+}
+
+/// Model FLOPs of one token, forward and backward: `3 × forward`. They do not depend on
+/// recomputation; MFU divides these by the time.
+constexpr flops model_flops_per_token(const transformer_spec& spec, std::int64_t seq) {
+  return 3.0 * forward_flops_per_token(spec, seq).total();
+}
+
+/// The forward work that recomputation runs a second time, per token: nothing; the attention
+/// core (QKᵀ and attention over V, Korthikanti et al. 2022 Sec. 5) with selective
+/// recomputation; every layer's forward pass with full recomputation. The logits are never
+/// recomputed.
+constexpr flops recompute_flops_per_token(const transformer_spec& spec, std::int64_t seq,
+                                          recompute_mode mode) {
+  const auto fwd = forward_flops_per_token(spec, seq);
+  switch (mode) {
+    case recompute_mode::none:
+      return flops{};
+    case recompute_mode::selective:
+      return fwd.attention;
+    case recompute_mode::full:
+      break;
+  }
+  return fwd.layers();
+}
+
+/// Hardware FLOPs of one token: model FLOPs plus the recomputed forward work. HFU divides
+/// these by the time, so HFU >= MFU with equality without recomputation.
+constexpr flops hardware_flops_per_token(const transformer_spec& spec, std::int64_t seq,
+                                         recompute_mode mode) {
+  return model_flops_per_token(spec, seq) + recompute_flops_per_token(spec, seq, mode);
+}
+
+/// FLOPs of one training step of `global_batch` sequences of `seq` tokens.
+struct step_flops {
+  flops model{};     ///< 3 × forward, for MFU
+  flops hardware{};  ///< model + recomputation, for HFU
+};
+
+/// Model and hardware FLOPs of one step: per-token FLOPs × G·s tokens.
+constexpr step_flops flops_per_step(const transformer_spec& spec, std::int64_t global_batch,
+                                    std::int64_t seq, recompute_mode mode) {
+  const double tokens = static_cast<double>(global_batch) * static_cast<double>(seq);
+  return step_flops{
+      .model = tokens * model_flops_per_token(spec, seq),
+      .hardware = tokens * hardware_flops_per_token(spec, seq, mode),
+  };
+}
+
+/// Narayanan et al. 2021 eq. (3) as printed, from L, h, V and s only (GPT: f = 4h, no GQA):
+/// `96·B·s·L·h²·(1 + s/(6h) + V/(16·L·h))` with full recomputation, and the same count
+/// without recomputation, `72·B·s·L·h²·(1 + s/(6h) + V/(12·L·h))`. Kept to check the general
+/// count against; use `flops_per_step` for any other model.
+constexpr flops narayanan_step_flops(const transformer_spec& spec, std::int64_t global_batch,
+                                     std::int64_t seq, bool full_recompute) {
+  const auto B = static_cast<double>(global_batch);
+  const auto s = static_cast<double>(seq);
+  const auto L = static_cast<double>(spec.layers);
+  const auto h = static_cast<double>(spec.hidden);
+  const auto V = static_cast<double>(spec.vocab);
+  const double k = full_recompute ? 96.0 : 72.0;
+  const double logit_divisor = full_recompute ? 16.0 : 12.0;
+  return k * B * s * L * h * h * (1.0 + s / (6.0 * h) + V / (logit_divisor * L * h)) * units::FLOP;
+}
+
+/// Model FLOPs utilisation: `MFU = F_model / (T_step · N · P_peak)` (Chowdhery et al. 2022,
+/// PaLM, arXiv:2204.02311, Sec. 4.1; Korthikanti et al. 2022 Sec. 6).
+constexpr double model_flops_utilisation(flops model_per_step, seconds step_time, std::int64_t gpus,
+                                         flops_per_second peak_per_gpu) {
+  return model_per_step / (step_time * peak_per_gpu) / static_cast<double>(gpus);
+}
+
+/// Hardware FLOPs utilisation: `HFU = F_hardware / (T_step · N · P_peak)`, the rate the GPUs
+/// really ran at, recomputation included. The SC21 paper's TFLOP/s are of this kind with
+/// full recomputation.
+constexpr double hardware_flops_utilisation(flops hardware_per_step, seconds step_time,
+                                            std::int64_t gpus, flops_per_second peak_per_gpu) {
+  return hardware_per_step / (step_time * peak_per_gpu) / static_cast<double>(gpus);
+}
+
+/// Everything `tpcost model show` prints about FLOPs at one sequence length.
+struct flops_summary {
+  std::int64_t seq = 0;
+  token_flops forward{};  ///< per token
+  flops model{};          ///< per token, 3 × forward
+  /// Hardware FLOPs per token for recompute none, selective, full (index = enum value).
+  std::array<flops, 3> hardware{};
+  flops six_n{};  ///< 6·N with N all parameters: the common rule of thumb
+};
+
+/// FLOPs per token of `spec` at sequence length `seq`, with the 6N rule of thumb beside them.
+constexpr flops_summary summarize_flops(const transformer_spec& spec, std::int64_t seq) {
+  flops_summary out;
+  out.seq = seq;
+  out.forward = forward_flops_per_token(spec, seq);
+  out.model = model_flops_per_token(spec, seq);
+  for (const auto mode : {recompute_mode::none, recompute_mode::selective, recompute_mode::full}) {
+    out.hardware[static_cast<std::size_t>(mode)] = hardware_flops_per_token(spec, seq, mode);
+  }
+  out.six_n = 6.0 * static_cast<double>(count_params(spec).total) * units::FLOP;
+  return out;
+}
+
+}  // namespace tpcost

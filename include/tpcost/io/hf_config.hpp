@@ -1,0 +1,245 @@
+// Reading a Hugging Face `config.json` into a transformer_spec, through nlohmann_json.
+//
+// Keys read (the GPT-2 names in brackets are accepted too):
+//   hidden_size [n_embd], num_attention_heads [n_head], num_hidden_layers [n_layer],
+//   vocab_size, max_position_embeddings [n_positions, n_ctx]   required
+//   num_key_value_heads   optional; missing or null: = num_attention_heads (no GQA)
+//   intermediate_size [n_inner]   required for a gated MLP; otherwise missing or null: 4h
+//   hidden_act [activation_function], model_type, tie_word_embeddings, attention_bias,
+//   mlp_bias, head_dim    optional
+//
+// Conventions: model_type "gpt2" reads as the GPT bundle (biases, LayerNorm, learned
+// positions, tied embeddings unless tie_word_embeddings is false, plain MLP). Any other model
+// reads as the Llama bundle (RMSNorm, rotary positions) with biases when attention_bias or
+// mlp_bias is true, embeddings tied only when tie_word_embeddings is true (LlamaConfig's
+// default is false), and a gated MLP when hidden_act is silu, swish or swiglu, or the model
+// type is one whose MLP is always gated (llama, mistral, qwen2, gemma, gemma2, phi3); a
+// missing hidden_act reads as silu, LlamaConfig's default. A head_dim other than h/a and
+// mixture-of-experts configs are rejected: the cost model does not describe them.
+//
+// Every error is `invalid_spec(field, "<file>: <JSON pointer>: <what is wrong>")`.
+#pragma once
+
+#include <array>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <iterator>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "tpcost/error.hpp"
+#include "tpcost/model.hpp"
+
+namespace tpcost::io {
+
+namespace detail {
+
+class hf_reader {
+ public:
+  hf_reader(const nlohmann::json& config, std::string_view origin, std::string_view field)
+      : config_(config), origin_(origin), field_(field) {}
+
+  [[noreturn]] void fail(std::string_view key, const std::string& what) const {
+    throw invalid_spec(field_, origin_ + ": /" + std::string(key) + ": " + what);
+  }
+
+  /// The first of `keys` present with a non-null value, or an empty view.
+  [[nodiscard]] std::string_view find(std::initializer_list<std::string_view> keys) const {
+    for (const auto key : keys) {
+      const auto it = config_.find(std::string(key));
+      if (it != config_.end() && !it->is_null()) {
+        return key;
+      }
+    }
+    return {};
+  }
+
+  /// A whole number in 1..max_model_dimension under the first present key of `keys`; throws
+  /// naming the first key when none is present.
+  std::int64_t count(std::initializer_list<std::string_view> keys, const char* what) const {
+    const auto key = find(keys);
+    if (key.empty()) {
+      std::string names;
+      for (const auto k : keys) {
+        names += (names.empty() ? "" : " or ") + std::string(k);
+      }
+      fail(*keys.begin(), std::string("missing; ") + what + " is required (" + names + ")");
+    }
+    return count_at(key);
+  }
+
+  std::int64_t count_at(std::string_view key) const {
+    const auto& value = config_.at(std::string(key));
+    if (value.is_number_unsigned() || value.is_number_integer()) {
+      const bool in_range =
+          value.is_number_unsigned()
+              ? value.get<std::uint64_t>() <= static_cast<std::uint64_t>(max_model_dimension) &&
+                    value.get<std::uint64_t>() >= 1
+              : value.get<std::int64_t>() >= 1;
+      if (!in_range) {
+        fail(key, "expected a whole number in 1.." + std::to_string(max_model_dimension) +
+                      ", found " + value.dump());
+      }
+      return value.get<std::int64_t>();
+    }
+    fail(key, "expected a whole number, found " + shown(value));
+  }
+
+  /// A boolean under `key`, or `fallback` when it is missing or null.
+  bool flag(std::string_view key, bool fallback) const {
+    if (find({key}).empty()) {
+      return fallback;
+    }
+    const auto& value = config_.at(std::string(key));
+    if (!value.is_boolean()) {
+      fail(key, "expected true or false, found " + shown(value));
+    }
+    return value.get<bool>();
+  }
+
+  /// A string under the first present key of `keys`, or `fallback`; `used` gets the key.
+  std::string text(std::initializer_list<std::string_view> keys, std::string fallback,
+                   std::string_view& used) const {
+    used = find(keys);
+    if (used.empty()) {
+      return fallback;
+    }
+    const auto& value = config_.at(std::string(used));
+    if (!value.is_string()) {
+      fail(used, "expected a string, found " + shown(value));
+    }
+    return value.get<std::string>();
+  }
+
+  /// A JSON value as the user would recognise it: its type and, if short, its text.
+  static std::string shown(const nlohmann::json& value) {
+    auto text = value.dump();
+    if (text.size() > 40) {
+      text = text.substr(0, 37) + "...";
+    }
+    return std::string(value.type_name()) + " " + text;
+  }
+
+ private:
+  const nlohmann::json& config_;
+  std::string origin_;
+  std::string field_;
+};
+
+inline bool is_one_of(std::string_view text, std::initializer_list<std::string_view> set) {
+  for (const auto item : set) {
+    if (text == item) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace detail
+
+/// Reads a parsed Hugging Face config (see the file comment). `origin` names the file in
+/// errors, `field` the input that gave it (e.g. "--hf-config"). The spec is validated; a
+/// failed check names the key it came from ("heads" → /num_attention_heads).
+inline transformer_spec from_hf_config(const nlohmann::json& config, std::string_view origin,
+                                       std::string_view field) {
+  if (!config.is_object()) {
+    throw invalid_spec(std::string(field), std::string(origin) + ": the top level is " +
+                                               config.type_name() + ", expected a JSON object");
+  }
+  const detail::hf_reader read(config, origin, field);
+  std::string_view type_key;
+  const auto model_type = read.text({"model_type"}, "", type_key);
+  std::string_view act_key;
+  const auto act = read.text({"hidden_act", "activation_function"}, "silu", act_key);
+  for (const std::string_view key : {"num_local_experts", "num_experts", "n_routed_experts"}) {
+    if (!read.find({key}).empty() && read.count_at(key) > 1) {
+      read.fail(key, "mixture-of-experts models are not modelled; only dense transformers");
+    }
+  }
+
+  transformer_spec spec;
+  const bool gpt2 = model_type == "gpt2";
+  if (gpt2) {
+    spec = with_architecture(spec, architecture::gpt);
+    spec.tied_embeddings = read.flag("tie_word_embeddings", true);
+  } else {
+    spec = with_architecture(spec, architecture::llama);
+    spec.linear_biases = read.flag("attention_bias", false) || read.flag("mlp_bias", false);
+    spec.tied_embeddings = read.flag("tie_word_embeddings", false);
+    spec.gated_mlp =
+        detail::is_one_of(act, {"silu", "swish", "swiglu"}) ||
+        detail::is_one_of(model_type, {"llama", "mistral", "qwen2", "gemma", "gemma2", "phi3"});
+  }
+
+  const auto hidden_key = read.find({"hidden_size", "n_embd"});
+  const auto heads_key = read.find({"num_attention_heads", "n_head"});
+  const auto layers_key = read.find({"num_hidden_layers", "n_layer"});
+  const auto seq_key = read.find({"max_position_embeddings", "n_positions", "n_ctx"});
+  spec.hidden = read.count({"hidden_size", "n_embd"}, "the hidden size");
+  spec.heads = read.count({"num_attention_heads", "n_head"}, "the number of attention heads");
+  spec.layers = read.count({"num_hidden_layers", "n_layer"}, "the number of layers");
+  spec.vocab = read.count({"vocab_size"}, "the vocabulary size");
+  spec.seq = read.count({"max_position_embeddings", "n_positions", "n_ctx"},
+                        "the maximum sequence length");
+  if (!read.find({"num_key_value_heads"}).empty()) {
+    spec.kv_heads = read.count_at("num_key_value_heads");
+  }
+  const auto ffn_key = read.find({"intermediate_size", "n_inner"});
+  if (!ffn_key.empty()) {
+    spec.ffn = read.count_at(ffn_key);
+  } else if (spec.gated_mlp) {
+    read.fail("intermediate_size",
+              "missing; a gated MLP (activation \"" + act + "\") has no default size");
+  }
+
+  try {
+    validate(spec);
+  } catch (const invalid_spec& e) {
+    const auto& f = e.field();
+    const std::string_view key = f == "heads"      ? heads_key
+                                 : f == "kv_heads" ? std::string_view("num_key_value_heads")
+                                 : f == "ffn"      ? ffn_key
+                                 : f == "layers"   ? layers_key
+                                 : f == "seq"      ? seq_key
+                                 : f == "vocab"    ? std::string_view("vocab_size")
+                                                   : hidden_key;
+    read.fail(key, e.detail());
+  }
+  if (!read.find({"head_dim"}).empty() && read.count_at("head_dim") != head_dim(spec)) {
+    read.fail("head_dim", "is " + std::to_string(read.count_at("head_dim")) +
+                              ", not hidden/heads = " + std::to_string(head_dim(spec)) +
+                              "; a head dimension other than h/a is not modelled");
+  }
+  return spec;
+}
+
+/// Reads the Hugging Face config file at `path` (see the file comment); errors name the file,
+/// the JSON pointer and `field`.
+inline transformer_spec load_hf_config(const std::string& path, std::string_view field) {
+  std::error_code ec;
+  std::ifstream in(path, std::ios::binary);
+  if (std::filesystem::is_directory(path, ec) || !in.is_open()) {
+    throw invalid_spec(std::string(field), path + ": cannot be read");
+  }
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) {
+    throw invalid_spec(std::string(field), path + ": cannot be read");
+  }
+  nlohmann::json config;
+  try {
+    config = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    std::string what = e.what();
+    const auto bracket = what.find("] ");
+    if (bracket != std::string::npos) {
+      what = what.substr(bracket + 2);  // drop "[json.exception.parse_error.101] "
+    }
+    throw invalid_spec(std::string(field), path + ": not valid JSON: " + what);
+  }
+  return from_hf_config(config, path, field);
+}
+
+}  // namespace tpcost::io

@@ -1,0 +1,198 @@
+// Memory per GPU in training: weights, gradients and optimizer states (mixed-precision Adam,
+// ZeRO stages), and activations (Korthikanti et al. 2022), stage by stage, against a capacity.
+//
+// Model states (Rajbhandari et al. 2020, "ZeRO", arXiv:1910.02054, Sec. 3.1): mixed-precision
+// Adam keeps 2 bytes of 16-bit weights, 2 of 16-bit gradients and K = 12 of fp32 optimizer
+// state (master weights, momentum, variance) per parameter: 16 bytes. ZeRO stage 1 divides
+// the optimizer states by d, stage 2 also the gradients, stage 3 also the weights.
+//
+// Parameters per GPU are counted exactly, stage by stage, as Megatron-LM places them: the
+// attention and MLP matrices and their column-parallel biases are split over t; the norms and
+// the biases of the two row-parallel layers (attention output, last MLP matrix) are replicated
+// on every TP rank; the word embedding is split over t (vocabulary-parallel) and sits on the
+// first stage, with the learned position table (replicated); the final norm and the output
+// layer sit on the last stage, which keeps its own copy of a tied embedding when p > 1
+// (Megatron-LM synchronises the two copies). So params/(t·p) is only the round figure.
+//
+// Activations per layer (Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
+// Transformer Models", arXiv:2205.05198, Sec. 4 and Table 2), 16-bit activations with 1-byte
+// dropout masks, micro-batch b:
+//   no recomputation, no parallelism   s·b·h·(34 + 5·a·s/h)
+//   tensor parallel                    s·b·h·(10 + 24/t + 5·a·s/(h·t))
+//   tensor + sequence parallel         s·b·h/t·(34 + 5·a·s/h)
+//   selective recomputation            drops the 5·a·s/h term: s·b·h·(10 + 24/t), or 34/t with SP
+//   full recomputation                 2·s·b·h, the layer input (÷t with SP: it is stored
+//                                      sequence-split; the paper's table lists 2sbh)
+// generalised from the paper's derivation to GQA and any MLP (docs/memory.md): the 10·sbh never
+// split without SP are the two norm inputs (4), the QKV input (2), the MLP input (2) and two
+// dropout masks (2); the part split by t is Q and the output-projection input (4·sbh), K and V
+// (4·s·b·kv_dim) and the MLP inside (4·s·b·f plain: GeLU input and output; 6·s·b·f gated:
+// gate and up outputs and their product); 5·a·s²·b are the scores, softmax, its dropout mask
+// and output. For GPT (f = 4h, kv = h) the split part is 24·sbh, as in the paper.
+//
+// Which activations a stage holds: see `layers_in_flight` in pipeline_parallel.hpp (1F1B: the
+// first stage holds p micro-batches of its L/p layers, i.e. L layers' worth; interleaved: times
+// 1 + (p−1)/(p·v)). Added, as in Korthikanti et al. Sec. 4.3: the embedding dropout mask, sbh
+// per micro-batch in flight on the first stage, and on the last stage the final norm and
+// output-layer inputs, 4·sbh, and the fp32 logits for the loss, 4·s·b·V/t (÷t on the sbh terms
+// with SP). Full recomputation also needs one layer's full activations while it recomputes;
+// that working set is added to every stage.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "tpcost/model.hpp"
+#include "tpcost/parallelism.hpp"
+#include "tpcost/pipeline_parallel.hpp"
+#include "tpcost/units.hpp"
+
+namespace tpcost {
+
+/// Bytes per parameter of the model states.
+struct state_bytes {
+  double weights = 2.0;     ///< 16-bit weights
+  double gradients = 2.0;   ///< 16-bit gradients
+  double optimizer = 12.0;  ///< fp32 master weights, Adam momentum and variance
+};
+
+/// Mixed-precision Adam as ZeRO counts it: 2 + 2 + 12 = 16 bytes per parameter.
+inline constexpr state_bytes mixed_precision_adam{};
+/// Megatron-LM's default, which accumulates gradients in fp32: 2 + 4 + 12 = 18 bytes.
+inline constexpr state_bytes mixed_precision_adam_fp32_grads{2.0, 4.0, 12.0};
+
+/// Parameters of one layer on one TP rank: the split part over t plus the replicated part.
+constexpr double layer_params_per_tp_rank(const transformer_spec& spec, std::int64_t tp) {
+  const auto h = spec.hidden;
+  const auto f = ffn_of(spec);
+  const auto m = mlp_matrices(spec);
+  const auto b = spec.linear_biases ? 1 : 0;
+  // Split over t: QKV (weights and bias), output weights, MLP weights, first-MLP biases.
+  const auto qkv = h + 2 * kv_dim(spec);
+  const auto split = h * qkv + h * h + m * h * f + b * (qkv + (m - 1) * f);
+  // Replicated: the biases of the row-parallel layers and the two norms.
+  const auto replicated = b * 2 * h + 2 * norm_params(spec);
+  return static_cast<double>(split) / static_cast<double>(tp) + static_cast<double>(replicated);
+}
+
+/// Parameters on one GPU of stage `stage` holding `layers_on_stage` layers (see file comment).
+constexpr double params_per_gpu(const transformer_spec& spec, const parallel_config& par,
+                                std::int64_t stage, std::int64_t layers_on_stage) {
+  const auto t = static_cast<double>(par.tp);
+  const auto embedding = static_cast<double>(spec.vocab) * static_cast<double>(spec.hidden) / t;
+  double params = static_cast<double>(layers_on_stage) * layer_params_per_tp_rank(spec, par.tp);
+  if (stage == 0) {
+    params += embedding;
+    if (spec.positions == position_kind::learned) {
+      params += static_cast<double>(spec.seq) * static_cast<double>(spec.hidden);
+    }
+  }
+  if (stage == par.pp - 1) {
+    params += static_cast<double>(norm_params(spec));
+    if (!spec.tied_embeddings || par.pp > 1) {
+      params += embedding;
+    }
+  }
+  return params;
+}
+
+/// Activation bytes one layer keeps for the backward pass, for one micro-batch of `micro_batch`
+/// sequences of `seq` tokens, on one GPU (see the file comment for the formula and its source).
+constexpr bytes activation_bytes_per_layer(const transformer_spec& spec, std::int64_t micro_batch,
+                                           std::int64_t seq, std::int64_t tp,
+                                           bool sequence_parallel, recompute_mode mode) {
+  const double sb = static_cast<double>(seq) * static_cast<double>(micro_batch);
+  const double sbh = sb * static_cast<double>(spec.hidden);
+  const double t = static_cast<double>(tp);
+  if (mode == recompute_mode::full) {
+    return (sequence_parallel ? 2.0 * sbh / t : 2.0 * sbh) * units::B;
+  }
+  const double replicated = 10.0 * sbh;
+  const double split = 4.0 * sbh + 4.0 * sb * static_cast<double>(kv_dim(spec)) +
+                       (spec.gated_mlp ? 6.0 : 4.0) * sb * static_cast<double>(ffn_of(spec));
+  const double scores = mode == recompute_mode::none
+                            ? 5.0 * static_cast<double>(spec.heads) * static_cast<double>(seq) * sb
+                            : 0.0;
+  if (sequence_parallel) {
+    return (replicated + split + scores) / t * units::B;
+  }
+  return (replicated + (split + scores) / t) * units::B;
+}
+
+/// Memory of one GPU of one pipeline stage.
+struct stage_memory {
+  std::int64_t stage = 0;
+  std::int64_t layers = 0;        ///< layers on this stage
+  double params = 0.0;            ///< parameters on this GPU
+  double layers_in_flight = 0.0;  ///< layers' worth of one micro-batch's activations held
+  bytes weights{};
+  bytes gradients{};
+  bytes optimizer{};
+  bytes activations{};
+  [[nodiscard]] constexpr bytes model_states() const { return weights + gradients + optimizer; }
+  [[nodiscard]] constexpr bytes total() const { return model_states() + activations; }
+};
+
+/// Memory of every stage, the fullest one, and the room left under `capacity`.
+struct memory_report {
+  std::vector<stage_memory> stages;
+  std::size_t peak_stage = 0;  ///< index of the stage with the largest total
+  bytes capacity{};
+  state_bytes per_param{};
+  [[nodiscard]] const stage_memory& peak() const { return stages[peak_stage]; }
+  /// `capacity − peak total`; negative when the layout does not fit.
+  [[nodiscard]] bytes headroom() const { return capacity - peak().total(); }
+  [[nodiscard]] bool fits() const { return headroom().value() >= 0.0; }
+};
+
+/// Per-GPU memory of a layout, stage by stage (see the file comment for every term). Throws
+/// `invalid_spec` when the layout is invalid (see `validate` and `summarize_pipeline`); a layout
+/// that does not fit is reported (`fits()` false), not rejected.
+inline memory_report memory_per_gpu(const transformer_spec& spec, const parallel_config& par,
+                                    bytes capacity, state_bytes per_param = mixed_precision_adam) {
+  const auto pipe = summarize_pipeline(spec, par, 2, false);
+  const auto d = static_cast<double>(par.dp);
+  const auto zero = static_cast<int>(par.zero);
+  const auto t = static_cast<double>(par.tp);
+  const double sb = static_cast<double>(spec.seq) * static_cast<double>(par.micro_batch);
+  const double sbh = sb * static_cast<double>(spec.hidden);
+  const double sp_divisor = par.sequence_parallel ? t : 1.0;
+  const auto per_layer = activation_bytes_per_layer(spec, par.micro_batch, spec.seq, par.tp,
+                                                    par.sequence_parallel, par.recompute);
+  memory_report report;
+  report.capacity = capacity;
+  report.per_param = per_param;
+  for (std::int64_t i = 0; i < par.pp; ++i) {
+    stage_memory s;
+    s.stage = i;
+    s.layers = pipe.layers[static_cast<std::size_t>(i)];
+    s.params = params_per_gpu(spec, par, i, s.layers);
+    s.weights = s.params * per_param.weights / (zero >= 3 ? d : 1.0) * units::B;
+    s.gradients = s.params * per_param.gradients / (zero >= 2 ? d : 1.0) * units::B;
+    s.optimizer = s.params * per_param.optimizer / (zero >= 1 ? d : 1.0) * units::B;
+    s.layers_in_flight = layers_in_flight(s.layers, i, par.pp, pipe.micro_batches, par.vpp);
+    s.activations = s.layers_in_flight * per_layer;
+    if (par.recompute == recompute_mode::full) {
+      s.activations += activation_bytes_per_layer(spec, par.micro_batch, spec.seq, par.tp,
+                                                  par.sequence_parallel, recompute_mode::none);
+    }
+    if (i == 0) {  // embedding dropout mask, one byte per element, per micro-batch in flight
+      const auto in_flight = std::min(par.pp, pipe.micro_batches);
+      s.activations += static_cast<double>(in_flight) * sbh / sp_divisor * units::B;
+    }
+    if (i == par.pp - 1) {  // final norm and output-layer inputs; fp32 logits
+      s.activations +=
+          (4.0 * sbh / sp_divisor + 4.0 * sb * static_cast<double>(spec.vocab) / t) * units::B;
+    }
+    report.stages.push_back(s);
+  }
+  for (std::size_t i = 1; i < report.stages.size(); ++i) {
+    if (report.stages[i].total() > report.stages[report.peak_stage].total()) {
+      report.peak_stage = i;
+    }
+  }
+  return report;
+}
+
+}  // namespace tpcost

@@ -1,0 +1,264 @@
+// A decoder-only transformer as the cost models see it: its dimensions, its architectural
+// conventions, and the parameter count that follows from them.
+//
+// Two conventions are named because the parameter count depends on them:
+//
+// * GPT (Radford et al. 2019; Brown et al. 2020; Megatron-LM): learned position embeddings
+//   (s·h), biases on every linear layer, LayerNorm with a weight and a bias (2h), input and
+//   output embeddings tied (one V·h matrix), plain MLP h→ffn→h with GeLU.
+// * Llama (Touvron et al. 2023; Meta 2024): rotary positions (no parameters), no biases,
+//   RMSNorm with a weight only (h), untied input and output embeddings (2·V·h), gated MLP
+//   (SwiGLU: gate and up h→ffn, down ffn→h, three matrices).
+//
+// Every flag can be set on its own (`transformer_spec` is an aggregate); `architecture_of`
+// names the bundle a spec matches, "custom" otherwise.
+//
+// Counted per layer: the Q, K, V and output projections (with GQA, K and V are h × kv·h/a),
+// the MLP matrices, their biases when the architecture has them, and the layer's two norms.
+// Once: the word embedding, the position embedding (learned positions), the final norm, and
+// the output layer when it is not tied. Not counted: buffers without gradients (rotary
+// frequency tables, attention masks), padding of the vocabulary to a multiple of 128·t that
+// Megatron-LM adds (give the padded V if you want it counted, as the SC21 table does).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <string_view>
+
+#include "tpcost/error.hpp"
+
+namespace tpcost {
+
+/// The normalisation layer: LayerNorm has a weight and a bias (2h), RMSNorm a weight (h).
+enum class norm_kind { layer_norm, rms_norm };
+
+/// How positions enter: a learned s × h table (GPT) or rotary embeddings with no parameters.
+enum class position_kind { learned, rotary };
+
+/// The named bundles of conventions; `custom` is any other combination of the flags.
+enum class architecture { gpt, llama, custom };
+
+/// A decoder-only transformer. `kv_heads = 0` means `heads` (multi-head attention) and
+/// `ffn = 0` means `4·hidden`; use `kv_heads_of` and `ffn_of` to read them resolved.
+struct transformer_spec {
+  std::int64_t layers = 0;    ///< L, transformer layers
+  std::int64_t hidden = 0;    ///< h, hidden size (model dimension)
+  std::int64_t heads = 0;     ///< a, query heads; head dimension h/a
+  std::int64_t kv_heads = 0;  ///< key/value heads (GQA when < heads); 0 = heads
+  std::int64_t ffn = 0;       ///< MLP inner size; 0 = 4h
+  bool gated_mlp = false;     ///< gated MLP (SwiGLU): 3 matrices instead of 2
+  std::int64_t vocab = 0;     ///< V, vocabulary size (as the embedding table holds it)
+  std::int64_t seq = 0;       ///< s, sequence length: training length and position-table size
+  bool linear_biases = true;  ///< every linear layer has a bias (GPT) or none (Llama)
+  norm_kind norm = norm_kind::layer_norm;
+  position_kind positions = position_kind::learned;
+  bool tied_embeddings = true;  ///< the output layer reuses the word embedding
+};
+
+/// Sets the convention flags of `spec` to a named bundle (dimensions are left as they are).
+/// GPT: biases, LayerNorm, learned positions, tied embeddings, plain MLP. Llama: no biases,
+/// RMSNorm, rotary positions, untied embeddings, gated (SwiGLU) MLP. `custom` changes nothing.
+constexpr transformer_spec with_architecture(transformer_spec spec, architecture arch) {
+  if (arch == architecture::gpt) {
+    spec.gated_mlp = false;
+    spec.linear_biases = true;
+    spec.norm = norm_kind::layer_norm;
+    spec.positions = position_kind::learned;
+    spec.tied_embeddings = true;
+  } else if (arch == architecture::llama) {
+    spec.gated_mlp = true;
+    spec.linear_biases = false;
+    spec.norm = norm_kind::rms_norm;
+    spec.positions = position_kind::rotary;
+    spec.tied_embeddings = false;
+  }
+  return spec;
+}
+
+/// The bundle whose flags `spec` carries: gpt, llama, or custom for any other mix.
+constexpr architecture architecture_of(const transformer_spec& spec) {
+  for (const auto arch : {architecture::gpt, architecture::llama}) {
+    const auto ref = with_architecture(spec, arch);
+    if (ref.gated_mlp == spec.gated_mlp && ref.linear_biases == spec.linear_biases &&
+        ref.norm == spec.norm && ref.positions == spec.positions &&
+        ref.tied_embeddings == spec.tied_embeddings) {
+      return arch;
+    }
+  }
+  return architecture::custom;
+}
+
+constexpr std::string_view to_string(architecture arch) {
+  switch (arch) {
+    case architecture::gpt:
+      return "gpt";
+    case architecture::llama:
+      return "llama";
+    case architecture::custom:
+      break;
+  }
+  return "custom";
+}
+
+/// Reads "gpt" or "llama" (any case); throws `invalid_spec(field, ...)` otherwise.
+inline architecture parse_architecture(std::string_view text, std::string_view field) {
+  std::string lower(text);
+  for (auto& c : lower) {
+    c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  }
+  if (lower == "gpt") {
+    return architecture::gpt;
+  }
+  if (lower == "llama") {
+    return architecture::llama;
+  }
+  throw invalid_spec(std::string(field), "'" + std::string(text) +
+                                             "' is not an architecture; expected gpt (biases, "
+                                             "LayerNorm, learned positions, tied embeddings) or "
+                                             "llama (no biases, RMSNorm, rotary, untied, SwiGLU)");
+}
+
+/// One line describing the conventions, e.g. "no biases, RMSNorm, rotary positions, untied
+/// embeddings, gated MLP (3 matrices)".
+inline std::string describe_conventions(const transformer_spec& spec) {
+  std::string out = spec.linear_biases ? "linear biases" : "no biases";
+  out += spec.norm == norm_kind::layer_norm ? ", LayerNorm" : ", RMSNorm";
+  out += spec.positions == position_kind::learned ? ", learned positions" : ", rotary positions";
+  out += spec.tied_embeddings ? ", tied embeddings" : ", untied embeddings";
+  out += spec.gated_mlp ? ", gated MLP (SwiGLU, 3 matrices)" : ", plain MLP (GeLU, 2 matrices)";
+  return out;
+}
+
+/// Key/value heads, `heads` when the spec leaves them at 0.
+constexpr std::int64_t kv_heads_of(const transformer_spec& spec) {
+  return spec.kv_heads == 0 ? spec.heads : spec.kv_heads;
+}
+
+/// MLP inner size, `4·hidden` when the spec leaves it at 0.
+constexpr std::int64_t ffn_of(const transformer_spec& spec) {
+  return spec.ffn == 0 ? 4 * spec.hidden : spec.ffn;
+}
+
+/// Head dimension `h/a`.
+constexpr std::int64_t head_dim(const transformer_spec& spec) { return spec.hidden / spec.heads; }
+
+/// Width of the K (and of the V) projection: `kv_heads·h/a`; equals h without GQA.
+constexpr std::int64_t kv_dim(const transformer_spec& spec) {
+  return kv_heads_of(spec) * head_dim(spec);
+}
+
+/// Matrices in the MLP: 3 when gated (gate, up, down), 2 otherwise.
+constexpr std::int64_t mlp_matrices(const transformer_spec& spec) { return spec.gated_mlp ? 3 : 2; }
+
+/// Parameter counts by part; every field is a count of parameters (not bytes).
+struct param_breakdown {
+  std::int64_t embedding = 0;  ///< V·h, the word embedding
+  std::int64_t positions = 0;  ///< s·h with learned positions, else 0
+  std::int64_t attention = 0;  ///< all layers: Q, K, V, output weights and their biases
+  std::int64_t mlp = 0;        ///< all layers: the 2 or 3 MLP matrices and their biases
+  std::int64_t norms = 0;      ///< all layers' two norms plus the final norm
+  std::int64_t output = 0;     ///< V·h when embeddings are untied, else 0
+  std::int64_t per_layer = 0;  ///< one layer: attention + MLP + its two norms
+  std::int64_t total = 0;
+};
+
+/// Parameters of one layer's attention: `h·(h + 2·kv_dim) + h·h` weights, plus
+/// `h + 2·kv_dim` (QKV) and `h` (output) biases when the architecture has biases.
+constexpr std::int64_t attention_params_per_layer(const transformer_spec& spec) {
+  const auto h = spec.hidden;
+  const auto qkv = h + 2 * kv_dim(spec);
+  const auto weights = h * qkv + h * h;
+  return weights + (spec.linear_biases ? qkv + h : 0);
+}
+
+/// Parameters of one layer's MLP: `m·h·ffn` weights (m = 2, or 3 when gated), plus biases
+/// `(m−1)·ffn + h` when the architecture has biases.
+constexpr std::int64_t mlp_params_per_layer(const transformer_spec& spec) {
+  const auto h = spec.hidden;
+  const auto f = ffn_of(spec);
+  const auto m = mlp_matrices(spec);
+  return m * h * f + (spec.linear_biases ? (m - 1) * f + h : 0);
+}
+
+/// Parameters of one norm layer: 2h (LayerNorm weight and bias) or h (RMSNorm weight).
+constexpr std::int64_t norm_params(const transformer_spec& spec) {
+  return spec.norm == norm_kind::layer_norm ? 2 * spec.hidden : spec.hidden;
+}
+
+/// The parameter count by part. For GPT conventions this is Narayanan et al. 2021 eq. (2),
+/// `12·L·h²·(1 + 13/(12h) + (V+s)/(12·L·h))`, plus the final LayerNorm's 2h that eq. (2)
+/// leaves out. Call `validate` first: unchecked dimensions can overflow.
+constexpr param_breakdown count_params(const transformer_spec& spec) {
+  param_breakdown p;
+  const auto h = spec.hidden;
+  p.embedding = spec.vocab * h;
+  p.positions = spec.positions == position_kind::learned ? spec.seq * h : 0;
+  p.per_layer =
+      attention_params_per_layer(spec) + mlp_params_per_layer(spec) + 2 * norm_params(spec);
+  p.attention = spec.layers * attention_params_per_layer(spec);
+  p.mlp = spec.layers * mlp_params_per_layer(spec);
+  p.norms = spec.layers * 2 * norm_params(spec) + norm_params(spec);
+  p.output = spec.tied_embeddings ? 0 : spec.vocab * h;
+  p.total = p.embedding + p.positions + p.attention + p.mlp + p.norms + p.output;
+  return p;
+}
+
+/// The largest value accepted for one dimension; tensor dimensions are 32-bit in practice.
+inline constexpr std::int64_t max_model_dimension = std::numeric_limits<std::int32_t>::max();
+/// The largest parameter count accepted (10^15): far beyond any model, and exact in a double.
+inline constexpr double max_model_params = 1e15;
+
+namespace detail {
+inline void require_model_dimension(const char* field, std::int64_t value, const char* what) {
+  if (value < 1 || value > max_model_dimension) {
+    throw invalid_spec(field, std::to_string(value) + " is out of range; " + what +
+                                  " must be a whole number in 1.." +
+                                  std::to_string(max_model_dimension));
+  }
+}
+}  // namespace detail
+
+/// Throws `invalid_spec` naming the field ("layers", "hidden", "heads", "kv_heads", "ffn",
+/// "vocab", "seq") when a dimension is out of range, when heads do not divide hidden, when
+/// kv_heads do not divide heads, or when the parameter count would exceed 10^15.
+inline void validate(const transformer_spec& spec) {
+  detail::require_model_dimension("layers", spec.layers, "the number of layers");
+  detail::require_model_dimension("hidden", spec.hidden, "the hidden size");
+  detail::require_model_dimension("heads", spec.heads, "the number of attention heads");
+  if (spec.kv_heads != 0) {
+    detail::require_model_dimension("kv_heads", spec.kv_heads, "the number of KV heads");
+  }
+  if (spec.ffn != 0) {
+    detail::require_model_dimension("ffn", spec.ffn, "the MLP size");
+  }
+  detail::require_model_dimension("vocab", spec.vocab, "the vocabulary size");
+  detail::require_model_dimension("seq", spec.seq, "the sequence length");
+  if (spec.hidden % spec.heads != 0) {
+    throw invalid_spec("heads", std::to_string(spec.heads) +
+                                    " heads do not divide hidden = " + std::to_string(spec.hidden) +
+                                    "; the head dimension h/a must be a whole number");
+  }
+  const auto kv = kv_heads_of(spec);
+  if (kv > spec.heads || spec.heads % kv != 0) {
+    throw invalid_spec("kv_heads", std::to_string(kv) + " KV heads do not divide heads = " +
+                                       std::to_string(spec.heads) +
+                                       "; each KV head serves a whole group of query heads");
+  }
+  // The parameter count in double precision first, so that the exact count cannot overflow.
+  const auto h = static_cast<double>(spec.hidden);
+  const auto f = static_cast<double>(ffn_of(spec));
+  const double rough = static_cast<double>(spec.layers) * (4.0 * h * h + 3.0 * h * f) +
+                       2.0 * (static_cast<double>(spec.vocab) + static_cast<double>(spec.seq)) * h;
+  if (!(rough <= max_model_params)) {
+    std::array<char, 32> text{};
+    std::snprintf(text.data(), text.size(), "%.3g", rough);
+    throw invalid_spec("hidden", std::string("the dimensions give about ") + text.data() +
+                                     " parameters, beyond the 1e15 this model accepts; check "
+                                     "layers, hidden, ffn and vocab");
+  }
+}
+
+}  // namespace tpcost

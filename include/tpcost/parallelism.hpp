@@ -1,0 +1,164 @@
+// How a training step is laid out over GPUs: tensor (t), pipeline (p, with v virtual stages
+// per GPU) and data (d) parallelism, micro-batches, sequence parallelism, activation
+// recomputation and the ZeRO stage; and the checks that a layout fits a model.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "tpcost/error.hpp"
+#include "tpcost/model.hpp"
+
+namespace tpcost {
+
+/// Activation recomputation (Korthikanti et al. 2022, "Reducing Activation Recomputation in
+/// Large Transformer Models", arXiv:2205.05198):
+/// * none: every activation the backward pass needs is stored;
+/// * selective: the attention core (QKᵀ, softmax, its dropout, attention over V) is dropped
+///   and recomputed in the backward pass (Sec. 5); also the right model for FlashAttention-
+///   style kernels, which never store the s×s scores;
+/// * full: only each layer's input is stored; the whole forward pass is run again.
+enum class recompute_mode { none, selective, full };
+
+/// ZeRO stage (Rajbhandari et al. 2020, arXiv:1910.02054): what is partitioned over the d
+/// data-parallel ranks. 1: optimizer states; 2: also gradients; 3: also the parameters.
+enum class zero_stage : int { none = 0, optimizer = 1, gradients = 2, parameters = 3 };
+
+constexpr std::string_view to_string(recompute_mode mode) {
+  switch (mode) {
+    case recompute_mode::none:
+      return "none";
+    case recompute_mode::selective:
+      return "selective";
+    case recompute_mode::full:
+      break;
+  }
+  return "full";
+}
+
+/// Reads "none", "selective" or "full"; throws `invalid_spec(field, ...)` otherwise.
+inline recompute_mode parse_recompute(std::string_view text, std::string_view field) {
+  for (const auto mode : {recompute_mode::none, recompute_mode::selective, recompute_mode::full}) {
+    if (text == to_string(mode)) {
+      return mode;
+    }
+  }
+  throw invalid_spec(std::string(field), "'" + std::string(text) +
+                                             "' is not a recompute mode; expected none, "
+                                             "selective or full");
+}
+
+/// Reads a ZeRO stage "0".."3"; throws `invalid_spec(field, ...)` otherwise.
+inline zero_stage parse_zero_stage(std::string_view text, std::string_view field) {
+  if (text.size() == 1 && text[0] >= '0' && text[0] <= '3') {
+    return static_cast<zero_stage>(text[0] - '0');
+  }
+  throw invalid_spec(std::string(field),
+                     "'" + std::string(text) + "' is not a ZeRO stage; expected 0, 1, 2 or 3");
+}
+
+/// One training layout. N = tp·pp·dp GPUs; m = global_batch / (dp·micro_batch) micro-batches
+/// per step and per pipeline.
+struct parallel_config {
+  std::int64_t tp = 1;            ///< t, tensor-parallel degree
+  std::int64_t pp = 1;            ///< p, pipeline stages
+  std::int64_t dp = 1;            ///< d, data-parallel replicas
+  std::int64_t vpp = 1;           ///< v, virtual stages (model chunks) per GPU; 1 = plain 1F1B
+  std::int64_t micro_batch = 1;   ///< b, sequences per micro-batch
+  std::int64_t global_batch = 1;  ///< G, sequences per step
+  bool sequence_parallel = false;
+  recompute_mode recompute = recompute_mode::none;
+  zero_stage zero = zero_stage::none;
+};
+
+/// Tensor-parallel collectives of one layer in one training step of one micro-batch, forward
+/// and backward. Without sequence parallelism each is an all-reduce of the full activation
+/// (b·s·h elements); with it, each all-reduce becomes a reduce-scatter plus an all-gather of the
+/// same total traffic (Korthikanti et al. 2022, Sec. 4.2.2).
+struct tp_collective_count {
+  int all_reduce = 0;
+  int all_gather = 0;
+  int reduce_scatter = 0;
+  /// All-reduce equivalents: an all-gather and a reduce-scatter move half an all-reduce each.
+  [[nodiscard]] constexpr double all_reduce_equivalents() const {
+    return all_reduce + 0.5 * (all_gather + reduce_scatter);
+  }
+};
+
+/// Per-layer TP collectives (Megatron-LM, Shoeybi et al. 2019 Sec. 3; Korthikanti et al. 2022):
+/// 2 forward (after attention, after the MLP) and 2 backward: 4. Full recomputation runs the
+/// forward pass again, with its 2 collectives: 6. Selective recomputation recomputes only the
+/// attention core, which each rank holds whole for its own heads, so it adds none: 4. With
+/// sequence parallelism every all-reduce becomes a reduce-scatter and an all-gather. Not
+/// counted: the all-gather that Megatron-LM's SP repeats in the backward pass to rebuild the
+/// input of a weight gradient (overlapped with compute in its implementation).
+constexpr tp_collective_count tp_collectives_per_layer(recompute_mode mode,
+                                                       bool sequence_parallel) {
+  const int n = mode == recompute_mode::full ? 6 : 4;
+  if (sequence_parallel) {
+    return tp_collective_count{.all_reduce = 0, .all_gather = n, .reduce_scatter = n};
+  }
+  return tp_collective_count{.all_reduce = n, .all_gather = 0, .reduce_scatter = 0};
+}
+
+/// `m = G / (d·b)`: micro-batches per step in each pipeline. Call `validate` first.
+constexpr std::int64_t micro_batches(const parallel_config& par) {
+  return par.global_batch / (par.dp * par.micro_batch);
+}
+
+/// The largest degree or batch accepted; far beyond any cluster, small enough to stay exact.
+inline constexpr std::int64_t max_parallel_degree = std::int64_t{1} << 24;
+
+namespace detail {
+inline void require_degree(const char* field, std::int64_t value, const char* what) {
+  if (value < 1 || value > max_parallel_degree) {
+    throw invalid_spec(field, std::to_string(value) + " is out of range; " + what +
+                                  " must be a whole number in 1.." +
+                                  std::to_string(max_parallel_degree));
+  }
+}
+}  // namespace detail
+
+/// Throws `invalid_spec` naming the field ("tp", "pp", "dp", "vpp", "micro_batch",
+/// "global_batch") when the layout cannot run the model: t must divide the heads, the KV heads
+/// and the MLP size (Megatron-LM splits each over t); G must be a multiple of d·b; p may not
+/// exceed L. Interleaving and uneven stages are checked in pipeline_parallel.hpp.
+inline void validate(const transformer_spec& model, const parallel_config& par) {
+  validate(model);
+  detail::require_degree("tp", par.tp, "the TP degree");
+  detail::require_degree("pp", par.pp, "the number of pipeline stages");
+  detail::require_degree("dp", par.dp, "the DP degree");
+  detail::require_degree("vpp", par.vpp, "the number of virtual stages per GPU");
+  detail::require_degree("micro_batch", par.micro_batch, "the micro-batch size");
+  detail::require_degree("global_batch", par.global_batch, "the global batch size");
+  const auto t = std::to_string(par.tp);
+  if (model.heads % par.tp != 0) {
+    throw invalid_spec("tp", "t = " + t + " does not divide the " + std::to_string(model.heads) +
+                                 " attention heads; use a divisor of the head count");
+  }
+  if (kv_heads_of(model) % par.tp != 0) {
+    throw invalid_spec("tp", "t = " + t + " does not divide the " +
+                                 std::to_string(kv_heads_of(model)) +
+                                 " KV heads; with GQA, t may be at most the KV head count");
+  }
+  if (ffn_of(model) % par.tp != 0) {
+    throw invalid_spec(
+        "tp", "t = " + t + " does not divide the MLP size " + std::to_string(ffn_of(model)));
+  }
+  if (par.pp > model.layers) {
+    throw invalid_spec("pp", "p = " + std::to_string(par.pp) + " stages for " +
+                                 std::to_string(model.layers) +
+                                 " layers: every stage needs at least one layer");
+  }
+  const auto per_step = par.dp * par.micro_batch;
+  if (par.global_batch % per_step != 0) {
+    throw invalid_spec("global_batch",
+                       "G = " + std::to_string(par.global_batch) + " is not a multiple of d*b = " +
+                           std::to_string(par.dp) + "*" + std::to_string(par.micro_batch) + " = " +
+                           std::to_string(per_step) + "; use a multiple, e.g. " +
+                           std::to_string((par.global_batch / per_step + 1) * per_step));
+  }
+}
+
+}  // namespace tpcost

@@ -1,0 +1,112 @@
+#include "model_options.hpp"
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+#include <utility>
+
+#include "tpcost/error.hpp"
+#include "tpcost/io/hf_config.hpp"
+#include "tpcost/parse.hpp"
+
+namespace tpcost::cli {
+
+namespace {
+
+/// A spec field and the flag that sets it.
+struct dimension_flag {
+  std::string_view field;  ///< as `validate` names it
+  std::string_view flag;
+  std::string model_flags::*text;
+  std::int64_t transformer_spec::*value;
+};
+
+const std::array<dimension_flag, 7> dimension_flags{{
+    {"layers", "--layers", &model_flags::layers, &transformer_spec::layers},
+    {"hidden", "--hidden", &model_flags::hidden, &transformer_spec::hidden},
+    {"heads", "--heads", &model_flags::heads, &transformer_spec::heads},
+    {"kv_heads", "--kv-heads", &model_flags::kv_heads, &transformer_spec::kv_heads},
+    {"ffn", "--ffn", &model_flags::ffn, &transformer_spec::ffn},
+    {"vocab", "--vocab", &model_flags::vocab, &transformer_spec::vocab},
+    {"seq", "--seq", &model_flags::seq, &transformer_spec::seq},
+}};
+
+}  // namespace
+
+void add_model_flags(CLI::App& cmd, model_flags& flags, bool positional_name) {
+  if (positional_name) {
+    cmd.add_option("name", flags.name, "a preset name, e.g. llama-3-8b (see 'tpcost model list')");
+  } else {
+    cmd.add_option("--model", flags.name,
+                   "a preset name, e.g. llama-3-8b (see 'tpcost model list')");
+  }
+  auto* group = cmd.add_option_group("Model (a preset or a config.json, then overrides)");
+  group->add_option("--hf-config", flags.hf_config,
+                    "read the model from a Hugging Face config.json");
+  group->add_option("--arch", flags.arch,
+                    "conventions: gpt (biases, LayerNorm, learned positions, tied embeddings, GeLU "
+                    "MLP) or llama (no biases, RMSNorm, rotary, untied, SwiGLU)");
+  group->add_option("--layers", flags.layers, "L: transformer layers");
+  group->add_option("--hidden", flags.hidden, "h: hidden size");
+  group->add_option("--heads", flags.heads, "a: attention heads");
+  group->add_option("--kv-heads", flags.kv_heads, "key/value heads (GQA); default: --heads");
+  group->add_option("--ffn", flags.ffn, "MLP inner size; default 4h");
+  group->add_option("--vocab", flags.vocab, "V: vocabulary size");
+  group->add_option("--seq", flags.seq, "s: sequence length (also the FLOPs-per-token length)");
+}
+
+chosen_model to_model(const model_flags& flags) {
+  chosen_model out;
+  const bool by_name = !flags.name.empty();
+  const bool by_file = !flags.hf_config.empty();
+  if (by_name && by_file) {
+    throw invalid_spec("--hf-config", "give a preset name or --hf-config FILE, not both");
+  }
+  if (by_name) {
+    out.preset = &model_preset_named(flags.name, "model");
+    out.spec = out.preset->spec;
+    out.origin = "preset";
+  } else if (by_file) {
+    out.spec = io::load_hf_config(flags.hf_config, "--hf-config");
+    out.origin = "hf-config";
+    out.hf_config = flags.hf_config;
+  } else {
+    std::string missing;
+    for (const auto& d : dimension_flags) {
+      if ((d.field != "kv_heads" && d.field != "ffn") && (flags.*d.text).empty()) {
+        missing += (missing.empty() ? "" : ", ") + std::string(d.flag);
+      }
+    }
+    if (!missing.empty()) {
+      throw invalid_spec("model",
+                         "give a preset name, --hf-config FILE, or every dimension "
+                         "(missing: " +
+                             missing + ")");
+    }
+    out.spec = with_architecture(out.spec, architecture::gpt);
+    out.origin = "flags";
+  }
+  if (!flags.arch.empty()) {
+    out.spec = with_architecture(out.spec, parse_architecture(flags.arch, "--arch"));
+    out.overridden = true;
+  }
+  for (const auto& d : dimension_flags) {
+    if (!(flags.*d.text).empty()) {
+      out.spec.*d.value = parse_count(flags.*d.text, d.flag);
+      out.overridden = out.overridden || out.origin != "flags";
+    }
+  }
+  try {
+    validate(out.spec);
+  } catch (const invalid_spec& e) {
+    for (const auto& d : dimension_flags) {
+      if (e.field() == d.field) {
+        throw invalid_spec(std::string(d.flag), e.detail());
+      }
+    }
+    throw;
+  }
+  return out;
+}
+
+}  // namespace tpcost::cli

@@ -1,0 +1,41 @@
+// The flags that choose a model: a preset name, a Hugging Face config.json, and overrides of
+// single dimensions. Shared by every command that needs a transformer (model show, and the
+// step model to come).
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "tpcost/model.hpp"
+#include "tpcost/model_presets.hpp"
+
+namespace tpcost::cli {
+
+/// Kept as text and read with the core's parsers, as the other flags are.
+struct model_flags {
+  std::string name;       ///< preset name (positional for `model show`, --model elsewhere)
+  std::string hf_config;  ///< path to a config.json
+  std::string arch;       ///< gpt | llama conventions
+  std::string layers, hidden, heads, kv_heads, ffn, vocab, seq;
+};
+
+/// Registers --hf-config, --arch and the dimension overrides; and the preset name, as a
+/// positional NAME when `positional_name`, else as --model NAME.
+void add_model_flags(CLI::App& cmd, model_flags& flags, bool positional_name);
+
+/// The model the flags describe, and where it came from.
+struct chosen_model {
+  transformer_spec spec;
+  const model_preset* preset = nullptr;  ///< when chosen by name
+  std::string origin;                    ///< "preset", "hf-config" or "flags"
+  std::string hf_config;                 ///< the file, when read from one
+  bool overridden = false;               ///< some dimension or --arch was overridden
+};
+
+/// Reads the flags: a preset or an HF config (not both), then the overrides; or, with neither,
+/// every dimension from the flags (GPT conventions unless --arch). Validates the result and
+/// names the offending flag ("--kv-heads: 3 KV heads do not divide heads = 32").
+chosen_model to_model(const model_flags& flags);
+
+}  // namespace tpcost::cli

@@ -1,0 +1,172 @@
+// FLOPs per token and per step: hand counts, the reduction to Narayanan et al. eq. (3), the
+// recomputation terms, and MFU <= HFU.
+#include "tpcost/flops.hpp"
+
+#include <catch2/catch.hpp>
+#include <random>
+
+#include "support/matchers.hpp"
+
+using namespace tpcost;
+using tpcost::test::near;
+
+namespace {
+transformer_spec gpt_spec(std::int64_t L, std::int64_t h, std::int64_t a, std::int64_t V,
+                          std::int64_t s) {
+  return with_architecture({.layers = L, .hidden = h, .heads = a, .vocab = V, .seq = s},
+                           architecture::gpt);
+}
+constexpr auto none = recompute_mode::none;
+constexpr auto selective = recompute_mode::selective;
+constexpr auto full = recompute_mode::full;
+}  // namespace
+
+TEST_CASE("A tiny GPT's FLOPs per token and per step, counted by hand", "[flops]") {
+  // L=2, h=8, a=2, V=10, s=4, ffn=32; forward FLOPs of one token (2 per multiply-add):
+  //   Q, K, V, output: 2*(8*8 + 8*8 + 8*8 + 8*8) = 512 per layer       -> 1024
+  //   scores: q.k over 4 keys, 2 heads of dim 4: 2*4*8 = 64; attention over V: 64
+  //          = 128 per layer                                          -> 256
+  //   MLP: 2*8*32 + 2*32*8 = 1024 per layer                            -> 2048
+  //   logits: 2*8*10                                                   -> 160
+  //   forward = 3488; forward + backward = 3*3488 = 10464
+  // Recomputation runs again: selective the scores, 256; full every layer, 1024+256+2048 = 3328.
+  // A step of G=3 sequences is 12 tokens: 125,568 model FLOPs.
+  const auto spec = gpt_spec(2, 8, 2, 10, 4);
+  const auto fwd = forward_flops_per_token(spec, 4);
+  CHECK(fwd.projections.value() == 1024.0);
+  CHECK(fwd.attention.value() == 256.0);
+  CHECK(fwd.mlp.value() == 2048.0);
+  CHECK(fwd.logits.value() == 160.0);
+  CHECK(fwd.total().value() == 3488.0);
+  CHECK(model_flops_per_token(spec, 4).value() == 10464.0);
+  CHECK(hardware_flops_per_token(spec, 4, none).value() == 10464.0);
+  CHECK(hardware_flops_per_token(spec, 4, selective).value() == 10464.0 + 256.0);
+  CHECK(hardware_flops_per_token(spec, 4, full).value() == 10464.0 + 3328.0);
+  const auto step = flops_per_step(spec, 3, 4, full);
+  CHECK(step.model.value() == 12.0 * 10464.0);
+  CHECK(step.hardware.value() == 12.0 * 13792.0);
+  // ... and eq. (3) without recomputation: 72*3*4*2*64*(1 + 4/48 + 10/192) = 125,568.
+  CHECK_THAT(narayanan_step_flops(spec, 3, 4, false).value(), near(125568.0, 1e-14));
+}
+
+TEST_CASE("GQA and SwiGLU FLOPs per token, counted by hand", "[flops]") {
+  // L=1, h=8, a=4, kv=2 (kv_dim 4), ffn=12 gated, V=16, s=6:
+  //   projections 2*(8*8 + 2*8*4 + 8*8) = 384; scores 4*6*8 = 192 (GQA does not change them:
+  //   every query head still scores every key); MLP 2*3*8*12 = 576; logits 2*8*16 = 256.
+  const auto spec = with_architecture(
+      {.layers = 1, .hidden = 8, .heads = 4, .kv_heads = 2, .ffn = 12, .vocab = 16, .seq = 6},
+      architecture::llama);
+  const auto fwd = forward_flops_per_token(spec, 6);
+  CHECK(fwd.projections.value() == 384.0);
+  CHECK(fwd.attention.value() == 192.0);
+  CHECK(fwd.mlp.value() == 576.0);
+  CHECK(fwd.logits.value() == 256.0);
+  CHECK(model_flops_per_token(spec, 6).value() == 3.0 * 1408.0);
+}
+
+TEST_CASE(
+    "For GPT the general count is exactly Narayanan et al. eq. (3), with and without "
+    "recomputation",
+    "[flops]") {
+  std::mt19937_64 rng(11);
+  std::uniform_int_distribution<std::int64_t> small(1, 128);
+  for (int i = 0; i < 5000; ++i) {
+    const auto a = small(rng);
+    const auto h = a * small(rng) * 8;
+    const auto L = small(rng);
+    const auto V = small(rng) * 1000;
+    const auto s = small(rng) * 64;
+    const auto G = small(rng);
+    const auto spec = gpt_spec(L, h, a, V, s);
+    CAPTURE(L, h, a, V, s, G);
+    const auto general_full = flops_per_step(spec, G, s, full);
+    const auto general_none = flops_per_step(spec, G, s, none);
+    CHECK_THAT(general_full.hardware.value(),
+               near(narayanan_step_flops(spec, G, s, true).value(), 1e-12));
+    CHECK_THAT(general_none.hardware.value(),
+               near(narayanan_step_flops(spec, G, s, false).value(), 1e-12));
+    CHECK_THAT(general_full.model.value(),
+               near(narayanan_step_flops(spec, G, s, false).value(), 1e-12));
+  }
+}
+
+TEST_CASE(
+    "Selective recomputation adds one forward pass of the scores: 72BsLh^2(1 + 2s/(9h) + "
+    "V/(12Lh))",
+    "[flops]") {
+  // 12BLs^2h (model) + 4BLs^2h (recomputed QK^T and attention over V) = 16BLs^2h
+  // = 72BsLh^2 * 2s/(9h). Korthikanti et al. 2022 print s/(3h) in their eq. (8); see
+  // docs/flops.md for why the matmul count gives 2s/(9h).
+  const auto spec = gpt_spec(96, 12288, 96, 51200, 2048);
+  const double B = 1536, s = 2048, L = 96, h = 12288, V = 51200;
+  const double expected = 72 * B * s * L * h * h * (1 + 2 * s / (9 * h) + V / (12 * L * h));
+  CHECK_THAT(flops_per_step(spec, 1536, 2048, selective).hardware.value(), near(expected, 1e-12));
+}
+
+TEST_CASE("MFU <= HFU, with equality only without recomputation", "[flops]") {
+  const auto spec = with_architecture({.layers = 32,
+                                       .hidden = 4096,
+                                       .heads = 32,
+                                       .kv_heads = 8,
+                                       .ffn = 14336,
+                                       .vocab = 128256,
+                                       .seq = 8192},
+                                      architecture::llama);
+  const seconds step{12.5};
+  const flops_per_second peak{989e12};
+  for (const auto mode : {none, selective, full}) {
+    const auto f = flops_per_step(spec, 512, 8192, mode);
+    const double mfu = model_flops_utilisation(f.model, step, 512, peak);
+    const double hfu = hardware_flops_utilisation(f.hardware, step, 512, peak);
+    CAPTURE(to_string(mode), mfu, hfu);
+    CHECK(mfu <= hfu);
+    CHECK((mode == none) == (mfu == hfu));
+  }
+}
+
+TEST_CASE("MFU divides model FLOPs by time, GPUs and peak", "[flops]") {
+  // 1e17 FLOP in 10 s on 100 GPUs of 1 PFLOP/s: 1e17 / (10 * 100 * 1e15) = 0.1.
+  CHECK_THAT(model_flops_utilisation(flops(1e17), seconds(10.0), 100, flops_per_second(1e15)),
+             near(0.1));
+  CHECK_THAT(hardware_flops_utilisation(flops(3e17), seconds(10.0), 100, flops_per_second(1e15)),
+             near(0.3));
+}
+
+TEST_CASE("The attention term grows with s; GQA changes only the K and V projections", "[flops]") {
+  auto spec = with_architecture(
+      {.layers = 4, .hidden = 1024, .heads = 16, .ffn = 4096, .vocab = 1000, .seq = 2048},
+      architecture::llama);
+  const auto mha = forward_flops_per_token(spec, 2048);
+  CHECK(forward_flops_per_token(spec, 4096).attention.value() == 2.0 * mha.attention.value());
+  spec.kv_heads = 4;  // kv_dim 256: K and V cost 2*2*1024*256 instead of 2*2*1024*1024
+  const auto gqa = forward_flops_per_token(spec, 2048);
+  CHECK(mha.projections.value() - gqa.projections.value() == 4.0 * 4 * 1024 * (1024 - 256));
+  CHECK(gqa.attention.value() == mha.attention.value());
+  CHECK(gqa.mlp.value() == mha.mlp.value());
+}
+
+TEST_CASE("The 6N rule sits close to the matmul count for a large model at short sequences",
+          "[flops]") {
+  // GPT-3 175B at s=2048: 6N counts the tied embedding once, which is what the logits cost;
+  // what 6N misses is the attention-score term, s/(6h) = 2.8% here.
+  const auto spec = gpt_spec(96, 12288, 96, 50257, 2048);
+  const auto f = summarize_flops(spec, 2048);
+  CHECK(f.model.value() / f.six_n.value() == Approx(1.0).margin(0.04));
+  CHECK(f.hardware[0].value() == f.model.value());
+  CHECK(f.hardware[2].value() > f.hardware[1].value());
+}
+
+TEST_CASE("TP collectives per layer: none 4, selective 4, full 6; SP splits each in two",
+          "[flops][parallelism]") {
+  CHECK(tp_collectives_per_layer(none, false).all_reduce == 4);
+  CHECK(tp_collectives_per_layer(selective, false).all_reduce == 4);
+  CHECK(tp_collectives_per_layer(full, false).all_reduce == 6);
+  const auto sp = tp_collectives_per_layer(full, true);
+  CHECK(sp.all_reduce == 0);
+  CHECK(sp.all_gather == 6);
+  CHECK(sp.reduce_scatter == 6);
+  for (const auto mode : {none, selective, full}) {
+    CHECK(tp_collectives_per_layer(mode, true).all_reduce_equivalents() ==
+          tp_collectives_per_layer(mode, false).all_reduce_equivalents());
+  }
+}

@@ -1,0 +1,120 @@
+// Reading Hugging Face config.json files: the shipped examples against the presets, and
+// malformed files naming the file and the JSON pointer.
+#include "tpcost/io/hf_config.hpp"
+
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "tpcost/model_presets.hpp"
+
+using namespace tpcost;
+
+namespace {
+const std::string examples = TPCOST_EXAMPLES_DIR;
+
+bool same_spec(const transformer_spec& a, const transformer_spec& b) {
+  return a.layers == b.layers && a.hidden == b.hidden && a.heads == b.heads &&
+         kv_heads_of(a) == kv_heads_of(b) && ffn_of(a) == ffn_of(b) && a.gated_mlp == b.gated_mlp &&
+         a.vocab == b.vocab && a.seq == b.seq && architecture_of(a) == architecture_of(b) &&
+         a.linear_biases == b.linear_biases && a.tied_embeddings == b.tied_embeddings;
+}
+
+/// The message of the error that reading `text` (as file "c.json") throws, or "(no error)".
+std::string error_of(const std::string& text) {
+  try {
+    (void)io::from_hf_config(nlohmann::json::parse(text), "c.json", "--hf-config");
+  } catch (const invalid_spec& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+const std::string llama_body =
+    R"("hidden_size": 4096, "num_attention_heads": 32, "num_hidden_layers": 32,
+       "intermediate_size": 14336, "vocab_size": 128256, "max_position_embeddings": 8192)";
+}  // namespace
+
+TEST_CASE("The shipped Llama configs read as their presets", "[hf_config]") {
+  for (const auto* name : {"llama-3-8b", "llama-3-70b", "llama-2-7b"}) {
+    CAPTURE(name);
+    const auto spec = io::load_hf_config(examples + "/" + name + ".json", "--hf-config");
+    const auto& preset = model_preset_named(name, "test");
+    CHECK(same_spec(spec, preset.spec));
+    CHECK(count_params(spec).total == count_params(preset.spec).total);
+  }
+}
+
+TEST_CASE("GPT-2's config reads with GPT conventions and 124,439,808 parameters", "[hf_config]") {
+  const auto spec = io::load_hf_config(examples + "/gpt2.json", "--hf-config");
+  CHECK(architecture_of(spec) == architecture::gpt);
+  CHECK(spec.hidden == 768);
+  CHECK(spec.seq == 1024);
+  CHECK(ffn_of(spec) == 3072);  // n_inner absent: 4h
+  CHECK(count_params(spec).total == 124'439'808);
+}
+
+TEST_CASE("Optional keys: KV heads, ties, biases, activation", "[hf_config]") {
+  const auto read = [](const std::string& extra) {
+    return io::from_hf_config(nlohmann::json::parse("{" + llama_body + extra + "}"), "c.json",
+                              "--hf-config");
+  };
+  CHECK(kv_heads_of(read("")) == 32);
+  CHECK(kv_heads_of(read(R"(, "num_key_value_heads": null)")) == 32);
+  CHECK(kv_heads_of(read(R"(, "num_key_value_heads": 8)")) == 8);
+  CHECK(read("").gated_mlp);                                 // hidden_act defaults to silu
+  CHECK_FALSE(read(R"(, "hidden_act": "gelu")").gated_mlp);  // unknown type, plain GeLU
+  CHECK(read(R"(, "hidden_act": "gelu", "model_type": "gemma")").gated_mlp);  // GeGLU
+  CHECK(read(R"(, "tie_word_embeddings": true)").tied_embeddings);
+  CHECK_FALSE(read("").tied_embeddings);
+  CHECK(read(R"(, "attention_bias": true)").linear_biases);
+  CHECK(read(R"(, "head_dim": 128)").hidden == 4096);
+}
+
+TEST_CASE("Malformed configs name the file and the JSON pointer", "[hf_config]") {
+  CHECK(error_of("[1, 2]") ==
+        "--hf-config: c.json: the top level is array, expected a JSON object");
+  CHECK(error_of(R"({"num_attention_heads": 32})") ==
+        "--hf-config: c.json: /hidden_size: missing; the hidden size is required (hidden_size "
+        "or n_embd)");
+  CHECK(error_of("{" + llama_body + R"(, "num_key_value_heads": "8"})") ==
+        "--hf-config: c.json: /num_key_value_heads: expected a whole number, found string \"8\"");
+  CHECK(error_of(R"({"hidden_size": 4096.5})") ==
+        "--hf-config: c.json: /hidden_size: expected a whole number, found number 4096.5");
+  CHECK(error_of(R"({"hidden_size": -4096})") ==
+        "--hf-config: c.json: /hidden_size: expected a whole number in 1..2147483647, found "
+        "-4096");
+  CHECK(error_of(R"({"hidden_size": 18446744073709551615})") ==
+        "--hf-config: c.json: /hidden_size: expected a whole number in 1..2147483647, found "
+        "18446744073709551615");
+  CHECK(error_of("{" + llama_body + R"(, "tie_word_embeddings": "no"})") ==
+        "--hf-config: c.json: /tie_word_embeddings: expected true or false, found string \"no\"");
+  CHECK(error_of("{" + llama_body + R"(, "hidden_act": 3})") ==
+        "--hf-config: c.json: /hidden_act: expected a string, found number 3");
+}
+
+TEST_CASE("Inconsistent configs name the key the failed check came from", "[hf_config]") {
+  CHECK_THAT(error_of("{" + llama_body + R"(, "num_key_value_heads": 6})"),
+             Catch::StartsWith("--hf-config: c.json: /num_key_value_heads: 6 KV heads do not "
+                               "divide heads = 32"));
+  CHECK_THAT(
+      error_of(R"({"n_embd": 100, "n_head": 12, "n_layer": 2, "vocab_size": 10,
+                          "n_positions": 8, "model_type": "gpt2"})"),
+      Catch::StartsWith("--hf-config: c.json: /n_head: 12 heads do not divide hidden = 100"));
+  CHECK_THAT(error_of(R"({"hidden_size": 64, "num_attention_heads": 8, "num_hidden_layers": 2,
+                          "vocab_size": 10, "max_position_embeddings": 8})"),
+             Catch::StartsWith("--hf-config: c.json: /intermediate_size: missing; a gated MLP"));
+  CHECK_THAT(error_of("{" + llama_body + R"(, "head_dim": 256})"),
+             Catch::Contains("/head_dim: is 256, not hidden/heads = 128"));
+  CHECK_THAT(error_of("{" + llama_body + R"(, "num_local_experts": 8})"),
+             Catch::Contains("/num_local_experts: mixture-of-experts models are not modelled"));
+  CHECK(error_of("{" + llama_body + R"(, "num_local_experts": 1})") == "(no error)");
+}
+
+TEST_CASE("Unreadable and non-JSON files name the file", "[hf_config]") {
+  CHECK_THROWS_WITH(io::load_hf_config("/nonexistent/config.json", "--hf-config"),
+                    "--hf-config: /nonexistent/config.json: cannot be read");
+  CHECK_THROWS_WITH(io::load_hf_config(examples, "--hf-config"),
+                    Catch::EndsWith(": cannot be read"));
+  CHECK_THROWS_WITH(io::load_hf_config(examples + "/README.md", "--hf-config"),
+                    Catch::Contains("README.md: not valid JSON: parse error at line 1"));
+}

@@ -1,0 +1,177 @@
+// Per-GPU memory: Korthikanti et al. 2022 Table 2, a small layout derived by hand, pipeline
+// in-flight factors, ZeRO stages and capacity.
+#include "tpcost/memory.hpp"
+
+#include <catch2/catch.hpp>
+#include <random>
+
+#include "support/matchers.hpp"
+#include "tpcost/model_presets.hpp"
+
+using namespace tpcost;
+using tpcost::test::near;
+
+namespace {
+transformer_spec gpt_spec(std::int64_t L, std::int64_t h, std::int64_t a, std::int64_t V,
+                          std::int64_t s) {
+  return with_architecture({.layers = L, .hidden = h, .heads = a, .vocab = V, .seq = s},
+                           architecture::gpt);
+}
+constexpr auto none = recompute_mode::none;
+constexpr auto selective = recompute_mode::selective;
+constexpr auto full = recompute_mode::full;
+}  // namespace
+
+TEST_CASE("For GPT, activations per layer are the rows of Korthikanti et al. Table 2", "[memory]") {
+  std::mt19937_64 rng(3);
+  std::uniform_int_distribution<std::int64_t> small(1, 64);
+  for (int i = 0; i < 2000; ++i) {
+    const auto t = std::int64_t{1} << (small(rng) % 4);
+    const auto a = t * small(rng);
+    const auto h = a * small(rng);
+    const auto s = small(rng) * 32;
+    const auto b = small(rng);
+    const auto spec = gpt_spec(2, h, a, 1000, s);
+    const double sbh = static_cast<double>(s * b * h);
+    const double as_h = 5.0 * static_cast<double>(a * s) / static_cast<double>(h);
+    const double td = static_cast<double>(t);
+    CAPTURE(t, a, h, s, b);
+    // No parallelism: sbh(34 + 5as/h).
+    CHECK_THAT(activation_bytes_per_layer(spec, b, s, 1, false, none).value(),
+               near(sbh * (34 + as_h), 1e-12));
+    // Tensor parallel: sbh(10 + 24/t + 5as/(ht)).
+    CHECK_THAT(activation_bytes_per_layer(spec, b, s, t, false, none).value(),
+               near(sbh * (10 + 24 / td + as_h / td), 1e-12));
+    // Tensor + sequence parallel: sbh/t (34 + 5as/h).
+    CHECK_THAT(activation_bytes_per_layer(spec, b, s, t, true, none).value(),
+               near(sbh / td * (34 + as_h), 1e-12));
+    // Tensor parallel + selective recomputation: sbh(10 + 24/t).
+    CHECK_THAT(activation_bytes_per_layer(spec, b, s, t, false, selective).value(),
+               near(sbh * (10 + 24 / td), 1e-12));
+    // Tensor + sequence parallel + selective recomputation: 34 sbh/t.
+    CHECK_THAT(activation_bytes_per_layer(spec, b, s, t, true, selective).value(),
+               near(34 * sbh / td, 1e-12));
+    // Full recomputation: 2sbh (sequence-split with SP).
+    CHECK_THAT(activation_bytes_per_layer(spec, b, s, t, false, full).value(),
+               near(2 * sbh, 1e-12));
+    CHECK_THAT(activation_bytes_per_layer(spec, b, s, t, true, full).value(),
+               near(2 * sbh / td, 1e-12));
+  }
+}
+
+TEST_CASE("GQA and a gated MLP change the split part of the activations as derived", "[memory]") {
+  // h=8, a=4, kv=2 (kv_dim 4), ffn=12 gated, s=6, b=1, t=1, no recomputation:
+  //   replicated 10*sbh = 10*48 = 480; split 4*sbh + 4*s*b*kv_dim + 6*s*b*f = 192 + 96 + 432
+  //   = 720; scores 5*a*s^2*b = 5*4*36 = 720; total 1920 bytes.
+  const auto spec = with_architecture(
+      {.layers = 1, .hidden = 8, .heads = 4, .kv_heads = 2, .ffn = 12, .vocab = 16, .seq = 6},
+      architecture::llama);
+  CHECK(activation_bytes_per_layer(spec, 1, 6, 1, false, none).value() == 1920.0);
+  CHECK(activation_bytes_per_layer(spec, 1, 6, 2, false, none).value() == 480.0 + 1440.0 / 2);
+  CHECK(activation_bytes_per_layer(spec, 1, 6, 2, true, selective).value() == 1200.0 / 2);
+}
+
+TEST_CASE("A small layout's memory, derived by hand stage by stage", "[memory]") {
+  // GPT, L=4, h=8, a=2, V=16, s=4; t=2, p=2, d=2, b=1, G=8 -> m = 8/(2*1) = 4.
+  // Parameters of one layer on one TP rank:
+  //   split over t: QKV 8*24 + out 8*8 + MLP 2*8*32 + biases QKV 24 + MLP-in 32 = 824 -> 412
+  //   replicated: out bias 8 + MLP-out bias 8 + two LayerNorms 32 = 48       -> 460 per layer
+  // stage 0: 2 layers 920 + word embedding 16*8/2 = 64 + positions 4*8 = 32 -> 1016
+  // stage 1: 2 layers 920 + final norm 16 + its copy of the tied embedding 64 -> 1000
+  // Model states, 16 B/param, no ZeRO: 16256 B and 16000 B.
+  // Activations per layer (TP, no SP, no recomputation): sbh = 32,
+  //   sbh(10 + 24/2 + 5*2*4/(8*2)) = 32 * 24.5 = 784 B.
+  // stage 0 (1F1B) holds min(p - 0, m) = 2 micro-batches of its 2 layers: 4*784 = 3136, plus
+  //   the embedding dropout masks, 2 * sbh = 64                               -> 3200
+  // stage 1 holds 1 micro-batch: 2*784 = 1568, plus final-norm and output inputs 4*sbh = 128
+  //   and fp32 logits 4*s*b*V/t = 128                                         -> 1824
+  const auto spec = gpt_spec(4, 8, 2, 16, 4);
+  parallel_config par{.tp = 2, .pp = 2, .dp = 2, .micro_batch = 1, .global_batch = 8};
+  const auto r = memory_per_gpu(spec, par, bytes(20000.0));
+  REQUIRE(r.stages.size() == 2);
+  CHECK(layer_params_per_tp_rank(spec, 2) == 460.0);
+  CHECK(r.stages[0].params == 1016.0);
+  CHECK(r.stages[1].params == 1000.0);
+  CHECK(r.stages[0].model_states().value() == 16256.0);
+  CHECK(r.stages[1].model_states().value() == 16000.0);
+  CHECK(r.stages[0].layers_in_flight == 4.0);
+  CHECK(r.stages[0].activations.value() == 3200.0);
+  CHECK(r.stages[1].activations.value() == 1824.0);
+  CHECK(r.peak_stage == 0);
+  CHECK(r.peak().total().value() == 19456.0);
+  CHECK(r.headroom().value() == 544.0);
+  CHECK(r.fits());
+
+  // ZeRO-1 halves the optimizer states over d = 2, ZeRO-2 also the gradients, ZeRO-3 all.
+  par.zero = zero_stage::optimizer;
+  CHECK(memory_per_gpu(spec, par, bytes(2e4)).stages[0].model_states().value() ==
+        2032 + 2032 + 6096);
+  par.zero = zero_stage::gradients;
+  CHECK(memory_per_gpu(spec, par, bytes(2e4)).stages[0].model_states().value() ==
+        2032 + 1016 + 6096);
+  par.zero = zero_stage::parameters;
+  CHECK(memory_per_gpu(spec, par, bytes(2e4)).stages[0].model_states().value() == 16256 / 2);
+
+  // Full recomputation: 2*sbh = 64 B per layer in flight, plus one layer's full set (784).
+  par.zero = zero_stage::none;
+  par.recompute = recompute_mode::full;
+  CHECK(memory_per_gpu(spec, par, bytes(2e4)).stages[0].activations.value() == 4 * 64 + 784 + 64);
+}
+
+TEST_CASE("Over all TP ranks, the parameters add up to the model's, plus the replicas",
+          "[memory]") {
+  // With p = 1 and untied embeddings nothing is duplicated but the replicated parameters.
+  const auto& preset = model_preset_named("llama-3-8b", "test");
+  const auto& spec = preset.spec;
+  for (const std::int64_t t : {1, 2, 4, 8}) {
+    const parallel_config par{.tp = t};
+    const double per_gpu = params_per_gpu(spec, par, 0, spec.layers);
+    const double replicated_per_layer = 2.0 * static_cast<double>(norm_params(spec));
+    const double replicas =
+        static_cast<double>(t - 1) * (static_cast<double>(spec.layers) * replicated_per_layer +
+                                      static_cast<double>(norm_params(spec)));
+    CHECK_THAT(per_gpu * static_cast<double>(t) - replicas,
+               near(static_cast<double>(count_params(spec).total), 1e-12));
+  }
+}
+
+TEST_CASE("1F1B keeps L layers' worth on the first stage; interleaving adds (p-1)/(p*v)",
+          "[memory][pipeline_parallel]") {
+  // L=16, p=4, m=8: stage i holds (p - i) micro-batches of 4 layers.
+  CHECK(layers_in_flight(4, 0, 4, 8, 1) == 16.0);
+  CHECK(layers_in_flight(4, 3, 4, 8, 1) == 4.0);
+  CHECK(layers_in_flight(4, 0, 4, 2, 1) == 8.0);  // m < p: only m micro-batches exist
+  // v = 2: (p-1)*2 + (v-1)*p + 1 = 11 chunks of L/(p*v) = 2 layers = 22 = 16*(1 + 3/8).
+  CHECK(layers_in_flight(4, 0, 4, 8, 2) == 22.0);
+  CHECK(layers_in_flight(4, 0, 4, 8, 2) == 16.0 * (1.0 + 3.0 / 8.0));
+}
+
+TEST_CASE("A layout that does not fit is reported with negative headroom, not rejected",
+          "[memory]") {
+  // GPT-3 175B on one GPU: 16 B/param alone is 2.8 TB.
+  const auto& gpt3 = model_preset_named("gpt-3-175b", "test").spec;
+  const auto r = memory_per_gpu(gpt3, parallel_config{}, 80.0 * units::GiB);
+  CHECK_FALSE(r.fits());
+  CHECK(r.headroom().value() < -2.7e12);
+  // t=8, p=16, d=8, selective recomputation + SP, b=1: fits in 80 GiB.
+  const parallel_config big{.tp = 8,
+                            .pp = 16,
+                            .dp = 8,
+                            .micro_batch = 1,
+                            .global_batch = 1536,
+                            .sequence_parallel = true,
+                            .recompute = selective};
+  const auto fit = memory_per_gpu(gpt3, big, 80.0 * units::GiB);
+  CHECK(fit.fits());
+  // The first stage holds 16 micro-batches of 6 layers: 96 layers of 34*sbh/t.
+  CHECK(fit.stages[0].layers_in_flight == 96.0);
+  CHECK(fit.peak_stage == 0);
+}
+
+TEST_CASE("Megatron's fp32 gradient buffer makes 18 bytes per parameter", "[memory]") {
+  const auto spec = gpt_spec(4, 8, 2, 16, 4);
+  const parallel_config par{};
+  const auto a = memory_per_gpu(spec, par, bytes(1e9));
+  const auto b = memory_per_gpu(spec, par, bytes(1e9), mixed_precision_adam_fp32_grads);
+  CHECK(b.peak().model_states().value() == a.peak().model_states().value() * 18.0 / 16.0);
+}
