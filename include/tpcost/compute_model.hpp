@@ -1,0 +1,168 @@
+// Compute time of one transformer layer on one GPU of a TP group, kernel by kernel.
+//
+// Each matmul is a roofline with achievable ceilings: its time is the larger of
+// 2·M·N·K / (η_mm·P) and its operand bytes / (η_bw·HBM bandwidth), so small or skinny matmuls
+// (the attention batched matmuls with a head dimension of 64–160) are memory-bound while the
+// big projections run at η_mm·P. The element-wise kernels (norms, bias + dropout + residual,
+// bias + activation, softmax, dropout) are memory-bound: their bytes are counted from the
+// Megatron-LM kernels and run at η_bw·HBM bandwidth. This is what makes the effective compute
+// efficiency grow with the hidden size, as measured (Narayanan et al. 2021, Table 1: 44% of
+// peak at h = 2304 to 52% at h = 25600). docs/step.md derives the byte counts.
+//
+// η_mm and η_bw are software-level efficiencies: what a given framework reaches, not what the
+// silicon can. The A100 defaults (gpu presets) are η_mm = 0.75, calibrated on the 27.2 ms
+// measured for a 22B layer by Korthikanti et al. 2022 (arXiv:2205.05198, Table 4), and
+// η_bw = 0.66, the one constant fitted to Narayanan et al. 2021 Table 1 (the evidence-only
+// value from the same calibration is 0.79); see README "Validation".
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "tpcost/model.hpp"
+#include "tpcost/parallelism.hpp"
+#include "tpcost/units.hpp"
+
+namespace tpcost {
+
+/// Achievable fractions of a GPU's datasheet peaks for a given software stack.
+struct kernel_efficiency {
+  double matmul = 0.75;  ///< η_mm: of the dense tensor-core peak, for large matmuls
+  double memory = 0.66;  ///< η_bw: of the HBM bandwidth, for memory-bound kernels
+};
+
+/// The compute side of one GPU as the step model needs it.
+struct compute_device {
+  flops_per_second peak{};              ///< dense peak for the compute dtype
+  bytes_per_second memory_bandwidth{};  ///< HBM bandwidth
+  kernel_efficiency efficiency{};
+};
+
+/// One matmul C[M×N] = A[M×K]·B[K×N], `batch` times, with `element` bytes per value.
+constexpr seconds matmul_time(double m, double n, double k, double batch, double element,
+                              const compute_device& gpu) {
+  const flops work = 2.0 * m * n * k * batch * units::FLOP;
+  const bytes traffic = element * (m * k + k * n + m * n) * batch * units::B;
+  return max(work / (gpu.efficiency.matmul * gpu.peak),
+             traffic / (gpu.efficiency.memory * gpu.memory_bandwidth));
+}
+
+/// Time of a memory-bound kernel that moves `traffic` bytes.
+constexpr seconds memory_bound_time(bytes traffic, const compute_device& gpu) {
+  return traffic / (gpu.efficiency.memory * gpu.memory_bandwidth);
+}
+
+/// Per-GPU compute time of one layer for one micro-batch, by kernel class.
+struct layer_compute {
+  seconds attention_core_forward{};  ///< QKᵀ, PV, softmax, dropout: what selective recompute redoes
+  seconds other_forward{};           ///< projections, MLP, norms, residuals
+  seconds backward{};                ///< data and weight gradients, element-wise backward
+  seconds grad_accumulation{};       ///< adding this micro-batch's weight gradients to the buffer
+
+  [[nodiscard]] constexpr seconds forward() const { return attention_core_forward + other_forward; }
+  /// Forward, recomputed forward (per mode) and backward.
+  [[nodiscard]] constexpr seconds total(recompute_mode mode) const {
+    seconds t = forward() + backward;
+    if (mode == recompute_mode::full) {
+      t += forward();
+    } else if (mode == recompute_mode::selective) {
+      t += attention_core_forward;
+    }
+    return t;
+  }
+};
+
+/// Kernel times of one layer on one of `tp` GPUs for a micro-batch of `micro_batch` sequences
+/// of `model.seq` tokens; 16-bit activations and weights. Call validate(model, par) first.
+constexpr layer_compute layer_compute_time(const transformer_spec& model,
+                                           std::int64_t micro_batch, std::int64_t tp,
+                                           const compute_device& gpu) {
+  const double t = static_cast<double>(tp);
+  const double s = static_cast<double>(model.seq);
+  const double h = static_cast<double>(model.hidden);
+  const double tokens = static_cast<double>(micro_batch) * s;           // T = b·s
+  const double qkv_width = (h + 2.0 * static_cast<double>(kv_dim(model))) / t;
+  const double ffn = static_cast<double>(ffn_of(model));
+  const double up_width = ffn * static_cast<double>(mlp_matrices(model) - 1) / t;  // FC1 (+gate)
+  const double head = static_cast<double>(head_dim(model));
+  const double heads_here = static_cast<double>(micro_batch * model.heads) / t;  // b·a/t
+  const double x = tokens * h;                      // elements of a full-width activation
+  const double scores = heads_here * s * s;         // attention-score elements on this GPU
+  constexpr double e = 2.0;                         // bytes per 16-bit element
+
+  // Forward matmuls (M, N, K, batch), as Megatron's column/row-parallel layers split them.
+  struct mm {
+    double m, n, k, batch;
+  };
+  const mm projections[] = {
+      {tokens, qkv_width, h, 1.0},  // QKV (column-parallel)
+      {tokens, h, h / t, 1.0},      // attention output (row-parallel)
+      {tokens, up_width, h, 1.0},   // FC1 and gate (column-parallel)
+      {tokens, h, ffn / t, 1.0},    // FC2 (row-parallel)
+  };
+  const mm attention[] = {
+      {s, s, head, heads_here},  // QKᵀ
+      {s, head, s, heads_here},  // scores × V
+  };
+  seconds proj_fwd{};
+  seconds attn_fwd{};
+  seconds bwd{};
+  for (const auto& g : projections) {
+    proj_fwd += matmul_time(g.m, g.n, g.k, g.batch, e, gpu);
+    bwd += matmul_time(g.m, g.k, g.n, g.batch, e, gpu) + matmul_time(g.k, g.n, g.m, g.batch, e, gpu);
+  }
+  for (const auto& g : attention) {
+    attn_fwd += matmul_time(g.m, g.n, g.k, g.batch, e, gpu);
+    bwd += matmul_time(g.m, g.k, g.n, g.batch, e, gpu) + matmul_time(g.k, g.n, g.m, g.batch, e, gpu);
+  }
+
+  // Element-wise kernels, bytes read + written (Megatron-LM fused kernels, 16-bit):
+  // forward: 2 norms 8X, 2 bias-dropout-add 14X (replicated over TP), QKV bias 4·T·qkv,
+  // context permute 4X/t, bias + activation 4·T·(MLP width)/t; softmax 4A + dropout 5A.
+  const double act_width = ffn / t * (model.gated_mlp ? 1.5 : 1.0);
+  const bytes fwd_other = (2 * 4 * x + 2 * 7 * x + 4 * tokens * qkv_width + 4 * x / t +
+                           4 * tokens * act_width) *
+                          units::B;
+  const bytes fwd_attention = (4 + 5) * scores * units::B;
+  // backward: dropout/bias-grad/residual 26X, norm backward 20X, activation backward + bias grad
+  // 8·T·width/t, permute + QKV bias grad 4X/t + 2·T·qkv; softmax 6A + dropout 5A.
+  const bytes bwd_elementwise = (2 * 13 * x + 2 * 10 * x + 8 * tokens * act_width + 4 * x / t +
+                                 2 * tokens * qkv_width + (6 + 5) * scores) *
+                                units::B;
+  // fp16 gradient accumulation into the main-grad buffer: read 2 + read 2 + write 2 B/param.
+  const double layer_params_here = static_cast<double>(attention_params_per_layer(model) +
+                                                       mlp_params_per_layer(model)) /
+                                   t;
+  return layer_compute{
+      .attention_core_forward = attn_fwd + memory_bound_time(fwd_attention, gpu),
+      .other_forward = proj_fwd + memory_bound_time(fwd_other, gpu),
+      .backward = bwd + memory_bound_time(bwd_elementwise, gpu),
+      .grad_accumulation = memory_bound_time(6.0 * layer_params_here * units::B, gpu),
+  };
+}
+
+/// The output layer on the last pipeline stage, per micro-batch: the logit matmul forward and
+/// its two gradients (never recomputed), the fp32 vocab-parallel cross-entropy (about 60 bytes
+/// per logit forward and backward) and the final norm.
+constexpr seconds logits_compute_time(const transformer_spec& model, std::int64_t micro_batch,
+                                      std::int64_t tp, const compute_device& gpu) {
+  const double t = static_cast<double>(tp);
+  const double tokens = static_cast<double>(micro_batch * model.seq);
+  const double h = static_cast<double>(model.hidden);
+  const double v = static_cast<double>(model.vocab) / t;
+  return matmul_time(tokens, v, h, 1, 2, gpu) + matmul_time(tokens, h, v, 1, 2, gpu) +
+         matmul_time(h, v, tokens, 1, 2, gpu) +
+         memory_bound_time((60.0 * tokens * v + 18.0 * tokens * h) * units::B, gpu);
+}
+
+/// Bytes of HBM traffic per parameter for one optimizer step: Megatron-LM's fp16 optimizer
+/// with fused Adam (fp16 grad → fp32 6, unscale + inf check 8, grad norm 4, Adam 28,
+/// fp32 → fp16 copy 6, zero the grad buffer 2).
+inline constexpr double optimizer_bytes_per_param = 54.0;
+
+/// The optimizer step for `params` parameters held by this GPU: memory-bound.
+constexpr seconds optimizer_time(double params, const compute_device& gpu) {
+  return memory_bound_time(optimizer_bytes_per_param * params * units::B, gpu);
+}
+
+}  // namespace tpcost
