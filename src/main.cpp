@@ -1,5 +1,6 @@
 // tpcost: registers the subcommands, parses, and maps errors to documented exit codes:
 // 0 success, 2 invalid input or usage, 3 an output file could not be written, 4 internal error.
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -23,10 +24,16 @@ int fail(const std::string& message, int code) {
 }
 
 /// Core errors name a spec field ("batch"); on the command line that is the flag "--batch".
+/// A field that is not a bare name (a JSON pointer "/a/b", a file location "run.txt:12", a
+/// command "hardware show") is printed as it is.
 std::string as_flag(const tpcost::invalid_spec& e) {
   const auto& field = e.field();
-  const bool already_a_flag = !field.empty() && (field.front() == '-' || field.front() == '/');
-  return (already_a_flag ? field : "--" + field) + ": " + e.detail();
+  const bool bare_name =
+      !field.empty() && field.front() != '-' && std::all_of(field.begin(), field.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '-' || c == '_';
+      });
+  return (bare_name ? "--" + field : field) + ": " + e.detail();
 }
 
 }  // namespace
@@ -41,6 +48,8 @@ Exit codes: 0 success, 2 invalid input, 3 cannot write output, 4 internal error.
 )");
   tpcost::cli::add_sweep_command(app);
   tpcost::cli::add_explain_command(app);
+  tpcost::cli::add_calibrate_command(app);
+  tpcost::cli::add_hardware_command(app);
 
   try {
     app.parse(argc, argv);

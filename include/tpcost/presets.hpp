@@ -563,7 +563,10 @@ template <class Preset>
 std::string name_list(std::span<const Preset> presets) {
   std::string out;
   for (const auto& preset : presets) {
-    out += (out.empty() ? "" : ", ") + std::string(preset.name);
+    if (!out.empty()) {
+      out += ", ";
+    }
+    out += std::string(preset.name);
   }
   return out;
 }
@@ -580,7 +583,13 @@ std::string suggestion(std::string_view text, std::span<const Presets>... tables
     return "did you mean '" + std::string(best_name) + "'?";
   }
   std::string all;
-  ((all += (all.empty() ? "" : ", ") + name_list(tables)), ...);
+  const auto append = [&all](const std::string& names) {
+    if (!all.empty()) {
+      all += ", ";
+    }
+    all += names;
+  };
+  (append(name_list(tables)), ...);
   return "known presets: " + all;
 }
 }  // namespace detail

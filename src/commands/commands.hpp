@@ -7,5 +7,7 @@ namespace tpcost::cli {
 
 void add_sweep_command(CLI::App& app);
 void add_explain_command(CLI::App& app);
+void add_calibrate_command(CLI::App& app);
+void add_hardware_command(CLI::App& app);
 
 }  // namespace tpcost::cli
