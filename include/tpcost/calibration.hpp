@@ -432,12 +432,12 @@ namespace detail::nccl {
 
 /// The range of rank counts n whose factor F(n) matches every printed busbw/algbw pair,
 /// allowing for the rounding of the printed digits. Empty optional: no usable pair.
-inline std::optional<std::pair<double, double>> ranks_from_bandwidths(const nccl_run& run,
-                                                                      collective_kind kind,
-                                                                      std::size_t& tightest_line) {
+inline std::optional<std::pair<double, double>> ranks_from_bandwidths(
+    const nccl_run& run, collective_kind kind, std::size_t& tightest_sample) {
   std::optional<std::pair<double, double>> range;
   double tightest = std::numeric_limits<double>::infinity();
-  for (const auto& s : run.samples) {
+  for (std::size_t i = 0; i < run.samples.size(); ++i) {
+    const auto& s = run.samples[i];
     const double h = s.printed_half_unit;
     if (!std::isfinite(h) || !(s.printed_algbw >= 100.0 * h)) {
       continue;  // too few digits to say anything
@@ -448,9 +448,10 @@ inline std::optional<std::pair<double, double>> ranks_from_bandwidths(const nccl
     const double c = kind == collective_kind::all_reduce ? 2.0 : 1.0;
     const double n_lo = r_lo >= c ? std::numeric_limits<double>::infinity() : c / (c - r_lo);
     const double n_hi = r_hi >= c ? std::numeric_limits<double>::infinity() : c / (c - r_hi);
-    if (n_hi - n_lo < tightest) {
-      tightest = n_hi - n_lo;
-      tightest_line = s.line;
+    const double width = std::isfinite(n_lo) && std::isfinite(n_hi) ? n_hi - n_lo : 1e300;
+    if (!range || width < tightest) {
+      tightest = width;
+      tightest_sample = i;
     }
     range = range ? std::pair{std::max(range->first, n_lo), std::min(range->second, n_hi)}
                   : std::pair{n_lo, n_hi};
@@ -498,12 +499,27 @@ inline nccl_run resolve_run(nccl_run run, const run_overrides& given) {
                        "--collective");
   }
   const auto kind = *run.collective;
-  std::size_t ratio_line = 0;
-  const auto range = ranks_from_bandwidths(run, kind, ratio_line);
+  std::size_t ratio_sample = 0;
+  const auto range = ranks_from_bandwidths(run, kind, ratio_sample);
+  if (range && !(range->first <= range->second && range->first < 1e9)) {
+    const auto& s = run.samples[ratio_sample];
+    const double r = s.printed_busbw / s.printed_algbw;
+    std::string hint;
+    if (kind != collective_kind::all_reduce && r > 1.0 && r < 2.0) {
+      hint = " (as all_reduce it would be " + short_number(std::round(2.0 / (2.0 - r)), 6) +
+             " ranks)";
+    }
+    throw invalid_spec(sample_location(run, s),
+                       "busbw/algbw = " + short_number(s.printed_busbw) + "/" +
+                           short_number(s.printed_algbw) + " = " + short_number(r, 5) +
+                           " fits " + std::string(to_string(kind)) +
+                           " for no number of ranks" + hint + "; check --collective (collective "
+                           "from " + run.collective_from + ")");
+  }
   std::optional<std::int64_t> from_ratio;
-  if (range && range->first <= range->second) {
+  if (range && range->first <= range->second && range->first < 1e9) {
     const auto lo = static_cast<std::int64_t>(std::ceil(range->first - 1e-9));
-    const auto hi = std::isfinite(range->second)
+    const auto hi = range->second < 1e9
                         ? static_cast<std::int64_t>(std::floor(range->second + 1e-9))
                         : std::numeric_limits<std::int64_t>::max();
     if (lo == hi && lo >= 2) {
@@ -535,8 +551,7 @@ inline nccl_run resolve_run(nccl_run run, const run_overrides& given) {
     const double f = bus_factor(kind, n);
     const double nd = static_cast<double>(n);
     if (range->first > range->second || nd < range->first - 1e-9 || nd > range->second + 1e-9) {
-      const auto& s = *std::find_if(run.samples.begin(), run.samples.end(),
-                                    [&](const nccl_sample& x) { return x.line == ratio_line; });
+      const auto& s = run.samples[ratio_sample];
       throw invalid_spec(
           sample_location(run, s),
           "busbw/algbw = " + short_number(s.printed_busbw) + "/" + short_number(s.printed_algbw) +

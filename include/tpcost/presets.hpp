@@ -164,7 +164,7 @@ inline constexpr std::array<gpu_preset, 8> gpu_presets =
           {
               .name = "A100-PCIe-80GB",
               .description = "NVIDIA A100 PCIe 80GB (Ampere), 8 cards on PCIe Gen4 without NVLink",
-              .aliases = {"a100-pcie", "a100-pcie-80gb", "a100pcie", "", ""},
+              .aliases = {"a100-pcie", "", "", "", ""},
               .reference = "NVIDIA A100 datasheet (2021)",
               .peak =
                   {
@@ -231,7 +231,7 @@ inline constexpr std::array<gpu_preset, 8> gpu_presets =
           {
               .name = "H100-PCIe",
               .description = "NVIDIA H100 PCIe 80GB (Hopper), 8 cards on PCIe Gen5 without NVLink",
-              .aliases = {"h100-pcie", "h100-pcie-80gb", "h100pcie", "", ""},
+              .aliases = {"h100-pcie-80gb", "", "", "", ""},
               .reference = "NVIDIA H100 datasheet (2023)",
               .peak =
                   {
@@ -334,7 +334,7 @@ inline constexpr std::array<gpu_preset, 8> gpu_presets =
           {
               .name = "GB200-NVL72",
               .description = "NVIDIA GB200 NVL72 (Blackwell), 72 GPUs in one NVLink domain, 1200 W",
-              .aliases = {"gb200", "nvl72", "gb200nvl72", "b200-nvl72", "gb200-nvl"},
+              .aliases = {"gb200", "nvl72", "b200-nvl72", "gb200-nvl", ""},
               .reference = "NVIDIA GB200 NVL72 datasheet (2024)",
               .peak =
                   {
@@ -468,7 +468,7 @@ inline constexpr std::array<interconnect_preset, 4> interconnect_presets = [] {
       {
           .name = "RoCE-400G",
           .description = "RDMA over Converged Ethernet, 400 GbE per GPU",
-          .aliases = {"roce", "roce400", "400g-roce", "roce-400", "roce-400gbe"},
+          .aliases = {"roce", "roce400", "400g-roce", "roce-400gbe", ""},
           .reference = "IEEE 802.3bs 400GbE; NVIDIA ConnectX-7 (2022)",
           .link =
               {
