@@ -57,12 +57,12 @@ std::string render_hardware_list(output_format format) {
   }
   std::vector<std::vector<std::string>> gpus{{"name", "bf16 dense", "fp8 dense", "memory",
                                               "HBM bandwidth", "intra-node link", "per dir",
-                                              "GPUs/node", "reference"}};
+                                              "latency", "GPUs/node", "reference"}};
   for (const auto& g : gpu_presets) {
     gpus.push_back({std::string(g.name), rate_or_dash(g.peak.bf16.value),
                     rate_or_dash(g.peak.fp8.value), gib(g.memory.value),
                     io::to_string(g.memory_bandwidth.value), std::string(g.intra.name),
-                    io::to_string(g.intra.bandwidth.value),
+                    io::to_string(g.intra.bandwidth.value), io::to_string(g.intra.latency.value),
                     fmt::format("{}", g.gpus_per_node.value), std::string(g.reference)});
   }
   std::vector<std::vector<std::string>> nets{{"name", "link", "per dir", "latency", "reference"}};
@@ -75,7 +75,7 @@ std::string render_hardware_list(output_format format) {
   std::string out =
       "GPU presets: dense peak rates (no sparsity), HBM capacity as GiB, link bandwidth per "
       "direction\n\n";
-  out += layout_columns(gpus, {left, right, right, right, right, left, right, right, left});
+  out += layout_columns(gpus, {left, right, right, right, right, left, right, right, right, left});
   out += "\nInter-node presets: per GPU (one NIC port each), per direction\n\n";
   out += layout_columns(nets, {left, left, right, right, left});
   out +=

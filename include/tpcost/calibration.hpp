@@ -506,15 +506,16 @@ inline nccl_run resolve_run(nccl_run run, const run_overrides& given) {
     const double r = s.printed_busbw / s.printed_algbw;
     std::string hint;
     if (kind != collective_kind::all_reduce && r > 1.0 && r < 2.0) {
-      hint = " (as all_reduce it would be " + short_number(std::round(2.0 / (2.0 - r)), 6) +
-             " ranks)";
+      hint =
+          " (as all_reduce it would be " + short_number(std::round(2.0 / (2.0 - r)), 6) + " ranks)";
     }
     throw invalid_spec(sample_location(run, s),
                        "busbw/algbw = " + short_number(s.printed_busbw) + "/" +
-                           short_number(s.printed_algbw) + " = " + short_number(r, 5) +
-                           " fits " + std::string(to_string(kind)) +
-                           " for no number of ranks" + hint + "; check --collective (collective "
-                           "from " + run.collective_from + ")");
+                           short_number(s.printed_algbw) + " = " + short_number(r, 5) + " fits " +
+                           std::string(to_string(kind)) + " for no number of ranks" + hint +
+                           "; check --collective (collective "
+                           "from " +
+                           run.collective_from + ")");
   }
   std::optional<std::int64_t> from_ratio;
   if (range && range->first <= range->second && range->first < 1e9) {

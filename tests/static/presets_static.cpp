@@ -16,10 +16,10 @@ consteval bool rates_ordered() {
 
 consteval bool everything_sourced() {
   for (const auto& g : gpu_presets) {
-    for (const auto* s : {&g.peak.fp64.source, &g.peak.fp32.source, &g.peak.tf32.source,
-                          &g.peak.bf16.source, &g.peak.fp16.source, &g.peak.fp8.source,
-                          &g.memory.source, &g.memory_bandwidth.source, &g.gpus_per_node.source,
-                          &g.intra.bandwidth.source, &g.intra.latency.source}) {
+    for (const auto* s :
+         {&g.peak.fp64.source, &g.peak.fp32.source, &g.peak.tf32.source, &g.peak.bf16.source,
+          &g.peak.fp16.source, &g.peak.fp8.source, &g.memory.source, &g.memory_bandwidth.source,
+          &g.gpus_per_node.source, &g.intra.bandwidth.source, &g.intra.latency.source}) {
       if (s->empty()) {
         return false;
       }

@@ -57,10 +57,10 @@ std::string row(double size, double time_us, std::int64_t n) {
   const double algbw = size / (time_us * 1e-6) / 1e9;
   const double busbw = algbw * bus_factor(collective_kind::all_reduce, n);
   char buf[256];
-  std::snprintf(buf, sizeof buf,
-                "%12.0f  %12.0f  %8s  %6s  %6s  %7.2f  %6.2f  %6.2f  %6s  %7.2f  %6.2f  %6.2f  %6s\n",
-                size, size / 4, "float", "sum", "-1", time_us, algbw, busbw, "0", time_us, algbw,
-                busbw, "0");
+  std::snprintf(
+      buf, sizeof buf,
+      "%12.0f  %12.0f  %8s  %6s  %6s  %7.2f  %6.2f  %6.2f  %6s  %7.2f  %6.2f  %6.2f  %6s\n", size,
+      size / 4, "float", "sum", "-1", time_us, algbw, busbw, "0", time_us, algbw, busbw, "0");
   return buf;
 }
 
@@ -101,8 +101,8 @@ TEST_CASE("Collective names are read in nccl-tests' and tpcost's spellings", "[c
 
 TEST_CASE("The fit recovers alpha and beta exactly from times the model generates",
           "[calibration]") {
-  for (const auto kind :
-       {collective_kind::all_reduce, collective_kind::all_gather, collective_kind::reduce_scatter}) {
+  for (const auto kind : {collective_kind::all_reduce, collective_kind::all_gather,
+                          collective_kind::reduce_scatter}) {
     for (const std::int64_t n : {2, 8, 16, 72}) {
       const link_spec truth{371.25 * units::GB / units::s, 2.75 * units::us};
       std::vector<timed_size> points;
@@ -131,7 +131,8 @@ TEST_CASE("A negative latency is clamped to zero and the bandwidth refitted", "[
 }
 
 TEST_CASE("The fit refuses data that cannot determine alpha and beta", "[calibration]") {
-  std::vector<timed_size> one_size{{1 * units::MB, 10 * units::us}, {1 * units::MB, 11 * units::us}};
+  std::vector<timed_size> one_size{{1 * units::MB, 10 * units::us},
+                                   {1 * units::MB, 11 * units::us}};
   CHECK_THROWS_WITH(fit_ring_alpha_beta(collective_kind::all_reduce, 8, one_size),
                     Catch::Contains("at least 2 distinct message sizes"));
   std::vector<timed_size> shrinking{{1 * units::kB, 90 * units::us},
@@ -153,9 +154,9 @@ TEST_CASE("The piecewise fit finds the breakpoints and lines that generated the 
   run.collective = collective_kind::all_reduce;
   run.ranks = 8;
   for (const auto m : sizes(10, 34)) {
-    const auto& link = m.value() < std::ldexp(1.0, 18) ? small
+    const auto& link = m.value() < std::ldexp(1.0, 18)   ? small
                        : m.value() < std::ldexp(1.0, 26) ? middle
-                                                          : large;
+                                                         : large;
     nccl_sample sample;
     sample.size = m;
     sample.time = ring_time(collective_kind::all_reduce, 8, m, link);
@@ -332,9 +333,9 @@ TEST_CASE("Malformed input fails with the file and the line", "[calibration]") {
   CHECK_THAT(expect_error("# header only\n#  size count type\n"),
              Catch::StartsWith("x.txt: no nccl-tests data rows"));
   const std::string good = "1048576 262144 float sum -1 27.37 38.31 67.04 0 26.93 38.94 68.14 0\n";
-  CHECK_THAT(expect_error(good + "2097152 524288 float sum -1 42.21 49.68\n"),
-             Catch::StartsWith("x.txt:2: a data row with 7 fields") &&
-                 Catch::Contains("truncated?"));
+  CHECK_THAT(
+      expect_error(good + "2097152 524288 float sum -1 42.21 49.68\n"),
+      Catch::StartsWith("x.txt:2: a data row with 7 fields") && Catch::Contains("truncated?"));
   CHECK_THAT(expect_error(good + good.substr(0, 40) + "\n"), Catch::StartsWith("x.txt:2: "));
   CHECK_THAT(expect_error("1048576 262144 17 sum -1 27.37 38.31 67.04 0 26.93 38.94 68.14 0\n"),
              Catch::StartsWith("x.txt:1: the third field '17' should be the element type"));
@@ -356,10 +357,11 @@ TEST_CASE("Ranks and collective that disagree with busbw/algbw are refused", "[c
                     Catch::Contains("dgx-h100-8gpu-all_reduce.txt:") &&
                         Catch::Contains("but all_reduce over 16 ranks (from --ranks") &&
                         Catch::Contains("check --ranks and --collective"));
-  CHECK_THROWS_WITH(load("dgx-h100-8gpu-all_reduce.txt", with_collective(collective_kind::all_gather)),
-                    Catch::Contains("fits all_gather for no number of ranks (as all_reduce "
-                                    "it would be 8 ranks); check --collective (collective from "
-                                    "--collective)"));
+  CHECK_THROWS_WITH(
+      load("dgx-h100-8gpu-all_reduce.txt", with_collective(collective_kind::all_gather)),
+      Catch::Contains("fits all_gather for no number of ranks (as all_reduce "
+                      "it would be 8 ranks); check --collective (collective from "
+                      "--collective)"));
   CHECK(load("dgx-h100-8gpu-all_reduce.txt", with_ranks(8)).ranks_from == "--ranks");
   // No collective anywhere.
   CHECK_THROWS_WITH(resolve_run(parse_nccl_tests_text(row(1048576, 27.37, 8), "run.txt"), {}),

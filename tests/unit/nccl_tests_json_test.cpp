@@ -92,8 +92,8 @@ TEST_CASE("A JSON report that disagrees with its rank count is refused", "[nccl_
     (void)resolve_run(parse_nccl_tests_json(doc.dump(), "run.json"), {});
     FAIL("accepted");
   } catch (const invalid_spec& e) {
-    CHECK_THAT(std::string(e.what()), Catch::StartsWith("run.json: /results/") &&
-                                          Catch::Contains("over 16 ranks"));
+    CHECK_THAT(std::string(e.what()),
+               Catch::StartsWith("run.json: /results/") && Catch::Contains("over 16 ranks"));
   }
 }
 
@@ -104,7 +104,8 @@ TEST_CASE("Malformed JSON reports name the JSON pointer", "[nccl_tests_json]") {
   CHECK_THAT(error_of(doc), Catch::StartsWith("run.json: /results: is missing"));
   doc = report();
   doc["results"][1]["in_place"]["time"] = "nan";
-  CHECK(error_of(doc) == "run.json: /results/1/in_place/time: is \"nan\", expected a finite number");
+  CHECK(error_of(doc) ==
+        "run.json: /results/1/in_place/time: is \"nan\", expected a finite number");
   doc = report();
   doc["results"][0]["out_of_place"]["time"] = -3.0;
   CHECK_THAT(error_of(doc), Catch::StartsWith("run.json: /results/0/out_of_place/time: is not a "

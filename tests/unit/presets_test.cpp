@@ -149,8 +149,7 @@ TEST_CASE("An unknown name fails with the field and the nearest preset", "[prese
     FAIL("accepted");
   } catch (const invalid_spec& e) {
     CHECK(e.field() == "--gpu");
-    CHECK(std::string(e.what()) ==
-          "--gpu: 'h10' is not a GPU preset; did you mean 'H100-SXM'?");
+    CHECK(std::string(e.what()) == "--gpu: 'h10' is not a GPU preset; did you mean 'H100-SXM'?");
   }
   try {
     (void)gpu_preset_by_name("mi30x", "--gpu");

@@ -87,8 +87,7 @@ TEST_CASE("A calibrated profile survives the round trip through its file format"
   CHECK(p.sources == std::vector<std::string>{"synthetic.txt"});
 }
 
-TEST_CASE("A hand-written profile needs only alpha, beta and their convention",
-          "[profile_json]") {
+TEST_CASE("A hand-written profile needs only alpha, beta and their convention", "[profile_json]") {
   const auto p = profiles_from_json(minimal());
   REQUIRE(p.size() == 1);
   CHECK(p[0].link.latency.value() == 3.4e-6);
