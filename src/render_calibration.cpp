@@ -43,16 +43,17 @@ std::string stats_text(const residual_stats& s) {
                      size_label(s.worst_at));
 }
 
-std::string placement_text(placement_filter f) {
-  switch (f) {
-    case placement_filter::in_place:
-      return "in-place timings";
-    case placement_filter::out_of_place:
-      return "out-of-place timings";
-    case placement_filter::both:
-      break;
+/// Which timings the fitted points are: what the data held after --placement.
+std::string placement_text(const std::vector<fitted_point>& points) {
+  bool in = false;
+  bool out = false;
+  for (const auto& p : points) {
+    in = in || p.where == placement::in_place;
+    out = out || p.where == placement::out_of_place;
   }
-  return "in-place and out-of-place timings";
+  return in && out ? "in-place and out-of-place timings"
+         : in      ? "in-place timings"
+                   : "out-of-place timings";
 }
 
 std::string section(const calibration_result& r, const std::vector<nccl_run>& runs) {
@@ -63,7 +64,7 @@ std::string section(const calibration_result& r, const std::vector<nccl_run>& ru
     out += fmt::format(" on {} node{}", *p.nodes, *p.nodes == 1 ? "" : "s");
   }
   out += fmt::format(": {} points from {} to {}, {}\n", p.points, size_label(p.min_size),
-                     size_label(p.max_size), placement_text(p.placements));
+                     size_label(p.max_size), placement_text(r.points));
   for (const auto& run : runs) {
     if (run.collective == p.collective && run.ranks == p.ranks) {
       out += fmt::format("  {}  (collective from {}; ranks from {})\n", run.source,

@@ -2,6 +2,8 @@
 // the core library's calibration of the same fixture.
 #include <array>
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -89,4 +91,42 @@ TEST_CASE("calibrate groups files by collective and rank count", "[cli]") {
   REQUIRE(j.at("calibrations").size() == 1);
   CHECK(j.at("calibrations")[0].at("profile").at("sources").size() == 2);
   CHECK(j.at("calibrations")[0].at("points").size() == 64 + 24);
+}
+
+TEST_CASE("calibrate reads nccl-tests' JSON report as well as its text", "[cli]") {
+  // A report in the shape of nccl-tests src/util.cu (-J): model times, 8 ranks, 2 hosts.
+  const tpcost::link_spec truth{300 * tpcost::units::GB / tpcost::units::s, 3 * tpcost::units::us};
+  nlohmann::json results = nlohmann::json::array();
+  for (int e = 20; e <= 30; ++e) {
+    const tpcost::bytes m(std::ldexp(1.0, e));
+    const double t = tpcost::ring_time(tpcost::collective_kind::all_reduce, 8, m, truth).value();
+    const double alg = m.value() / t / 1e9;
+    results.push_back(
+        {{"size", static_cast<std::uint64_t>(m.value())},
+         {"out_of_place", nullptr},
+         {"in_place",
+          {{"time", t * 1e6}, {"alg_bw", alg}, {"bus_bw", alg * 1.75}, {"nwrong", 0}}}});
+  }
+  const nlohmann::json report = {
+      {"version", 2},
+      {"args", {"./build/all_reduce_perf", "-b", "1M", "-e", "1G"}},
+      {"config",
+       {{"nthreads", 1},
+        {"ngpus", 4},
+        {"devices", {{{"rank", 0}, {"hostname", "a"}}, {{"rank", 4}, {"hostname", "b"}}}}}},
+      {"results", results}};
+  const std::string path = "calibrate_cli_test_report.json";
+  {
+    std::ofstream out(path);
+    out << report.dump();
+  }
+  const auto [code, out] = run_tpcost("calibrate " + path + " --segments 1 --format json");
+  std::remove(path.c_str());
+  REQUIRE(code == 0);
+  const auto p = nlohmann::json::parse(out).at("calibrations")[0].at("profile");
+  CHECK(p.at("ranks") == 8);
+  CHECK(p.at("nodes") == 2);
+  CHECK(p.at("collective") == "all_reduce");
+  CHECK(std::fabs(p.at("beta_bytes_per_s").get<double>() / 300e9 - 1.0) < 1e-9);
+  CHECK(std::fabs(p.at("alpha_s").get<double>() / 3e-6 - 1.0) < 1e-6);
 }
