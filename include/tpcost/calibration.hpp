@@ -241,6 +241,12 @@ inline std::optional<layout> header_layout(const std::vector<std::string_view>& 
   return layout{times[0], times[1] - times[0], timestamp ? std::size_t{2} : std::size_t{0}};
 }
 
+/// nccl-tests times in µs that a real run can print: 1 ns to ~11.6 days.
+constexpr bool plausible_time_us(double t) { return t >= 1e-3 && t <= 1e12; }
+
+/// The largest size accepted, 2^60 bytes (1 EiB): far above any GPU buffer.
+inline constexpr std::uint64_t max_size_bytes = std::uint64_t{1} << 60;
+
 [[noreturn]] inline void fail_at(const std::string& source, std::size_t line,
                                  const std::string& detail) {
   throw invalid_spec(source + ":" + std::to_string(line), detail);
@@ -260,6 +266,11 @@ inline nccl_sample read_group(const std::vector<std::string_view>& words, std::s
     fail_at(source, line,
             "the " + what + " time '" + std::string(words[at]) +
                 "' is not a positive number of microseconds");
+  }
+  if (!plausible_time_us(*time)) {
+    fail_at(source, line,
+            "the " + what + " time '" + std::string(words[at]) +
+                "' us is outside 0.001 us .. 1e12 us; is this column a time?");
   }
   const auto algbw = to_double(words[at + 1]);
   const auto busbw = to_double(words[at + 2]);
@@ -399,6 +410,10 @@ inline nccl_run parse_nccl_tests_text(std::string_view text, const std::string& 
               "a data row with " + std::to_string(words.size()) + " fields, which is not " +
                   (columns ? "what the '#  size count' header announces" : "a known layout") +
                   " (truncated?); " + std::string(row_shape));
+    }
+    if (*size > max_size_bytes) {
+      fail_at(source, line_no,
+              "the size " + std::string(words[0]) + " B is above 2^60 B; is this column a size?");
     }
     const bytes bytes_m{static_cast<double>(*size)};
     if (groups == 2) {
@@ -711,6 +726,13 @@ inline alpha_beta_fit fit_ring_alpha_beta(collective_kind kind, std::int64_t ran
       throw invalid_spec(what, "times must be positive and sizes non-negative");
     }
     rows.push_back(detail::fit::make_row(kind, ranks, p));
+  }
+  for (const auto& r : rows) {
+    if (!std::isfinite(r.u * r.u) || !std::isfinite(r.v * r.v)) {
+      throw invalid_spec(what,
+                         "a time or size is out of the range the fit can handle (times "
+                         "from 1 ns, sizes up to 2^60 B)");
+    }
   }
   bool clamped = false;
   const auto x = detail::fit::solve(rows, clamped);

@@ -343,6 +343,12 @@ TEST_CASE("Malformed input fails with the file and the line", "[calibration]") {
              Catch::StartsWith("x.txt:1: the out-of-place time 'abc' is not a positive number"));
   CHECK_THAT(expect_error("1048576 262144 float sum -1 -5 38.31 67.04 0 26.93 38.94 68.14 0\n"),
              Catch::StartsWith("x.txt:1: the out-of-place time '-5'"));
+  CHECK_THAT(expect_error("1048576 262144 float sum -1 1e-300 38.31 67.04 0 26.93 38.94 68.14 0\n"),
+             Catch::StartsWith("x.txt:1: the out-of-place time '1e-300' us is outside"));
+  CHECK_THAT(expect_error("99999999999999999999 1 float sum -1 1 1 1 0 1 1 1 0\n"),
+             Catch::StartsWith("x.txt:1: '99999999999999999999 1 float"));
+  CHECK_THAT(expect_error("9999999999999999999 1 float sum -1 1 1 1 0 1 1 1 0\n"),
+             Catch::StartsWith("x.txt:1: the size 9999999999999999999 B is above 2^60 B"));
   CHECK_THAT(expect_error("1048576 262144 float sum -1 27.37 38.31 67.04 0 nan 38.94 68.14 0\n"),
              Catch::StartsWith("x.txt:1: the in-place time 'nan'"));
   CHECK_THAT(expect_error("1048576 262144 float sum -1 27.37 38.31 67.04 0 26.93 38.94 68.14 12\n"),
@@ -407,4 +413,48 @@ TEST_CASE("The primary profile is the all-reduce one with the most ranks", "[cal
   CHECK(&primary_profile(profiles, "f") == &profiles[2]);
   CHECK(&primary_profile(std::span(profiles).first(1), "f") == &profiles[0]);
   CHECK_THROWS_AS(primary_profile({}, "f"), invalid_spec);
+}
+
+TEST_CASE("Random damage to a fixture parses or fails cleanly, never with a non-finite fit",
+          "[calibration]") {
+  const auto original = fixture("dgx-h100-8gpu-all_reduce.txt");
+  std::uint64_t state = 12345;  // a fixed LCG: the same cases every run
+  const auto next = [&state](std::uint64_t bound) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (state >> 33) % bound;
+  };
+  const std::string alphabet = "0123456789.-e #\n\tNA/abc";
+  int parsed = 0;
+  int refused = 0;
+  for (int i = 0; i < 1500; ++i) {
+    auto text = original;
+    const auto edits = 1 + next(4);
+    for (std::uint64_t k = 0; k < edits; ++k) {
+      const auto at = next(text.size());
+      switch (next(3)) {
+        case 0:
+          text[at] = alphabet[next(alphabet.size())];
+          break;
+        case 1:
+          text.erase(at, 1 + next(12));
+          break;
+        default:
+          text.insert(at, 1, alphabet[next(alphabet.size())]);
+      }
+    }
+    try {
+      const std::vector<nccl_run> runs{
+          resolve_run(parse_nccl_tests_text(text, "damaged_all_reduce.txt"), {})};
+      const auto r = calibrate(runs, {});
+      CHECK(std::isfinite(r.profile.link.latency.value()));
+      CHECK(std::isfinite(r.profile.link.bandwidth.value()));
+      CHECK(std::isfinite(r.profile.error.worst));
+      ++parsed;
+    } catch (const invalid_spec& e) {
+      CHECK(std::string(e.what()).find('\n') == std::string::npos);  // one line for the user
+      ++refused;
+    }
+  }
+  CHECK(parsed > 0);
+  CHECK(refused > 0);
 }

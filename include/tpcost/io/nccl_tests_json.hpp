@@ -58,6 +58,9 @@ inline void read_group(const json& result, const char* key, bytes size, placemen
   if (!(time_us > 0.0)) {
     fail(source, pointer + "/" + time_key, "is not a positive number of microseconds");
   }
+  if (!detail::nccl::plausible_time_us(time_us)) {
+    fail(source, pointer + "/" + time_key, "is outside 0.001 us .. 1e12 us");
+  }
   const double algbw = number_at(*it, "alg_bw", source, pointer);
   const double busbw = number_at(*it, "bus_bw", source, pointer);
   if (algbw < 0.0 || busbw < 0.0) {
@@ -149,8 +152,9 @@ inline nccl_run parse_nccl_tests_json(std::string_view text, const std::string& 
       fail(source, pointer, "is not an object");
     }
     const auto size = r.find("size");
-    if (size == r.end() || !size->is_number_unsigned()) {
-      fail(source, pointer + "/size", "is missing or not a whole number of bytes");
+    if (size == r.end() || !size->is_number_unsigned() ||
+        size->get<std::uint64_t>() > detail::nccl::max_size_bytes) {
+      fail(source, pointer + "/size", "is missing or not a whole number of bytes up to 2^60");
     }
     const bytes m{static_cast<double>(size->get<std::uint64_t>())};
     read_group(r, "out_of_place", m, placement::out_of_place, i, source, run);
