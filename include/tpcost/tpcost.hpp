@@ -1,12 +1,14 @@
 // Umbrella header: the whole core library. Includes the core headers and nothing else.
 #pragma once
 
+#include "tpcost/calibration.hpp"
 #include "tpcost/degree_list.hpp"
 #include "tpcost/dtype.hpp"
 #include "tpcost/error.hpp"
 #include "tpcost/hardware.hpp"
 #include "tpcost/metrics.hpp"
 #include "tpcost/parse.hpp"
+#include "tpcost/presets.hpp"
 #include "tpcost/sweep.hpp"
 #include "tpcost/tensor_parallel.hpp"
 #include "tpcost/units.hpp"
