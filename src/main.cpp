@@ -1,6 +1,7 @@
 // tpcost: registers the subcommands, parses, and maps errors to documented exit codes:
 // 0 success, 1 a check failed, 2 invalid input or usage, 3 an output file could not be written, 4
 // internal error.
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -24,10 +25,16 @@ int fail(const std::string& message, int code) {
 }
 
 /// Core errors name a spec field ("batch"); on the command line that is the flag "--batch".
+/// A field that is not a bare name (a JSON pointer "/a/b", a file location "run.txt:12", a
+/// command "hardware show") is printed as it is.
 std::string as_flag(const tpcost::invalid_spec& e) {
   const auto& field = e.field();
-  const bool already_a_flag = !field.empty() && (field.front() == '-' || field.front() == '/');
-  return (already_a_flag ? field : "--" + field) + ": " + e.detail();
+  const bool bare_name =
+      !field.empty() && field.front() != '-' && std::all_of(field.begin(), field.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '-' || c == '_';
+      });
+  return (bare_name ? "--" + field : field) + ": " + e.detail();
 }
 
 }  // namespace
@@ -46,6 +53,8 @@ Exit codes: 0 success, 1 a check failed, 2 invalid input, 3 cannot write output,
   tpcost::cli::add_check_command(app, exit_code);
   tpcost::cli::add_schema_command(app);
   tpcost::cli::add_model_command(app);
+  tpcost::cli::add_calibrate_command(app);
+  tpcost::cli::add_hardware_command(app);
 
   try {
     app.parse(argc, argv);

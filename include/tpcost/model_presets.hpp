@@ -14,6 +14,7 @@
 
 #include "tpcost/error.hpp"
 #include "tpcost/model.hpp"
+#include "tpcost/suggest.hpp"
 
 namespace tpcost {
 
@@ -141,24 +142,6 @@ inline std::string preset_key(std::string_view name) {
   return key;
 }
 
-/// Levenshtein edit distance.
-inline std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) {
-    row[j] = j;
-  }
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
 }  // namespace detail
 
 /// The preset called `name`, compared without case and ignoring '-', '_' and spaces
@@ -182,14 +165,14 @@ inline const model_preset& model_preset_named(std::string_view name, std::string
   const auto key = detail::preset_key(name);
   std::size_t best = std::string::npos;
   for (const auto& preset : model_presets) {
-    best = std::min(best, detail::edit_distance(key, detail::preset_key(preset.name)));
+    best = std::min(best, edit_distance(key, detail::preset_key(preset.name)));
   }
   // Close enough to be a typo: at most a third of the name's characters differ. Every name at
   // that distance is offered ("llama-3-7b": llama-2-7b or llama-3-8b).
   if (best * 3 <= std::max<std::size_t>(key.size(), 3)) {
     std::string guesses;
     for (const auto& preset : model_presets) {
-      if (detail::edit_distance(key, detail::preset_key(preset.name)) == best) {
+      if (edit_distance(key, detail::preset_key(preset.name)) == best) {
         guesses += (guesses.empty() ? "" : " or ") + std::string(preset.name);
       }
     }

@@ -1,6 +1,7 @@
 // Umbrella header: the whole core library. Includes the core headers and nothing else.
 #pragma once
 
+#include "tpcost/calibration.hpp"
 #include "tpcost/degree_list.hpp"
 #include "tpcost/dtype.hpp"
 #include "tpcost/error.hpp"
@@ -13,6 +14,7 @@
 #include "tpcost/parallelism.hpp"
 #include "tpcost/parse.hpp"
 #include "tpcost/pipeline_parallel.hpp"
+#include "tpcost/presets.hpp"
 #include "tpcost/sweep.hpp"
 #include "tpcost/tensor_parallel.hpp"
 #include "tpcost/units.hpp"

@@ -11,5 +11,7 @@ void add_explain_command(CLI::App& app);
 void add_check_command(CLI::App& app, int& exit_code);
 void add_schema_command(CLI::App& app);
 void add_model_command(CLI::App& app);
+void add_calibrate_command(CLI::App& app);
+void add_hardware_command(CLI::App& app);
 
 }  // namespace tpcost::cli

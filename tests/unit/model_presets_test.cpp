@@ -98,7 +98,7 @@ TEST_CASE("An unknown name suggests the closest preset, or lists them all", "[mo
 }
 
 TEST_CASE("Edit distance counts insertions, deletions and substitutions", "[model_presets]") {
-  CHECK(detail::edit_distance("", "abc") == 3);
-  CHECK(detail::edit_distance("kitten", "sitting") == 3);
-  CHECK(detail::edit_distance("llama38b", "llama38b") == 0);
+  CHECK(edit_distance("", "abc") == 3);
+  CHECK(edit_distance("kitten", "sitting") == 3);
+  CHECK(edit_distance("llama38b", "llama38b") == 0);
 }

@@ -1,0 +1,43 @@
+// Plain-text tables with per-column alignment, for the commands whose tables mix names
+// (left-aligned) and numbers (right-aligned). Cells are ASCII.
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace tpcost::cli {
+
+enum class align { left, right };
+
+/// Columns separated by two spaces; the first row is usually the header. A row shorter
+/// than `aligns` is padded with empty cells; trailing blanks are trimmed.
+inline std::string layout_columns(const std::vector<std::vector<std::string>>& rows,
+                                  const std::vector<align>& aligns,
+                                  const std::string& indent = "") {
+  std::vector<std::size_t> widths(aligns.size(), 0);
+  for (const auto& row : rows) {
+    for (std::size_t c = 0; c < row.size() && c < widths.size(); ++c) {
+      widths[c] = std::max(widths[c], row[c].size());
+    }
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line = indent;
+    for (std::size_t c = 0; c < widths.size(); ++c) {
+      const std::string cell = c < row.size() ? row[c] : std::string();
+      if (c > 0) {
+        line += "  ";
+      }
+      line += aligns[c] == align::left ? fmt::format("{:<{}}", cell, widths[c])
+                                       : fmt::format("{:>{}}", cell, widths[c]);
+    }
+    line.erase(line.find_last_not_of(' ') + 1);
+    out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace tpcost::cli

@@ -1,0 +1,132 @@
+// `tpcost calibrate` end to end: its JSON and its profile file parsed back and compared with
+// the core library's calibration of the same fixture.
+#include <array>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tpcost/calibration.hpp"
+#include "tpcost/io/profile_json.hpp"
+
+namespace {
+
+/// Runs `tpcost <args>`, returns (exit code, stdout); stderr goes to /dev/null.
+std::pair<int, std::string> run_tpcost(const std::string& args) {
+  const std::string command = std::string(TPCOST_BINARY) + " " + args + " 2>/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string out;
+  std::array<char, 4096> buffer{};
+  std::size_t n = 0;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
+    out.append(buffer.data(), n);
+  }
+  const int status = pclose(pipe);
+  return {WEXITSTATUS(status), out};
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+const std::string h100 = std::string(TPCOST_TEST_DATA_DIR) + "/nccl/dgx-h100-8gpu-all_reduce.txt";
+
+}  // namespace
+
+TEST_CASE("calibrate --format json and --out agree with the core library", "[cli]") {
+  const std::string profile_path = "calibrate_cli_test_profile.json";
+  std::remove(profile_path.c_str());
+  const auto [code, out] =
+      run_tpcost("calibrate " + h100 + " --min-size 1KiB --out " + profile_path + " --format json");
+  REQUIRE(code == 0);
+  const auto j = nlohmann::json::parse(out);
+  CHECK(j.at("schema") == "tpcost.calibration/1");
+  CHECK(j.at("profile_file") == profile_path);
+  REQUIRE(j.at("calibrations").size() == 1);
+  const auto& c = j.at("calibrations")[0];
+
+  const std::vector<tpcost::nccl_run> runs{
+      tpcost::resolve_run(tpcost::parse_nccl_tests_text(slurp(h100), h100), {})};
+  tpcost::calibration_options options;
+  options.min_size = 1 * tpcost::units::KiB;
+  const auto expected = tpcost::calibrate(runs, options);
+
+  // JSON doubles round-trip exactly.
+  CHECK(c.at("profile").at("alpha_s").get<double>() == expected.profile.link.latency.value());
+  CHECK(c.at("profile").at("beta_bytes_per_s").get<double>() ==
+        expected.profile.link.bandwidth.value());
+  REQUIRE(c.at("points").size() == expected.points.size());
+  for (std::size_t i = 0; i < expected.points.size(); ++i) {
+    CHECK(c.at("points")[i].at("line_rel_error").get<double>() == expected.points[i].line_error);
+    CHECK(c.at("points")[i].at("piecewise_rel_error").get<double>() ==
+          expected.points[i].piecewise_error);
+  }
+
+  const auto profiles = tpcost::read_profile_file(profile_path, "--interconnect-file");
+  REQUIRE(profiles.size() == 1);
+  const auto& p = tpcost::primary_profile(profiles, "--interconnect-file");
+  CHECK(p.link.latency.value() == expected.profile.link.latency.value());
+  CHECK(p.link.bandwidth.value() == expected.profile.link.bandwidth.value());
+  CHECK(p.segments.size() == 3);
+  CHECK(p.sources == std::vector<std::string>{h100});
+  std::remove(profile_path.c_str());
+}
+
+TEST_CASE("calibrate groups files by collective and rank count", "[cli]") {
+  const std::string a100 =
+      std::string(TPCOST_TEST_DATA_DIR) + "/nccl/azure-nd-a100-v4-8gpu-all_reduce.txt";
+  // Both are all_reduce over 8 ranks: one calibration from both files.
+  const auto [code, out] = run_tpcost("calibrate " + h100 + " " + a100 + " --format json");
+  REQUIRE(code == 0);
+  const auto j = nlohmann::json::parse(out);
+  REQUIRE(j.at("calibrations").size() == 1);
+  CHECK(j.at("calibrations")[0].at("profile").at("sources").size() == 2);
+  CHECK(j.at("calibrations")[0].at("points").size() == 64 + 24);
+}
+
+TEST_CASE("calibrate reads nccl-tests' JSON report as well as its text", "[cli]") {
+  // A report in the shape of nccl-tests src/util.cu (-J): model times, 8 ranks, 2 hosts.
+  const tpcost::link_spec truth{300 * tpcost::units::GB / tpcost::units::s, 3 * tpcost::units::us};
+  nlohmann::json results = nlohmann::json::array();
+  for (int e = 20; e <= 30; ++e) {
+    const tpcost::bytes m(std::ldexp(1.0, e));
+    const double t = tpcost::ring_time(tpcost::collective_kind::all_reduce, 8, m, truth).value();
+    const double alg = m.value() / t / 1e9;
+    results.push_back(
+        {{"size", static_cast<std::uint64_t>(m.value())},
+         {"out_of_place", nullptr},
+         {"in_place",
+          {{"time", t * 1e6}, {"alg_bw", alg}, {"bus_bw", alg * 1.75}, {"nwrong", 0}}}});
+  }
+  const nlohmann::json report = {
+      {"version", 2},
+      {"args", {"./build/all_reduce_perf", "-b", "1M", "-e", "1G"}},
+      {"config",
+       {{"nthreads", 1},
+        {"ngpus", 4},
+        {"devices", {{{"rank", 0}, {"hostname", "a"}}, {{"rank", 4}, {"hostname", "b"}}}}}},
+      {"results", results}};
+  const std::string path = "calibrate_cli_test_report.json";
+  {
+    std::ofstream out(path);
+    out << report.dump();
+  }
+  const auto [code, out] = run_tpcost("calibrate " + path + " --segments 1 --format json");
+  std::remove(path.c_str());
+  REQUIRE(code == 0);
+  const auto p = nlohmann::json::parse(out).at("calibrations")[0].at("profile");
+  CHECK(p.at("ranks") == 8);
+  CHECK(p.at("nodes") == 2);
+  CHECK(p.at("collective") == "all_reduce");
+  CHECK(std::fabs(p.at("beta_bytes_per_s").get<double>() / 300e9 - 1.0) < 1e-9);
+  CHECK(std::fabs(p.at("alpha_s").get<double>() / 3e-6 - 1.0) < 1e-6);
+}

@@ -1,0 +1,194 @@
+// Hardware presets: every number present, positive, sourced and plausible; lookup by name and
+// alias; did-you-mean for a typo.
+#include "tpcost/presets.hpp"
+
+#include <catch2/catch.hpp>
+#include <set>
+#include <string>
+
+#include "support/matchers.hpp"
+
+using namespace tpcost;
+using tpcost::test::near;
+
+namespace {
+
+void check_sourced_rate(const sourced<flops_per_second>& r, const std::string& what) {
+  CAPTURE(what);
+  CHECK(r.value.value() > 0.0);
+  CHECK(!r.source.empty());
+}
+
+}  // namespace
+
+TEST_CASE("Every GPU preset has positive numbers and a source for each", "[presets]") {
+  for (const auto& g : gpu_presets) {
+    CAPTURE(std::string(g.name));
+    CHECK(!g.description.empty());
+    CHECK(!g.reference.empty());
+    check_sourced_rate(g.peak.fp64, "fp64");
+    check_sourced_rate(g.peak.fp32, "fp32");
+    check_sourced_rate(g.peak.tf32, "tf32");
+    check_sourced_rate(g.peak.bf16, "bf16");
+    check_sourced_rate(g.peak.fp16, "fp16");
+    CHECK(!g.peak.fp8.source.empty());
+    CHECK(g.peak.fp8.value.value() >= 0.0);
+    CHECK(g.memory.value.value() > 0.0);
+    CHECK(!g.memory.source.empty());
+    CHECK(g.memory_bandwidth.value.value() > 0.0);
+    CHECK(!g.memory_bandwidth.source.empty());
+    CHECK(g.gpus_per_node.value >= 1);
+    CHECK(!g.gpus_per_node.source.empty());
+    CHECK(!g.intra.name.empty());
+    CHECK(g.intra.bandwidth.value.value() > 0.0);
+    CHECK(!g.intra.bandwidth.source.empty());
+    CHECK(g.intra.latency.value.value() > 0.0);
+    CHECK(!g.intra.latency.source.empty());
+  }
+}
+
+TEST_CASE("Peak rates rise from fp64 to fp8 as on every datasheet", "[presets]") {
+  for (const auto& g : gpu_presets) {
+    CAPTURE(std::string(g.name));
+    CHECK(g.peak.fp32.value >= g.peak.fp64.value);
+    CHECK(g.peak.tf32.value > g.peak.fp32.value);
+    CHECK(g.peak.bf16.value >= g.peak.tf32.value);
+    CHECK(g.peak.fp16.value >= g.peak.bf16.value);
+    if (g.peak.fp8.value.value() > 0.0) {
+      CHECK(g.peak.fp8.value >= g.peak.bf16.value);
+    } else {
+      CHECK(std::string(g.peak.fp8.source).find("no FP8") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("Preset magnitudes are those of current data-centre parts", "[presets]") {
+  for (const auto& g : gpu_presets) {
+    CAPTURE(std::string(g.name));
+    CHECK(g.memory.value >= 40 * units::GiB);
+    CHECK(g.memory.value <= 1024 * units::GiB);
+    CHECK(g.memory_bandwidth.value >= 1 * units::TB / units::s);
+    CHECK(g.memory_bandwidth.value <= 20 * units::TB / units::s);
+    CHECK(g.peak.bf16.value >= 100 * units::TFLOP / units::s);
+    CHECK(g.peak.bf16.value <= 10 * units::PFLOP / units::s);
+    // A GPU-to-GPU link is slower than the GPU's own memory.
+    CHECK(g.intra.bandwidth.value < g.memory_bandwidth.value);
+    CHECK(g.intra.latency.value < 100 * units::us);
+  }
+  for (const auto& n : interconnect_presets) {
+    CAPTURE(std::string(n.name));
+    CHECK(!n.link.bandwidth.source.empty());
+    CHECK(!n.link.latency.source.empty());
+    CHECK(n.link.bandwidth.value >= 10 * units::GB / units::s);
+    CHECK(n.link.bandwidth.value <= 200 * units::GB / units::s);
+    CHECK(n.link.latency.value > 0 * units::us);
+  }
+}
+
+TEST_CASE("Datasheet anchors: A100 312 TFLOP/s and 300 GB/s, H100 989.4 and 450", "[presets]") {
+  const auto& a100 = gpu_preset_by_name("A100-SXM4-80GB", "--gpu");
+  CHECK(a100.peak.bf16.value.value() == 312e12);
+  CHECK(a100.peak.fp8.value.value() == 0.0);
+  CHECK(a100.intra.bandwidth.value.value() == 300e9);  // 600 GB/s both directions
+  CHECK(a100.memory.value.value() == 80.0 * 1073741824.0);
+  const auto& h100 = gpu_preset_by_name("H100-SXM", "--gpu");
+  CHECK_THAT(h100.peak.bf16.value.value(), near(989.4e12));
+  CHECK(h100.intra.bandwidth.value.value() == 450e9);  // 900 GB/s both directions
+  CHECK_THAT(h100.memory_bandwidth.value.value(), near(3.35e12));
+  CHECK(gpu_preset_by_name("GB200-NVL72", "--gpu").gpus_per_node.value == 72);
+  CHECK(interconnect_preset_by_name("NDR", "--interconnect").link.bandwidth.value.value() ==
+        50e9);  // 400 Gb/s
+  CHECK(interconnect_preset_by_name("hdr", "--interconnect").link.bandwidth.value.value() ==
+        25e9);  // 200 Gb/s
+}
+
+TEST_CASE("Names and aliases are unique across all presets", "[presets]") {
+  std::set<std::string> seen;
+  const auto add = [&](std::string_view name) {
+    if (name.empty()) {
+      return;
+    }
+    const auto key = detail::normalise_preset_name(name);
+    CAPTURE(std::string(name));
+    CHECK(seen.insert(key).second);
+  };
+  for (const auto& g : gpu_presets) {
+    add(g.name);
+    for (const auto a : g.aliases) {
+      add(a);
+    }
+  }
+  for (const auto& n : interconnect_presets) {
+    add(n.name);
+    for (const auto a : n.aliases) {
+      add(a);
+    }
+  }
+  CHECK(seen.size() > gpu_presets.size() + interconnect_presets.size());
+}
+
+TEST_CASE("Lookup ignores case and separators and accepts aliases", "[presets]") {
+  for (const char* name : {"h100", "H100", "h100-sxm", "H100-SXM5-80GB", "h100_sxm5", "h100 sxm"}) {
+    CAPTURE(name);
+    REQUIRE(find_gpu_preset(name) != nullptr);
+    CHECK(find_gpu_preset(name)->name == "H100-SXM");
+  }
+  CHECK(find_gpu_preset("mi300")->name == "MI300X");
+  CHECK(find_gpu_preset("nvl72")->name == "GB200-NVL72");
+  CHECK(find_gpu_preset("a100")->name == "A100-SXM4-80GB");
+  CHECK(find_gpu_preset("A100-PCIe")->name == "A100-PCIe-80GB");
+  CHECK(find_interconnect_preset("ib-ndr")->name == "IB-NDR");
+  CHECK(find_interconnect_preset("RoCE")->name == "RoCE-400G");
+  CHECK(find_gpu_preset("ndr") == nullptr);  // an interconnect is not a GPU
+  CHECK(find_gpu_preset("") == nullptr);
+}
+
+TEST_CASE("An unknown name fails with the field and the nearest preset", "[presets]") {
+  try {
+    (void)gpu_preset_by_name("h10", "--gpu");
+    FAIL("accepted");
+  } catch (const invalid_spec& e) {
+    CHECK(e.field() == "--gpu");
+    CHECK(std::string(e.what()) == "--gpu: 'h10' is not a GPU preset; did you mean 'H100-SXM'?");
+  }
+  try {
+    (void)gpu_preset_by_name("mi30x", "--gpu");
+    FAIL("accepted");
+  } catch (const invalid_spec& e) {
+    CHECK(std::string(e.detail()).find("did you mean 'MI300X'?") != std::string::npos);
+  }
+  try {
+    (void)interconnect_preset_by_name("nrd", "--interconnect");
+    FAIL("accepted");
+  } catch (const invalid_spec& e) {
+    CHECK(std::string(e.detail()).find("did you mean 'IB-NDR'?") != std::string::npos);
+  }
+  try {
+    (void)gpu_preset_by_name("quantum-computer", "--gpu");
+    FAIL("accepted");
+  } catch (const invalid_spec& e) {
+    CHECK(std::string(e.detail()).find("known presets: A100-SXM4-80GB") != std::string::npos);
+  }
+  CHECK(preset_suggestion("hdr2") == "did you mean 'IB-HDR'?");
+}
+
+TEST_CASE("Edit distance counts single-character edits", "[presets]") {
+  CHECK(edit_distance("", "") == 0);
+  CHECK(edit_distance("abc", "") == 3);
+  CHECK(edit_distance("kitten", "sitting") == 3);
+  CHECK(edit_distance("h100", "h100") == 0);
+  CHECK(edit_distance("h10", "h100") == 1);
+}
+
+TEST_CASE("A preset is a plain aggregate a config can override", "[presets]") {
+  auto h100 = gpu_preset_by_name("h100", "--gpu");  // a copy
+  h100.intra.bandwidth = {400 * units::GB / units::s, "measured on our cluster"};
+  h100.peak.bf16.value = 800 * units::TFLOP / units::s;
+  CHECK(h100.intra.link().bandwidth.value() == 400e9);
+  CHECK(gpu_preset_by_name("h100", "--gpu").intra.bandwidth.value.value() == 450e9);
+  const auto topo = make_topology(h100, interconnect_preset_by_name("ndr", "x"));
+  CHECK(topo.gpus_per_node == 8);
+  CHECK(topo.intra.bandwidth.value() == 400e9);
+  CHECK(topo.inter.bandwidth.value() == 50e9);
+  CHECK(topo.inter.latency.value() == 14e-6);
+}
