@@ -41,6 +41,7 @@ Exit codes: 0 success, 2 invalid input, 3 cannot write output, 4 internal error.
 )");
   tpcost::cli::add_sweep_command(app);
   tpcost::cli::add_explain_command(app);
+  tpcost::cli::add_collective_command(app);
 
   try {
     app.parse(argc, argv);

@@ -16,5 +16,8 @@ output_format parse_output_format(std::string_view text, std::string_view allowe
 
 std::string render_sweep(const sweep_result& result, output_format format);
 std::string render_explain(const tp_explanation& explanation, output_format format);
+std::string render_sweep(const refined_sweep_result& result, output_format format);
+std::string render_explain(const refined_explanation& explanation, output_format format);
+std::string render_collective(const collective_comparison& comparison, output_format format);
 
 }  // namespace tpcost::cli

@@ -155,12 +155,21 @@ struct refined_sweep_result {
   double utilisation_at_best = 0.0;
   /// The smallest swept degree at which T_comm >= T_calc (the refined model's t*, on the grid).
   std::optional<std::int64_t> first_tp_comm_over_compute;
+  /// Where the swept degrees cross the node boundary (α–β collectives only): the last row
+  /// inside one node, the first row spanning nodes, and T_comm's growth between them.
+  struct node_boundary {
+    std::size_t last_inside = 0;    ///< index into rows
+    std::size_t first_spanning = 0; ///< index into rows
+    std::optional<double> comm_growth;  ///< T_comm(first_spanning) / T_comm(last_inside)
+  };
+  std::optional<node_boundary> boundary;
 };
 
 namespace detail {
 inline void require_finite_link(const link_spec& link, bytes message, const char* bandwidth_field,
                                 const char* latency_field) {
-  if (link.bandwidth.value() > 0.0 && !std::isfinite((message / link.bandwidth).value())) {
+  // At most 12 collectives per layer, each sending at most 2·M.
+  if (link.bandwidth.value() > 0.0 && !std::isfinite((24.0 * message / link.bandwidth).value())) {
     throw invalid_spec(bandwidth_field,
                        "makes the comm time overflow a double; check the units (bytes/s, e.g. "
                        "450GB/s)");
@@ -254,6 +263,19 @@ inline refined_sweep_result sweep_tp(const layer_spec& layer, const device_spec&
     }
     if (!r.first_tp_comm_over_compute && row.comm >= row.compute) {
       r.first_tp_comm_over_compute = tp;
+    }
+  }
+  // Degree lists are sorted, so the rows inside one node come first.
+  for (std::size_t i = 0; i + 1 < r.rows.size(); ++i) {
+    const auto& here = r.rows[i].cost.group;
+    const auto& next = r.rows[i + 1].cost.group;
+    if (here && next && !here->spans_nodes() && next->spans_nodes()) {
+      refined_sweep_result::node_boundary b{.last_inside = i, .first_spanning = i + 1,
+                                            .comm_growth = {}};
+      if (r.rows[i].row.comm.value() > 0.0) {
+        b.comm_growth = r.rows[i + 1].row.comm / r.rows[i].row.comm;
+      }
+      r.boundary = b;
     }
   }
   return r;

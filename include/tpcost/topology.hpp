@@ -21,6 +21,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -188,6 +189,63 @@ inline algorithm_cost cheapest_collective(const cluster_topology& topology,
     }
   }
   return best;
+}
+
+/// One line of a collective comparison: an algorithm, its cost, and the nccl-tests
+/// bandwidths it would report (`algbw = M/T`, `busbw = algbw·bus_factor`; none when T = 0).
+struct collective_comparison_row {
+  collective_algorithm algorithm = collective_algorithm::ring;
+  collective_cost cost;
+  std::optional<bytes_per_second> algbw;
+  std::optional<bytes_per_second> busbw;
+};
+
+/// What `tpcost collective` prints: one op on one group, every algorithm side by side.
+struct collective_comparison {
+  collective_op op = collective_op::all_reduce;
+  bytes message{};
+  group_placement group;
+  cluster_topology topology;
+  std::vector<collective_comparison_row> rows;  ///< seed, ring, tree (all-reduce), hierarchical
+  collective_algorithm cheapest = collective_algorithm::ring;  ///< auto's pick (seed excluded)
+};
+
+/// Validates and compares every algorithm for `op` over `ranks` GPUs on `message` bytes. The
+/// seed row charges the intra-node bandwidth as the all-reduce's algbw (M/B), for reference.
+inline collective_comparison compare_collectives(const cluster_topology& topology,
+                                                 collective_op op, std::int64_t ranks,
+                                                 bytes message) {
+  validate(topology);
+  if (ranks < 1 || ranks > (std::int64_t{1} << 24)) {
+    throw invalid_spec("ranks", std::to_string(ranks) +
+                                    " is out of range; expected a whole number in 1..16777216");
+  }
+  if (!std::isfinite(message.value()) || message.value() < 0.0) {
+    throw invalid_spec("size", "must be a finite number of bytes >= 0");
+  }
+  collective_comparison out;
+  out.op = op;
+  out.message = message;
+  out.group = place_group(topology, ranks);
+  out.topology = topology;
+  const auto add = [&](collective_algorithm algorithm, const collective_cost& cost) {
+    if (!std::isfinite(cost.time.value())) {
+      throw invalid_spec("size", "makes the collective time overflow a double");
+    }
+    collective_comparison_row row{.algorithm = algorithm, .cost = cost, .algbw = {}, .busbw = {}};
+    if (cost.time.value() > 0.0) {
+      row.algbw = algorithm_bandwidth(message, cost.time);
+      row.busbw = bus_bandwidth(op, ranks, *row.algbw);
+    }
+    out.rows.push_back(row);
+  };
+  add(collective_algorithm::seed,
+      seed_cost(op, ranks, message, topology.intra.bandwidth, bandwidth_kind::algbw));
+  for (const auto& c : candidate_costs(topology, out.group, op, message)) {
+    add(c.algorithm, c.cost);
+  }
+  out.cheapest = cheapest_collective(topology, out.group, op, message).algorithm;
+  return out;
 }
 
 }  // namespace tpcost

@@ -7,5 +7,6 @@ namespace tpcost::cli {
 
 void add_sweep_command(CLI::App& app);
 void add_explain_command(CLI::App& app);
+void add_collective_command(CLI::App& app);
 
 }  // namespace tpcost::cli
