@@ -185,17 +185,18 @@ std::string inter_link_text(const cluster_topology& t) {
 std::string links_line(const refined_sweep_result& r) {
   if (r.options.collective == collective_choice::seed) {
     return r.options.seed_bandwidth == bandwidth_kind::algbw
-               ? fmt::format("the seed's B = {} as an all-reduce's algbw: M/B per all-reduce, "
-                             "M/(2B) per all-gather or reduce-scatter, no latency",
-                             io::to_string(r.device.bandwidth))
-               : fmt::format("the seed's B = {} as nccl-tests busbw: 2(t-1)/t*M/B per "
-                             "all-reduce, (t-1)/t*M/B per all-gather or reduce-scatter, no "
-                             "latency",
-                             io::to_string(r.device.bandwidth));
+               ? fmt::format(
+                     "the seed's B = {} as an all-reduce's algbw: M/B per all-reduce, "
+                     "M/(2B) per all-gather or reduce-scatter, no latency",
+                     io::to_string(r.device.bandwidth))
+               : fmt::format(
+                     "the seed's B = {} as nccl-tests busbw: 2(t-1)/t*M/B per "
+                     "all-reduce, (t-1)/t*M/B per all-gather or reduce-scatter, no "
+                     "latency",
+                     io::to_string(r.device.bandwidth));
   }
-  return fmt::format("intra-node {}; inter-node {}; {} GPUs per node",
-                     link_text(r.topology.intra), inter_link_text(r.topology),
-                     r.topology.gpus_per_node);
+  return fmt::format("intra-node {}; inter-node {}; {} GPUs per node", link_text(r.topology.intra),
+                     inter_link_text(r.topology), r.topology.gpus_per_node);
 }
 
 std::string algorithm_description(collective_choice c) {
@@ -252,19 +253,18 @@ text_table refined_table(const refined_sweep_result& r) {
     }
   }
   for (const auto& [row, cost] : r.rows) {
-    std::vector<std::string> line{
-        fmt::format("{}", row.tp),
-        cost.group ? fmt::format("{}", cost.group->nodes) : "-",
-        row_algorithms(cost),
-        mb(cost.wire_bytes),
-        cost.group ? mb(cost.inter_node_bytes) : "-",
-        ms(row.compute),
-        ms(row.comm),
-        ms(cost.exposed_comm),
-        ms(cost.step),
-        fmt::format("{:.4f}", row.ratio),
-        io::percent(row.efficiency),
-        fmt::format("{:.2f}x", row.speedup)};
+    std::vector<std::string> line{fmt::format("{}", row.tp),
+                                  cost.group ? fmt::format("{}", cost.group->nodes) : "-",
+                                  row_algorithms(cost),
+                                  mb(cost.wire_bytes),
+                                  cost.group ? mb(cost.inter_node_bytes) : "-",
+                                  ms(row.compute),
+                                  ms(row.comm),
+                                  ms(cost.exposed_comm),
+                                  ms(cost.step),
+                                  fmt::format("{:.4f}", row.ratio),
+                                  io::percent(row.efficiency),
+                                  fmt::format("{:.2f}x", row.speedup)};
     if (memory) {
       line.push_back(mb(cost.memory.selected));
       if (r.options.sequence_parallel) {
@@ -282,22 +282,21 @@ std::string refined_csv(const refined_sweep_result& r) {
       "exposed_comm_s,nodes,algorithm,wire_bytes,inter_node_bytes,activation_bytes,"
       "activation_bytes_without_sp,activation_bytes_with_sp\n";
   for (const auto& [row, cost] : r.rows) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", row.tp,
-                       row.compute.value(), row.comm.value(), row.serial.value(),
-                       row.overlapped.value(), row.ratio, row.efficiency, row.comm_share,
-                       row.speedup, cost.step.value(), cost.exposed_comm.value(),
-                       cost.group ? fmt::format("{}", cost.group->nodes) : "",
-                       row_algorithms(cost), cost.wire_bytes.value(),
-                       cost.inter_node_bytes.value(), cost.memory.selected.value(),
-                       cost.memory.without_sp.value(), cost.memory.with_sp.value());
+    out += fmt::format(
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", row.tp, row.compute.value(),
+        row.comm.value(), row.serial.value(), row.overlapped.value(), row.ratio, row.efficiency,
+        row.comm_share, row.speedup, cost.step.value(), cost.exposed_comm.value(),
+        cost.group ? fmt::format("{}", cost.group->nodes) : "", row_algorithms(cost),
+        cost.wire_bytes.value(), cost.inter_node_bytes.value(), cost.memory.selected.value(),
+        cost.memory.without_sp.value(), cost.memory.with_sp.value());
   }
   return out;
 }
 
 std::string refined_inputs_line(const refined_sweep_result& r) {
   std::string out =
-      fmt::format("b={}  s={}  h={}  a={}  d={} B ({})", r.layer.batch, r.layer.seq,
-                  r.layer.hidden, r.heads, r.layer.element.size_bytes, r.layer.element.name);
+      fmt::format("b={}  s={}  h={}  a={}  d={} B ({})", r.layer.batch, r.layer.seq, r.layer.hidden,
+                  r.heads, r.layer.element.size_bytes, r.layer.element.name);
   if (r.wire.size_bytes != r.layer.element.size_bytes || r.wire.name != r.layer.element.name) {
     out += fmt::format("  wire d={} B ({})", r.wire.size_bytes, r.wire.name);
   }
@@ -353,26 +352,28 @@ std::string algorithm_derivation(const refined_sweep_result& r, const refined_la
     return fmt::format("     {:<12} n = 1: no communication, 0 s\n", to_string(c.algorithm));
   }
   const auto flat = flat_link(r.topology, g);
-  const std::string hop =
-      g.spans_nodes() ? (g.per_node > 1 ? "flat, every step at the slowest hop: "
-                                        : "one GPU per node, the inter-node link: ")
-                      : "the intra-node link: ";
+  const std::string hop = g.spans_nodes()
+                              ? (g.per_node > 1 ? "flat, every step at the slowest hop: "
+                                                : "one GPU per node, the inter-node link: ")
+                              : "the intra-node link: ";
   switch (c.algorithm) {
     case collective_algorithm::ring:
       o += fmt::format("     ring         ({}β = {}, α = {})\n", hop, io::to_string(flat.bandwidth),
                        duration(flat.latency));
-      o += fmt::format("       T = {0}(n-1)*α + {0}(n-1)/n*M/β = {0}({1}-1)*{2} + {0}({1}-1)/{1}*{3} "
-                       "/ {4} = {5}\n",
-                       two, n, duration(flat.latency), m, io::to_string(flat.bandwidth),
-                       io::to_string(c.cost.time));
+      o += fmt::format(
+          "       T = {0}(n-1)*α + {0}(n-1)/n*M/β = {0}({1}-1)*{2} + {0}({1}-1)/{1}*{3} "
+          "/ {4} = {5}\n",
+          two, n, duration(flat.latency), m, io::to_string(flat.bandwidth),
+          io::to_string(c.cost.time));
       break;
     case collective_algorithm::tree:
       o += fmt::format("     tree         ({}β = {}, α = {})\n", hop, io::to_string(flat.bandwidth),
                        duration(flat.latency));
-      o += fmt::format("       T = 2*ceil(log2 n)*α + w(n)*M/β = 2*ceil(log2 {})*{} + {:g}*{} / {} "
-                       "= {}\n",
-                       n, duration(flat.latency), tree_wire_factor(n), m,
-                       io::to_string(flat.bandwidth), io::to_string(c.cost.time));
+      o += fmt::format(
+          "       T = 2*ceil(log2 n)*α + w(n)*M/β = 2*ceil(log2 {})*{} + {:g}*{} / {} "
+          "= {}\n",
+          n, duration(flat.latency), tree_wire_factor(n), m, io::to_string(flat.bandwidth),
+          io::to_string(c.cost.time));
       break;
     case collective_algorithm::hierarchical:
       if (!g.spans_nodes()) {
@@ -382,18 +383,20 @@ std::string algorithm_derivation(const refined_sweep_result& r, const refined_la
         o += "     hierarchical (one GPU per node: the inter-node ring itself)\n";
         o += fmt::format("       T = {}\n", io::to_string(c.cost.time));
       } else {
-        o += fmt::format("     hierarchical (g = {} GPUs per node on the intra link, k = {} nodes "
-                         "on the inter link)\n",
-                         g.per_node, g.nodes);
-        o += fmt::format("       T = {0}(g-1)*α_i + {0}(g-1)/g*M/β_i + {0}(k-1)*α_e + "
-                         "{0}(k-1)/k*(M/g)/β_e\n",
-                         two);
-        o += fmt::format("         = {0}({1}-1)*{2} + {0}({1}-1)/{1}*{3} / {4} + {0}({5}-1)*{6} + "
-                         "{0}({5}-1)/{5}*({3}/{1}) / {7} = {8}\n",
-                         two, g.per_node, duration(r.topology.intra.latency), m,
-                         io::to_string(r.topology.intra.bandwidth), g.nodes,
-                         duration(r.topology.inter.latency),
-                         io::to_string(r.topology.inter.bandwidth), io::to_string(c.cost.time));
+        o += fmt::format(
+            "     hierarchical (g = {} GPUs per node on the intra link, k = {} nodes "
+            "on the inter link)\n",
+            g.per_node, g.nodes);
+        o += fmt::format(
+            "       T = {0}(g-1)*α_i + {0}(g-1)/g*M/β_i + {0}(k-1)*α_e + "
+            "{0}(k-1)/k*(M/g)/β_e\n",
+            two);
+        o += fmt::format(
+            "         = {0}({1}-1)*{2} + {0}({1}-1)/{1}*{3} / {4} + {0}({5}-1)*{6} + "
+            "{0}({5}-1)/{5}*({3}/{1}) / {7} = {8}\n",
+            two, g.per_node, duration(r.topology.intra.latency), m,
+            io::to_string(r.topology.intra.bandwidth), g.nodes, duration(r.topology.inter.latency),
+            io::to_string(r.topology.inter.bandwidth), io::to_string(c.cost.time));
       }
       break;
     case collective_algorithm::seed:
@@ -445,10 +448,10 @@ std::string refined_explain_text(const refined_explanation& x) {
     o += fmt::format("{}. Placement of the TP group on nodes of {} GPUs\n", ++step,
                      r.topology.gpus_per_node);
     o += g.spans_nodes()
-             ? fmt::format("   t = {} > {}: {} nodes x {} GPUs (k = {}, g = {}); the inter-node "
-                           "link is paid\n",
-                           g.ranks, r.topology.gpus_per_node, g.nodes, g.per_node, g.nodes,
-                           g.per_node)
+             ? fmt::format(
+                   "   t = {} > {}: {} nodes x {} GPUs (k = {}, g = {}); the inter-node "
+                   "link is paid\n",
+                   g.ranks, r.topology.gpus_per_node, g.nodes, g.per_node, g.nodes, g.per_node)
              : fmt::format("   t = {} <= {}: one node, the intra-node link only\n", g.ranks,
                            r.topology.gpus_per_node);
   }
@@ -461,21 +464,20 @@ std::string refined_explain_text(const refined_explanation& x) {
       for (const auto& c : x.candidates[i]) {
         o += algorithm_derivation(r, cost, use.op, c);
       }
-      if (use.op != collective_op::all_reduce &&
-          r.options.collective == collective_choice::tree) {
+      if (use.op != collective_op::all_reduce && r.options.collective == collective_choice::tree) {
         o += "     (the tree implements all-reduce only, as in NCCL: the ring is used)\n";
       }
-      o += fmt::format("     used: {}{}\n", to_string(use.algorithm),
-                       r.options.collective == collective_choice::automatic ? " (the cheapest)"
-                                                                            : "");
+      o += fmt::format(
+          "     used: {}{}\n", to_string(use.algorithm),
+          r.options.collective == collective_choice::automatic ? " (the cheapest)" : "");
     }
   }
   o += fmt::format("{}. Comm time and traffic per layer\n", ++step);
   std::string sum;
   std::string bytes_sum;
   for (const auto& use : cost.collectives) {
-    sum += fmt::format("{}{} * {}", sum.empty() ? "" : " + ", use.count,
-                       io::to_string(use.cost.time));
+    sum +=
+        fmt::format("{}{} * {}", sum.empty() ? "" : " + ", use.count, io::to_string(use.cost.time));
     bytes_sum += fmt::format("{}{} * {}", bytes_sum.empty() ? "" : " + ", use.count,
                              io::to_string(use.cost.wire_bytes));
   }
@@ -529,19 +531,19 @@ std::string refined_explain_text(const refined_explanation& x) {
   }
   o += fmt::format("   with these options ({}): {}\n", r.options.sequence_parallel ? "SP" : "no SP",
                    io::to_string(cost.memory.selected));
-  o += fmt::format("{}. For comparison, the seed's model charges C = 4*b*s*h*d/B = {} at every t "
-                   "(d = {} B, B = {})\n",
-                   ++step, io::to_ms(r.seed_comm), L.element.size_bytes,
-                   io::to_string(r.device.bandwidth));
+  o += fmt::format(
+      "{}. For comparison, the seed's model charges C = 4*b*s*h*d/B = {} at every t "
+      "(d = {} B, B = {})\n",
+      ++step, io::to_ms(r.seed_comm), L.element.size_bytes, io::to_string(r.device.bandwidth));
   return o;
 }
 
 // ---- tpcost collective ---------------------------------------------------------------------
 
 std::string collective_text(const collective_comparison& c) {
-  std::string o = fmt::format("{} of {} ({:.0f} B) over {}: ", to_string(c.op),
-                              io::to_string(c.message), c.message.value(),
-                              plural(c.group.ranks, "rank", "ranks"));
+  std::string o =
+      fmt::format("{} of {} ({:.0f} B) over {}: ", to_string(c.op), io::to_string(c.message),
+                  c.message.value(), plural(c.group.ranks, "rank", "ranks"));
   o += c.group.spans_nodes()
            ? fmt::format("{} nodes x {} GPUs\n", c.group.nodes, c.group.per_node)
            : fmt::format("one node ({} GPUs per node)\n", c.topology.gpus_per_node);

@@ -30,8 +30,7 @@ struct activation_shape {
 
 namespace detail {
 constexpr double sbh(const activation_shape& x) {
-  return static_cast<double>(x.seq) * static_cast<double>(x.batch) *
-         static_cast<double>(x.hidden);
+  return static_cast<double>(x.seq) * static_cast<double>(x.batch) * static_cast<double>(x.hidden);
 }
 /// 5·a·s/h: the attention scores, softmax output and its dropout mask per s·b·h.
 constexpr double attention_term(const activation_shape& x) {

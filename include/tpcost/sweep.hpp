@@ -144,11 +144,11 @@ struct refined_sweep_result {
   std::int64_t heads = 0;  ///< a, as used
   dtype wire;              ///< the wire dtype, as used
   double efficiency_target = 0.7;
-  bytes message{};                 ///< b·s·h·d_wire
-  layer_collectives collectives;   ///< per layer
-  flops layer_flops{};             ///< 72 or 96 ·b·s·h²
-  seconds single_gpu_compute{};    ///< A = layer_flops / P
-  seconds seed_comm{};             ///< the seed's C = 4·b·s·h·d/B, for comparison
+  bytes message{};                ///< b·s·h·d_wire
+  layer_collectives collectives;  ///< per layer
+  flops layer_flops{};            ///< 72 or 96 ·b·s·h²
+  seconds single_gpu_compute{};   ///< A = layer_flops / P
+  seconds seed_comm{};            ///< the seed's C = 4·b·s·h·d/B, for comparison
   std::vector<refined_row> rows;
   /// The largest swept degree with E >= target, and μ = E there (none if no degree qualifies).
   std::optional<std::int64_t> best_swept_tp;
@@ -158,8 +158,8 @@ struct refined_sweep_result {
   /// Where the swept degrees cross the node boundary (α–β collectives only): the last row
   /// inside one node, the first row spanning nodes, and T_comm's growth between them.
   struct node_boundary {
-    std::size_t last_inside = 0;    ///< index into rows
-    std::size_t first_spanning = 0; ///< index into rows
+    std::size_t last_inside = 0;        ///< index into rows
+    std::size_t first_spanning = 0;     ///< index into rows
     std::optional<double> comm_growth;  ///< T_comm(first_spanning) / T_comm(last_inside)
   };
   std::optional<node_boundary> boundary;
@@ -270,8 +270,8 @@ inline refined_sweep_result sweep_tp(const layer_spec& layer, const device_spec&
     const auto& here = r.rows[i].cost.group;
     const auto& next = r.rows[i + 1].cost.group;
     if (here && next && !here->spans_nodes() && next->spans_nodes()) {
-      refined_sweep_result::node_boundary b{.last_inside = i, .first_spanning = i + 1,
-                                            .comm_growth = {}};
+      refined_sweep_result::node_boundary b{
+          .last_inside = i, .first_spanning = i + 1, .comm_growth = {}};
       if (r.rows[i].row.comm.value() > 0.0) {
         b.comm_growth = r.rows[i + 1].row.comm / r.rows[i].row.comm;
       }
@@ -285,7 +285,7 @@ inline refined_sweep_result sweep_tp(const layer_spec& layer, const device_spec&
 /// kind of collective in the layer, the cost of every α–β algorithm that implements it (empty
 /// under the seed collective).
 struct refined_explanation {
-  refined_sweep_result sweep;                         ///< exactly one row
+  refined_sweep_result sweep;                           ///< exactly one row
   std::vector<std::vector<algorithm_cost>> candidates;  ///< parallel to rows[0].cost.collectives
 };
 

@@ -69,27 +69,30 @@ struct group_placement {
 };
 
 /// Places a group of `ranks` GPUs: inside one node if it fits, otherwise on `ranks /
-/// gpus_per_node` whole nodes. Throws `invalid_spec("tp", ...)` when a group larger than a node
-/// is not a multiple of the node size, and `invalid_spec("inter-bandwidth", ...)` when it spans
-/// nodes and no inter-node link was given.
-inline group_placement place_group(const cluster_topology& topology, std::int64_t ranks) {
+/// gpus_per_node` whole nodes. Throws `invalid_spec(field, ...)` when a group larger than a
+/// node is not a multiple of the node size, and `invalid_spec("inter-bandwidth", ...)` when it
+/// spans nodes and no inter-node link was given. `field` names the group size: "tp" for a TP
+/// group, "ranks" for `tpcost collective`.
+inline group_placement place_group(const cluster_topology& topology, std::int64_t ranks,
+                                   const std::string& field = "tp") {
   const auto g = topology.gpus_per_node;
   if (ranks <= g) {
     return {.ranks = ranks, .per_node = ranks, .nodes = 1};
   }
   if (ranks % g != 0) {
-    throw invalid_spec("tp", std::to_string(ranks) + " spans nodes of " + std::to_string(g) +
-                                 " GPUs (--gpus-per-node) but is not a multiple of " +
-                                 std::to_string(g) +
-                                 "; a TP group larger than a node must fill whole nodes");
+    throw invalid_spec(field, std::to_string(ranks) + " spans nodes of " + std::to_string(g) +
+                                  " GPUs (--gpus-per-node) but is not a multiple of " +
+                                  std::to_string(g) +
+                                  "; a group larger than a node must fill whole nodes");
   }
   if (topology.inter.bandwidth.value() <= 0.0) {
+    const std::string label = field == "tp" ? "TP " : "a group of ";
     throw invalid_spec("inter-bandwidth",
-                       "TP " + std::to_string(ranks) + " spans " + std::to_string(ranks / g) +
+                       label + std::to_string(ranks) + " spans " + std::to_string(ranks / g) +
                            " nodes of " + std::to_string(g) +
                            " GPUs; give the inter-node link's per-GPU bandwidth (e.g. 50GB/s for "
-                           "one 400Gb/s NIC per GPU) or keep TP <= " +
-                           std::to_string(g));
+                           "one 400Gb/s NIC per GPU) or stay within " +
+                           std::to_string(g) + " GPUs");
   }
   return {.ranks = ranks, .per_node = g, .nodes = ranks / g};
 }
@@ -212,9 +215,8 @@ struct collective_comparison {
 
 /// Validates and compares every algorithm for `op` over `ranks` GPUs on `message` bytes. The
 /// seed row charges the intra-node bandwidth as the all-reduce's algbw (M/B), for reference.
-inline collective_comparison compare_collectives(const cluster_topology& topology,
-                                                 collective_op op, std::int64_t ranks,
-                                                 bytes message) {
+inline collective_comparison compare_collectives(const cluster_topology& topology, collective_op op,
+                                                 std::int64_t ranks, bytes message) {
   validate(topology);
   if (ranks < 1 || ranks > (std::int64_t{1} << 24)) {
     throw invalid_spec("ranks", std::to_string(ranks) +
@@ -226,7 +228,7 @@ inline collective_comparison compare_collectives(const cluster_topology& topolog
   collective_comparison out;
   out.op = op;
   out.message = message;
-  out.group = place_group(topology, ranks);
+  out.group = place_group(topology, ranks, "ranks");
   out.topology = topology;
   const auto add = [&](collective_algorithm algorithm, const collective_cost& cost) {
     if (!std::isfinite(cost.time.value())) {

@@ -49,9 +49,9 @@ struct tp_options {
   bandwidth_kind seed_bandwidth = bandwidth_kind::algbw;  ///< what B is under `seed`
   bool sequence_parallel = false;
   recompute_mode recompute = recompute_mode::none;
-  double overlap = 0.0;              ///< f in [0, 1]
-  std::optional<dtype> comm_dtype;   ///< the wire dtype; none: the compute dtype
-  std::optional<std::int64_t> heads; ///< a; none: h/128 (head dimension 128)
+  double overlap = 0.0;               ///< f in [0, 1]
+  std::optional<dtype> comm_dtype;    ///< the wire dtype; none: the compute dtype
+  std::optional<std::int64_t> heads;  ///< a; none: h/128 (head dimension 128)
 };
 
 /// Head dimension assumed when --heads is not given: 128, as in GPT-3 175B (12288/96) and
@@ -90,8 +90,8 @@ inline collective_choice parse_collective_choice(std::string_view text, std::str
       return c;
     }
   }
-  throw invalid_spec(std::string(field), "'" + std::string(text) +
-                                             "' is not one of seed|ring|tree|hierarchical|auto");
+  throw invalid_spec(std::string(field),
+                     "'" + std::string(text) + "' is not one of seed|ring|tree|hierarchical|auto");
 }
 
 /// Reads "none" or "full".
@@ -158,8 +158,7 @@ struct layer_collectives {
 
 /// 4 all-reduces (6 with full recomputation); with SP, as many all-gathers and reduce-scatters.
 constexpr layer_collectives collectives_per_layer(const tp_options& options) {
-  const std::int64_t n =
-      options.recompute == recompute_mode::full ? 6 : seed_collectives_per_layer;
+  const std::int64_t n = options.recompute == recompute_mode::full ? 6 : seed_collectives_per_layer;
   if (options.sequence_parallel) {
     return {.all_reduce = 0, .reduce_scatter = n, .all_gather = n};
   }
@@ -236,9 +235,8 @@ struct refined_layer_cost {
 /// NCCL.
 inline collective_use use_collective(const device_spec& device, const cluster_topology& topology,
                                      const tp_options& options,
-                                     const std::optional<group_placement>& group,
-                                     collective_op op, std::int64_t count, bytes message,
-                                     std::int64_t tp) {
+                                     const std::optional<group_placement>& group, collective_op op,
+                                     std::int64_t count, bytes message, std::int64_t tp) {
   collective_use use;
   use.op = op;
   use.count = count;

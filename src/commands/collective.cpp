@@ -38,8 +38,8 @@ collective_comparison select(collective_comparison c, const std::string& algorit
       }
     }
     if (!known) {
-      throw invalid_spec("--algorithm", "'" + algorithm +
-                                            "' is not one of all|auto|seed|ring|tree|hierarchical");
+      throw invalid_spec("--algorithm",
+                         "'" + algorithm + "' is not one of all|auto|seed|ring|tree|hierarchical");
     }
   }
   std::erase_if(c.rows, [&](const auto& row) { return row.algorithm != wanted; });

@@ -40,7 +40,8 @@ void run_explain(const explain_options& opts) {
 
 void add_explain_command(CLI::App& app) {
   auto opts = std::make_shared<explain_options>();
-  auto* cmd = app.add_subcommand("explain", "Walk through the derivation for one TP degree, with your numbers");
+  auto* cmd = app.add_subcommand(
+      "explain", "Walk through the derivation for one TP degree, with your numbers");
   add_layer_flags(*cmd, opts->layer);
   add_refined_flags(*cmd, opts->refined);
   cmd->add_option("-t,--tp", opts->tp, "the TP degree to explain (a whole number >= 1)")

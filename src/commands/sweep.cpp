@@ -39,8 +39,8 @@ void run_sweep(const sweep_options& opts) {
 
 void add_sweep_command(CLI::App& app) {
   auto opts = std::make_shared<sweep_options>();
-  auto* cmd =
-      app.add_subcommand("sweep", "Per-layer TP cost at each degree of a list (the seed's model, or the refined one)");
+  auto* cmd = app.add_subcommand(
+      "sweep", "Per-layer TP cost at each degree of a list (the seed's model, or the refined one)");
   add_layer_flags(*cmd, opts->layer);
   add_refined_flags(*cmd, opts->refined);
   cmd->add_option("-t,--tp", opts->tp,

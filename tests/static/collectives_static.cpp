@@ -22,8 +22,7 @@ static_assert(ring_cost(collective_op::all_reduce, 16, n_bytes, link).steps == 3
 static_assert(ring_cost(collective_op::all_reduce, 16, n_bytes, link).time.value() ==
               30 * 0.5 + 2.0 * 15.0 / 16.0 * 1024.0 / 256.0);
 // Per-GPU traffic does not grow with p: it tends to 2N.
-static_assert(ring_cost(collective_op::all_reduce, 64, n_bytes, link).wire_bytes <
-              2.0 * n_bytes);
+static_assert(ring_cost(collective_op::all_reduce, 64, n_bytes, link).wire_bytes < 2.0 * n_bytes);
 // n = 1 is free.
 static_assert(ring_cost(collective_op::all_reduce, 1, n_bytes, link).time.value() == 0.0);
 static_assert(tree_all_reduce_cost(1, n_bytes, link).wire_bytes.value() == 0.0);

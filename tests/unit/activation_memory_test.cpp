@@ -37,7 +37,8 @@ TEST_CASE("TP + SP shards everything: s*b*h/t*(34 + 5*a*s/h)", "[activation_memo
   }
 }
 
-TEST_CASE("Full recomputation keeps only the layer's 16-bit input, 2*s*b*h", "[activation_memory]") {
+TEST_CASE("Full recomputation keeps only the layer's 16-bit input, 2*s*b*h",
+          "[activation_memory]") {
   CHECK_THAT(activation_bytes_full_recompute(demo, 8, false).value(), near(2.0 * sbh));
   CHECK_THAT(activation_bytes_full_recompute(demo, 8, true).value(), near(2.0 * sbh / 8.0));
 }

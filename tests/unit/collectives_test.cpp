@@ -95,9 +95,8 @@ TEST_CASE("Double binary tree all-reduce: 2*ceil(log2 n) steps, busiest GPU send
   // n=16: 8 steps, w=2:   40 us + 20 ms
   // n=64: 12 steps, w=2:  60 us + 20 ms
   const expected table[] = {
-      {2, 2, 1e9, 10e-6 + 10e-3},    {3, 4, 1.5e9, 20e-6 + 15e-3},
-      {8, 6, 2e9, 30e-6 + 20e-3},    {16, 8, 2e9, 40e-6 + 20e-3},
-      {64, 12, 2e9, 60e-6 + 20e-3},
+      {2, 2, 1e9, 10e-6 + 10e-3},  {3, 4, 1.5e9, 20e-6 + 15e-3}, {8, 6, 2e9, 30e-6 + 20e-3},
+      {16, 8, 2e9, 40e-6 + 20e-3}, {64, 12, 2e9, 60e-6 + 20e-3},
   };
   for (const auto& e : table) {
     check(tree_all_reduce_cost(e.n, m, intra), e);
@@ -160,29 +159,26 @@ TEST_CASE("The seed's convention: M/B per all-reduce at any n, M/(2B) per all-ga
           "[collectives][seed]") {
   for (const std::int64_t n : {1, 2, 8, 16, 64}) {
     CAPTURE(n);
-    const auto ar = seed_cost(collective_op::all_reduce, n, m, intra.bandwidth,
-                              bandwidth_kind::algbw);
+    const auto ar =
+        seed_cost(collective_op::all_reduce, n, m, intra.bandwidth, bandwidth_kind::algbw);
     CHECK_THAT(ar.time.value(), near(10e-3));  // 1e9 / 1e11
     CHECK(ar.wire_bytes == m);
     CHECK(ar.steps == 0);
-    const auto ag = seed_cost(collective_op::all_gather, n, m, intra.bandwidth,
-                              bandwidth_kind::algbw);
+    const auto ag =
+        seed_cost(collective_op::all_gather, n, m, intra.bandwidth, bandwidth_kind::algbw);
     CHECK_THAT(ag.time.value(), near(5e-3));
   }
   // busbw: B is the bus bandwidth, so the ring's bandwidth term without latency.
   // n=8: 1.75e9 / 1e11 = 17.5 ms; n=64: 1.96875e9 / 1e11 = 19.6875 ms.
-  CHECK_THAT(
-      seed_cost(collective_op::all_reduce, 8, m, intra.bandwidth, bandwidth_kind::busbw)
-          .time.value(),
-      near(17.5e-3));
-  CHECK_THAT(
-      seed_cost(collective_op::all_reduce, 64, m, intra.bandwidth, bandwidth_kind::busbw)
-          .time.value(),
-      near(19.6875e-3));
-  CHECK_THAT(
-      seed_cost(collective_op::reduce_scatter, 16, m, intra.bandwidth, bandwidth_kind::busbw)
-          .time.value(),
-      near(9.375e-3));
+  CHECK_THAT(seed_cost(collective_op::all_reduce, 8, m, intra.bandwidth, bandwidth_kind::busbw)
+                 .time.value(),
+             near(17.5e-3));
+  CHECK_THAT(seed_cost(collective_op::all_reduce, 64, m, intra.bandwidth, bandwidth_kind::busbw)
+                 .time.value(),
+             near(19.6875e-3));
+  CHECK_THAT(seed_cost(collective_op::reduce_scatter, 16, m, intra.bandwidth, bandwidth_kind::busbw)
+                 .time.value(),
+             near(9.375e-3));
 }
 
 TEST_CASE("nccl-tests: busbw = algbw*2(n-1)/n for all-reduce, *(n-1)/n for RS and AG",
@@ -195,13 +191,11 @@ TEST_CASE("nccl-tests: busbw = algbw*2(n-1)/n for all-reduce, *(n-1)/n for RS an
   for (const auto op : all_collective_ops) {
     for (const std::int64_t n : {2, 3, 8, 16, 64, 1000}) {
       CAPTURE(n);
-      const auto back =
-          algorithm_bandwidth_from_bus(op, n, bus_bandwidth(op, n, algbw)).value();
+      const auto back = algorithm_bandwidth_from_bus(op, n, bus_bandwidth(op, n, algbw)).value();
       CHECK_THAT(back, near(algbw.value(), 1e-12));
     }
   }
-  CHECK_THROWS_AS(algorithm_bandwidth_from_bus(collective_op::all_reduce, 1, algbw),
-                  invalid_spec);
+  CHECK_THROWS_AS(algorithm_bandwidth_from_bus(collective_op::all_reduce, 1, algbw), invalid_spec);
   // A ring's algbw M/T, converted to busbw, is the link bandwidth when latency is 0.
   const link_spec no_latency{.bandwidth = bytes_per_second(1e11), .latency = seconds(0.0)};
   for (const auto op : all_collective_ops) {

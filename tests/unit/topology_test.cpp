@@ -29,8 +29,7 @@ std::string field_of(const auto& call) {
 }
 }  // namespace
 
-TEST_CASE("A group that fits in a node stays there; a larger one fills whole nodes",
-          "[topology]") {
+TEST_CASE("A group that fits in a node stays there; a larger one fills whole nodes", "[topology]") {
   const auto in = place_group(cluster, 8);
   CHECK(in.nodes == 1);
   CHECK(in.per_node == 8);
@@ -77,15 +76,13 @@ TEST_CASE("Negative or non-finite latencies and bandwidths are rejected naming t
 TEST_CASE("A flat ring across nodes runs at the slowest hop; inside a node at the intra link",
           "[topology]") {
   // n=16 flat: 30 steps at 20 us + 1.875e9 B at 25 GB/s = 600 us + 75 ms.
-  const auto flat =
-      collective_cost_in(cluster, place_group(cluster, 16), collective_op::all_reduce,
-                         collective_algorithm::ring, m);
+  const auto flat = collective_cost_in(cluster, place_group(cluster, 16), collective_op::all_reduce,
+                                       collective_algorithm::ring, m);
   CHECK_THAT(flat.time.value(), near(600e-6 + 75e-3));
   CHECK(flat.inter_node_bytes == flat.wire_bytes);
   // n=16 flat tree: 8 steps at 20 us + 2e9 B at 25 GB/s = 160 us + 80 ms.
-  const auto tree =
-      collective_cost_in(cluster, place_group(cluster, 16), collective_op::all_reduce,
-                         collective_algorithm::tree, m);
+  const auto tree = collective_cost_in(cluster, place_group(cluster, 16), collective_op::all_reduce,
+                                       collective_algorithm::tree, m);
   CHECK_THAT(tree.time.value(), near(160e-6 + 80e-3));
   // n=8: the intra link, 70 us + 17.5 ms, nothing crosses nodes.
   const auto inside = collective_cost_in(cluster, place_group(cluster, 8),
@@ -103,8 +100,7 @@ TEST_CASE("The node boundary is a cliff: 8 -> 16 GPUs multiplies the all-reduce 
   // Inside a node, doubling 4 -> 8 costs little: 2*3/4 -> 2*7/8 of M/β.
   CHECK(at(8, collective_algorithm::ring) / at(4, collective_algorithm::ring) < 1.2);
   // Across: hierarchical 22.61 ms vs 17.57 ms (x1.29), flat ring 75.6 ms (x4.3).
-  CHECK_THAT(at(16, collective_algorithm::hierarchical),
-             near(70e-6 + 17.5e-3 + 40e-6 + 5e-3));
+  CHECK_THAT(at(16, collective_algorithm::hierarchical), near(70e-6 + 17.5e-3 + 40e-6 + 5e-3));
   CHECK(at(16, collective_algorithm::hierarchical) / at(8, collective_algorithm::ring) > 1.25);
   CHECK(at(16, collective_algorithm::ring) / at(8, collective_algorithm::ring) > 4.0);
 }
@@ -180,8 +176,7 @@ TEST_CASE("auto picks the tree for small messages and the ring for large ones in
         collective_algorithm::ring);
 }
 
-TEST_CASE("compare_collectives reports algbw = M/T and busbw = algbw*2(n-1)/n",
-          "[topology]") {
+TEST_CASE("compare_collectives reports algbw = M/T and busbw = algbw*2(n-1)/n", "[topology]") {
   const auto c = compare_collectives(cluster, collective_op::all_reduce, 8, m);
   REQUIRE(c.rows.size() == 4);  // seed, ring, tree, hierarchical
   CHECK(c.rows[0].algorithm == collective_algorithm::seed);

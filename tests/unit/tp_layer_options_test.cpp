@@ -89,8 +89,7 @@ TEST_CASE("SP: 4 all-gathers + 4 reduce-scatters put the all-reduces' bytes on t
   }
 }
 
-TEST_CASE("Full recomputation: 6 collectives per layer and 96*b*s*h^2 FLOP",
-          "[tp_layer_options]") {
+TEST_CASE("Full recomputation: 6 collectives per layer and 96*b*s*h^2 FLOP", "[tp_layer_options]") {
   auto full = tp_options{};
   full.recompute = recompute_mode::full;
   CHECK(collectives_per_layer(full).all_reduce == 6);
@@ -122,10 +121,9 @@ TEST_CASE("Overlap f = 0 is the seed's serial time, f = 1 the seed's max, exactl
     // In between: T_calc + T_comm - f*min(T_calc, T_comm).
     o.overlap = 0.3;
     const auto part = tp_cost_per_layer(demo, device, dgx, o, t);
-    CHECK_THAT(part.step.value(),
-               near(seed.compute.value() + seed.comm.value() -
-                        0.3 * std::min(seed.compute.value(), seed.comm.value()),
-                    1e-12));
+    CHECK_THAT(part.step.value(), near(seed.compute.value() + seed.comm.value() -
+                                           0.3 * std::min(seed.compute.value(), seed.comm.value()),
+                                       1e-12));
     CHECK_THAT(part.exposed_comm.value(), near(part.step.value() - part.compute.value(), 1e-12));
   }
   // The metric itself is exact at both endpoints.
@@ -160,10 +158,9 @@ TEST_CASE("Ring all-reduce in a node at the layer level: 4 x (2(t-1)*a + 2(t-1)/
 TEST_CASE("The refined sweep shows the cliff at the node boundary", "[tp_layer_options][sweep]") {
   // The README's cliff sweep: bf16, 989.4 TFLOP/s, NVLink 450 GB/s 3 us, IB 50 GB/s 10 us.
   const layer_spec bf16{.batch = 2, .seq = 2048, .hidden = 8192, .element = {"bf16", 2}};
-  const device_spec h100{.peak = flops_per_second(989.4e12),
-                         .bandwidth = bytes_per_second(450e9)};
-  const auto r = sweep_tp(bf16, h100, dgx, with(collective_choice::automatic),
-                          {1, 2, 4, 8, 16, 32, 64});
+  const device_spec h100{.peak = flops_per_second(989.4e12), .bandwidth = bytes_per_second(450e9)};
+  const auto r =
+      sweep_tp(bf16, h100, dgx, with(collective_choice::automatic), {1, 2, 4, 8, 16, 32, 64});
   REQUIRE(r.boundary.has_value());
   const auto& below = r.rows[r.boundary->last_inside];
   const auto& above = r.rows[r.boundary->first_spanning];
