@@ -349,7 +349,7 @@ std::string algorithm_derivation(const refined_sweep_result& r, const refined_la
   const std::string two = ar ? "2*" : "";
   std::string o;
   if (n == 1) {
-    return fmt::format("     {:<12} n = 1: no communication, 0 s\n", to_string(c.algorithm));
+    return fmt::format("     {:<12} n = 1: no communication, 0\n", to_string(c.algorithm));
   }
   const auto flat = flat_link(r.topology, g);
   const std::string hop = g.spans_nodes()
@@ -476,8 +476,7 @@ std::string refined_explain_text(const refined_explanation& x) {
   std::string sum;
   std::string bytes_sum;
   for (const auto& use : cost.collectives) {
-    sum +=
-        fmt::format("{}{} * {}", sum.empty() ? "" : " + ", use.count, io::to_string(use.cost.time));
+    sum += fmt::format("{}{} * {}", sum.empty() ? "" : " + ", use.count, duration(use.cost.time));
     bytes_sum += fmt::format("{}{} * {}", bytes_sum.empty() ? "" : " + ", use.count,
                              io::to_string(use.cost.wire_bytes));
   }
