@@ -9,10 +9,10 @@
 //    β_inter);
 //  - `hierarchical`: reduce-scatter inside each node, the collective across nodes on the
 //    inter-node link over M/g bytes per GPU, all-gather inside each node (collectives.hpp).
-// `cheapest_collective` ("auto") takes the cheapest per message, as NCCL's tuner does. When
-// the inter-node link is no faster and no lower-latency than the intra-node one, hierarchical
-// is never slower than the flat ring (docs/formulas.md), so auto picks it for large messages
-// across nodes.
+// `cheapest_collective` ("auto") takes the cheapest per message, as NCCL's tuner does. The
+// hierarchical algorithm is never slower than the flat ring, whatever the two links
+// (docs/formulas.md), so across nodes auto picks it, or the tree for small messages; the flat
+// ring is what `--collective ring` asks for: the pessimistic single-ring bound.
 //
 // `cluster_topology` (hardware.hpp) is plain data that a preset or a config file can fill. An
 // `inter.bandwidth` of zero means "no inter-node link given": a group that spans nodes is

@@ -14,8 +14,10 @@
 //    and a reduce-scatter, the same bytes on the wire (a ring all-reduce is a reduce-scatter
 //    then an all-gather): 4 all-gathers + 4 reduce-scatters;
 //  - full recomputation reruns the forward pass in the backward pass, its 2 collectives with
-//    it: 6 all-reduces (or 6 + 6 with SP), and compute is 96·b·s·h² instead of 72·b·s·h²
-//    (Korthikanti et al. 2022, section 5: the forward's 24·b·s·h² once more).
+//    it: 6 all-reduces (or 6 + 6 with SP), and compute is 96·b·s·h² instead of 72·b·s·h²:
+//    the forward's 24·b·s·h² once more (Narayanan et al., "Efficient Large-Scale Language
+//    Model Training on GPU Clusters Using Megatron-LM", SC21, arXiv:2104.04473, eq. 3:
+//    96·B·s·l·h² with full recomputation; Korthikanti et al. 2022 discuss the same overhead).
 #pragma once
 
 #include <array>
