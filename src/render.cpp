@@ -216,8 +216,12 @@ std::string algorithm_description(collective_choice c) {
   return "?";
 }
 
-/// The algorithms a row used: "ring", or "tree/ring" when the kinds differ.
+/// The algorithms a row used: "ring", or "tree/ring" when the kinds differ; "-" for a group of
+/// one GPU, which runs no collective.
 std::string row_algorithms(const refined_layer_cost& c) {
+  if (c.group && c.group->ranks == 1) {
+    return "-";
+  }
   std::vector<std::string_view> names;
   for (const auto& use : c.collectives) {
     const auto name = to_string(use.algorithm);
