@@ -535,9 +535,12 @@ std::string refined_explain_text(const refined_explanation& x) {
   o += fmt::format("   with these options ({}): {}\n", r.options.sequence_parallel ? "SP" : "no SP",
                    io::to_string(cost.memory.selected));
   o += fmt::format(
-      "{}. For comparison, the seed's model charges C = 4*b*s*h*d/B = {} at every t "
-      "(d = {} B, B = {})\n",
-      ++step, io::to_ms(r.seed_comm), L.element.size_bytes, io::to_string(r.device.bandwidth));
+      "{}. For comparison, the seed's model: C = 4*M/B = 4 * {} / {} = {} at every t\n"
+      "   ({}, as the all-reduce's algbw)\n",
+      ++step, io::to_string(r.message), io::to_string(r.seed_comparison_bandwidth),
+      io::to_ms(r.seed_comm),
+      r.options.collective == collective_choice::seed ? "B = --bandwidth"
+                                                      : "B = the intra-node link");
   return o;
 }
 

@@ -148,7 +148,10 @@ struct refined_sweep_result {
   layer_collectives collectives;  ///< per layer
   flops layer_flops{};            ///< 72 or 96 ·b·s·h²
   seconds single_gpu_compute{};   ///< A = layer_flops / P
-  seconds seed_comm{};            ///< the seed's C = 4·b·s·h·d/B, for comparison
+  /// For comparison: the seed's C = 4·M/B on the same message, with B = --bandwidth under the
+  /// seed collective and the intra-node link under the α–β ones.
+  seconds seed_comm{};
+  bytes_per_second seed_comparison_bandwidth{};
   std::vector<refined_row> rows;
   /// The largest swept degree with E >= target, and μ = E there (none if no degree qualifies).
   std::optional<std::int64_t> best_swept_tp;
@@ -251,7 +254,10 @@ inline refined_sweep_result sweep_tp(const layer_spec& layer, const device_spec&
   r.collectives = collectives_per_layer(options);
   r.layer_flops = layer_flops(layer, options);
   r.single_gpu_compute = r.layer_flops / device.peak;
-  r.seed_comm = comm_time(layer, device);
+  r.seed_comparison_bandwidth =
+      options.collective == collective_choice::seed ? device.bandwidth : topology.intra.bandwidth;
+  r.seed_comm =
+      static_cast<double>(seed_collectives_per_layer) * r.message / r.seed_comparison_bandwidth;
   r.rows.reserve(degrees.size());
   for (const auto tp : degrees) {
     validate_tp(tp);
