@@ -17,7 +17,9 @@ void add_layer_flags(CLI::App& cmd, layer_flags& flags) {
   group->add_option("--hidden", flags.hidden, "h: hidden size")->capture_default_str();
   group
       ->add_option("--dtype", flags.dtype,
-                   "d: element type on the wire: fp32, tf32, bf16, fp16, fp8, fp64, or bytes 1..16")
+                   "d: element type (on the wire too, unless --comm-dtype): fp32, tf32, bf16, "
+                   "fp16, fp8, fp64, "
+                   "or bytes 1..16")
       ->capture_default_str();
   group
       ->add_option("--flops", flags.flops, "P: per-GPU compute rate, e.g. 1PFLOP/s, 989.4T, 312e12")

@@ -1,6 +1,9 @@
 // `tpcost collective`: one collective on one group, every algorithm side by side, with the
 // nccl-tests bandwidths each would report.
+#include <cmath>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "cli_options.hpp"
 #include "commands/commands.hpp"
