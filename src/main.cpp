@@ -55,6 +55,7 @@ Exit codes: 0 success, 1 a check failed, 2 invalid input, 3 cannot write output,
   tpcost::cli::add_model_command(app);
   tpcost::cli::add_calibrate_command(app);
   tpcost::cli::add_hardware_command(app);
+  tpcost::cli::add_collective_command(app);
 
   try {
     app.parse(argc, argv);

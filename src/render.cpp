@@ -17,8 +17,9 @@ namespace {
 
 using text_table = std::vector<std::vector<std::string>>;  // first row is the header
 
-/// Right-aligned columns separated by two spaces (markdown: pipes and an alignment row).
-std::string layout(const text_table& table, bool markdown) {
+/// Right-aligned columns separated by two spaces (markdown: pipes and an alignment row); the
+/// columns listed in `left` are left-aligned (names rather than numbers).
+std::string layout(const text_table& table, bool markdown, std::vector<std::size_t> left = {}) {
   std::vector<std::size_t> widths(table.front().size(), 0);
   for (const auto& row : table) {
     for (std::size_t c = 0; c < row.size(); ++c) {
@@ -28,16 +29,22 @@ std::string layout(const text_table& table, bool markdown) {
   std::string out;
   for (std::size_t r = 0; r < table.size(); ++r) {
     for (std::size_t c = 0; c < table[r].size(); ++c) {
+      const bool to_left = std::find(left.begin(), left.end(), c) != left.end();
       if (markdown) {
-        out += fmt::format("| {:>{}} ", table[r][c], widths[c]);
+        out += to_left ? fmt::format("| {:<{}} ", table[r][c], widths[c])
+                       : fmt::format("| {:>{}} ", table[r][c], widths[c]);
       } else {
-        out += fmt::format("{}{:>{}}", c == 0 ? "" : "  ", table[r][c], widths[c]);
+        out += fmt::format("{}", c == 0 ? "" : "  ");
+        out += to_left ? fmt::format("{:<{}}", table[r][c], widths[c])
+                       : fmt::format("{:>{}}", table[r][c], widths[c]);
       }
     }
     out += markdown ? "|\n" : "\n";
     if (markdown && r == 0) {
-      for (const auto w : widths) {
-        out += fmt::format("| {:->{}}: ", "", w - 1);
+      for (std::size_t c = 0; c < widths.size(); ++c) {
+        const bool to_left = std::find(left.begin(), left.end(), c) != left.end();
+        out += to_left ? fmt::format("| :{:-<{}} ", "", widths[c] - 1)
+                       : fmt::format("| {:->{}}: ", "", widths[c] - 1);
       }
       out += "|\n";
     }
@@ -136,6 +143,436 @@ std::string explain_text(const tp_explanation& x) {
                    r.tp_bound_for_target);
   o += fmt::format("; the rule of thumb t <= t*/2 = {:.3f} gives E = {}\n", x.half_critical_tp,
                    io::percent(x.efficiency_at_half_critical));
+  return o;
+}
+
+// ---- The refined model -------------------------------------------------------------------
+
+std::string plural(std::int64_t n, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
+/// "4 all-reduces", "4 all-gathers + 4 reduce-scatters".
+std::string collective_counts(const layer_collectives& c) {
+  if (c.all_reduce > 0) {
+    return plural(c.all_reduce, "all-reduce", "all-reduces");
+  }
+  return plural(c.all_gather, "all-gather", "all-gathers") + " + " +
+         plural(c.reduce_scatter, "reduce-scatter", "reduce-scatters");
+}
+
+/// Where the collectives come from: 2 forward and 2 backward, plus the recomputed forward.
+std::string collective_origin(const tp_options& o) {
+  std::string out = o.recompute == recompute_mode::full
+                        ? "2 forward, 2 backward, 2 in the recomputed forward"
+                        : "2 forward, 2 backward";
+  if (o.sequence_parallel) {
+    out += "; SP: an all-gather and a reduce-scatter for each all-reduce";
+  }
+  return out;
+}
+
+std::string duration(seconds v) { return v.value() == 0.0 ? "0" : io::to_string(v); }
+
+std::string link_text(const link_spec& link) {
+  return fmt::format("{}, α = {}", io::to_string(link.bandwidth), duration(link.latency));
+}
+
+std::string inter_link_text(const cluster_topology& t) {
+  return t.inter.bandwidth.value() > 0.0 ? link_text(t.inter) + " per GPU"
+                                         : std::string("not given");
+}
+
+std::string links_line(const refined_sweep_result& r) {
+  if (r.options.collective == collective_choice::seed) {
+    return r.options.seed_bandwidth == bandwidth_kind::algbw
+               ? fmt::format(
+                     "the seed's B = {} as an all-reduce's algbw: M/B per all-reduce, "
+                     "M/(2B) per all-gather or reduce-scatter, no latency",
+                     io::to_string(r.device.bandwidth))
+               : fmt::format(
+                     "the seed's B = {} as nccl-tests busbw: 2(t-1)/t*M/B per "
+                     "all-reduce, (t-1)/t*M/B per all-gather or reduce-scatter, no "
+                     "latency",
+                     io::to_string(r.device.bandwidth));
+  }
+  return fmt::format("intra-node {}; inter-node {}; {} GPUs per node", link_text(r.topology.intra),
+                     inter_link_text(r.topology), r.topology.gpus_per_node);
+}
+
+std::string algorithm_description(collective_choice c) {
+  switch (c) {
+    case collective_choice::seed:
+      return "seed (the article's convention)";
+    case collective_choice::ring:
+      return "ring (across nodes: one flat ring, every step at the slowest hop)";
+    case collective_choice::tree:
+      return "tree (double binary tree; all-gather and reduce-scatter use the ring, as in NCCL)";
+    case collective_choice::hierarchical:
+      return "hierarchical (reduce-scatter in the node, all-reduce of M/g across nodes, "
+             "all-gather in the node)";
+    case collective_choice::automatic:
+      return "auto (the cheapest of ring, tree and hierarchical for each message)";
+  }
+  return "?";
+}
+
+/// The algorithms a row used: "ring", or "tree/ring" when the kinds differ; "-" for a group of
+/// one GPU, which runs no collective.
+std::string row_algorithms(const refined_layer_cost& c) {
+  if (c.group && c.group->ranks == 1) {
+    return "-";
+  }
+  std::vector<std::string_view> names;
+  for (const auto& use : c.collectives) {
+    const auto name = to_string(use.algorithm);
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      names.push_back(name);
+    }
+  }
+  std::string out;
+  for (const auto& name : names) {
+    if (!out.empty()) {
+      out += '/';
+    }
+    out += name;
+  }
+  return out;
+}
+
+bool shows_memory(const refined_sweep_result& r) {
+  return r.options.sequence_parallel || r.options.heads.has_value();
+}
+
+std::string mb(bytes v) { return fmt::format("{:.1f}", v.value() / 1e6); }
+std::string ms(seconds v) { return fmt::format("{:.3f}", v.value() * 1e3); }
+
+text_table refined_table(const refined_sweep_result& r) {
+  const bool memory = shows_memory(r);
+  text_table t{{"TP", "nodes", "algorithm", "wire MB", "x-node MB", "compute ms", "comm ms",
+                "exposed ms", "total ms", "R", "efficiency", "speed-up"}};
+  if (memory) {
+    t.front().push_back("act MB");
+    if (r.options.sequence_parallel) {
+      t.front().push_back("act MB no SP");
+    }
+  }
+  for (const auto& [row, cost] : r.rows) {
+    std::vector<std::string> line{fmt::format("{}", row.tp),
+                                  cost.group ? fmt::format("{}", cost.group->nodes) : "-",
+                                  row_algorithms(cost),
+                                  mb(cost.wire_bytes),
+                                  cost.group ? mb(cost.inter_node_bytes) : "-",
+                                  ms(row.compute),
+                                  ms(row.comm),
+                                  ms(cost.exposed_comm),
+                                  ms(cost.step),
+                                  fmt::format("{:.4f}", row.ratio),
+                                  io::percent(row.efficiency),
+                                  fmt::format("{:.2f}x", row.speedup)};
+    if (memory) {
+      line.push_back(mb(cost.memory.selected));
+      if (r.options.sequence_parallel) {
+        line.push_back(mb(cost.memory.without_sp));
+      }
+    }
+    t.push_back(std::move(line));
+  }
+  return t;
+}
+
+std::string refined_csv(const refined_sweep_result& r) {
+  std::string out =
+      "tp,compute_s,comm_s,serial_s,overlapped_s,ratio,efficiency,comm_share,speedup,step_s,"
+      "exposed_comm_s,nodes,algorithm,wire_bytes,inter_node_bytes,activation_bytes,"
+      "activation_bytes_without_sp,activation_bytes_with_sp\n";
+  for (const auto& [row, cost] : r.rows) {
+    out += fmt::format(
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", row.tp, row.compute.value(),
+        row.comm.value(), row.serial.value(), row.overlapped.value(), row.ratio, row.efficiency,
+        row.comm_share, row.speedup, cost.step.value(), cost.exposed_comm.value(),
+        cost.group ? fmt::format("{}", cost.group->nodes) : "", row_algorithms(cost),
+        cost.wire_bytes.value(), cost.inter_node_bytes.value(), cost.memory.selected.value(),
+        cost.memory.without_sp.value(), cost.memory.with_sp.value());
+  }
+  return out;
+}
+
+std::string refined_inputs_line(const refined_sweep_result& r) {
+  std::string out =
+      fmt::format("b={}  s={}  h={}  a={}  d={} B ({})", r.layer.batch, r.layer.seq, r.layer.hidden,
+                  r.heads, r.layer.element.size_bytes, r.layer.element.name);
+  if (r.wire.size_bytes != r.layer.element.size_bytes || r.wire.name != r.layer.element.name) {
+    out += fmt::format("  wire d={} B ({})", r.wire.size_bytes, r.wire.name);
+  }
+  return out + fmt::format("  P={}", io::to_string(r.device.peak));
+}
+
+std::string options_line(const refined_sweep_result& r) {
+  return fmt::format("SP {}, recompute {} ({:.0f}*b*s*h^2 = {} per layer), overlap f = {:g}",
+                     r.options.sequence_parallel ? "on" : "off", to_string(r.options.recompute),
+                     flops_coefficient(r.options), io::to_string(r.layer_flops), r.options.overlap);
+}
+
+std::string refined_summary(const refined_sweep_result& r) {
+  std::string out = fmt::format("E = T_calc/T >= {}: ", io::percent(r.efficiency_target));
+  if (r.best_swept_tp) {
+    out += fmt::format("largest swept TP meeting it: {} (μ = {} there)\n", *r.best_swept_tp,
+                       io::percent(r.utilisation_at_best));
+  } else {
+    out += "no swept TP meets it\n";
+  }
+  if (r.first_tp_comm_over_compute) {
+    out += fmt::format("T_comm >= T_calc from swept TP {} on\n", *r.first_tp_comm_over_compute);
+  } else {
+    out += "T_comm < T_calc at every swept TP\n";
+  }
+  if (r.boundary) {
+    const auto& below = r.rows[r.boundary->last_inside];
+    const auto& above = r.rows[r.boundary->first_spanning];
+    out += fmt::format("node boundary: TP {} (1 node) -> TP {} ({} nodes): T_comm {} -> {}",
+                       below.row.tp, above.row.tp, above.cost.group->nodes,
+                       io::to_ms(below.row.comm), io::to_ms(above.row.comm));
+    if (r.boundary->comm_growth) {
+      out += fmt::format(" (x{:.2f})", *r.boundary->comm_growth);
+    }
+    out += fmt::format(", efficiency {} -> {}\n", io::percent(below.row.efficiency),
+                       io::percent(above.row.efficiency));
+  }
+  return out;
+}
+
+// ---- explain, refined ----------------------------------------------------------------------
+
+/// The cost of one algorithm for one op, its formula with the numbers substituted.
+std::string algorithm_derivation(const refined_sweep_result& r, const refined_layer_cost& cost,
+                                 collective_op op, const algorithm_cost& c) {
+  const auto& g = *cost.group;
+  const auto n = g.ranks;
+  const auto m = io::to_string(cost.message);
+  const bool ar = op == collective_op::all_reduce;
+  const std::string two = ar ? "2*" : "";
+  std::string o;
+  if (n == 1) {
+    return fmt::format("     {:<12} n = 1: no communication, 0\n", to_string(c.algorithm));
+  }
+  const auto flat = flat_link(r.topology, g);
+  const std::string hop = g.spans_nodes()
+                              ? (g.per_node > 1 ? "flat, every step at the slowest hop: "
+                                                : "one GPU per node, the inter-node link: ")
+                              : "the intra-node link: ";
+  switch (c.algorithm) {
+    case collective_algorithm::ring:
+      o += fmt::format("     ring         ({}β = {}, α = {})\n", hop, io::to_string(flat.bandwidth),
+                       duration(flat.latency));
+      o += fmt::format(
+          "       T = {0}(n-1)*α + {0}(n-1)/n*M/β = {0}({1}-1)*{2} + {0}({1}-1)/{1}*{3} "
+          "/ {4} = {5}\n",
+          two, n, duration(flat.latency), m, io::to_string(flat.bandwidth),
+          io::to_string(c.cost.time));
+      break;
+    case collective_algorithm::tree:
+      o += fmt::format("     tree         ({}β = {}, α = {})\n", hop, io::to_string(flat.bandwidth),
+                       duration(flat.latency));
+      o += fmt::format(
+          "       T = 2*ceil(log2 n)*α + w(n)*M/β = 2*ceil(log2 {})*{} + {:g}*{} / {} "
+          "= {}\n",
+          n, duration(flat.latency), tree_wire_factor(n), m, io::to_string(flat.bandwidth),
+          io::to_string(c.cost.time));
+      break;
+    case collective_algorithm::hierarchical:
+      if (!g.spans_nodes()) {
+        o += "     hierarchical (one node: the intra-node ring itself)\n";
+        o += fmt::format("       T = {}\n", io::to_string(c.cost.time));
+      } else if (g.per_node == 1) {
+        o += "     hierarchical (one GPU per node: the inter-node ring itself)\n";
+        o += fmt::format("       T = {}\n", io::to_string(c.cost.time));
+      } else {
+        o += fmt::format(
+            "     hierarchical (g = {} GPUs per node on the intra link, k = {} nodes "
+            "on the inter link)\n",
+            g.per_node, g.nodes);
+        o += fmt::format(
+            "       T = {0}(g-1)*α_i + {0}(g-1)/g*M/β_i + {0}(k-1)*α_e + "
+            "{0}(k-1)/k*(M/g)/β_e\n",
+            two);
+        o += fmt::format(
+            "         = {0}({1}-1)*{2} + {0}({1}-1)/{1}*{3} / {4} + {0}({5}-1)*{6} + "
+            "{0}({5}-1)/{5}*({3}/{1}) / {7} = {8}\n",
+            two, g.per_node, duration(r.topology.intra.latency), m,
+            io::to_string(r.topology.intra.bandwidth), g.nodes, duration(r.topology.inter.latency),
+            io::to_string(r.topology.inter.bandwidth), io::to_string(c.cost.time));
+      }
+      break;
+    case collective_algorithm::seed:
+      break;
+  }
+  o += fmt::format("       wire bytes per GPU {}", io::to_string(c.cost.wire_bytes));
+  if (g.spans_nodes()) {
+    o += fmt::format(", {} of them across nodes", io::to_string(c.cost.inter_node_bytes));
+  }
+  o += fmt::format("; {} latency terms\n", c.cost.steps);
+  return o;
+}
+
+std::string seed_derivation(const refined_sweep_result& r, const collective_use& use) {
+  const auto m = io::to_string(use.cost.wire_bytes);
+  const auto b = io::to_string(r.device.bandwidth);
+  const bool ar = use.op == collective_op::all_reduce;
+  const auto t = use.cost.time;
+  if (r.options.seed_bandwidth == bandwidth_kind::algbw) {
+    return ar ? fmt::format("     seed: T = M/B = {} / {} = {}\n", m, b, io::to_string(t))
+              : fmt::format("     seed: T = M/(2B) = half an all-reduce = {} / {} = {}\n", m, b,
+                            io::to_string(t));
+  }
+  const auto n = r.rows.front().row.tp;
+  return fmt::format("     seed, B as busbw: T = {0}(t-1)/t*M/B = {0}({1}-1)/{1}*{2} / {3} = {4}\n",
+                     ar ? "2*" : "", n, io::to_string(r.message), b, io::to_string(t));
+}
+
+std::string refined_explain_text(const refined_explanation& x) {
+  const auto& r = x.sweep;
+  const auto& [row, cost] = r.rows.front();
+  const auto& L = r.layer;
+  std::string o;
+  o += fmt::format("One transformer layer at TP t = {}, the refined model, forward + backward.\n",
+                   row.tp);
+  o += fmt::format("Inputs: {}\n", refined_inputs_line(r));
+  o += fmt::format("Links:  {}\n", links_line(r));
+  o += fmt::format("Model:  collective {}; {}\n\n", algorithm_description(r.options.collective),
+                   options_line(r));
+  int step = 0;
+  o += fmt::format("{}. Message of one collective: the full activation, in the wire dtype\n",
+                   ++step);
+  o += fmt::format("   M = b*s*h*d_wire = {} * {} * {} * {} B = {:.0f} B = {}\n", L.batch, L.seq,
+                   L.hidden, r.wire.size_bytes, r.message.value(), io::to_string(r.message));
+  o += fmt::format("{}. Collectives per layer ({})\n", ++step, collective_origin(r.options));
+  o += fmt::format("   {}\n", collective_counts(r.collectives));
+  if (cost.group) {
+    const auto& g = *cost.group;
+    o += fmt::format("{}. Placement of the TP group on nodes of {} GPUs\n", ++step,
+                     r.topology.gpus_per_node);
+    o += g.spans_nodes()
+             ? fmt::format(
+                   "   t = {} > {}: {} nodes x {} GPUs (k = {}, g = {}); the inter-node "
+                   "link is paid\n",
+                   g.ranks, r.topology.gpus_per_node, g.nodes, g.per_node, g.nodes, g.per_node)
+             : fmt::format("   t = {} <= {}: one node, the intra-node link only\n", g.ranks,
+                           r.topology.gpus_per_node);
+  }
+  for (std::size_t i = 0; i < cost.collectives.size(); ++i) {
+    const auto& use = cost.collectives[i];
+    o += fmt::format("{}. One {} of M over n = {}\n", ++step, to_string(use.op), row.tp);
+    if (!cost.group) {
+      o += seed_derivation(r, use);
+    } else {
+      for (const auto& c : x.candidates[i]) {
+        o += algorithm_derivation(r, cost, use.op, c);
+      }
+      if (use.op != collective_op::all_reduce && r.options.collective == collective_choice::tree) {
+        o += "     (the tree implements all-reduce only, as in NCCL: the ring is used)\n";
+      }
+      o += fmt::format(
+          "     used: {}{}\n", to_string(use.algorithm),
+          r.options.collective == collective_choice::automatic ? " (the cheapest)" : "");
+    }
+  }
+  o += fmt::format("{}. Comm time and traffic per layer\n", ++step);
+  std::string sum;
+  std::string bytes_sum;
+  for (const auto& use : cost.collectives) {
+    sum += fmt::format("{}{} * {}", sum.empty() ? "" : " + ", use.count, duration(use.cost.time));
+    bytes_sum += fmt::format("{}{} * {}", bytes_sum.empty() ? "" : " + ", use.count,
+                             io::to_string(use.cost.wire_bytes));
+  }
+  o += fmt::format("   T_comm = {} = {}\n", sum, io::to_ms(row.comm));
+  o += fmt::format("   wire bytes per GPU = {} = {}", bytes_sum, io::to_string(cost.wire_bytes));
+  if (cost.group && cost.group->spans_nodes()) {
+    o += fmt::format(" ({} across nodes)", io::to_string(cost.inter_node_bytes));
+  }
+  o += "\n";
+  o += fmt::format("{}. Compute per layer ({:.0f}*b*s*h^2{})\n", ++step,
+                   flops_coefficient(r.options),
+                   r.options.recompute == recompute_mode::full
+                       ? ": forward 24, backward 48, recomputed forward 24"
+                       : ": forward 24, backward 48; attention scores left out");
+  o += fmt::format("   F = {:.0f}*b*s*h^2 = {:.0f} * {} * {} * {}^2 = {:.4e} FLOP = {}\n",
+                   flops_coefficient(r.options), flops_coefficient(r.options), L.batch, L.seq,
+                   L.hidden, r.layer_flops.value(), io::to_string(r.layer_flops));
+  o += fmt::format("   A = F / P = {} / {} = {}\n", io::to_string(r.layer_flops),
+                   io::to_string(r.device.peak), io::to_ms(r.single_gpu_compute));
+  o += fmt::format("   T_calc = A / t = {} / {} = {}\n", io::to_ms(r.single_gpu_compute), row.tp,
+                   io::to_ms(row.compute));
+  o += fmt::format("{}. Comm/compute ratio\n", ++step);
+  o += fmt::format("   R = T_comm / T_calc = {} / {} = {:.6f}\n", io::to_ms(row.comm),
+                   io::to_ms(row.compute), row.ratio);
+  o += fmt::format("{}. Step time with overlap f = {:g}\n", ++step, r.options.overlap);
+  o += fmt::format("   T = T_calc + T_comm - f*min(T_calc, T_comm) = {} + {} - {:g}*{} = {}\n",
+                   io::to_ms(row.compute), io::to_ms(row.comm), r.options.overlap,
+                   io::to_ms(min(row.compute, row.comm)), io::to_ms(cost.step));
+  o += fmt::format("   (f = 0: serial {}; f = 1: max(T_calc, T_comm) = {})\n",
+                   io::to_ms(row.serial), io::to_ms(row.overlapped));
+  o += fmt::format("   exposed comm T - T_calc = {}\n", io::to_ms(cost.exposed_comm));
+  o += fmt::format("   E = T_calc / T = {}, exposed share = {}, speed-up A / T = {:.3f}x\n",
+                   io::percent(row.efficiency), io::percent(row.comm_share), row.speedup);
+  o += fmt::format(
+      "{}. Activation memory per GPU per layer (Korthikanti et al. 2022, 16-bit activations)\n",
+      ++step);
+  const auto sbh = fmt::format("{}*{}*{}", L.seq, L.batch, L.hidden);
+  o += fmt::format("   no parallelism: s*b*h*(34 + 5*a*s/h) = {}*(34 + 5*{}*{}/{}) = {}\n", sbh,
+                   r.heads, L.seq, L.hidden, io::to_string(cost.memory.unsharded));
+  if (r.options.recompute == recompute_mode::full) {
+    o += fmt::format("   full recompute, TP:      2*s*b*h = 2*{} = {}\n", sbh,
+                     io::to_string(cost.memory.without_sp));
+    o += fmt::format("   full recompute, TP + SP: 2*s*b*h/t = 2*{}/{} = {}\n", sbh, row.tp,
+                     io::to_string(cost.memory.with_sp));
+  } else {
+    o += fmt::format(
+        "   TP:      s*b*h*(10 + 24/t + 5*a*s/(h*t)) = {}*(10 + 24/{} + 5*{}*{}/({}*{})) = {}\n",
+        sbh, row.tp, r.heads, L.seq, L.hidden, row.tp, io::to_string(cost.memory.without_sp));
+    o += fmt::format("   TP + SP: s*b*h/t*(34 + 5*a*s/h) = {}/{}*(34 + 5*{}*{}/{}) = {}\n", sbh,
+                     row.tp, r.heads, L.seq, L.hidden, io::to_string(cost.memory.with_sp));
+  }
+  o += fmt::format("   with these options ({}): {}\n", r.options.sequence_parallel ? "SP" : "no SP",
+                   io::to_string(cost.memory.selected));
+  o += fmt::format(
+      "{}. For comparison, the seed's model: C = 4*M/B = 4 * {} / {} = {} at every t\n"
+      "   ({}, as the all-reduce's algbw)\n",
+      ++step, io::to_string(r.message), io::to_string(r.seed_comparison_bandwidth),
+      io::to_ms(r.seed_comm),
+      r.options.collective == collective_choice::seed ? "B = --bandwidth"
+                                                      : "B = the intra-node link");
+  return o;
+}
+
+// ---- tpcost collective ---------------------------------------------------------------------
+
+std::string collective_text(const collective_comparison& c) {
+  std::string o =
+      fmt::format("{} of {} ({:.0f} B) over {}: ", to_string(c.op), io::to_string(c.message),
+                  c.message.value(), plural(c.group.ranks, "rank", "ranks"));
+  o += c.group.spans_nodes()
+           ? fmt::format("{} nodes x {} GPUs\n", c.group.nodes, c.group.per_node)
+           : fmt::format("one node ({} GPUs per node)\n", c.topology.gpus_per_node);
+  o += fmt::format("links: intra-node {}; inter-node {}\n\n", link_text(c.topology.intra),
+                   inter_link_text(c.topology));
+  text_table t{{"algorithm", "time", "steps", "wire/GPU", "x-node/GPU", "algbw", "busbw"}};
+  for (const auto& row : c.rows) {
+    t.push_back({std::string(to_string(row.algorithm)), io::to_string(row.cost.time),
+                 fmt::format("{}", row.cost.steps), io::to_string(row.cost.wire_bytes),
+                 io::to_string(row.cost.inter_node_bytes),
+                 row.algbw ? io::to_string(*row.algbw) : "-",
+                 row.busbw ? io::to_string(*row.busbw) : "-"});
+  }
+  o += layout(t, false, {0});
+  o += fmt::format("\ncheapest (auto): {}\n", to_string(c.cheapest));
+  o += "seed: M/B, the seed's convention (B = the intra-node bandwidth as an all-reduce's "
+       "algbw; no latency)\n";
+  o += "algbw = M/T, busbw = algbw*2(n-1)/n (all-reduce) or algbw*(n-1)/n (nccl-tests "
+       "doc/PERFORMANCE.md)\n";
+  if (c.op != collective_op::all_reduce) {
+    o += "tree: all-reduce only, as in NCCL\n";
+  }
   return o;
 }
 
@@ -419,6 +856,58 @@ int check_exit_code(const std::vector<file_check>& files) {
     any_failed = any_failed || !passed(f);
   }
   return any_failed ? 1 : 0;
+}
+
+std::string render_sweep(const refined_sweep_result& result, output_format format) {
+  switch (format) {
+    case output_format::json:
+      return nlohmann::json(result).dump(2) + "\n";
+    case output_format::csv:
+      return refined_csv(result);
+    case output_format::markdown:
+      return layout(refined_table(result), true, {2});
+    case output_format::table:
+    case output_format::junit:
+      break;
+  }
+  return fmt::format(
+      "TP sweep of one transformer layer, forward + backward (the refined model)\n"
+      "inputs:      {}\n"
+      "links:       {}\n"
+      "collectives: {} of M = {} per layer ({}); {}\n"
+      "options:     {}\n\n{}\n{}",
+      refined_inputs_line(result), links_line(result), collective_counts(result.collectives),
+      io::to_string(result.message), collective_origin(result.options),
+      algorithm_description(result.options.collective), options_line(result),
+      layout(refined_table(result), false, {2}), refined_summary(result));
+}
+
+std::string render_explain(const refined_explanation& explanation, output_format format) {
+  if (format == output_format::json) {
+    nlohmann::json j = explanation.sweep;
+    j["schema"] = "tpcost.explain/1";
+    j["seed_comm_s"] = explanation.sweep.seed_comm.value();
+    auto& alternatives = j["alternatives"] = nlohmann::json::array();
+    const auto& uses = explanation.sweep.rows.front().cost.collectives;
+    for (std::size_t i = 0; i < uses.size(); ++i) {
+      nlohmann::json entry{{"op", to_string(uses[i].op)}, {"algorithms", nlohmann::json::array()}};
+      for (const auto& c : explanation.candidates[i]) {
+        nlohmann::json a = c.cost;
+        a["algorithm"] = to_string(c.algorithm);
+        entry["algorithms"].push_back(a);
+      }
+      alternatives.push_back(entry);
+    }
+    return j.dump(2) + "\n";
+  }
+  return refined_explain_text(explanation);
+}
+
+std::string render_collective(const collective_comparison& comparison, output_format format) {
+  if (format == output_format::json) {
+    return nlohmann::json(comparison).dump(2) + "\n";
+  }
+  return collective_text(comparison);
 }
 
 }  // namespace tpcost::cli

@@ -32,5 +32,8 @@ std::string render_check(const std::vector<file_check>& files, output_format for
 std::string render_annotations(const std::vector<file_check>& files);
 /// 2 if any file was invalid, else 1 if any rule failed, else 0.
 int check_exit_code(const std::vector<file_check>& files);
+std::string render_sweep(const refined_sweep_result& result, output_format format);
+std::string render_explain(const refined_explanation& explanation, output_format format);
+std::string render_collective(const collective_comparison& comparison, output_format format);
 
 }  // namespace tpcost::cli

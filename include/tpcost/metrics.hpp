@@ -37,6 +37,13 @@ constexpr seconds serial_time(seconds compute, seconds comm) { return compute + 
 /// `T_opt = max(T_calc, T_comm)`: the lower bound that perfect overlap reaches.
 constexpr seconds overlapped_time(seconds compute, seconds comm) { return max(compute, comm); }
 
+/// `T = T_calc + T_comm − f·min(T_calc, T_comm)`, a fraction `f ∈ [0, 1]` of the shorter of the
+/// two hidden behind the longer: f = 0 is `serial_time`, f = 1 is `overlapped_time`. Computed as
+/// `max + (1 − f)·min`, the same value, so that both endpoints are exact.
+constexpr seconds partially_overlapped_time(seconds compute, seconds comm, double f) {
+  return max(compute, comm) + (1.0 - f) * min(compute, comm);
+}
+
 /// `S(t) = A / T(t)`: speed-up against one GPU that computes the whole layer and never
 /// communicates.
 constexpr double speedup(seconds single_gpu_compute, seconds time_at_t) {

@@ -13,5 +13,6 @@ void add_schema_command(CLI::App& app);
 void add_model_command(CLI::App& app);
 void add_calibrate_command(CLI::App& app);
 void add_hardware_command(CLI::App& app);
+void add_collective_command(CLI::App& app);
 
 }  // namespace tpcost::cli

@@ -1,4 +1,5 @@
-// `tpcost explain`: the seed's derivation for one TP degree, with the user's numbers.
+// `tpcost explain`: the derivation for one TP degree, with the user's numbers: the seed's, or
+// the refined model's when a refined flag asks for it.
 #include <memory>
 
 #include "cli_options.hpp"
@@ -14,6 +15,7 @@ namespace {
 
 struct explain_options {
   layer_flags layer;
+  refined_flags refined;
   output_flags output;
   config_flags config;
   std::string tp = "8";
@@ -23,18 +25,27 @@ void run_explain(const explain_options& opts) {
   const auto format = parse_output_format(opts.output.format, "table|json");
   const auto layer = to_layer_spec(opts.layer);
   const auto device = to_device_spec(opts.layer);
+  const auto options = to_tp_options(opts.refined);
   const auto tp = parse_count(opts.tp, "--tp");
   validate_tp(tp);
-  const auto explanation = explain_tp(layer, device, tp, to_efficiency_target(opts.layer));
-  emit(opts.output, render_explain(explanation, format));
+  const auto target = to_efficiency_target(opts.layer);
+  if (is_seed_model(layer, options)) {
+    emit(opts.output, render_explain(explain_tp(layer, device, tp, target), format));
+    return;
+  }
+  const auto topology = to_topology(opts.refined, opts.layer);
+  emit(opts.output,
+       render_explain(explain_tp(layer, device, topology, options, tp, target), format));
 }
 
 }  // namespace
 
 void add_explain_command(CLI::App& app) {
   auto opts = std::make_shared<explain_options>();
-  auto* cmd = app.add_subcommand("explain", "Walk through the seed's derivation for one TP degree");
+  auto* cmd = app.add_subcommand(
+      "explain", "Walk through the derivation for one TP degree, with your numbers");
   add_layer_flags(*cmd, opts->layer);
+  add_refined_flags(*cmd, opts->refined);
   cmd->add_option("-t,--tp", opts->tp, "the TP degree to explain (a whole number >= 1)")
       ->capture_default_str();
   add_output_flags(*cmd, opts->output, "table|json");
@@ -42,6 +53,8 @@ void add_explain_command(CLI::App& app) {
   tpcost explain --tp 8                          # the seed's demo at TP=8
   tpcost explain --tp 8 --bandwidth 300GB/s      # the seed's PCIe example
   tpcost explain --tp 4 --dtype bf16 --format json
+  tpcost explain --tp 16 --collective auto --intra-bandwidth 450GB/s --intra-latency 3us \
+                 --inter-bandwidth 50GB/s --inter-latency 10us --dtype bf16 --sp
 )");
   add_config_flags(*cmd, opts->config);
   cmd->callback([cmd, opts] { run_with_config(*cmd, opts->config, [&] { run_explain(*opts); }); });

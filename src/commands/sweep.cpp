@@ -1,4 +1,5 @@
-// `tpcost sweep`: the seed's per-layer model at each TP degree of a list.
+// `tpcost sweep`: the per-layer model at each TP degree of a list; the seed's, or the refined
+// one when a refined flag (--collective, --sp, --recompute, --overlap, ...) asks for it.
 #include <memory>
 
 #include "cli_options.hpp"
@@ -14,6 +15,7 @@ namespace {
 
 struct sweep_options {
   layer_flags layer;
+  refined_flags refined;
   output_flags output;
   config_flags config;
   std::string tp = "1,2,4,8,16,32";
@@ -23,18 +25,26 @@ void run_sweep(const sweep_options& opts) {
   const auto format = parse_output_format(opts.output.format, "table|json|csv|markdown");
   const auto layer = to_layer_spec(opts.layer);
   const auto device = to_device_spec(opts.layer);
+  const auto options = to_tp_options(opts.refined);
   const auto degrees = parse_degree_list(opts.tp, "--tp");
-  const auto result = sweep_tp(layer, device, degrees, to_efficiency_target(opts.layer));
-  emit(opts.output, render_sweep(result, format));
+  const auto target = to_efficiency_target(opts.layer);
+  if (is_seed_model(layer, options)) {
+    emit(opts.output, render_sweep(sweep_tp(layer, device, degrees, target), format));
+    return;
+  }
+  const auto topology = to_topology(opts.refined, opts.layer);
+  emit(opts.output,
+       render_sweep(sweep_tp(layer, device, topology, options, degrees, target), format));
 }
 
 }  // namespace
 
 void add_sweep_command(CLI::App& app) {
   auto opts = std::make_shared<sweep_options>();
-  auto* cmd =
-      app.add_subcommand("sweep", "Per-layer TP cost at each degree of a list (the seed's model)");
+  auto* cmd = app.add_subcommand(
+      "sweep", "Per-layer TP cost at each degree of a list (the seed's model, or the refined one)");
   add_layer_flags(*cmd, opts->layer);
+  add_refined_flags(*cmd, opts->refined);
   cmd->add_option("-t,--tp", opts->tp,
                   "TP degrees: 1,2,4,8 | 1..64 (doubling) | 1..16:+1 (every integer) | 2..54:x3")
       ->capture_default_str();
@@ -44,6 +54,9 @@ void add_sweep_command(CLI::App& app) {
   tpcost sweep --dtype bf16 --flops 989.4T --bandwidth 450GB/s --tp 1..64
   tpcost sweep --hidden 12288 --tp 1..16:+1 --format csv > sweep.csv
   tpcost sweep --format json | jq .summary.critical_tp
+  tpcost sweep --tp 1..64 --collective auto --intra-bandwidth 450GB/s --intra-latency 3us \
+               --inter-bandwidth 50GB/s --inter-latency 10us --dtype bf16 --flops 989.4T
+  tpcost sweep --dtype bf16 --sp --overlap 0.5 --recompute full --tp 1..8
 )");
   add_config_flags(*cmd, opts->config);
   cmd->callback([cmd, opts] { run_with_config(*cmd, opts->config, [&] { run_sweep(*opts); }); });

@@ -190,3 +190,83 @@ TEST_CASE("a Hugging Face config and its preset give the same JSON dimensions an
   CHECK(b.at("published").at("relative_difference").get<double>() ==
         Approx(0.0037826).epsilon(1e-4));
 }
+
+TEST_CASE("Explicit seed flags (collective seed, overlap 0) keep the seed JSON byte for byte",
+          "[cli]") {
+  const auto golden = read_file(std::string(TPCOST_EXPECTED_DIR) + "/sweep_default.json");
+  CHECK(run("sweep --collective seed --format json").out == golden);
+  CHECK(run("sweep --overlap 0 --recompute none --bandwidth-kind algbw --format json").out ==
+        golden);
+}
+
+TEST_CASE("A refined sweep's JSON keeps the seed's keys and adds the refined ones", "[cli]") {
+  const auto r =
+      run("sweep --tp 8,16 --collective auto --intra-bandwidth 450GB/s --intra-latency 3us "
+          "--inter-bandwidth 50GB/s --inter-latency 10us --dtype bf16 --flops 989.4T --sp "
+          "--format json");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("schema") == "tpcost.sweep/1");
+  CHECK(j.at("model") == "refined");
+  const auto& in = j.at("inputs");
+  CHECK(in.at("collective") == "auto");
+  CHECK(in.at("sequence_parallel") == true);
+  CHECK(in.at("heads") == 64);
+  CHECK(in.at("topology").at("gpus_per_node") == 8);
+  CHECK(in.at("topology").at("inter").at("bandwidth_bytes_per_s").get<double>() == 50e9);
+  CHECK(in.at("topology").at("intra").at("latency_s").get<double>() == 3e-6);
+  CHECK(j.at("per_layer").at("collectives").at("all_gather") == 4);
+  CHECK(j.at("per_layer").at("comm_s").is_null());
+  // Each row has the seed's keys and the refined ones, parsed back to the core's numbers.
+  const tpcost::layer_spec layer{.batch = 2, .seq = 2048, .hidden = 8192, .element = {"bf16", 2}};
+  const tpcost::device_spec device{.peak = tpcost::flops_per_second(989.4e12),
+                                   .bandwidth = tpcost::bytes_per_second(600e9)};
+  const tpcost::cluster_topology topology{
+      .gpus_per_node = 8,
+      .intra = {.bandwidth = tpcost::bytes_per_second(450e9), .latency = tpcost::seconds(3e-6)},
+      .inter = {.bandwidth = tpcost::bytes_per_second(50e9), .latency = tpcost::seconds(10e-6)}};
+  tpcost::tp_options options;
+  options.collective = tpcost::collective_choice::automatic;
+  options.sequence_parallel = true;
+  const auto expected = tpcost::sweep_tp(layer, device, topology, options, {8, 16});
+  REQUIRE(j.at("rows").size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto& row = j.at("rows")[i];
+    const auto& want = expected.rows[i];
+    for (const char* key : {"tp", "compute_s", "comm_s", "serial_s", "overlapped_s", "ratio",
+                            "efficiency", "comm_share", "speedup"}) {
+      CHECK(row.contains(key));
+    }
+    CHECK(row.at("comm_s").get<double>() == want.row.comm.value());
+    CHECK(row.at("step_s").get<double>() == want.cost.step.value());
+    CHECK(row.at("wire_bytes").get<double>() == want.cost.wire_bytes.value());
+    CHECK(row.at("activation_bytes").get<double>() == want.cost.memory.with_sp.value());
+    CHECK(row.at("collectives").size() == 2);  // all-gather, reduce-scatter
+  }
+  CHECK(j.at("rows")[1].at("nodes") == 2);
+  CHECK(j.at("rows")[1].at("collectives")[0].at("algorithm") == "hierarchical");
+  const auto& boundary = j.at("summary").at("node_boundary");
+  CHECK(boundary.at("last_tp_inside_a_node") == 8);
+  CHECK(boundary.at("first_tp_spanning_nodes") == 16);
+  CHECK(j.at("summary").at("critical_tp").is_null());
+}
+
+TEST_CASE("tpcost collective --format json gives algbw and busbw consistent with the time",
+          "[cli]") {
+  const auto r = run("collective --op all-reduce --size 1GiB --ranks 8 --format json");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("schema") == "tpcost.collective/1");
+  CHECK(j.at("cheapest") == "ring");
+  REQUIRE(j.at("results").size() == 4);
+  for (const auto& row : j.at("results")) {
+    const double t = row.at("time_s").get<double>();
+    const double algbw = row.at("algbw_bytes_per_s").get<double>();
+    CHECK_THAT(algbw, Catch::Matchers::WithinRel(1073741824.0 / t, 1e-12));
+    CHECK_THAT(row.at("busbw_bytes_per_s").get<double>(),
+               Catch::Matchers::WithinRel(algbw * 1.75, 1e-12));
+  }
+  // Ring with no latency: busbw is the link bandwidth.
+  CHECK_THAT(j.at("results")[1].at("busbw_bytes_per_s").get<double>(),
+             Catch::Matchers::WithinRel(600e9, 1e-12));
+}

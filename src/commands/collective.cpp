@@ -1,0 +1,110 @@
+// `tpcost collective`: one collective on one group, every algorithm side by side, with the
+// nccl-tests bandwidths each would report.
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli_options.hpp"
+#include "commands/commands.hpp"
+#include "render.hpp"
+#include "tpcost/collectives.hpp"
+#include "tpcost/parse.hpp"
+#include "tpcost/topology.hpp"
+
+namespace tpcost::cli {
+
+namespace {
+
+struct collective_options {
+  std::string op = "all-reduce";
+  std::string size = "1GiB";
+  std::string ranks = "8";
+  std::string algorithm = "all";
+  std::string bandwidth = "600GB/s";
+  refined_flags refined;  ///< only the topology flags are registered
+  output_flags output;
+};
+
+/// Keeps the row of `--algorithm` (auto: the cheapest one), or every row for "all".
+collective_comparison select(collective_comparison c, const std::string& algorithm) {
+  if (algorithm == "all") {
+    return c;
+  }
+  collective_algorithm wanted = c.cheapest;
+  if (algorithm != "auto") {
+    bool known = false;
+    for (const auto a : all_collective_algorithms) {
+      if (algorithm == to_string(a)) {
+        wanted = a;
+        known = true;
+      }
+    }
+    if (!known) {
+      throw invalid_spec("--algorithm",
+                         "'" + algorithm + "' is not one of all|auto|seed|ring|tree|hierarchical");
+    }
+  }
+  std::erase_if(c.rows, [&](const auto& row) { return row.algorithm != wanted; });
+  if (c.rows.empty()) {
+    throw invalid_spec("--algorithm", "tree implements all-reduce only (as in NCCL), not " +
+                                          std::string(to_string(c.op)));
+  }
+  return c;
+}
+
+void run_collective(const collective_options& opts) {
+  const auto format = parse_output_format(opts.output.format, "table|json");
+  const auto op = parse_collective_op(opts.op, "--op");
+  const auto size = parse_bytes(opts.size, "--size");
+  const auto ranks = parse_count(opts.ranks, "--ranks");
+  layer_flags layer;
+  layer.bandwidth = opts.bandwidth;
+  const auto topology = to_topology(opts.refined, layer);
+  if (topology.intra.bandwidth.value() <= 0.0 || !std::isfinite(topology.intra.bandwidth.value())) {
+    throw invalid_spec(opts.refined.intra_bandwidth.empty() ? "--bandwidth" : "--intra-bandwidth",
+                       "must be a positive finite number of bytes/s");
+  }
+  const auto comparison = compare_collectives(topology, op, ranks, size);
+  emit(opts.output, render_collective(select(comparison, opts.algorithm), format));
+}
+
+}  // namespace
+
+void add_collective_command(CLI::App& app) {
+  auto opts = std::make_shared<collective_options>();
+  auto* cmd = app.add_subcommand(
+      "collective", "One collective on one group: time, wire bytes, algbw and busbw per algorithm");
+  cmd->add_option("--op", opts->op, "all-reduce | reduce-scatter | all-gather")
+      ->capture_default_str();
+  cmd->add_option("--size", opts->size, "M: the full message, e.g. 1GiB, 64MB, 134217728")
+      ->capture_default_str();
+  cmd->add_option("-n,--ranks", opts->ranks, "n: GPUs in the group")->capture_default_str();
+  cmd->add_option("--algorithm", opts->algorithm,
+                  "all | auto (the cheapest) | seed | ring | tree | hierarchical")
+      ->capture_default_str();
+  cmd->add_option("--bandwidth", opts->bandwidth,
+                  "the intra-node link per GPU and direction, unless --intra-bandwidth is given")
+      ->capture_default_str();
+  auto* topo = cmd->add_option_group("Topology");
+  auto& f = opts->refined;
+  topo->add_option("--gpus-per-node", f.gpus_per_node, "GPUs per node")->capture_default_str();
+  topo->add_option("--intra-bandwidth", f.intra_bandwidth,
+                   "intra-node link per GPU and direction (default: --bandwidth)");
+  topo->add_option("--intra-latency", f.intra_latency, "intra-node latency per step, e.g. 3us")
+      ->capture_default_str();
+  topo->add_option("--inter-bandwidth", f.inter_bandwidth,
+                   "inter-node link per GPU and direction, e.g. 50GB/s; needed beyond one node");
+  topo->add_option("--inter-latency", f.inter_latency, "inter-node latency per step, e.g. 10us")
+      ->capture_default_str();
+  add_output_flags(*cmd, opts->output, "table|json");
+  cmd->footer(R"(Examples:
+  tpcost collective --op all-reduce --size 1GiB --ranks 8
+  tpcost collective --size 64MB --ranks 16 --intra-bandwidth 450GB/s --intra-latency 3us \
+                    --inter-bandwidth 50GB/s --inter-latency 10us --algorithm auto
+  tpcost collective --op reduce-scatter --size 256MiB --ranks 8 --format json
+)");
+  cmd->callback([opts] { run_collective(*opts); });
+}
+
+}  // namespace tpcost::cli
