@@ -155,7 +155,7 @@ output_format parse_output_format(std::string_view text, std::string_view allowe
   throw invalid_spec("--format", fmt::format("'{}' is not one of {}", text, allowed));
 }
 
-std::string render_sweep(const sweep_result& result, output_format format) {
+std::string render_sweep(const sweep_result& result, output_format format, bool quiet) {
   switch (format) {
     case output_format::json:
       return nlohmann::json(result).dump(2) + "\n";
@@ -165,6 +165,9 @@ std::string render_sweep(const sweep_result& result, output_format format) {
       return layout(sweep_table(result), true);
     case output_format::table:
       break;
+  }
+  if (quiet) {
+    return layout(sweep_table(result), false);
   }
   return fmt::format(
       "TP sweep of one transformer layer, forward + backward (the seed's model)\n"
