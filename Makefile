@@ -1,8 +1,9 @@
 # The two commands of a fresh machine:
 #   make demo   install what is missing, build, run the seed's default TP sweep
 #   make test   install what is missing, build with -Werror and run every test, then again
-#               under AddressSanitizer + UndefinedBehaviorSanitizer, then check formatting
-.PHONY: demo test deps build format-check clean
+#               under AddressSanitizer + UndefinedBehaviorSanitizer, then check the installed
+#               package (find_package, pkg-config, the .deb) and the formatting
+.PHONY: demo test deps build format-check package-check clean
 
 JOBS ?= 2
 
@@ -23,7 +24,13 @@ test: deps
 	cmake --preset asan
 	cmake --build --preset asan -j $(JOBS)
 	ctest --preset asan
+	scripts/check-package.sh build/ci
 	$(MAKE) --no-print-directory format-check
+
+package-check: build
+	cmake --preset ci >/dev/null
+	cmake --build --preset ci -j $(JOBS)
+	scripts/check-package.sh build/ci
 
 format-check:
 	git ls-files '*.hpp' '*.cpp' | xargs clang-format --dry-run --Werror

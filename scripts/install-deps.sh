@@ -3,7 +3,12 @@
 # Usage: scripts/install-deps.sh [extra-package ...]
 set -euo pipefail
 
-packages=(cmake ninja-build g++ make libfmt-dev libcli11-dev nlohmann-json3-dev catch2 clang-format "$@")
+# Build and test: the compiler, CMake, the libraries, Catch2, clang-format.
+# Charts and packaging: gnuplot-nox (--plot), libxml2-utils (xmllint checks the SVG), groff-base
+# (checks the man page), pkgconf (the pkg-config check), dpkg-dev (dpkg-shlibdeps computes the
+# .deb's Depends), bash, zsh and fish (the completion scripts are run in each).
+packages=(cmake ninja-build g++ make libfmt-dev libcli11-dev nlohmann-json3-dev catch2 clang-format
+          gnuplot-nox libxml2-utils groff-base pkgconf dpkg-dev zsh fish "$@")
 
 missing=()
 for p in "${packages[@]}"; do

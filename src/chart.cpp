@@ -128,8 +128,7 @@ constexpr glyph_set ascii_glyphs{"|", "+", "-", "+", "+", {":", "|", "!"}, "-", 
 constexpr std::array<std::string_view, 9> lower_eighths{" ", "▁", "▂", "▃", "▄",
                                                         "▅", "▆", "▇", "█"};
 /// Left blocks: index n is n eighths of a cell filled from the left.
-constexpr std::array<std::string_view, 9> left_eighths{" ", "▏", "▎", "▍", "▌",
-                                                       "▋", "▊", "▉", "█"};
+constexpr std::array<std::string_view, 9> left_eighths{" ", "▏", "▎", "▍", "▌", "▋", "▊", "▉", "█"};
 /// Fill of stacked segments without colour: one pattern per segment kind, cycling.
 constexpr std::array<std::string_view, 4> unicode_fills{"█", "▒", "░", "▓"};
 constexpr std::array<std::string_view, 4> ascii_fills{"#", "=", "+", "-"};
@@ -476,9 +475,8 @@ std::string draw(const curve_chart& chart, const text_style& style) {
     first = std::clamp(first, 0, std::max(0, width - w));
     const span s{first, first + w - 1};
     std::size_t level = 0;
-    while (level < taken.size() &&
-           !std::all_of(taken[level].begin(), taken[level].end(),
-                        [&](const span& o) { return s.clear_of(o); })) {
+    while (level < taken.size() && !std::all_of(taken[level].begin(), taken[level].end(),
+                                                [&](const span& o) { return s.clear_of(o); })) {
       ++level;
     }
     if (level == taken.size()) {
@@ -549,8 +547,8 @@ std::string draw(const bar_chart& chart, const text_style& style) {
     std::vector<line> items;
     for (std::size_t k = 0; k < chart.segments.size(); ++k) {
       const auto& s = chart.segments[k];
-      line item = text_line(style.color ? (style.unicode ? "█" : "#") : fills[k % fills.size()],
-                            s.colour);
+      line item =
+          text_line(style.color ? (style.unicode ? "█" : "#") : fills[k % fills.size()], s.colour);
       item.push_back(cell{});
       const auto name = text_line(s.name);
       item.insert(item.end(), name.begin(), name.end());

@@ -163,8 +163,8 @@ void zsh_function(const command_info& cmd, std::vector<std::string> path, std::s
                                 p.choices.empty() ? " " : "(" + join(p.choices, " ") + ")"));
   }
   if (subs.empty()) {
-    out += fmt::format("{}() {{\n  _arguments -s -S \\\n    {}\n}}\n\n", fn,
-                       join(specs, " \\\n    "));
+    out +=
+        fmt::format("{}() {{\n  _arguments -s -S \\\n    {}\n}}\n\n", fn, join(specs, " \\\n    "));
     return;
   }
   specs.emplace_back("'1: :->command'");

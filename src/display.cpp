@@ -38,7 +38,8 @@ std::string image_name_for_script(const display_flags& flags) {
   const auto& s = flags.plot_script;
   const auto dot = s.find_last_of('.');
   const auto slash = s.find_last_of('/');
-  const bool has_extension = dot != std::string::npos && (slash == std::string::npos || dot > slash);
+  const bool has_extension =
+      dot != std::string::npos && (slash == std::string::npos || dot > slash);
   return (has_extension ? s.substr(0, dot) : s) + ".svg";
 }
 
@@ -51,8 +52,10 @@ void add_display_flags(CLI::App& cmd, display_flags& flags) {
                   "compute vs exposed comm per TP");
   group->add_flag("--ascii", flags.ascii,
                   "draw charts in pure ASCII (the default when the locale is not UTF-8)");
-  group->add_option("--color", flags.color, "colour in charts: auto (only on a terminal, not with "
-                                            "NO_COLOR), always or never")
+  group
+      ->add_option("--color", flags.color,
+                   "colour in charts: auto (only on a terminal, not with "
+                   "NO_COLOR), always or never")
       ->type_name("{auto,always,never}")
       ->capture_default_str();
   group
@@ -73,8 +76,9 @@ void validate(const display_flags& flags, output_format format) {
     throw invalid_spec("--color", "'" + flags.color + "' is not one of auto|always|never");
   }
   if (flags.chart && format != output_format::table) {
-    throw invalid_spec("--chart", "charts are drawn below a table; use --format table, or --plot "
-                                  "FILE.svg with another format");
+    throw invalid_spec("--chart",
+                       "charts are drawn below a table; use --format table, or --plot "
+                       "FILE.svg with another format");
   }
   if (!flags.plot.empty()) {
     (void)image_format_of(flags.plot);  // throws on an unknown extension

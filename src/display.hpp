@@ -66,8 +66,9 @@ struct env_doc {
 inline constexpr std::array<env_doc, 6> environment_docs{{
     {"NO_COLOR", "when set and not empty, --color auto draws no colour (https://no-color.org)"},
     {"TERM", "\"dumb\" turns colour off under --color auto"},
-    {"LC_ALL", "the first of LC_ALL, LC_CTYPE, LANG that is set decides the character set of "
-               "charts: UTF-8 draws Unicode blocks, anything else pure ASCII"},
+    {"LC_ALL",
+     "the first of LC_ALL, LC_CTYPE, LANG that is set decides the character set of "
+     "charts: UTF-8 draws Unicode blocks, anything else pure ASCII"},
     {"LC_CTYPE", "see LC_ALL"},
     {"LANG", "see LC_ALL"},
     {"TPCOST_GNUPLOT", "the gnuplot program --plot runs (default: gnuplot, found on PATH)"},

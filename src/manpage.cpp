@@ -74,15 +74,18 @@ void footer_section(const std::string& footer, std::string& out) {
 std::string manpage(const command_info& root) {
   const auto& name = root.name;
   std::string summary = root.description;
-  if (const auto colon = summary.find(": "); summary.rfind(name, 0) == 0 && colon != std::string::npos) {
+  if (const auto colon = summary.find(": ");
+      summary.rfind(name, 0) == 0 && colon != std::string::npos) {
     summary = summary.substr(colon + 2);
   }
   std::string out;
   out += fmt::format(".TH {} 1 \"\" \"{} {}\" \"User Commands\"\n", "TPCOST", name, TPCOST_VERSION);
+  out += ".nh\n.ad l\n";  // no hyphenation or justification: flags stay whole and copyable
   out += fmt::format(".SH NAME\n{} \\- {}\n", name, roff(summary));
-  out += fmt::format(".SH SYNOPSIS\n.B {}\n.I command\n.RI [ options ]\n.br\n.B {}\n"
-                     ".RB [ \\-\\-help | \\-\\-version ]\n",
-                     name, name);
+  out += fmt::format(
+      ".SH SYNOPSIS\n.B {}\n.I command\n.RI [ options ]\n.br\n.B {}\n"
+      ".RB [ \\-\\-help | \\-\\-version ]\n",
+      name, name);
   out += ".SH DESCRIPTION\n";
   out += fmt::format(
       "\\fB{}\\fR computes how much of a GPU's time goes to communication when a transformer "

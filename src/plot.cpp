@@ -52,6 +52,18 @@ std::string single_quoted(std::string_view text) {
   return out + "'";
 }
 
+/// A tic label: gnuplot reads it as a format, so '%' is doubled.
+std::string tic_label(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    out += c;
+    if (c == '%') {
+      out += '%';
+    }
+  }
+  return quoted(out);
+}
+
 std::string rgb(chart::hue h) {
   switch (h) {
     case chart::hue::red:
@@ -89,9 +101,9 @@ std::string curve_plot(const chart::curve_chart& c, std::size_t index) {
   double lo = 0.0;
   double hi = 1.0;
   if (!c.points.empty()) {
-    const auto [mn, mx] = std::minmax_element(
-        c.points.begin(), c.points.end(),
-        [](const chart::point& a, const chart::point& b) { return a.x < b.x; });
+    const auto [mn, mx] =
+        std::minmax_element(c.points.begin(), c.points.end(),
+                            [](const chart::point& a, const chart::point& b) { return a.x < b.x; });
     lo = mn->x;
     hi = mx->x;
   }
@@ -108,11 +120,13 @@ std::string curve_plot(const chart::curve_chart& c, std::size_t index) {
     x1 = hi + pad;
   }
   s += fmt::format("set xrange [{}:{}]\n", number(x0), number(x1));
-  s += fmt::format("set yrange [{}:{}]\n", number(c.y_min), number(c.y_max));
+  // 6% headroom above y_max for the value labels; the ticks still stop at y_max.
+  s += fmt::format("set yrange [{}:{}]\n", number(c.y_min),
+                   number(c.y_max + 0.06 * (c.y_max - c.y_min)));
   if (!c.x_tick_labels.empty()) {
     s += "set xtics (";
     for (std::size_t i = 0; i < c.points.size() && i < c.x_tick_labels.size(); ++i) {
-      s += fmt::format("{}{} {}", i == 0 ? "" : ", ", quoted(c.x_tick_labels[i]),
+      s += fmt::format("{}{} {}", i == 0 ? "" : ", ", tic_label(c.x_tick_labels[i]),
                        number(c.points[i].x));
     }
     s += ")\n";
@@ -120,12 +134,12 @@ std::string curve_plot(const chart::curve_chart& c, std::size_t index) {
   if (!c.y_ticks.empty()) {
     s += "set ytics (";
     for (std::size_t i = 0; i < c.y_ticks.size(); ++i) {
-      s += fmt::format("{}{} {}", i == 0 ? "" : ", ", quoted(c.y_ticks[i].label),
+      s += fmt::format("{}{} {}", i == 0 ? "" : ", ", tic_label(c.y_ticks[i].label),
                        number(c.y_ticks[i].value));
     }
     s += ")\n";
   }
-  s += "set grid ytics lc rgb '#e0e0e0'\nset key top right box opaque\n";
+  s += "set grid ytics lc rgb '#e0e0e0'\nset key below\n";
   std::string legends;
   int arrow = 1;
   for (const auto& m : c.x_markers) {
@@ -138,9 +152,10 @@ std::string curve_plot(const chart::curve_chart& c, std::size_t index) {
                        quoted(m.label), number(m.x), rgb(m.colour));
     } else {
       const bool right = m.x > x1;
-      s += fmt::format("set label {} {} at graph {}, graph 0.06 {} tc rgb '{}'\n", arrow,
-                       quoted(right ? fmt::format("{} ->", m.label) : fmt::format("<- {}", m.label)), right ? "0.99" : "0.01",
-                       right ? "right" : "left", rgb(m.colour));
+      s +=
+          fmt::format("set label {} {} at graph {}, graph 0.06 {} tc rgb '{}'\n", arrow,
+                      quoted(right ? fmt::format("{} ->", m.label) : fmt::format("<- {}", m.label)),
+                      right ? "0.99" : "0.01", right ? "right" : "left", rgb(m.colour));
     }
     legends += fmt::format(", NaN with lines lc rgb '{}' dt 2 lw 1.5 title {}", rgb(m.colour),
                            quoted(m.legend));
@@ -150,8 +165,8 @@ std::string curve_plot(const chart::curve_chart& c, std::size_t index) {
     s += fmt::format(
         "set arrow {} from graph 0, first {} to graph 1, first {} nohead lc rgb '{}' dt 3\n",
         arrow++, number(m.y), number(m.y), rgb(m.colour));
-    legends += fmt::format(", NaN with lines lc rgb '{}' dt 3 title {}", rgb(m.colour),
-                           quoted(m.legend));
+    legends +=
+        fmt::format(", NaN with lines lc rgb '{}' dt 3 title {}", rgb(m.colour), quoted(m.legend));
   }
   s += fmt::format(
       "plot {} using 1:2 with linespoints pt 7 ps 0.8 lw 2 lc rgb '{}' title 'E', \\\n"
@@ -184,7 +199,7 @@ std::string bar_plot(const chart::bar_chart& b, std::size_t index) {
   s += fmt::format("set xlabel {}\nset ylabel {}\n", quoted(b.label_title), quoted(b.value_title));
   s += "set style data histograms\nset style histogram rowstacked\n";
   s += "set style fill solid 0.85 border lc rgb '#303030'\nset boxwidth 0.7\n";
-  s += "set yrange [0:*]\nset grid ytics lc rgb '#e0e0e0'\nset key top right box opaque\n";
+  s += "set yrange [0:*]\nset grid ytics lc rgb '#e0e0e0'\nset key below\n";
   s += "plot ";
   for (std::size_t k = 0; k < b.segments.size(); ++k) {
     s += fmt::format("{}{} using {}{} title {} lc rgb '{}'", k == 0 ? "" : ", \\\n     ",

@@ -28,8 +28,8 @@ chart::figure sweep_figure(const sweep_result& result, std::int64_t gpus_per_nod
   chart::curve_chart curve;
   curve.title = "Efficiency E = 1/(1+R) at each swept TP degree";
   curve.x_scale = scale_for(result.rows);
-  curve.x_title = curve.x_scale == chart::axis_scale::log2 ? "TP degree t (log2 scale)"
-                                                           : "TP degree t";
+  curve.x_title =
+      curve.x_scale == chart::axis_scale::log2 ? "TP degree t (log2 scale)" : "TP degree t";
   curve.y_min = 0.0;
   curve.y_max = 1.0;
   curve.y_ticks = {{0.0, "0%"}, {0.25, "25%"}, {0.5, "50%"}, {0.75, "75%"}, {1.0, "100%"}};
@@ -46,8 +46,7 @@ chart::figure sweep_figure(const sweep_result& result, std::int64_t gpus_per_nod
        chart::hue::magenta});
   curve.x_markers.push_back(
       {static_cast<double>(gpus_per_node), fmt::format("{} GPUs/node", gpus_per_node),
-       fmt::format("node boundary: {} GPUs per node; larger TP groups cross nodes",
-                   gpus_per_node),
+       fmt::format("node boundary: {} GPUs per node; larger TP groups cross nodes", gpus_per_node),
        chart::hue::cyan});
   curve.y_markers.push_back({0.5, "E = 50%", chart::hue::none});
 

@@ -11,14 +11,10 @@ trap 'rm -rf "$work"' EXIT
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 
-# Subcommands: the lines under "Subcommands:" in tpcost --help, up to the next blank line.
-mapfile -t subcommands < <("$bin" --help | awk '/^Subcommands:/{on=1; next} on && /^$/{exit} on {print $1}')
+# shellcheck source=help.sh
+source "$here/help.sh"
+mapfile -t subcommands < <(subcommands_of_help)
 [ ${#subcommands[@]} -gt 0 ] || { echo "FAIL: no subcommands found in --help" >&2; exit 1; }
-
-# Flags of a command: the first word of each help line that starts with '-', split at ','.
-flags_of() {
-  "$bin" "$@" --help | awk '/^ +-/{print $1}' | tr ',' '\n' | grep -E '^--?[[:alnum:]]' | sort -u
-}
 mapfile -t root_flags < <(flags_of)
 echo "subcommands: ${subcommands[*]}"
 
