@@ -3,7 +3,7 @@
 #   make test   install what is missing, build with -Werror and run every test, then again
 #               under AddressSanitizer + UndefinedBehaviorSanitizer, then check the installed
 #               package (find_package, pkg-config, the .deb) and the formatting
-.PHONY: demo test deps build format-check package-check clean
+.PHONY: demo test deps build docs format-check package-check clean
 
 JOBS ?= 2
 
@@ -27,7 +27,11 @@ test: deps
 	scripts/check-package.sh build/ci
 	$(MAKE) --no-print-directory format-check
 
-package-check: build
+# docs/sweep.svg, drawn by the tool itself (CTest checks that it is current).
+docs: build
+	./build/dev/src/tpcost sweep --tp 1..64 --plot docs/sweep.svg >/dev/null
+
+package-check: deps
 	cmake --preset ci >/dev/null
 	cmake --build --preset ci -j $(JOBS)
 	scripts/check-package.sh build/ci

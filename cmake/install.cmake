@@ -67,11 +67,11 @@ set(CPACK_PACKAGE_NAME tpcost)
 set(CPACK_PACKAGE_VENDOR "The tpcost authors")
 set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
-set(CPACK_PACKAGE_DESCRIPTION
-    "A command-line calculator of how much of a GPU's time goes to communication when a\n"
-    "transformer is split with tensor parallelism, with the header-only C++20 library it is\n"
-    "built on (CMake package and pkg-config file), its man page and bash, zsh and fish\n"
-    "completions.")
+string(CONCAT CPACK_PACKAGE_DESCRIPTION
+  "A command-line calculator of how much of a GPU's time goes to communication when a\n"
+  "transformer is split with tensor parallelism, with the header-only C++20 library it is\n"
+  "built on (CMake package and pkg-config file), its man page and bash, zsh and fish\n"
+  "completions.")
 set(CPACK_RESOURCE_FILE_LICENSE "${PROJECT_SOURCE_DIR}/LICENSE")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_PACKAGE_DIRECTORY "${PROJECT_BINARY_DIR}/package")
