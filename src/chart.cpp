@@ -352,21 +352,36 @@ std::string draw(const curve_chart& chart, const text_style& style) {
     }
   }
   // Stems: full cells, then the top cell in eighths (Unicode) or rounded to a cell (ASCII).
-  std::vector<int> tops(points.size(), 0);  // the first row above each stem
+  // Points that share a column draw the tallest of them once.
+  std::vector<int> column_eighths(static_cast<std::size_t>(width), -1);
   for (std::size_t i = 0; i < points.size(); ++i) {
     const int e = eighths_of(points[i].y);
-    const int full = style.unicode ? e / 8 : (e + 4) / 8;
-    const int part = style.unicode ? e % 8 : 0;
     for (int c = cols[i] - stem_half; c <= cols[i] + stem_half; ++c) {
-      for (int r = 0; r < full; ++r) {
-        put_cell(row_line(r), c, std::string(style.unicode ? "█" : "#"), chart.colour);
-      }
-      if (part > 0) {
-        put_cell(row_line(full), c, std::string(lower_eighths[static_cast<std::size_t>(part)]),
-                 chart.colour);
+      if (c >= 0 && c < width) {
+        auto& m = column_eighths[static_cast<std::size_t>(c)];
+        m = std::max(m, e);
       }
     }
-    tops[i] = full + (part > 0 ? 1 : 0);
+  }
+  for (int c = 0; c < width; ++c) {
+    const int e = column_eighths[static_cast<std::size_t>(c)];
+    if (e <= 0) {
+      continue;
+    }
+    const int full = style.unicode ? e / 8 : (e + 4) / 8;
+    const int part = style.unicode ? e % 8 : 0;
+    for (int r = 0; r < full; ++r) {
+      put_cell(row_line(r), c, std::string(style.unicode ? "█" : "#"), chart.colour);
+    }
+    if (part > 0) {
+      put_cell(row_line(full), c, std::string(lower_eighths[static_cast<std::size_t>(part)]),
+               chart.colour);
+    }
+  }
+  std::vector<int> tops(points.size(), 0);  // the first row above each stem
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const int e = column_eighths[static_cast<std::size_t>(std::clamp(cols[i], 0, width - 1))];
+    tops[i] = style.unicode ? (e + 7) / 8 : (e + 4) / 8;
   }
   // Point labels above the stems, only if every one fits clear of its neighbours.
   {
@@ -382,12 +397,13 @@ std::string draw(const curve_chart& chart, const text_style& style) {
       if (s.last >= width || tops[i] > rows) {
         all_fit = false;
       }
-      for (std::size_t j = 0; j < i; ++j) {
-        // Labels on different rows may overlap horizontally; only one row is checked here,
-        // so require clearance whatever the rows.
-        if (!s.clear_of(spans[j])) {
-          all_fit = false;
-        }
+      // Points are sorted by x, so the previous label is the only one that can touch this
+      // one; labels on different rows must be clear too, to read as a row of numbers.
+      if (!spans.empty() && !s.clear_of(spans.back())) {
+        all_fit = false;
+      }
+      if (!all_fit) {
+        break;
       }
       spans.push_back(s);
     }
