@@ -6,14 +6,17 @@ namespace tpcost::cli {
 
 namespace {
 
-/// "{a,b,c}" as {"a", "b", "c"}; anything else as none.
+/// "{a,b,c}" (set with type_name) or "TEXT:{a,b,c}" (CLI11's IsMember check) as
+/// {"a", "b", "c"}; anything else as none.
 std::vector<std::string> choices_of(const std::string& type) {
-  if (type.size() < 3 || type.front() != '{' || type.back() != '}') {
+  const auto open = type.rfind('{');
+  if (open == std::string::npos || type.size() < open + 3 || type.back() != '}' ||
+      (open > 0 && type[open - 1] != ':')) {
     return {};
   }
   std::vector<std::string> out;
   std::string current;
-  for (std::size_t i = 1; i + 1 < type.size(); ++i) {
+  for (std::size_t i = open + 1; i + 1 < type.size(); ++i) {
     if (type[i] == ',') {
       out.push_back(current);
       current.clear();

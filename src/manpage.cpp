@@ -69,6 +69,17 @@ void footer_section(const std::string& footer, std::string& out) {
   out += ".fi\n";
 }
 
+/// A subcommand and, recursively, its own subcommands: one .SS section each.
+void command_sections(const command_info& cmd, const std::string& path, std::string& out) {
+  const auto full = path + " " + cmd.name;
+  out += fmt::format(".SS \"{} [options]\"\n{}\n", roff(full), roff(cmd.description));
+  options_section(cmd.options, out);
+  footer_section(cmd.footer, out);
+  for (const auto* sub : visible_subcommands(cmd)) {
+    command_sections(*sub, full, out);
+  }
+}
+
 }  // namespace
 
 std::string manpage(const command_info& root) {
@@ -98,10 +109,7 @@ std::string manpage(const command_info& root) {
       roff(name));
   out += ".SH COMMANDS\n";
   for (const auto* sub : visible_subcommands(root)) {
-    out += fmt::format(".SS \"{} {} [options]\"\n{}\n", roff(name), roff(sub->name),
-                       roff(sub->description));
-    options_section(sub->options, out);
-    footer_section(sub->footer, out);
+    command_sections(*sub, name, out);
   }
   out += ".SH OPTIONS\n";
   options_section(root.options, out);
