@@ -40,7 +40,8 @@ std::string image_name_for_script(const display_flags& flags) {
   const auto slash = s.find_last_of('/');
   const bool has_extension =
       dot != std::string::npos && (slash == std::string::npos || dot > slash);
-  return (has_extension ? s.substr(0, dot) : s) + ".svg";
+  auto name = (has_extension ? s.substr(0, dot) : s) + ".svg";
+  return name == s ? s + ".svg" : name;  // never the script itself
 }
 
 }  // namespace
