@@ -2,8 +2,9 @@
 #   make demo   install what is missing, build, run the seed's default TP sweep
 #   make test   install what is missing, build with -Werror and run every test, then again
 #               under AddressSanitizer + UndefinedBehaviorSanitizer, fuzz the config loader and
-#               the unit parser for 30 s each, then check formatting
-.PHONY: demo test deps build format-check clean
+#               the unit parser for 30 s each, check the installed package (find_package,
+#               pkg-config, the .deb) and the formatting
+.PHONY: demo test deps build docs format-check package-check clean
 
 JOBS ?= 2
 FUZZ_SECONDS ?= 30
@@ -26,7 +27,17 @@ test: deps
 	cmake --build --preset asan -j $(JOBS)
 	ctest --preset asan
 	scripts/fuzz.sh $(FUZZ_SECONDS)
+	scripts/check-package.sh build/ci
 	$(MAKE) --no-print-directory format-check
+
+# docs/sweep.svg, drawn by the tool itself (CTest checks that it is current).
+docs: build
+	./build/dev/src/tpcost sweep --tp 1..64 --plot docs/sweep.svg >/dev/null
+
+package-check: deps
+	cmake --preset ci >/dev/null
+	cmake --build --preset ci -j $(JOBS)
+	scripts/check-package.sh build/ci
 
 format-check:
 	git ls-files '*.hpp' '*.cpp' | xargs clang-format --dry-run --Werror

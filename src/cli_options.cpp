@@ -1,5 +1,6 @@
 #include "cli_options.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -85,8 +86,12 @@ void add_refined_flags(CLI::App& cmd, refined_flags& flags) {
 }
 
 void add_output_flags(CLI::App& cmd, output_flags& flags, const std::string& formats) {
-  cmd.add_option("-f,--format", flags.format, "output format: " + formats)->capture_default_str();
-  cmd.add_option("-o,--output", flags.output, "write to FILE instead of stdout");
+  std::string choices = "{" + formats + "}";  // the help's and completions' list of values
+  std::replace(choices.begin(), choices.end(), '|', ',');
+  cmd.add_option("-f,--format", flags.format, "output format: " + formats)
+      ->type_name(choices)
+      ->capture_default_str();
+  cmd.add_option("-o,--output", flags.output, "write to FILE instead of stdout")->type_name("FILE");
 }
 
 layer_spec to_layer_spec(const layer_flags& flags) {

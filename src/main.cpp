@@ -1,6 +1,6 @@
-// tpcost: registers the subcommands, parses, and maps errors to documented exit codes:
-// 0 success, 1 a check failed, 2 invalid input or usage, 3 an output file could not be written, 4
-// internal error.
+// tpcost: registers the subcommands, parses, and maps errors to documented exit codes
+// (exit_codes.hpp): 0 success, 1 a check failed, 2 invalid input or usage, 3 an output file
+// could not be written, 4 internal error, 5 a program tpcost runs (gnuplot) is missing or failed.
 #include <algorithm>
 #include <cstdio>
 #include <exception>
@@ -10,14 +10,17 @@
 
 #include "cli_options.hpp"
 #include "commands/commands.hpp"
+#include "exit_codes.hpp"
+#include "plot.hpp"
 #include "tpcost/error.hpp"
 #include "tpcost/version.hpp"
 
 namespace {
 
-constexpr int exit_invalid_input = 2;
-constexpr int exit_io_error = 3;
-constexpr int exit_internal_error = 4;
+using tpcost::cli::exit_internal_error;
+using tpcost::cli::exit_invalid_input;
+using tpcost::cli::exit_io_error;
+using tpcost::cli::exit_tool_missing;
 
 int fail(const std::string& message, int code) {
   std::cerr << "tpcost: error: " << message << '\n';
@@ -44,9 +47,8 @@ int main(int argc, char** argv) {
                "tpcost"};
   app.set_version_flag("--version", TPCOST_VERSION);
   app.require_subcommand(1);
-  app.footer(R"(Run 'tpcost <command> --help' for a command's flags and examples.
-Exit codes: 0 success, 1 a check failed, 2 invalid input, 3 cannot write output, 4 internal error.
-)");
+  app.footer("Run 'tpcost <command> --help' for a command's flags and examples.\n" +
+             tpcost::cli::exit_codes_summary() + "\n");
   tpcost::cli::add_sweep_command(app);
   tpcost::cli::add_explain_command(app);
   int exit_code = 0;
@@ -56,6 +58,9 @@ Exit codes: 0 success, 1 a check failed, 2 invalid input, 3 cannot write output,
   tpcost::cli::add_calibrate_command(app);
   tpcost::cli::add_hardware_command(app);
   tpcost::cli::add_collective_command(app);
+  // Hidden: generated from the commands above, so they are registered last.
+  tpcost::cli::add_completion_command(app);
+  tpcost::cli::add_manpage_command(app);
 
   try {
     app.parse(argc, argv);
@@ -67,6 +72,8 @@ Exit codes: 0 success, 1 a check failed, 2 invalid input, 3 cannot write output,
     return fail(as_flag(e), exit_invalid_input);
   } catch (const tpcost::cli::io_error& e) {
     return fail(e.what(), exit_io_error);
+  } catch (const tpcost::cli::tool_error& e) {
+    return fail(e.what(), exit_tool_missing);
   } catch (const std::exception& e) {
     return fail(std::string("internal: ") + e.what(), exit_internal_error);
   }

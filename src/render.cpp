@@ -592,7 +592,7 @@ output_format parse_output_format(std::string_view text, std::string_view allowe
   throw invalid_spec("--format", fmt::format("'{}' is not one of {}", text, allowed));
 }
 
-std::string render_sweep(const sweep_result& result, output_format format) {
+std::string render_sweep(const sweep_result& result, output_format format, bool quiet) {
   switch (format) {
     case output_format::json:
       return nlohmann::json(result).dump(2) + "\n";
@@ -603,6 +603,9 @@ std::string render_sweep(const sweep_result& result, output_format format) {
     case output_format::table:
     case output_format::junit:
       break;
+  }
+  if (quiet) {
+    return layout(sweep_table(result), false);
   }
   return fmt::format(
       "TP sweep of one transformer layer, forward + backward (the seed's model)\n"
@@ -858,7 +861,7 @@ int check_exit_code(const std::vector<file_check>& files) {
   return any_failed ? 1 : 0;
 }
 
-std::string render_sweep(const refined_sweep_result& result, output_format format) {
+std::string render_sweep(const refined_sweep_result& result, output_format format, bool quiet) {
   switch (format) {
     case output_format::json:
       return nlohmann::json(result).dump(2) + "\n";
@@ -869,6 +872,9 @@ std::string render_sweep(const refined_sweep_result& result, output_format forma
     case output_format::table:
     case output_format::junit:
       break;
+  }
+  if (quiet) {
+    return layout(refined_table(result), false, {2});
   }
   return fmt::format(
       "TP sweep of one transformer layer, forward + backward (the refined model)\n"

@@ -25,14 +25,16 @@ struct file_check {
 /// Reads --format; `allowed` lists the names this command accepts, e.g. "table|json".
 output_format parse_output_format(std::string_view text, std::string_view allowed);
 
-std::string render_sweep(const sweep_result& result, output_format format);
+/// `quiet`: the table alone, without the title, inputs and summary lines (table format only).
+std::string render_sweep(const sweep_result& result, output_format format, bool quiet = false);
 std::string render_explain(const tp_explanation& explanation, output_format format);
 std::string render_check(const std::vector<file_check>& files, output_format format);
 /// GitHub Actions workflow commands (::error file=...::) for each failed rule or invalid file.
 std::string render_annotations(const std::vector<file_check>& files);
 /// 2 if any file was invalid, else 1 if any rule failed, else 0.
 int check_exit_code(const std::vector<file_check>& files);
-std::string render_sweep(const refined_sweep_result& result, output_format format);
+std::string render_sweep(const refined_sweep_result& result, output_format format,
+                         bool quiet = false);
 std::string render_explain(const refined_explanation& explanation, output_format format);
 std::string render_collective(const collective_comparison& comparison, output_format format);
 

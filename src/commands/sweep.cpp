@@ -5,7 +5,9 @@
 #include "cli_options.hpp"
 #include "commands/commands.hpp"
 #include "config_overlay.hpp"
+#include "display.hpp"
 #include "render.hpp"
+#include "sweep_chart.hpp"
 #include "tpcost/degree_list.hpp"
 #include "tpcost/sweep.hpp"
 
@@ -18,23 +20,29 @@ struct sweep_options {
   refined_flags refined;
   output_flags output;
   config_flags config;
+  display_flags display;
   std::string tp = "1,2,4,8,16,32";
 };
 
 void run_sweep(const sweep_options& opts) {
   const auto format = parse_output_format(opts.output.format, "table|json|csv|markdown");
+  validate(opts.display, format);
   const auto layer = to_layer_spec(opts.layer);
   const auto device = to_device_spec(opts.layer);
   const auto options = to_tp_options(opts.refined);
   const auto degrees = parse_degree_list(opts.tp, "--tp");
   const auto target = to_efficiency_target(opts.layer);
+  // Plots are written before the table: if gnuplot fails, stdout stays empty.
+  const auto show = [&](const auto& result) {
+    const auto text = render_sweep(result, format, opts.display.quiet);
+    const auto charts = show_figure(opts.display, opts.output, sweep_figure(result));
+    emit(opts.output, charts.empty() ? text : text + "\n" + charts);
+  };
   if (is_seed_model(layer, options)) {
-    emit(opts.output, render_sweep(sweep_tp(layer, device, degrees, target), format));
-    return;
+    show(sweep_tp(layer, device, degrees, target));
+  } else {
+    show(sweep_tp(layer, device, to_topology(opts.refined, opts.layer), options, degrees, target));
   }
-  const auto topology = to_topology(opts.refined, opts.layer);
-  emit(opts.output,
-       render_sweep(sweep_tp(layer, device, topology, options, degrees, target), format));
 }
 
 }  // namespace
@@ -49,6 +57,7 @@ void add_sweep_command(CLI::App& app) {
                   "TP degrees: 1,2,4,8 | 1..64 (doubling) | 1..16:+1 (every integer) | 2..54:x3")
       ->capture_default_str();
   add_output_flags(*cmd, opts->output, "table|json|csv|markdown");
+  add_display_flags(*cmd, opts->display);
   cmd->footer(R"(Examples:
   tpcost sweep                                   # the seed's demo: b=2 s=2048 h=8192 fp32 1PFLOP/s 600GB/s
   tpcost sweep --dtype bf16 --flops 989.4T --bandwidth 450GB/s --tp 1..64
@@ -57,6 +66,8 @@ void add_sweep_command(CLI::App& app) {
   tpcost sweep --tp 1..64 --collective auto --intra-bandwidth 450GB/s --intra-latency 3us \
                --inter-bandwidth 50GB/s --inter-latency 10us --dtype bf16 --flops 989.4T
   tpcost sweep --dtype bf16 --sp --overlap 0.5 --recompute full --tp 1..8
+  tpcost sweep --tp 1..64 --chart                # the table, then E over TP and time bars
+  tpcost sweep --plot sweep.svg                  # the same charts drawn by gnuplot
 )");
   add_config_flags(*cmd, opts->config);
   cmd->callback([cmd, opts] { run_with_config(*cmd, opts->config, [&] { run_sweep(*opts); }); });

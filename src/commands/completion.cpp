@@ -1,0 +1,55 @@
+// Hidden `tpcost completion bash|zsh|fish` and `tpcost manpage`: documents generated from the
+// app's own definition at the moment they run, so they list every command registered.
+#include <memory>
+
+#include "cli_model.hpp"
+#include "cli_options.hpp"
+#include "commands/commands.hpp"
+#include "completion.hpp"
+#include "manpage.hpp"
+
+namespace tpcost::cli {
+
+namespace {
+
+struct completion_options {
+  std::string shell;
+  output_flags output;
+};
+
+const CLI::App& root_of(const CLI::App& cmd) {
+  const CLI::App* app = &cmd;
+  while (app->get_parent() != nullptr) {
+    app = app->get_parent();
+  }
+  return *app;
+}
+
+}  // namespace
+
+void add_completion_command(CLI::App& app) {
+  auto opts = std::make_shared<completion_options>();
+  auto* cmd = app.add_subcommand(
+      "completion", "print a completion script for bash, zsh or fish, made from tpcost's flags");
+  cmd->group("");  // hidden from --help; documented in the man page and README
+  cmd->add_option("shell", opts->shell, "the shell: bash, zsh or fish")
+      ->type_name("{bash,zsh,fish}")
+      ->required();
+  cmd->add_option("-o,--output", opts->output.output, "write to FILE instead of stdout")
+      ->type_name("FILE");
+  cmd->callback([opts, cmd] {
+    const auto sh = parse_shell(opts->shell, "shell");
+    emit(opts->output, completion_script(describe(root_of(*cmd)), sh));
+  });
+}
+
+void add_manpage_command(CLI::App& app) {
+  auto opts = std::make_shared<output_flags>();
+  auto* cmd = app.add_subcommand("manpage", "print the man page tpcost(1) in roff");
+  cmd->group("");
+  cmd->add_option("-o,--output", opts->output, "write to FILE instead of stdout")
+      ->type_name("FILE");
+  cmd->callback([opts, cmd] { emit(*opts, manpage(describe(root_of(*cmd)))); });
+}
+
+}  // namespace tpcost::cli
