@@ -132,7 +132,7 @@ TEST_CASE("MFU divides model FLOPs by time, GPUs and peak", "[flops]") {
              near(0.3));
 }
 
-TEST_CASE("The attention term grows with s; GQA changes only the K and V projections", "[flops]") {
+TEST_CASE("The attention term grows with s, GQA changes only the K and V projections", "[flops]") {
   auto spec = with_architecture(
       {.layers = 4, .hidden = 1024, .heads = 16, .ffn = 4096, .vocab = 1000, .seq = 2048},
       architecture::llama);
@@ -156,7 +156,7 @@ TEST_CASE("The 6N rule sits close to the matmul count for a large model at short
   CHECK(f.hardware[2].value() > f.hardware[1].value());
 }
 
-TEST_CASE("TP collectives per layer: none 4, selective 4, full 6; SP splits each in two",
+TEST_CASE("TP collectives per layer: none 4, selective 4, full 6, SP splits each in two",
           "[flops][parallelism]") {
   CHECK(tp_collectives_per_layer(none, false).all_reduce == 4);
   CHECK(tp_collectives_per_layer(selective, false).all_reduce == 4);

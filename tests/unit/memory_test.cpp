@@ -135,7 +135,7 @@ TEST_CASE("Over all TP ranks, the parameters add up to the model's, plus the rep
   }
 }
 
-TEST_CASE("1F1B keeps L layers' worth on the first stage; interleaving adds (p-1)/(p*v)",
+TEST_CASE("1F1B keeps L layers' worth on the first stage, interleaving adds (p-1)/(p*v)",
           "[memory][pipeline_parallel]") {
   // L=16, p=4, m=8: stage i holds (p - i) micro-batches of 4 layers.
   CHECK(layers_in_flight(4, 0, 4, 8, 1) == 16.0);

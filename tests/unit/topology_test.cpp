@@ -29,7 +29,7 @@ std::string field_of(const auto& call) {
 }
 }  // namespace
 
-TEST_CASE("A group that fits in a node stays there; a larger one fills whole nodes", "[topology]") {
+TEST_CASE("A group that fits in a node stays there, a larger one fills whole nodes", "[topology]") {
   const auto in = place_group(cluster, 8);
   CHECK(in.nodes == 1);
   CHECK(in.per_node == 8);
@@ -73,7 +73,7 @@ TEST_CASE("Negative or non-finite latencies and bandwidths are rejected naming t
   CHECK(field_of([] { validate(cluster); }) == "(no throw)");
 }
 
-TEST_CASE("A flat ring across nodes runs at the slowest hop; inside a node at the intra link",
+TEST_CASE("A flat ring across nodes runs at the slowest hop, inside a node at the intra link",
           "[topology]") {
   // n=16 flat: 30 steps at 20 us + 1.875e9 B at 25 GB/s = 600 us + 75 ms.
   const auto flat = collective_cost_in(cluster, place_group(cluster, 16), collective_op::all_reduce,

@@ -1,0 +1,185 @@
+#include "render_step.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "tpcost/io/format.hpp"
+
+namespace tpcost::cli {
+
+namespace {
+
+std::string gib(bytes v) { return fmt::format("{:.1f} GiB", v / units::GiB); }
+
+std::string model_name(const step_report& r) {
+  if (r.model.preset != nullptr) {
+    return std::string(r.model.preset->name);
+  }
+  return r.model.origin == "hf-config" ? r.model.hf_config : "a model given by flags";
+}
+
+std::string text(const step_report& r) {
+  const auto& in = r.inputs;
+  const auto& par = in.par;
+  const auto& s = r.result;
+  std::string o;
+  o += fmt::format("Training step: {} on {} x {}, {} between nodes\n", model_name(r), s.gpus,
+                   r.gpu->name, r.interconnect->name);
+  o += fmt::format("layout:  t={} p={} d={}  b={} G={} m={}  v={}  recompute {}  SP {}  ZeRO {}\n",
+                   par.tp, par.pp, par.dp, par.micro_batch, par.global_batch, s.micro_batches,
+                   par.vpp, to_string(par.recompute), par.sequence_parallel ? "on" : "off",
+                   static_cast<int>(par.zero));
+  o += fmt::format(
+      "GPU:     peak {}, HBM {} at {}; efficiency {:.2f} of peak (matmul), {:.2f} of HBM "
+      "(element-wise)\n",
+      io::to_string(in.gpu.peak), gib(in.memory_capacity), io::to_string(in.gpu.memory_bandwidth),
+      in.gpu.efficiency.matmul, in.gpu.efficiency.memory);
+  o += fmt::format(
+      "links:   intra-node {} / {} per step{}; inter-node {} / {}; {} GPUs per node\n\n",
+      io::to_string(in.topology.intra.bandwidth), io::to_string(in.topology.intra.latency),
+      r.intra_from_profile.empty() ? "" : " (from " + r.intra_from_profile + ")",
+      io::to_string(in.topology.inter.bandwidth), io::to_string(in.topology.inter.latency),
+      in.topology.gpus_per_node);
+  o += fmt::format(
+      "step time {}   {:.0f} tokens/s   per GPU: {:.1f} TFLOP/s model, {:.1f} TFLOP/s "
+      "hardware\n",
+      io::to_string(s.step_time), s.tokens_per_second, s.model_flops_per_gpu.value() / 1e12,
+      s.hardware_flops_per_gpu.value() / 1e12);
+  o += fmt::format("MFU {}   HFU {}   mu = {} (the share of the step spent computing)\n\n",
+                   io::percent(s.mfu), io::percent(s.hfu), io::percent(s.utilisation));
+  const auto& t = s.time;
+  const double st = s.step_time.value();
+  o += "breakdown on the critical GPU        time     share\n";
+  const std::pair<const char*, seconds> rows[] = {
+      {"compute (recompute included)", t.compute},
+      {"exposed TP collectives", t.tp_comm},
+      {"pipeline bubble", t.bubble},
+      {"p2p between stages", t.p2p},
+      {"exposed DP sync + embedding", t.dp_comm},
+      {"optimizer step", t.optimizer},
+  };
+  for (const auto& [name, v] : rows) {
+    o +=
+        fmt::format("  {:<32} {:>9}  {:>6}\n", name, io::to_string(v), io::percent(v.value() / st));
+  }
+  o += fmt::format("  {:<32} {:>9}  {:>6}\n\n", "step", io::to_string(s.step_time), "100.0%");
+  o += fmt::format(
+      "gradient accumulation: m = {} micro-batches per step. TP: {:.0f} collectives of {} per "
+      "layer and micro-batch ({}, {} per layer), paid m times, whatever m is. DP: one {} "
+      "all-reduce of {} per GPU per step ({}), so {} per micro-batch: accumulation divides the "
+      "DP cost by m, never the TP cost.\n",
+      s.micro_batches, s.tp_collectives_per_layer, io::to_string(s.tp_message),
+      to_string(s.tp_algorithm), io::to_string(s.tp_comm_per_layer), to_string(s.dp_algorithm),
+      io::to_string(s.dp_bytes_per_gpu), io::to_string(s.dp_sync),
+      io::to_string(s.dp_sync / static_cast<double>(s.micro_batches)));
+  o += fmt::format("pipeline: bubble (p-1)/(v*m) = {}, p2p message {}\n\n",
+                   io::percent(s.bubble_fraction), io::to_string(s.p2p_message));
+  const auto& peak = s.memory.peak();
+  o += fmt::format(
+      "memory per GPU (fullest stage {}): weights {}, gradients {}, optimizer {}, activations {} "
+      "= {} of {}: {}\n",
+      peak.stage, gib(peak.weights), gib(peak.gradients), gib(peak.optimizer),
+      gib(peak.activations), gib(peak.total()), gib(s.memory.capacity),
+      s.memory.fits() ? fmt::format("fits, {} headroom", gib(s.memory.headroom()))
+                      : fmt::format("DOES NOT FIT, {} over", gib(-s.memory.headroom())));
+  for (const auto& w : s.warnings) {
+    o += "warning: " + w + "\n";
+  }
+  return o;
+}
+
+nlohmann::json json(const step_report& r) {
+  const auto& in = r.inputs;
+  const auto& par = in.par;
+  const auto& s = r.result;
+  const auto& t = s.time;
+  const auto& peak = s.memory.peak();
+  return {
+      {"schema", "tpcost.step/1"},
+      {"model",
+       {{"name", model_name(r)},
+        {"origin", r.model.origin},
+        {"layers", in.model.layers},
+        {"hidden", in.model.hidden},
+        {"heads", in.model.heads},
+        {"kv_heads", kv_heads_of(in.model)},
+        {"ffn", ffn_of(in.model)},
+        {"vocab", in.model.vocab},
+        {"seq", in.model.seq}}},
+      {"hardware",
+       {{"gpu", r.gpu->name},
+        {"interconnect", r.interconnect->name},
+        {"peak_flops_per_s", in.gpu.peak.value()},
+        {"memory_bandwidth_bytes_per_s", in.gpu.memory_bandwidth.value()},
+        {"memory_bytes", in.memory_capacity.value()},
+        {"matmul_efficiency", in.gpu.efficiency.matmul},
+        {"memory_efficiency", in.gpu.efficiency.memory},
+        {"gpus_per_node", in.topology.gpus_per_node},
+        {"intra_bandwidth_bytes_per_s", in.topology.intra.bandwidth.value()},
+        {"intra_latency_s", in.topology.intra.latency.value()},
+        {"inter_bandwidth_bytes_per_s", in.topology.inter.bandwidth.value()},
+        {"inter_latency_s", in.topology.inter.latency.value()}}},
+      {"layout",
+       {{"gpus", s.gpus},
+        {"tp", par.tp},
+        {"pp", par.pp},
+        {"dp", par.dp},
+        {"vpp", par.vpp},
+        {"micro_batch", par.micro_batch},
+        {"global_batch", par.global_batch},
+        {"micro_batches", s.micro_batches},
+        {"sp", par.sequence_parallel},
+        {"recompute", to_string(par.recompute)},
+        {"zero", static_cast<int>(par.zero)},
+        {"tp_overlap", in.options.tp_overlap},
+        {"dp_overlap", in.options.dp_overlap}}},
+      {"step_time_s", s.step_time.value()},
+      {"breakdown_s",
+       {{"compute", t.compute.value()},
+        {"tp_comm", t.tp_comm.value()},
+        {"bubble", t.bubble.value()},
+        {"p2p", t.p2p.value()},
+        {"dp_comm", t.dp_comm.value()},
+        {"optimizer", t.optimizer.value()}}},
+      {"tokens_per_s", s.tokens_per_second},
+      {"model_flops_per_step", s.flops.model.value()},
+      {"hardware_flops_per_step", s.flops.hardware.value()},
+      {"model_tflops_per_gpu", s.model_flops_per_gpu.value() / 1e12},
+      {"hardware_tflops_per_gpu", s.hardware_flops_per_gpu.value() / 1e12},
+      {"mfu", s.mfu},
+      {"hfu", s.hfu},
+      {"utilisation", s.utilisation},
+      {"communication",
+       {{"tp_message_bytes", s.tp_message.value()},
+        {"tp_collectives_per_layer", s.tp_collectives_per_layer},
+        {"tp_comm_per_layer_s", s.tp_comm_per_layer.value()},
+        {"tp_algorithm", to_string(s.tp_algorithm)},
+        {"dp_bytes_per_gpu", s.dp_bytes_per_gpu.value()},
+        {"dp_sync_s", s.dp_sync.value()},
+        {"dp_algorithm", to_string(s.dp_algorithm)},
+        {"p2p_message_bytes", s.p2p_message.value()},
+        {"bubble_fraction", s.bubble_fraction}}},
+      {"memory",
+       {{"peak_stage", peak.stage},
+        {"weights_bytes", peak.weights.value()},
+        {"gradients_bytes", peak.gradients.value()},
+        {"optimizer_bytes", peak.optimizer.value()},
+        {"activations_bytes", peak.activations.value()},
+        {"total_bytes", peak.total().value()},
+        {"capacity_bytes", s.memory.capacity.value()},
+        {"headroom_bytes", s.memory.headroom().value()},
+        {"fits", s.memory.fits()}}},
+      {"warnings", s.warnings},
+  };
+}
+
+}  // namespace
+
+std::string render_step(const step_report& report, output_format format) {
+  if (format == output_format::json) {
+    return json(report).dump(2) + "\n";
+  }
+  return text(report);
+}
+
+}  // namespace tpcost::cli

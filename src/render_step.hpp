@@ -1,0 +1,25 @@
+// `tpcost step` output: the step's time, breakdown, throughput and memory as text or JSON.
+#pragma once
+
+#include <string>
+
+#include "model_options.hpp"
+#include "render.hpp"
+#include "tpcost/presets.hpp"
+#include "tpcost/step.hpp"
+
+namespace tpcost::cli {
+
+/// A step evaluation and what it was evaluated on.
+struct step_report {
+  chosen_model model;
+  const gpu_preset* gpu = nullptr;
+  const interconnect_preset* interconnect = nullptr;
+  std::string intra_from_profile;  ///< the --interconnect-file, if the intra link came from one
+  step_inputs inputs;
+  step_result result;
+};
+
+std::string render_step(const step_report& report, output_format format);
+
+}  // namespace tpcost::cli

@@ -1,0 +1,63 @@
+// The kernel-level compute model: matmul roofline and per-layer kernel times.
+#include "tpcost/compute_model.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "support/matchers.hpp"
+
+using namespace tpcost;
+using tpcost::test::near;
+
+namespace {
+constexpr compute_device a100{.peak = flops_per_second(312e12),
+                              .memory_bandwidth = bytes_per_second(2039e9),
+                              .efficiency = {.matmul = 0.75, .memory = 0.66}};
+}
+
+TEST_CASE("A large square matmul is compute-bound at eta_mm x peak", "[compute_model]") {
+  // 8192^3: 2*8192^3 = 1.0995e12 FLOP at 0.75*312e12 = 4.699 ms; its 3*8192^2*2 B = 403 MB
+  // at 0.66*2039e9 take 0.30 ms, so the FLOPs win.
+  const double n = 8192;
+  CHECK_THAT(matmul_time(n, n, n, 1, 2, a100).value(), near(2 * n * n * n / (0.75 * 312e12)));
+}
+
+TEST_CASE("A skinny matmul is memory-bound at eta_bw x HBM bandwidth", "[compute_model]") {
+  // Attention scores with head dimension 64: (2048 x 2048) = (2048 x 64)(64 x 2048): 2*2048^2*64
+  // = 0.537 GFLOP (2.3 us at 0.75 peak) but (2*2048*64 + 2048^2)*2 B = 8.9 MB (6.6 us).
+  const double bytes_moved = (2 * 2048.0 * 64 + 2048.0 * 2048) * 2;
+  CHECK_THAT(matmul_time(2048, 2048, 64, 1, 2, a100).value(), near(bytes_moved / (0.66 * 2039e9)));
+  // batch multiplies both sides
+  CHECK_THAT(matmul_time(2048, 2048, 64, 32, 2, a100).value(),
+             near(32 * bytes_moved / (0.66 * 2039e9)));
+}
+
+TEST_CASE(
+    "Layer kernel time: matmul FLOPs match 72*b*s*h^2 (+ attention) and recompute modes "
+    "add what they redo",
+    "[compute_model]") {
+  transformer_spec gpt{};
+  gpt.layers = 1;
+  gpt.hidden = 4096;
+  gpt.heads = 32;
+  gpt.vocab = 51200;
+  gpt.seq = 2048;
+  gpt = with_architecture(gpt, architecture::gpt);
+  // An infinitely fast memory isolates the matmul FLOPs: the layer's forward + backward is
+  // 72*b*s*h^2 + 12*b*s^2*h (attention) FLOP, split over t = 4.
+  compute_device flops_only = a100;
+  flops_only.memory_bandwidth = bytes_per_second(1e30);
+  const auto k = layer_compute_time(gpt, 2, 4, flops_only);
+  const double b = 2, s = 2048, h = 4096;
+  const double expected_flops = (72 * b * s * h * h + 12 * b * s * s * h) / 4;
+  CHECK_THAT(k.total(recompute_mode::none).value(), near(expected_flops / (0.75 * 312e12), 1e-6));
+  // Full recompute adds one forward pass (24*b*s*h^2 + 4*b*s^2*h); selective only the attention
+  // core (4*b*s^2*h).
+  CHECK_THAT((k.total(recompute_mode::full) - k.total(recompute_mode::none)).value(),
+             near((24 * b * s * h * h + 4 * b * s * s * h) / 4 / (0.75 * 312e12), 1e-6));
+  CHECK_THAT((k.total(recompute_mode::selective) - k.total(recompute_mode::none)).value(),
+             near(4 * b * s * s * h / 4 / (0.75 * 312e12), 1e-6));
+}
+
+TEST_CASE("The optimizer step moves 54 bytes per parameter through HBM", "[compute_model]") {
+  CHECK_THAT(optimizer_time(1e9, a100).value(), near(54e9 / (0.66 * 2039e9)));
+}

@@ -1,0 +1,155 @@
+// The whole-step model: hand derivations on small layouts, invariants, and validation errors.
+#include "tpcost/step.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "support/matchers.hpp"
+
+using namespace tpcost;
+using tpcost::test::near;
+
+namespace {
+
+step_inputs small_gpt(std::int64_t t, std::int64_t p, std::int64_t d, std::int64_t global_batch) {
+  transformer_spec m{};
+  m.layers = 8;
+  m.hidden = 2048;
+  m.heads = 16;
+  m.vocab = 32000;
+  m.seq = 1024;
+  m = with_architecture(m, architecture::gpt);
+  step_inputs in;
+  in.model = m;
+  in.par.tp = t;
+  in.par.pp = p;
+  in.par.dp = d;
+  in.par.micro_batch = 1;
+  in.par.global_batch = global_batch;
+  in.gpu = {flops_per_second(312e12), bytes_per_second(2039e9), {}};
+  in.memory_capacity = 80.0 * units::GiB;
+  in.topology = {
+      8, {bytes_per_second(300e9), seconds(3e-6)}, {bytes_per_second(25e9), seconds(10e-6)}};
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("One GPU: the step is m x (layers + output layer) + optimizer, with no communication",
+          "[step]") {
+  const auto in = small_gpt(1, 1, 1, 4);
+  const auto r = evaluate_step(in);
+  const auto k = layer_compute_time(in.model, 1, 1, in.gpu);
+  const auto layer = k.total(recompute_mode::none) + k.grad_accumulation;
+  const auto logits = logits_compute_time(in.model, 1, 1, in.gpu);
+  const double params = params_per_gpu(in.model, in.par, 0, 8);
+  const auto expected = 4.0 * (8.0 * layer + logits) + optimizer_time(params, in.gpu);
+  CHECK_THAT(r.step_time.value(), near(expected.value(), 1e-12));
+  CHECK(r.time.tp_comm.value() == 0.0);
+  CHECK(r.time.dp_comm.value() == 0.0);
+  CHECK(r.time.bubble.value() == 0.0);
+  CHECK(r.micro_batches == 4);
+}
+
+TEST_CASE("The breakdown adds up to the step time, MFU <= HFU, and mu is the compute share",
+          "[step]") {
+  for (const auto recompute :
+       {recompute_mode::none, recompute_mode::selective, recompute_mode::full}) {
+    auto in = small_gpt(2, 2, 4, 64);
+    in.par.recompute = recompute;
+    const auto r = evaluate_step(in);
+    CHECK_THAT(r.time.total().value(), near(r.step_time.value(), 1e-12));
+    CHECK(r.mfu <= r.hfu);
+    CHECK((recompute == recompute_mode::none) == (r.mfu == r.hfu));
+    CHECK_THAT(r.utilisation, near(r.time.compute / r.step_time));
+    CHECK(r.gpus == 16);
+  }
+}
+
+TEST_CASE(
+    "Gradient accumulation: TP comm per micro-batch is unchanged and the DP sync per step "
+    "is constant as m grows",
+    "[step]") {
+  const auto few = evaluate_step(small_gpt(2, 1, 4, 8));     // m = 2
+  const auto many = evaluate_step(small_gpt(2, 1, 4, 128));  // m = 32
+  REQUIRE(few.micro_batches == 2);
+  REQUIRE(many.micro_batches == 32);
+  CHECK(few.tp_comm_per_layer == many.tp_comm_per_layer);
+  CHECK_THAT(many.time.tp_comm.value(), near(16.0 * few.time.tp_comm.value()));
+  CHECK(few.dp_sync == many.dp_sync);
+  CHECK(few.time.dp_comm == many.time.dp_comm);
+  CHECK(many.time.dp_comm / many.step_time < few.time.dp_comm / few.step_time);
+}
+
+TEST_CASE(
+    "TP collectives: 4 per layer, 6 with full recomputation, SP trades each all-reduce "
+    "for a reduce-scatter and an all-gather",
+    "[step]") {
+  auto in = small_gpt(4, 1, 1, 4);
+  const auto plain = evaluate_step(in);
+  CHECK(plain.tp_collectives_per_layer == 4.0);
+  // A ring all-reduce of M over 4 GPUs on the intra link: 2*3 steps + 2*(3/4)*M/beta.
+  const double m = 1.0 * 1024 * 2048 * 2;
+  CHECK_THAT(plain.tp_comm_per_layer.value(), near(4 * (6 * 3e-6 + 1.5 * m / 300e9), 1e-12));
+  in.par.recompute = recompute_mode::full;
+  CHECK(evaluate_step(in).tp_collectives_per_layer == 6.0);
+  in.par.recompute = recompute_mode::none;
+  in.par.sequence_parallel = true;
+  const auto sp = evaluate_step(in);
+  CHECK(sp.tp_collectives_per_layer == 8.0);
+  // RS + AG cost the same wire bytes as the all-reduce: 4 x (3 + 3 steps, 2 x 3/4 M).
+  CHECK_THAT(sp.tp_comm_per_layer.value(), near(plain.tp_comm_per_layer.value(), 1e-12));
+}
+
+TEST_CASE("Pipeline: the bubble is (p-1)/v of an average stage, and interleaving shrinks it",
+          "[step]") {
+  auto in = small_gpt(1, 4, 1, 16);
+  const auto plain = evaluate_step(in);
+  CHECK_THAT(plain.bubble_fraction, near(3.0 / 16.0));
+  in.par.vpp = 2;
+  const auto interleaved = evaluate_step(in);
+  CHECK_THAT(interleaved.bubble_fraction, near(3.0 / 32.0));
+  CHECK(interleaved.time.bubble < plain.time.bubble);
+  CHECK(interleaved.time.p2p > plain.time.p2p);  // twice the stage boundaries
+}
+
+TEST_CASE("DP overlap hides the sync behind the last backward, never more than all of it",
+          "[step]") {
+  auto in = small_gpt(1, 1, 16, 64);
+  const auto exposed = evaluate_step(in);
+  in.options.dp_overlap = 1.0;
+  const auto hidden = evaluate_step(in);
+  CHECK(exposed.dp_sync == hidden.dp_sync);
+  CHECK(hidden.time.dp_comm < exposed.time.dp_comm);
+  CHECK(hidden.time.dp_comm.value() >= 0.0);
+}
+
+TEST_CASE("Invalid layouts are rejected with the field and what would be valid", "[step]") {
+  auto expect = [](step_inputs in, const std::string& field) {
+    try {
+      (void)evaluate_step(in);
+      FAIL("accepted");
+    } catch (const invalid_spec& e) {
+      CHECK(e.field() == field);
+    }
+  };
+  expect(small_gpt(3, 1, 1, 4), "tp");            // 3 does not divide 16 heads
+  expect(small_gpt(1, 1, 3, 4), "global_batch");  // 4 not a multiple of d*b = 3
+  expect(small_gpt(1, 16, 1, 16), "pp");          // 16 stages for 8 layers
+  auto in = small_gpt(1, 1, 1, 4);
+  in.options.tp_overlap = 1.5;
+  expect(in, "tp-overlap");
+  in = small_gpt(1, 1, 1, 4);
+  in.gpu.efficiency.matmul = 0.0;
+  expect(in, "matmul-efficiency");
+  in = small_gpt(16, 1, 1, 4);  // TP 16 crosses 8-GPU nodes... and 16 heads is fine
+  in.topology.inter = {};
+  expect(in, "inter-bandwidth");
+}
+
+TEST_CASE("A layout that does not fit memory is reported, not rejected", "[step]") {
+  auto in = small_gpt(1, 1, 1, 4);
+  in.memory_capacity = 1.0 * units::GiB;
+  const auto r = evaluate_step(in);
+  CHECK_FALSE(r.memory.fits());
+  CHECK(r.memory.headroom().value() < 0.0);
+}
