@@ -37,7 +37,12 @@ std::string as_flag(const tpcost::invalid_spec& e) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                c == '-' || c == '_';
       });
-  return (bare_name ? "--" + field : field) + ": " + e.detail();
+  if (!bare_name) {
+    return field + ": " + e.detail();
+  }
+  std::string flag = "--" + field;  // core fields use '_' where flags use '-'
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return flag + ": " + e.detail();
 }
 
 }  // namespace

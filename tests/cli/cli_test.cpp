@@ -270,3 +270,23 @@ TEST_CASE("tpcost collective --format json gives algbw and busbw consistent with
   CHECK_THAT(j.at("results")[1].at("busbw_bytes_per_s").get<double>(),
              Catch::Matchers::WithinRel(600e9, 1e-12));
 }
+
+TEST_CASE("step --format json names the step time step_time_s and its parts add up to it",
+          "[cli][step]") {
+  const auto r = run(
+      "step --model gpt-3-175b --gpus 1024 --tp 8 --pp 16 --global-batch 1536 --recompute full "
+      "--format json");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("schema") == "tpcost.step/1");
+  const double step = j.at("step_time_s").get<double>();
+  double sum = 0.0;
+  for (const auto& [name, value] : j.at("breakdown_s").items()) {
+    sum += value.get<double>();
+  }
+  CHECK(sum == Approx(step).epsilon(1e-12));
+  CHECK(j.at("mfu").get<double>() < j.at("hfu").get<double>());
+  CHECK(j.at("layout").at("dp") == 8);
+  CHECK(j.at("memory").at("fits") == true);
+  CHECK(j.at("tokens_per_s").get<double>() == Approx(1536.0 * 2048.0 / step).epsilon(1e-12));
+}
