@@ -4,7 +4,7 @@
 #               under AddressSanitizer + UndefinedBehaviorSanitizer, fuzz the config loader and
 #               the unit parser for 30 s each, check the installed package (find_package,
 #               pkg-config, the .deb) and the formatting
-.PHONY: demo test deps build docs format-check package-check clean
+.PHONY: demo test deps build docs validate format-check package-check clean
 
 JOBS ?= 2
 FUZZ_SECONDS ?= 30
@@ -33,6 +33,10 @@ test: deps
 # docs/sweep.svg, drawn by the tool itself (CTest checks that it is current).
 docs: build
 	./build/dev/src/tpcost sweep --tp 1..64 --plot docs/sweep.svg >/dev/null
+
+# The SC21 Table 1 validation of the step model, as a table (README "Validation").
+validate: build
+	./build/dev/tests/tpcost_sc21_table
 
 package-check: deps
 	cmake --preset ci >/dev/null
