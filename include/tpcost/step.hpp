@@ -140,24 +140,32 @@ inline void require_fraction(const char* field, double value) {
 
 }  // namespace detail
 
+/// Throws `invalid_spec` naming the field when the GPU, the cluster or the options cannot be
+/// evaluated: a non-positive peak or HBM bandwidth, an efficiency outside (0, 1], an overlap
+/// outside [0, 1], or an invalid topology (`validate(cluster_topology)`).
+inline void validate_step_environment(const compute_device& gpu, const cluster_topology& topology,
+                                      const step_options& options) {
+  validate(topology);
+  detail::require_fraction("tp-overlap", options.tp_overlap);
+  detail::require_fraction("dp-overlap", options.dp_overlap);
+  for (const auto& [field, value] : {std::pair{"matmul-efficiency", gpu.efficiency.matmul},
+                                     std::pair{"memory-efficiency", gpu.efficiency.memory}}) {
+    if (!(value > 0.0 && value <= 1.0)) {
+      throw invalid_spec(field, "must be a fraction in (0, 1]");
+    }
+  }
+  if (!(gpu.peak.value() > 0.0) || !(gpu.memory_bandwidth.value() > 0.0)) {
+    throw invalid_spec("gpu", "needs a positive peak FLOP/s and HBM bandwidth");
+  }
+}
+
 /// Validates the inputs (throws `invalid_spec` naming the field) and evaluates one step.
 inline step_result evaluate_step(const step_inputs& in) {
   const auto& model = in.model;
   const auto& par = in.par;
   const auto pipe = summarize_pipeline(model, par, in.options.activation_bytes,
                                        in.options.scatter_gather);  // validates model and par
-  validate(in.topology);
-  detail::require_fraction("tp-overlap", in.options.tp_overlap);
-  detail::require_fraction("dp-overlap", in.options.dp_overlap);
-  for (const auto& [field, value] : {std::pair{"matmul-efficiency", in.gpu.efficiency.matmul},
-                                     std::pair{"memory-efficiency", in.gpu.efficiency.memory}}) {
-    if (!(value > 0.0 && value <= 1.0)) {
-      throw invalid_spec(field, "must be a fraction in (0, 1]");
-    }
-  }
-  if (!(in.gpu.peak.value() > 0.0) || !(in.gpu.memory_bandwidth.value() > 0.0)) {
-    throw invalid_spec("gpu", "needs a positive peak FLOP/s and HBM bandwidth");
-  }
+  validate_step_environment(in.gpu, in.topology, in.options);
 
   const auto t = par.tp;
   const auto p = par.pp;

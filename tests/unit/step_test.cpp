@@ -155,7 +155,7 @@ TEST_CASE("A layout that does not fit memory is reported, not rejected", "[step]
 }
 
 TEST_CASE(
-    "ZeRO-1 syncs once per step like plain DP; ZeRO-2 reduce-scatters every micro-batch and "
+    "ZeRO-1 syncs once per step like plain DP, ZeRO-2 reduce-scatters every micro-batch and "
     "ZeRO-3 also all-gathers the weights twice per micro-batch",
     "[step]") {
   auto in = small_gpt(1, 1, 4, 32);  // d = 4 in one node, m = 8
