@@ -138,7 +138,7 @@ constexpr std::string_view describe(plan_reason reason) {
     case plan_reason::pp_limit:
       return "p is not --fixed-pp";
     case plan_reason::pp_layers:
-      return "p does not divide the layers (even stages only)";
+      return "p does not divide the layers: even stages only";
     case plan_reason::dp_batch:
       return "d = N/(t*p) does not divide the global batch";
     case plan_reason::interleave_batch:
@@ -1067,12 +1067,12 @@ inline std::string no_layout_message(const plan_request& req, const plan_counts&
       continue;
     }
     auto& list = static_cast<std::size_t>(r) < plan_pair_reason_count ? pairs : layouts;
-    list += (list.empty() ? "" : ", ") + std::to_string(n) + " " + std::string(describe(r));
+    list += (list.empty() ? "" : ", ") + std::to_string(n) + " (" + std::string(describe(r)) + ")";
   }
-  out += pairs.empty() ? " none was rejected" : " " + pairs;
+  out += pairs.empty() ? ", none was rejected" : ", rejected " + pairs;
   if (counts.layouts > 0) {
-    out += "; of their " + std::to_string(counts.layouts) + " layouts " +
-           (layouts.empty() ? "none was rejected" : layouts);
+    out += "; of their " + std::to_string(counts.layouts) + " layouts, rejected " +
+           (layouts.empty() ? "none" : layouts);
   }
   std::string works;
   const auto add = [&](const std::optional<plan_alternative>& a, const std::string& what) {
