@@ -45,6 +45,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -734,9 +735,16 @@ inline plan_search search(const plan_request& req) {
   }
   std::vector<degree_choice> pair_best(pairs.size());
   std::atomic<std::size_t> next{0};
+  std::vector<std::exception_ptr> failures(threads);  // rethrown in the calling thread
   const auto work = [&](unsigned w) {
-    for (std::size_t i = next.fetch_add(1); i < pairs.size(); i = next.fetch_add(1)) {
-      search_pair(req, kernel, pairs[i], out.tp_across_nodes_penalised, partials[w], pair_best[i]);
+    try {
+      for (std::size_t i = next.fetch_add(1); i < pairs.size(); i = next.fetch_add(1)) {
+        search_pair(req, kernel, pairs[i], out.tp_across_nodes_penalised, partials[w],
+                    pair_best[i]);
+      }
+    } catch (...) {
+      failures[w] = std::current_exception();
+      next = pairs.size();
     }
   };
   if (threads == 1) {
@@ -750,6 +758,11 @@ inline plan_search search(const plan_request& req) {
     work(0);
     for (auto& thread : pool) {
       thread.join();
+    }
+  }
+  for (const auto& failure : failures) {
+    if (failure) {
+      std::rethrow_exception(failure);
     }
   }
 
