@@ -1030,8 +1030,8 @@ struct plan_alternative {
   plan_candidate best;
 };
 
-/// The nearest requests that have a layout, probing at most `probes` values each way: fewer
-/// GPUs, more GPUs (same G), a larger global batch (same N).
+/// The nearest requests that have a layout: fewer GPUs, more GPUs (same G), a larger global batch
+/// (same N). Probes `probes` values one by one each way, then halves or doubles.
 struct plan_alternatives {
   std::optional<plan_alternative> fewer_gpus, more_gpus, larger_batch;
 };
@@ -1052,16 +1052,28 @@ inline plan_alternatives nearest_workable(const plan_request& req, std::int64_t 
     }
     return plan_alternative{gpus, batch, found.top.front()};
   };
+  // Nearby values one by one, then by halving or doubling.
   for (std::int64_t k = 1; k <= probes && !out.fewer_gpus && req.gpus - k >= 1; ++k) {
     out.fewer_gpus = probe(req.gpus - k, req.global_batch);
+  }
+  for (std::int64_t n = (req.gpus - probes) / 2; n >= 1 && !out.fewer_gpus; n /= 2) {
+    out.fewer_gpus = probe(n, req.global_batch);
   }
   for (std::int64_t k = 1; k <= probes && !out.more_gpus && req.gpus + k <= max_parallel_degree;
        ++k) {
     out.more_gpus = probe(req.gpus + k, req.global_batch);
   }
+  for (std::int64_t n = 2 * (req.gpus + probes); n <= max_parallel_degree && !out.more_gpus;
+       n *= 2) {
+    out.more_gpus = probe(n, req.global_batch);
+  }
   for (std::int64_t k = 1;
        k <= probes && !out.larger_batch && req.global_batch + k <= max_parallel_degree; ++k) {
     out.larger_batch = probe(req.gpus, req.global_batch + k);
+  }
+  for (std::int64_t g = 2 * (req.global_batch + probes);
+       g <= max_parallel_degree && !out.larger_batch; g *= 2) {
+    out.larger_batch = probe(req.gpus, g);
   }
   return out;
 }
