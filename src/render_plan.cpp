@@ -155,9 +155,9 @@ std::string plan_text(const plan_report& r) {
     const auto& w = res.top.front();
     o += fmt::format("  winner: --compare {}\n", describe_layout(w.candidate.par));
   }
-  if (res.top.size() >= 2) {
+  if (!res.top.empty() && res.runner_up) {
     const auto& w = res.top[0];
-    const auto& u = res.top[1];
+    const auto& u = *res.runner_up;
     const auto d = compare_layouts(w.candidate.par, w.result, u.candidate.par, u.result);
     o += fmt::format("\nwinner vs runner-up: {}; the runner-up is {} slower ({:.2f}%)\n",
                      changes_text(d), io::to_string(d.step_time),
@@ -256,9 +256,11 @@ nlohmann::json plan_json(const plan_report& r) {
                            {"tp_spans_nodes", pd.best.tp_spans_nodes}});
   }
   nlohmann::json runner_up = nullptr;
-  if (res.top.size() >= 2) {
-    runner_up = comparison_json(compare_layouts(res.top[0].candidate.par, res.top[0].result,
-                                                res.top[1].candidate.par, res.top[1].result));
+  if (!res.top.empty() && res.runner_up) {
+    runner_up =
+        comparison_json(compare_layouts(res.top[0].candidate.par, res.top[0].result,
+                                        res.runner_up->candidate.par, res.runner_up->result));
+    runner_up["layout"] = describe_layout(res.runner_up->candidate.par);
   }
   return {{"schema", "tpcost.plan/1"},
           {"model", model_json(r.model, req.model)},

@@ -248,8 +248,9 @@ struct degree_choice {
 
 /// The outcome of a search.
 struct plan_result {
-  std::vector<planned_layout> top;         ///< best first; empty when nothing fits
-  std::vector<degree_choice> per_degrees;  ///< the best of each (t, p) that has one, best first
+  std::vector<planned_layout> top;          ///< best first; empty when nothing fits
+  std::optional<planned_layout> runner_up;  ///< the second best, even with `top` = 1
+  std::vector<degree_choice> per_degrees;   ///< the best of each (t, p) that has one, best first
   plan_counts counts;
   bool tp_across_nodes_needed = false;     ///< nothing fit inside a node; TP crosses nodes
   bool tp_across_nodes_penalised = false;  ///< the inter-node link is the slower one
@@ -685,7 +686,7 @@ inline void validate_request(const plan_request& req) {
 
 /// The search without the full evaluation of the winners: counts, the best k, the best per pair.
 struct plan_search {
-  std::vector<plan_candidate> top;
+  std::vector<plan_candidate> top;  ///< the best max(top, 2), best first
   std::vector<degree_choice> per_degrees;
   plan_counts counts;
   bool tp_across_nodes_needed = false;
@@ -802,7 +803,7 @@ inline plan_search search(const plan_request& req) {
   }
   out.counts.feasible = out.tp_across_nodes_needed ? fit : fit - across_feasible;
   out.top.assign(chosen.begin(),
-                 chosen.begin() + static_cast<std::ptrdiff_t>(std::min(req.top, chosen.size())));
+                 chosen.begin() + static_cast<std::ptrdiff_t>(std::min(k, chosen.size())));
   return out;
 }
 
@@ -829,8 +830,14 @@ inline plan_result plan(const plan_request& req) {
   out.tp_across_nodes_needed = found.tp_across_nodes_needed;
   out.tp_across_nodes_penalised = found.tp_across_nodes_penalised;
   out.threads = found.threads;
-  for (const auto& c : found.top) {
-    out.top.push_back({c, evaluate_step(inputs_for(req, c.par))});
+  for (std::size_t i = 0; i < found.top.size(); ++i) {
+    planned_layout l{found.top[i], evaluate_step(inputs_for(req, found.top[i].par))};
+    if (i == 1) {
+      out.runner_up = l;
+    }
+    if (i < req.top) {
+      out.top.push_back(std::move(l));
+    }
   }
   return out;
 }

@@ -200,6 +200,11 @@ TEST_CASE("The best layouts of plan are the best of a brute-force list ranked by
     }
     CHECK(got.counts.feasible == static_cast<std::int64_t>(expected.size()));
     check_identities(got.counts);
+    req.top = 1;  // the runner-up is still there to compare with
+    const auto one = plan(req);
+    REQUIRE(one.top.size() == 1);
+    REQUIRE(one.runner_up);
+    CHECK(describe_layout(one.runner_up->candidate.par) == describe_layout(expected[1].par));
   }
 }
 
