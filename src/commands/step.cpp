@@ -35,6 +35,7 @@ struct step_flags {
   std::string tp_overlap = "0";
   std::string dp_overlap = "0";
   std::string matmul_efficiency, memory_efficiency;
+  std::string attention = "fused";
   output_flags output;
   config_flags config;
 };
@@ -163,6 +164,11 @@ step_report build(const step_flags& f) {
   par.zero = parse_zero_stage(f.zero, "--zero");
   in.options.tp_overlap = fraction_flag(f.tp_overlap, "--tp-overlap");
   in.options.dp_overlap = fraction_flag(f.dp_overlap, "--dp-overlap");
+  if (f.attention != "fused" && f.attention != "unfused") {
+    throw invalid_spec("--attention", "'" + f.attention + "' is not one of fused|unfused");
+  }
+  in.options.attention =
+      f.attention == "fused" ? attention_kernel::fused : attention_kernel::unfused;
   report.result = evaluate_step(in);
   return report;
 }
@@ -213,6 +219,11 @@ void add_step_command(CLI::App& app) {
   layout->add_option("--recompute", f->recompute, "activation recomputation: none|selective|full")
       ->capture_default_str();
   layout->add_option("--zero", f->zero, "ZeRO stage 0..3 (distributed optimizer)")
+      ->capture_default_str();
+  layout
+      ->add_option("--attention", f->attention,
+                   "attention kernel: fused (FlashAttention: no s*s scores in HBM) or unfused "
+                   "(Megatron-LM 2021, as in the SC21 validation)")
       ->capture_default_str();
   layout->add_option("--tp-overlap", f->tp_overlap, "share of TP comm hidden behind compute")
       ->capture_default_str();
