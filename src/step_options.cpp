@@ -59,7 +59,12 @@ void add_hardware_flags(CLI::App& cmd, hardware_flags& f) {
   hw->add_option("--inter-latency", f.inter_latency, "inter-node latency per step");
 }
 
-void add_overlap_flags(CLI::Option_group& group, overlap_flags& f) {
+void add_software_flags(CLI::Option_group& group, software_flags& f) {
+  group
+      .add_option("--attention", f.attention,
+                  "attention kernel: fused (FlashAttention: no s*s scores in HBM) or unfused "
+                  "(Megatron-LM 2021, as in the SC21 validation)")
+      ->capture_default_str();
   group.add_option("--tp-overlap", f.tp_overlap, "share of TP comm hidden behind compute")
       ->capture_default_str();
   group
@@ -111,8 +116,12 @@ chosen_hardware to_hardware(const hardware_flags& f) {
   return out;
 }
 
-step_options to_step_options(const overlap_flags& f) {
+step_options to_step_options(const software_flags& f) {
   step_options out;
+  if (f.attention != "fused" && f.attention != "unfused") {
+    throw invalid_spec("--attention", "'" + f.attention + "' is not one of fused|unfused");
+  }
+  out.attention = f.attention == "fused" ? attention_kernel::fused : attention_kernel::unfused;
   out.tp_overlap = fraction_flag(f.tp_overlap, "--tp-overlap");
   out.dp_overlap = fraction_flag(f.dp_overlap, "--dp-overlap");
   return out;

@@ -1,5 +1,6 @@
 // The hardware and software flags of the whole-step model, shared by `tpcost step` and
-// `tpcost plan`: GPU and interconnect presets, their overrides, kernel efficiencies, overlap.
+// `tpcost plan`: GPU and interconnect presets, their overrides, kernel efficiencies, the
+// attention kernel and overlap.
 // Values are kept as text and read with the core's parsers, as the other flags are.
 #pragma once
 
@@ -25,8 +26,10 @@ struct hardware_flags {
   std::string gpus_per_node, intra_bandwidth, intra_latency, inter_bandwidth, inter_latency;
 };
 
-/// How much of the TP and DP communication hides behind compute.
-struct overlap_flags {
+/// How the software runs the step: the attention kernel, and how much of the TP and DP
+/// communication hides behind compute.
+struct software_flags {
+  std::string attention = "fused";
   std::string tp_overlap = "0";
   std::string dp_overlap = "0";
 };
@@ -43,13 +46,13 @@ struct chosen_hardware {
 
 /// Registers the "Hardware (presets, then overrides)" group.
 void add_hardware_flags(CLI::App& cmd, hardware_flags& flags);
-/// Registers --tp-overlap and --dp-overlap in `group`.
-void add_overlap_flags(CLI::Option_group& group, overlap_flags& flags);
+/// Registers --attention, --tp-overlap and --dp-overlap in `group`.
+void add_software_flags(CLI::Option_group& group, software_flags& flags);
 
 /// Reads the presets and applies the overrides; throws `invalid_spec` naming the flag.
 chosen_hardware to_hardware(const hardware_flags& flags);
-/// The overlap shares, each a fraction in [0, 1].
-step_options to_step_options(const overlap_flags& flags);
+/// The attention kernel (fused|unfused) and the overlap shares, each a fraction in [0, 1].
+step_options to_step_options(const software_flags& flags);
 
 /// A fraction in [0, 1] written as a plain number ("0.5"); throws `invalid_spec(flag, ...)`.
 double fraction_flag(const std::string& text, const char* flag);

@@ -404,7 +404,7 @@ class plan_kernel {
     batch_terms y;
     y.b = b;
     y.m = req_.global_batch / (x.d * b);
-    y.kernels = layer_compute_time(model, b, x.t, req_.gpu);
+    y.kernels = layer_compute_time(model, b, x.t, req_.gpu, opt.attention);
     y.logits = logits_compute_time(model, b, x.t, req_.gpu);
     const bytes message =
         static_cast<double>(b * model.seq * model.hidden * opt.activation_bytes) * units::B;

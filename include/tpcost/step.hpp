@@ -45,6 +45,7 @@ struct step_options {
   double dp_overlap = 0.0;     ///< share of the DP sync hidden behind the last backward, [0, 1]
   bool scatter_gather = true;  ///< Megatron's p2p split over the TP ranks (Narayanan Sec. 4.1)
   int activation_bytes = 2;    ///< 16-bit activations and gradients on the wire
+  attention_kernel attention = attention_kernel::unfused;  ///< the CLI defaults to fused
 };
 
 /// Everything one step evaluation needs.
@@ -179,7 +180,7 @@ inline step_result evaluate_step(const step_inputs& in) {
   r.bubble_fraction = pipe.bubble_fraction;
 
   // One layer, one micro-batch, one GPU.
-  const auto kernels = layer_compute_time(model, par.micro_batch, t, in.gpu);
+  const auto kernels = layer_compute_time(model, par.micro_batch, t, in.gpu, in.options.attention);
   const seconds layer_compute = kernels.total(par.recompute) + kernels.grad_accumulation;
   const auto tp_group = place_group(in.topology, t, "tp");
   r.tp_message = static_cast<double>(par.micro_batch * model.seq * model.hidden *

@@ -29,7 +29,7 @@ class quantity {
   using dimension = Dim;
 
   constexpr quantity() = default;
-  constexpr explicit quantity(double si_value) : value_(si_value) {}
+  constexpr explicit quantity(double value_in_si) : value_(value_in_si) {}
 
   /// The value in SI base units (bytes, FLOP, seconds, bytes/s, FLOP/s).
   [[nodiscard]] constexpr double value() const { return value_; }

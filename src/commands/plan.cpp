@@ -20,7 +20,7 @@ namespace {
 struct plan_flags {
   model_flags model;
   hardware_flags hardware;
-  overlap_flags overlap;
+  software_flags software;
   std::string gpus, global_batch;
   std::string top = "5";
   std::string max_tp, fixed_tp, fixed_pp;
@@ -63,7 +63,7 @@ inputs read_inputs(const plan_flags& f) {
   req.gpu = in.hardware.device;
   req.memory_capacity = in.hardware.memory_capacity;
   req.topology = in.hardware.topology;
-  req.options = to_step_options(f.overlap);
+  req.options = to_step_options(f.software);
   req.gpus = required(f.gpus, "--gpus", "the number of GPUs, e.g. 512");
   req.global_batch =
       required(f.global_batch, "--global-batch", "the sequences per step, e.g. 1536");
@@ -150,7 +150,7 @@ void add_plan_command(CLI::App& app) {
                    "\"t=16,p=4,d=8,b=1,v=1,sp=off,recompute=full,zero=0\" (missing keys: d = "
                    "N/(t*p), others 1/off/none/0)")
       ->expected(2);
-  add_overlap_flags(*search, f->overlap);
+  add_software_flags(*search, f->software);
   add_output_flags(*cmd, f->output, "table|json");
   cmd->footer(
       R"(Searched: every t dividing N and the heads, KV heads and MLP size; every p dividing N/t

@@ -27,7 +27,7 @@ struct step_flags {
   std::string recompute = "none";
   std::string zero = "0";
   bool sp = false;
-  overlap_flags overlap;
+  software_flags software;
   output_flags output;
   config_flags config;
 };
@@ -96,7 +96,7 @@ step_report build(const step_flags& f) {
   par.sequence_parallel = f.sp;
   par.recompute = parse_recompute(f.recompute, "--recompute");
   par.zero = parse_zero_stage(f.zero, "--zero");
-  in.options = to_step_options(f.overlap);
+  in.options = to_step_options(f.software);
   report.result = evaluate_step(in);
   return report;
 }
@@ -129,7 +129,7 @@ void add_step_command(CLI::App& app) {
       ->capture_default_str();
   layout->add_option("--zero", f->zero, "ZeRO stage 0..3 (distributed optimizer)")
       ->capture_default_str();
-  add_overlap_flags(*layout, f->overlap);
+  add_software_flags(*layout, f->software);
   add_output_flags(*cmd, f->output, "table|json");
   cmd->footer(R"(Examples:
   tpcost step --model gpt3-175b --gpu a100-sxm4-80gb --interconnect ib-hdr --gpus 1024 \

@@ -11,32 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "run_binary.hpp"
 #include "tpcost/calibration.hpp"
 #include "tpcost/io/profile_json.hpp"
 
 namespace {
 
-/// Runs `tpcost <args>`, returns (exit code, stdout); stderr goes to /dev/null.
-std::pair<int, std::string> run_tpcost(const std::string& args) {
-  const std::string command = std::string(TPCOST_BINARY) + " " + args + " 2>/dev/null";
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string out;
-  std::array<char, 4096> buffer{};
-  std::size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
-    out.append(buffer.data(), n);
-  }
-  const int status = pclose(pipe);
-  return {WEXITSTATUS(status), out};
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using tpcost::test::read_file;
 
 const std::string h100 = std::string(TPCOST_TEST_DATA_DIR) + "/nccl/dgx-h100-8gpu-all_reduce.txt";
 
@@ -45,8 +26,8 @@ const std::string h100 = std::string(TPCOST_TEST_DATA_DIR) + "/nccl/dgx-h100-8gp
 TEST_CASE("calibrate --format json and --out agree with the core library", "[cli]") {
   const std::string profile_path = "calibrate_cli_test_profile.json";
   std::remove(profile_path.c_str());
-  const auto [code, out] =
-      run_tpcost("calibrate " + h100 + " --min-size 1KiB --out " + profile_path + " --format json");
+  const auto [code, out] = tpcost::test::run("calibrate " + h100 + " --min-size 1KiB --out " +
+                                             profile_path + " --format json");
   REQUIRE(code == 0);
   const auto j = nlohmann::json::parse(out);
   CHECK(j.at("schema") == "tpcost.calibration/1");
@@ -55,7 +36,7 @@ TEST_CASE("calibrate --format json and --out agree with the core library", "[cli
   const auto& c = j.at("calibrations")[0];
 
   const std::vector<tpcost::nccl_run> runs{
-      tpcost::resolve_run(tpcost::parse_nccl_tests_text(slurp(h100), h100), {})};
+      tpcost::resolve_run(tpcost::parse_nccl_tests_text(read_file(h100), h100), {})};
   tpcost::calibration_options options;
   options.min_size = 1 * tpcost::units::KiB;
   const auto expected = tpcost::calibrate(runs, options);
@@ -85,7 +66,7 @@ TEST_CASE("calibrate groups files by collective and rank count", "[cli]") {
   const std::string a100 =
       std::string(TPCOST_TEST_DATA_DIR) + "/nccl/azure-nd-a100-v4-8gpu-all_reduce.txt";
   // Both are all_reduce over 8 ranks: one calibration from both files.
-  const auto [code, out] = run_tpcost("calibrate " + h100 + " " + a100 + " --format json");
+  const auto [code, out] = tpcost::test::run("calibrate " + h100 + " " + a100 + " --format json");
   REQUIRE(code == 0);
   const auto j = nlohmann::json::parse(out);
   REQUIRE(j.at("calibrations").size() == 1);
@@ -120,7 +101,7 @@ TEST_CASE("calibrate reads nccl-tests' JSON report as well as its text", "[cli]"
     std::ofstream out(path);
     out << report.dump();
   }
-  const auto [code, out] = run_tpcost("calibrate " + path + " --segments 1 --format json");
+  const auto [code, out] = tpcost::test::run("calibrate " + path + " --segments 1 --format json");
   std::remove(path.c_str());
   REQUIRE(code == 0);
   const auto p = nlohmann::json::parse(out).at("calibrations")[0].at("profile");

@@ -7,40 +7,13 @@
 #include <sstream>
 #include <string>
 
+#include "run_binary.hpp"
 #include "tpcost/flops.hpp"
 #include "tpcost/model_presets.hpp"
 #include "tpcost/sweep.hpp"
 
-namespace {
-
-struct run_result {
-  int exit_code;
-  std::string out;
-};
-
-/// Runs `tpcost <args>` through the shell, capturing stdout (stderr goes to /dev/null).
-run_result run(const std::string& args) {
-  const std::string command = std::string(TPCOST_BINARY) + " " + args + " 2>/dev/null";
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string out;
-  std::array<char, 4096> buffer{};
-  std::size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
-    out.append(buffer.data(), n);
-  }
-  const int status = pclose(pipe);
-  return {WEXITSTATUS(status), out};
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-}  // namespace
+using tpcost::test::read_file;
+using tpcost::test::run;
 
 TEST_CASE("sweep --format json parses back to the core's numbers", "[cli]") {
   const auto r = run("sweep --format json");
@@ -273,9 +246,9 @@ TEST_CASE("tpcost collective --format json gives algbw and busbw consistent with
 
 TEST_CASE("step --format json names the step time step_time_s and its parts add up to it",
           "[cli][step]") {
-  const auto r = run(
-      "step --model gpt-3-175b --gpus 1024 --tp 8 --pp 16 --global-batch 1536 --recompute full "
-      "--format json");
+  const auto r =
+      run("step --model gpt-3-175b --gpus 1024 --tp 8 --pp 16 --global-batch 1536 --recompute full "
+          "--format json");
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j.at("schema") == "tpcost.step/1");

@@ -1,29 +1,18 @@
 // `tpcost plan` end to end: its JSON parsed back and compared with the core library's search of
 // the same request.
-#include <array>
 #include <catch2/catch.hpp>
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "run_binary.hpp"
 #include "tpcost/model_presets.hpp"
 #include "tpcost/planner.hpp"
 #include "tpcost/presets.hpp"
 
 namespace {
 
-std::pair<int, std::string> run_plan(const std::string& args) {
-  const std::string command = std::string(TPCOST_BINARY) + " plan " + args + " 2>/dev/null";
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string out;
-  std::array<char, 4096> buffer{};
-  std::size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
-    out.append(buffer.data(), n);
-  }
-  const int status = pclose(pipe);
-  return {WEXITSTATUS(status), out};
+tpcost::test::run_result run_plan(const std::string& args) {
+  return tpcost::test::run("plan " + args);
 }
 
 }  // namespace
@@ -47,6 +36,7 @@ TEST_CASE("plan --format json lists the core's best layouts, best first, with th
   req.gpus = 256;
   req.global_batch = 512;
   req.top = 4;
+  req.options.attention = attention_kernel::fused;  // the CLI's default
   const auto expected = plan(req);
 
   const auto& layouts = j.at("layouts");

@@ -61,3 +61,27 @@ TEST_CASE(
 TEST_CASE("The optimizer step moves 54 bytes per parameter through HBM", "[compute_model]") {
   CHECK_THAT(optimizer_time(1e9, a100).value(), near(54e9 / (0.66 * 2039e9)));
 }
+
+TEST_CASE(
+    "A fused attention kernel keeps the s x s scores out of HBM: its attention core runs "
+    "at eta_mm",
+    "[compute_model]") {
+  transformer_spec llama{};
+  llama.layers = 1;
+  llama.hidden = 8192;
+  llama.heads = 64;
+  llama.kv_heads = 8;
+  llama.ffn = 28672;
+  llama.vocab = 128256;
+  llama.seq = 8192;
+  llama = with_architecture(llama, architecture::llama);
+  const auto unfused = layer_compute_time(llama, 1, 8, a100, attention_kernel::unfused);
+  const auto fused = layer_compute_time(llama, 1, 8, a100, attention_kernel::fused);
+  // QK^T and PV: 2 x 2*s*s*hn FLOP per head, 8 heads per GPU, at eta_mm x peak.
+  const double s = 8192, hn = 128, heads = 8;
+  CHECK_THAT(fused.attention_core_forward.value(),
+             near(2 * 2 * s * s * hn * heads / (0.75 * 312e12), 1e-9));
+  CHECK(fused.attention_core_forward < unfused.attention_core_forward);
+  CHECK(fused.backward < unfused.backward);
+  CHECK(fused.other_forward == unfused.other_forward);
+}

@@ -143,6 +143,7 @@ TEST_CASE(
   capped.memory_capacity = 1.5 * units::GiB;  // some fit, some do not
   capped.options.tp_overlap = 0.3;
   capped.options.dp_overlap = 0.6;
+  capped.options.attention = attention_kernel::fused;
   scenarios.push_back({capped, "Llama-like, 24 GPUs, overlap, 1.5 GiB"});
   auto plain = request(small_llama(), 12, 24, 2);
   plain.options.scatter_gather = false;
