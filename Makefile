@@ -43,6 +43,14 @@ package-check: deps
 	cmake --build --preset ci -j $(JOBS)
 	scripts/check-package.sh build/ci
 
+# The planner's speed (Google Benchmark, Release, not part of `make test`); docs/planner.md
+# records the figures.
+bench: deps
+	cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DTPCOST_BUILD_BENCH=ON \
+	  -DTPCOST_BUILD_TESTS=OFF -DTPCOST_BUILD_EXAMPLES=OFF -DTPCOST_BUILD_CLI=OFF >/dev/null
+	cmake --build build/bench -j $(JOBS) --target tpcost_bench
+	./build/bench/bench/tpcost_bench
+
 format-check:
 	git ls-files '*.hpp' '*.cpp' | xargs clang-format --dry-run --Werror
 

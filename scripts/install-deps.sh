@@ -8,10 +8,10 @@ set -euo pipefail
 # agreement test), libxml2-utils (xmllint checks the JUnit output and the SVG).
 # Charts and packaging: gnuplot-nox (--plot), groff-base (checks the man page), pkgconf (the
 # pkg-config check), dpkg-dev (dpkg-shlibdeps computes the .deb's Depends), bash, zsh and fish
-# (the completion scripts are run in each).
+# (the completion scripts are run in each). Benchmarks (make bench): libbenchmark-dev.
 packages=(cmake ninja-build g++ make libfmt-dev libcli11-dev nlohmann-json3-dev catch2 clang-format
           clang libclang-rt-14-dev python3 python3-jsonschema libxml2-utils
-          gnuplot-nox groff-base pkgconf dpkg-dev zsh fish "$@")
+          gnuplot-nox groff-base pkgconf dpkg-dev zsh fish libbenchmark-dev "$@")
 
 missing=()
 for p in "${packages[@]}"; do

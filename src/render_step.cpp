@@ -11,19 +11,12 @@ namespace {
 
 std::string gib(bytes v) { return fmt::format("{:.1f} GiB", v / units::GiB); }
 
-std::string model_name(const step_report& r) {
-  if (r.model.preset != nullptr) {
-    return std::string(r.model.preset->name);
-  }
-  return r.model.origin == "hf-config" ? r.model.hf_config : "a model given by flags";
-}
-
 std::string text(const step_report& r) {
   const auto& in = r.inputs;
   const auto& par = in.par;
   const auto& s = r.result;
   std::string o;
-  o += fmt::format("Training step: {} on {} x {}, {} between nodes\n", model_name(r), s.gpus,
+  o += fmt::format("Training step: {} on {} x {}, {} between nodes\n", model_name(r.model), s.gpus,
                    r.gpu->name, r.interconnect->name);
   o += fmt::format("layout:  t={} p={} d={}  b={} G={} m={}  v={}  recompute {}  SP {}  ZeRO {}\n",
                    par.tp, par.pp, par.dp, par.micro_batch, par.global_batch, s.micro_batches,
@@ -96,29 +89,8 @@ nlohmann::json json(const step_report& r) {
   const auto& peak = s.memory.peak();
   return {
       {"schema", "tpcost.step/1"},
-      {"model",
-       {{"name", model_name(r)},
-        {"origin", r.model.origin},
-        {"layers", in.model.layers},
-        {"hidden", in.model.hidden},
-        {"heads", in.model.heads},
-        {"kv_heads", kv_heads_of(in.model)},
-        {"ffn", ffn_of(in.model)},
-        {"vocab", in.model.vocab},
-        {"seq", in.model.seq}}},
-      {"hardware",
-       {{"gpu", r.gpu->name},
-        {"interconnect", r.interconnect->name},
-        {"peak_flops_per_s", in.gpu.peak.value()},
-        {"memory_bandwidth_bytes_per_s", in.gpu.memory_bandwidth.value()},
-        {"memory_bytes", in.memory_capacity.value()},
-        {"matmul_efficiency", in.gpu.efficiency.matmul},
-        {"memory_efficiency", in.gpu.efficiency.memory},
-        {"gpus_per_node", in.topology.gpus_per_node},
-        {"intra_bandwidth_bytes_per_s", in.topology.intra.bandwidth.value()},
-        {"intra_latency_s", in.topology.intra.latency.value()},
-        {"inter_bandwidth_bytes_per_s", in.topology.inter.bandwidth.value()},
-        {"inter_latency_s", in.topology.inter.latency.value()}}},
+      {"model", model_json(r.model, in.model)},
+      {"hardware", hardware_json(*r.gpu, *r.interconnect, in.gpu, in.memory_capacity, in.topology)},
       {"layout",
        {{"gpus", s.gpus},
         {"tp", par.tp},
@@ -174,6 +146,36 @@ nlohmann::json json(const step_report& r) {
 }
 
 }  // namespace
+
+std::string model_name(const chosen_model& model) {
+  if (model.preset != nullptr) {
+    return std::string(model.preset->name);
+  }
+  return model.origin == "hf-config" ? model.hf_config : "a model given by flags";
+}
+
+nlohmann::json model_json(const chosen_model& model, const transformer_spec& spec) {
+  return {{"name", model_name(model)}, {"origin", model.origin}, {"layers", spec.layers},
+          {"hidden", spec.hidden},     {"heads", spec.heads},    {"kv_heads", kv_heads_of(spec)},
+          {"ffn", ffn_of(spec)},       {"vocab", spec.vocab},    {"seq", spec.seq}};
+}
+
+nlohmann::json hardware_json(const gpu_preset& gpu, const interconnect_preset& interconnect,
+                             const compute_device& device, bytes memory,
+                             const cluster_topology& topology) {
+  return {{"gpu", gpu.name},
+          {"interconnect", interconnect.name},
+          {"peak_flops_per_s", device.peak.value()},
+          {"memory_bandwidth_bytes_per_s", device.memory_bandwidth.value()},
+          {"memory_bytes", memory.value()},
+          {"matmul_efficiency", device.efficiency.matmul},
+          {"memory_efficiency", device.efficiency.memory},
+          {"gpus_per_node", topology.gpus_per_node},
+          {"intra_bandwidth_bytes_per_s", topology.intra.bandwidth.value()},
+          {"intra_latency_s", topology.intra.latency.value()},
+          {"inter_bandwidth_bytes_per_s", topology.inter.bandwidth.value()},
+          {"inter_latency_s", topology.inter.latency.value()}};
+}
 
 std::string render_step(const step_report& report, output_format format) {
   if (format == output_format::json) {

@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "model_options.hpp"
 #include "render.hpp"
 #include "tpcost/presets.hpp"
@@ -21,5 +23,14 @@ struct step_report {
 };
 
 std::string render_step(const step_report& report, output_format format);
+
+/// The model's name as the reports print it: the preset, the config file, or "a model given by
+/// flags".
+std::string model_name(const chosen_model& model);
+/// The "model" and "hardware" objects of the step and plan JSON documents.
+nlohmann::json model_json(const chosen_model& model, const transformer_spec& spec);
+nlohmann::json hardware_json(const gpu_preset& gpu, const interconnect_preset& interconnect,
+                             const compute_device& device, bytes memory,
+                             const cluster_topology& topology);
 
 }  // namespace tpcost::cli

@@ -13,7 +13,9 @@
 // m micro-batches paced by the slowest stage plus the bubble (p−1)/v of one stage's time.
 // Gradient accumulation runs the DP sync once per step, after the last micro-batch; a fraction
 // `dp_overlap` of it hides behind that micro-batch's backward (1 ≈ PyTorch DDP buckets, 0 =
-// Megatron's "local" DDP). TP collectives run on the TP group's link (intra-node while t fits
+// Megatron's "local" DDP). ZeRO-2 and ZeRO-3 shard the gradients (and weights), so they sync
+// every micro-batch instead (m reduce-scatters; ZeRO-3 also two weight all-gathers each).
+// TP collectives run on the TP group's link (intra-node while t fits
 // a node), DP collectives on the DP group's placement (Megatron's rank order puts TP fastest,
 // so a node holds gpus_per_node/t members of a DP group), p2p between stages on the inter-node
 // link once t·d fills a node. docs/step.md gives the derivation and the validation.
@@ -88,7 +90,8 @@ struct step_result {
   double tp_collectives_per_layer = 0.0;
   bytes tp_message{};  ///< b·s·h·2 per collective
   collective_algorithm tp_algorithm = collective_algorithm::ring;
-  seconds dp_sync{};         ///< once per step, before overlap
+  seconds dp_sync{};  ///< all DP traffic of a step, before overlap (m per-micro-batch syncs with
+                      ///< ZeRO-2/3)
   bytes dp_bytes_per_gpu{};  ///< 2·params on this GPU
   collective_algorithm dp_algorithm = collective_algorithm::ring;
   bytes p2p_message{};
@@ -138,24 +141,32 @@ inline void require_fraction(const char* field, double value) {
 
 }  // namespace detail
 
+/// Throws `invalid_spec` naming the field when the GPU, the cluster or the options cannot be
+/// evaluated: a non-positive peak or HBM bandwidth, an efficiency outside (0, 1], an overlap
+/// outside [0, 1], or an invalid topology (`validate(cluster_topology)`).
+inline void validate_step_environment(const compute_device& gpu, const cluster_topology& topology,
+                                      const step_options& options) {
+  validate(topology);
+  detail::require_fraction("tp-overlap", options.tp_overlap);
+  detail::require_fraction("dp-overlap", options.dp_overlap);
+  for (const auto& [field, value] : {std::pair{"matmul-efficiency", gpu.efficiency.matmul},
+                                     std::pair{"memory-efficiency", gpu.efficiency.memory}}) {
+    if (!(value > 0.0 && value <= 1.0)) {
+      throw invalid_spec(field, "must be a fraction in (0, 1]");
+    }
+  }
+  if (!(gpu.peak.value() > 0.0) || !(gpu.memory_bandwidth.value() > 0.0)) {
+    throw invalid_spec("gpu", "needs a positive peak FLOP/s and HBM bandwidth");
+  }
+}
+
 /// Validates the inputs (throws `invalid_spec` naming the field) and evaluates one step.
 inline step_result evaluate_step(const step_inputs& in) {
   const auto& model = in.model;
   const auto& par = in.par;
   const auto pipe = summarize_pipeline(model, par, in.options.activation_bytes,
                                        in.options.scatter_gather);  // validates model and par
-  validate(in.topology);
-  detail::require_fraction("tp-overlap", in.options.tp_overlap);
-  detail::require_fraction("dp-overlap", in.options.dp_overlap);
-  for (const auto& [field, value] : {std::pair{"matmul-efficiency", in.gpu.efficiency.matmul},
-                                     std::pair{"memory-efficiency", in.gpu.efficiency.memory}}) {
-    if (!(value > 0.0 && value <= 1.0)) {
-      throw invalid_spec(field, "must be a fraction in (0, 1]");
-    }
-  }
-  if (!(in.gpu.peak.value() > 0.0) || !(in.gpu.memory_bandwidth.value() > 0.0)) {
-    throw invalid_spec("gpu", "needs a positive peak FLOP/s and HBM bandwidth");
-  }
+  validate_step_environment(in.gpu, in.topology, in.options);
 
   const auto t = par.tp;
   const auto p = par.pp;
@@ -234,7 +245,8 @@ inline step_result evaluate_step(const step_inputs& in) {
   const seconds bubble = static_cast<double>(p - 1) / static_cast<double>(v) * (average + p2p);
 
   // Data parallelism: one gradient sync per step (gradient accumulation), 16-bit gradients of
-  // this GPU's parameters; ZeRO/distributed optimizer: reduce-scatter + all-gather, same bytes.
+  // this GPU's parameters; ZeRO-1/distributed optimizer: reduce-scatter + all-gather, same bytes.
+  // ZeRO-2 and 3 sync every micro-batch (below).
   // The GPU with the most parameters (the first or last stage, which hold the embeddings).
   const double params_here = std::max(params_per_gpu(model, par, 0, pipe.layers.front()),
                                       params_per_gpu(model, par, p - 1, pipe.layers.back()));
@@ -248,12 +260,39 @@ inline step_result evaluate_step(const step_inputs& in) {
                              " replicas spans nodes; give the inter-node link (e.g. --interconnect "
                              "ib-ndr)");
     }
-    const auto sync = detail::fastest_collective(in.topology, group, collective_op::all_reduce,
+    const double f = in.options.dp_overlap;
+    if (par.zero == zero_stage::none || par.zero == zero_stage::optimizer) {
+      const auto sync = detail::fastest_collective(in.topology, group, collective_op::all_reduce,
+                                                   r.dp_bytes_per_gpu);
+      r.dp_sync = sync.cost.time;
+      r.dp_algorithm = sync.algorithm;
+      const seconds last_backward = layers_last * (kernels.backward + tp_exposed / 3.0);
+      dp_exposed = r.dp_sync - f * min(r.dp_sync, last_backward);
+    } else {
+      // ZeRO-2 keeps only this rank's shard of the gradients, so every micro-batch's gradients
+      // are reduce-scattered as its backward produces them (m times a step, each hidden behind
+      // that backward by `dp_overlap`), and the updated weights are all-gathered once.
+      // ZeRO-3 also shards the weights: every micro-batch all-gathers them before its forward
+      // and again before its backward (recomputation, when on, reuses the second gather), and
+      // reduce-scatters the gradients: 3 half-all-reduces of 2 bytes/param per micro-batch,
+      // hidden behind that micro-batch's compute by `dp_overlap` (Rajbhandari et al. 2020,
+      // Sec. 7.2.2: 1.5x the all-reduce traffic per gradient sync).
+      const auto rs = detail::fastest_collective(in.topology, group, collective_op::reduce_scatter,
                                                  r.dp_bytes_per_gpu);
-    r.dp_sync = sync.cost.time;
-    r.dp_algorithm = sync.algorithm;
-    const seconds last_backward = layers_last * (kernels.backward + tp_exposed / 3.0);
-    dp_exposed = r.dp_sync - in.options.dp_overlap * min(r.dp_sync, last_backward);
+      const auto ag = detail::fastest_collective(in.topology, group, collective_op::all_gather,
+                                                 r.dp_bytes_per_gpu);
+      r.dp_algorithm = rs.algorithm;
+      if (par.zero == zero_stage::gradients) {
+        const seconds backward = layers_last * (kernels.backward + tp_exposed / 3.0);
+        r.dp_sync = fm * rs.cost.time + ag.cost.time;
+        dp_exposed = fm * (rs.cost.time - f * min(rs.cost.time, backward)) + ag.cost.time;
+      } else {
+        const seconds per_micro_batch = 2.0 * ag.cost.time + rs.cost.time;
+        const seconds compute = layers_last * layer_compute;
+        r.dp_sync = fm * per_micro_batch;
+        dp_exposed = fm * (per_micro_batch - f * min(per_micro_batch, compute));
+      }
+    }
   }
   if (p > 1 && model.tied_embeddings) {
     // First and last stage both hold the word embedding: all-reduce its gradient.

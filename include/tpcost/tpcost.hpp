@@ -16,6 +16,7 @@
 #include "tpcost/parallelism.hpp"
 #include "tpcost/parse.hpp"
 #include "tpcost/pipeline_parallel.hpp"
+#include "tpcost/planner.hpp"
 #include "tpcost/presets.hpp"
 #include "tpcost/sweep.hpp"
 #include "tpcost/tensor_parallel.hpp"

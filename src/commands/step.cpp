@@ -8,7 +8,7 @@
 #include "config_overlay.hpp"
 #include "model_options.hpp"
 #include "render_step.hpp"
-#include "tpcost/io/profile_json.hpp"
+#include "step_options.hpp"
 #include "tpcost/parse.hpp"
 #include "tpcost/presets.hpp"
 #include "tpcost/step.hpp"
@@ -19,12 +19,7 @@ namespace {
 
 struct step_flags {
   model_flags model;
-  std::string gpu = "a100-sxm4-80gb";
-  std::string interconnect = "ib-hdr";
-  std::string interconnect_file;  ///< a `calibrate --out` profile for the intra-node link
-  std::string dtype = "bf16";
-  std::string flops, memory, memory_bandwidth;
-  std::string gpus_per_node, intra_bandwidth, intra_latency, inter_bandwidth, inter_latency;
+  hardware_flags hardware;
   std::string gpus, tp, pp, dp;
   std::string micro_batch = "1";
   std::string global_batch;
@@ -32,43 +27,13 @@ struct step_flags {
   std::string recompute = "none";
   std::string zero = "0";
   bool sp = false;
-  std::string tp_overlap = "0";
-  std::string dp_overlap = "0";
-  std::string matmul_efficiency, memory_efficiency;
-  std::string attention = "fused";
+  software_flags software;
   output_flags output;
   config_flags config;
 };
 
 std::int64_t count_flag(const std::string& text, const char* flag) {
   return parse_count(text, flag);
-}
-
-double fraction_flag(const std::string& text, const char* flag) {
-  std::string_view rest;
-  const double f = detail::leading_number(flag, text, rest, "a fraction such as 0.5");
-  if (!rest.empty() || !(f >= 0.0 && f <= 1.0)) {
-    throw invalid_spec(flag, "'" + text + "' is not a fraction in [0, 1]");
-  }
-  return f;
-}
-
-/// The GPU's dense peak for the compute dtype.
-flops_per_second peak_for(const gpu_preset& gpu, const dtype& type, const std::string& text) {
-  const std::string name = type.name;
-  const auto& r = gpu.peak;
-  const auto pick = name == "bf16" || name == "bfloat16"                     ? r.bf16.value
-                    : name == "fp16" || name == "float16" || name == "half"  ? r.fp16.value
-                    : name == "fp8" || name == "e4m3" || name == "e5m2"      ? r.fp8.value
-                    : name == "tf32"                                         ? r.tf32.value
-                    : name == "fp32" || name == "float32" || name == "float" ? r.fp32.value
-                    : name == "fp64" || name == "float64"                    ? r.fp64.value
-                                                                             : flops_per_second{};
-  if (!(pick.value() > 0.0)) {
-    throw invalid_spec("--dtype", "'" + text + "' has no dense peak in the " +
-                                      std::string(gpu.name) + " preset; give --flops");
-  }
-  return pick;
 }
 
 /// Fills t, p or d from --gpus when one of them is missing; checks t·p·d = N.
@@ -111,44 +76,13 @@ step_report build(const step_flags& f) {
   in.model = report.model.spec;
 
   // Hardware: the presets, then the explicit overrides.
-  const auto& gpu = gpu_preset_by_name(f.gpu, "--gpu");
-  const auto& net = interconnect_preset_by_name(f.interconnect, "--interconnect");
-  report.gpu = &gpu;
-  report.interconnect = &net;
-  const auto type = parse_dtype(f.dtype, "--dtype");
-  in.gpu.peak =
-      f.flops.empty() ? peak_for(gpu, type, f.dtype) : parse_flop_rate(f.flops, "--flops");
-  in.gpu.memory_bandwidth = f.memory_bandwidth.empty()
-                                ? gpu.memory_bandwidth.value
-                                : parse_bandwidth(f.memory_bandwidth, "--memory-bandwidth");
-  in.memory_capacity = f.memory.empty() ? gpu.memory.value : parse_bytes(f.memory, "--memory");
-  if (!f.matmul_efficiency.empty()) {
-    in.gpu.efficiency.matmul = fraction_flag(f.matmul_efficiency, "--matmul-efficiency");
-  }
-  if (!f.memory_efficiency.empty()) {
-    in.gpu.efficiency.memory = fraction_flag(f.memory_efficiency, "--memory-efficiency");
-  }
-  in.topology = make_topology(gpu, net);
-  if (!f.interconnect_file.empty()) {
-    const auto profiles = read_profile_file(f.interconnect_file, "--interconnect-file");
-    in.topology.intra = primary_profile(profiles, "--interconnect-file").link;
-    report.intra_from_profile = f.interconnect_file;
-  }
-  if (!f.gpus_per_node.empty()) {
-    in.topology.gpus_per_node = count_flag(f.gpus_per_node, "--gpus-per-node");
-  }
-  if (!f.intra_bandwidth.empty()) {
-    in.topology.intra.bandwidth = parse_bandwidth(f.intra_bandwidth, "--intra-bandwidth");
-  }
-  if (!f.intra_latency.empty()) {
-    in.topology.intra.latency = parse_duration(f.intra_latency, "--intra-latency");
-  }
-  if (!f.inter_bandwidth.empty()) {
-    in.topology.inter.bandwidth = parse_bandwidth(f.inter_bandwidth, "--inter-bandwidth");
-  }
-  if (!f.inter_latency.empty()) {
-    in.topology.inter.latency = parse_duration(f.inter_latency, "--inter-latency");
-  }
+  const auto hw = to_hardware(f.hardware);
+  report.gpu = hw.gpu;
+  report.interconnect = hw.interconnect;
+  report.intra_from_profile = hw.intra_from_profile;
+  in.gpu = hw.device;
+  in.memory_capacity = hw.memory_capacity;
+  in.topology = hw.topology;
 
   // Layout.
   parallel_config& par = in.par;
@@ -162,13 +96,7 @@ step_report build(const step_flags& f) {
   par.sequence_parallel = f.sp;
   par.recompute = parse_recompute(f.recompute, "--recompute");
   par.zero = parse_zero_stage(f.zero, "--zero");
-  in.options.tp_overlap = fraction_flag(f.tp_overlap, "--tp-overlap");
-  in.options.dp_overlap = fraction_flag(f.dp_overlap, "--dp-overlap");
-  if (f.attention != "fused" && f.attention != "unfused") {
-    throw invalid_spec("--attention", "'" + f.attention + "' is not one of fused|unfused");
-  }
-  in.options.attention =
-      f.attention == "fused" ? attention_kernel::fused : attention_kernel::unfused;
+  in.options = to_step_options(f.software);
   report.result = evaluate_step(in);
   return report;
 }
@@ -185,26 +113,7 @@ void add_step_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "step", "One whole training step across TP x PP x DP: time, breakdown, MFU, memory");
   add_model_flags(*cmd, f->model, false);
-  auto* hw = cmd->add_option_group("Hardware (presets, then overrides)");
-  hw->add_option("--gpu", f->gpu, "GPU preset (tpcost hardware list)")->capture_default_str();
-  hw->add_option("--interconnect", f->interconnect, "inter-node link preset")
-      ->capture_default_str();
-  hw->add_option("--interconnect-file", f->interconnect_file,
-                 "intra-node link from a `tpcost calibrate --out` profile (alpha, beta)");
-  hw->add_option("--dtype", f->dtype, "compute dtype: picks the preset's dense peak")
-      ->capture_default_str();
-  hw->add_option("--flops", f->flops, "per-GPU peak FLOP/s (overrides the preset)");
-  hw->add_option("--memory", f->memory, "HBM capacity per GPU, e.g. 80GiB");
-  hw->add_option("--memory-bandwidth", f->memory_bandwidth, "HBM bandwidth, e.g. 2039GB/s");
-  hw->add_option("--matmul-efficiency", f->matmul_efficiency,
-                 "achievable share of peak for large matmuls (default 0.75)");
-  hw->add_option("--memory-efficiency", f->memory_efficiency,
-                 "achievable share of HBM bandwidth for element-wise kernels (default 0.66)");
-  hw->add_option("--gpus-per-node", f->gpus_per_node, "GPUs per node (overrides the preset)");
-  hw->add_option("--intra-bandwidth", f->intra_bandwidth, "intra-node link, per direction");
-  hw->add_option("--intra-latency", f->intra_latency, "intra-node latency per step");
-  hw->add_option("--inter-bandwidth", f->inter_bandwidth, "inter-node link per GPU, per direction");
-  hw->add_option("--inter-latency", f->inter_latency, "inter-node latency per step");
+  add_hardware_flags(*cmd, f->hardware);
   auto* layout = cmd->add_option_group("Layout");
   layout->add_option("--gpus", f->gpus,
                      "N: total GPUs; the missing one of --tp/--pp/--dp is N/(the others)");
@@ -220,17 +129,7 @@ void add_step_command(CLI::App& app) {
       ->capture_default_str();
   layout->add_option("--zero", f->zero, "ZeRO stage 0..3 (distributed optimizer)")
       ->capture_default_str();
-  layout
-      ->add_option("--attention", f->attention,
-                   "attention kernel: fused (FlashAttention: no s*s scores in HBM) or unfused "
-                   "(Megatron-LM 2021, as in the SC21 validation)")
-      ->capture_default_str();
-  layout->add_option("--tp-overlap", f->tp_overlap, "share of TP comm hidden behind compute")
-      ->capture_default_str();
-  layout
-      ->add_option("--dp-overlap", f->dp_overlap,
-                   "share of the DP gradient sync hidden behind the last backward")
-      ->capture_default_str();
+  add_software_flags(*layout, f->software);
   add_output_flags(*cmd, f->output, "table|json");
   cmd->footer(R"(Examples:
   tpcost step --model gpt3-175b --gpu a100-sxm4-80gb --interconnect ib-hdr --gpus 1024 \

@@ -153,3 +153,34 @@ TEST_CASE("A layout that does not fit memory is reported, not rejected", "[step]
   CHECK_FALSE(r.memory.fits());
   CHECK(r.memory.headroom().value() < 0.0);
 }
+
+TEST_CASE(
+    "ZeRO-1 syncs once per step like plain DP, ZeRO-2 reduce-scatters every micro-batch and "
+    "ZeRO-3 also all-gathers the weights twice per micro-batch",
+    "[step]") {
+  auto in = small_gpt(1, 1, 4, 32);  // d = 4 in one node, m = 8
+  const auto sync_of = [&](zero_stage z) {
+    in.par.zero = z;
+    return evaluate_step(in);
+  };
+  const auto z0 = sync_of(zero_stage::none);
+  const auto z1 = sync_of(zero_stage::optimizer);
+  const auto z2 = sync_of(zero_stage::gradients);
+  const auto z3 = sync_of(zero_stage::parameters);
+  REQUIRE(z0.micro_batches == 8);
+  CHECK(z1.dp_sync == z0.dp_sync);
+  CHECK(z1.time.optimizer < z0.time.optimizer);  // the optimizer runs on a quarter of the states
+  // A ring reduce-scatter or all-gather of W over 4 GPUs: 3 steps + (3/4) W / beta.
+  const double w = z0.dp_bytes_per_gpu.value();
+  const double half = 3 * 3e-6 + 0.75 * w / 300e9;
+  CHECK_THAT(z2.dp_sync.value(), near(8 * half + half, 1e-12));
+  CHECK_THAT(z3.dp_sync.value(), near(8 * 3 * half, 1e-12));
+  CHECK_THAT(z2.time.dp_comm.value(), near(z2.dp_sync.value(), 1e-12));  // no overlap asked
+  CHECK(z1.step_time < z2.step_time);
+  CHECK(z2.step_time < z3.step_time);
+  in.options.dp_overlap = 1.0;
+  in.par.zero = zero_stage::parameters;
+  const auto hidden = evaluate_step(in);
+  CHECK(hidden.time.dp_comm < z3.time.dp_comm);
+  CHECK(hidden.time.dp_comm.value() >= 0.0);
+}

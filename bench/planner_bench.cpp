@@ -1,0 +1,159 @@
+// The planner's speed: layouts per second through the fast path on one core, the full step
+// model on one layout for comparison, and the wall time of whole searches (every option) for
+// GPT-3 175B on 1,024 GPUs, Megatron 530B on 5,128 (and 5,120) and Megatron 1T on 16,384, on
+// one thread and on every core. docs/planner.md records the figures and the machine.
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "tpcost/model_presets.hpp"
+#include "tpcost/planner.hpp"
+#include "tpcost/presets.hpp"
+
+namespace {
+
+using namespace tpcost;
+
+plan_request request(const char* model, std::int64_t gpus, std::int64_t batch) {
+  const auto& gpu = gpu_preset_by_name("a100-sxm4-80gb", "gpu");
+  plan_request r;
+  r.model = model_preset_named(model, "model").spec;
+  r.gpu = {gpu.peak.bf16.value, gpu.memory_bandwidth.value, {}};
+  r.memory_capacity = gpu.memory.value;
+  r.topology = make_topology(gpu, interconnect_preset_by_name("ib-hdr", "interconnect"));
+  r.gpus = gpus;
+  r.global_batch = batch;
+  return r;
+}
+
+/// One layout with its hoisted terms, as the search's inner loop sees it.
+struct prepared {
+  detail::plan_kernel::pair_terms x;
+  detail::plan_kernel::batch_terms y;
+  parallel_config par;
+};
+
+/// Every layout the search evaluates for GPT-3 175B on 1,024 GPUs, G = 1536.
+std::vector<prepared> layouts_175b(const plan_request& req, const detail::plan_kernel& kernel) {
+  std::vector<prepared> out;
+  for (const auto t : detail::divisors(req.gpus)) {
+    for (const auto p : detail::divisors(req.gpus / t)) {
+      if (detail::pair_rule(req, t, p)) {
+        continue;
+      }
+      const auto d = req.gpus / (t * p);
+      const auto x = kernel.terms_of({.tp = t, .pp = p, .dp = d, .spans_nodes = t > 8});
+      for (const auto b : detail::divisors(req.global_batch / d)) {
+        const auto y = kernel.batch_of(x, b);
+        for (const auto v :
+             p > 1 ? detail::divisors(req.model.layers / p) : std::vector<std::int64_t>{1}) {
+          for (const auto rc :
+               {recompute_mode::none, recompute_mode::selective, recompute_mode::full}) {
+            for (int sp = 0; sp < (t > 1 ? 2 : 1); ++sp) {
+              for (int z = 0; z <= (d > 1 ? 3 : 0); ++z) {
+                parallel_config par;
+                par.tp = t;
+                par.pp = p;
+                par.dp = d;
+                par.vpp = v;
+                par.micro_batch = b;
+                par.global_batch = req.global_batch;
+                par.sequence_parallel = sp == 1;
+                par.recompute = rc;
+                par.zero = static_cast<zero_stage>(z);
+                if (!broken_plan_rule(req, par)) {
+                  out.push_back({x, y, par});
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/// The fast path's per-layout work: peak memory and step time, nothing hoisted out of it.
+void BM_FastPathLayout(benchmark::State& state) {
+  const auto req = request("gpt-3-175b", 1024, 1536);
+  const detail::plan_kernel kernel(req);
+  const auto layouts = layouts_175b(req, kernel);
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const auto& l = layouts[i];
+    const auto& par = l.par;
+    auto peak =
+        kernel.peak_memory(l.x, l.y, par.vpp, par.sequence_parallel, par.recompute, par.zero);
+    auto time = kernel.step_time(l.x, l.y, par.vpp, par.sequence_parallel, par.recompute, par.zero);
+    benchmark::DoNotOptimize(peak);
+    benchmark::DoNotOptimize(time);
+    i = i + 1 == layouts.size() ? 0 : i + 1;
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["layouts_in_list"] = static_cast<double>(layouts.size());
+}
+BENCHMARK(BM_FastPathLayout);
+
+/// The full step model on one layout (validation, stage vectors, warnings): what the fast path
+/// replaces.
+void BM_EvaluateStep(benchmark::State& state) {
+  const auto req = request("gpt-3-175b", 1024, 1536);
+  const auto par = parse_layout("t=8,p=16,b=1,recompute=full", "layout", 1024, 1536);
+  for (auto _ : state) {
+    auto r = evaluate_step(inputs_for(req, par));
+    benchmark::DoNotOptimize(r);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_EvaluateStep);
+
+/// A whole search: every (t, p), every option, the top 5 evaluated in full. Arg: threads (0 =
+/// every core, one thread per 65,536 layouts: small spaces stay on one). Counters: layouts
+/// enumerated and evaluated per search, threads used.
+void search(benchmark::State& state, const char* model, std::int64_t gpus, std::int64_t batch) {
+  auto req = request(model, gpus, batch);
+  req.threads = static_cast<unsigned>(state.range(0));
+  plan_result r;
+  for (auto _ : state) {
+    r = plan(req);
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["layouts"] = static_cast<double>(r.counts.layouts);
+  state.counters["evaluated"] = static_cast<double>(r.counts.evaluated);
+  state.counters["threads"] = static_cast<double>(r.threads);
+  state.counters["layouts_per_s"] = benchmark::Counter(
+      static_cast<double>(r.counts.layouts), benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK_CAPTURE(search, gpt3_175b_1024_gpus, "gpt-3-175b", 1024, 1536)
+    ->Arg(1)
+    ->Arg(0)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+// 5,128 = 2^3 x 641: d = 5128/(t*p) must divide G, so G = 4 x 641 = 2564.
+BENCHMARK_CAPTURE(search, megatron_530b_5128_gpus, "megatron-530b", 5128, 2564)
+    ->Arg(1)
+    ->Arg(0)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(search, megatron_530b_5120_gpus, "megatron-530b", 5120, 2560)
+    ->Arg(1)
+    ->Arg(0)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(search, megatron_1t_16384_gpus, "megatron-1t", 16384, 8192)
+    ->Arg(1)
+    ->Arg(0)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+// A larger space (many micro-batch sizes): 200k layouts, where the threads start.
+BENCHMARK_CAPTURE(search, gpt3_175b_1536_gpus_g36864, "gpt-3-175b", 1536, 36864)
+    ->Arg(1)
+    ->Arg(0)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,175 @@
+// `tpcost plan`: the fastest layout for a model on N GPUs, by exhaustive search; or, with
+// --compare, two given layouts side by side.
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include "cli_options.hpp"
+#include "commands/commands.hpp"
+#include "config_overlay.hpp"
+#include "model_options.hpp"
+#include "render_plan.hpp"
+#include "step_options.hpp"
+#include "tpcost/parse.hpp"
+#include "tpcost/planner.hpp"
+
+namespace tpcost::cli {
+
+namespace {
+
+struct plan_flags {
+  model_flags model;
+  hardware_flags hardware;
+  software_flags software;
+  std::string gpus, global_batch;
+  std::string top = "5";
+  std::string max_tp, fixed_tp, fixed_pp;
+  std::string threads = "0";
+  std::vector<std::string> compare;
+  output_flags output;
+  config_flags config;
+};
+
+std::int64_t positive(const std::string& text, const char* flag) {
+  const auto n = parse_count(text, flag);
+  if (n < 1 || n > max_parallel_degree) {
+    throw invalid_spec(flag, std::to_string(n) +
+                                 " is out of range; expected a whole number in 1.." +
+                                 std::to_string(max_parallel_degree));
+  }
+  return n;
+}
+
+std::int64_t required(const std::string& text, const char* flag, const char* example) {
+  if (text.empty()) {
+    throw invalid_spec(flag, std::string("is required: ") + example);
+  }
+  return positive(text, flag);
+}
+
+/// The request the flags describe, and the model and hardware behind it.
+struct inputs {
+  chosen_model model;
+  chosen_hardware hardware;
+  plan_request request;
+};
+
+inputs read_inputs(const plan_flags& f) {
+  inputs in;
+  in.model = to_model(f.model);
+  in.hardware = to_hardware(f.hardware);
+  auto& req = in.request;
+  req.model = in.model.spec;
+  req.gpu = in.hardware.device;
+  req.memory_capacity = in.hardware.memory_capacity;
+  req.topology = in.hardware.topology;
+  req.options = to_step_options(f.software);
+  req.gpus = required(f.gpus, "--gpus", "the number of GPUs, e.g. 512");
+  req.global_batch =
+      required(f.global_batch, "--global-batch", "the sequences per step, e.g. 1536");
+  req.top = static_cast<std::size_t>(positive(f.top, "--top"));
+  if (!f.max_tp.empty()) {
+    req.constraints.max_tp = positive(f.max_tp, "--max-tp");
+  }
+  if (!f.fixed_tp.empty()) {
+    req.constraints.fixed_tp = positive(f.fixed_tp, "--fixed-tp");
+  }
+  if (!f.fixed_pp.empty()) {
+    req.constraints.fixed_pp = positive(f.fixed_pp, "--fixed-pp");
+  }
+  const auto threads = parse_count(f.threads, "--threads");
+  if (threads > 4096) {
+    throw invalid_spec("--threads", std::to_string(threads) + " is out of range; expected 0..4096");
+  }
+  req.threads = static_cast<unsigned>(threads);
+  return in;
+}
+
+std::string run_compare(const plan_flags& f, inputs in, output_format format) {
+  compare_report r;
+  r.model = std::move(in.model);
+  r.hardware = std::move(in.hardware);
+  r.request = in.request;
+  for (std::size_t i = 0; i < 2; ++i) {
+    r.given[i] = f.compare[i];
+    r.layouts[i] = parse_layout(f.compare[i], "--compare", r.request.gpus, r.request.global_batch);
+    try {
+      r.results[i] = evaluate_step(inputs_for(r.request, r.layouts[i]));
+    } catch (const invalid_spec& e) {
+      throw invalid_spec("--compare", "'" + f.compare[i] + "': " + e.detail());
+    }
+    r.broken[i] = broken_plan_rule(r.request, r.layouts[i]);
+  }
+  r.difference = compare_layouts(r.layouts[0], r.results[0], r.layouts[1], r.results[1]);
+  return render_compare(r, format);
+}
+
+std::string run_search(inputs in, output_format format) {
+  plan_report r;
+  r.model = std::move(in.model);
+  r.hardware = std::move(in.hardware);
+  r.request = in.request;
+  const auto start = std::chrono::steady_clock::now();
+  r.result = plan(r.request);
+  r.search_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (r.result.top.empty()) {
+    throw invalid_spec("--gpus",
+                       no_layout_message(r.request, r.result.counts, nearest_workable(r.request)));
+  }
+  return render_plan(r, format);
+}
+
+void run_plan(const plan_flags& f) {
+  const auto format = parse_output_format(f.output.format, "table|json");
+  auto in = read_inputs(f);
+  emit(f.output, f.compare.empty() ? run_search(std::move(in), format)
+                                   : run_compare(f, std::move(in), format));
+}
+
+}  // namespace
+
+void add_plan_command(CLI::App& app) {
+  auto f = std::make_shared<plan_flags>();
+  auto* cmd = app.add_subcommand(
+      "plan", "The fastest TP x PP x DP layout for a model on N GPUs, by exhaustive search");
+  add_model_flags(*cmd, f->model, false);
+  add_hardware_flags(*cmd, f->hardware);
+  auto* search = cmd->add_option_group("Search");
+  search->add_option("--gpus", f->gpus, "N: total GPUs (required)");
+  search->add_option("-G,--global-batch", f->global_batch, "G: sequences per step (required)");
+  search->add_option("--top", f->top, "K: layouts to print, best first")->capture_default_str();
+  search->add_option("--max-tp", f->max_tp, "largest TP degree to consider");
+  search->add_option("--fixed-tp", f->fixed_tp, "consider only this TP degree");
+  search->add_option("--fixed-pp", f->fixed_pp, "consider only this number of pipeline stages");
+  search->add_option("--threads", f->threads, "threads for the search; 0 = every core")
+      ->capture_default_str();
+  search
+      ->add_option("--compare", f->compare,
+                   "evaluate two layouts side by side instead of searching, each as "
+                   "\"t=16,p=4,d=8,b=1,v=1,sp=off,recompute=full,zero=0\" (missing keys: d = "
+                   "N/(t*p), others 1/off/none/0)")
+      ->expected(2);
+  add_software_flags(*search, f->software);
+  add_output_flags(*cmd, f->output, "table|json");
+  cmd->footer(
+      R"(Searched: every t dividing N and the heads, KV heads and MLP size; every p dividing N/t
+and the layers (even stages); d = N/(t*p) dividing G; every micro-batch b dividing G/d;
+interleaving v with p*v dividing L; SP on/off; recompute none/selective/full; ZeRO 0-3.
+Ranked by predicted step time; ties: TP in a node, smaller t, smaller p, larger b, smaller
+v, less recompute, SP off, lower ZeRO. A TP group never crosses a slower inter-node link
+unless nothing inside a node fits. docs/planner.md has the details.
+
+Examples:
+  tpcost plan --model gpt-3-175b --gpu a100-sxm4-80gb --interconnect ib-hdr --gpus 512 \
+              --global-batch 1536
+  tpcost plan --model gpt-3-175b --gpus 512 --global-batch 1536 \
+              --compare "t=16,p=4,recompute=full" "t=8,p=8,recompute=full"
+  tpcost plan --model llama-3-70b --gpu h100-sxm --interconnect ib-ndr --gpus 1024 \
+              --global-batch 1024 --max-tp 8 --top 10 --format json
+)");
+  add_config_flags(*cmd, f->config);
+  cmd->callback([cmd, f] { run_with_config(*cmd, f->config, [&] { run_plan(*f); }); });
+}
+
+}  // namespace tpcost::cli

@@ -1,0 +1,366 @@
+#include "render_plan.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "render_step.hpp"
+#include "tpcost/io/format.hpp"
+
+namespace tpcost::cli {
+
+namespace {
+
+std::string gib(bytes v) { return fmt::format("{:.1f} GiB", v / units::GiB); }
+
+constexpr std::array<const char*, 6> part_labels{
+    "compute (recompute included)", "exposed TP collectives",      "pipeline bubble",
+    "p2p between stages",           "exposed DP sync + embedding", "optimizer step"};
+
+/// A duration, "0" when it is exactly zero (a part the layout does not have).
+std::string time_or_zero(seconds v) { return v.value() == 0.0 ? "0" : io::to_string(v); }
+
+std::string signed_time(seconds v) {
+  if (v.value() == 0.0) {
+    return "0";
+  }
+  return (v.value() < 0.0 ? "-" : "+") + io::to_string(seconds(std::abs(v.value())));
+}
+
+std::string header(const chosen_model& model, const chosen_hardware& hw, const plan_request& req,
+                   const char* what) {
+  std::string o;
+  o += fmt::format("{}: {} on {} x {}, {} between nodes; G = {} sequences of {} tokens\n", what,
+                   model_name(model), req.gpus, hw.gpu->name, hw.interconnect->name,
+                   req.global_batch, req.model.seq);
+  o += fmt::format(
+      "GPU:   peak {}, HBM {} at {}; efficiency {:.2f} of peak (matmul), {:.2f} of HBM "
+      "(element-wise)\n",
+      io::to_string(req.gpu.peak), gib(req.memory_capacity),
+      io::to_string(req.gpu.memory_bandwidth), req.gpu.efficiency.matmul,
+      req.gpu.efficiency.memory);
+  o += fmt::format("links: intra-node {} / {} per step{}; inter-node {} / {}; {} GPUs per node\n",
+                   io::to_string(req.topology.intra.bandwidth),
+                   io::to_string(req.topology.intra.latency),
+                   hw.intra_from_profile.empty() ? "" : " (from " + hw.intra_from_profile + ")",
+                   io::to_string(req.topology.inter.bandwidth),
+                   io::to_string(req.topology.inter.latency), req.topology.gpus_per_node);
+  return o;
+}
+
+std::string on_off(bool b) { return b ? "on" : "off"; }
+
+/// "1 node" or "2 nodes (crosses IB-HDR)".
+std::string tp_group_text(const parallel_config& par, const chosen_hardware& hw,
+                          const cluster_topology& topo) {
+  if (par.tp <= topo.gpus_per_node) {
+    return fmt::format("{} GPUs in one node", par.tp);
+  }
+  return fmt::format("{} GPUs on {} nodes (crosses {})", par.tp, par.tp / topo.gpus_per_node,
+                     hw.interconnect->name);
+}
+
+std::string difference_table(const std::string& a_name, const step_result& a,
+                             const std::string& b_name, const step_result& b,
+                             const step_comparison& d) {
+  std::string o;
+  o += fmt::format("  {:<30} {:>12} {:>12} {:>12}\n", "", a_name, b_name, "difference");
+  for (std::size_t i = 0; i < breakdown_parts.size(); ++i) {
+    const auto member = breakdown_parts[i].time;
+    o += fmt::format("  {:<30} {:>12} {:>12} {:>12}{}\n", part_labels[i],
+                     time_or_zero(a.time.*member), time_or_zero(b.time.*member),
+                     signed_time(d.delta.*member), i == d.largest ? "  <- largest" : "");
+  }
+  o += fmt::format("  {:<30} {:>12} {:>12} {:>12}\n", "step", io::to_string(a.step_time),
+                   io::to_string(b.step_time), signed_time(d.step_time));
+  o += fmt::format("  {:<30} {:>12} {:>12} {:>+11.1f}pt\n", "MFU", io::percent(a.mfu),
+                   io::percent(b.mfu), d.mfu * 100.0);
+  return o;
+}
+
+std::string changes_text(const step_comparison& d) {
+  std::string o;
+  for (const auto& c : d.changes) {
+    o += (o.empty() ? "" : ", ") + c;
+  }
+  return o.empty() ? "nothing" : o;
+}
+
+std::string plan_text(const plan_report& r) {
+  const auto& req = r.request;
+  const auto& res = r.result;
+  const auto& c = res.counts;
+  std::string o = header(r.model, r.hardware, req, "Plan");
+  std::string limits;
+  if (req.constraints.max_tp > 0) {
+    limits += fmt::format(" --max-tp {}", req.constraints.max_tp);
+  }
+  if (req.constraints.fixed_tp > 0) {
+    limits += fmt::format(" --fixed-tp {}", req.constraints.fixed_tp);
+  }
+  if (req.constraints.fixed_pp > 0) {
+    limits += fmt::format(" --fixed-pp {}", req.constraints.fixed_pp);
+  }
+  o += fmt::format(
+      "\nsearch: {} (t, p) pairs with t*p dividing N = {}{}, {} searched; their {} layouts, {} "
+      "evaluated, {} proposed; {:.1f} ms on {} thread{}\n",
+      c.pairs, req.gpus, limits.empty() ? "" : " (" + limits.substr(1) + ")", c.pairs_searched,
+      c.layouts, c.evaluated, c.feasible, r.search_seconds * 1e3, res.threads,
+      res.threads == 1 ? "" : "s");
+  o += "rejected (t, p) pairs:\n";
+  bool any = false;
+  for (std::size_t i = 0; i < plan_reason_count; ++i) {
+    const auto reason = all_plan_reasons[i];
+    if (i == plan_pair_reason_count) {
+      o += any ? "" : "  none\n";
+      o += "rejected layouts:\n";
+      any = false;
+    }
+    if (c[reason] > 0) {
+      o += fmt::format("  {:>9}  {}\n", c[reason], describe(reason));
+      any = true;
+    }
+  }
+  o += any ? "" : "  none\n";
+  if (res.tp_across_nodes_needed) {
+    o += fmt::format(
+        "note: no layout with t <= {} fits, so these TP groups cross the inter-node link\n",
+        req.topology.gpus_per_node);
+  }
+
+  o += fmt::format(
+      "\nbest {} (t TP, p PP, d DP, b micro-batch, m micro-batches, v chunks per GPU; shares of "
+      "the "
+      "step)\n",
+      res.top.size() == 1 ? "layout" : fmt::format("{} layouts", res.top.size()));
+  o += fmt::format(
+      "  #   t   p    d   b     m   v  SP   recompute ZeRO      step    MFU    HFU     memory "
+      "compute    TP bubble   p2p    DP  optim\n");
+  for (std::size_t i = 0; i < res.top.size(); ++i) {
+    const auto& par = res.top[i].candidate.par;
+    const auto& s = res.top[i].result;
+    const double st = s.step_time.value();
+    const auto share = [&](seconds v) { return fmt::format("{:>6.1f}", 100.0 * v.value() / st); };
+    o += fmt::format(
+        "  {:<2} {:>2} {:>3} {:>4} {:>3} {:>5} {:>3}  {:<3}  {:<9} {:>4} {:>9} {:>6} {:>6} {:>10} "
+        "{}{}{}{}{}{}\n",
+        i + 1, par.tp, par.pp, par.dp, par.micro_batch, s.micro_batches, par.vpp,
+        on_off(par.sequence_parallel), to_string(par.recompute), static_cast<int>(par.zero),
+        io::to_string(s.step_time), io::percent(s.mfu), io::percent(s.hfu),
+        gib(s.memory.peak().total()), share(s.time.compute), share(s.time.tp_comm),
+        share(s.time.bubble), share(s.time.p2p), share(s.time.dp_comm), share(s.time.optimizer));
+  }
+  if (!res.top.empty()) {
+    const auto& w = res.top.front();
+    o += fmt::format("  winner: --compare {}\n", describe_layout(w.candidate.par));
+  }
+  if (!res.top.empty() && res.runner_up) {
+    const auto& w = res.top[0];
+    const auto& u = *res.runner_up;
+    const auto d = compare_layouts(w.candidate.par, w.result, u.candidate.par, u.result);
+    o += fmt::format("\nwinner vs runner-up: {}; the runner-up is {} slower ({:.2f}%)\n",
+                     changes_text(d), io::to_string(d.step_time),
+                     100.0 * d.step_time.value() / w.result.step_time.value());
+    o += difference_table("#1", w.result, "#2", u.result, d);
+  }
+
+  if (!res.per_degrees.empty()) {
+    o += "\nbest layout per (t, p): how many cooks\n";
+    o += "     t    p     d       step    MFU  fit  best layout\n";
+    for (const auto& pd : res.per_degrees) {
+      const auto& par = pd.best.par;
+      const bool across = pd.best.tp_spans_nodes;
+      o += fmt::format("  {:>4} {:>4} {:>5} {:>10} {:>6} {:>4}  {}{}\n", par.tp, par.pp, par.dp,
+                       io::to_string(pd.best.step_time), io::percent(pd.mfu), pd.feasible,
+                       describe_layout(par),
+                       across && res.tp_across_nodes_penalised && !res.tp_across_nodes_needed
+                           ? "  (TP crosses nodes: not proposed)"
+                           : "");
+    }
+  }
+  return o;
+}
+
+nlohmann::json memory_json(const memory_report& m) {
+  const auto& peak = m.peak();
+  return {{"peak_stage", peak.stage},
+          {"weights_bytes", peak.weights.value()},
+          {"gradients_bytes", peak.gradients.value()},
+          {"optimizer_bytes", peak.optimizer.value()},
+          {"activations_bytes", peak.activations.value()},
+          {"total_bytes", peak.total().value()},
+          {"capacity_bytes", m.capacity.value()},
+          {"headroom_bytes", m.headroom().value()},
+          {"fits", m.fits()}};
+}
+
+nlohmann::json breakdown_json(const step_breakdown& b) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& part : breakdown_parts) {
+    out[std::string(part.key)] = (b.*part.time).value();
+  }
+  return out;
+}
+
+nlohmann::json layout_json(const parallel_config& par, const step_result& s,
+                           const cluster_topology& topo) {
+  return {{"tp", par.tp},
+          {"pp", par.pp},
+          {"dp", par.dp},
+          {"micro_batch", par.micro_batch},
+          {"micro_batches", s.micro_batches},
+          {"vpp", par.vpp},
+          {"sp", par.sequence_parallel},
+          {"recompute", to_string(par.recompute)},
+          {"zero", static_cast<int>(par.zero)},
+          {"tp_spans_nodes", par.tp > topo.gpus_per_node},
+          {"layout", describe_layout(par)},
+          {"step_time_s", s.step_time.value()},
+          {"mfu", s.mfu},
+          {"hfu", s.hfu},
+          {"tokens_per_s", s.tokens_per_second},
+          {"breakdown_s", breakdown_json(s.time)},
+          {"memory", memory_json(s.memory)}};
+}
+
+nlohmann::json comparison_json(const step_comparison& d) {
+  return {{"changes", d.changes},
+          {"step_time_s", d.step_time.value()},
+          {"mfu", d.mfu},
+          {"breakdown_s", breakdown_json(d.delta)},
+          {"largest", breakdown_parts[d.largest].key}};
+}
+
+nlohmann::json plan_json(const plan_report& r) {
+  const auto& req = r.request;
+  const auto& res = r.result;
+  const auto& c = res.counts;
+  nlohmann::json rejected = nlohmann::json::object();
+  for (const auto reason : all_plan_reasons) {
+    rejected[std::string(key_of(reason))] = c[reason];
+  }
+  nlohmann::json layouts = nlohmann::json::array();
+  for (const auto& l : res.top) {
+    layouts.push_back(layout_json(l.candidate.par, l.result, req.topology));
+  }
+  nlohmann::json per_degrees = nlohmann::json::array();
+  for (const auto& pd : res.per_degrees) {
+    per_degrees.push_back({{"tp", pd.best.par.tp},
+                           {"pp", pd.best.par.pp},
+                           {"dp", pd.best.par.dp},
+                           {"layout", describe_layout(pd.best.par)},
+                           {"step_time_s", pd.best.step_time.value()},
+                           {"mfu", pd.mfu},
+                           {"feasible", pd.feasible},
+                           {"tp_spans_nodes", pd.best.tp_spans_nodes}});
+  }
+  nlohmann::json runner_up = nullptr;
+  if (!res.top.empty() && res.runner_up) {
+    runner_up =
+        comparison_json(compare_layouts(res.top[0].candidate.par, res.top[0].result,
+                                        res.runner_up->candidate.par, res.runner_up->result));
+    runner_up["layout"] = describe_layout(res.runner_up->candidate.par);
+  }
+  return {{"schema", "tpcost.plan/1"},
+          {"model", model_json(r.model, req.model)},
+          {"hardware", hardware_json(*r.hardware.gpu, *r.hardware.interconnect, req.gpu,
+                                     req.memory_capacity, req.topology)},
+          {"request",
+           {{"gpus", req.gpus},
+            {"global_batch", req.global_batch},
+            {"seq", req.model.seq},
+            {"top", req.top},
+            {"max_tp", req.constraints.max_tp},
+            {"fixed_tp", req.constraints.fixed_tp},
+            {"fixed_pp", req.constraints.fixed_pp},
+            {"tp_overlap", req.options.tp_overlap},
+            {"dp_overlap", req.options.dp_overlap}}},
+          {"search",
+           {{"threads", res.threads},
+            {"seconds", r.search_seconds},
+            {"pairs", c.pairs},
+            {"pairs_searched", c.pairs_searched},
+            {"layouts", c.layouts},
+            {"evaluated", c.evaluated},
+            {"feasible", c.feasible},
+            {"rejected", rejected},
+            {"tp_across_nodes_needed", res.tp_across_nodes_needed}}},
+          {"layouts", layouts},
+          {"runner_up", runner_up},
+          {"per_degrees", per_degrees}};
+}
+
+std::string compare_text(const compare_report& r) {
+  const auto& req = r.request;
+  std::string o = header(r.model, r.hardware, req, "Compare");
+  const std::array<std::string, 2> names{"A", "B"};
+  o += "\n";
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto& par = r.layouts[i];
+    const auto& s = r.results[i];
+    o += fmt::format("{}: {}  (m = {}; TP group: {})\n", names[i], describe_layout(par),
+                     s.micro_batches, tp_group_text(par, r.hardware, req.topology));
+    o += fmt::format(
+        "   step {}, MFU {}, HFU {}, {:.0f} tokens/s; TP: {:.0f} collectives of {} per layer and "
+        "micro-batch, {} ({}); memory {} of {}: {}\n",
+        io::to_string(s.step_time), io::percent(s.mfu), io::percent(s.hfu), s.tokens_per_second,
+        s.tp_collectives_per_layer, io::to_string(s.tp_message), io::to_string(s.tp_comm_per_layer),
+        to_string(s.tp_algorithm), gib(s.memory.peak().total()), gib(s.memory.capacity),
+        s.memory.fits() ? "fits" : "DOES NOT FIT");
+    if (r.broken[i]) {
+      o += fmt::format("   plan would not propose it: {}\n", describe(*r.broken[i]));
+    }
+  }
+  const auto& d = r.difference;
+  o += fmt::format("\nwhere the time goes (B - A: {})\n", changes_text(d));
+  o += difference_table("A", r.results[0], "B", r.results[1], d);
+  const auto& a = r.results[0];
+  const auto& b = r.results[1];
+  const bool b_faster = b.step_time < a.step_time;
+  const auto& fast = b_faster ? b : a;
+  const auto& slow = b_faster ? a : b;
+  o += fmt::format(
+      "\n{} is faster by {:.2f}x ({} vs {}), MFU {} vs {}; the largest part of the difference is "
+      "{} ({}).\n",
+      b_faster ? "B" : "A", slow.step_time / fast.step_time, io::to_string(fast.step_time),
+      io::to_string(slow.step_time), io::percent(fast.mfu), io::percent(slow.mfu),
+      part_labels[d.largest], signed_time(d.delta.*breakdown_parts[d.largest].time));
+  return o;
+}
+
+nlohmann::json compare_json(const compare_report& r) {
+  nlohmann::json layouts = nlohmann::json::array();
+  for (std::size_t i = 0; i < 2; ++i) {
+    auto l = layout_json(r.layouts[i], r.results[i], r.request.topology);
+    l["given"] = r.given[i];
+    l["plan_rule_broken"] =
+        r.broken[i] ? nlohmann::json(std::string(key_of(*r.broken[i]))) : nlohmann::json(nullptr);
+    layouts.push_back(l);
+  }
+  return {{"schema", "tpcost.plan.compare/1"},
+          {"model", model_json(r.model, r.request.model)},
+          {"hardware", hardware_json(*r.hardware.gpu, *r.hardware.interconnect, r.request.gpu,
+                                     r.request.memory_capacity, r.request.topology)},
+          {"request", {{"gpus", r.request.gpus}, {"global_batch", r.request.global_batch}}},
+          {"layouts", layouts},
+          {"difference", comparison_json(r.difference)}};
+}
+
+}  // namespace
+
+std::string render_plan(const plan_report& report, output_format format) {
+  if (format == output_format::json) {
+    return plan_json(report).dump(2) + "\n";
+  }
+  return plan_text(report);
+}
+
+std::string render_compare(const compare_report& report, output_format format) {
+  if (format == output_format::json) {
+    return compare_json(report).dump(2) + "\n";
+  }
+  return compare_text(report);
+}
+
+}  // namespace tpcost::cli

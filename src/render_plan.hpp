@@ -1,0 +1,40 @@
+// `tpcost plan` output: the best layouts, the counts of the search and what separates the
+// winner from the runner-up; and `--compare`, two layouts side by side. Text or JSON.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+
+#include "model_options.hpp"
+#include "render.hpp"
+#include "step_options.hpp"
+#include "tpcost/planner.hpp"
+
+namespace tpcost::cli {
+
+/// A search and what it ran on.
+struct plan_report {
+  chosen_model model;
+  chosen_hardware hardware;
+  plan_request request;
+  plan_result result;
+  double search_seconds = 0.0;  ///< wall time of the search and the full evaluation of the top k
+};
+
+/// Two layouts evaluated side by side.
+struct compare_report {
+  chosen_model model;
+  chosen_hardware hardware;
+  plan_request request;
+  std::array<std::string, 2> given;  ///< the --compare texts
+  std::array<parallel_config, 2> layouts;
+  std::array<step_result, 2> results;
+  std::array<std::optional<plan_reason>, 2> broken;  ///< a rule that keeps plan from proposing it
+  step_comparison difference;                        ///< second − first
+};
+
+std::string render_plan(const plan_report& report, output_format format);
+std::string render_compare(const compare_report& report, output_format format);
+
+}  // namespace tpcost::cli

@@ -1,0 +1,60 @@
+// The hardware and software flags of the whole-step model, shared by `tpcost step` and
+// `tpcost plan`: GPU and interconnect presets, their overrides, kernel efficiencies, the
+// attention kernel and overlap.
+// Values are kept as text and read with the core's parsers, as the other flags are.
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "tpcost/compute_model.hpp"
+#include "tpcost/hardware.hpp"
+#include "tpcost/presets.hpp"
+#include "tpcost/step.hpp"
+
+namespace tpcost::cli {
+
+/// Presets first, then the explicit overrides; empty text means "from the preset".
+struct hardware_flags {
+  std::string gpu = "a100-sxm4-80gb";
+  std::string interconnect = "ib-hdr";
+  std::string interconnect_file;  ///< a `calibrate --out` profile for the intra-node link
+  std::string dtype = "bf16";
+  std::string flops, memory, memory_bandwidth;
+  std::string matmul_efficiency, memory_efficiency;
+  std::string gpus_per_node, intra_bandwidth, intra_latency, inter_bandwidth, inter_latency;
+};
+
+/// How the software runs the step: the attention kernel, and how much of the TP and DP
+/// communication hides behind compute.
+struct software_flags {
+  std::string attention = "fused";
+  std::string tp_overlap = "0";
+  std::string dp_overlap = "0";
+};
+
+/// The hardware the flags describe, and where it came from.
+struct chosen_hardware {
+  const gpu_preset* gpu = nullptr;
+  const interconnect_preset* interconnect = nullptr;
+  std::string intra_from_profile;  ///< the --interconnect-file, if the intra link came from one
+  compute_device device;
+  bytes memory_capacity{};
+  cluster_topology topology;
+};
+
+/// Registers the "Hardware (presets, then overrides)" group.
+void add_hardware_flags(CLI::App& cmd, hardware_flags& flags);
+/// Registers --attention, --tp-overlap and --dp-overlap in `group`.
+void add_software_flags(CLI::Option_group& group, software_flags& flags);
+
+/// Reads the presets and applies the overrides; throws `invalid_spec` naming the flag.
+chosen_hardware to_hardware(const hardware_flags& flags);
+/// The attention kernel (fused|unfused) and the overlap shares, each a fraction in [0, 1].
+step_options to_step_options(const software_flags& flags);
+
+/// A fraction in [0, 1] written as a plain number ("0.5"); throws `invalid_spec(flag, ...)`.
+double fraction_flag(const std::string& text, const char* flag);
+
+}  // namespace tpcost::cli

@@ -1,0 +1,81 @@
+// `tpcost plan` end to end: its JSON parsed back and compared with the core library's search of
+// the same request.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "run_binary.hpp"
+#include "tpcost/model_presets.hpp"
+#include "tpcost/planner.hpp"
+#include "tpcost/presets.hpp"
+
+namespace {
+
+tpcost::test::run_result run_plan(const std::string& args) {
+  return tpcost::test::run("plan " + args);
+}
+
+}  // namespace
+
+TEST_CASE("plan --format json lists the core's best layouts, best first, with the counts",
+          "[cli][plan]") {
+  const auto [code, out] = run_plan(
+      "--model llama-3-70b --gpu h100-sxm --interconnect ib-ndr --gpus 256 --global-batch 512 "
+      "--top 4 --format json");
+  REQUIRE(code == 0);
+  const auto j = nlohmann::json::parse(out);
+  CHECK(j.at("schema") == "tpcost.plan/1");
+
+  using namespace tpcost;
+  const auto& gpu = gpu_preset_by_name("h100-sxm", "gpu");
+  plan_request req;
+  req.model = model_preset_named("llama-3-70b", "model").spec;
+  req.gpu = {gpu.peak.bf16.value, gpu.memory_bandwidth.value, {}};
+  req.memory_capacity = gpu.memory.value;
+  req.topology = make_topology(gpu, interconnect_preset_by_name("ib-ndr", "interconnect"));
+  req.gpus = 256;
+  req.global_batch = 512;
+  req.top = 4;
+  req.options.attention = attention_kernel::fused;  // the CLI's default
+  const auto expected = plan(req);
+
+  const auto& layouts = j.at("layouts");
+  REQUIRE(layouts.size() == expected.top.size());
+  for (std::size_t i = 0; i < layouts.size(); ++i) {
+    const auto& l = layouts[i];
+    const auto& e = expected.top[i];
+    CHECK(l.at("layout") == describe_layout(e.candidate.par));
+    CHECK(l.at("tp") == e.candidate.par.tp);
+    CHECK(l.at("pp") == e.candidate.par.pp);
+    CHECK(l.at("dp") == e.candidate.par.dp);
+    CHECK(l.at("micro_batch") == e.candidate.par.micro_batch);
+    CHECK(l.at("step_time_s").get<double>() == e.result.step_time.value());
+    CHECK(l.at("mfu").get<double>() == e.result.mfu);
+    CHECK(l.at("memory").at("fits") == true);
+    if (i > 0) {
+      CHECK(layouts[i - 1].at("step_time_s").get<double>() <= l.at("step_time_s").get<double>());
+    }
+  }
+  const auto& search = j.at("search");
+  CHECK(search.at("evaluated") == expected.counts.evaluated);
+  CHECK(search.at("feasible") == expected.counts.feasible);
+  CHECK(search.at("rejected").at("memory") == expected.counts[plan_reason::memory]);
+  CHECK(j.at("runner_up").at("changes").size() >= 1);
+  CHECK(j.at("per_degrees").size() == expected.per_degrees.size());
+}
+
+TEST_CASE("plan --compare --format json gives both layouts and their difference", "[cli][plan]") {
+  const auto [code, out] = run_plan(
+      "--model gpt-3-175b --gpus 512 --global-batch 1536 --format json --compare "
+      "t=16,p=4,recompute=full t=8,p=8,recompute=full");
+  REQUIRE(code == 0);
+  const auto j = nlohmann::json::parse(out);
+  CHECK(j.at("schema") == "tpcost.plan.compare/1");
+  REQUIRE(j.at("layouts").size() == 2);
+  const auto a = j.at("layouts")[0].at("step_time_s").get<double>();
+  const auto b = j.at("layouts")[1].at("step_time_s").get<double>();
+  CHECK(b < a);
+  CHECK(j.at("difference").at("step_time_s").get<double>() == Approx(b - a));
+  CHECK(j.at("difference").at("largest") == "tp_comm");
+  CHECK(j.at("layouts")[0].at("tp_spans_nodes") == true);
+}

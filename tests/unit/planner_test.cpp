@@ -1,0 +1,528 @@
+// The planner: its fast path against the full step model on every layout of small spaces, the
+// best layout against a brute-force search, determinism across thread counts, every rejection
+// rule counted, TP never across InfiniBand unless nothing else fits, and the seed's 175B case.
+#include "tpcost/planner.hpp"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "support/matchers.hpp"
+#include "tpcost/model_presets.hpp"
+#include "tpcost/presets.hpp"
+
+using namespace tpcost;
+using tpcost::test::near;
+
+namespace {
+
+transformer_spec small_gpt() {
+  transformer_spec m{};
+  m.layers = 8;
+  m.hidden = 2048;
+  m.heads = 16;
+  m.vocab = 32000;
+  m.seq = 1024;
+  return with_architecture(m, architecture::gpt);
+}
+
+/// GQA, gated MLP, untied embeddings, 12 layers: middle stages differ from the ends.
+transformer_spec small_llama() {
+  transformer_spec m{};
+  m.layers = 12;
+  m.hidden = 1024;
+  m.heads = 16;
+  m.kv_heads = 4;
+  m.ffn = 2816;
+  m.vocab = 32000;
+  m.seq = 512;
+  return with_architecture(m, architecture::llama);
+}
+
+plan_request request(const transformer_spec& model, std::int64_t gpus, std::int64_t batch,
+                     std::int64_t gpus_per_node = 4) {
+  plan_request r;
+  r.model = model;
+  r.gpu = {flops_per_second(312e12), bytes_per_second(2039e9), {}};
+  r.memory_capacity = 1024.0 * units::GiB;
+  r.topology = {gpus_per_node,
+                {bytes_per_second(300e9), seconds(3e-6)},
+                {bytes_per_second(25e9), seconds(10e-6)}};
+  r.gpus = gpus;
+  r.global_batch = batch;
+  r.threads = 1;
+  return r;
+}
+
+/// Every layout `evaluate_step` accepts for the pairs that pass the pair rules, including those
+/// the layout rules would drop.
+std::vector<parallel_config> every_layout(const plan_request& req) {
+  std::vector<parallel_config> out;
+  const auto n = req.gpus;
+  for (const auto t : detail::divisors(n)) {
+    for (const auto p : detail::divisors(n / t)) {
+      if (detail::pair_rule(req, t, p)) {
+        continue;
+      }
+      const auto d = n / (t * p);
+      for (const auto b : detail::divisors(req.global_batch / d)) {
+        for (const auto v :
+             p > 1 ? detail::divisors(req.model.layers / p) : std::vector<std::int64_t>{1}) {
+          for (const auto rc :
+               {recompute_mode::none, recompute_mode::selective, recompute_mode::full}) {
+            for (const bool sp : {false, true}) {
+              if (sp && t == 1) {
+                continue;
+              }
+              for (int z = 0; z <= (d > 1 ? 3 : 0); ++z) {
+                parallel_config par;
+                par.tp = t;
+                par.pp = p;
+                par.dp = d;
+                par.vpp = v;
+                par.micro_batch = b;
+                par.global_batch = req.global_batch;
+                par.sequence_parallel = sp;
+                par.recompute = rc;
+                par.zero = static_cast<zero_stage>(z);
+                out.push_back(par);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/// The layouts `plan` may propose, ranked by `evaluate_step`, as a brute force would.
+std::vector<plan_candidate> brute_force_ranking(const plan_request& req) {
+  std::vector<plan_candidate> inside, across;
+  for (const auto& par : every_layout(req)) {
+    if (broken_plan_rule(req, par)) {
+      continue;
+    }
+    const auto r = evaluate_step(inputs_for(req, par));
+    if (!r.memory.fits()) {
+      continue;
+    }
+    plan_candidate c{par, r.step_time, r.memory.peak().total(),
+                     par.tp > req.topology.gpus_per_node};
+    (c.tp_spans_nodes ? across : inside).push_back(c);
+  }
+  auto& chosen = inside.empty() ? across : inside;
+  std::sort(chosen.begin(), chosen.end(), ranks_before);
+  return chosen;
+}
+
+void check_identities(const plan_counts& c) {
+  std::int64_t pair_rejections = 0;
+  for (std::size_t i = 0; i < plan_pair_reason_count; ++i) {
+    pair_rejections += c.rejected[i];
+  }
+  CHECK(c.pairs == c.pairs_searched + pair_rejections);
+  CHECK(c.layouts == c.evaluated + c[plan_reason::interleave_batch] + c[plan_reason::zero_with_pp]);
+  CHECK(c.evaluated == c.feasible + c[plan_reason::memory] + c[plan_reason::tp_across_nodes]);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "The fast path gives evaluate_step's step time and memory on every layout of small "
+    "spaces",
+    "[planner]") {
+  struct scenario {
+    plan_request req;
+    const char* name;
+  };
+  std::vector<scenario> scenarios;
+  scenarios.push_back({request(small_gpt(), 16, 32), "GPT, 16 GPUs in nodes of 4"});
+  auto capped = request(small_llama(), 24, 48, 8);
+  capped.memory_capacity = 1.5 * units::GiB;  // some fit, some do not
+  capped.options.tp_overlap = 0.3;
+  capped.options.dp_overlap = 0.6;
+  capped.options.attention = attention_kernel::fused;
+  scenarios.push_back({capped, "Llama-like, 24 GPUs, overlap, 1.5 GiB"});
+  auto plain = request(small_llama(), 12, 24, 2);
+  plain.options.scatter_gather = false;
+  plain.options.dp_overlap = 1.0;
+  plain.memory_capacity = 0.6 * units::GiB;
+  scenarios.push_back({plain, "Llama-like, 12 GPUs, nodes of 2, no scatter/gather"});
+
+  for (const auto& s : scenarios) {
+    INFO(s.name);
+    const detail::plan_kernel kernel(s.req);
+    std::int64_t checked = 0, fitting = 0;
+    for (const auto& par : every_layout(s.req)) {
+      INFO(describe_layout(par));
+      const auto full = evaluate_step(inputs_for(s.req, par));
+      const auto x = kernel.terms_of({.tp = par.tp,
+                                      .pp = par.pp,
+                                      .dp = par.dp,
+                                      .spans_nodes = par.tp > s.req.topology.gpus_per_node});
+      const auto y = kernel.batch_of(x, par.micro_batch);
+      const auto time =
+          kernel.step_time(x, y, par.vpp, par.sequence_parallel, par.recompute, par.zero);
+      const auto peak =
+          kernel.peak_memory(x, y, par.vpp, par.sequence_parallel, par.recompute, par.zero);
+      CHECK_THAT(time.value(), near(full.step_time.value(), 1e-9));
+      CHECK_THAT(peak.value(), near(full.memory.peak().total().value(), 1e-9));
+      CHECK(((s.req.memory_capacity - peak).value() >= 0.0) == full.memory.fits());
+      ++checked;
+      fitting += full.memory.fits() ? 1 : 0;
+    }
+    CHECK(checked > 1000);
+    CHECK(fitting > 0);
+    if (s.req.memory_capacity < 100.0 * units::GiB) {
+      CHECK(fitting < checked);  // the fit test is exercised both ways
+    }
+  }
+}
+
+TEST_CASE("The best layouts of plan are the best of a brute-force list ranked by evaluate_step",
+          "[planner]") {
+  auto gpt = request(small_gpt(), 16, 32);
+  gpt.memory_capacity = 3.0 * units::GiB;
+  auto llama = request(small_llama(), 24, 48, 8);
+  llama.memory_capacity = 1.5 * units::GiB;
+  llama.options.dp_overlap = 0.5;
+  for (auto req : {gpt, llama}) {
+    req.top = 8;
+    const auto expected = brute_force_ranking(req);
+    const auto got = plan(req);
+    REQUIRE(expected.size() >= req.top);
+    REQUIRE(got.top.size() == req.top);
+    for (std::size_t i = 0; i < req.top; ++i) {
+      INFO("rank " << i + 1);
+      CHECK(describe_layout(got.top[i].candidate.par) == describe_layout(expected[i].par));
+      CHECK_THAT(got.top[i].result.step_time.value(), near(expected[i].step_time.value(), 1e-12));
+    }
+    CHECK(got.counts.feasible == static_cast<std::int64_t>(expected.size()));
+    check_identities(got.counts);
+    req.top = 1;  // the runner-up is still there to compare with
+    const auto one = plan(req);
+    REQUIRE(one.top.size() == 1);
+    REQUIRE(one.runner_up);
+    CHECK(describe_layout(one.runner_up->candidate.par) == describe_layout(expected[1].par));
+  }
+}
+
+TEST_CASE("The ranking, counts and per-pair table are the same on one thread and on four",
+          "[planner]") {
+  const auto& gpu = gpu_preset_by_name("a100-sxm4-80gb", "gpu");
+  auto req = request(model_preset_named("gpt-3-175b", "model").spec, 512, 1536);
+  req.gpu = {gpu.peak.bf16.value, gpu.memory_bandwidth.value, {}};
+  req.memory_capacity = gpu.memory.value;
+  req.topology = make_topology(gpu, interconnect_preset_by_name("ib-hdr", "interconnect"));
+  req.top = 20;
+  req.threads = 1;
+  const auto one = plan(req);
+  req.threads = 4;
+  req.layouts_per_thread = 1;  // force the threads on a space this small
+  const auto four = plan(req);
+  CHECK(one.threads == 1);
+  CHECK(four.threads == 4);
+  REQUIRE(one.top.size() == four.top.size());
+  for (std::size_t i = 0; i < one.top.size(); ++i) {
+    CHECK(describe_layout(one.top[i].candidate.par) == describe_layout(four.top[i].candidate.par));
+    CHECK(one.top[i].result.step_time == four.top[i].result.step_time);
+  }
+  CHECK(one.counts.layouts == four.counts.layouts);
+  CHECK(one.counts.evaluated == four.counts.evaluated);
+  CHECK(one.counts.feasible == four.counts.feasible);
+  CHECK(one.counts.rejected == four.counts.rejected);
+  REQUIRE(one.per_degrees.size() == four.per_degrees.size());
+  for (std::size_t i = 0; i < one.per_degrees.size(); ++i) {
+    CHECK(describe_layout(one.per_degrees[i].best.par) ==
+          describe_layout(four.per_degrees[i].best.par));
+    CHECK(one.per_degrees[i].feasible == four.per_degrees[i].feasible);
+  }
+}
+
+TEST_CASE("Equal step times are ordered by the documented tie key", "[planner]") {
+  plan_candidate a;
+  a.step_time = seconds(1.0);
+  a.par.tp = 8;
+  auto b = a;
+  b.par.tp = 4;
+  CHECK(ranks_before(b, a));  // smaller t first
+  b = a;
+  b.tp_spans_nodes = true;
+  b.par.tp = 1;
+  CHECK(ranks_before(a, b));  // TP in a node before anything else
+  b = a;
+  b.par.micro_batch = 2;
+  CHECK(ranks_before(b, a));  // larger b first
+  b = a;
+  b.par.recompute = recompute_mode::selective;
+  CHECK(ranks_before(a, b));  // none < selective
+  b = a;
+  b.par.zero = zero_stage::optimizer;
+  CHECK(ranks_before(a, b));  // lower ZeRO first
+  b.step_time = seconds(0.5);
+  CHECK(ranks_before(b, a));  // time first
+  CHECK_FALSE(ranks_before(a, a));
+}
+
+TEST_CASE("Every rejection rule is exercised and counted", "[planner]") {
+  const auto counts = [](const plan_request& r) {
+    const auto c = detail::search(r).counts;
+    check_identities(c);
+    return c;
+  };
+  // 16 GPUs: 15 (t, p) pairs with t*p | 16; L = 8 rejects p = 16 only.
+  const auto base = request(small_gpt(), 16, 32, 8);
+  const auto c0 = counts(base);
+  CHECK(c0.pairs == 15);
+  CHECK(c0[plan_reason::pp_layers] == 1);
+  CHECK(c0.pairs_searched == 14);
+
+  auto r = base;
+  r.constraints.max_tp = 4;  // t = 8 (p = 1, 2) and t = 16
+  CHECK(counts(r)[plan_reason::tp_limit] == 3);
+  r = base;
+  r.constraints.fixed_pp = 2;  // every pair but the four with p = 2
+  CHECK(counts(r)[plan_reason::pp_limit] == 11);
+
+  r = base;
+  r.model.heads = 12;
+  r.model.hidden = 1536;  // t = 8 and 16 do not divide 12 heads
+  CHECK(counts(r)[plan_reason::tp_heads] == 3);
+  r = base;
+  r.model.kv_heads = 2;  // t = 4, 8, 16: 3 + 2 + 1 pairs
+  CHECK(counts(r)[plan_reason::tp_kv_heads] == 6);
+  r = base;
+  r.model.ffn = 6146;  // 2 x 3073: t = 4, 8, 16
+  CHECK(counts(r)[plan_reason::tp_ffn] == 6);
+
+  // 24 GPUs in nodes of 8, 12 heads: t = 3 and 6 straddle nodes, t = 12 is not whole nodes.
+  r = request(small_gpt(), 24, 48, 8);
+  r.model.heads = 12;
+  r.model.hidden = 1536;
+  const auto straddle = counts(r);
+  CHECK(straddle[plan_reason::tp_straddles] == 4 + 3 + 2);
+  CHECK(straddle[plan_reason::tp_heads] == 2 + 1);  // t = 8 (p = 1, 3), t = 24
+
+  r = base;
+  r.global_batch = 12;  // d = 8 and 16 do not divide 12: (1,2), (2,1), (1,1)
+  CHECK(counts(r)[plan_reason::dp_batch] == 3);
+
+  // 4 GPUs, t = 1, p = 4, G = 6: m = 6, 3, 2, 1, never a multiple of 4, so v = 2 is dropped
+  // for each b and recompute mode.
+  r = request(small_gpt(), 4, 6, 8);
+  r.constraints.fixed_tp = 1;
+  r.constraints.fixed_pp = 4;
+  CHECK(counts(r)[plan_reason::interleave_batch] == 4 * 3);
+
+  // 8 GPUs, t = 1, p = 2, d = 4, G = 8: b = 1 (m = 2, v = 1, 2, 4) and b = 2 (m = 1, v = 1)
+  // keep 4 (b, v) combinations; each loses ZeRO 2 and 3 for each recompute mode.
+  r = request(small_gpt(), 8, 8, 8);
+  r.constraints.fixed_tp = 1;
+  r.constraints.fixed_pp = 2;
+  const auto zero = counts(r);
+  CHECK(zero[plan_reason::zero_with_pp] == 4 * 3 * 2);
+  CHECK(zero[plan_reason::interleave_batch] == 2 * 3 * 4);
+
+  r = base;
+  r.memory_capacity = 0.1 * units::GiB;
+  const auto tight = counts(r);
+  CHECK(tight[plan_reason::memory] == tight.evaluated);
+  CHECK(tight.feasible == 0);
+
+  // Nodes of 4: t = 8 and 16 span nodes over the slower link and are not proposed while a
+  // smaller t fits; they are counted, and they are what --fixed-tp 8 alone gets.
+  r = request(small_gpt(), 16, 32, 4);
+  const auto found = plan(r);
+  for (const auto& l : found.top) {
+    CHECK(l.candidate.par.tp <= 4);
+  }
+  CHECK_FALSE(found.tp_across_nodes_needed);
+  auto only8 = r;
+  only8.constraints.fixed_tp = 8;
+  auto only16 = r;
+  only16.constraints.fixed_tp = 16;
+  const auto c8 = plan(only8);
+  const auto c16 = plan(only16);
+  CHECK(c8.tp_across_nodes_needed);
+  REQUIRE_FALSE(c8.top.empty());
+  CHECK(c8.top.front().candidate.par.tp == 8);
+  CHECK(found.counts[plan_reason::tp_across_nodes] == c8.counts.feasible + c16.counts.feasible);
+  CHECK(found.counts[plan_reason::tp_across_nodes] > 0);
+}
+
+TEST_CASE(
+    "plan never proposes a TP group across InfiniBand unless nothing inside a node fits "
+    "(every model and GPU preset)",
+    "[planner]") {
+  int proposed = 0, needed = 0;
+  for (const auto& model : model_presets) {
+    for (const auto& gpu : gpu_presets) {
+      for (const char* net : {"ib-hdr", "ib-ndr"}) {
+        plan_request r;
+        r.model = model.spec;
+        r.gpu = {gpu.peak.bf16.value, gpu.memory_bandwidth.value, {}};
+        r.memory_capacity = gpu.memory.value;
+        r.topology = make_topology(gpu, interconnect_preset_by_name(net, "interconnect"));
+        r.gpus = 256;
+        r.global_batch = 512;
+        r.top = 3;
+        r.threads = 1;
+        INFO(model.name << " on " << gpu.name << " with " << net);
+        if (!(r.topology.inter.bandwidth < r.topology.intra.bandwidth)) {
+          continue;  // PCIe nodes with NDR: the node boundary is not the slower link
+        }
+        const auto found = detail::search(r);
+        if (found.top.empty()) {
+          continue;
+        }
+        ++proposed;
+        const auto g = r.topology.gpus_per_node;
+        if (!found.tp_across_nodes_needed) {
+          for (const auto& c : found.top) {
+            CHECK(c.par.tp <= g);
+          }
+        } else {
+          ++needed;
+          auto inside = r;
+          inside.constraints.max_tp = g;
+          CHECK(detail::search(inside).top.empty());
+        }
+      }
+    }
+  }
+  CHECK(proposed > 100);
+  CHECK(needed < proposed);  // crossing nodes is the exception
+}
+
+TEST_CASE(
+    "The seed's 175B case: on 512 A100s over HDR InfiniBand the best layout keeps TP <= 8, "
+    "and TP = 8 beats TP = 16 at equal N",
+    "[planner]") {
+  const auto& gpu = gpu_preset_by_name("a100-sxm4-80gb", "gpu");
+  auto req = request(model_preset_named("gpt-3-175b", "model").spec, 512, 1536);
+  req.gpu = {gpu.peak.bf16.value, gpu.memory_bandwidth.value, {}};
+  req.memory_capacity = gpu.memory.value;
+  req.topology = make_topology(gpu, interconnect_preset_by_name("ib-hdr", "interconnect"));
+  const auto found = plan(req);
+  REQUIRE_FALSE(found.top.empty());
+  CHECK(found.top.front().candidate.par.tp <= 8);
+  CHECK(found.top.front().result.memory.fits());
+
+  // The best TP = 16 layout (it crosses two nodes) is slower than the winner, with a lower MFU.
+  const auto t16 = std::find_if(found.per_degrees.begin(), found.per_degrees.end(),
+                                [](const degree_choice& d) { return d.best.par.tp == 16; });
+  REQUIRE(t16 != found.per_degrees.end());
+  CHECK(t16->best.step_time > found.top.front().result.step_time);
+  CHECK(t16->mfu < found.top.front().result.mfu);
+
+  // TP = 8 x DP = 64 on 512 GPUs means p = 1: 175B/8 parameters per GPU need 4 bytes each for
+  // 16-bit weights and gradients alone, 87.6 GB, so only ZeRO-2/3 can fit it.
+  auto tp8dp64 = parse_layout("t=8,p=1,d=64,b=1,sp=on,recompute=full,zero=1", "compare", 512, 1536);
+  CHECK_FALSE(evaluate_step(inputs_for(req, tp8dp64)).memory.fits());
+  tp8dp64.zero = zero_stage::gradients;
+  CHECK(evaluate_step(inputs_for(req, tp8dp64)).memory.fits());
+
+  // The same 512 GPUs and the same d = 8, the factor of two moved from TP to PP.
+  const auto a = parse_layout("t=16,p=4,recompute=full", "compare", 512, 1536);
+  const auto b = parse_layout("t=8,p=8,recompute=full", "compare", 512, 1536);
+  CHECK(a.dp == 8);
+  CHECK(b.dp == 8);
+  const auto ra = evaluate_step(inputs_for(req, a));
+  const auto rb = evaluate_step(inputs_for(req, b));
+  REQUIRE(ra.memory.fits());
+  REQUIRE(rb.memory.fits());
+  CHECK(rb.step_time < ra.step_time);
+  CHECK(rb.mfu > ra.mfu);
+  const auto diff = compare_layouts(a, ra, b, rb);
+  CHECK(breakdown_parts[diff.largest].key == "tp_comm");  // where the time goes
+  CHECK(diff.delta.tp_comm.value() < 0.0);
+  CHECK(broken_plan_rule(req, a) == std::nullopt);
+}
+
+TEST_CASE("A comparison's part deltas add up to the step-time delta and name what changed",
+          "[planner]") {
+  const auto req = request(small_gpt(), 16, 32);
+  const auto a = parse_layout("t=4,p=2,b=2", "compare", 16, 32);
+  const auto b = parse_layout("t=2,p=4,b=1,v=2,sp=on,recompute=selective", "compare", 16, 32);
+  const auto ra = evaluate_step(inputs_for(req, a));
+  const auto rb = evaluate_step(inputs_for(req, b));
+  const auto d = compare_layouts(a, ra, b, rb);
+  CHECK_THAT(d.delta.total().value(), near(d.step_time.value(), 1e-9));
+  CHECK(d.changes == std::vector<std::string>{"t 4 -> 2", "p 2 -> 4", "b 2 -> 1", "v 1 -> 2",
+                                              "sp off -> on", "recompute none -> selective"});
+  CHECK(compare_layouts(a, ra, a, ra).changes.empty());
+}
+
+TEST_CASE("Layouts are read from key=value text, missing degrees derived from N", "[planner]") {
+  const auto par =
+      parse_layout("t=8, p=4, b=2, v=3, sp=on, recompute=full, zero=1", "compare", 512, 1536);
+  CHECK(par.dp == 16);
+  CHECK(describe_layout(par) == "t=8,p=4,d=16,b=2,v=3,sp=on,recompute=full,zero=1");
+  const auto back = parse_layout(describe_layout(par), "compare", 512, 1536);
+  CHECK(describe_layout(back) == describe_layout(par));
+  CHECK(parse_layout("tp=8,dp=64", "compare", 512, 1536).pp == 1);
+  CHECK(parse_layout("t=8,d=16", "compare", 512, 1536).pp == 4);
+  CHECK(parse_layout("sp", "compare", 8, 8).sequence_parallel);
+  const auto fails = [](const char* text, const char* what) {
+    try {
+      (void)parse_layout(text, "compare", 512, 1536);
+      FAIL("accepted " << text);
+    } catch (const invalid_spec& e) {
+      CHECK(e.field() == "compare");
+      CHECK_THAT(e.detail(), Catch::Matchers::Contains(what));
+    }
+  };
+  fails("t=8,q=2", "'q' is not a layout key");
+  fails("t=eight", "t = 'eight' is not a whole number");
+  fails("t=0", "t = 0 is out of range");
+  fails("t=3", "t*p = 3 does not divide N = 512");
+  fails("t=8,p=4,d=8", "t*p*d = 256 is not N = 512");
+  fails("t=8,recompute=some", "recompute = 'some'");
+  fails("t=8,sp=maybe", "sp = 'maybe'");
+  fails("t=8,zero=4", "zero = '4'");
+}
+
+TEST_CASE("No layout at all: the message names the rules and what would work", "[planner]") {
+  // 7 GPUs for a 32-head, 32-layer model and G = 64: t = 7 and p = 7 divide nothing, and d = 7
+  // does not divide 64.
+  auto r = request(model_preset_named("llama-3-8b", "model").spec, 7, 64, 8);
+  r.memory_capacity = 80.0 * units::GiB;
+  const auto found = plan(r);
+  CHECK(found.top.empty());
+  CHECK(found.counts.pairs_searched == 0);
+  const auto help = nearest_workable(r);
+  REQUIRE(help.more_gpus);
+  CHECK(help.more_gpus->gpus == 8);
+  REQUIRE(help.fewer_gpus);
+  CHECK(help.fewer_gpus->gpus <= 4);
+  const auto message = no_layout_message(r, found.counts, help);
+  CHECK_THAT(message, Catch::Matchers::StartsWith("no layout of 7 GPUs"));
+  CHECK_THAT(message, Catch::Matchers::Contains("t does not divide the attention heads"));
+  CHECK_THAT(message, Catch::Matchers::Contains("--gpus 8"));
+  CHECK(message.find('\n') == std::string::npos);
+
+  // Invalid requests are errors naming the field.
+  const auto rejects = [](plan_request bad, const char* field) {
+    try {
+      (void)plan(bad);
+      FAIL("accepted");
+    } catch (const invalid_spec& e) {
+      CHECK(e.field() == field);
+    }
+  };
+  auto bad = r;
+  bad.gpus = 0;
+  rejects(bad, "gpus");
+  bad = r;
+  bad.global_batch = 0;
+  rejects(bad, "global_batch");
+  bad = r;
+  bad.top = 0;
+  rejects(bad, "top");
+  bad = r;
+  bad.gpus = 64;
+  bad.topology.inter = {};
+  rejects(bad, "inter-bandwidth");
+}
