@@ -312,7 +312,14 @@ std::string to_flag_text(const std::string& source, const config_key& key, const
           (void)interconnect_preset_by_name(name, field);
         }
       } catch (const invalid_spec& e) {
-        throw config_error(e.field(), e.detail());
+        std::string hint;
+        if (key.kind == value_kind::gpu_preset && find_interconnect_preset(name) != nullptr) {
+          hint = "; did you mean /hardware/interconnect?";
+        } else if (key.kind == value_kind::interconnect_preset &&
+                   find_gpu_preset(name) != nullptr) {
+          hint = "; did you mean /hardware/gpu?";
+        }
+        throw config_error(e.field(), e.detail() + hint);
       }
       return name;
     }

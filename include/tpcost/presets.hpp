@@ -594,6 +594,11 @@ inline const gpu_preset& gpu_preset_by_name(std::string_view name, std::string_v
   if (const auto* preset = find_gpu_preset(name)) {
     return *preset;
   }
+  if (const auto* other = find_interconnect_preset(name)) {
+    throw invalid_spec(std::string(field), "'" + std::string(name) +
+                                               "' is an interconnect preset (" +
+                                               std::string(other->name) + "), not a GPU preset");
+  }
   throw invalid_spec(std::string(field),
                      "'" + std::string(name) + "' is not a GPU preset; " +
                          detail::suggestion(name, std::span<const gpu_preset>(gpu_presets)));
@@ -604,6 +609,11 @@ inline const interconnect_preset& interconnect_preset_by_name(std::string_view n
                                                               std::string_view field) {
   if (const auto* preset = find_interconnect_preset(name)) {
     return *preset;
+  }
+  if (const auto* other = find_gpu_preset(name)) {
+    throw invalid_spec(std::string(field), "'" + std::string(name) + "' is a GPU preset (" +
+                                               std::string(other->name) +
+                                               "), not an interconnect preset");
   }
   throw invalid_spec(
       std::string(field),

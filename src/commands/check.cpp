@@ -81,7 +81,7 @@ file_check check_one(const config_document& doc, const check_options& opts) {
         metrics_at(sweep_tp(in.layer, in.device, degrees, target), in.topology.gpus_per_node),
         rules);
   } else {
-    report.model = "collective " + std::string(to_string(in.options.collective));
+    report.model = "refined model, collective " + std::string(to_string(in.options.collective));
     report.outcomes = evaluate_rules(
         metrics_at(sweep_tp(in.layer, in.device, in.topology, in.options, degrees, target)), rules);
   }
