@@ -31,15 +31,17 @@ void run_sweep(const sweep_options& opts) {
   const auto degrees = parse_degree_list(opts.tp, "--tp");
   const auto target = to_efficiency_target(opts.layer);
   // Plots are written before the table: if gnuplot fails, stdout stays empty.
-  const auto show = [&](const auto& result) {
+  const auto show = [&](const auto& result, const chart::figure& figure) {
     const auto text = render_sweep(result, format, opts.display.quiet, in.origin);
-    const auto charts = show_figure(opts.display, opts.output, sweep_figure(result));
+    const auto charts = show_figure(opts.display, opts.output, figure);
     emit(opts.output, charts.empty() ? text : text + "\n" + charts);
   };
   if (in.seed_model()) {
-    show(sweep_tp(in.layer, in.device, degrees, target));
+    const auto result = sweep_tp(in.layer, in.device, degrees, target);
+    show(result, sweep_figure(result, in.topology.gpus_per_node));
   } else {
-    show(sweep_tp(in.layer, in.device, in.topology, in.options, degrees, target));
+    const auto result = sweep_tp(in.layer, in.device, in.topology, in.options, degrees, target);
+    show(result, sweep_figure(result));
   }
 }
 
@@ -64,7 +66,7 @@ void add_sweep_command(CLI::App& app) {
   tpcost sweep --tp 1..64 --collective auto --intra-bandwidth 450GB/s --intra-latency 3us \
                --inter-bandwidth 50GB/s --inter-latency 10us --dtype bf16 --flops 989.4T
   tpcost sweep --gpu h100-sxm --interconnect ndr --tp 1..64   # bf16 at the H100's peak, NVLink 4, NDR
-  tpcost sweep --gpu gb200-nvl72 --interconnect xdr --tp 1..128  # 72 GPUs in one NVLink domain
+  tpcost sweep --gpu gb200-nvl72 --interconnect xdr --tp 8,16,36,72,144  # one NVLink domain of 72
   tpcost sweep --gpu h100-sxm --interconnect-file my-cluster.json --tp 1..16
   tpcost sweep --dtype bf16 --sp --overlap 0.5 --recompute full --tp 1..8
   tpcost sweep --tp 1..64 --chart                # the table, then E over TP and time bars
