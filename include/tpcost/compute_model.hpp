@@ -74,21 +74,20 @@ struct layer_compute {
 
 /// Kernel times of one layer on one of `tp` GPUs for a micro-batch of `micro_batch` sequences
 /// of `model.seq` tokens; 16-bit activations and weights. Call validate(model, par) first.
-constexpr layer_compute layer_compute_time(const transformer_spec& model,
-                                           std::int64_t micro_batch, std::int64_t tp,
-                                           const compute_device& gpu) {
+constexpr layer_compute layer_compute_time(const transformer_spec& model, std::int64_t micro_batch,
+                                           std::int64_t tp, const compute_device& gpu) {
   const double t = static_cast<double>(tp);
   const double s = static_cast<double>(model.seq);
   const double h = static_cast<double>(model.hidden);
-  const double tokens = static_cast<double>(micro_batch) * s;           // T = b·s
+  const double tokens = static_cast<double>(micro_batch) * s;  // T = b·s
   const double qkv_width = (h + 2.0 * static_cast<double>(kv_dim(model))) / t;
   const double ffn = static_cast<double>(ffn_of(model));
   const double up_width = ffn * static_cast<double>(mlp_matrices(model) - 1) / t;  // FC1 (+gate)
   const double head = static_cast<double>(head_dim(model));
   const double heads_here = static_cast<double>(micro_batch * model.heads) / t;  // b·a/t
-  const double x = tokens * h;                      // elements of a full-width activation
-  const double scores = heads_here * s * s;         // attention-score elements on this GPU
-  constexpr double e = 2.0;                         // bytes per 16-bit element
+  const double x = tokens * h;               // elements of a full-width activation
+  const double scores = heads_here * s * s;  // attention-score elements on this GPU
+  constexpr double e = 2.0;                  // bytes per 16-bit element
 
   // Forward matmuls (M, N, K, batch), as Megatron's column/row-parallel layers split them.
   struct mm {
@@ -109,20 +108,22 @@ constexpr layer_compute layer_compute_time(const transformer_spec& model,
   seconds bwd{};
   for (const auto& g : projections) {
     proj_fwd += matmul_time(g.m, g.n, g.k, g.batch, e, gpu);
-    bwd += matmul_time(g.m, g.k, g.n, g.batch, e, gpu) + matmul_time(g.k, g.n, g.m, g.batch, e, gpu);
+    bwd +=
+        matmul_time(g.m, g.k, g.n, g.batch, e, gpu) + matmul_time(g.k, g.n, g.m, g.batch, e, gpu);
   }
   for (const auto& g : attention) {
     attn_fwd += matmul_time(g.m, g.n, g.k, g.batch, e, gpu);
-    bwd += matmul_time(g.m, g.k, g.n, g.batch, e, gpu) + matmul_time(g.k, g.n, g.m, g.batch, e, gpu);
+    bwd +=
+        matmul_time(g.m, g.k, g.n, g.batch, e, gpu) + matmul_time(g.k, g.n, g.m, g.batch, e, gpu);
   }
 
   // Element-wise kernels, bytes read + written (Megatron-LM fused kernels, 16-bit):
   // forward: 2 norms 8X, 2 bias-dropout-add 14X (replicated over TP), QKV bias 4·T·qkv,
   // context permute 4X/t, bias + activation 4·T·(MLP width)/t; softmax 4A + dropout 5A.
   const double act_width = ffn / t * (model.gated_mlp ? 1.5 : 1.0);
-  const bytes fwd_other = (2 * 4 * x + 2 * 7 * x + 4 * tokens * qkv_width + 4 * x / t +
-                           4 * tokens * act_width) *
-                          units::B;
+  const bytes fwd_other =
+      (2 * 4 * x + 2 * 7 * x + 4 * tokens * qkv_width + 4 * x / t + 4 * tokens * act_width) *
+      units::B;
   const bytes fwd_attention = (4 + 5) * scores * units::B;
   // backward: dropout/bias-grad/residual 26X, norm backward 20X, activation backward + bias grad
   // 8·T·width/t, permute + QKV bias grad 4X/t + 2·T·qkv; softmax 6A + dropout 5A.
@@ -130,9 +131,8 @@ constexpr layer_compute layer_compute_time(const transformer_spec& model,
                                  2 * tokens * qkv_width + (6 + 5) * scores) *
                                 units::B;
   // fp16 gradient accumulation into the main-grad buffer: read 2 + read 2 + write 2 B/param.
-  const double layer_params_here = static_cast<double>(attention_params_per_layer(model) +
-                                                       mlp_params_per_layer(model)) /
-                                   t;
+  const double layer_params_here =
+      static_cast<double>(attention_params_per_layer(model) + mlp_params_per_layer(model)) / t;
   return layer_compute{
       .attention_core_forward = attn_fwd + memory_bound_time(fwd_attention, gpu),
       .other_forward = proj_fwd + memory_bound_time(fwd_other, gpu),
