@@ -1,5 +1,6 @@
 #include "config_overlay.hpp"
 
+#include <filesystem>
 #include <iostream>
 
 namespace tpcost::cli {
@@ -102,6 +103,10 @@ nlohmann::json config_overlay::merged(const config_document* doc) const {
         break;
       case value_kind::boolean:
         out[pointer] = text == "true";
+        break;
+      case value_kind::profile_path:
+        // Absolute, so that the printed config reads the same profile wherever it is saved.
+        out[pointer] = std::filesystem::absolute(text).lexically_normal().string();
         break;
       case value_kind::degrees:
         // A single degree is an integer in the file format; a list stays a string.

@@ -87,7 +87,7 @@ std::string profile_text(const hardware_origin& h) {
       p.nodes ? fmt::format(" on {} node{}", *p.nodes, *p.nodes == 1 ? "" : "s") : std::string());
 }
 
-/// The line under a sweep's title: the presets, the profile, and the flags given over them.
+/// The line under a sweep's title: the presets, the profile, and the flags given explicitly.
 std::string hardware_line(const hardware_origin& h) {
   std::string out;
   if (h.gpu != nullptr) {
@@ -105,7 +105,7 @@ std::string hardware_line(const hardware_origin& h) {
   }
   const auto given = given_flags(h);
   if (!given.empty()) {
-    out += fmt::format("; given over them: {}", given);
+    out += fmt::format("; given explicitly: {}", given);
   }
   if (h.gpu != nullptr || h.interconnect != nullptr) {
     out += "; sources: 'tpcost hardware show NAME'";

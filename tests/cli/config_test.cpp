@@ -4,6 +4,7 @@
 #include "config.hpp"
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <string>
 
 #include "cli_options.hpp"
@@ -113,6 +114,13 @@ TEST_CASE("A relative interconnect_file is read beside the config", "[config]") 
             ->text == absolute);
   CHECK(load_error(R"({"hardware": {"interconnect_file": "dgx-h100-nvlink.json"}})", "-") ==
         "-: /hardware/interconnect_file: dgx-h100-nvlink.json: cannot open the file");
+  // --print-config prints it absolute, so the printed config works wherever it is saved.
+  flag_app f;
+  f.app.parse(std::vector<std::string>{});
+  config_overlay overlay(f.app);
+  overlay.apply(doc);
+  CHECK(overlay.merged(&doc)["hardware"]["interconnect_file"] ==
+        std::filesystem::absolute(profiles + "/dgx-h100-nvlink.json").lexically_normal().string());
   CHECK(load_error(R"({"hardware": {"interconnect_file": "nothing.json"}})",
                    profiles + "/run.json") ==
         profiles + "/run.json: /hardware/interconnect_file: " + profiles +
