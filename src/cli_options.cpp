@@ -151,9 +151,6 @@ double parse_unit_fraction(const std::string& text, const char* flag) {
   }
   return f;
 }
-}  // namespace
-
-namespace {
 
 /// The seed demo's B and P: the defaults without a preset.
 constexpr bytes_per_second seed_bandwidth = 600 * units::GB / units::s;

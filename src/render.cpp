@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "tpcost/error.hpp"
 #include "tpcost/io/format.hpp"
@@ -59,9 +60,9 @@ std::string duration(seconds v) { return v.value() == 0.0 ? "0" : io::to_string(
 
 // ---- Where the hardware numbers came from --------------------------------------------------
 
-/// The flags given over the presets and the profile, e.g. "--flops, --inter-latency".
-std::string given_flags(const hardware_origin& h) {
-  const std::pair<bool, const char*> flags[] = {
+/// The flags given explicitly (on the command line or in a config), in a fixed order.
+std::vector<std::string_view> given_flags(const hardware_origin& h) {
+  const std::pair<bool, std::string_view> flags[] = {
       {h.flops_given, "--flops"},
       {h.bandwidth_given, "--bandwidth"},
       {h.gpus_per_node_given, "--gpus-per-node"},
@@ -70,10 +71,10 @@ std::string given_flags(const hardware_origin& h) {
       {h.inter_bandwidth_given, "--inter-bandwidth"},
       {h.inter_latency_given, "--inter-latency"},
   };
-  std::string out;
+  std::vector<std::string_view> out;
   for (const auto& [given, flag] : flags) {
     if (given) {
-      out += fmt::format("{}{}", out.empty() ? "" : ", ", flag);
+      out.push_back(flag);
     }
   }
   return out;
@@ -105,7 +106,7 @@ std::string hardware_line(const hardware_origin& h) {
   }
   const auto given = given_flags(h);
   if (!given.empty()) {
-    out += fmt::format("; given explicitly: {}", given);
+    out += fmt::format("; given explicitly: {}", fmt::join(given, ", "));
   }
   if (h.gpu != nullptr || h.interconnect != nullptr) {
     out += "; sources: 'tpcost hardware show NAME'";
@@ -257,11 +258,8 @@ std::string hardware_section(const hardware_origin& h, const device_spec& device
 /// The presets and profile as JSON, under inputs.hardware (only when one was used).
 nlohmann::json hardware_json(const hardware_origin& h) {
   nlohmann::json given = nlohmann::json::array();
-  const auto flags = given_flags(h);
-  for (std::size_t at = 0; at < flags.size();) {
-    const auto comma = flags.find(", ", at);
-    given.push_back(flags.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
-    at = comma == std::string::npos ? flags.size() : comma + 2;
+  for (const auto flag : given_flags(h)) {
+    given.push_back(flag);
   }
   return {
       {"gpu", h.gpu != nullptr ? nlohmann::json(h.gpu->name) : nlohmann::json(nullptr)},
