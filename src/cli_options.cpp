@@ -6,9 +6,60 @@
 #include <fstream>
 #include <iostream>
 
+#include "tpcost/io/profile_json.hpp"
 #include "tpcost/parse.hpp"
+#include "tpcost/presets.hpp"
 
 namespace tpcost::cli {
+
+namespace {
+
+/// "{A100-SXM4-80GB,...}": the presets' names, for --help and the shell completions.
+template <class Presets>
+std::string preset_choices(const Presets& presets) {
+  std::string out;
+  for (const auto& p : presets) {
+    out += out.empty() ? "{" : ",";
+    out += std::string(p.name);
+  }
+  return out + "}";
+}
+
+void add_preset_flags(CLI::App& cmd, refined_flags& flags) {
+  auto* hw = cmd.add_option_group(
+      "Hardware presets ('tpcost hardware list'; explicit flags override any value they give)");
+  hw->add_option("--gpu", flags.gpu,
+                 "GPU preset: P (its dense peak for --dtype, which defaults to bf16), the "
+                 "intra-node link and GPUs per node; selects --collective auto")
+      ->type_name(preset_choices(gpu_presets));
+  hw->add_option("--interconnect", flags.interconnect,
+                 "inter-node link preset (per GPU); selects --collective auto")
+      ->type_name(preset_choices(interconnect_presets));
+  hw->add_option("--interconnect-file", flags.interconnect_file,
+                 "a profile from 'tpcost calibrate --out': its fitted alpha and beta replace the "
+                 "inter-node link if it was measured across nodes, else the intra-node link")
+      ->type_name("FILE");
+}
+
+void add_topology_flags(CLI::App& cmd, refined_flags& flags, const std::string& title) {
+  auto* topo = cmd.add_option_group(title);
+  topo->add_option("--gpus-per-node", flags.gpus_per_node,
+                   "GPUs per node (default: the --gpu preset's, else 8)");
+  topo->add_option("--intra-bandwidth", flags.intra_bandwidth,
+                   "intra-node link, per GPU and direction, e.g. 450GB/s (default: --bandwidth, "
+                   "else the profile's or the --gpu preset's)");
+  topo->add_option("--intra-latency", flags.intra_latency,
+                   "intra-node latency per step, e.g. 3us (default: the profile's or the --gpu "
+                   "preset's, else 0)");
+  topo->add_option("--inter-bandwidth", flags.inter_bandwidth,
+                   "inter-node link per GPU and direction, e.g. 50GB/s (400Gb/s NIC); needed when "
+                   "a group spans nodes (default: the profile's or the --interconnect preset's)");
+  topo->add_option("--inter-latency", flags.inter_latency,
+                   "inter-node latency per step, e.g. 10us (default: the profile's or the "
+                   "--interconnect preset's, else 0)");
+}
+
+}  // namespace
 
 void add_layer_flags(CLI::App& cmd, layer_flags& flags) {
   auto* group = cmd.add_option_group("Layer and hardware (the seed's symbols)");
@@ -16,19 +67,16 @@ void add_layer_flags(CLI::App& cmd, layer_flags& flags) {
       ->capture_default_str();
   group->add_option("-s,--seq", flags.seq, "s: sequence length, tokens")->capture_default_str();
   group->add_option("--hidden", flags.hidden, "h: hidden size")->capture_default_str();
-  group
-      ->add_option("--dtype", flags.dtype,
-                   "d: element type (on the wire too, unless --comm-dtype): fp32, tf32, bf16, "
-                   "fp16, fp8, fp64, "
-                   "or bytes 1..16")
-      ->capture_default_str();
-  group
-      ->add_option("--flops", flags.flops, "P: per-GPU compute rate, e.g. 1PFLOP/s, 989.4T, 312e12")
-      ->capture_default_str();
-  group
-      ->add_option("--bandwidth", flags.bandwidth,
-                   "B: per-GPU bandwidth applied to the full message, e.g. 600GB/s, 600e9, 400Gb/s")
-      ->capture_default_str();
+  group->add_option("--dtype", flags.dtype,
+                    "d: element type (on the wire too, unless --comm-dtype): fp32, tf32, bf16, "
+                    "fp16, fp8, fp64, or bytes 1..16 (default: bf16 with --gpu, else fp32)");
+  group->add_option("--flops", flags.flops,
+                    "P: per-GPU compute rate, e.g. 1PFLOP/s, 989.4T, 312e12 (default: the --gpu "
+                    "preset's dense peak for --dtype, else 1PFLOP/s)");
+  group->add_option("--bandwidth", flags.bandwidth,
+                    "B: per-GPU bandwidth applied to the full message, e.g. 600GB/s, 600e9, "
+                    "400Gb/s; the intra-node link of --collective ring|tree|hierarchical|auto "
+                    "(default: the profile's or the --gpu preset's intra-node link, else 600GB/s)");
   group
       ->add_option("--min-efficiency", flags.min_efficiency,
                    "efficiency target for the 'largest TP' summary, in (0,1)")
@@ -36,19 +84,18 @@ void add_layer_flags(CLI::App& cmd, layer_flags& flags) {
 }
 
 void add_refined_flags(CLI::App& cmd, refined_flags& flags) {
+  add_preset_flags(cmd, flags);
   auto* model = cmd.add_option_group(
-      "Refined model (default: the seed's; docs/formulas.md has every formula)");
-  model
-      ->add_option("--collective", flags.collective,
-                   "seed (M/B per all-reduce) | ring | tree | hierarchical | auto (cheapest per "
-                   "message, as NCCL's tuner)")
-      ->capture_default_str();
-  flags.bandwidth_kind_option =
-      model
-          ->add_option("--bandwidth-kind", flags.bandwidth_kind,
-                       "with --collective seed, what --bandwidth is: algbw (the seed: an "
-                       "all-reduce takes M/B) | busbw (nccl-tests bus bandwidth: 2(t-1)/t*M/B)")
-          ->capture_default_str();
+      "Refined model (default: the seed's, or auto with a preset; docs/formulas.md has every "
+      "formula)");
+  model->add_option("--collective", flags.collective,
+                    "seed (M/B per all-reduce) | ring | tree | hierarchical | auto (cheapest per "
+                    "message, as NCCL's tuner); default: auto with --gpu, --interconnect or "
+                    "--interconnect-file, else seed");
+  model->add_option("--bandwidth-kind", flags.bandwidth_kind,
+                    "with --collective seed, what --bandwidth is: algbw (the default and the "
+                    "seed: an all-reduce takes M/B) | busbw (nccl-tests bus bandwidth: "
+                    "2(t-1)/t*M/B)");
   model->add_flag("--sp", flags.sp,
                   "sequence parallelism: all-gather + reduce-scatter for each all-reduce; "
                   "reports activation memory");
@@ -64,25 +111,14 @@ void add_refined_flags(CLI::App& cmd, refined_flags& flags) {
                     "dtype on the wire, e.g. fp8 with --dtype bf16 (default: --dtype)");
   model->add_option("--heads", flags.heads,
                     "a: attention heads, for activation memory (default: h/128, 64 at h=8192)");
-  auto* topo = cmd.add_option_group(
-      "Topology (with --collective ring|tree|hierarchical|auto; --bandwidth is the intra-node "
-      "link unless --intra-bandwidth is given)");
-  flags.topology_options = {
-      topo->add_option("--gpus-per-node", flags.gpus_per_node, "GPUs per node")
-          ->capture_default_str(),
-      topo->add_option("--intra-bandwidth", flags.intra_bandwidth,
-                       "intra-node link, per GPU and direction, e.g. 450GB/s (default: "
-                       "--bandwidth)"),
-      topo->add_option("--intra-latency", flags.intra_latency,
-                       "intra-node latency per step, e.g. 3us")
-          ->capture_default_str(),
-      topo->add_option("--inter-bandwidth", flags.inter_bandwidth,
-                       "inter-node link per GPU and direction, e.g. 50GB/s (400Gb/s NIC); "
-                       "needed when TP spans nodes"),
-      topo->add_option("--inter-latency", flags.inter_latency,
-                       "inter-node latency per step, e.g. 10us")
-          ->capture_default_str(),
-  };
+  add_topology_flags(cmd, flags,
+                     "Topology (with --collective ring|tree|hierarchical|auto; --bandwidth is the "
+                     "intra-node link unless --intra-bandwidth is given)");
+}
+
+void add_hardware_flags(CLI::App& cmd, refined_flags& flags) {
+  add_preset_flags(cmd, flags);
+  add_topology_flags(cmd, flags, "Topology");
 }
 
 void add_output_flags(CLI::App& cmd, output_flags& flags, const std::string& formats) {
@@ -92,22 +128,6 @@ void add_output_flags(CLI::App& cmd, output_flags& flags, const std::string& for
       ->type_name(choices)
       ->capture_default_str();
   cmd.add_option("-o,--output", flags.output, "write to FILE instead of stdout")->type_name("FILE");
-}
-
-layer_spec to_layer_spec(const layer_flags& flags) {
-  return layer_spec{
-      .batch = parse_count(flags.batch, "--batch"),
-      .seq = parse_count(flags.seq, "--seq"),
-      .hidden = parse_count(flags.hidden, "--hidden"),
-      .element = parse_dtype(flags.dtype, "--dtype"),
-  };
-}
-
-device_spec to_device_spec(const layer_flags& flags) {
-  return device_spec{
-      .peak = parse_flop_rate(flags.flops, "--flops"),
-      .bandwidth = parse_bandwidth(flags.bandwidth, "--bandwidth"),
-  };
 }
 
 double to_efficiency_target(const layer_flags& flags) {
@@ -131,12 +151,21 @@ double parse_unit_fraction(const std::string& text, const char* flag) {
   }
   return f;
 }
-}  // namespace
 
-tp_options to_tp_options(const refined_flags& flags) {
+/// The seed demo's B and P: the defaults without a preset.
+constexpr bytes_per_second seed_bandwidth = 600 * units::GB / units::s;
+constexpr flops_per_second seed_peak = 1 * units::PFLOP / units::s;
+
+/// The refined options. The collective defaults to auto when `hardware` (a preset or a
+/// profile) describes a topology; flags the chosen model would ignore are rejected.
+tp_options to_tp_options(const refined_flags& flags, bool hardware) {
   tp_options o;
-  o.collective = parse_collective_choice(flags.collective, "--collective");
-  o.seed_bandwidth = parse_bandwidth_kind(flags.bandwidth_kind, "--bandwidth-kind");
+  o.collective = flags.collective.empty()
+                     ? (hardware ? collective_choice::automatic : collective_choice::seed)
+                     : parse_collective_choice(flags.collective, "--collective");
+  o.seed_bandwidth = flags.bandwidth_kind.empty()
+                         ? bandwidth_kind::algbw
+                         : parse_bandwidth_kind(flags.bandwidth_kind, "--bandwidth-kind");
   o.sequence_parallel = flags.sp;
   o.recompute = parse_recompute_mode(flags.recompute, "--recompute");
   o.overlap = parse_unit_fraction(flags.overlap, "--overlap");
@@ -147,14 +176,20 @@ tp_options to_tp_options(const refined_flags& flags) {
     o.heads = parse_count(flags.heads, "--heads");
   }
   if (o.collective == collective_choice::seed) {
-    for (const auto* option : flags.topology_options) {
-      if (option != nullptr && option->count() > 0) {
-        throw invalid_spec(option->get_name(),
+    const std::pair<const std::string*, const char*> topology[] = {
+        {&flags.gpus_per_node, "--gpus-per-node"}, {&flags.intra_bandwidth, "--intra-bandwidth"},
+        {&flags.intra_latency, "--intra-latency"}, {&flags.inter_bandwidth, "--inter-bandwidth"},
+        {&flags.inter_latency, "--inter-latency"},
+    };
+    for (const auto& [text, flag] : topology) {
+      if (!text->empty() &&
+          !(flags.rules_read_gpus_per_node && std::string_view(flag) == "--gpus-per-node")) {
+        throw invalid_spec(flag,
                            "the seed's model has one bandwidth (--bandwidth) and no topology; "
                            "add --collective ring|tree|hierarchical|auto");
       }
     }
-  } else if (flags.bandwidth_kind_option != nullptr && flags.bandwidth_kind_option->count() > 0) {
+  } else if (!flags.bandwidth_kind.empty()) {
     throw invalid_spec("--bandwidth-kind",
                        "applies to --collective seed only; ring, tree and hierarchical take link "
                        "bandwidths per direction, which nccl-tests' busbw approaches");
@@ -162,21 +197,102 @@ tp_options to_tp_options(const refined_flags& flags) {
   return o;
 }
 
-cluster_topology to_topology(const refined_flags& flags, const layer_flags& layer) {
-  cluster_topology t;
-  t.gpus_per_node = parse_count(flags.gpus_per_node, "--gpus-per-node");
-  t.intra.bandwidth = flags.intra_bandwidth.empty()
-                          ? parse_bandwidth(layer.bandwidth, "--bandwidth")
-                          : parse_bandwidth(flags.intra_bandwidth, "--intra-bandwidth");
-  t.intra.latency = parse_duration(flags.intra_latency, "--intra-latency");
-  if (!flags.inter_bandwidth.empty()) {
+}  // namespace
+
+cluster_topology to_topology(const refined_flags& flags, const std::string& bandwidth,
+                             hardware_origin& origin) {
+  // 1. The presets, else the seed's defaults: 8 GPUs per node, 600 GB/s inside, no latency,
+  //    no inter-node link.
+  cluster_topology t{
+      .gpus_per_node = 8, .intra = {.bandwidth = seed_bandwidth, .latency = {}}, .inter = {}};
+  if (!flags.gpu.empty()) {
+    origin.gpu = &gpu_preset_by_name(flags.gpu, "--gpu");
+    t.gpus_per_node = origin.gpu->gpus_per_node.value;
+    t.intra = origin.gpu->intra.link();
+  }
+  if (!flags.interconnect.empty()) {
+    origin.interconnect = &interconnect_preset_by_name(flags.interconnect, "--interconnect");
+    t.inter = origin.interconnect->link.link();
+  }
+  // 2. GPUs per node before the profile: a profile without a node count is placed by it.
+  origin.gpus_per_node_given = !flags.gpus_per_node.empty();
+  if (origin.gpus_per_node_given) {
+    t.gpus_per_node = parse_count(flags.gpus_per_node, "--gpus-per-node");
+  }
+  // 3. The calibrated profile replaces the link it measured.
+  if (!flags.interconnect_file.empty()) {
+    const auto profiles = read_profile_file(flags.interconnect_file, "--interconnect-file");
+    origin.profile = primary_profile(profiles, "--interconnect-file");
+    origin.profile_file = flags.interconnect_file;
+    origin.profile_link = scope_of(*origin.profile, t.gpus_per_node);
+    t = with_profile(t, *origin.profile);
+  }
+  // 4. Explicit flags win; --intra-bandwidth over --bandwidth.
+  origin.bandwidth_given = !bandwidth.empty();
+  origin.intra_bandwidth_given = !flags.intra_bandwidth.empty();
+  if (origin.intra_bandwidth_given) {
+    t.intra.bandwidth = parse_bandwidth(flags.intra_bandwidth, "--intra-bandwidth");
+  } else if (origin.bandwidth_given) {
+    t.intra.bandwidth = parse_bandwidth(bandwidth, "--bandwidth");
+  }
+  origin.intra_latency_given = !flags.intra_latency.empty();
+  if (origin.intra_latency_given) {
+    t.intra.latency = parse_duration(flags.intra_latency, "--intra-latency");
+  }
+  origin.inter_bandwidth_given = !flags.inter_bandwidth.empty();
+  if (origin.inter_bandwidth_given) {
     t.inter.bandwidth = parse_bandwidth(flags.inter_bandwidth, "--inter-bandwidth");
     if (t.inter.bandwidth.value() <= 0.0) {
       throw invalid_spec("--inter-bandwidth", "must be a positive finite number of bytes/s");
     }
   }
-  t.inter.latency = parse_duration(flags.inter_latency, "--inter-latency");
+  origin.inter_latency_given = !flags.inter_latency.empty();
+  if (origin.inter_latency_given) {
+    t.inter.latency = parse_duration(flags.inter_latency, "--inter-latency");
+  }
   return t;
+}
+
+layer_inputs to_layer_inputs(const layer_flags& layer, const refined_flags& refined) {
+  layer_inputs in;
+  auto& origin = in.origin;
+  in.topology = to_topology(refined, layer.bandwidth, origin);
+  const std::string dtype_text = !layer.dtype.empty()    ? layer.dtype
+                                 : origin.gpu != nullptr ? std::string("bf16")
+                                                         : std::string("fp32");
+  in.layer = layer_spec{
+      .batch = parse_count(layer.batch, "--batch"),
+      .seq = parse_count(layer.seq, "--seq"),
+      .hidden = parse_count(layer.hidden, "--hidden"),
+      .element = parse_dtype(dtype_text, "--dtype"),
+  };
+  origin.flops_given = !layer.flops.empty();
+  if (origin.flops_given) {
+    in.device.peak = parse_flop_rate(layer.flops, "--flops");
+  } else if (origin.gpu != nullptr) {
+    try {
+      origin.peak = &dense_peak(*origin.gpu, in.layer.element);
+    } catch (const invalid_spec& e) {
+      throw invalid_spec("--dtype", e.detail());
+    }
+    origin.peak_rate = std::string(*peak_rate_name(in.layer.element));
+    in.device.peak = origin.peak->value;
+  } else {
+    in.device.peak = seed_peak;
+  }
+  // B: --bandwidth, else the intra-node link of the profile or the GPU preset, else the seed's
+  // 600 GB/s. Not --intra-bandwidth: that flag sets the alpha-beta model's link only.
+  if (origin.bandwidth_given) {
+    in.device.bandwidth = parse_bandwidth(layer.bandwidth, "--bandwidth");
+  } else if (origin.profile && origin.profile_link == profile_scope::intra_node) {
+    in.device.bandwidth = origin.profile->link.bandwidth;
+  } else if (origin.gpu != nullptr) {
+    in.device.bandwidth = origin.gpu->intra.bandwidth.value;
+  } else {
+    in.device.bandwidth = seed_bandwidth;
+  }
+  in.options = to_tp_options(refined, origin.any());
+  return in;
 }
 
 void emit(const output_flags& flags, const std::string& text) {

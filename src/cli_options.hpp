@@ -8,41 +8,60 @@
 
 #include <CLI/CLI.hpp>
 
+#include "hardware_origin.hpp"
 #include "render.hpp"
 #include "tpcost/tensor_parallel.hpp"
 #include "tpcost/tp_layer_options.hpp"
 
 namespace tpcost::cli {
 
-/// The seed's inputs: b, s, h, d, P, B. Defaults are the seed demo's.
+/// The seed's inputs: b, s, h, d, P, B. Defaults are the seed demo's; empty text means "not
+/// given", so that a preset (--gpu) can fill it.
 struct layer_flags {
   std::string batch = "2";
   std::string seq = "2048";
   std::string hidden = "8192";
-  std::string dtype = "fp32";
-  std::string flops = "1PFLOP/s";
-  std::string bandwidth = "600GB/s";
+  std::string dtype;      ///< empty: bf16 with --gpu, else fp32 (the seed's demo)
+  std::string flops;      ///< empty: the --gpu preset's dense peak for --dtype, else 1PFLOP/s
+  std::string bandwidth;  ///< empty: the intra-node link (profile, preset), else 600GB/s
   std::string min_efficiency = "0.7";
 };
 
-/// The refined model's flags (tp_layer_options.hpp, topology.hpp). Empty text means "not
-/// given"; the pointers tell which flags the user typed, to reject combinations that would be
-/// silently ignored.
+/// The refined model's flags (tp_layer_options.hpp, topology.hpp) and the hardware presets
+/// (presets.hpp) and calibrated profile (calibration.hpp) that fill their defaults. Empty
+/// text means "not given": a preset or the seed's default applies.
 struct refined_flags {
-  std::string collective = "seed";
-  std::string bandwidth_kind = "algbw";
+  std::string gpu;                ///< --gpu NAME: P, the intra-node link, GPUs per node
+  std::string interconnect;       ///< --interconnect NAME: the inter-node link
+  std::string interconnect_file;  ///< --interconnect-file FILE: a calibrated link
+  std::string collective;         ///< empty: auto with a preset or profile, else seed
+  std::string bandwidth_kind;     ///< empty: algbw
   bool sp = false;
   std::string recompute = "none";
   std::string overlap = "0";
-  std::string comm_dtype;  ///< empty: --dtype
-  std::string heads;       ///< empty: h/128
-  std::string gpus_per_node = "8";
-  std::string intra_bandwidth;  ///< empty: --bandwidth
-  std::string intra_latency = "0";
-  std::string inter_bandwidth;  ///< empty: no inter-node link
-  std::string inter_latency = "0";
-  CLI::Option* bandwidth_kind_option = nullptr;
-  std::vector<CLI::Option*> topology_options;
+  std::string comm_dtype;       ///< empty: --dtype
+  std::string heads;            ///< empty: h/128
+  std::string gpus_per_node;    ///< empty: the GPU preset's, else 8
+  std::string intra_bandwidth;  ///< empty: --bandwidth, else the profile's or the preset's
+  std::string intra_latency;    ///< empty: the profile's or the preset's, else 0
+  std::string inter_bandwidth;  ///< empty: the profile's or the preset's, else no link
+  std::string inter_latency;    ///< empty: the profile's or the preset's, else 0
+  /// `check`: the tp_within_node rule reads --gpus-per-node under the seed's model too, so it
+  /// is not a flag that model would ignore.
+  bool rules_read_gpus_per_node = false;
+};
+
+/// Everything the per-layer models read, resolved from the flags: presets first, then the
+/// calibrated profile, then explicit flags (or config values), which always win.
+struct layer_inputs {
+  layer_spec layer;
+  device_spec device;
+  tp_options options;
+  cluster_topology topology;
+  hardware_origin origin;
+
+  /// The seed's model exactly: the seed's sweep and renderers apply (sweep.hpp).
+  [[nodiscard]] bool seed_model() const { return is_seed_model(layer, options); }
 };
 
 struct output_flags {
@@ -51,19 +70,26 @@ struct output_flags {
 };
 
 void add_layer_flags(CLI::App& cmd, layer_flags& flags);
+/// --gpu, --interconnect, --interconnect-file and the refined model's flags (sweep, explain).
 void add_refined_flags(CLI::App& cmd, refined_flags& flags);
+/// --gpu, --interconnect, --interconnect-file and the topology flags alone (collective).
+void add_hardware_flags(CLI::App& cmd, refined_flags& flags);
 void add_output_flags(CLI::App& cmd, output_flags& flags, const std::string& formats);
 
-layer_spec to_layer_spec(const layer_flags& flags);
-device_spec to_device_spec(const layer_flags& flags);
 /// --min-efficiency, a fraction strictly between 0 and 1.
 double to_efficiency_target(const layer_flags& flags);
 
-/// The refined options; throws `invalid_spec` for a bad value or a flag that the chosen
-/// collective would ignore (topology flags with --collective seed, --bandwidth-kind without it).
-tp_options to_tp_options(const refined_flags& flags);
-/// The topology: --intra-bandwidth (or --bandwidth), latencies, --inter-bandwidth (or none).
-cluster_topology to_topology(const refined_flags& flags, const layer_flags& layer);
+/// The inputs of the per-layer models. Throws `invalid_spec` naming the flag for a bad value,
+/// an unknown preset (with a suggestion), a dtype the GPU preset has no rate for, or a flag the
+/// chosen model would ignore (topology flags with --collective seed, --bandwidth-kind without
+/// it). With a preset or a profile the collective defaults to auto: a preset is a real
+/// topology, and the seed's one-bandwidth model would ignore its latencies and node boundary.
+layer_inputs to_layer_inputs(const layer_flags& layer, const refined_flags& refined);
+
+/// The topology alone (collective): presets, then the profile, then the flags; `bandwidth` is
+/// the text of a --bandwidth flag that sets the intra-node link (empty: not given).
+cluster_topology to_topology(const refined_flags& flags, const std::string& bandwidth,
+                             hardware_origin& origin);
 
 /// Writes `text` to --output (or stdout) whole; throws io_error when the file cannot be written.
 void emit(const output_flags& flags, const std::string& text);

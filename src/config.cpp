@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -13,9 +14,12 @@
 #include <nlohmann/json.hpp>
 
 #include "tpcost/degree_list.hpp"
+#include "tpcost/io/profile_json.hpp"
 #include "tpcost/parse.hpp"
+#include "tpcost/presets.hpp"
 #include "tpcost/suggest.hpp"
 #include "tpcost/tensor_parallel.hpp"
+#include "tpcost/topology.hpp"
 
 namespace tpcost::cli {
 
@@ -25,25 +29,76 @@ using json = nlohmann::json;
 
 // The config format. Sections group keys by what they describe; a key's flag has the same
 // meaning as on the command line. Keys without a flag are read by one command (checks).
-constexpr std::array<config_key, 15> keys{{
-    {"/$schema", "", value_kind::text, "the JSON Schema this file follows (ignored by tpcost)"},
-    {"/name", "", value_kind::text, "a name for reports, e.g. \"GPT-3 175B on DGX A100\""},
-    {"/description", "", value_kind::text, "free text (ignored by tpcost)"},
-    {"/model/hidden", "--hidden", value_kind::count, "h: hidden size"},
-    {"/model/seq", "--seq", value_kind::count, "s: sequence length, tokens"},
-    {"/batch/micro_batch", "--batch", value_kind::count, "b: micro-batch size, sequences"},
-    {"/hardware/dtype", "--dtype", value_kind::dtype, "d: element type on the wire"},
-    {"/hardware/flops", "--flops", value_kind::flop_rate, "P: per-GPU compute rate"},
-    {"/hardware/bandwidth", "--bandwidth", value_kind::bandwidth, "B: per-GPU bandwidth"},
-    {"/parallel/tp", "--tp", value_kind::degrees, "t: TP degree (a list for sweep)"},
+constexpr std::array<config_key, 30> keys{{
+    {"/$schema", "", value_kind::text, "the JSON Schema this file follows (ignored by tpcost)", ""},
+    {"/name", "", value_kind::text, "a name for reports, e.g. \"GPT-3 175B on DGX A100\"", ""},
+    {"/description", "", value_kind::text, "free text (ignored by tpcost)", ""},
+    {"/model/hidden", "--hidden", value_kind::count, "h: hidden size", ""},
+    {"/model/seq", "--seq", value_kind::count, "s: sequence length, tokens", ""},
+    {"/model/heads", "--heads", value_kind::count,
+     "a: attention heads, for activation memory (default: h/128)", ""},
+    {"/batch/micro_batch", "--batch", value_kind::count, "b: micro-batch size, sequences", ""},
+    {"/hardware/gpu", "--gpu", value_kind::gpu_preset,
+     "GPU preset (tpcost hardware list): P, the intra-node link, GPUs per node; the other "
+     "hardware keys override it",
+     ""},
+    {"/hardware/interconnect", "--interconnect", value_kind::interconnect_preset,
+     "inter-node link preset (tpcost hardware list)", ""},
+    {"/hardware/interconnect_file", "--interconnect-file", value_kind::profile_path,
+     "interconnect profile written by tpcost calibrate --out, relative to this file's "
+     "directory; replaces the link it measured",
+     ""},
+    {"/hardware/dtype", "--dtype", value_kind::dtype,
+     "d: element type (default: bf16 with a GPU preset, else fp32)", ""},
+    {"/hardware/flops", "--flops", value_kind::flop_rate,
+     "P: per-GPU compute rate (default: the GPU preset's dense peak for dtype)", ""},
+    {"/hardware/bandwidth", "--bandwidth", value_kind::bandwidth,
+     "B: per-GPU bandwidth; the intra-node link of the alpha-beta collectives", ""},
+    {"/hardware/gpus_per_node", "--gpus-per-node", value_kind::node_size,
+     "GPUs per node (default: the GPU preset's, else 8)", ""},
+    {"/hardware/intra_bandwidth", "--intra-bandwidth", value_kind::bandwidth,
+     "intra-node link per GPU and direction", ""},
+    {"/hardware/intra_latency", "--intra-latency", value_kind::duration,
+     "intra-node latency per ring step", ""},
+    {"/hardware/inter_bandwidth", "--inter-bandwidth", value_kind::bandwidth,
+     "inter-node link per GPU and direction", ""},
+    {"/hardware/inter_latency", "--inter-latency", value_kind::duration,
+     "inter-node latency per ring step", ""},
+    {"/parallel/tp", "--tp", value_kind::degrees, "t: TP degree (a list for sweep)", ""},
+    {"/options/collective", "--collective", value_kind::choice,
+     "collective algorithm (default: auto with a preset or profile, else seed)",
+     "seed|ring|tree|hierarchical|auto"},
+    {"/options/bandwidth_kind", "--bandwidth-kind", value_kind::choice,
+     "with collective seed: what bandwidth is (algbw, the seed's, or nccl-tests busbw)",
+     "algbw|busbw"},
+    {"/options/sp", "--sp", value_kind::boolean, "sequence parallelism (Megatron-SP)", ""},
+    {"/options/recompute", "--recompute", value_kind::choice,
+     "activation recomputation: full reruns the forward in the backward", "none|full"},
+    {"/options/overlap", "--overlap", value_kind::fraction,
+     "f: the share of min(T_calc, T_comm) hidden by overlap (0 serial, 1 max)", ""},
+    {"/options/comm_dtype", "--comm-dtype", value_kind::dtype, "dtype on the wire (default: dtype)",
+     ""},
     {"/checks/min_efficiency", "--min-efficiency", value_kind::open_fraction,
-     "rule: E(t) >= this (also the sweep footer's target)"},
-    {"/checks/max_ratio", "", value_kind::positive, "rule: R(t) <= this"},
+     "rule: E(t) >= this (also the sweep footer's target)", ""},
+    {"/checks/max_ratio", "", value_kind::positive, "rule: R(t) <= this", ""},
     {"/checks/tp_within_half_critical", "", value_kind::boolean,
-     "rule: t <= t*/2 (the seed's guidance for E around 70%)"},
-    {"/checks/tp_within_node", "", value_kind::boolean, "rule: t <= GPUs per node"},
-    {"/checks/min_utilisation", "", value_kind::open_fraction, "rule: utilisation mu >= this"},
+     "rule: t <= t*/2 (the seed's guidance for E around 70%)", ""},
+    {"/checks/tp_within_node", "", value_kind::boolean,
+     "rule: t <= GPUs per node (hardware.gpus_per_node, the GPU preset's, or 8)", ""},
+    {"/checks/min_utilisation", "", value_kind::open_fraction, "rule: utilisation mu >= this", ""},
 }};
+
+/// The values of a choice key, e.g. {"seed", "ring", ...}.
+std::vector<std::string> choices_of(const config_key& key) {
+  std::vector<std::string> out;
+  std::string_view rest = key.choices;
+  while (!rest.empty()) {
+    const auto bar = rest.find('|');
+    out.emplace_back(rest.substr(0, bar));
+    rest = bar == std::string_view::npos ? std::string_view() : rest.substr(bar + 1);
+  }
+  return out;
+}
 
 std::string_view expected_text(value_kind kind) {
   switch (kind) {
@@ -57,14 +112,28 @@ std::string_view expected_text(value_kind kind) {
       return "a number of FLOP/s > 0, or a string such as \"989.4TFLOP/s\"";
     case value_kind::dtype:
       return "a dtype name (fp32, tf32, bf16, fp16, fp8, fp64) or a byte count 1..16";
+    case value_kind::duration:
+      return "a number of seconds >= 0, or a string such as \"3us\"";
     case value_kind::open_fraction:
       return "a number strictly between 0 and 1";
+    case value_kind::fraction:
+      return "a number in [0, 1]";
     case value_kind::positive:
       return "a number > 0";
+    case value_kind::node_size:
+      return "a whole number of GPUs in 1..1048576";
     case value_kind::boolean:
       return "true or false";
     case value_kind::text:
       return "a non-empty string";
+    case value_kind::choice:
+      return "one of the listed values";
+    case value_kind::gpu_preset:
+      return "a GPU preset name (tpcost hardware list)";
+    case value_kind::interconnect_preset:
+      return "an interconnect preset name (tpcost hardware list)";
+    case value_kind::profile_path:
+      return "the path of a profile written by tpcost calibrate --out";
   }
   return "?";
 }
@@ -106,8 +175,30 @@ std::string shown(const json& v) {
 }
 
 [[noreturn]] void wrong_value(const std::string& source, const config_key& key, const json& v) {
+  if (key.kind == value_kind::choice) {
+    std::string hint;
+    if (v.is_string()) {
+      if (const auto best = closest_match(v.get<std::string>(), choices_of(key))) {
+        hint = fmt::format("; did you mean \"{}\"?", *best);
+      }
+    }
+    fail_at(source, key.pointer,
+            fmt::format("found {} {}; expected one of {}{}", type_name(v), shown(v), key.choices,
+                        hint));
+  }
   fail_at(source, key.pointer,
           fmt::format("found {} {}; expected {}", type_name(v), shown(v), expected_text(key.kind)));
+}
+
+/// A relative profile path read from the config at `source` is relative to the config's
+/// directory (a config from stdin: to the working directory).
+std::string resolve_beside(const std::string& source, const std::string& path) {
+  const std::filesystem::path p(path);
+  if (source == "-" || p.is_absolute()) {
+    return path;
+  }
+  const auto dir = std::filesystem::path(source).parent_path();
+  return dir.empty() ? path : (dir / p).lexically_normal().string();
 }
 
 /// The shortest text that reads back as `v` (e.g. 600000000000.0 -> "600000000000").
@@ -166,11 +257,84 @@ std::string to_flag_text(const std::string& source, const config_key& key, const
       }
       wrong_value(source, key, v);
     }
+    case value_kind::duration: {
+      if (v.is_number() && v.get<double>() >= 0.0) {
+        return number_text(v);
+      }
+      if (v.is_string()) {
+        const auto& s = v.get<std::string>();
+        if (parse_duration(s, field).value() < 0.0) {
+          fail_at(source, key.pointer,
+                  fmt::format("'{}' is negative; expected a duration >= 0, e.g. 3us", s));
+        }
+        return s;
+      }
+      wrong_value(source, key, v);
+    }
     case value_kind::open_fraction: {
       if (!v.is_number() || !(v.get<double>() > 0.0 && v.get<double>() < 1.0)) {
         wrong_value(source, key, v);
       }
       return number_text(v);
+    }
+    case value_kind::fraction: {
+      if (!v.is_number() || !(v.get<double>() >= 0.0 && v.get<double>() <= 1.0)) {
+        wrong_value(source, key, v);
+      }
+      return number_text(v);
+    }
+    case value_kind::node_size: {
+      if (!v.is_number_integer() || v.get<std::int64_t>() < 1 ||
+          v.get<std::int64_t>() > max_gpus_per_node) {
+        wrong_value(source, key, v);
+      }
+      return number_text(v);
+    }
+    case value_kind::choice: {
+      if (v.is_string()) {
+        const auto choices = choices_of(key);
+        if (std::find(choices.begin(), choices.end(), v.get<std::string>()) != choices.end()) {
+          return v.get<std::string>();
+        }
+      }
+      wrong_value(source, key, v);
+    }
+    case value_kind::gpu_preset:
+    case value_kind::interconnect_preset: {
+      if (!v.is_string() || v.get<std::string>().empty()) {
+        wrong_value(source, key, v);
+      }
+      const auto& name = v.get<std::string>();
+      try {
+        if (key.kind == value_kind::gpu_preset) {
+          (void)gpu_preset_by_name(name, field);
+        } else {
+          (void)interconnect_preset_by_name(name, field);
+        }
+      } catch (const invalid_spec& e) {
+        std::string hint;
+        if (key.kind == value_kind::gpu_preset && find_interconnect_preset(name) != nullptr) {
+          hint = "; did you mean /hardware/interconnect?";
+        } else if (key.kind == value_kind::interconnect_preset &&
+                   find_gpu_preset(name) != nullptr) {
+          hint = "; did you mean /hardware/gpu?";
+        }
+        throw config_error(e.field(), e.detail() + hint);
+      }
+      return name;
+    }
+    case value_kind::profile_path: {
+      if (!v.is_string() || v.get<std::string>().empty()) {
+        wrong_value(source, key, v);
+      }
+      // Read now, so a missing or malformed profile is an error of the config that names it.
+      const auto path = resolve_beside(source, v.get<std::string>());
+      try {
+        (void)primary_profile(read_profile_file(path, field), field);
+      } catch (const invalid_spec& e) {
+        throw config_error(e.field(), e.detail());
+      }
+      return path;
     }
     case value_kind::positive: {
       if (!v.is_number() || !(v.get<double>() > 0.0)) {
@@ -397,11 +561,12 @@ std::string regex_literal(std::string_view text, bool any_case) {
   return out;
 }
 
-/// The strings parse.hpp accepts for a quantity with these unit stems.
-template <class Stems>
-std::string quantity_pattern(const Stems& stems) {
+/// The strings parse.hpp accepts for a quantity with these unit stems and prefixes.
+template <class Stems, class Prefixes = decltype(detail::magnitude_prefixes)>
+std::string quantity_pattern(const Stems& stems,
+                             const Prefixes& prefix_list = detail::magnitude_prefixes) {
   std::string prefixes;
-  for (const auto& p : detail::magnitude_prefixes) {
+  for (const auto& p : prefix_list) {
     if (!p.text.empty()) {
       prefixes += prefixes.empty() ? "" : "|";
       prefixes += p.text;
@@ -415,6 +580,35 @@ std::string quantity_pattern(const Stems& stems) {
     }
   }
   return fmt::format(R"(^\s*{}\s*({})?({})?\s*$)", number_pattern(), prefixes, units);
+}
+
+/// The names presets.hpp accepts for these presets: every name and alias, any case, with
+/// '-', '_', ' ' and '.' anywhere (detail::normalise_preset_name).
+template <class Presets>
+json preset_schema(const Presets& presets) {
+  std::string alternatives;
+  std::string names;
+  const auto add = [&](std::string_view name) {
+    if (name.empty()) {
+      return;
+    }
+    std::string pattern;
+    for (const char c : detail::normalise_preset_name(name)) {
+      pattern += regex_literal(std::string_view(&c, 1), true) + "[-_ .]*";
+    }
+    alternatives += fmt::format("{}{}", alternatives.empty() ? "" : "|", pattern);
+  };
+  for (const auto& p : presets) {
+    add(p.name);
+    for (const auto alias : p.aliases) {
+      add(alias);
+    }
+    names += fmt::format("{}{}", names.empty() ? "" : ", ", p.name);
+  }
+  return {{"type", "string"},
+          {"pattern", fmt::format("^[-_ .]*({})$", alternatives)},
+          {"examples", json::array({std::string(presets.front().name)})},
+          {"$comment", "case, '-', '_', ' ' and '.' are ignored; presets: " + names}};
 }
 
 json schema_for(const config_key& key) {
@@ -453,8 +647,32 @@ json schema_for(const config_key& key) {
               {"pattern", fmt::format(R"(^\s*({}|[1-9]|1[0-6])\s*$)", names)}}}}};
       break;
     }
+    case value_kind::duration:
+      s = {{"oneOf",
+            {{{"type", "number"}, {"minimum", 0}},
+             {{"type", "string"},
+              {"pattern", quantity_pattern(detail::duration_stems, detail::time_prefixes)}}}}};
+      break;
     case value_kind::open_fraction:
       s = {{"type", "number"}, {"exclusiveMinimum", 0}, {"exclusiveMaximum", 1}};
+      break;
+    case value_kind::fraction:
+      s = {{"type", "number"}, {"minimum", 0}, {"maximum", 1}};
+      break;
+    case value_kind::node_size:
+      s = {{"type", "integer"}, {"minimum", 1}, {"maximum", max_gpus_per_node}};
+      break;
+    case value_kind::choice:
+      s = {{"type", "string"}, {"enum", choices_of(key)}};
+      break;
+    case value_kind::gpu_preset:
+      s = preset_schema(gpu_presets);
+      break;
+    case value_kind::interconnect_preset:
+      s = preset_schema(interconnect_presets);
+      break;
+    case value_kind::profile_path:
+      s = {{"type", "string"}, {"minLength", 1}};
       break;
     case value_kind::positive:
       s = {{"type", "number"}, {"exclusiveMinimum", 0}};

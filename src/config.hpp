@@ -15,15 +15,22 @@ namespace tpcost::cli {
 
 /// What a key's value must be; decides both the loader's check and the schema.
 enum class value_kind {
-  count,          ///< whole number in 1..2^31-1 (b, s, h)
-  degrees,        ///< a TP degree (integer) or a degree list string ("1..64")
-  bandwidth,      ///< number > 0 (bytes/s) or a string with a unit ("600GB/s")
-  flop_rate,      ///< number > 0 (FLOP/s) or a string with a unit ("989.4T")
-  dtype,          ///< a dtype name ("bf16") or a byte count 1..16
-  open_fraction,  ///< number in (0, 1)
-  positive,       ///< number > 0
-  boolean,        ///< true or false
-  text,           ///< a non-empty string
+  count,                ///< whole number in 1..2^31-1 (b, s, h)
+  degrees,              ///< a TP degree (integer) or a degree list string ("1..64")
+  bandwidth,            ///< number > 0 (bytes/s) or a string with a unit ("600GB/s")
+  flop_rate,            ///< number > 0 (FLOP/s) or a string with a unit ("989.4T")
+  duration,             ///< number >= 0 (seconds) or a string with a unit ("3us")
+  dtype,                ///< a dtype name ("bf16") or a byte count 1..16
+  open_fraction,        ///< number in (0, 1)
+  fraction,             ///< number in [0, 1]
+  positive,             ///< number > 0
+  node_size,            ///< whole number in 1..2^20 (GPUs per node)
+  boolean,              ///< true or false
+  text,                 ///< a non-empty string
+  choice,               ///< one of the key's `choices`
+  gpu_preset,           ///< a GPU preset name or alias (presets.hpp), case and separators ignored
+  interconnect_preset,  ///< an interconnect preset name or alias
+  profile_path,  ///< a profile file of `tpcost calibrate --out`, relative to the config's directory
 };
 
 /// One key of the config format.
@@ -31,7 +38,8 @@ struct config_key {
   std::string_view pointer;  ///< JSON pointer, e.g. "/hardware/bandwidth"
   std::string_view flag;     ///< the flag it sets, e.g. "--bandwidth"; empty if none
   value_kind kind;
-  std::string_view help;  ///< one line for the schema's description
+  std::string_view help;     ///< one line for the schema's description
+  std::string_view choices;  ///< value_kind::choice: the values, '|'-separated
 };
 
 /// Every key the config format accepts.

@@ -1,5 +1,6 @@
 #include "config_overlay.hpp"
 
+#include <filesystem>
 #include <iostream>
 
 namespace tpcost::cli {
@@ -11,10 +12,22 @@ CLI::Option* option_for(CLI::App& cmd, const config_key& key) {
   return key.flag.empty() ? nullptr : cmd.get_option_no_throw(std::string(key.flag));
 }
 
+/// Sets the option as if `text` had been given: a value for an option, "true" or "false" for a
+/// flag (CLI11 reads both through its flag conversion). The option then counts as given.
 void set_value(CLI::Option& opt, const std::string& text) {
   opt.clear();
   opt.add_result(text);
   opt.run_callback();
+}
+
+/// Puts the option's default back into its variable (a flag's default is false) and leaves it
+/// not given (count() == 0), so a value left over from the previous document does not leak
+/// into the next, and an empty default keeps meaning "not given" (a preset may fill it).
+void reset_to_default(CLI::Option& opt) {
+  const bool is_flag = opt.get_expected_max() == 0;
+  const auto text = opt.get_default_str();
+  set_value(opt, is_flag && text.empty() ? std::string("false") : text);
+  opt.clear();
 }
 
 /// A core field ("bandwidth") or a flag ("--bandwidth") as a flag.
@@ -51,7 +64,7 @@ void config_overlay::apply(const config_document& doc) {
       set_value(*opt, entry->text);
       field_by_flag_[std::string(key.flag)] = doc.source + ": " + std::string(key.pointer);
     } else {
-      set_value(*opt, opt->get_default_str());
+      reset_to_default(*opt);
     }
   }
 }
@@ -70,16 +83,30 @@ nlohmann::json config_overlay::merged(const config_document* doc) const {
     } else {
       continue;
     }
+    if (key.kind == value_kind::boolean && opt != nullptr && opt->get_expected_max() == 0) {
+      // A flag: given on the command line ("--sp") or from the file ("true"/"false").
+      out[pointer] = opt->count() > 0 && opt->as<bool>();
+      continue;
+    }
+    if (text.empty()) {
+      continue;  // not given, and its default depends on a preset (e.g. /hardware/flops)
+    }
     switch (key.kind) {
       case value_kind::count:
+      case value_kind::node_size:
         out[pointer] = std::stoll(text);
         break;
       case value_kind::open_fraction:
+      case value_kind::fraction:
       case value_kind::positive:
         out[pointer] = std::stod(text);
         break;
       case value_kind::boolean:
         out[pointer] = text == "true";
+        break;
+      case value_kind::profile_path:
+        // Absolute, so that the printed config reads the same profile wherever it is saved.
+        out[pointer] = std::filesystem::absolute(text).lexically_normal().string();
         break;
       case value_kind::degrees:
         // A single degree is an integer in the file format; a list stays a string.

@@ -37,7 +37,16 @@ std::string option_heading(const option_info& o) {
     out += (i == 0 ? "" : ", ") + fmt::format("\\fB{}\\fR", roff(o.names[i]));
   }
   if (o.takes_value) {
-    out += fmt::format(" \\fI{}\\fR", roff(o.value_name));
+    // A long list of choices ({A100-SXM4-80GB,...}) may break after each comma (\: is a
+    // zero-width break point), or troff cannot fit the tag line.
+    std::string value;
+    for (const char c : roff(o.value_name)) {
+      value += c;
+      if (c == ',') {
+        value += "\\:";
+      }
+    }
+    out += fmt::format(" \\fI{}\\fR", value);
   }
   return out;
 }

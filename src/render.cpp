@@ -1,10 +1,14 @@
 #include "render.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "tpcost/error.hpp"
 #include "tpcost/io/format.hpp"
@@ -52,6 +56,223 @@ std::string layout(const text_table& table, bool markdown, std::vector<std::size
   return out;
 }
 
+std::string duration(seconds v) { return v.value() == 0.0 ? "0" : io::to_string(v); }
+
+// ---- Where the hardware numbers came from --------------------------------------------------
+
+/// The flags given explicitly (on the command line or in a config), in a fixed order.
+std::vector<std::string_view> given_flags(const hardware_origin& h) {
+  const std::pair<bool, std::string_view> flags[] = {
+      {h.flops_given, "--flops"},
+      {h.bandwidth_given, "--bandwidth"},
+      {h.gpus_per_node_given, "--gpus-per-node"},
+      {h.intra_bandwidth_given, "--intra-bandwidth"},
+      {h.intra_latency_given, "--intra-latency"},
+      {h.inter_bandwidth_given, "--inter-bandwidth"},
+      {h.inter_latency_given, "--inter-latency"},
+  };
+  std::vector<std::string_view> out;
+  for (const auto& [given, flag] : flags) {
+    if (given) {
+      out.push_back(flag);
+    }
+  }
+  return out;
+}
+
+/// "my.json (all_reduce over 8 ranks on 1 node)".
+std::string profile_text(const hardware_origin& h) {
+  const auto& p = *h.profile;
+  return fmt::format(
+      "{} ({} over {} ranks{})", h.profile_file, to_string(p.collective), p.ranks,
+      p.nodes ? fmt::format(" on {} node{}", *p.nodes, *p.nodes == 1 ? "" : "s") : std::string());
+}
+
+/// The line under a sweep's title: the presets, the profile, and the flags given explicitly.
+std::string hardware_line(const hardware_origin& h) {
+  std::string out;
+  if (h.gpu != nullptr) {
+    out += fmt::format(
+        "{} ({}, {} GPUs per node{})", h.gpu->name, h.gpu->intra.name, h.gpu->gpus_per_node.value,
+        h.peak != nullptr ? fmt::format("; P = its dense {} peak", h.peak_rate) : std::string());
+  }
+  if (h.interconnect != nullptr) {
+    out += fmt::format("{}{} ({})", out.empty() ? "" : " + ", h.interconnect->name,
+                       h.interconnect->link.name);
+  }
+  if (h.profile) {
+    out += fmt::format("{}{}, calibrated: the {} link", out.empty() ? "" : " + ", profile_text(h),
+                       to_string(h.profile_link));
+  }
+  const auto given = given_flags(h);
+  if (!given.empty()) {
+    out += fmt::format("; given explicitly: {}", fmt::join(given, ", "));
+  }
+  if (h.gpu != nullptr || h.interconnect != nullptr) {
+    out += "; sources: 'tpcost hardware show NAME'";
+  }
+  return out;
+}
+
+/// A value's origin ("--flops", "H100-SXM dense bf16 peak") and the document behind it.
+struct value_source {
+  std::string origin;
+  std::string_view source;
+};
+
+value_source peak_source(const hardware_origin& h) {
+  if (h.flops_given) {
+    return {"--flops", {}};
+  }
+  if (h.peak != nullptr) {
+    return {fmt::format("{}, dense {} peak", h.gpu->name, h.peak_rate), h.peak->source};
+  }
+  return {"the seed's default", {}};
+}
+
+value_source intra_bandwidth_source(const hardware_origin& h) {
+  if (h.intra_bandwidth_given) {
+    return {"--intra-bandwidth", {}};
+  }
+  if (h.bandwidth_given) {
+    return {"--bandwidth", {}};
+  }
+  if (h.profile && h.profile_link == profile_scope::intra_node) {
+    return {"fitted beta of " + profile_text(h), {}};
+  }
+  if (h.gpu != nullptr) {
+    return {fmt::format("{}, {}", h.gpu->name, h.gpu->intra.name), h.gpu->intra.bandwidth.source};
+  }
+  return {"the seed's default B", {}};
+}
+
+value_source intra_latency_source(const hardware_origin& h) {
+  if (h.intra_latency_given) {
+    return {"--intra-latency", {}};
+  }
+  if (h.profile && h.profile_link == profile_scope::intra_node) {
+    return {"fitted alpha of " + profile_text(h), {}};
+  }
+  if (h.gpu != nullptr) {
+    return {fmt::format("{}, {}", h.gpu->name, h.gpu->intra.name), h.gpu->intra.latency.source};
+  }
+  return {"default: no latency", {}};
+}
+
+value_source gpus_per_node_source(const hardware_origin& h) {
+  if (h.gpus_per_node_given) {
+    return {"--gpus-per-node", {}};
+  }
+  if (h.gpu != nullptr) {
+    return {std::string(h.gpu->name), h.gpu->gpus_per_node.source};
+  }
+  return {"default: an 8-GPU node", {}};
+}
+
+value_source inter_bandwidth_source(const hardware_origin& h) {
+  if (h.inter_bandwidth_given) {
+    return {"--inter-bandwidth", {}};
+  }
+  if (h.profile && h.profile_link == profile_scope::inter_node) {
+    return {"fitted beta of " + profile_text(h), {}};
+  }
+  if (h.interconnect != nullptr) {
+    return {fmt::format("{}, {}", h.interconnect->name, h.interconnect->link.name),
+            h.interconnect->link.bandwidth.source};
+  }
+  return {"not given", {}};
+}
+
+value_source inter_latency_source(const hardware_origin& h) {
+  if (h.inter_latency_given) {
+    return {"--inter-latency", {}};
+  }
+  if (h.profile && h.profile_link == profile_scope::inter_node) {
+    return {"fitted alpha of " + profile_text(h), {}};
+  }
+  if (h.interconnect != nullptr) {
+    return {fmt::format("{}, {}", h.interconnect->name, h.interconnect->link.name),
+            h.interconnect->link.latency.source};
+  }
+  return {"default: no latency", {}};
+}
+
+/// Code points in UTF-8 text: the columns it takes in a terminal ("β_i" is 3).
+std::size_t columns(std::string_view text) {
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0U) != 0x80U;
+  }));
+}
+
+/// One line per value: "   P   = 989.4 TFLOP/s  H100-SXM, dense bf16 peak", then the
+/// document behind it, indented, when it has one.
+std::string sourced_lines(
+    const std::vector<std::tuple<std::string, std::string, value_source>>& lines) {
+  std::size_t symbol_width = 0;
+  std::size_t value_width = 0;
+  for (const auto& [symbol, value, from] : lines) {
+    symbol_width = std::max(symbol_width, columns(symbol));
+    value_width = std::max(value_width, columns(value));
+  }
+  std::string out;
+  for (const auto& [symbol, value, from] : lines) {
+    out += fmt::format("   {}{} = {}{}  {}\n", symbol,
+                       std::string(symbol_width - columns(symbol), ' '), value,
+                       std::string(value_width - columns(value), ' '), from.origin);
+    if (!from.source.empty()) {
+      out +=
+          fmt::format("   {}     {}\n", std::string(symbol_width + value_width, ' '), from.source);
+    }
+  }
+  return out;
+}
+
+/// The hardware section of `explain`: each value the model read, where it came from and the
+/// document behind it. `topology` adds the links and the node size (the refined model).
+std::string hardware_section(const hardware_origin& h, const device_spec& device,
+                             const cluster_topology* topology) {
+  if (!h.any()) {
+    return {};
+  }
+  std::vector<std::tuple<std::string, std::string, value_source>> lines;
+  lines.emplace_back("P", io::to_string(device.peak), peak_source(h));
+  if (topology == nullptr) {
+    lines.emplace_back(
+        "B", io::to_string(device.bandwidth),
+        h.bandwidth_given ? value_source{"--bandwidth", {}} : intra_bandwidth_source(h));
+  } else {
+    lines.emplace_back("β_i", io::to_string(topology->intra.bandwidth), intra_bandwidth_source(h));
+    lines.emplace_back("α_i", duration(topology->intra.latency), intra_latency_source(h));
+    lines.emplace_back("g", fmt::format("{} GPUs per node", topology->gpus_per_node),
+                       gpus_per_node_source(h));
+    lines.emplace_back("β_e",
+                       topology->inter.bandwidth.value() > 0.0
+                           ? io::to_string(topology->inter.bandwidth) + " per GPU"
+                           : std::string("-"),
+                       inter_bandwidth_source(h));
+    lines.emplace_back("α_e", duration(topology->inter.latency), inter_latency_source(h));
+  }
+  return fmt::format("Hardware: {}\n{}", hardware_line(h), sourced_lines(lines));
+}
+
+/// The presets and profile as JSON, under inputs.hardware (only when one was used).
+nlohmann::json hardware_json(const hardware_origin& h) {
+  nlohmann::json given = nlohmann::json::array();
+  for (const auto flag : given_flags(h)) {
+    given.push_back(flag);
+  }
+  return {
+      {"gpu", h.gpu != nullptr ? nlohmann::json(h.gpu->name) : nlohmann::json(nullptr)},
+      {"interconnect",
+       h.interconnect != nullptr ? nlohmann::json(h.interconnect->name) : nlohmann::json(nullptr)},
+      {"peak_rate", h.peak != nullptr ? nlohmann::json(h.peak_rate) : nlohmann::json(nullptr)},
+      {"interconnect_file", h.profile ? nlohmann::json(h.profile_file) : nlohmann::json(nullptr)},
+      {"interconnect_file_link",
+       h.profile ? nlohmann::json(to_string(h.profile_link)) : nlohmann::json(nullptr)},
+      {"given", given},
+  };
+}
+
 std::string inputs_line(const sweep_result& r) {
   return fmt::format("b={}  s={}  h={}  d={} B ({})  P={}  B={}", r.layer.batch, r.layer.seq,
                      r.layer.hidden, r.layer.element.size_bytes, r.layer.element.name,
@@ -97,15 +318,16 @@ std::string sweep_csv(const sweep_result& r) {
   return out;
 }
 
-std::string explain_text(const tp_explanation& x) {
+std::string explain_text(const tp_explanation& x, const hardware_origin& origin) {
   const auto& r = x.sweep;
   const auto& row = r.rows.front();
   const auto& L = r.layer;
   std::string o;
   o += fmt::format("One transformer layer at TP t = {}, the seed's model, forward + backward.\n",
                    row.tp);
-  o += fmt::format("Inputs: {}\n\n", inputs_line(r));
-  o += "1. Message of one all-reduce: the full activation, whatever t is\n";
+  o += fmt::format("Inputs: {}\n", inputs_line(r));
+  o += hardware_section(origin, r.device, nullptr);
+  o += "\n1. Message of one all-reduce: the full activation, whatever t is\n";
   o += fmt::format("   M_msg = b*s*h*d = {} * {} * {} * {} B = {:.0f} B = {}\n", L.batch, L.seq,
                    L.hidden, L.element.size_bytes, r.message.value(), io::to_string(r.message));
   o += "2. TP traffic per layer: 2 all-reduces forward, 2 backward\n";
@@ -171,8 +393,6 @@ std::string collective_origin(const tp_options& o) {
   }
   return out;
 }
-
-std::string duration(seconds v) { return v.value() == 0.0 ? "0" : io::to_string(v); }
 
 std::string link_text(const link_spec& link) {
   return fmt::format("{}, α = {}", io::to_string(link.bandwidth), duration(link.latency));
@@ -314,6 +534,27 @@ std::string options_line(const refined_sweep_result& r) {
                      flops_coefficient(r.options), io::to_string(r.layer_flops), r.options.overlap);
 }
 
+/// The table with a rule between the last row inside one node and the first that spans nodes,
+/// so that the cliff is seen at a glance.
+std::string with_boundary_rule(const refined_sweep_result& r, const std::string& table) {
+  if (!r.boundary) {
+    return table;
+  }
+  const auto header_width = table.find('\n');
+  std::size_t at = 0;
+  for (std::size_t line = 0; line < r.boundary->last_inside + 2; ++line) {
+    at = table.find('\n', at) + 1;  // past the header and the rows inside one node
+  }
+  auto rule = fmt::format(
+      "-- node boundary: a group of more than {} GPUs spans nodes and pays "
+      "the inter-node link ",
+      r.topology.gpus_per_node);
+  if (rule.size() < header_width) {
+    rule += std::string(header_width - rule.size(), '-');
+  }
+  return table.substr(0, at) + rule + "\n" + table.substr(at);
+}
+
 std::string refined_summary(const refined_sweep_result& r) {
   std::string out = fmt::format("E = T_calc/T >= {}: ", io::percent(r.efficiency_target));
   if (r.best_swept_tp) {
@@ -430,7 +671,7 @@ std::string seed_derivation(const refined_sweep_result& r, const collective_use&
                      ar ? "2*" : "", n, io::to_string(r.message), b, io::to_string(t));
 }
 
-std::string refined_explain_text(const refined_explanation& x) {
+std::string refined_explain_text(const refined_explanation& x, const hardware_origin& origin) {
   const auto& r = x.sweep;
   const auto& [row, cost] = r.rows.front();
   const auto& L = r.layer;
@@ -439,8 +680,11 @@ std::string refined_explain_text(const refined_explanation& x) {
                    row.tp);
   o += fmt::format("Inputs: {}\n", refined_inputs_line(r));
   o += fmt::format("Links:  {}\n", links_line(r));
-  o += fmt::format("Model:  collective {}; {}\n\n", algorithm_description(r.options.collective),
+  o += fmt::format("Model:  collective {}; {}\n", algorithm_description(r.options.collective),
                    options_line(r));
+  o += hardware_section(origin, r.device,
+                        r.options.collective == collective_choice::seed ? nullptr : &r.topology);
+  o += "\n";
   int step = 0;
   o += fmt::format("{}. Message of one collective: the full activation, in the wire dtype\n",
                    ++step);
@@ -547,15 +791,19 @@ std::string refined_explain_text(const refined_explanation& x) {
 
 // ---- tpcost collective ---------------------------------------------------------------------
 
-std::string collective_text(const collective_comparison& c) {
+std::string collective_text(const collective_comparison& c, const hardware_origin& origin) {
   std::string o =
       fmt::format("{} of {} ({:.0f} B) over {}: ", to_string(c.op), io::to_string(c.message),
                   c.message.value(), plural(c.group.ranks, "rank", "ranks"));
   o += c.group.spans_nodes()
            ? fmt::format("{} nodes x {} GPUs\n", c.group.nodes, c.group.per_node)
            : fmt::format("one node ({} GPUs per node)\n", c.topology.gpus_per_node);
-  o += fmt::format("links: intra-node {}; inter-node {}\n\n", link_text(c.topology.intra),
+  o += fmt::format("links: intra-node {}; inter-node {}\n", link_text(c.topology.intra),
                    inter_link_text(c.topology));
+  if (origin.any()) {
+    o += fmt::format("hardware: {}\n", hardware_line(origin));
+  }
+  o += "\n";
   text_table t{{"algorithm", "time", "steps", "wire/GPU", "x-node/GPU", "algbw", "busbw"}};
   for (const auto& row : c.rows) {
     t.push_back({std::string(to_string(row.algorithm)), io::to_string(row.cost.time),
@@ -592,10 +840,16 @@ output_format parse_output_format(std::string_view text, std::string_view allowe
   throw invalid_spec("--format", fmt::format("'{}' is not one of {}", text, allowed));
 }
 
-std::string render_sweep(const sweep_result& result, output_format format, bool quiet) {
+std::string render_sweep(const sweep_result& result, output_format format, bool quiet,
+                         const hardware_origin& origin) {
   switch (format) {
-    case output_format::json:
-      return nlohmann::json(result).dump(2) + "\n";
+    case output_format::json: {
+      nlohmann::json j = result;
+      if (origin.any()) {
+        j["inputs"]["hardware"] = hardware_json(origin);
+      }
+      return j.dump(2) + "\n";
+    }
     case output_format::csv:
       return sweep_csv(result);
     case output_format::markdown:
@@ -608,23 +862,28 @@ std::string render_sweep(const sweep_result& result, output_format format, bool 
     return layout(sweep_table(result), false);
   }
   return fmt::format(
-      "TP sweep of one transformer layer, forward + backward (the seed's model)\n"
+      "TP sweep of one transformer layer, forward + backward (the seed's model)\n{}"
       "inputs:    {}\n"
       "per layer: 4 all-reduces x {} = {} per GPU; {} of compute\n\n{}\n{}",
+      origin.any() ? fmt::format("hardware:  {}\n", hardware_line(origin)) : std::string(),
       inputs_line(result), io::to_string(result.message), io::to_string(result.comm_bytes),
       io::to_string(result.layer_flops), layout(sweep_table(result), false), summary_lines(result));
 }
 
-std::string render_explain(const tp_explanation& explanation, output_format format) {
+std::string render_explain(const tp_explanation& explanation, output_format format,
+                           const hardware_origin& origin) {
   if (format == output_format::json) {
     nlohmann::json j = explanation.sweep;
+    if (origin.any()) {
+      j["inputs"]["hardware"] = hardware_json(origin);
+    }
     j["schema"] = "tpcost.explain/1";
     j["ratio_closed_form"] = explanation.ratio_closed_form;
     j["half_critical_tp"] = explanation.half_critical_tp;
     j["efficiency_at_half_critical"] = explanation.efficiency_at_half_critical;
     return j.dump(2) + "\n";
   }
-  return explain_text(explanation);
+  return explain_text(explanation, origin);
 }
 
 namespace {
@@ -660,7 +919,9 @@ std::string limit_text(const rule_outcome& o) {
     case rule_kind::max_ratio:
       return fmt::format("{} {}", relation, o.limit);
     case rule_kind::tp_within_half_critical:
-      return fmt::format("{} t*/2 = {:.2f}", relation, o.limit);
+      return std::isfinite(o.limit)
+                 ? fmt::format("{} t*/2 = {:.2f}", relation, o.limit)
+                 : fmt::format("{} t*/2 (no TP communication: t* unbounded)", relation);
     case rule_kind::tp_within_node:
       return fmt::format("{} {:.0f} GPUs per node", relation, o.limit);
   }
@@ -728,7 +989,8 @@ std::string check_text(const std::vector<file_check>& files) {
       continue;
     }
     failed += passed(f) ? 0U : 1U;
-    out += fmt::format("{}{}{} (TP {})\n", f.source, f.name.empty() ? "" : ": ", f.name, f.tp);
+    out += fmt::format("{}{}{} (TP {}; {}{})\n", f.source, f.name.empty() ? "" : ": ", f.name, f.tp,
+                       f.hardware.empty() ? "" : f.hardware + "; ", f.model);
     text_table t;
     for (const auto& o : f.outcomes) {
       t.push_back({o.passed ? "PASS" : "FAIL", std::string(rule_name(o.kind)), measured_text(o),
@@ -756,11 +1018,12 @@ nlohmann::json check_json(const std::vector<file_check>& files) {
   for (const auto& f : files) {
     nlohmann::json rules = nlohmann::json::array();
     for (const auto& o : f.outcomes) {
-      rules.push_back({{"rule", rule_name(o.kind)},
-                       {"measured", o.measured},
-                       {"relation", is_upper_bound(o.kind) ? "<=" : ">="},
-                       {"limit", o.limit},
-                       {"passed", o.passed}});
+      rules.push_back(
+          {{"rule", rule_name(o.kind)},
+           {"measured", o.measured},
+           {"relation", is_upper_bound(o.kind) ? "<=" : ">="},
+           {"limit", std::isfinite(o.limit) ? nlohmann::json(o.limit) : nlohmann::json(nullptr)},
+           {"passed", o.passed}});
     }
     nlohmann::json entry = {{"file", f.source}, {"passed", passed(f)}, {"rules", rules}};
     if (!f.name.empty()) {
@@ -768,6 +1031,8 @@ nlohmann::json check_json(const std::vector<file_check>& files) {
     }
     if (f.error.empty()) {
       entry["tp"] = f.tp;
+      entry["model"] = f.model;
+      entry["hardware"] = f.hardware.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.hardware);
     } else {
       entry["error"] = f.error;
     }
@@ -861,10 +1126,16 @@ int check_exit_code(const std::vector<file_check>& files) {
   return any_failed ? 1 : 0;
 }
 
-std::string render_sweep(const refined_sweep_result& result, output_format format, bool quiet) {
+std::string render_sweep(const refined_sweep_result& result, output_format format, bool quiet,
+                         const hardware_origin& origin) {
   switch (format) {
-    case output_format::json:
-      return nlohmann::json(result).dump(2) + "\n";
+    case output_format::json: {
+      nlohmann::json j = result;
+      if (origin.any()) {
+        j["inputs"]["hardware"] = hardware_json(origin);
+      }
+      return j.dump(2) + "\n";
+    }
     case output_format::csv:
       return refined_csv(result);
     case output_format::markdown:
@@ -877,20 +1148,26 @@ std::string render_sweep(const refined_sweep_result& result, output_format forma
     return layout(refined_table(result), false, {2});
   }
   return fmt::format(
-      "TP sweep of one transformer layer, forward + backward (the refined model)\n"
+      "TP sweep of one transformer layer, forward + backward (the refined model)\n{}"
       "inputs:      {}\n"
       "links:       {}\n"
       "collectives: {} of M = {} per layer ({}); {}\n"
       "options:     {}\n\n{}\n{}",
+      origin.any() ? fmt::format("hardware:    {}\n", hardware_line(origin)) : std::string(),
       refined_inputs_line(result), links_line(result), collective_counts(result.collectives),
       io::to_string(result.message), collective_origin(result.options),
       algorithm_description(result.options.collective), options_line(result),
-      layout(refined_table(result), false, {2}), refined_summary(result));
+      with_boundary_rule(result, layout(refined_table(result), false, {2})),
+      refined_summary(result));
 }
 
-std::string render_explain(const refined_explanation& explanation, output_format format) {
+std::string render_explain(const refined_explanation& explanation, output_format format,
+                           const hardware_origin& origin) {
   if (format == output_format::json) {
     nlohmann::json j = explanation.sweep;
+    if (origin.any()) {
+      j["inputs"]["hardware"] = hardware_json(origin);
+    }
     j["schema"] = "tpcost.explain/1";
     j["seed_comm_s"] = explanation.sweep.seed_comm.value();
     auto& alternatives = j["alternatives"] = nlohmann::json::array();
@@ -906,14 +1183,34 @@ std::string render_explain(const refined_explanation& explanation, output_format
     }
     return j.dump(2) + "\n";
   }
-  return refined_explain_text(explanation);
+  return refined_explain_text(explanation, origin);
 }
 
-std::string render_collective(const collective_comparison& comparison, output_format format) {
+std::string render_collective(const collective_comparison& comparison, output_format format,
+                              const hardware_origin& origin) {
   if (format == output_format::json) {
-    return nlohmann::json(comparison).dump(2) + "\n";
+    nlohmann::json j = comparison;
+    if (origin.any()) {
+      j["inputs"]["hardware"] = hardware_json(origin);
+    }
+    return j.dump(2) + "\n";
   }
-  return collective_text(comparison);
+  return collective_text(comparison, origin);
+}
+
+std::string hardware_summary(const hardware_origin& origin) {
+  std::string out;
+  if (origin.gpu != nullptr) {
+    out += std::string(origin.gpu->name);
+  }
+  if (origin.interconnect != nullptr) {
+    out += fmt::format("{}{}", out.empty() ? "" : " + ", origin.interconnect->name);
+  }
+  if (origin.profile) {
+    out += fmt::format("{}{} ({})", out.empty() ? "" : " + ", origin.profile_file,
+                       to_string(origin.profile_link));
+  }
+  return out;
 }
 
 }  // namespace tpcost::cli

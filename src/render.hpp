@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hardware_origin.hpp"
 #include "tpcost/checks.hpp"
 #include "tpcost/sweep.hpp"
 
@@ -18,6 +19,8 @@ struct file_check {
   std::string source;
   std::string name;
   std::int64_t tp = 0;
+  std::string model;     ///< "the seed's model" or "refined model, collective auto"
+  std::string hardware;  ///< the presets and profile used, e.g. "A100-SXM4-80GB + IB-HDR"
   std::vector<rule_outcome> outcomes;
   std::string error;  ///< non-empty: the file was invalid and no rule ran
 };
@@ -26,16 +29,23 @@ struct file_check {
 output_format parse_output_format(std::string_view text, std::string_view allowed);
 
 /// `quiet`: the table alone, without the title, inputs and summary lines (table format only).
-std::string render_sweep(const sweep_result& result, output_format format, bool quiet = false);
-std::string render_explain(const tp_explanation& explanation, output_format format);
+/// `origin`: the presets and profile behind the hardware numbers, printed beside them.
+std::string render_sweep(const sweep_result& result, output_format format, bool quiet = false,
+                         const hardware_origin& origin = {});
+std::string render_explain(const tp_explanation& explanation, output_format format,
+                           const hardware_origin& origin = {});
 std::string render_check(const std::vector<file_check>& files, output_format format);
 /// GitHub Actions workflow commands (::error file=...::) for each failed rule or invalid file.
 std::string render_annotations(const std::vector<file_check>& files);
 /// 2 if any file was invalid, else 1 if any rule failed, else 0.
 int check_exit_code(const std::vector<file_check>& files);
 std::string render_sweep(const refined_sweep_result& result, output_format format,
-                         bool quiet = false);
-std::string render_explain(const refined_explanation& explanation, output_format format);
-std::string render_collective(const collective_comparison& comparison, output_format format);
+                         bool quiet = false, const hardware_origin& origin = {});
+std::string render_explain(const refined_explanation& explanation, output_format format,
+                           const hardware_origin& origin = {});
+std::string render_collective(const collective_comparison& comparison, output_format format,
+                              const hardware_origin& origin = {});
+/// "H100-SXM + IB-NDR", "H100-SXM + profile.json (intra-node)"; empty without presets.
+std::string hardware_summary(const hardware_origin& origin);
 
 }  // namespace tpcost::cli

@@ -1061,4 +1061,35 @@ inline const interconnect_profile& primary_profile(std::span<const interconnect_
   return best ? *best : profiles.front();
 }
 
+/// Which link of a cluster a calibrated profile measured.
+enum class profile_scope { intra_node, inter_node };
+
+/// "intra-node", "inter-node".
+constexpr std::string_view to_string(profile_scope scope) {
+  return scope == profile_scope::inter_node ? "inter-node" : "intra-node";
+}
+
+/// The link a profile measured: the inter-node link when its run spanned nodes (`nodes` > 1,
+/// read from nccl-tests' "#  Rank N ... on HOST" lines) or, when the file does not say
+/// (`nodes` null), when it had more ranks than a node holds (`gpus_per_node`); otherwise the
+/// intra-node link. Across nodes nccl-tests' all-reduce busbw at large M approaches the
+/// per-GPU NIC rate (NCCL runs one ring per NIC, and every ring crosses the network), so the
+/// fitted β is the per-GPU inter-node bandwidth of hardware.hpp's convention.
+inline profile_scope scope_of(const interconnect_profile& profile, std::int64_t gpus_per_node) {
+  if (profile.nodes) {
+    return *profile.nodes > 1 ? profile_scope::inter_node : profile_scope::intra_node;
+  }
+  return profile.ranks > gpus_per_node ? profile_scope::inter_node : profile_scope::intra_node;
+}
+
+/// `topology` with the link the profile measured (scope_of) replaced by its fitted α and β.
+inline cluster_topology with_profile(cluster_topology topology,
+                                     const interconnect_profile& profile) {
+  auto& link = scope_of(profile, topology.gpus_per_node) == profile_scope::inter_node
+                   ? topology.inter
+                   : topology.intra;
+  link = profile.link;
+  return topology;
+}
+
 }  // namespace tpcost

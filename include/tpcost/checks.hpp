@@ -2,8 +2,11 @@
 // Each rule compares one metric the core computes with a limit; the outcome says both.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <limits>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -56,45 +59,89 @@ constexpr bool is_upper_bound(rule_kind kind) {
          kind == rule_kind::tp_within_node;
 }
 
-/// Evaluates `rules` on a one-degree sweep (the config's TP) with `gpus_per_node` GPUs a node.
-inline std::vector<rule_outcome> evaluate_rules(const sweep_result& at_tp,
-                                                std::span<const rule> rules,
-                                                std::int64_t gpus_per_node) {
+/// The metrics the rules read, at the config's TP degree, from either model.
+struct rule_metrics {
+  std::int64_t tp = 1;
+  double efficiency = 0.0;   ///< E: 1/(1+R) (seed), T_calc/T (refined)
+  double ratio = 0.0;        ///< R = T_comm/T_calc
+  double critical_tp = 0.0;  ///< t* = A/C; +inf when the degree communicates nothing
+  double utilisation = 0.0;  ///< μ of this one layer
+  std::int64_t gpus_per_node = 8;
+};
+
+/// The seed's metrics from a one-degree sweep: t* = A/C, μ = 1/(1+R).
+inline rule_metrics metrics_at(const sweep_result& at_tp, std::int64_t gpus_per_node) {
   if (at_tp.rows.size() != 1) {
     throw invalid_spec(
         "tp", "a check needs exactly one TP degree, got " + std::to_string(at_tp.rows.size()));
   }
   const auto& row = at_tp.rows.front();
-  const auto t = static_cast<double>(row.tp);
+  const std::array<time_split, 1> parts{{{row.compute, row.comm}}};
+  return {.tp = row.tp,
+          .efficiency = row.efficiency,
+          .ratio = row.ratio,
+          .critical_tp = at_tp.critical_tp,
+          .utilisation = utilisation(parts),
+          .gpus_per_node = gpus_per_node};
+}
+
+/// The refined model's metrics from a one-degree sweep. T_comm now depends on t (ring factors,
+/// latency, the node boundary), so t* is the seed's A/C with C = T_comm at this degree:
+/// t* = A/T_comm(t) = t/R(t), and the rule t <= t*/2 reads R(t) <= 1/2 as under the seed. E and
+/// μ are T_calc/T with the overlap; GPUs per node are the topology's.
+inline rule_metrics metrics_at(const refined_sweep_result& at_tp) {
+  if (at_tp.rows.size() != 1) {
+    throw invalid_spec(
+        "tp", "a check needs exactly one TP degree, got " + std::to_string(at_tp.rows.size()));
+  }
+  const auto& row = at_tp.rows.front().row;
+  return {.tp = row.tp,
+          .efficiency = row.efficiency,
+          .ratio = row.ratio,
+          .critical_tp = row.comm.value() > 0.0 ? at_tp.single_gpu_compute / row.comm
+                                                : std::numeric_limits<double>::infinity(),
+          .utilisation = row.efficiency,
+          .gpus_per_node = at_tp.topology.gpus_per_node};
+}
+
+/// Evaluates `rules` on the metrics at the config's TP degree.
+inline std::vector<rule_outcome> evaluate_rules(const rule_metrics& m,
+                                                std::span<const rule> rules) {
+  const auto t = static_cast<double>(m.tp);
   std::vector<rule_outcome> out;
   out.reserve(rules.size());
   for (const auto& r : rules) {
     rule_outcome o{.kind = r.kind, .measured = 0.0, .limit = r.limit, .passed = false};
     switch (r.kind) {
       case rule_kind::min_efficiency:
-        o.measured = row.efficiency;
+        o.measured = m.efficiency;
         break;
       case rule_kind::max_ratio:
-        o.measured = row.ratio;
+        o.measured = m.ratio;
         break;
       case rule_kind::tp_within_half_critical:
         o.measured = t;
-        o.limit = at_tp.critical_tp / 2.0;
+        o.limit = m.critical_tp / 2.0;
         break;
       case rule_kind::tp_within_node:
         o.measured = t;
-        o.limit = static_cast<double>(gpus_per_node);
+        o.limit = static_cast<double>(m.gpus_per_node);
         break;
-      case rule_kind::min_utilisation: {
-        const std::array<time_split, 1> parts{{{row.compute, row.comm}}};
-        o.measured = utilisation(parts);
+      case rule_kind::min_utilisation:
+        o.measured = m.utilisation;
         break;
-      }
     }
     o.passed = is_upper_bound(r.kind) ? o.measured <= o.limit : o.measured >= o.limit;
     out.push_back(o);
   }
   return out;
+}
+
+/// Evaluates `rules` on a one-degree seed sweep with `gpus_per_node` GPUs a node.
+inline std::vector<rule_outcome> evaluate_rules(const sweep_result& at_tp,
+                                                std::span<const rule> rules,
+                                                std::int64_t gpus_per_node) {
+  return evaluate_rules(metrics_at(at_tp, gpus_per_node), rules);
 }
 
 }  // namespace tpcost

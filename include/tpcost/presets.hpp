@@ -35,8 +35,10 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "tpcost/dtype.hpp"
 #include "tpcost/error.hpp"
 #include "tpcost/hardware.hpp"
 #include "tpcost/suggest.hpp"
@@ -592,6 +594,11 @@ inline const gpu_preset& gpu_preset_by_name(std::string_view name, std::string_v
   if (const auto* preset = find_gpu_preset(name)) {
     return *preset;
   }
+  if (const auto* other = find_interconnect_preset(name)) {
+    throw invalid_spec(std::string(field), "'" + std::string(name) +
+                                               "' is an interconnect preset (" +
+                                               std::string(other->name) + "), not a GPU preset");
+  }
   throw invalid_spec(std::string(field),
                      "'" + std::string(name) + "' is not a GPU preset; " +
                          detail::suggestion(name, std::span<const gpu_preset>(gpu_presets)));
@@ -603,6 +610,11 @@ inline const interconnect_preset& interconnect_preset_by_name(std::string_view n
   if (const auto* preset = find_interconnect_preset(name)) {
     return *preset;
   }
+  if (const auto* other = find_gpu_preset(name)) {
+    throw invalid_spec(std::string(field), "'" + std::string(name) + "' is a GPU preset (" +
+                                               std::string(other->name) +
+                                               "), not an interconnect preset");
+  }
   throw invalid_spec(
       std::string(field),
       "'" + std::string(name) + "' is not an interconnect preset; " +
@@ -613,6 +625,61 @@ inline const interconnect_preset& interconnect_preset_by_name(std::string_view n
 inline std::string preset_suggestion(std::string_view name) {
   return detail::suggestion(name, std::span<const gpu_preset>(gpu_presets),
                             std::span<const interconnect_preset>(interconnect_presets));
+}
+
+/// Which of a preset's peak rates a compute dtype runs at: the parse.hpp names fp64/float64,
+/// fp32/float32/float (the vector rate, without tensor cores: PyTorch's default for matmuls
+/// since 1.12, torch.backends.cuda.matmul.allow_tf32 = False), tf32 (TF32 tensor cores; also
+/// 4 bytes on the wire), bf16/bfloat16, fp16/float16/half, fp8/e4m3/e5m2. Empty for a dtype
+/// given as a byte count, which names no rate.
+inline std::optional<std::string_view> peak_rate_name(const dtype& type) {
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 14> names{{
+      {"fp64", "fp64"},
+      {"float64", "fp64"},
+      {"fp32", "fp32"},
+      {"float32", "fp32"},
+      {"float", "fp32"},
+      {"tf32", "tf32"},
+      {"bf16", "bf16"},
+      {"bfloat16", "bf16"},
+      {"fp16", "fp16"},
+      {"float16", "fp16"},
+      {"half", "fp16"},
+      {"fp8", "fp8"},
+      {"e4m3", "fp8"},
+      {"e5m2", "fp8"},
+  }};
+  for (const auto& [name, rate] : names) {
+    if (type.name == name) {
+      return rate;
+    }
+  }
+  return std::nullopt;
+}
+
+/// The GPU's dense peak rate for the compute dtype `type` (see peak_rate_name), with its
+/// source. Throws invalid_spec("dtype", ...) for a byte-count dtype or a rate the part does
+/// not have (0 in the table, e.g. fp8 on the A100), telling the user to give --flops.
+inline const sourced<flops_per_second>& dense_peak(const gpu_preset& gpu, const dtype& type) {
+  const auto rate = peak_rate_name(type);
+  if (!rate) {
+    throw invalid_spec("dtype", "a byte count (" + type.name + ") names no peak rate of the " +
+                                    std::string(gpu.name) +
+                                    " preset; give --flops, or a dtype name such as bf16");
+  }
+  const auto& p = gpu.peak;
+  const sourced<flops_per_second>* pick = *rate == "fp64"   ? &p.fp64
+                                          : *rate == "fp32" ? &p.fp32
+                                          : *rate == "tf32" ? &p.tf32
+                                          : *rate == "bf16" ? &p.bf16
+                                          : *rate == "fp16" ? &p.fp16
+                                                            : &p.fp8;
+  if (!(pick->value.value() > 0.0)) {
+    throw invalid_spec("dtype", std::string(gpu.name) + " has no dense " + std::string(*rate) +
+                                    " rate (" + std::string(pick->source) +
+                                    "); give --flops or another --dtype");
+  }
+  return *pick;
 }
 
 /// The cluster a GPU preset and an inter-node preset describe together.

@@ -90,8 +90,8 @@ inline group_placement place_group(const cluster_topology& topology, std::int64_
     throw invalid_spec("inter-bandwidth",
                        label + std::to_string(ranks) + " spans " + std::to_string(ranks / g) +
                            " nodes of " + std::to_string(g) +
-                           " GPUs; give the inter-node link's per-GPU bandwidth (e.g. 50GB/s for "
-                           "one 400Gb/s NIC per GPU) or stay within " +
+                           " GPUs; give the inter-node link (--interconnect NAME, or its per-GPU "
+                           "bandwidth, e.g. 50GB/s for one 400Gb/s NIC per GPU) or stay within " +
                            std::to_string(g) + " GPUs");
   }
   return {.ranks = ranks, .per_node = g, .nodes = ranks / g};

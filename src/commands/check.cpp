@@ -12,7 +12,6 @@
 #include "render.hpp"
 #include "tpcost/checks.hpp"
 #include "tpcost/degree_list.hpp"
-#include "tpcost/hardware.hpp"
 
 namespace tpcost::cli {
 
@@ -21,6 +20,7 @@ namespace {
 struct check_options {
   std::vector<std::string> files;
   layer_flags layer;
+  refined_flags refined;
   output_flags output;
 };
 
@@ -64,13 +64,28 @@ file_check check_one(const config_document& doc, const check_options& opts) {
   if (degrees.size() != 1) {
     throw config_error(doc.source + ": /parallel/tp", "a check needs one TP degree, not a list");
   }
-  const auto result = sweep_tp(to_layer_spec(opts.layer), to_device_spec(opts.layer), degrees,
-                               to_efficiency_target(opts.layer));
-  return file_check{.source = doc.source,
+  // The model `sweep` would use for the same config: the refined one with a preset, a profile
+  // or any refined option, the seed's otherwise.
+  const auto in = to_layer_inputs(opts.layer, opts.refined);
+  const auto target = to_efficiency_target(opts.layer);
+  file_check report{.source = doc.source,
                     .name = doc.name,
                     .tp = degrees.front(),
-                    .outcomes = evaluate_rules(result, rules, cluster_topology{}.gpus_per_node),
+                    .model = {},
+                    .hardware = hardware_summary(in.origin),
+                    .outcomes = {},
                     .error = {}};
+  if (in.seed_model()) {
+    report.model = "the seed's model";
+    report.outcomes = evaluate_rules(
+        metrics_at(sweep_tp(in.layer, in.device, degrees, target), in.topology.gpus_per_node),
+        rules);
+  } else {
+    report.model = "refined model, collective " + std::string(to_string(in.options.collective));
+    report.outcomes = evaluate_rules(
+        metrics_at(sweep_tp(in.layer, in.device, in.topology, in.options, degrees, target)), rules);
+  }
+  return report;
 }
 
 int run_check(CLI::App& cmd, const check_options& opts) {
@@ -92,8 +107,13 @@ int run_check(CLI::App& cmd, const check_options& opts) {
     } catch (const invalid_spec& e) {
       // An invalid file is reported on stderr and the others are still checked.
       std::cerr << "tpcost: error: " << e.what() << '\n';
-      reports.push_back(
-          file_check{.source = file, .name = {}, .tp = 0, .outcomes = {}, .error = e.what()});
+      reports.push_back(file_check{.source = file,
+                                   .name = {},
+                                   .tp = 0,
+                                   .model = {},
+                                   .hardware = {},
+                                   .outcomes = {},
+                                   .error = e.what()});
     }
   }
   const char* gha = std::getenv("GITHUB_ACTIONS");
@@ -119,13 +139,19 @@ void add_check_command(CLI::App& app, int& exit_code) {
       "check", "Check training configs against their rules (exit 0 pass, 1 fail, 2 invalid)");
   cmd->add_option("files", opts->files, "config files to check ('-' for stdin)")->required();
   add_layer_flags(*cmd, opts->layer);
+  add_refined_flags(*cmd, opts->refined);
+  opts->refined.rules_read_gpus_per_node = true;
   add_output_flags(*cmd, opts->output, "table|json|junit");
   cmd->footer(R"(Rules (in the config's "checks" section):
   min_efficiency: 0.7            E(t) >= 0.7 at the config's TP degree
   max_ratio: 0.5                 R(t) <= 0.5
   tp_within_half_critical: true  t <= t*/2 (the seed's guidance)
-  tp_within_node: true           t <= GPUs per node (8)
+  tp_within_node: true           t <= GPUs per node (--gpus-per-node, the --gpu preset's, or 8)
   min_utilisation: 0.5           mu >= 0.5
+The model is the one 'sweep' would use for the same config: the refined model (alpha-beta
+collectives on the node topology, auto unless --collective is given) when the config names a
+preset (hardware.gpu, hardware.interconnect), a profile (hardware.interconnect_file) or a
+refined option; the seed's model otherwise.
 Flags given here override every file's values (what-if: --bandwidth 300GB/s).
 With GITHUB_ACTIONS=true, failures are also printed as ::error annotations.
 
@@ -133,6 +159,7 @@ Examples:
   tpcost check examples/configs/*.json
   tpcost check run.json --format junit --output tpcost-junit.xml
   tpcost check run.json --bandwidth 300GB/s    # would it still pass over PCIe?
+  tpcost check run.json --interconnect ib-ndr  # ... with NDR instead of the file's network?
 )");
   cmd->callback([cmd, opts, &exit_code] { exit_code = run_check(*cmd, *opts); });
 }

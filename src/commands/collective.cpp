@@ -21,8 +21,8 @@ struct collective_options {
   std::string size = "1GiB";
   std::string ranks = "8";
   std::string algorithm = "all";
-  std::string bandwidth = "600GB/s";
-  refined_flags refined;  ///< only the topology flags are registered
+  std::string bandwidth;  ///< empty: the profile's or the --gpu preset's link, else 600GB/s
+  refined_flags refined;  ///< only the preset and topology flags are registered
   output_flags output;
 };
 
@@ -58,15 +58,14 @@ void run_collective(const collective_options& opts) {
   const auto op = parse_collective_op(opts.op, "--op");
   const auto size = parse_bytes(opts.size, "--size");
   const auto ranks = parse_count(opts.ranks, "--ranks");
-  layer_flags layer;
-  layer.bandwidth = opts.bandwidth;
-  const auto topology = to_topology(opts.refined, layer);
+  hardware_origin origin;
+  const auto topology = to_topology(opts.refined, opts.bandwidth, origin);
   if (topology.intra.bandwidth.value() <= 0.0 || !std::isfinite(topology.intra.bandwidth.value())) {
     throw invalid_spec(opts.refined.intra_bandwidth.empty() ? "--bandwidth" : "--intra-bandwidth",
                        "must be a positive finite number of bytes/s");
   }
   const auto comparison = compare_collectives(topology, op, ranks, size);
-  emit(opts.output, render_collective(select(comparison, opts.algorithm), format));
+  emit(opts.output, render_collective(select(comparison, opts.algorithm), format, origin));
 }
 
 }  // namespace
@@ -84,25 +83,17 @@ void add_collective_command(CLI::App& app) {
                   "all | auto (the cheapest) | seed | ring | tree | hierarchical")
       ->capture_default_str();
   cmd->add_option("--bandwidth", opts->bandwidth,
-                  "the intra-node link per GPU and direction, unless --intra-bandwidth is given")
-      ->capture_default_str();
-  auto* topo = cmd->add_option_group("Topology");
-  auto& f = opts->refined;
-  topo->add_option("--gpus-per-node", f.gpus_per_node, "GPUs per node")->capture_default_str();
-  topo->add_option("--intra-bandwidth", f.intra_bandwidth,
-                   "intra-node link per GPU and direction (default: --bandwidth)");
-  topo->add_option("--intra-latency", f.intra_latency, "intra-node latency per step, e.g. 3us")
-      ->capture_default_str();
-  topo->add_option("--inter-bandwidth", f.inter_bandwidth,
-                   "inter-node link per GPU and direction, e.g. 50GB/s; needed beyond one node");
-  topo->add_option("--inter-latency", f.inter_latency, "inter-node latency per step, e.g. 10us")
-      ->capture_default_str();
+                  "the intra-node link per GPU and direction, unless --intra-bandwidth is given "
+                  "(default: the profile's or the --gpu preset's, else 600GB/s)");
+  add_hardware_flags(*cmd, opts->refined);
   add_output_flags(*cmd, opts->output, "table|json");
   cmd->footer(R"(Examples:
   tpcost collective --op all-reduce --size 1GiB --ranks 8
   tpcost collective --size 64MB --ranks 16 --intra-bandwidth 450GB/s --intra-latency 3us \
                     --inter-bandwidth 50GB/s --inter-latency 10us --algorithm auto
   tpcost collective --op reduce-scatter --size 256MiB --ranks 8 --format json
+  tpcost collective --gpu h100-sxm --interconnect ndr --size 64MiB --ranks 16
+  tpcost collective --interconnect-file my-cluster.json --size 64MiB --ranks 8
 )");
   cmd->callback([opts] { run_collective(*opts); });
 }

@@ -23,19 +23,18 @@ struct explain_options {
 
 void run_explain(const explain_options& opts) {
   const auto format = parse_output_format(opts.output.format, "table|json");
-  const auto layer = to_layer_spec(opts.layer);
-  const auto device = to_device_spec(opts.layer);
-  const auto options = to_tp_options(opts.refined);
+  const auto in = to_layer_inputs(opts.layer, opts.refined);
   const auto tp = parse_count(opts.tp, "--tp");
   validate_tp(tp);
   const auto target = to_efficiency_target(opts.layer);
-  if (is_seed_model(layer, options)) {
-    emit(opts.output, render_explain(explain_tp(layer, device, tp, target), format));
+  if (in.seed_model()) {
+    emit(opts.output,
+         render_explain(explain_tp(in.layer, in.device, tp, target), format, in.origin));
     return;
   }
-  const auto topology = to_topology(opts.refined, opts.layer);
   emit(opts.output,
-       render_explain(explain_tp(layer, device, topology, options, tp, target), format));
+       render_explain(explain_tp(in.layer, in.device, in.topology, in.options, tp, target), format,
+                      in.origin));
 }
 
 }  // namespace
@@ -55,6 +54,7 @@ void add_explain_command(CLI::App& app) {
   tpcost explain --tp 4 --dtype bf16 --format json
   tpcost explain --tp 16 --collective auto --intra-bandwidth 450GB/s --intra-latency 3us \
                  --inter-bandwidth 50GB/s --inter-latency 10us --dtype bf16 --sp
+  tpcost explain --tp 16 --gpu h100-sxm --interconnect ndr   # every value with its source
 )");
   add_config_flags(*cmd, opts->config);
   cmd->callback([cmd, opts] { run_with_config(*cmd, opts->config, [&] { run_explain(*opts); }); });

@@ -27,21 +27,21 @@ struct sweep_options {
 void run_sweep(const sweep_options& opts) {
   const auto format = parse_output_format(opts.output.format, "table|json|csv|markdown");
   validate(opts.display, format);
-  const auto layer = to_layer_spec(opts.layer);
-  const auto device = to_device_spec(opts.layer);
-  const auto options = to_tp_options(opts.refined);
+  const auto in = to_layer_inputs(opts.layer, opts.refined);
   const auto degrees = parse_degree_list(opts.tp, "--tp");
   const auto target = to_efficiency_target(opts.layer);
   // Plots are written before the table: if gnuplot fails, stdout stays empty.
-  const auto show = [&](const auto& result) {
-    const auto text = render_sweep(result, format, opts.display.quiet);
-    const auto charts = show_figure(opts.display, opts.output, sweep_figure(result));
+  const auto show = [&](const auto& result, const chart::figure& figure) {
+    const auto text = render_sweep(result, format, opts.display.quiet, in.origin);
+    const auto charts = show_figure(opts.display, opts.output, figure);
     emit(opts.output, charts.empty() ? text : text + "\n" + charts);
   };
-  if (is_seed_model(layer, options)) {
-    show(sweep_tp(layer, device, degrees, target));
+  if (in.seed_model()) {
+    const auto result = sweep_tp(in.layer, in.device, degrees, target);
+    show(result, sweep_figure(result, in.topology.gpus_per_node));
   } else {
-    show(sweep_tp(layer, device, to_topology(opts.refined, opts.layer), options, degrees, target));
+    const auto result = sweep_tp(in.layer, in.device, in.topology, in.options, degrees, target);
+    show(result, sweep_figure(result));
   }
 }
 
@@ -65,6 +65,9 @@ void add_sweep_command(CLI::App& app) {
   tpcost sweep --format json | jq .summary.critical_tp
   tpcost sweep --tp 1..64 --collective auto --intra-bandwidth 450GB/s --intra-latency 3us \
                --inter-bandwidth 50GB/s --inter-latency 10us --dtype bf16 --flops 989.4T
+  tpcost sweep --gpu h100-sxm --interconnect ndr --tp 1..64   # bf16 at the H100's peak, NVLink 4, NDR
+  tpcost sweep --gpu gb200-nvl72 --interconnect xdr --tp 8,16,36,72,144  # one NVLink domain of 72
+  tpcost sweep --gpu h100-sxm --interconnect-file my-cluster.json --tp 1..16
   tpcost sweep --dtype bf16 --sp --overlap 0.5 --recompute full --tp 1..8
   tpcost sweep --tp 1..64 --chart                # the table, then E over TP and time bars
   tpcost sweep --plot sweep.svg                  # the same charts drawn by gnuplot

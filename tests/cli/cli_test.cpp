@@ -10,6 +10,7 @@
 #include "run_binary.hpp"
 #include "tpcost/flops.hpp"
 #include "tpcost/model_presets.hpp"
+#include "tpcost/presets.hpp"
 #include "tpcost/sweep.hpp"
 
 using tpcost::test::read_file;
@@ -262,4 +263,64 @@ TEST_CASE("step --format json names the step time step_time_s and its parts add 
   CHECK(j.at("layout").at("dp") == 8);
   CHECK(j.at("memory").at("fits") == true);
   CHECK(j.at("tokens_per_s").get<double>() == Approx(1536.0 * 2048.0 / step).epsilon(1e-12));
+}
+
+TEST_CASE("a preset sweep's JSON is the core's refined sweep on the preset topology",
+          "[cli][presets]") {
+  const auto r = run("sweep --gpu h100-sxm --interconnect ndr --tp 1..64 --format json");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& h100 = *tpcost::find_gpu_preset("h100-sxm");
+  const auto& ndr = *tpcost::find_interconnect_preset("ib-ndr");
+  tpcost::layer_spec layer;
+  layer.element = {"bf16", 2};
+  const tpcost::device_spec device{h100.peak.bf16.value, h100.intra.bandwidth.value};
+  tpcost::tp_options options;
+  options.collective = tpcost::collective_choice::automatic;
+  const auto expected = tpcost::sweep_tp(layer, device, tpcost::make_topology(h100, ndr), options,
+                                         {1, 2, 4, 8, 16, 32, 64});
+  CHECK(j.at("model") == "refined");
+  CHECK(j.at("inputs").at("collective") == "auto");
+  CHECK(j.at("inputs").at("flops_per_s").get<double>() == h100.peak.bf16.value.value());
+  CHECK(j.at("inputs").at("topology").at("inter").at("bandwidth_bytes_per_s") == 50e9);
+  const auto& hardware = j.at("inputs").at("hardware");
+  CHECK(hardware.at("gpu") == "H100-SXM");
+  CHECK(hardware.at("interconnect") == "IB-NDR");
+  CHECK(hardware.at("peak_rate") == "bf16");
+  CHECK(hardware.at("interconnect_file").is_null());
+  CHECK(hardware.at("given").empty());
+  REQUIRE(j.at("rows").size() == expected.rows.size());
+  for (std::size_t i = 0; i < expected.rows.size(); ++i) {
+    CHECK(j.at("rows")[i].at("comm_s").get<double>() == expected.rows[i].row.comm.value());
+    CHECK(j.at("rows")[i].at("efficiency").get<double>() == expected.rows[i].row.efficiency);
+  }
+  CHECK(j.at("summary").at("node_boundary").at("first_tp_spanning_nodes") == 16);
+}
+
+TEST_CASE("check measures what sweep computes for the same config", "[cli][check]") {
+  const std::string configs = std::string(TPCOST_EXPECTED_DIR) + "/../../../examples/configs";
+  for (const auto* name :
+       {"gpt3-175b-dgx-a100.json", "gpt3-175b-tp16-mistake.json", "llama3-70b-h100.json"}) {
+    CAPTURE(name);
+    const auto checked = run("check " + configs + "/" + name + " --format json");
+    REQUIRE(checked.exit_code <= 1);
+    const auto swept = run("sweep --config " + configs + "/" + name + " --format json");
+    REQUIRE(swept.exit_code == 0);
+    const auto c = nlohmann::json::parse(checked.out).at("files")[0];
+    const auto s = nlohmann::json::parse(swept.out);
+    CHECK(c.at("model") == "refined model, collective auto");
+    CHECK(s.at("model") == "refined");
+    REQUIRE(s.at("rows").size() == 1);
+    const auto& row = s.at("rows")[0];
+    for (const auto& rule : c.at("rules")) {
+      if (rule.at("rule") == "min_efficiency") {
+        CHECK(rule.at("measured").get<double>() == row.at("efficiency").get<double>());
+      } else if (rule.at("rule") == "max_ratio") {
+        CHECK(rule.at("measured").get<double>() == row.at("ratio").get<double>());
+      } else if (rule.at("rule") == "tp_within_half_critical") {
+        // t*/2 = A/(2*T_comm): the rule holds exactly when R <= 1/2.
+        CHECK(rule.at("passed").get<bool>() == (row.at("ratio").get<double>() <= 0.5));
+      }
+    }
+  }
 }

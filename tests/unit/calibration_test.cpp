@@ -458,3 +458,36 @@ TEST_CASE("Random damage to a fixture parses or fails cleanly, never with a non-
   CHECK(parsed > 0);
   CHECK(refused > 0);
 }
+
+TEST_CASE("A profile replaces the link it measured: across nodes the inter-node one",
+          "[calibration]") {
+  const cluster_topology dgx{.gpus_per_node = 8,
+                             .intra = {450e9 * units::B / units::s, 3.4 * units::us},
+                             .inter = {50e9 * units::B / units::s, 14 * units::us}};
+  interconnect_profile p;
+  p.link = {420e9 * units::B / units::s, 2 * units::us};
+  p.ranks = 8;  // one node, node count unknown: the intra-node link
+  CHECK(scope_of(p, 8) == profile_scope::intra_node);
+  auto t = with_profile(dgx, p);
+  CHECK_THAT(t.intra.bandwidth.value(), near(420e9));
+  CHECK_THAT(t.intra.latency.value(), near(2e-6));
+  CHECK_THAT(t.inter.bandwidth.value(), near(50e9));  // untouched
+  CHECK(t.gpus_per_node == 8);
+
+  p.ranks = 16;  // more ranks than a node holds: measured across nodes
+  p.link = {45e9 * units::B / units::s, 20 * units::us};
+  CHECK(scope_of(p, 8) == profile_scope::inter_node);
+  CHECK(scope_of(p, 16) == profile_scope::intra_node);  // a 16-GPU node
+  t = with_profile(dgx, p);
+  CHECK_THAT(t.inter.bandwidth.value(), near(45e9));
+  CHECK_THAT(t.inter.latency.value(), near(20e-6));
+  CHECK_THAT(t.intra.bandwidth.value(), near(450e9));
+
+  // The node count, when the file has it, decides over the rank count.
+  p.nodes = 1;
+  CHECK(scope_of(p, 8) == profile_scope::intra_node);
+  p.ranks = 8;
+  p.nodes = 2;  // 4 GPUs on each of 2 nodes
+  CHECK(scope_of(p, 8) == profile_scope::inter_node);
+  CHECK(to_string(profile_scope::inter_node) == "inter-node");
+}

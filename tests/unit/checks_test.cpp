@@ -3,6 +3,7 @@
 
 #include <array>
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "support/matchers.hpp"
 
@@ -50,4 +51,43 @@ TEST_CASE("Rule names are those of the config format", "[checks]") {
   CHECK(rule_name(rule_kind::tp_within_node) == "tp_within_node");
   CHECK(is_upper_bound(rule_kind::max_ratio));
   CHECK_FALSE(is_upper_bound(rule_kind::min_utilisation));
+}
+
+TEST_CASE("Under the refined model the rules read T_calc/T, R(t) and the topology's node size",
+          "[checks]") {
+  const cluster_topology nvl72{
+      .gpus_per_node = 72, .intra = {900e9 * units::B / units::s, 3.4 * units::us}, .inter = {}};
+  tp_options auto_collective;
+  auto_collective.collective = collective_choice::automatic;
+  auto_collective.overlap = 0.5;
+  const auto at16 = sweep_tp(layer_spec{}, device_spec{}, nvl72, auto_collective, {16});
+  const auto m = metrics_at(at16);
+  const auto& row = at16.rows.front().row;
+  CHECK(m.tp == 16);
+  CHECK(m.gpus_per_node == 72);
+  CHECK_THAT(m.efficiency, near(row.efficiency));  // T_calc/T with the overlap
+  CHECK_THAT(m.utilisation, near(row.efficiency));
+  CHECK_THAT(m.ratio, near(row.ratio));
+  // t* is A over T_comm at this degree, so t <= t*/2 holds exactly when R(t) <= 1/2.
+  CHECK_THAT(m.critical_tp, near(at16.single_gpu_compute / row.comm));
+  CHECK_THAT(16.0 / m.critical_tp, near(row.ratio));
+  const std::array<rule, 2> rules{
+      {{rule_kind::tp_within_node, 0.0}, {rule_kind::tp_within_half_critical, 0.0}}};
+  const auto out = evaluate_rules(m, rules);
+  CHECK(out[0].passed);  // 16 <= 72: one NVLink domain
+  CHECK(out[0].limit == 72.0);
+  CHECK(out[1].passed == (row.ratio <= 0.5));
+}
+
+TEST_CASE("A TP degree that communicates nothing has no critical degree", "[checks]") {
+  tp_options ring;
+  ring.collective = collective_choice::ring;
+  const auto at1 = sweep_tp(
+      layer_spec{}, device_spec{},
+      cluster_topology{.gpus_per_node = 8, .intra = {600e9 * units::B / units::s, {}}, .inter = {}},
+      ring, {1});
+  const auto m = metrics_at(at1);
+  CHECK(std::isinf(m.critical_tp));
+  const std::array<rule, 1> rules{{{rule_kind::tp_within_half_critical, 0.0}}};
+  CHECK(evaluate_rules(m, rules).front().passed);
 }

@@ -3,8 +3,10 @@
 #include "tpcost/presets.hpp"
 
 #include <catch2/catch.hpp>
+#include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "support/matchers.hpp"
 
@@ -191,4 +193,61 @@ TEST_CASE("A preset is a plain aggregate a config can override", "[presets]") {
   CHECK(topo.intra.bandwidth.value() == 400e9);
   CHECK(topo.inter.bandwidth.value() == 50e9);
   CHECK(topo.inter.latency.value() == 14e-6);
+}
+
+TEST_CASE("A compute dtype picks the preset's dense rate of the same name", "[presets]") {
+  const auto& h100 = *find_gpu_preset("h100-sxm");
+  CHECK_THAT(dense_peak(h100, {"bf16", 2}).value.value(), near(989.4e12));
+  CHECK_THAT(dense_peak(h100, {"bfloat16", 2}).value.value(), near(989.4e12));
+  CHECK_THAT(dense_peak(h100, {"half", 2}).value.value(), near(989.4e12));
+  CHECK_THAT(dense_peak(h100, {"fp8", 1}).value.value(), near(1978.9e12));
+  CHECK_THAT(dense_peak(h100, {"e5m2", 1}).value.value(), near(1978.9e12));
+  CHECK_THAT(dense_peak(h100, {"tf32", 4}).value.value(), near(494.7e12));
+  CHECK_THAT(dense_peak(h100, {"fp64", 8}).value.value(), near(66.9e12));
+  // fp32 is the vector rate (no tensor cores); TF32 tensor cores are asked for by name.
+  CHECK_THAT(dense_peak(h100, {"fp32", 4}).value.value(), near(66.9e12));
+  CHECK_THAT(dense_peak(h100, {"float", 4}).value.value(), near(66.9e12));
+  CHECK(dense_peak(h100, {"bf16", 2}).source == h100.peak.bf16.source);
+  for (const auto& gpu : gpu_presets) {
+    CAPTURE(std::string(gpu.name));
+    CHECK(&dense_peak(gpu, {"bf16", 2}) == &gpu.peak.bf16);
+    CHECK(&dense_peak(gpu, {"fp16", 2}) == &gpu.peak.fp16);
+    CHECK(&dense_peak(gpu, {"tf32", 4}) == &gpu.peak.tf32);
+  }
+  CHECK(peak_rate_name({"float16", 2}) == std::optional<std::string_view>("fp16"));
+  CHECK_FALSE(peak_rate_name({"2 B", 2}).has_value());
+}
+
+TEST_CASE("A dtype the part has no rate for fails, naming the dtype and --flops", "[presets]") {
+  const auto& a100 = *find_gpu_preset("a100");
+  try {
+    (void)dense_peak(a100, {"fp8", 1});
+    FAIL("accepted");
+  } catch (const invalid_spec& e) {
+    CHECK(e.field() == "dtype");
+    CHECK(e.detail() ==
+          "A100-SXM4-80GB has no dense fp8 rate (Ampere has no FP8 tensor cores); give --flops or "
+          "another --dtype");
+  }
+  try {
+    (void)dense_peak(a100, {"2 B", 2});
+    FAIL("accepted");
+  } catch (const invalid_spec& e) {
+    CHECK(std::string(e.detail()).find("byte count (2 B) names no peak rate") != std::string::npos);
+  }
+}
+
+TEST_CASE("A preset of the other kind is named as such", "[presets]") {
+  try {
+    (void)gpu_preset_by_name("ndr", "--gpu");
+    FAIL("accepted");
+  } catch (const invalid_spec& e) {
+    CHECK(e.detail() == "'ndr' is an interconnect preset (IB-NDR), not a GPU preset");
+  }
+  try {
+    (void)interconnect_preset_by_name("h100", "--interconnect");
+    FAIL("accepted");
+  } catch (const invalid_spec& e) {
+    CHECK(e.detail() == "'h100' is a GPU preset (H100-SXM), not an interconnect preset");
+  }
 }

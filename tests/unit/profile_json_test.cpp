@@ -168,3 +168,18 @@ TEST_CASE("Reading a profile file names the flag, the file and the pointer", "[p
   CHECK_THROWS_WITH(read_profile_file("/nonexistent/p.json", "--interconnect-file"),
                     "--interconnect-file: /nonexistent/p.json: cannot open the file");
 }
+
+TEST_CASE("A device, a directory or a huge file is refused before it is read", "[profile_json]") {
+  CHECK_THROWS_WITH(read_profile_file("/dev/zero", "--interconnect-file"),
+                    "--interconnect-file: /dev/zero: not a regular file");
+  CHECK_THROWS_WITH(read_profile_file("/", "--interconnect-file"),
+                    "--interconnect-file: /: not a regular file");
+  const std::string path = "profile_json_test_huge.json";
+  {
+    std::ofstream out(path);
+    out << std::string(max_profile_bytes + 1, ' ');
+  }
+  CHECK_THROWS_WITH(read_profile_file(path, "--interconnect-file"),
+                    Catch::Contains("1048577 bytes; a profile is at most 1048576 bytes"));
+  std::remove(path.c_str());
+}

@@ -17,12 +17,14 @@
 
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <initializer_list>
 #include <span>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -347,11 +349,25 @@ inline std::vector<interconnect_profile> profiles_from_json(const nlohmann::json
   return profiles;
 }
 
+/// The largest profile file read; real ones are a few kilobytes.
+inline constexpr std::uintmax_t max_profile_bytes = std::uintmax_t{1} << 20;
+
 /// Reads a profile file. Every error is invalid_spec(field, "PATH: /pointer: detail") or
 /// (field, "PATH: ...") for a file that cannot be read or is not JSON; `field` is the flag
 /// that named the file, e.g. "--interconnect-file".
 inline std::vector<interconnect_profile> read_profile_file(const std::string& path,
                                                            const std::string& field) {
+  // A profile is a few kilobytes; refuse a device or a directory (reading /dev/zero would never
+  // end) and anything implausibly large before reading it.
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    throw invalid_spec(field, path + ": not a regular file");
+  }
+  if (const auto size = std::filesystem::file_size(path, ec); !ec && size > max_profile_bytes) {
+    throw invalid_spec(field, path + ": " + std::to_string(size) + " bytes; a profile is at most " +
+                                  std::to_string(max_profile_bytes) + " bytes");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw invalid_spec(field, path + ": cannot open the file");
