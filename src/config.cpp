@@ -29,15 +29,20 @@ using json = nlohmann::json;
 
 // The config format. Sections group keys by what they describe; a key's flag has the same
 // meaning as on the command line. Keys without a flag are read by one command (checks).
-constexpr std::array<config_key, 30> keys{{
+constexpr std::array<config_key, 37> keys{{
     {"/$schema", "", value_kind::text, "the JSON Schema this file follows (ignored by tpcost)", ""},
     {"/name", "", value_kind::text, "a name for reports, e.g. \"GPT-3 175B on DGX A100\"", ""},
     {"/description", "", value_kind::text, "free text (ignored by tpcost)", ""},
+    {"/model/name", "--model", value_kind::text,
+     "model preset (tpcost model list), for step and plan", ""},
+    {"/model/layers", "--layers", value_kind::count, "L: transformer layers (step, plan)", ""},
     {"/model/hidden", "--hidden", value_kind::count, "h: hidden size", ""},
     {"/model/seq", "--seq", value_kind::count, "s: sequence length, tokens", ""},
     {"/model/heads", "--heads", value_kind::count,
      "a: attention heads, for activation memory (default: h/128)", ""},
     {"/batch/micro_batch", "--batch", value_kind::count, "b: micro-batch size, sequences", ""},
+    {"/batch/global_batch", "--global-batch", value_kind::count,
+     "G: sequences per optimizer step (step, plan)", ""},
     {"/hardware/gpu", "--gpu", value_kind::gpu_preset,
      "GPU preset (tpcost hardware list): P, the intra-node link, GPUs per node; the other "
      "hardware keys override it",
@@ -65,6 +70,10 @@ constexpr std::array<config_key, 30> keys{{
     {"/hardware/inter_latency", "--inter-latency", value_kind::duration,
      "inter-node latency per ring step", ""},
     {"/parallel/tp", "--tp", value_kind::degrees, "t: TP degree (a list for sweep)", ""},
+    {"/parallel/pp", "--pp", value_kind::count, "p: pipeline stages (step)", ""},
+    {"/parallel/dp", "--dp", value_kind::count, "d: data-parallel replicas (step)", ""},
+    {"/parallel/vpp", "--vpp", value_kind::count, "v: interleaved model chunks per GPU (step)", ""},
+    {"/parallel/gpus", "--gpus", value_kind::count, "N: GPUs in the job (step, plan)", ""},
     {"/options/collective", "--collective", value_kind::choice,
      "collective algorithm (default: auto with a preset or profile, else seed)",
      "seed|ring|tree|hierarchical|auto"},
@@ -73,7 +82,9 @@ constexpr std::array<config_key, 30> keys{{
      "algbw|busbw"},
     {"/options/sp", "--sp", value_kind::boolean, "sequence parallelism (Megatron-SP)", ""},
     {"/options/recompute", "--recompute", value_kind::choice,
-     "activation recomputation: full reruns the forward in the backward", "none|full"},
+     "activation recomputation: full reruns the forward in the backward (step takes selective "
+     "as a flag only)",
+     "none|full"},
     {"/options/overlap", "--overlap", value_kind::fraction,
      "f: the share of min(T_calc, T_comm) hidden by overlap (0 serial, 1 max)", ""},
     {"/options/comm_dtype", "--comm-dtype", value_kind::dtype, "dtype on the wire (default: dtype)",

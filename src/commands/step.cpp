@@ -121,7 +121,7 @@ void add_step_command(CLI::App& app) {
   layout->add_option("--pp", f->pp, "p: pipeline stages (default 1)");
   layout->add_option("--dp", f->dp, "d: data-parallel replicas (default N/(t*p), or 1)");
   layout->add_option("--vpp", f->vpp, "v: interleaved model chunks per GPU")->capture_default_str();
-  layout->add_option("-b,--micro-batch", f->micro_batch, "b: sequences per micro-batch")
+  layout->add_option("-b,--micro-batch,--batch", f->micro_batch, "b: sequences per micro-batch")
       ->capture_default_str();
   layout->add_option("-G,--global-batch", f->global_batch, "G: sequences per step (required)");
   layout->add_flag("--sp", f->sp, "sequence parallelism (Megatron-SP)");
