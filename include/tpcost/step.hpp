@@ -266,6 +266,9 @@ inline step_result evaluate_step(const step_inputs& in) {
                                                    r.dp_bytes_per_gpu);
       r.dp_sync = sync.cost.time;
       r.dp_algorithm = sync.algorithm;
+      // The window the sync can hide in: the last micro-batch's backward on the last stage, with
+      // the backward's share of the TP collectives taken as a third (2 of the 6 with full
+      // recomputation; an approximation for the other modes, mirrored in planner.hpp).
       const seconds last_backward = layers_last * (kernels.backward + tp_exposed / 3.0);
       dp_exposed = r.dp_sync - f * min(r.dp_sync, last_backward);
     } else {
