@@ -7,7 +7,9 @@
 #include "cli_options.hpp"
 #include "commands/commands.hpp"
 #include "config_overlay.hpp"
+#include "display.hpp"
 #include "model_options.hpp"
+#include "plan_chart.hpp"
 #include "render_plan.hpp"
 #include "step_options.hpp"
 #include "tpcost/parse.hpp"
@@ -27,6 +29,7 @@ struct plan_flags {
   std::string threads = "0";
   std::vector<std::string> compare;
   output_flags output;
+  display_flags display;
   config_flags config;
 };
 
@@ -104,7 +107,7 @@ std::string run_compare(const plan_flags& f, inputs in, output_format format) {
   return render_compare(r, format);
 }
 
-std::string run_search(inputs in, output_format format) {
+std::string run_search(inputs in, output_format format, const plan_flags& f) {
   plan_report r;
   r.model = std::move(in.model);
   r.hardware = std::move(in.hardware);
@@ -117,13 +120,17 @@ std::string run_search(inputs in, output_format format) {
     throw invalid_spec("--gpus",
                        no_layout_message(r.request, r.result.counts, nearest_workable(r.request)));
   }
-  return render_plan(r, format);
+  // Plots are written before the table: if gnuplot fails, stdout stays empty.
+  const auto charts = show_figure(f.display, f.output, plan_figure(r.result.top));
+  const auto text = render_plan(r, format);
+  return charts.empty() ? text : text + "\n" + charts;
 }
 
 void run_plan(const plan_flags& f) {
   const auto format = parse_output_format(f.output.format, "table|json");
+  validate(f.display, format);
   auto in = read_inputs(f);
-  emit(f.output, f.compare.empty() ? run_search(std::move(in), format)
+  emit(f.output, f.compare.empty() ? run_search(std::move(in), format, f)
                                    : run_compare(f, std::move(in), format));
 }
 
@@ -152,6 +159,7 @@ void add_plan_command(CLI::App& app) {
       ->expected(2);
   add_software_flags(*search, f->software);
   add_output_flags(*cmd, f->output, "table|json");
+  add_display_flags(*cmd, f->display);
   cmd->footer(
       R"(Searched: every t dividing N and the heads, KV heads and MLP size; every p dividing N/t
 and the layers (even stages); d = N/(t*p) dividing G; every micro-batch b dividing G/d;
