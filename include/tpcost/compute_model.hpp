@@ -72,14 +72,6 @@ struct layer_compute {
   }
 };
 
-/// How the attention core (scores, softmax, dropout, scores × V) runs.
-enum class attention_kernel {
-  unfused,  ///< separate matmuls and softmax/dropout kernels that write the s×s scores to HBM
-            ///< (Megatron-LM 2021; the SC21 validation)
-  fused,    ///< one kernel that keeps the scores on chip (FlashAttention, Dao et al. 2022):
-            ///< its matmuls run at η_mm and the s×s memory traffic disappears
-};
-
 /// Kernel times of one layer on one of `tp` GPUs for a micro-batch of `micro_batch` sequences
 /// of `model.seq` tokens; 16-bit activations and weights. Call validate(model, par) first.
 constexpr layer_compute layer_compute_time(

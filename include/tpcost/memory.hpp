@@ -16,7 +16,7 @@
 //
 // Activations per layer (Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
 // Transformer Models", arXiv:2205.05198, Sec. 4 and Table 2), 16-bit activations with 1-byte
-// dropout masks, micro-batch b:
+// dropout masks, micro-batch b, with the unfused attention of Megatron-LM 2021:
 //   no recomputation, no parallelism   s·b·h·(34 + 5·a·s/h)
 //   tensor parallel                    s·b·h·(10 + 24/t + 5·a·s/(h·t))
 //   tensor + sequence parallel         s·b·h/t·(34 + 5·a·s/h)
@@ -27,8 +27,28 @@
 // split without SP are the two norm inputs (4), the QKV input (2), the MLP input (2) and two
 // dropout masks (2); the part split by t is Q and the output-projection input (4·sbh), K and V
 // (4·s·b·kv_dim) and the MLP inside (4·s·b·f plain: GeLU input and output; 6·s·b·f gated:
-// gate and up outputs and their product); 5·a·s²·b are the scores, softmax, its dropout mask
-// and output. For GPT (f = 4h, kv = h) the split part is 24·sbh, as in the paper.
+// gate and up outputs and their product); 5·a·s²·b are the softmax output (2), its dropout
+// mask (1) and the dropout output (2), split by t with the heads. For GPT (f = 4h, kv = h)
+// the split part is 24·sbh, as in the paper.
+//
+// A fused attention kernel (`attention_kernel::fused`: FlashAttention, Dao et al. 2022,
+// "FlashAttention: Fast and Memory-Efficient Exact Attention with IO-Awareness",
+// arXiv:2205.14135) never writes the s×s tensors to HBM. For the backward pass it keeps Q, K,
+// V, the output O and the softmax statistics, and recomputes scores and softmax on chip (Sec.
+// 3.1, "Recomputation"; App. B.3: Alg. 2 saves O, the statistics ℓ and m, and the RNG state).
+// Q, K, V and O (the output-projection input) are counted above already, so the 5·a·s²·b
+// become the statistics: one fp32 logsumexp per row and head, 4·b·a·s bytes, ÷t with the heads
+// (with or without SP, each rank runs a/t heads over the whole sequence). One statistic, as
+// FlashAttention-2 keeps (Dao 2023, arXiv:2307.08691, Sec. 3.1.1: L = m + log ℓ) and the
+// flash-attn library stores (softmax_lse, fp32, b×a×s); the first paper's Alg. 2 keeps m and ℓ,
+// another 4·b·a·s/t. The attention dropout mask is not kept: the kernel saves the RNG state
+// and regenerates the mask in the backward pass (App. B.4, first observation); the state is a
+// few bytes per layer, not counted. So, with a fused kernel:
+//   no recomputation                   the selective count + 4·b·a·s/t
+//   selective recomputation            the selective count: the attention core, statistics and
+//                                      all, is recomputed; fused and unfused coincide
+//   full recomputation                 2·s·b·h (÷t with SP), as unfused
+// The fused count never exceeds the unfused one (4·b·a·s ≤ 5·a·s²·b).
 //
 // Which activations a stage holds: see `layers_in_flight` in pipeline_parallel.hpp (1F1B: the
 // first stage holds p micro-batches of its L/p layers, i.e. L layers' worth; interleaved: times
@@ -36,7 +56,8 @@
 // per micro-batch in flight on the first stage, and on the last stage the final norm and
 // output-layer inputs, 4·sbh, and the fp32 logits for the loss, 4·s·b·V/t (÷t on the sbh terms
 // with SP). Full recomputation also needs one layer's full activations while it recomputes;
-// that working set is added to every stage.
+// that working set, one layer without recomputation for the attention kernel in use (no s×s
+// tensors with a fused one), is added to every stage.
 #pragma once
 
 #include <algorithm>
@@ -97,11 +118,36 @@ constexpr double params_per_gpu(const transformer_spec& spec, const parallel_con
   return params;
 }
 
+/// What the attention core keeps for the backward pass per layer, on one of `tp` GPUs, beyond
+/// Q, K, V and its output (counted with the layer): without recomputation, `5·a·s²·b/t` bytes
+/// with an unfused kernel (softmax output, its 1-byte dropout mask, dropout output: Korthikanti
+/// et al. 2022, Sec. 4.1) and `4·a·s·b/t` with a fused one (one fp32 logsumexp per row and head:
+/// FlashAttention, Dao et al. 2022, Sec. 3.1 and App. B.3; see the file comment); 0 with
+/// selective or full recomputation, which recompute the core. The heads are split over t with
+/// or without sequence parallelism.
+constexpr bytes attention_core_bytes(const transformer_spec& spec, std::int64_t micro_batch,
+                                     std::int64_t seq, std::int64_t tp, recompute_mode mode,
+                                     attention_kernel attention) {
+  if (mode != recompute_mode::none) {
+    return bytes{};
+  }
+  const double rows = static_cast<double>(spec.heads) * static_cast<double>(seq) *
+                      static_cast<double>(micro_batch);  // a·s·b softmax rows
+  const double per_row = attention == attention_kernel::fused
+                             ? 4.0                              // fp32 logsumexp
+                             : 5.0 * static_cast<double>(seq);  // 2 + 1 + 2 bytes per score
+  return rows * per_row / static_cast<double>(tp) * units::B;
+}
+
 /// Activation bytes one layer keeps for the backward pass, for one micro-batch of `micro_batch`
-/// sequences of `seq` tokens, on one GPU (see the file comment for the formula and its source).
+/// sequences of `seq` tokens, on one of `tp` GPUs, with the given recomputation and attention
+/// kernel (see the file comment for the formula and its sources). Unfused: Korthikanti et al.
+/// 2022, Table 2. Fused: the selective count plus `attention_core_bytes` without recomputation,
+/// the selective count with it, `2·s·b·h` (÷t with SP) with full recomputation.
 constexpr bytes activation_bytes_per_layer(const transformer_spec& spec, std::int64_t micro_batch,
                                            std::int64_t seq, std::int64_t tp,
-                                           bool sequence_parallel, recompute_mode mode) {
+                                           bool sequence_parallel, recompute_mode mode,
+                                           attention_kernel attention) {
   const double sb = static_cast<double>(seq) * static_cast<double>(micro_batch);
   const double sbh = sb * static_cast<double>(spec.hidden);
   const double t = static_cast<double>(tp);
@@ -111,13 +157,11 @@ constexpr bytes activation_bytes_per_layer(const transformer_spec& spec, std::in
   const double replicated = 10.0 * sbh;
   const double split = 4.0 * sbh + 4.0 * sb * static_cast<double>(kv_dim(spec)) +
                        (spec.gated_mlp ? 6.0 : 4.0) * sb * static_cast<double>(ffn_of(spec));
-  const double scores = mode == recompute_mode::none
-                            ? 5.0 * static_cast<double>(spec.heads) * static_cast<double>(seq) * sb
-                            : 0.0;
+  const bytes core = attention_core_bytes(spec, micro_batch, seq, tp, mode, attention);
   if (sequence_parallel) {
-    return (replicated + split + scores) / t * units::B;
+    return (replicated + split) / t * units::B + core;
   }
-  return (replicated + (split + scores) / t) * units::B;
+  return (replicated + split / t) * units::B + core;
 }
 
 /// Memory of one GPU of one pipeline stage.
@@ -146,11 +190,13 @@ struct memory_report {
   [[nodiscard]] bool fits() const { return headroom().value() >= 0.0; }
 };
 
-/// Per-GPU memory of a layout, stage by stage (see the file comment for every term). Throws
-/// `invalid_spec` when the layout is invalid (see `validate` and `summarize_pipeline`); a layout
-/// that does not fit is reported (`fits()` false), not rejected.
+/// Per-GPU memory of a layout, stage by stage, when its attention core runs `attention` (see
+/// the file comment for every term). Throws `invalid_spec` when the layout is invalid (see
+/// `validate` and `summarize_pipeline`); a layout that does not fit is reported (`fits()`
+/// false), not rejected.
 inline memory_report memory_per_gpu(const transformer_spec& spec, const parallel_config& par,
-                                    bytes capacity, state_bytes per_param = mixed_precision_adam) {
+                                    bytes capacity, attention_kernel attention,
+                                    state_bytes per_param = mixed_precision_adam) {
   const auto pipe = summarize_pipeline(spec, par, 2, false);
   const auto d = static_cast<double>(par.dp);
   const auto zero = static_cast<int>(par.zero);
@@ -158,8 +204,8 @@ inline memory_report memory_per_gpu(const transformer_spec& spec, const parallel
   const double sb = static_cast<double>(spec.seq) * static_cast<double>(par.micro_batch);
   const double sbh = sb * static_cast<double>(spec.hidden);
   const double sp_divisor = par.sequence_parallel ? t : 1.0;
-  const auto per_layer = activation_bytes_per_layer(spec, par.micro_batch, spec.seq, par.tp,
-                                                    par.sequence_parallel, par.recompute);
+  const auto per_layer = activation_bytes_per_layer(
+      spec, par.micro_batch, spec.seq, par.tp, par.sequence_parallel, par.recompute, attention);
   memory_report report;
   report.capacity = capacity;
   report.per_param = per_param;
@@ -174,8 +220,9 @@ inline memory_report memory_per_gpu(const transformer_spec& spec, const parallel
     s.layers_in_flight = layers_in_flight(s.layers, i, par.pp, pipe.micro_batches, par.vpp);
     s.activations = s.layers_in_flight * per_layer;
     if (par.recompute == recompute_mode::full) {
-      s.activations += activation_bytes_per_layer(spec, par.micro_batch, spec.seq, par.tp,
-                                                  par.sequence_parallel, recompute_mode::none);
+      s.activations +=
+          activation_bytes_per_layer(spec, par.micro_batch, spec.seq, par.tp, par.sequence_parallel,
+                                     recompute_mode::none, attention);
     }
     if (i == 0) {  // embedding dropout mask, one byte per element, per micro-batch in flight
       const auto in_flight = std::min(par.pp, pipe.micro_batches);

@@ -1,6 +1,7 @@
 // How a training step is laid out over GPUs: tensor (t), pipeline (p, with v virtual stages
 // per GPU) and data (d) parallelism, micro-batches, sequence parallelism, activation
-// recomputation and the ZeRO stage; and the checks that a layout fits a model.
+// recomputation and the ZeRO stage; the attention kernel; and the checks that a layout fits a
+// model.
 #pragma once
 
 #include <cstdint>
@@ -16,10 +17,26 @@ namespace tpcost {
 /// Large Transformer Models", arXiv:2205.05198):
 /// * none: every activation the backward pass needs is stored;
 /// * selective: the attention core (QKᵀ, softmax, its dropout, attention over V) is dropped
-///   and recomputed in the backward pass (Sec. 5); also the right model for FlashAttention-
-///   style kernels, which never store the s×s scores;
+///   and recomputed in the backward pass (Sec. 5); a fused attention kernel (below) keeps no
+///   s×s tensor either, so with it `none` stores what `selective` does plus the softmax
+///   statistics (memory.hpp);
 /// * full: only each layer's input is stored; the whole forward pass is run again.
 enum class recompute_mode { none, selective, full };
+
+/// How the attention core (scores, softmax, dropout, scores × V) runs. It sets the kernels'
+/// time (compute_model.hpp) and what a layer stores for the backward pass (memory.hpp).
+enum class attention_kernel {
+  unfused,  ///< separate matmuls and softmax/dropout kernels that write the s×s scores to HBM
+            ///< and keep them, the softmax output and its dropout mask for the backward
+            ///< (Megatron-LM 2021; the SC21 validation)
+  fused,    ///< one kernel that keeps the scores on chip (FlashAttention, Dao et al. 2022):
+            ///< its matmuls run at η_mm, the s×s memory traffic disappears, and the backward
+            ///< needs only the output and one fp32 softmax statistic per row and head
+};
+
+constexpr std::string_view to_string(attention_kernel kernel) {
+  return kernel == attention_kernel::fused ? "fused" : "unfused";
+}
 
 /// ZeRO stage (Rajbhandari et al. 2020, arXiv:1910.02054): what is partitioned over the d
 /// data-parallel ranks. 1: optimizer states; 2: also gradients; 3: also the parameters.

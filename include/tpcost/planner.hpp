@@ -448,11 +448,13 @@ class plan_kernel {
     const int z = static_cast<int>(zero);
     const double t = static_cast<double>(x.t);
     const double sp_divisor = sp ? t : 1.0;
-    const auto per_layer = activation_bytes_per_layer(model, y.b, model.seq, x.t, sp, mode);
-    const bytes working =
-        mode == recompute_mode::full
-            ? activation_bytes_per_layer(model, y.b, model.seq, x.t, sp, recompute_mode::none)
-            : bytes{};
+    const auto attention = req_.options.attention;
+    const auto per_layer =
+        activation_bytes_per_layer(model, y.b, model.seq, x.t, sp, mode, attention);
+    const bytes working = mode == recompute_mode::full
+                              ? activation_bytes_per_layer(model, y.b, model.seq, x.t, sp,
+                                                           recompute_mode::none, attention)
+                              : bytes{};
     const auto& w = mixed_precision_adam;
     const auto stage_total = [&](std::int64_t i, double params) {
       const bytes weights = params * w.weights / (z >= 3 ? d : 1.0) * units::B;

@@ -45,7 +45,9 @@ struct step_options {
   double dp_overlap = 0.0;     ///< share of the DP sync hidden behind the last backward, [0, 1]
   bool scatter_gather = true;  ///< Megatron's p2p split over the TP ranks (Narayanan Sec. 4.1)
   int activation_bytes = 2;    ///< 16-bit activations and gradients on the wire
-  attention_kernel attention = attention_kernel::unfused;  ///< the CLI defaults to fused
+  /// The attention kernel: its time (compute_model.hpp) and what it keeps for the backward
+  /// pass (memory.hpp). The CLI defaults to fused.
+  attention_kernel attention = attention_kernel::unfused;
 };
 
 /// Everything one step evaluation needs.
@@ -329,7 +331,7 @@ inline step_result evaluate_step(const step_inputs& in) {
   r.mfu = model_flops_utilisation(r.flops.model, r.step_time, r.gpus, in.gpu.peak);
   r.hfu = hardware_flops_utilisation(r.flops.hardware, r.step_time, r.gpus, in.gpu.peak);
   r.utilisation = r.time.compute / r.step_time;
-  r.memory = memory_per_gpu(model, par, in.memory_capacity);
+  r.memory = memory_per_gpu(model, par, in.memory_capacity, in.options.attention);
   return r;
 }
 

@@ -1,5 +1,6 @@
-// Per-GPU memory: Korthikanti et al. 2022 Table 2, a small layout derived by hand, pipeline
-// in-flight factors, ZeRO stages and capacity.
+// Per-GPU memory: Korthikanti et al. 2022 Table 2, a fused attention kernel (FlashAttention)
+// against it, a small layout derived by hand, pipeline in-flight factors, ZeRO stages and
+// capacity.
 #include "tpcost/memory.hpp"
 
 #include <catch2/catch.hpp>
@@ -20,6 +21,8 @@ transformer_spec gpt_spec(std::int64_t L, std::int64_t h, std::int64_t a, std::i
 constexpr auto none = recompute_mode::none;
 constexpr auto selective = recompute_mode::selective;
 constexpr auto full = recompute_mode::full;
+constexpr auto unfused = attention_kernel::unfused;
+constexpr auto fused = attention_kernel::fused;
 }  // namespace
 
 TEST_CASE("For GPT, activations per layer are the rows of Korthikanti et al. Table 2", "[memory]") {
@@ -37,24 +40,24 @@ TEST_CASE("For GPT, activations per layer are the rows of Korthikanti et al. Tab
     const double td = static_cast<double>(t);
     CAPTURE(t, a, h, s, b);
     // No parallelism: sbh(34 + 5as/h).
-    CHECK_THAT(activation_bytes_per_layer(spec, b, s, 1, false, none).value(),
+    CHECK_THAT(activation_bytes_per_layer(spec, b, s, 1, false, none, unfused).value(),
                near(sbh * (34 + as_h), 1e-12));
     // Tensor parallel: sbh(10 + 24/t + 5as/(ht)).
-    CHECK_THAT(activation_bytes_per_layer(spec, b, s, t, false, none).value(),
+    CHECK_THAT(activation_bytes_per_layer(spec, b, s, t, false, none, unfused).value(),
                near(sbh * (10 + 24 / td + as_h / td), 1e-12));
     // Tensor + sequence parallel: sbh/t (34 + 5as/h).
-    CHECK_THAT(activation_bytes_per_layer(spec, b, s, t, true, none).value(),
+    CHECK_THAT(activation_bytes_per_layer(spec, b, s, t, true, none, unfused).value(),
                near(sbh / td * (34 + as_h), 1e-12));
     // Tensor parallel + selective recomputation: sbh(10 + 24/t).
-    CHECK_THAT(activation_bytes_per_layer(spec, b, s, t, false, selective).value(),
+    CHECK_THAT(activation_bytes_per_layer(spec, b, s, t, false, selective, unfused).value(),
                near(sbh * (10 + 24 / td), 1e-12));
     // Tensor + sequence parallel + selective recomputation: 34 sbh/t.
-    CHECK_THAT(activation_bytes_per_layer(spec, b, s, t, true, selective).value(),
+    CHECK_THAT(activation_bytes_per_layer(spec, b, s, t, true, selective, unfused).value(),
                near(34 * sbh / td, 1e-12));
     // Full recomputation: 2sbh (sequence-split with SP).
-    CHECK_THAT(activation_bytes_per_layer(spec, b, s, t, false, full).value(),
+    CHECK_THAT(activation_bytes_per_layer(spec, b, s, t, false, full, unfused).value(),
                near(2 * sbh, 1e-12));
-    CHECK_THAT(activation_bytes_per_layer(spec, b, s, t, true, full).value(),
+    CHECK_THAT(activation_bytes_per_layer(spec, b, s, t, true, full, unfused).value(),
                near(2 * sbh / td, 1e-12));
   }
 }
@@ -66,9 +69,115 @@ TEST_CASE("GQA and a gated MLP change the split part of the activations as deriv
   const auto spec = with_architecture(
       {.layers = 1, .hidden = 8, .heads = 4, .kv_heads = 2, .ffn = 12, .vocab = 16, .seq = 6},
       architecture::llama);
-  CHECK(activation_bytes_per_layer(spec, 1, 6, 1, false, none).value() == 1920.0);
-  CHECK(activation_bytes_per_layer(spec, 1, 6, 2, false, none).value() == 480.0 + 1440.0 / 2);
-  CHECK(activation_bytes_per_layer(spec, 1, 6, 2, true, selective).value() == 1200.0 / 2);
+  CHECK(activation_bytes_per_layer(spec, 1, 6, 1, false, none, unfused).value() == 1920.0);
+  CHECK(activation_bytes_per_layer(spec, 1, 6, 2, false, none, unfused).value() ==
+        480.0 + 1440.0 / 2);
+  CHECK(activation_bytes_per_layer(spec, 1, 6, 2, true, selective, unfused).value() == 1200.0 / 2);
+}
+
+TEST_CASE("A fused attention kernel keeps one fp32 statistic per row instead of the scores",
+          "[memory]") {
+  // The GQA layer above (h=8, a=4, ffn=12 gated, s=6, b=1): replicated 480, split 720, and
+  // the attention core 5*a*s^2*b = 720 unfused, 4*a*s*b = 4*4*6 = 96 fused (one fp32
+  // logsumexp per row and head), both split by t with the heads.
+  //   t=1:        unfused 480 + 720 + 720 = 1920       fused 480 + 720 + 96 = 1296
+  //   t=2:        unfused 480 + 1440/2 = 1200          fused 480 + 720/2 + 96/2 = 888
+  //   t=2, SP:    unfused 1920/2 = 960                 fused (480 + 720)/2 + 96/2 = 648
+  //   selective (t=2, SP): (480 + 720)/2 = 600 for both; full (t=1): 2*sbh = 96 for both.
+  const auto spec = with_architecture(
+      {.layers = 1, .hidden = 8, .heads = 4, .kv_heads = 2, .ffn = 12, .vocab = 16, .seq = 6},
+      architecture::llama);
+  CHECK(activation_bytes_per_layer(spec, 1, 6, 1, false, none, fused).value() == 1296.0);
+  CHECK(activation_bytes_per_layer(spec, 1, 6, 2, false, none, fused).value() == 888.0);
+  CHECK(activation_bytes_per_layer(spec, 1, 6, 2, true, none, unfused).value() == 960.0);
+  CHECK(activation_bytes_per_layer(spec, 1, 6, 2, true, none, fused).value() == 648.0);
+  CHECK(activation_bytes_per_layer(spec, 1, 6, 2, true, selective, fused).value() == 600.0);
+  CHECK(activation_bytes_per_layer(spec, 1, 6, 2, true, selective, unfused).value() == 600.0);
+  CHECK(activation_bytes_per_layer(spec, 1, 6, 1, false, full, fused).value() == 96.0);
+  CHECK(attention_core_bytes(spec, 1, 6, 1, none, unfused).value() == 720.0);
+  CHECK(attention_core_bytes(spec, 1, 6, 2, none, fused).value() == 48.0);
+  CHECK(attention_core_bytes(spec, 1, 6, 2, selective, fused).value() == 0.0);
+
+  // GPT-3 175B (h=12288, a=96), s=2048, b=1, t=8 with SP; sbh = 2048*12288 = 25,165,824:
+  //   unfused: sbh/8 * (34 + 5*96*2048/12288) = 3,145,728 * (34 + 80) = 358,612,992 B
+  //   fused:   34*sbh/8 + 4*96*2048/8 = 106,954,752 + 98,304 = 107,053,056 B (3.35x less)
+  const auto& gpt3 = model_preset_named("gpt-3-175b", "test").spec;
+  CHECK(activation_bytes_per_layer(gpt3, 1, 2048, 8, true, none, unfused).value() == 358612992.0);
+  CHECK(activation_bytes_per_layer(gpt3, 1, 2048, 8, true, none, fused).value() == 107053056.0);
+}
+
+TEST_CASE(
+    "Fused attention never keeps more than unfused: less without recomputation by the scores "
+    "less the statistics, the same with selective or full recomputation",
+    "[memory]") {
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<std::int64_t> small(1, 48);
+  for (int i = 0; i < 2000; ++i) {
+    const auto t = std::int64_t{1} << (small(rng) % 4);
+    const auto kv = t * small(rng);
+    const auto a = kv * (1 + small(rng) % 4);  // GQA groups of 1..4 query heads
+    const auto h = a * 8 * (1 + small(rng) % 16);
+    const auto s = small(rng) * 64;
+    const auto b = 1 + small(rng) % 8;
+    const auto spec = with_architecture(
+        {.layers = 2, .hidden = h, .heads = a, .kv_heads = kv, .vocab = 1000, .seq = s},
+        small(rng) % 2 == 0 ? architecture::llama : architecture::gpt);
+    CAPTURE(t, a, kv, h, s, b);
+    for (const bool sp : {false, true}) {
+      const auto per = [&](recompute_mode mode, attention_kernel kernel) {
+        return activation_bytes_per_layer(spec, b, s, t, sp, mode, kernel).value();
+      };
+      CHECK(per(none, fused) <= per(none, unfused));
+      CHECK(per(selective, fused) == per(selective, unfused));
+      CHECK(per(full, fused) == per(full, unfused));
+      // fused without recomputation = selective + 4*a*s*b/t; unfused = selective + 5*a*s^2*b/t
+      const double rows = static_cast<double>(a * s * b) / static_cast<double>(t);
+      CHECK_THAT(per(none, fused), near(per(selective, fused) + 4.0 * rows, 1e-12));
+      CHECK_THAT(per(none, unfused),
+                 near(per(selective, unfused) + 5.0 * static_cast<double>(s) * rows, 1e-12));
+    }
+  }
+}
+
+TEST_CASE(
+    "Per GPU, fused attention changes only the activations: by the scores per layer in flight, "
+    "or by one layer's working set with full recomputation",
+    "[memory]") {
+  // GPT-3 175B at t=8, p=16, d=8, b=1 on 80 GiB: the first stage holds 96 layers' worth.
+  const auto& gpt3 = model_preset_named("gpt-3-175b", "test").spec;
+  for (const bool sp : {false, true}) {
+    for (const auto mode : {none, selective, full}) {
+      const parallel_config par{.tp = 8,
+                                .pp = 16,
+                                .dp = 8,
+                                .micro_batch = 1,
+                                .global_batch = 1536,
+                                .sequence_parallel = sp,
+                                .recompute = mode};
+      CAPTURE(sp, to_string(mode));
+      const auto u = memory_per_gpu(gpt3, par, 80.0 * units::GiB, unfused);
+      const auto f = memory_per_gpu(gpt3, par, 80.0 * units::GiB, fused);
+      REQUIRE(u.stages.size() == f.stages.size());
+      for (std::size_t i = 0; i < u.stages.size(); ++i) {
+        CHECK(f.stages[i].model_states() == u.stages[i].model_states());
+        const double saved = (u.stages[i].activations - f.stages[i].activations).value();
+        // What one layer saves: the scores less the statistics, with no recomputation.
+        const double per_layer = (activation_bytes_per_layer(gpt3, 1, 2048, 8, sp, none, unfused) -
+                                  activation_bytes_per_layer(gpt3, 1, 2048, 8, sp, none, fused))
+                                     .value();
+        const double layers = mode == none ? u.stages[i].layers_in_flight : 0.0;
+        const double working = mode == full ? 1.0 : 0.0;
+        CHECK_THAT(saved, near((layers + working) * per_layer, 1e-12));
+      }
+    }
+  }
+  // Without recomputation and without SP, unfused needs 56 GB of activations on the first
+  // stage (README); fused keeps 96 layers of sbh*(10 + 24/8) + 4*a*s/8 instead.
+  const parallel_config plain{.tp = 8, .pp = 16, .dp = 8, .micro_batch = 1, .global_batch = 1536};
+  const auto f = memory_per_gpu(gpt3, plain, 80.0 * units::GiB, fused);
+  const double sbh = 2048.0 * 12288.0;
+  CHECK_THAT(f.stages[0].activations.value(),
+             near(96.0 * (13.0 * sbh + 4.0 * 96 * 2048 / 8) + 16.0 * sbh, 1e-12));
 }
 
 TEST_CASE("A small layout's memory, derived by hand stage by stage", "[memory]") {
@@ -87,7 +196,7 @@ TEST_CASE("A small layout's memory, derived by hand stage by stage", "[memory]")
   //   and fp32 logits 4*s*b*V/t = 128                                         -> 1824
   const auto spec = gpt_spec(4, 8, 2, 16, 4);
   parallel_config par{.tp = 2, .pp = 2, .dp = 2, .micro_batch = 1, .global_batch = 8};
-  const auto r = memory_per_gpu(spec, par, bytes(20000.0));
+  const auto r = memory_per_gpu(spec, par, bytes(20000.0), unfused);
   REQUIRE(r.stages.size() == 2);
   CHECK(layer_params_per_tp_rank(spec, 2) == 460.0);
   CHECK(r.stages[0].params == 1016.0);
@@ -104,18 +213,31 @@ TEST_CASE("A small layout's memory, derived by hand stage by stage", "[memory]")
 
   // ZeRO-1 halves the optimizer states over d = 2, ZeRO-2 also the gradients, ZeRO-3 all.
   par.zero = zero_stage::optimizer;
-  CHECK(memory_per_gpu(spec, par, bytes(2e4)).stages[0].model_states().value() ==
+  CHECK(memory_per_gpu(spec, par, bytes(2e4), unfused).stages[0].model_states().value() ==
         2032 + 2032 + 6096);
   par.zero = zero_stage::gradients;
-  CHECK(memory_per_gpu(spec, par, bytes(2e4)).stages[0].model_states().value() ==
+  CHECK(memory_per_gpu(spec, par, bytes(2e4), unfused).stages[0].model_states().value() ==
         2032 + 1016 + 6096);
   par.zero = zero_stage::parameters;
-  CHECK(memory_per_gpu(spec, par, bytes(2e4)).stages[0].model_states().value() == 16256 / 2);
+  CHECK(memory_per_gpu(spec, par, bytes(2e4), unfused).stages[0].model_states().value() ==
+        16256 / 2);
 
   // Full recomputation: 2*sbh = 64 B per layer in flight, plus one layer's full set (784).
   par.zero = zero_stage::none;
   par.recompute = recompute_mode::full;
-  CHECK(memory_per_gpu(spec, par, bytes(2e4)).stages[0].activations.value() == 4 * 64 + 784 + 64);
+  CHECK(memory_per_gpu(spec, par, bytes(2e4), unfused).stages[0].activations.value() ==
+        4 * 64 + 784 + 64);
+
+  // A fused attention kernel keeps 4*a*s*b/t = 4*2*4/2 = 16 B of statistics per layer instead
+  // of 5*a*s^2*b/t = 80 B of scores: 32 * (10 + 24/2) + 16 = 720 B per layer.
+  //   no recomputation: stage 0 4*720 + 64 = 2944; stage 1 2*720 + 256 = 1696
+  //   full recomputation: the working set is one fused layer, 4*64 + 720 + 64 = 1040
+  CHECK(memory_per_gpu(spec, par, bytes(2e4), fused).stages[0].activations.value() ==
+        4 * 64 + 720 + 64);
+  par.recompute = recompute_mode::none;
+  const auto f = memory_per_gpu(spec, par, bytes(2e4), fused);
+  CHECK(f.stages[0].activations.value() == 2944.0);
+  CHECK(f.stages[1].activations.value() == 1696.0);
 }
 
 TEST_CASE("Over all TP ranks, the parameters add up to the model's, plus the replicas",
@@ -150,7 +272,7 @@ TEST_CASE("A layout that does not fit is reported with negative headroom, not re
           "[memory]") {
   // GPT-3 175B on one GPU: 16 B/param alone is 2.8 TB.
   const auto& gpt3 = model_preset_named("gpt-3-175b", "test").spec;
-  const auto r = memory_per_gpu(gpt3, parallel_config{}, 80.0 * units::GiB);
+  const auto r = memory_per_gpu(gpt3, parallel_config{}, 80.0 * units::GiB, unfused);
   CHECK_FALSE(r.fits());
   CHECK(r.headroom().value() < -2.7e12);
   // t=8, p=16, d=8, selective recomputation + SP, b=1: fits in 80 GiB.
@@ -161,7 +283,7 @@ TEST_CASE("A layout that does not fit is reported with negative headroom, not re
                             .global_batch = 1536,
                             .sequence_parallel = true,
                             .recompute = selective};
-  const auto fit = memory_per_gpu(gpt3, big, 80.0 * units::GiB);
+  const auto fit = memory_per_gpu(gpt3, big, 80.0 * units::GiB, unfused);
   CHECK(fit.fits());
   // The first stage holds 16 micro-batches of 6 layers: 96 layers of 34*sbh/t.
   CHECK(fit.stages[0].layers_in_flight == 96.0);
@@ -171,7 +293,7 @@ TEST_CASE("A layout that does not fit is reported with negative headroom, not re
 TEST_CASE("Megatron's fp32 gradient buffer makes 18 bytes per parameter", "[memory]") {
   const auto spec = gpt_spec(4, 8, 2, 16, 4);
   const parallel_config par{};
-  const auto a = memory_per_gpu(spec, par, bytes(1e9));
-  const auto b = memory_per_gpu(spec, par, bytes(1e9), mixed_precision_adam_fp32_grads);
+  const auto a = memory_per_gpu(spec, par, bytes(1e9), unfused);
+  const auto b = memory_per_gpu(spec, par, bytes(1e9), unfused, mixed_precision_adam_fp32_grads);
   CHECK(b.peak().model_states().value() == a.peak().model_states().value() * 18.0 / 16.0);
 }

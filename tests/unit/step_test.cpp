@@ -154,6 +154,28 @@ TEST_CASE("A layout that does not fit memory is reported, not rejected", "[step]
   CHECK(r.memory.headroom().value() < 0.0);
 }
 
+TEST_CASE("The step's memory assumes the attention kernel its compute runs", "[step]") {
+  auto in = small_gpt(2, 2, 2, 16);  // t=2 p=2 d=2, m=8, no recomputation
+  for (const auto kernel : {attention_kernel::unfused, attention_kernel::fused}) {
+    in.options.attention = kernel;
+    const auto r = evaluate_step(in);
+    const auto expected = memory_per_gpu(in.model, in.par, in.memory_capacity, kernel);
+    CAPTURE(to_string(kernel));
+    REQUIRE(r.memory.stages.size() == expected.stages.size());
+    for (std::size_t i = 0; i < expected.stages.size(); ++i) {
+      CHECK(r.memory.stages[i].total() == expected.stages[i].total());
+    }
+  }
+  // s=1024, a=16, h=2048, b=1, t=2: a layer keeps 5*a*s^2*b/t = 41.9 MB of scores unfused and
+  // 4*a*s*b/t = 32.8 kB of statistics fused; the first stage holds 2 micro-batches of 4 layers.
+  in.options.attention = attention_kernel::unfused;
+  const auto unfused = evaluate_step(in).memory.stages[0].activations;
+  in.options.attention = attention_kernel::fused;
+  const auto fused = evaluate_step(in).memory.stages[0].activations;
+  CHECK_THAT((unfused - fused).value(),
+             near(8.0 * (5.0 * 16 * 1024 * 1024 - 4.0 * 16 * 1024) / 2, 1e-12));
+}
+
 TEST_CASE(
     "ZeRO-1 syncs once per step like plain DP, ZeRO-2 reduce-scatters every micro-batch and "
     "ZeRO-3 also all-gathers the weights twice per micro-batch",
