@@ -441,6 +441,49 @@ TEST_CASE(
   CHECK(broken_plan_rule(req, a) == std::nullopt);
 }
 
+TEST_CASE(
+    "With fused attention the planner accepts a long-sequence layout without recomputation "
+    "that the unfused scores cannot fit",
+    "[planner]") {
+  // Llama-3-8B (a = 32) at s = 32768 on one node of 8 H100 80 GB, G = 8. Without
+  // recomputation, a layer at t = 4 keeps 5*a*s^2*b/t = 5*32*32768^2/4 = 42.9 GB of scores
+  // with an unfused kernel (more than a GPU), and 4*a*s*b/t = 4*32*32768/4 = 1 MiB of softmax
+  // statistics with a fused one.
+  const auto& gpu = gpu_preset_by_name("h100-sxm", "gpu");
+  auto req = request(model_preset_named("llama-3-8b", "model").spec, 8, 8);
+  req.model.seq = 32768;
+  req.gpu = {gpu.peak.bf16.value, gpu.memory_bandwidth.value, {}};
+  req.memory_capacity = gpu.memory.value;
+  req.topology = make_topology(gpu, interconnect_preset_by_name("ib-ndr", "interconnect"));
+  const auto par = parse_layout("t=4,p=1,d=2,b=1,sp=on,recompute=none,zero=1", "compare", 8, 8);
+  CHECK(broken_plan_rule(req, par) == std::nullopt);
+
+  req.options.attention = attention_kernel::unfused;
+  const auto unfused_step = evaluate_step(inputs_for(req, par));
+  CHECK_FALSE(unfused_step.memory.fits());
+  const auto unfused = plan(req);
+  REQUIRE_FALSE(unfused.top.empty());
+  for (const auto& l : unfused.top) {
+    CHECK(l.candidate.par.recompute != recompute_mode::none);  // no such layout fits
+  }
+
+  req.options.attention = attention_kernel::fused;
+  const auto fused_step = evaluate_step(inputs_for(req, par));
+  CHECK(fused_step.memory.fits());
+  CHECK_THAT(
+      (unfused_step.memory.peak().activations - fused_step.memory.peak().activations).value(),
+      near(32.0 * (5.0 * 32 * 32768.0 * 32768 - 4.0 * 32 * 32768) / 4, 1e-12));
+  const auto fused = plan(req);
+  REQUIRE_FALSE(fused.top.empty());
+  CHECK(fused.top.front().candidate.par.recompute == recompute_mode::none);
+  CHECK(fused.counts.feasible > unfused.counts.feasible);
+  CHECK(fused.counts[plan_reason::memory] < unfused.counts[plan_reason::memory]);
+  const auto proposed = std::any_of(
+      fused.per_degrees.begin(), fused.per_degrees.end(),
+      [&](const degree_choice& d) { return describe_layout(d.best.par) == describe_layout(par); });
+  CHECK(proposed);  // the best layout of its (t, p) pair
+}
+
 TEST_CASE("A comparison's part deltas add up to the step-time delta and name what changed",
           "[planner]") {
   const auto req = request(small_gpt(), 16, 32);
