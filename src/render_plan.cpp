@@ -31,9 +31,10 @@ std::string signed_time(seconds v) {
 std::string header(const chosen_model& model, const chosen_hardware& hw, const plan_request& req,
                    const char* what) {
   std::string o;
-  o += fmt::format("{}: {} on {} x {}, {} between nodes; G = {} sequences of {} tokens\n", what,
-                   model_name(model), req.gpus, hw.gpu->name, hw.interconnect->name,
-                   req.global_batch, req.model.seq);
+  o += fmt::format(
+      "{}: {} on {} x {}, {} between nodes; G = {} sequences of {} tokens; {} attention\n", what,
+      model_name(model), req.gpus, hw.gpu->name, hw.interconnect->name, req.global_batch,
+      req.model.seq, to_string(req.options.attention));
   o += fmt::format(
       "GPU:   peak {}, HBM {} at {}; efficiency {:.2f} of peak (matmul), {:.2f} of HBM "
       "(element-wise)\n",
@@ -270,6 +271,7 @@ nlohmann::json plan_json(const plan_report& r) {
            {{"gpus", req.gpus},
             {"global_batch", req.global_batch},
             {"seq", req.model.seq},
+            {"attention", to_string(req.options.attention)},
             {"top", req.top},
             {"max_tp", req.constraints.max_tp},
             {"fixed_tp", req.constraints.fixed_tp},
@@ -342,7 +344,10 @@ nlohmann::json compare_json(const compare_report& r) {
           {"model", model_json(r.model, r.request.model)},
           {"hardware", hardware_json(*r.hardware.gpu, *r.hardware.interconnect, r.request.gpu,
                                      r.request.memory_capacity, r.request.topology)},
-          {"request", {{"gpus", r.request.gpus}, {"global_batch", r.request.global_batch}}},
+          {"request",
+           {{"gpus", r.request.gpus},
+            {"global_batch", r.request.global_batch},
+            {"attention", to_string(r.request.options.attention)}}},
           {"layouts", layouts},
           {"difference", comparison_json(r.difference)}};
 }

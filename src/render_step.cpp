@@ -18,10 +18,11 @@ std::string text(const step_report& r) {
   std::string o;
   o += fmt::format("Training step: {} on {} x {}, {} between nodes\n", model_name(r.model), s.gpus,
                    r.gpu->name, r.interconnect->name);
-  o += fmt::format("layout:  t={} p={} d={}  b={} G={} m={}  v={}  recompute {}  SP {}  ZeRO {}\n",
-                   par.tp, par.pp, par.dp, par.micro_batch, par.global_batch, s.micro_batches,
-                   par.vpp, to_string(par.recompute), par.sequence_parallel ? "on" : "off",
-                   static_cast<int>(par.zero));
+  o += fmt::format(
+      "layout:  t={} p={} d={}  b={} G={} m={}  v={}  recompute {}  SP {}  ZeRO {}  attention {}\n",
+      par.tp, par.pp, par.dp, par.micro_batch, par.global_batch, s.micro_batches, par.vpp,
+      to_string(par.recompute), par.sequence_parallel ? "on" : "off", static_cast<int>(par.zero),
+      to_string(in.options.attention));
   o += fmt::format(
       "GPU:     peak {}, HBM {} at {}; efficiency {:.2f} of peak (matmul), {:.2f} of HBM "
       "(element-wise)\n",
@@ -69,10 +70,10 @@ std::string text(const step_report& r) {
                    io::percent(s.bubble_fraction), io::to_string(s.p2p_message));
   const auto& peak = s.memory.peak();
   o += fmt::format(
-      "memory per GPU (fullest stage {}): weights {}, gradients {}, optimizer {}, activations {} "
-      "= {} of {}: {}\n",
-      peak.stage, gib(peak.weights), gib(peak.gradients), gib(peak.optimizer),
-      gib(peak.activations), gib(peak.total()), gib(s.memory.capacity),
+      "memory per GPU (fullest stage {}, {} attention): weights {}, gradients {}, optimizer {}, "
+      "activations {} = {} of {}: {}\n",
+      peak.stage, to_string(in.options.attention), gib(peak.weights), gib(peak.gradients),
+      gib(peak.optimizer), gib(peak.activations), gib(peak.total()), gib(s.memory.capacity),
       s.memory.fits() ? fmt::format("fits, {} headroom", gib(s.memory.headroom()))
                       : fmt::format("DOES NOT FIT, {} over", gib(-s.memory.headroom())));
   for (const auto& w : s.warnings) {
@@ -103,6 +104,7 @@ nlohmann::json json(const step_report& r) {
         {"sp", par.sequence_parallel},
         {"recompute", to_string(par.recompute)},
         {"zero", static_cast<int>(par.zero)},
+        {"attention", to_string(in.options.attention)},
         {"tp_overlap", in.options.tp_overlap},
         {"dp_overlap", in.options.dp_overlap}}},
       {"step_time_s", s.step_time.value()},
