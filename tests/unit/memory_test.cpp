@@ -104,6 +104,18 @@ TEST_CASE("A fused attention kernel keeps one fp32 statistic per row instead of 
   const auto& gpt3 = model_preset_named("gpt-3-175b", "test").spec;
   CHECK(activation_bytes_per_layer(gpt3, 1, 2048, 8, true, none, unfused).value() == 358612992.0);
   CHECK(activation_bytes_per_layer(gpt3, 1, 2048, 8, true, none, fused).value() == 107053056.0);
+
+  // Llama-3 70B (h=8192, a=64, kv_dim=1024, gated f=28672), s=8192, b=1, t=8 with SP;
+  // sb = 8192, sbh = 67,108,864:
+  //   selective: (10*sbh + 4*sbh + 4*sb*1024 + 6*sb*28672)/8
+  //            = (671,088,640 + 268,435,456 + 33,554,432 + 1,409,286,144)/8 = 297,795,584 B
+  //   unfused:   + 5*64*8192^2/8 = 2,684,354,560 -> 2,982,150,144 B
+  //   fused:     + 4*64*8192/8 = 262,144         ->   298,057,728 B (10.0x less)
+  const auto& llama = model_preset_named("llama-3-70b", "test").spec;
+  CHECK(activation_bytes_per_layer(llama, 1, 8192, 8, true, selective, fused).value() ==
+        297795584.0);
+  CHECK(activation_bytes_per_layer(llama, 1, 8192, 8, true, none, unfused).value() == 2982150144.0);
+  CHECK(activation_bytes_per_layer(llama, 1, 8192, 8, true, none, fused).value() == 298057728.0);
 }
 
 TEST_CASE(
