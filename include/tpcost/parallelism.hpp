@@ -27,13 +27,15 @@ enum class recompute_mode { none, selective, full };
 /// time (compute_model.hpp) and what a layer stores for the backward pass (memory.hpp).
 enum class attention_kernel {
   unfused,  ///< separate matmuls and softmax/dropout kernels that write the s×s scores to HBM
-            ///< and keep them, the softmax output and its dropout mask for the backward
-            ///< (Megatron-LM 2021; the SC21 validation)
+            ///< and keep the softmax output, its dropout mask and the dropout output for the
+            ///< backward (Megatron-LM 2021; the SC21 validation)
   fused,    ///< one kernel that keeps the scores on chip (FlashAttention, Dao et al. 2022):
             ///< its matmuls run at η_mm, the s×s memory traffic disappears, and the backward
-            ///< needs only the output and one fp32 softmax statistic per row and head
+            ///< needs, beyond Q, K, V, only the output and one fp32 softmax statistic per row
+            ///< and head
 };
 
+/// "fused" or "unfused", as the CLI's --attention reads it.
 constexpr std::string_view to_string(attention_kernel kernel) {
   return kernel == attention_kernel::fused ? "fused" : "unfused";
 }
