@@ -1028,8 +1028,13 @@ std::string check_text(const std::vector<file_check>& files) {
       continue;
     }
     failed += passed(f) ? 0U : 1U;
-    out += fmt::format("{}{}{} (TP {}; {}{})\n", f.source, f.name.empty() ? "" : ": ", f.name, f.tp,
-                       f.hardware, f.model.empty() ? "" : "; " + f.model);
+    std::string context = fmt::format("TP {}", f.tp);
+    for (const auto* part : {&f.hardware, &f.model}) {
+      if (!part->empty()) {
+        context += "; " + *part;
+      }
+    }
+    out += fmt::format("{}{}{} ({})\n", f.source, f.name.empty() ? "" : ": ", f.name, context);
     if (!f.step.empty()) {
       out += fmt::format("  step: {}\n", f.step);
     }
