@@ -105,9 +105,10 @@ void add_refined_flags(CLI::App& cmd, refined_flags& flags) {
                   "sequence parallelism: all-gather + reduce-scatter for each all-reduce; "
                   "reports activation memory");
   model
-      ->add_option("--recompute", flags.recompute,
-                   "none | selective (attention core rerun: less activation memory, same collectives) "
-                   "| full (forward rerun in backward: 6 collectives, 96*b*s*h^2 FLOP)")
+      ->add_option(
+          "--recompute", flags.recompute,
+          "none | selective (attention core rerun: less activation memory, same collectives) "
+          "| full (forward rerun in backward: 6 collectives, 96*b*s*h^2 FLOP)")
       ->capture_default_str();
   model
       ->add_option("--overlap", flags.overlap,
@@ -275,7 +276,8 @@ layer_inputs to_layer_inputs(const layer_flags& layer, const refined_flags& refi
   in.layer = layer_spec{
       .batch = parse_count(layer.batch, "--batch"),
       .seq = dimension(layer.seq, "--seq", model != nullptr ? model->spec.seq : 0, 2048),
-      .hidden = dimension(layer.hidden, "--hidden", model != nullptr ? model->spec.hidden : 0, 8192),
+      .hidden =
+          dimension(layer.hidden, "--hidden", model != nullptr ? model->spec.hidden : 0, 8192),
       .element = parse_dtype(dtype_text, "--dtype"),
   };
   origin.flops_given = !layer.flops.empty();

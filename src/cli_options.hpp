@@ -20,8 +20,8 @@ namespace tpcost::cli {
 struct layer_flags {
   std::string model;  ///< a model preset: h, s and a unless --hidden, --seq, --heads are given
   std::string batch = "2";
-  std::string seq;     ///< empty: the --model's, else 2048
-  std::string hidden;  ///< empty: the --model's, else 8192
+  std::string seq;        ///< empty: the --model's, else 2048
+  std::string hidden;     ///< empty: the --model's, else 8192
   std::string dtype;      ///< empty: bf16 with --gpu, else fp32 (the seed's demo)
   std::string flops;      ///< empty: the --gpu preset's dense peak for --dtype, else 1PFLOP/s
   std::string bandwidth;  ///< empty: the intra-node link (profile, preset), else 600GB/s

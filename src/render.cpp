@@ -933,9 +933,8 @@ std::string measured_text(const rule_outcome& o) {
     case rule_kind::min_mfu:
       return "MFU = " + io::percent(o.measured);
     case rule_kind::min_memory_headroom:
-      return o.measured >= 0.0
-                 ? fmt::format("headroom = {}", gib_text(o.measured))
-                 : fmt::format("headroom = {} (does not fit)", gib_text(o.measured));
+      return o.measured >= 0.0 ? fmt::format("headroom = {}", gib_text(o.measured))
+                               : fmt::format("headroom = {} (does not fit)", gib_text(o.measured));
     case rule_kind::max_step_time:
       return "step = " + io::to_string(seconds(o.measured));
   }

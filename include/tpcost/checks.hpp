@@ -88,9 +88,7 @@ struct step_metrics {
 
 /// The step rules' metrics of an evaluated step.
 inline step_metrics step_metrics_of(const step_result& step) {
-  return {.mfu = step.mfu,
-          .memory_headroom = step.memory.headroom(),
-          .step_time = step.step_time};
+  return {.mfu = step.mfu, .memory_headroom = step.memory.headroom(), .step_time = step.step_time};
 }
 
 /// The metrics the rules read, at the config's TP degree, from either model.

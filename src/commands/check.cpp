@@ -157,8 +157,7 @@ std::string step_summary(const step_report& r) {
                                        : "");
 }
 
-file_check check_one(const config_document& doc, const check_options& opts,
-                     step_reader& step) {
+file_check check_one(const config_document& doc, const check_options& opts, step_reader& step) {
   if (doc.find("/parallel/tp") == nullptr) {
     throw config_error(doc.source + ": /parallel/tp",
                        "missing; a check needs the TP degree of the config, e.g. 8");
@@ -189,9 +188,10 @@ file_check check_one(const config_document& doc, const check_options& opts,
     const auto s = evaluate_config_step(doc, step, rules, opts.layer);
     metrics.step = step_metrics_of(s.result);
     report.step = step_summary(s);
-    report.hardware = std::string(s.hardware.gpu->name) +
-                      (step.given("--interconnect") ? " + " + std::string(s.hardware.interconnect->name)
-                                                    : std::string());
+    report.hardware =
+        std::string(s.hardware.gpu->name) +
+        (step.given("--interconnect") ? " + " + std::string(s.hardware.interconnect->name)
+                                      : std::string());
     // Both kinds of rule judge the same micro-batch (the per-layer default b=2 is the seed's).
     layer.batch = step.flags.micro_batch;
   }
@@ -204,11 +204,10 @@ file_check check_one(const config_document& doc, const check_options& opts,
     const auto step_part = metrics.step;
     if (in.seed_model()) {
       report.model = "the seed's model";
-      metrics = metrics_at(sweep_tp(in.layer, in.device, degrees, target),
-                           in.topology.gpus_per_node);
+      metrics =
+          metrics_at(sweep_tp(in.layer, in.device, degrees, target), in.topology.gpus_per_node);
     } else {
-      report.model =
-          "refined model, collective " + std::string(to_string(in.options.collective));
+      report.model = "refined model, collective " + std::string(to_string(in.options.collective));
       metrics = metrics_at(sweep_tp(in.layer, in.device, in.topology, in.options, degrees, target));
     }
     metrics.step = step_part;

@@ -51,8 +51,8 @@ TEST_CASE("Selective recomputation drops the 5*a*s/h scores: s*b*h*(10 + 24/t), 
   for (const std::int64_t t : {1, 2, 8, 64}) {
     CAPTURE(t);
     // Exactly the scores term is saved: 5*a*s/(h*t) per s*b*h.
-    CHECK_THAT(activation_bytes_tp(demo, t).value() -
-                   activation_bytes_selective(demo, t, false).value(),
-               near(sbh * 80.0 / static_cast<double>(t)));
+    CHECK_THAT(
+        activation_bytes_tp(demo, t).value() - activation_bytes_selective(demo, t, false).value(),
+        near(sbh * 80.0 / static_cast<double>(t)));
   }
 }

@@ -121,8 +121,7 @@ TEST_CASE("Selective recomputation changes the activation memory alone", "[tp_la
     CHECK(sel.compute.value() == none.compute.value());
     // s*b*h*(10 + 24/t): the 5*a*s/(h*t) scores term of `none` is gone (Korthikanti Table 2).
     const double sbh = 2048.0 * 2 * 8192;
-    CHECK_THAT(sel.memory.without_sp.value(),
-               near(sbh * (10.0 + 24.0 / static_cast<double>(t))));
+    CHECK_THAT(sel.memory.without_sp.value(), near(sbh * (10.0 + 24.0 / static_cast<double>(t))));
     CHECK(re.memory.without_sp < sel.memory.without_sp);
     CHECK(sel.memory.without_sp < none.memory.without_sp);
     CHECK(sel.memory.with_sp < none.memory.with_sp);
