@@ -278,11 +278,18 @@ void add_check_command(CLI::App& app, int& exit_code) {
   tp_within_half_critical: true  t <= t*/2 (the seed's guidance)
   tp_within_node: true           t <= GPUs per node (--gpus-per-node, the --gpu preset's, or 8)
   min_utilisation: 0.5           mu >= 0.5
-The model is the one 'sweep' would use for the same config: the refined model (alpha-beta
-collectives on the node topology, auto unless --collective is given) when the config names a
-preset (hardware.gpu, hardware.interconnect), a profile (hardware.interconnect_file) or a
-refined option; the seed's model otherwise.
-Flags given here override every file's values (what-if: --bandwidth 300GB/s).
+  min_mfu: 0.4                   the whole step's MFU >= 40%
+  min_memory_headroom: "4GiB"    HBM left on the fullest GPU >= 4 GiB (0: the layout fits)
+  max_step_time: "30s"           the predicted step time <= 30 s
+The per-layer rules use the model 'sweep' would use for the same config: the refined model
+(alpha-beta collectives on the node topology, auto unless --collective is given) when the
+config names a preset (hardware.gpu, hardware.interconnect), a profile
+(hardware.interconnect_file) or a refined option; the seed's model otherwise. A model.name
+gives them its h, s and heads.
+The step rules evaluate the step 'tpcost step --config FILE' would: they need model.name,
+hardware.gpu, batch.global_batch, parallel.gpus (or dp), and hardware.interconnect when the
+job spans nodes; a CI gate should not guess them.
+Flags given here override every file's values (what-if: --bandwidth 300GB/s, --gpu h100).
 With GITHUB_ACTIONS=true, failures are also printed as ::error annotations.
 
 Examples:
@@ -290,6 +297,7 @@ Examples:
   tpcost check run.json --format junit --output tpcost-junit.xml
   tpcost check run.json --bandwidth 300GB/s    # would it still pass over PCIe?
   tpcost check run.json --interconnect ib-ndr  # ... with NDR instead of the file's network?
+  tpcost check run.json --gpu h100-sxm          # would the step rules pass on H100s?
 )");
   cmd->callback([cmd, opts, &exit_code] { exit_code = run_check(*cmd, *opts); });
 }
