@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "tpcost/io/profile_json.hpp"
+#include "tpcost/model_presets.hpp"
 #include "tpcost/parse.hpp"
 #include "tpcost/presets.hpp"
 
@@ -63,10 +64,14 @@ void add_topology_flags(CLI::App& cmd, refined_flags& flags, const std::string& 
 
 void add_layer_flags(CLI::App& cmd, layer_flags& flags) {
   auto* group = cmd.add_option_group("Layer and hardware (the seed's symbols)");
+  group->add_option("--model", flags.model,
+                    "model preset (tpcost model list): its h, s and heads; the layer is the "
+                    "seed's GPT layer at that h (step counts the model's own FLOPs)");
   group->add_option("-b,--batch", flags.batch, "b: micro-batch size, sequences")
       ->capture_default_str();
-  group->add_option("-s,--seq", flags.seq, "s: sequence length, tokens")->capture_default_str();
-  group->add_option("--hidden", flags.hidden, "h: hidden size")->capture_default_str();
+  group->add_option("-s,--seq", flags.seq,
+                    "s: sequence length, tokens (default: the --model's, else 2048)");
+  group->add_option("--hidden", flags.hidden, "h: hidden size (default: the --model's, else 8192)");
   group->add_option("--dtype", flags.dtype,
                     "d: element type (on the wire too, unless --comm-dtype): fp32, tf32, bf16, "
                     "fp16, fp8, fp64, or bytes 1..16 (default: bf16 with --gpu, else fp32)");
@@ -100,8 +105,10 @@ void add_refined_flags(CLI::App& cmd, refined_flags& flags) {
                   "sequence parallelism: all-gather + reduce-scatter for each all-reduce; "
                   "reports activation memory");
   model
-      ->add_option("--recompute", flags.recompute,
-                   "none | full (forward rerun in backward: 6 collectives, 96*b*s*h^2 FLOP)")
+      ->add_option(
+          "--recompute", flags.recompute,
+          "none | selective (attention core rerun: less activation memory, same collectives) "
+          "| full (forward rerun in backward: 6 collectives, 96*b*s*h^2 FLOP)")
       ->capture_default_str();
   model
       ->add_option("--overlap", flags.overlap,
@@ -260,10 +267,17 @@ layer_inputs to_layer_inputs(const layer_flags& layer, const refined_flags& refi
   const std::string dtype_text = !layer.dtype.empty()    ? layer.dtype
                                  : origin.gpu != nullptr ? std::string("bf16")
                                                          : std::string("fp32");
+  const model_preset* model =
+      layer.model.empty() ? nullptr : &model_preset_named(layer.model, "--model");
+  const auto dimension = [&](const std::string& text, const char* flag, std::int64_t preset,
+                             std::int64_t seed_default) {
+    return !text.empty() ? parse_count(text, flag) : model != nullptr ? preset : seed_default;
+  };
   in.layer = layer_spec{
       .batch = parse_count(layer.batch, "--batch"),
-      .seq = parse_count(layer.seq, "--seq"),
-      .hidden = parse_count(layer.hidden, "--hidden"),
+      .seq = dimension(layer.seq, "--seq", model != nullptr ? model->spec.seq : 0, 2048),
+      .hidden =
+          dimension(layer.hidden, "--hidden", model != nullptr ? model->spec.hidden : 0, 8192),
       .element = parse_dtype(dtype_text, "--dtype"),
   };
   origin.flops_given = !layer.flops.empty();
@@ -292,8 +306,30 @@ layer_inputs to_layer_inputs(const layer_flags& layer, const refined_flags& refi
     in.device.bandwidth = seed_bandwidth;
   }
   in.options = to_tp_options(refined, origin.any());
+  if (model != nullptr && !in.options.heads && model->spec.hidden == in.layer.hidden &&
+      model->spec.heads != attention_heads(in.layer, in.options)) {
+    // The preset's heads, when the h/128 default would differ (heads enter only the refined
+    // report's activation memory, so a preset whose heads match keeps the seed's model).
+    in.options.heads = model->spec.heads;
+  }
   return in;
 }
+
+std::string flag_of(const std::string& field) {
+  const bool bare_name =
+      !field.empty() && field.front() != '-' && std::all_of(field.begin(), field.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '-' || c == '_';
+      });
+  if (!bare_name) {
+    return field;
+  }
+  std::string flag = "--" + field;  // core fields use '_' where flags use '-'
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return flag;
+}
+
+std::string error_message(const invalid_spec& e) { return flag_of(e.field()) + ": " + e.detail(); }
 
 void emit(const output_flags& flags, const std::string& text) {
   if (flags.output.empty() || flags.output == "-") {

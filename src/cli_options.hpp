@@ -18,9 +18,10 @@ namespace tpcost::cli {
 /// The seed's inputs: b, s, h, d, P, B. Defaults are the seed demo's; empty text means "not
 /// given", so that a preset (--gpu) can fill it.
 struct layer_flags {
+  std::string model;  ///< a model preset: h, s and a unless --hidden, --seq, --heads are given
   std::string batch = "2";
-  std::string seq = "2048";
-  std::string hidden = "8192";
+  std::string seq;        ///< empty: the --model's, else 2048
+  std::string hidden;     ///< empty: the --model's, else 8192
   std::string dtype;      ///< empty: bf16 with --gpu, else fp32 (the seed's demo)
   std::string flops;      ///< empty: the --gpu preset's dense peak for --dtype, else 1PFLOP/s
   std::string bandwidth;  ///< empty: the intra-node link (profile, preset), else 600GB/s
@@ -90,6 +91,13 @@ layer_inputs to_layer_inputs(const layer_flags& layer, const refined_flags& refi
 /// the text of a --bandwidth flag that sets the intra-node link (empty: not given).
 cluster_topology to_topology(const refined_flags& flags, const std::string& bandwidth,
                              hardware_origin& origin);
+
+/// Core errors name a spec field ("global_batch"); on the command line that is the flag
+/// ("--global-batch"). A field that is not a bare name (a JSON pointer "/a/b", a file location
+/// "run.txt:12", a command "hardware show", a flag) is returned as it is.
+std::string flag_of(const std::string& field);
+/// "--flag: detail", the one line an invalid input prints after "tpcost: error: ".
+std::string error_message(const invalid_spec& e);
 
 /// Writes `text` to --output (or stdout) whole; throws io_error when the file cannot be written.
 void emit(const output_flags& flags, const std::string& text);

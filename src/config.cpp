@@ -29,15 +29,19 @@ using json = nlohmann::json;
 
 // The config format. Sections group keys by what they describe; a key's flag has the same
 // meaning as on the command line. Keys without a flag are read by one command (checks).
-constexpr std::array<config_key, 37> keys{{
+constexpr std::array<config_key, 48> keys{{
     {"/$schema", "", value_kind::text, "the JSON Schema this file follows (ignored by tpcost)", ""},
     {"/name", "", value_kind::text, "a name for reports, e.g. \"GPT-3 175B on DGX A100\"", ""},
     {"/description", "", value_kind::text, "free text (ignored by tpcost)", ""},
     {"/model/name", "--model", value_kind::text,
-     "model preset (tpcost model list), for step and plan", ""},
+     "model preset (tpcost model list): every dimension for step and plan; h, s and heads for "
+     "the per-layer commands",
+     ""},
     {"/model/layers", "--layers", value_kind::count, "L: transformer layers (step, plan)", ""},
-    {"/model/hidden", "--hidden", value_kind::count, "h: hidden size", ""},
-    {"/model/seq", "--seq", value_kind::count, "s: sequence length, tokens", ""},
+    {"/model/hidden", "--hidden", value_kind::count,
+     "h: hidden size (default: the model's, else 8192)", ""},
+    {"/model/seq", "--seq", value_kind::count,
+     "s: sequence length, tokens (default: the model's, else 2048)", ""},
     {"/model/heads", "--heads", value_kind::count,
      "a: attention heads, for activation memory (default: h/128)", ""},
     {"/batch/micro_batch", "--batch", value_kind::count, "b: micro-batch size, sequences", ""},
@@ -57,6 +61,14 @@ constexpr std::array<config_key, 37> keys{{
      "d: element type (default: bf16 with a GPU preset, else fp32)", ""},
     {"/hardware/flops", "--flops", value_kind::flop_rate,
      "P: per-GPU compute rate (default: the GPU preset's dense peak for dtype)", ""},
+    {"/hardware/memory", "--memory", value_kind::byte_size,
+     "HBM capacity per GPU, e.g. \"80GiB\" (step; default: the GPU preset's)", ""},
+    {"/hardware/memory_bandwidth", "--memory-bandwidth", value_kind::bandwidth,
+     "HBM bandwidth per GPU (step; default: the GPU preset's)", ""},
+    {"/hardware/matmul_efficiency", "--matmul-efficiency", value_kind::share,
+     "achievable share of the peak for large matmuls (step; default 0.75)", ""},
+    {"/hardware/memory_efficiency", "--memory-efficiency", value_kind::share,
+     "achievable share of HBM bandwidth for element-wise kernels (step; default 0.66)", ""},
     {"/hardware/bandwidth", "--bandwidth", value_kind::bandwidth,
      "B: per-GPU bandwidth; the intra-node link of the alpha-beta collectives", ""},
     {"/hardware/gpus_per_node", "--gpus-per-node", value_kind::node_size,
@@ -82,13 +94,22 @@ constexpr std::array<config_key, 37> keys{{
      "algbw|busbw"},
     {"/options/sp", "--sp", value_kind::boolean, "sequence parallelism (Megatron-SP)", ""},
     {"/options/recompute", "--recompute", value_kind::choice,
-     "activation recomputation: full reruns the forward in the backward (step takes selective "
-     "as a flag only)",
-     "none|full"},
+     "activation recomputation: full reruns the forward in the backward; selective reruns the "
+     "attention core (step and check's step rules only)",
+     "none|selective|full"},
     {"/options/overlap", "--overlap", value_kind::fraction,
      "f: the share of min(T_calc, T_comm) hidden by overlap (0 serial, 1 max)", ""},
     {"/options/comm_dtype", "--comm-dtype", value_kind::dtype, "dtype on the wire (default: dtype)",
      ""},
+    {"/options/zero", "--zero", value_kind::zero_stage,
+     "ZeRO stage 0..3, the distributed optimizer (step)", ""},
+    {"/options/attention", "--attention", value_kind::choice,
+     "attention kernel: fused (FlashAttention) or unfused (Megatron-LM 2021) (step)",
+     "fused|unfused"},
+    {"/options/tp_overlap", "--tp-overlap", value_kind::fraction,
+     "share of the TP collectives hidden behind compute (step)", ""},
+    {"/options/dp_overlap", "--dp-overlap", value_kind::fraction,
+     "share of the DP gradient sync hidden behind the last backward (step)", ""},
     {"/checks/min_efficiency", "--min-efficiency", value_kind::open_fraction,
      "rule: E(t) >= this (also the sweep footer's target)", ""},
     {"/checks/max_ratio", "", value_kind::positive, "rule: R(t) <= this", ""},
@@ -96,7 +117,16 @@ constexpr std::array<config_key, 37> keys{{
      "rule: t <= t*/2 (the seed's guidance for E around 70%)", ""},
     {"/checks/tp_within_node", "", value_kind::boolean,
      "rule: t <= GPUs per node (hardware.gpus_per_node, the GPU preset's, or 8)", ""},
-    {"/checks/min_utilisation", "", value_kind::open_fraction, "rule: utilisation mu >= this", ""},
+    {"/checks/min_utilisation", "", value_kind::open_fraction,
+     "rule: utilisation mu >= this (one layer)", ""},
+    {"/checks/min_mfu", "", value_kind::open_fraction,
+     "rule: the whole step's model FLOPs utilisation >= this (needs the step keys)", ""},
+    {"/checks/min_memory_headroom", "", value_kind::byte_size,
+     "rule: HBM capacity minus the fullest stage's memory >= this, e.g. \"4GiB\"; 0: the "
+     "layout fits (needs the step keys)",
+     ""},
+    {"/checks/max_step_time", "", value_kind::duration,
+     "rule: the predicted step time <= this, e.g. \"12s\" (needs the step keys)", ""},
 }};
 
 /// The values of a choice key, e.g. {"seed", "ring", ...}.
@@ -127,6 +157,12 @@ std::string_view expected_text(value_kind kind) {
       return "a number of seconds >= 0, or a string such as \"3us\"";
     case value_kind::open_fraction:
       return "a number strictly between 0 and 1";
+    case value_kind::share:
+      return "a number in (0, 1]";
+    case value_kind::byte_size:
+      return "a number of bytes >= 0, or a string such as \"80GiB\"";
+    case value_kind::zero_stage:
+      return "a ZeRO stage: 0, 1, 2 or 3";
     case value_kind::fraction:
       return "a number in [0, 1]";
     case value_kind::positive:
@@ -282,8 +318,34 @@ std::string to_flag_text(const std::string& source, const config_key& key, const
       }
       wrong_value(source, key, v);
     }
+    case value_kind::byte_size: {
+      if (v.is_number() && v.get<double>() >= 0.0) {
+        return number_text(v);
+      }
+      if (v.is_string()) {
+        const auto& s = v.get<std::string>();
+        if (parse_bytes(s, field).value() < 0.0) {
+          fail_at(source, key.pointer,
+                  fmt::format("'{}' is negative; expected a size >= 0, e.g. 4GiB", s));
+        }
+        return s;
+      }
+      wrong_value(source, key, v);
+    }
     case value_kind::open_fraction: {
       if (!v.is_number() || !(v.get<double>() > 0.0 && v.get<double>() < 1.0)) {
+        wrong_value(source, key, v);
+      }
+      return number_text(v);
+    }
+    case value_kind::share: {
+      if (!v.is_number() || !(v.get<double>() > 0.0 && v.get<double>() <= 1.0)) {
+        wrong_value(source, key, v);
+      }
+      return number_text(v);
+    }
+    case value_kind::zero_stage: {
+      if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > 3) {
         wrong_value(source, key, v);
       }
       return number_text(v);
@@ -664,8 +726,19 @@ json schema_for(const config_key& key) {
              {{"type", "string"},
               {"pattern", quantity_pattern(detail::duration_stems, detail::time_prefixes)}}}}};
       break;
+    case value_kind::byte_size:
+      s = {{"oneOf",
+            {{{"type", "number"}, {"minimum", 0}},
+             {{"type", "string"}, {"pattern", quantity_pattern(detail::byte_stems)}}}}};
+      break;
     case value_kind::open_fraction:
       s = {{"type", "number"}, {"exclusiveMinimum", 0}, {"exclusiveMaximum", 1}};
+      break;
+    case value_kind::share:
+      s = {{"type", "number"}, {"exclusiveMinimum", 0}, {"maximum", 1}};
+      break;
+    case value_kind::zero_stage:
+      s = {{"type", "integer"}, {"minimum", 0}, {"maximum", 3}};
       break;
     case value_kind::fraction:
       s = {{"type", "number"}, {"minimum", 0}, {"maximum", 1}};

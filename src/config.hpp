@@ -20,11 +20,14 @@ enum class value_kind {
   bandwidth,            ///< number > 0 (bytes/s) or a string with a unit ("600GB/s")
   flop_rate,            ///< number > 0 (FLOP/s) or a string with a unit ("989.4T")
   duration,             ///< number >= 0 (seconds) or a string with a unit ("3us")
+  byte_size,            ///< number >= 0 (bytes) or a string with a unit ("80GiB")
   dtype,                ///< a dtype name ("bf16") or a byte count 1..16
   open_fraction,        ///< number in (0, 1)
+  share,                ///< number in (0, 1] (an achievable share of a peak)
   fraction,             ///< number in [0, 1]
   positive,             ///< number > 0
   node_size,            ///< whole number in 1..2^20 (GPUs per node)
+  zero_stage,           ///< whole number in 0..3
   boolean,              ///< true or false
   text,                 ///< a non-empty string
   choice,               ///< one of the key's `choices`

@@ -1,5 +1,7 @@
 #include "config_overlay.hpp"
 
+#include "cli_options.hpp"
+
 #include <filesystem>
 #include <iostream>
 
@@ -28,11 +30,6 @@ void reset_to_default(CLI::Option& opt) {
   const auto text = opt.get_default_str();
   set_value(opt, is_flag && text.empty() ? std::string("false") : text);
   opt.clear();
-}
-
-/// A core field ("bandwidth") or a flag ("--bandwidth") as a flag.
-std::string as_flag(const std::string& field) {
-  return field.rfind("-", 0) == 0 ? field : "--" + field;
 }
 
 }  // namespace
@@ -94,9 +91,11 @@ nlohmann::json config_overlay::merged(const config_document* doc) const {
     switch (key.kind) {
       case value_kind::count:
       case value_kind::node_size:
+      case value_kind::zero_stage:
         out[pointer] = std::stoll(text);
         break;
       case value_kind::open_fraction:
+      case value_kind::share:
       case value_kind::fraction:
       case value_kind::positive:
         out[pointer] = std::stod(text);
@@ -124,8 +123,24 @@ nlohmann::json config_overlay::merged(const config_document* doc) const {
   return out;
 }
 
+void copy_command_line(const CLI::App& from, CLI::App& to) {
+  // Option groups are nameless sub-apps, whose options the app's own list leaves out.
+  for (const auto* group :
+       from.get_subcommands([](const CLI::App* sub) { return sub->get_name().empty(); })) {
+    copy_command_line(*group, to);
+  }
+  for (const auto* given : from.get_options([](const CLI::Option* o) { return o->count() > 0; })) {
+    auto* target = to.get_option_no_throw(given->get_name());
+    if (target == nullptr || given->get_name().empty()) {
+      continue;
+    }
+    const bool is_flag = given->get_expected_max() == 0;
+    set_value(*target, is_flag ? (given->as<bool>() ? "true" : "false") : given->results().front());
+  }
+}
+
 std::optional<invalid_spec> config_overlay::attributed(const invalid_spec& e) const {
-  const auto it = field_by_flag_.find(as_flag(e.field()));
+  const auto it = field_by_flag_.find(flag_of(e.field()));
   if (it == field_by_flag_.end()) {
     return std::nullopt;
   }

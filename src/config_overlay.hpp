@@ -46,6 +46,11 @@ class config_overlay {
       field_by_flag_;  // "--bandwidth" -> "a.json: /hardware/bandwidth"
 };
 
+/// Sets on `to` every option given on `from`'s command line that `to` has under the same name,
+/// as if it had been given to `to`. Call it before a config is applied to `from` (a value from
+/// a file also counts as given). `check` uses it to hand its command line to the step it reads.
+void copy_command_line(const CLI::App& from, CLI::App& to);
+
 /// Loads --config (if any) into `cmd`'s flags, prints the merged config if --print-config,
 /// else calls `run`, re-labelling errors about values that came from the file.
 void run_with_config(CLI::App& cmd, const config_flags& flags, const std::function<void()>& run);

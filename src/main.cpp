@@ -27,24 +27,6 @@ int fail(const std::string& message, int code) {
   return code;
 }
 
-/// Core errors name a spec field ("batch"); on the command line that is the flag "--batch".
-/// A field that is not a bare name (a JSON pointer "/a/b", a file location "run.txt:12", a
-/// command "hardware show") is printed as it is.
-std::string as_flag(const tpcost::invalid_spec& e) {
-  const auto& field = e.field();
-  const bool bare_name =
-      !field.empty() && field.front() != '-' && std::all_of(field.begin(), field.end(), [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-               c == '-' || c == '_';
-      });
-  if (!bare_name) {
-    return field + ": " + e.detail();
-  }
-  std::string flag = "--" + field;  // core fields use '_' where flags use '-'
-  std::replace(flag.begin(), flag.end(), '_', '-');
-  return flag + ": " + e.detail();
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -76,7 +58,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return fail(std::string(e.what()) + " (see --help)", exit_invalid_input);
   } catch (const tpcost::invalid_spec& e) {
-    return fail(as_flag(e), exit_invalid_input);
+    return fail(tpcost::cli::error_message(e), exit_invalid_input);
   } catch (const tpcost::cli::io_error& e) {
     return fail(e.what(), exit_io_error);
   } catch (const tpcost::cli::tool_error& e) {

@@ -739,6 +739,9 @@ std::string refined_explain_text(const refined_explanation& x, const hardware_or
                    flops_coefficient(r.options),
                    r.options.recompute == recompute_mode::full
                        ? ": forward 24, backward 48, recomputed forward 24"
+                   : r.options.recompute == recompute_mode::selective
+                       ? ": forward 24, backward 48; attention scores and their selective "
+                         "recompute left out"
                        : ": forward 24, backward 48; attention scores left out");
   o += fmt::format("   F = {:.0f}*b*s*h^2 = {:.0f} * {} * {} * {}^2 = {:.4e} FLOP = {}\n",
                    flops_coefficient(r.options), flops_coefficient(r.options), L.batch, L.seq,
@@ -769,6 +772,11 @@ std::string refined_explain_text(const refined_explanation& x, const hardware_or
     o += fmt::format("   full recompute, TP:      2*s*b*h = 2*{} = {}\n", sbh,
                      io::to_string(cost.memory.without_sp));
     o += fmt::format("   full recompute, TP + SP: 2*s*b*h/t = 2*{}/{} = {}\n", sbh, row.tp,
+                     io::to_string(cost.memory.with_sp));
+  } else if (r.options.recompute == recompute_mode::selective) {
+    o += fmt::format("   selective recompute, TP:      s*b*h*(10 + 24/t) = {}*(10 + 24/{}) = {}\n",
+                     sbh, row.tp, io::to_string(cost.memory.without_sp));
+    o += fmt::format("   selective recompute, TP + SP: s*b*h*34/t = {}*34/{} = {}\n", sbh, row.tp,
                      io::to_string(cost.memory.with_sp));
   } else {
     o += fmt::format(
@@ -893,6 +901,23 @@ bool passed(const file_check& f) {
          std::all_of(f.outcomes.begin(), f.outcomes.end(), [](const auto& o) { return o.passed; });
 }
 
+/// Memory in GiB, as `step` prints it: "12.3 GiB", "-7.6 GiB".
+std::string gib_text(double bytes_value) {
+  return fmt::format("{:.1f} GiB", bytes_value / units::GiB.value());
+}
+
+/// The unit of a rule's measured value and limit in the JSON report (SI), or null.
+nlohmann::json rule_unit(rule_kind kind) {
+  switch (kind) {
+    case rule_kind::min_memory_headroom:
+      return "B";
+    case rule_kind::max_step_time:
+      return "s";
+    default:
+      return nullptr;
+  }
+}
+
 /// "E = 73.4%", "R = 0.3617", "t = 16": the measured side of a rule.
 std::string measured_text(const rule_outcome& o) {
   switch (o.kind) {
@@ -905,6 +930,13 @@ std::string measured_text(const rule_outcome& o) {
     case rule_kind::tp_within_half_critical:
     case rule_kind::tp_within_node:
       return fmt::format("t = {:.0f}", o.measured);
+    case rule_kind::min_mfu:
+      return "MFU = " + io::percent(o.measured);
+    case rule_kind::min_memory_headroom:
+      return o.measured >= 0.0 ? fmt::format("headroom = {}", gib_text(o.measured))
+                               : fmt::format("headroom = {} (does not fit)", gib_text(o.measured));
+    case rule_kind::max_step_time:
+      return "step = " + io::to_string(seconds(o.measured));
   }
   return "?";
 }
@@ -924,6 +956,12 @@ std::string limit_text(const rule_outcome& o) {
                  : fmt::format("{} t*/2 (no TP communication: t* unbounded)", relation);
     case rule_kind::tp_within_node:
       return fmt::format("{} {:.0f} GPUs per node", relation, o.limit);
+    case rule_kind::min_mfu:
+      return fmt::format("{} {}", relation, io::percent(o.limit));
+    case rule_kind::min_memory_headroom:
+      return fmt::format("{} {}", relation, gib_text(o.limit));
+    case rule_kind::max_step_time:
+      return fmt::format("{} {}", relation, io::to_string(seconds(o.limit)));
   }
   return "?";
 }
@@ -989,8 +1027,16 @@ std::string check_text(const std::vector<file_check>& files) {
       continue;
     }
     failed += passed(f) ? 0U : 1U;
-    out += fmt::format("{}{}{} (TP {}; {}{})\n", f.source, f.name.empty() ? "" : ": ", f.name, f.tp,
-                       f.hardware.empty() ? "" : f.hardware + "; ", f.model);
+    std::string context = fmt::format("TP {}", f.tp);
+    for (const auto* part : {&f.hardware, &f.model}) {
+      if (!part->empty()) {
+        context += "; " + *part;
+      }
+    }
+    out += fmt::format("{}{}{} ({})\n", f.source, f.name.empty() ? "" : ": ", f.name, context);
+    if (!f.step.empty()) {
+      out += fmt::format("  step: {}\n", f.step);
+    }
     text_table t;
     for (const auto& o : f.outcomes) {
       t.push_back({o.passed ? "PASS" : "FAIL", std::string(rule_name(o.kind)), measured_text(o),
@@ -1022,6 +1068,7 @@ nlohmann::json check_json(const std::vector<file_check>& files) {
           {{"rule", rule_name(o.kind)},
            {"measured", o.measured},
            {"relation", is_upper_bound(o.kind) ? "<=" : ">="},
+           {"unit", rule_unit(o.kind)},
            {"limit", std::isfinite(o.limit) ? nlohmann::json(o.limit) : nlohmann::json(nullptr)},
            {"passed", o.passed}});
     }
@@ -1033,6 +1080,7 @@ nlohmann::json check_json(const std::vector<file_check>& files) {
       entry["tp"] = f.tp;
       entry["model"] = f.model;
       entry["hardware"] = f.hardware.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.hardware);
+      entry["step"] = f.step.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.step);
     } else {
       entry["error"] = f.error;
     }

@@ -21,6 +21,7 @@ struct file_check {
   std::int64_t tp = 0;
   std::string model;     ///< "the seed's model" or "refined model, collective auto"
   std::string hardware;  ///< the presets and profile used, e.g. "A100-SXM4-80GB + IB-HDR"
+  std::string step;      ///< the step the step rules read, e.g. "GPT-3 175B, t=8 p=16 d=8, ..."
   std::vector<rule_outcome> outcomes;
   std::string error;  ///< non-empty: the file was invalid and no rule ran
 };

@@ -41,12 +41,12 @@ std::string header(const chosen_model& model, const chosen_hardware& hw, const p
       io::to_string(req.gpu.peak), gib(req.memory_capacity),
       io::to_string(req.gpu.memory_bandwidth), req.gpu.efficiency.matmul,
       req.gpu.efficiency.memory);
-  o += fmt::format("links: intra-node {} / {} per step{}; inter-node {} / {}; {} GPUs per node\n",
-                   io::to_string(req.topology.intra.bandwidth),
-                   io::to_string(req.topology.intra.latency),
-                   hw.intra_from_profile.empty() ? "" : " (from " + hw.intra_from_profile + ")",
-                   io::to_string(req.topology.inter.bandwidth),
-                   io::to_string(req.topology.inter.latency), req.topology.gpus_per_node);
+  o += fmt::format(
+      "links: intra-node {} / {} per step{}; inter-node {} / {}{}; {} GPUs per node\n",
+      io::to_string(req.topology.intra.bandwidth), io::to_string(req.topology.intra.latency),
+      profile_note(hw, profile_scope::intra_node), io::to_string(req.topology.inter.bandwidth),
+      io::to_string(req.topology.inter.latency), profile_note(hw, profile_scope::inter_node),
+      req.topology.gpus_per_node);
   return o;
 }
 

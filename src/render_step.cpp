@@ -17,7 +17,7 @@ std::string text(const step_report& r) {
   const auto& s = r.result;
   std::string o;
   o += fmt::format("Training step: {} on {} x {}, {} between nodes\n", model_name(r.model), s.gpus,
-                   r.gpu->name, r.interconnect->name);
+                   r.hardware.gpu->name, r.hardware.interconnect->name);
   o += fmt::format(
       "layout:  t={} p={} d={}  b={} G={} m={}  v={}  recompute {}  SP {}  ZeRO {}  attention {}\n",
       par.tp, par.pp, par.dp, par.micro_batch, par.global_batch, s.micro_batches, par.vpp,
@@ -29,11 +29,11 @@ std::string text(const step_report& r) {
       io::to_string(in.gpu.peak), gib(in.memory_capacity), io::to_string(in.gpu.memory_bandwidth),
       in.gpu.efficiency.matmul, in.gpu.efficiency.memory);
   o += fmt::format(
-      "links:   intra-node {} / {} per step{}; inter-node {} / {}; {} GPUs per node\n\n",
+      "links:   intra-node {} / {} per step{}; inter-node {} / {}{}; {} GPUs per node\n\n",
       io::to_string(in.topology.intra.bandwidth), io::to_string(in.topology.intra.latency),
-      r.intra_from_profile.empty() ? "" : " (from " + r.intra_from_profile + ")",
+      profile_note(r.hardware, profile_scope::intra_node),
       io::to_string(in.topology.inter.bandwidth), io::to_string(in.topology.inter.latency),
-      in.topology.gpus_per_node);
+      profile_note(r.hardware, profile_scope::inter_node), in.topology.gpus_per_node);
   o += fmt::format(
       "step time {}   {:.0f} tokens/s   per GPU: {:.1f} TFLOP/s model, {:.1f} TFLOP/s "
       "hardware\n",
@@ -91,7 +91,8 @@ nlohmann::json json(const step_report& r) {
   return {
       {"schema", "tpcost.step/1"},
       {"model", model_json(r.model, in.model)},
-      {"hardware", hardware_json(*r.gpu, *r.interconnect, in.gpu, in.memory_capacity, in.topology)},
+      {"hardware", hardware_json(*r.hardware.gpu, *r.hardware.interconnect, in.gpu,
+                                 in.memory_capacity, in.topology)},
       {"layout",
        {{"gpus", s.gpus},
         {"tp", par.tp},

@@ -7,6 +7,7 @@
 
 #include "model_options.hpp"
 #include "render.hpp"
+#include "step_options.hpp"
 #include "tpcost/presets.hpp"
 #include "tpcost/step.hpp"
 
@@ -15,9 +16,7 @@ namespace tpcost::cli {
 /// A step evaluation and what it was evaluated on.
 struct step_report {
   chosen_model model;
-  const gpu_preset* gpu = nullptr;
-  const interconnect_preset* interconnect = nullptr;
-  std::string intra_from_profile;  ///< the --interconnect-file, if the intra link came from one
+  chosen_hardware hardware;  ///< the presets and profile behind inputs.gpu and inputs.topology
   step_inputs inputs;
   step_result result;
 };

@@ -1,32 +1,11 @@
 #include "step_options.hpp"
 
+#include "cli_options.hpp"
 #include "tpcost/error.hpp"
 #include "tpcost/io/profile_json.hpp"
 #include "tpcost/parse.hpp"
 
 namespace tpcost::cli {
-
-namespace {
-
-/// The GPU's dense peak for the compute dtype.
-flops_per_second peak_for(const gpu_preset& gpu, const dtype& type, const std::string& text) {
-  const std::string name = type.name;
-  const auto& r = gpu.peak;
-  const auto pick = name == "bf16" || name == "bfloat16"                     ? r.bf16.value
-                    : name == "fp16" || name == "float16" || name == "half"  ? r.fp16.value
-                    : name == "fp8" || name == "e4m3" || name == "e5m2"      ? r.fp8.value
-                    : name == "tf32"                                         ? r.tf32.value
-                    : name == "fp32" || name == "float32" || name == "float" ? r.fp32.value
-                    : name == "fp64" || name == "float64"                    ? r.fp64.value
-                                                                             : flops_per_second{};
-  if (!(pick.value() > 0.0)) {
-    throw invalid_spec("--dtype", "'" + text + "' has no dense peak in the " +
-                                      std::string(gpu.name) + " preset; give --flops");
-  }
-  return pick;
-}
-
-}  // namespace
 
 double fraction_flag(const std::string& text, const char* flag) {
   std::string_view rest;
@@ -74,46 +53,52 @@ void add_software_flags(CLI::Option_group& group, software_flags& f) {
 }
 
 chosen_hardware to_hardware(const hardware_flags& f) {
+  // The topology as every other command reads it (cli_options.cpp): the presets, GPUs per
+  // node, the calibrated profile (which replaces the link it measured), then the link flags.
+  refined_flags topology_flags;
+  topology_flags.gpu = f.gpu;
+  topology_flags.interconnect = f.interconnect;
+  topology_flags.interconnect_file = f.interconnect_file;
+  topology_flags.gpus_per_node = f.gpus_per_node;
+  topology_flags.intra_bandwidth = f.intra_bandwidth;
+  topology_flags.intra_latency = f.intra_latency;
+  topology_flags.inter_bandwidth = f.inter_bandwidth;
+  topology_flags.inter_latency = f.inter_latency;
+  hardware_origin origin;
   chosen_hardware out;
-  const auto& gpu = gpu_preset_by_name(f.gpu, "--gpu");
-  const auto& net = interconnect_preset_by_name(f.interconnect, "--interconnect");
-  out.gpu = &gpu;
-  out.interconnect = &net;
+  out.topology = to_topology(topology_flags, "", origin);
+  out.gpu = origin.gpu;
+  out.interconnect = origin.interconnect;
+  out.profile_file = origin.profile_file;
+  out.profile_link = origin.profile_link;
+
   const auto type = parse_dtype(f.dtype, "--dtype");
-  out.device.peak =
-      f.flops.empty() ? peak_for(gpu, type, f.dtype) : parse_flop_rate(f.flops, "--flops");
+  if (f.flops.empty()) {
+    try {
+      out.device.peak = dense_peak(*out.gpu, type).value;
+    } catch (const invalid_spec& e) {
+      throw invalid_spec("--dtype", e.detail());
+    }
+  } else {
+    out.device.peak = parse_flop_rate(f.flops, "--flops");
+  }
   out.device.memory_bandwidth = f.memory_bandwidth.empty()
-                                    ? gpu.memory_bandwidth.value
+                                    ? out.gpu->memory_bandwidth.value
                                     : parse_bandwidth(f.memory_bandwidth, "--memory-bandwidth");
-  out.memory_capacity = f.memory.empty() ? gpu.memory.value : parse_bytes(f.memory, "--memory");
+  out.memory_capacity =
+      f.memory.empty() ? out.gpu->memory.value : parse_bytes(f.memory, "--memory");
   if (!f.matmul_efficiency.empty()) {
     out.device.efficiency.matmul = fraction_flag(f.matmul_efficiency, "--matmul-efficiency");
   }
   if (!f.memory_efficiency.empty()) {
     out.device.efficiency.memory = fraction_flag(f.memory_efficiency, "--memory-efficiency");
   }
-  out.topology = make_topology(gpu, net);
-  if (!f.interconnect_file.empty()) {
-    const auto profiles = read_profile_file(f.interconnect_file, "--interconnect-file");
-    out.topology.intra = primary_profile(profiles, "--interconnect-file").link;
-    out.intra_from_profile = f.interconnect_file;
-  }
-  if (!f.gpus_per_node.empty()) {
-    out.topology.gpus_per_node = parse_count(f.gpus_per_node, "--gpus-per-node");
-  }
-  if (!f.intra_bandwidth.empty()) {
-    out.topology.intra.bandwidth = parse_bandwidth(f.intra_bandwidth, "--intra-bandwidth");
-  }
-  if (!f.intra_latency.empty()) {
-    out.topology.intra.latency = parse_duration(f.intra_latency, "--intra-latency");
-  }
-  if (!f.inter_bandwidth.empty()) {
-    out.topology.inter.bandwidth = parse_bandwidth(f.inter_bandwidth, "--inter-bandwidth");
-  }
-  if (!f.inter_latency.empty()) {
-    out.topology.inter.latency = parse_duration(f.inter_latency, "--inter-latency");
-  }
   return out;
+}
+
+std::string profile_note(const chosen_hardware& hw, profile_scope link) {
+  return !hw.profile_file.empty() && hw.profile_link == link ? " (from " + hw.profile_file + ")"
+                                                             : std::string();
 }
 
 step_options to_step_options(const software_flags& f) {

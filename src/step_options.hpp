@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "tpcost/calibration.hpp"
 #include "tpcost/compute_model.hpp"
 #include "tpcost/hardware.hpp"
 #include "tpcost/presets.hpp"
@@ -38,7 +39,8 @@ struct software_flags {
 struct chosen_hardware {
   const gpu_preset* gpu = nullptr;
   const interconnect_preset* interconnect = nullptr;
-  std::string intra_from_profile;  ///< the --interconnect-file, if the intra link came from one
+  std::string profile_file;                                ///< the --interconnect-file, if any
+  profile_scope profile_link = profile_scope::intra_node;  ///< the link the profile replaced
   compute_device device;
   bytes memory_capacity{};
   cluster_topology topology;
@@ -51,6 +53,8 @@ void add_software_flags(CLI::Option_group& group, software_flags& flags);
 
 /// Reads the presets and applies the overrides; throws `invalid_spec` naming the flag.
 chosen_hardware to_hardware(const hardware_flags& flags);
+/// " (from FILE)" when the --interconnect-file replaced `link`, else "".
+std::string profile_note(const chosen_hardware& hw, profile_scope link);
 /// The attention kernel (fused|unfused) and the overlap shares, each a fraction in [0, 1].
 step_options to_step_options(const software_flags& flags);
 

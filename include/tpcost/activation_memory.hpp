@@ -58,6 +58,15 @@ constexpr bytes activation_bytes_tp_sp(const activation_shape& x, std::int64_t t
   return activation_bytes_unsharded(x) / static_cast<double>(tp);
 }
 
+/// Selective recomputation keeps everything but the attention core's scores, softmax and
+/// dropout mask, which the backward recomputes (Korthikanti et al. 2022, section 5, Table 2):
+/// `s·b·h·(10 + 24/t)` bytes per GPU with TP, `s·b·h·34/t` with TP and SP.
+constexpr bytes activation_bytes_selective(const activation_shape& x, std::int64_t tp,
+                                           bool sequence_parallel) {
+  const auto t = static_cast<double>(tp);
+  return detail::sbh(x) * (sequence_parallel ? 34.0 / t : 10.0 + 24.0 / t) * units::B;
+}
+
 /// `2·s·b·h` bytes per GPU with full recomputation: only the layer's 16-bit input is kept
 /// (Korthikanti et al. 2022, Table 2); `/t` with sequence parallelism.
 constexpr bytes activation_bytes_full_recompute(const activation_shape& x, std::int64_t tp,

@@ -1,15 +1,19 @@
 // Rules a training config must pass before it reaches the cluster (`tpcost check`).
-// Each rule compares one metric the core computes with a limit; the outcome says both.
+// Each rule compares one metric the core computes with a limit; the outcome says both. The
+// per-layer rules read the seed's or the refined per-layer model at the config's TP degree; the
+// step rules read the whole step (step.hpp) of the same config.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "tpcost/step.hpp"
 #include "tpcost/sweep.hpp"
 
 namespace tpcost {
@@ -20,7 +24,17 @@ enum class rule_kind {
   tp_within_half_critical,  ///< t <= t*/2, the seed's guidance for E around 70%
   tp_within_node,           ///< t <= GPUs per node: TP stays on the fast intra-node link
   min_utilisation,          ///< μ >= limit
+  // Whole-step rules: they read evaluate_step (step.hpp) on the config's full layout.
+  min_mfu,              ///< the step's model FLOPs utilisation >= limit
+  min_memory_headroom,  ///< capacity − the fullest stage's memory >= limit (bytes)
+  max_step_time,        ///< the step time <= limit (seconds)
 };
+
+/// True for the rules that need the whole step (a model, N GPUs, a global batch), not one layer.
+constexpr bool reads_step(rule_kind kind) {
+  return kind == rule_kind::min_mfu || kind == rule_kind::min_memory_headroom ||
+         kind == rule_kind::max_step_time;
+}
 
 /// One rule with its limit (boolean rules ignore `limit`).
 struct rule {
@@ -49,6 +63,12 @@ constexpr std::string_view rule_name(rule_kind kind) {
       return "tp_within_node";
     case rule_kind::min_utilisation:
       return "min_utilisation";
+    case rule_kind::min_mfu:
+      return "min_mfu";
+    case rule_kind::min_memory_headroom:
+      return "min_memory_headroom";
+    case rule_kind::max_step_time:
+      return "max_step_time";
   }
   return "?";
 }
@@ -56,7 +76,19 @@ constexpr std::string_view rule_name(rule_kind kind) {
 /// True for rules whose pass condition is `measured <= limit`, false for `>=`.
 constexpr bool is_upper_bound(rule_kind kind) {
   return kind == rule_kind::max_ratio || kind == rule_kind::tp_within_half_critical ||
-         kind == rule_kind::tp_within_node;
+         kind == rule_kind::tp_within_node || kind == rule_kind::max_step_time;
+}
+
+/// The whole-step metrics the step rules read, in SI units.
+struct step_metrics {
+  double mfu = 0.0;
+  bytes memory_headroom{};  ///< negative when the layout does not fit
+  seconds step_time{};
+};
+
+/// The step rules' metrics of an evaluated step.
+inline step_metrics step_metrics_of(const step_result& step) {
+  return {.mfu = step.mfu, .memory_headroom = step.memory.headroom(), .step_time = step.step_time};
 }
 
 /// The metrics the rules read, at the config's TP degree, from either model.
@@ -67,6 +99,7 @@ struct rule_metrics {
   double critical_tp = 0.0;  ///< t* = A/C; +inf when the degree communicates nothing
   double utilisation = 0.0;  ///< μ of this one layer
   std::int64_t gpus_per_node = 8;
+  std::optional<step_metrics> step;  ///< set when the config describes a whole step
 };
 
 /// The seed's metrics from a one-degree sweep: t* = A/C, μ = 1/(1+R).
@@ -82,7 +115,8 @@ inline rule_metrics metrics_at(const sweep_result& at_tp, std::int64_t gpus_per_
           .ratio = row.ratio,
           .critical_tp = at_tp.critical_tp,
           .utilisation = utilisation(parts),
-          .gpus_per_node = gpus_per_node};
+          .gpus_per_node = gpus_per_node,
+          .step = std::nullopt};
 }
 
 /// The refined model's metrics from a one-degree sweep. T_comm now depends on t (ring factors,
@@ -101,10 +135,21 @@ inline rule_metrics metrics_at(const refined_sweep_result& at_tp) {
           .critical_tp = row.comm.value() > 0.0 ? at_tp.single_gpu_compute / row.comm
                                                 : std::numeric_limits<double>::infinity(),
           .utilisation = row.efficiency,
-          .gpus_per_node = at_tp.topology.gpus_per_node};
+          .gpus_per_node = at_tp.topology.gpus_per_node,
+          .step = std::nullopt};
 }
 
-/// Evaluates `rules` on the metrics at the config's TP degree.
+namespace detail {
+inline const step_metrics& step_of(const rule_metrics& m, rule_kind kind) {
+  if (!m.step) {
+    throw invalid_spec(std::string(rule_name(kind)), "needs the whole step (model, GPUs, batch)");
+  }
+  return *m.step;
+}
+}  // namespace detail
+
+/// Evaluates `rules` on the metrics at the config's TP degree. A step rule without step metrics
+/// throws `invalid_spec`: the caller evaluates the step whenever a step rule is enabled.
 inline std::vector<rule_outcome> evaluate_rules(const rule_metrics& m,
                                                 std::span<const rule> rules) {
   const auto t = static_cast<double>(m.tp);
@@ -129,6 +174,15 @@ inline std::vector<rule_outcome> evaluate_rules(const rule_metrics& m,
         break;
       case rule_kind::min_utilisation:
         o.measured = m.utilisation;
+        break;
+      case rule_kind::min_mfu:
+        o.measured = detail::step_of(m, r.kind).mfu;
+        break;
+      case rule_kind::min_memory_headroom:
+        o.measured = detail::step_of(m, r.kind).memory_headroom.value();
+        break;
+      case rule_kind::max_step_time:
+        o.measured = detail::step_of(m, r.kind).step_time.value();
         break;
     }
     o.passed = is_upper_bound(r.kind) ? o.measured <= o.limit : o.measured >= o.limit;

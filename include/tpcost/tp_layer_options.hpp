@@ -90,17 +90,11 @@ inline collective_choice parse_collective_choice(std::string_view text, std::str
                      "'" + std::string(text) + "' is not one of seed|ring|tree|hierarchical|auto");
 }
 
-/// Reads `--recompute` for the per-layer model: "none" or "full". Selective recomputation
-/// redoes the attention core, which the per-layer 72·b·s·h² count leaves out, so only the
-/// step model (which counts it) takes "selective".
+/// Reads `--recompute` for the per-layer model: none, selective or full. Selective reruns only
+/// the attention core (Q·Kᵀ, softmax, dropout, scores·V): no TP collective and no FLOP the
+/// per-layer 72·b·s·h² count includes, so it changes the activation memory alone.
 inline recompute_mode parse_recompute_mode(std::string_view text, std::string_view field) {
-  if (text == "none") {
-    return recompute_mode::none;
-  }
-  if (text == "full") {
-    return recompute_mode::full;
-  }
-  throw invalid_spec(std::string(field), "'" + std::string(text) + "' is not one of none|full");
+  return parse_recompute(text, field);
 }
 
 /// The dtype on the wire: --comm-dtype, or the compute dtype.
@@ -194,6 +188,9 @@ constexpr activation_memory activation_memory_per_layer(const layer_spec& layer,
   if (options.recompute == recompute_mode::full) {
     m.without_sp = activation_bytes_full_recompute(shape, tp, false);
     m.with_sp = activation_bytes_full_recompute(shape, tp, true);
+  } else if (options.recompute == recompute_mode::selective) {
+    m.without_sp = activation_bytes_selective(shape, tp, false);
+    m.with_sp = activation_bytes_selective(shape, tp, true);
   } else {
     m.without_sp = activation_bytes_tp(shape, tp);
     m.with_sp = activation_bytes_tp_sp(shape, tp);

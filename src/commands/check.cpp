@@ -4,14 +4,17 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "cli_options.hpp"
 #include "commands/commands.hpp"
 #include "config.hpp"
 #include "config_overlay.hpp"
 #include "render.hpp"
+#include "step_flags.hpp"
 #include "tpcost/checks.hpp"
 #include "tpcost/degree_list.hpp"
+#include "tpcost/parse.hpp"
 
 namespace tpcost::cli {
 
@@ -24,6 +27,32 @@ struct check_options {
   output_flags output;
 };
 
+/// The step a config describes, read by `tpcost step`'s own flags on a private App: the config
+/// fills them as it fills `step --config`, and check's command line wins over every file.
+struct step_reader {
+  CLI::App app;
+  step_flags flags;
+  std::optional<config_overlay> overlay;
+
+  explicit step_reader(const CLI::App& check_command) {
+    add_step_flags(app, flags);
+    copy_command_line(check_command, app);
+    overlay.emplace(app);  // the copied flags now count as given on the command line
+  }
+
+  [[nodiscard]] bool given(const char* flag) const {
+    return app.get_option_no_throw(flag) != nullptr && app.get_option_no_throw(flag)->count() > 0;
+  }
+
+  /// Re-labels an error about a value the file gave, as `step --config` does.
+  [[noreturn]] void rethrow(const invalid_spec& e) const {
+    if (auto relabelled = overlay->attributed(e)) {
+      throw config_error(relabelled->field(), relabelled->detail());
+    }
+    throw e;
+  }
+};
+
 /// The rules of a config's "checks" section, in the registry's order.
 std::vector<rule> rules_of(const config_document& doc, const layer_flags& flags) {
   static constexpr std::pair<std::string_view, rule_kind> names[] = {
@@ -32,6 +61,9 @@ std::vector<rule> rules_of(const config_document& doc, const layer_flags& flags)
       {"/checks/tp_within_half_critical", rule_kind::tp_within_half_critical},
       {"/checks/tp_within_node", rule_kind::tp_within_node},
       {"/checks/min_utilisation", rule_kind::min_utilisation},
+      {"/checks/min_mfu", rule_kind::min_mfu},
+      {"/checks/min_memory_headroom", rule_kind::min_memory_headroom},
+      {"/checks/max_step_time", rule_kind::max_step_time},
   };
   std::vector<rule> rules;
   for (const auto& [pointer, kind] : names) {
@@ -42,6 +74,10 @@ std::vector<rule> rules_of(const config_document& doc, const layer_flags& flags)
     double limit = 0.0;
     if (kind == rule_kind::min_efficiency) {
       limit = to_efficiency_target(flags);  // the flag may override the file's limit
+    } else if (kind == rule_kind::min_memory_headroom) {
+      limit = parse_bytes(entry->text, std::string(pointer)).value();
+    } else if (kind == rule_kind::max_step_time) {
+      limit = parse_duration(entry->text, std::string(pointer)).value();
     } else if (entry->text != "true") {
       limit = std::stod(entry->text);
     }
@@ -54,7 +90,74 @@ std::vector<rule> rules_of(const config_document& doc, const layer_flags& flags)
   return rules;
 }
 
-file_check check_one(const config_document& doc, const check_options& opts) {
+/// "min_mfu, max_step_time": the enabled step rules, for messages.
+std::string step_rule_names(const std::vector<rule>& rules) {
+  std::string out;
+  for (const auto& r : rules) {
+    if (reads_step(r.kind)) {
+      out += (out.empty() ? "" : ", ") + std::string(rule_name(r.kind));
+    }
+  }
+  return out;
+}
+
+/// The whole step of the config, for the step rules. A CI gate should not guess the job, so
+/// the keys `step` would default (the GPU, N, the global batch, the network of a multi-node
+/// job) must be in the file or on the command line.
+step_report evaluate_config_step(const config_document& doc, const step_reader& step,
+                                 const std::vector<rule>& rules, const layer_flags& layer) {
+  const auto need = [&](const char* flag, std::string_view pointer, const std::string& what) {
+    if (!step.given(flag)) {
+      throw config_error(doc.source + ": " + std::string(pointer),
+                         "missing; the step rules (" + step_rule_names(rules) + ") need " + what);
+    }
+  };
+  need("--model", "/model/name", "a model preset, e.g. \"gpt-3-175b\" (tpcost model list)");
+  need("--gpu", "/hardware/gpu",
+       "a GPU preset for the peak, the HBM capacity and bandwidth, e.g. \"h100-sxm\"");
+  need("--global-batch", "/batch/global_batch", "the sequences per step, e.g. 1536");
+  if (!step.given("--dp")) {
+    need("--gpus", "/parallel/gpus", "the job's GPU count N (or /parallel/dp)");
+  }
+  step_flags flags = step.flags;
+  if (flags.hardware.intra_bandwidth.empty() && !layer.bandwidth.empty()) {
+    // /hardware/bandwidth is the per-layer model's B: the intra-node link, as in to_topology.
+    (void)parse_bandwidth(layer.bandwidth, "--bandwidth");
+    flags.hardware.intra_bandwidth = layer.bandwidth;
+  }
+  step_report report;
+  try {
+    report = evaluate_step_flags(flags);
+  } catch (const invalid_spec& e) {
+    step.rethrow(e);
+  }
+  const auto& hw = report.hardware;
+  const auto nodes = (report.result.gpus + report.inputs.topology.gpus_per_node - 1) /
+                     report.inputs.topology.gpus_per_node;
+  const bool network_given =
+      step.given("--interconnect") || step.given("--inter-bandwidth") ||
+      (!hw.profile_file.empty() && hw.profile_link == profile_scope::inter_node);
+  if (nodes > 1 && !network_given) {
+    throw config_error(doc.source + ": /hardware/interconnect",
+                       "missing; the job spans " + std::to_string(nodes) +
+                           " nodes, so the step rules need the inter-node link, e.g. \"ib-ndr\"");
+  }
+  return report;
+}
+
+/// "GPT-3 175B, t=8 p=16 d=8, b=1 G=1536, recompute full": the step the step rules read.
+std::string step_summary(const step_report& r) {
+  const auto& par = r.inputs.par;
+  return model_name(r.model) + ", t=" + std::to_string(par.tp) + " p=" + std::to_string(par.pp) +
+         " d=" + std::to_string(par.dp) + (par.vpp > 1 ? " v=" + std::to_string(par.vpp) : "") +
+         ", b=" + std::to_string(par.micro_batch) + " G=" + std::to_string(par.global_batch) +
+         ", recompute " + std::string(to_string(par.recompute)) +
+         (par.sequence_parallel ? ", SP" : "") +
+         (par.zero != zero_stage::none ? ", ZeRO-" + std::to_string(static_cast<int>(par.zero))
+                                       : "");
+}
+
+file_check check_one(const config_document& doc, const check_options& opts, step_reader& step) {
   if (doc.find("/parallel/tp") == nullptr) {
     throw config_error(doc.source + ": /parallel/tp",
                        "missing; a check needs the TP degree of the config, e.g. 8");
@@ -64,40 +167,66 @@ file_check check_one(const config_document& doc, const check_options& opts) {
   if (degrees.size() != 1) {
     throw config_error(doc.source + ": /parallel/tp", "a check needs one TP degree, not a list");
   }
-  // The model `sweep` would use for the same config: the refined one with a preset, a profile
-  // or any refined option, the seed's otherwise.
-  const auto in = to_layer_inputs(opts.layer, opts.refined);
-  const auto target = to_efficiency_target(opts.layer);
+  const bool any_step_rule =
+      std::any_of(rules.begin(), rules.end(), [](const rule& r) { return reads_step(r.kind); });
+  const bool any_layer_rule =
+      std::any_of(rules.begin(), rules.end(), [](const rule& r) { return !reads_step(r.kind); });
+
   file_check report{.source = doc.source,
                     .name = doc.name,
                     .tp = degrees.front(),
                     .model = {},
-                    .hardware = hardware_summary(in.origin),
+                    .hardware = {},
+                    .step = {},
                     .outcomes = {},
                     .error = {}};
-  if (in.seed_model()) {
-    report.model = "the seed's model";
-    report.outcomes = evaluate_rules(
-        metrics_at(sweep_tp(in.layer, in.device, degrees, target), in.topology.gpus_per_node),
-        rules);
-  } else {
-    report.model = "refined model, collective " + std::string(to_string(in.options.collective));
-    report.outcomes = evaluate_rules(
-        metrics_at(sweep_tp(in.layer, in.device, in.topology, in.options, degrees, target)), rules);
+  rule_metrics metrics;
+  metrics.tp = degrees.front();
+  layer_flags layer = opts.layer;
+  if (any_step_rule) {
+    step.overlay->apply(doc);
+    const auto s = evaluate_config_step(doc, step, rules, opts.layer);
+    metrics.step = step_metrics_of(s.result);
+    report.step = step_summary(s);
+    report.hardware =
+        std::string(s.hardware.gpu->name) +
+        (step.given("--interconnect") ? " + " + std::string(s.hardware.interconnect->name)
+                                      : std::string());
+    // Both kinds of rule judge the same micro-batch (the per-layer default b=2 is the seed's).
+    layer.batch = step.flags.micro_batch;
   }
+  if (any_layer_rule) {
+    // The model `sweep` would use for the same config: the refined one with a preset, a
+    // profile or any refined option, the seed's otherwise.
+    const auto in = to_layer_inputs(layer, opts.refined);
+    const auto target = to_efficiency_target(layer);
+    report.hardware = hardware_summary(in.origin);
+    const auto step_part = metrics.step;
+    if (in.seed_model()) {
+      report.model = "the seed's model";
+      metrics =
+          metrics_at(sweep_tp(in.layer, in.device, degrees, target), in.topology.gpus_per_node);
+    } else {
+      report.model = "refined model, collective " + std::string(to_string(in.options.collective));
+      metrics = metrics_at(sweep_tp(in.layer, in.device, in.topology, in.options, degrees, target));
+    }
+    metrics.step = step_part;
+  }
+  report.outcomes = evaluate_rules(metrics, rules);
   return report;
 }
 
 int run_check(CLI::App& cmd, const check_options& opts) {
   const auto format = parse_output_format(opts.output.format, "table|json|junit");
   config_overlay overlay(cmd);
+  step_reader step(cmd);  // before any file sets check's flags
   std::vector<file_check> reports;
   for (const auto& file : opts.files) {
     try {
       const auto doc = load_config(file);
       overlay.apply(doc);
       try {
-        reports.push_back(check_one(doc, opts));
+        reports.push_back(check_one(doc, opts, step));
       } catch (const invalid_spec& e) {
         if (auto relabelled = overlay.attributed(e)) {
           throw config_error(relabelled->field(), relabelled->detail());
@@ -106,14 +235,15 @@ int run_check(CLI::App& cmd, const check_options& opts) {
       }
     } catch (const invalid_spec& e) {
       // An invalid file is reported on stderr and the others are still checked.
-      std::cerr << "tpcost: error: " << e.what() << '\n';
+      std::cerr << "tpcost: error: " << error_message(e) << '\n';
       reports.push_back(file_check{.source = file,
                                    .name = {},
                                    .tp = 0,
                                    .model = {},
                                    .hardware = {},
+                                   .step = {},
                                    .outcomes = {},
-                                   .error = e.what()});
+                                   .error = error_message(e)});
     }
   }
   const char* gha = std::getenv("GITHUB_ACTIONS");
@@ -148,11 +278,18 @@ void add_check_command(CLI::App& app, int& exit_code) {
   tp_within_half_critical: true  t <= t*/2 (the seed's guidance)
   tp_within_node: true           t <= GPUs per node (--gpus-per-node, the --gpu preset's, or 8)
   min_utilisation: 0.5           mu >= 0.5
-The model is the one 'sweep' would use for the same config: the refined model (alpha-beta
-collectives on the node topology, auto unless --collective is given) when the config names a
-preset (hardware.gpu, hardware.interconnect), a profile (hardware.interconnect_file) or a
-refined option; the seed's model otherwise.
-Flags given here override every file's values (what-if: --bandwidth 300GB/s).
+  min_mfu: 0.4                   the whole step's MFU >= 40%
+  min_memory_headroom: "4GiB"    HBM left on the fullest GPU >= 4 GiB (0: the layout fits)
+  max_step_time: "30s"           the predicted step time <= 30 s
+The per-layer rules use the model 'sweep' would use for the same config: the refined model
+(alpha-beta collectives on the node topology, auto unless --collective is given) when the
+config names a preset (hardware.gpu, hardware.interconnect), a profile
+(hardware.interconnect_file) or a refined option; the seed's model otherwise. A model.name
+gives them its h, s and heads.
+The step rules evaluate the step 'tpcost step --config FILE' would: they need model.name,
+hardware.gpu, batch.global_batch, parallel.gpus (or dp), and hardware.interconnect when the
+job spans nodes; a CI gate should not guess them.
+Flags given here override every file's values (what-if: --bandwidth 300GB/s, --gpu h100).
 With GITHUB_ACTIONS=true, failures are also printed as ::error annotations.
 
 Examples:
@@ -160,6 +297,7 @@ Examples:
   tpcost check run.json --format junit --output tpcost-junit.xml
   tpcost check run.json --bandwidth 300GB/s    # would it still pass over PCIe?
   tpcost check run.json --interconnect ib-ndr  # ... with NDR instead of the file's network?
+  tpcost check run.json --gpu h100-sxm          # would the step rules pass on H100s?
 )");
   cmd->callback([cmd, opts, &exit_code] { exit_code = run_check(*cmd, *opts); });
 }

@@ -324,3 +324,42 @@ TEST_CASE("check measures what sweep computes for the same config", "[cli][check
     }
   }
 }
+
+TEST_CASE("check's step rules measure what step computes for the same config and flags",
+          "[cli][check]") {
+  const std::string configs = std::string(TPCOST_EXPECTED_DIR) + "/../../../examples/configs";
+  for (const auto* name :
+       {"gpt3-175b-dgx-a100.json", "gpt3-175b-tp16-mistake.json", "llama3-70b-h100.json"}) {
+    // The file alone, then a what-if on the command line that both commands take.
+    for (const std::string what_if : {"", " --gpu h100-sxm --interconnect ib-ndr"}) {
+      CAPTURE(name, what_if);
+      const auto checked = run("check " + configs + "/" + name + what_if + " --format json");
+      REQUIRE(checked.exit_code <= 1);
+      const auto stepped =
+          run("step --config " + configs + "/" + name + what_if + " --format json");
+      REQUIRE(stepped.exit_code == 0);
+      const auto c = nlohmann::json::parse(checked.out).at("files")[0];
+      const auto s = nlohmann::json::parse(stepped.out);
+      int step_rules = 0;
+      for (const auto& rule : c.at("rules")) {
+        const auto measured = rule.at("measured").get<double>();
+        if (rule.at("rule") == "min_mfu") {
+          CHECK(measured == s.at("mfu").get<double>());
+          ++step_rules;
+        } else if (rule.at("rule") == "min_memory_headroom") {
+          CHECK(rule.at("unit") == "B");
+          CHECK(measured == s.at("memory").at("headroom_bytes").get<double>());
+          ++step_rules;
+        } else if (rule.at("rule") == "max_step_time") {
+          CHECK(rule.at("unit") == "s");
+          CHECK(measured == s.at("step_time_s").get<double>());
+          CHECK(rule.at("passed").get<bool>() == (measured <= rule.at("limit").get<double>()));
+          ++step_rules;
+        }
+      }
+      CHECK(step_rules >= 2);
+      CHECK(c.at("step").get<std::string>().find("t=" + std::to_string(c.at("tp").get<int>())) !=
+            std::string::npos);
+    }
+  }
+}

@@ -9,6 +9,7 @@
 
 #include "cli_options.hpp"
 #include "config_overlay.hpp"
+#include "step_options.hpp"
 #include "tpcost/tp_layer_options.hpp"
 
 using namespace tpcost;
@@ -60,12 +61,17 @@ TEST_CASE("Every value of a choice key is one the core's parser accepts", "[conf
         CHECK_NOTHROW(parse_bandwidth_kind(value, key.flag));
       } else if (key.flag == "--recompute") {
         CHECK_NOTHROW(parse_recompute_mode(value, key.flag));
+      } else if (key.flag == "--attention") {
+        software_flags software;
+        software.attention = value;
+        CHECK_NOTHROW(to_step_options(software));
       } else {
         FAIL("a choice key without a parser check");
       }
     }
   }
-  CHECK(choices == 9);  // seed|ring|tree|hierarchical|auto, algbw|busbw, none|full
+  // seed|ring|tree|hierarchical|auto, algbw|busbw, none|selective|full, fused|unfused
+  CHECK(choices == 12);
 }
 
 TEST_CASE("Every flag of the refined model and the presets has a config key", "[config]") {
@@ -190,5 +196,7 @@ TEST_CASE("A value left unset stays unset, so a preset can fill it", "[config]")
   CHECK_FALSE(merged["hardware"].contains("flops"));
   CHECK_FALSE(merged["hardware"].contains("gpus_per_node"));
   CHECK(merged["options"]["recompute"] == "none");
-  CHECK(merged["model"]["hidden"] == 8192);
+  CHECK(merged["batch"]["micro_batch"] == 2);
+  // h and s default to a --model preset's, so they are left out too.
+  CHECK_FALSE(merged.contains("model"));
 }

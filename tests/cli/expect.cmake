@@ -2,6 +2,11 @@
 #   -DBIN=path  -DARGS="sweep|--batch|0" ('|' separates arguments)
 #   -DRC=2  -DSTDOUT_REGEX=...  -DSTDERR_REGEX=...  -DSTDOUT_EMPTY=ON  -DSTDERR_EMPTY=ON
 string(REPLACE "|" ";" argv "${ARGS}")
+foreach(stream STDOUT_REGEX STDERR_REGEX)
+  if(DEFINED ${stream})
+    string(REPLACE "@SEMICOLON@" ";" ${stream} "${${stream}}")
+  endif()
+endforeach()
 execute_process(COMMAND "${BIN}" ${argv}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
 set(failures "")

@@ -42,3 +42,17 @@ TEST_CASE("Full recomputation keeps only the layer's 16-bit input, 2*s*b*h",
   CHECK_THAT(activation_bytes_full_recompute(demo, 8, false).value(), near(2.0 * sbh));
   CHECK_THAT(activation_bytes_full_recompute(demo, 8, true).value(), near(2.0 * sbh / 8.0));
 }
+
+TEST_CASE("Selective recomputation drops the 5*a*s/h scores: s*b*h*(10 + 24/t), s*b*h*34/t with SP",
+          "[activation_memory]") {
+  // t=8: 10 + 3 = 13 per s*b*h against 23 with the scores; with SP 34/8 = 4.25.
+  CHECK_THAT(activation_bytes_selective(demo, 8, false).value(), near(sbh * 13.0));
+  CHECK_THAT(activation_bytes_selective(demo, 8, true).value(), near(sbh * 4.25));
+  for (const std::int64_t t : {1, 2, 8, 64}) {
+    CAPTURE(t);
+    // Exactly the scores term is saved: 5*a*s/(h*t) per s*b*h.
+    CHECK_THAT(
+        activation_bytes_tp(demo, t).value() - activation_bytes_selective(demo, t, false).value(),
+        near(sbh * 80.0 / static_cast<double>(t)));
+  }
+}

@@ -6,6 +6,8 @@
 #include <cmath>
 
 #include "support/matchers.hpp"
+#include "tpcost/model_presets.hpp"
+#include "tpcost/presets.hpp"
 
 using namespace tpcost;
 using tpcost::test::near;
@@ -90,4 +92,71 @@ TEST_CASE("A TP degree that communicates nothing has no critical degree", "[chec
   CHECK(std::isinf(m.critical_tp));
   const std::array<rule, 1> rules{{{rule_kind::tp_within_half_critical, 0.0}}};
   CHECK(evaluate_rules(m, rules).front().passed);
+}
+
+namespace {
+/// GPT-3 175B on 1,024 A100s at t=8 p=16 d=8 (the example config's step), from the presets.
+step_inputs gpt3_on_a100s() {
+  step_inputs in;
+  in.model = find_model_preset("gpt-3-175b")->spec;
+  const auto& gpu = gpu_preset_by_name("a100-sxm4-80gb", "gpu");
+  in.gpu = {gpu.peak.bf16.value, gpu.memory_bandwidth.value, {}};
+  in.memory_capacity = gpu.memory.value;
+  in.topology = make_topology(gpu, interconnect_preset_by_name("ib-hdr", "interconnect"));
+  in.par = {.tp = 8, .pp = 16, .dp = 8, .micro_batch = 1, .global_batch = 1536};
+  in.par.recompute = recompute_mode::full;
+  return in;
+}
+}  // namespace
+
+TEST_CASE("Step rules read the MFU, the memory headroom and the step time of evaluate_step",
+          "[checks]") {
+  const auto step = evaluate_step(gpt3_on_a100s());
+  rule_metrics m;
+  m.tp = 8;
+  m.step = step_metrics_of(step);
+  const double headroom = step.memory.headroom().value();
+  REQUIRE(headroom > 0.0);
+  const std::array<rule, 6> rules{{{rule_kind::min_mfu, step.mfu},
+                                   {rule_kind::min_mfu, std::nextafter(step.mfu, 1.0)},
+                                   {rule_kind::min_memory_headroom, headroom},
+                                   {rule_kind::min_memory_headroom, headroom + 1.0},
+                                   {rule_kind::max_step_time, step.step_time.value()},
+                                   {rule_kind::max_step_time, 0.99 * step.step_time.value()}}};
+  const auto out = evaluate_rules(m, rules);
+  CHECK(out[0].measured == step.mfu);
+  CHECK(out[0].passed);  // equal to the limit
+  CHECK_FALSE(out[1].passed);
+  CHECK(out[2].measured == headroom);
+  CHECK(out[2].passed);
+  CHECK_FALSE(out[3].passed);  // one byte short
+  CHECK(out[4].measured == step.step_time.value());
+  CHECK(out[4].passed);
+  CHECK_FALSE(out[5].passed);
+  // A layout that does not fit has a negative headroom, which fails a limit of 0.
+  auto tight = gpt3_on_a100s();
+  tight.memory_capacity = 8.0 * units::GiB;
+  const auto over = evaluate_step(tight);
+  m.step = step_metrics_of(over);
+  const std::array<rule, 1> fits{{{rule_kind::min_memory_headroom, 0.0}}};
+  const auto no_fit = evaluate_rules(m, fits).front();
+  CHECK(no_fit.measured < 0.0);
+  CHECK_FALSE(no_fit.passed);
+  CHECK(no_fit.passed == over.memory.fits());
+}
+
+TEST_CASE("A step rule without the step is an error, not a pass", "[checks]") {
+  rule_metrics m;
+  m.tp = 8;
+  for (const auto kind :
+       {rule_kind::min_mfu, rule_kind::min_memory_headroom, rule_kind::max_step_time}) {
+    CAPTURE(rule_name(kind));
+    CHECK(reads_step(kind));
+    const std::array<rule, 1> rules{{{kind, 0.5}}};
+    CHECK_THROWS_AS(evaluate_rules(m, rules), invalid_spec);
+  }
+  CHECK_FALSE(reads_step(rule_kind::min_efficiency));
+  CHECK(is_upper_bound(rule_kind::max_step_time));
+  CHECK_FALSE(is_upper_bound(rule_kind::min_memory_headroom));
+  CHECK(rule_name(rule_kind::min_memory_headroom) == "min_memory_headroom");
 }

@@ -1,0 +1,36 @@
+// Every input of `tpcost step` as flags: the model, the hardware, the layout and the software.
+// Shared by `step` and by `check`, whose step rules (min_mfu, min_memory_headroom,
+// max_step_time) evaluate the same step from a config's keys.
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "model_options.hpp"
+#include "render_step.hpp"
+#include "step_options.hpp"
+
+namespace tpcost::cli {
+
+/// Kept as text and read with the core's parsers; empty text means "not given".
+struct step_flags {
+  model_flags model;
+  hardware_flags hardware;
+  std::string gpus, tp, pp, dp;
+  std::string micro_batch = "1";
+  std::string global_batch;
+  std::string vpp = "1";
+  std::string recompute = "none";
+  std::string zero = "0";
+  bool sp = false;
+  software_flags software;
+};
+
+/// Registers the model, hardware, layout and software flags of `tpcost step` on `cmd`.
+void add_step_flags(CLI::App& cmd, step_flags& flags);
+
+/// Reads the flags and evaluates the step; throws `invalid_spec` naming the flag.
+step_report evaluate_step_flags(const step_flags& flags);
+
+}  // namespace tpcost::cli
