@@ -62,7 +62,7 @@ step "find_package(tpcost COMPONENTS io): $out"
 # A version the package must refuse: 0.x releases are compatible only within a minor version.
 cat > "$work/CMakeLists.txt" <<'CMAKE'
 cmake_minimum_required(VERSION 3.25)
-project(wrong_version LANGUAGES NONE)
+project(wrong_version LANGUAGES CXX)  # FindThreads (a dependency) needs C or CXX
 find_package(tpcost 9.0 QUIET)
 if(tpcost_FOUND)
   message(FATAL_ERROR "tpcost 9.0 accepted")

@@ -145,7 +145,7 @@ step_report evaluate_config_step(const config_document& doc, const step_reader& 
   return report;
 }
 
-/// "GPT-3 175B, t=8 p=16 d=8, b=1 G=1536, recompute full": the step the step rules read.
+/// "gpt-3-175b, t=8 p=16 d=8, b=1 G=1536, recompute full": the step the step rules read.
 std::string step_summary(const step_report& r) {
   const auto& par = r.inputs.par;
   return model_name(r.model) + ", t=" + std::to_string(par.tp) + " p=" + std::to_string(par.pp) +

@@ -5,10 +5,13 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "cli_options.hpp"
 #include "config_overlay.hpp"
+#include "step_flags.hpp"
 #include "step_options.hpp"
 #include "tpcost/tp_layer_options.hpp"
 
@@ -106,6 +109,36 @@ TEST_CASE("Every flag of the refined model and the presets has a config key", "[
     }
     CHECK(keyed);
   }
+}
+
+TEST_CASE("Every flag of step but the model's fine structure has a config key", "[config]") {
+  CLI::App app{"step"};
+  step_flags flags;
+  add_step_flags(app, flags);
+  // The dimensions a preset or an HF config.json gives (and --arch) stay on the command line.
+  const std::set<std::string> unkeyed{"--hf-config", "--arch", "--kv-heads", "--ffn", "--vocab"};
+  std::size_t keyed = 0;
+  const CLI::App& view = app;
+  std::vector<const CLI::Option*> options = view.get_options();
+  for (const auto* group :
+       view.get_subcommands([](const CLI::App* sub) { return sub->get_name().empty(); })) {
+    const auto more = group->get_options();
+    options.insert(options.end(), more.begin(), more.end());
+  }
+  for (const auto* option : options) {
+    const auto flag = option->get_name();
+    if (flag == "--help" || unkeyed.count(flag) > 0) {
+      continue;
+    }
+    CAPTURE(flag);
+    bool found = false;
+    for (const auto& key : config_keys()) {
+      found = found || option->check_name(std::string(key.flag));
+    }
+    CHECK(found);
+    keyed += found ? 1U : 0U;
+  }
+  CHECK(keyed >= 30);
 }
 
 TEST_CASE("A relative interconnect_file is read beside the config", "[config]") {
