@@ -104,7 +104,8 @@ constexpr std::array<config_key, 48> keys{{
     {"/options/zero", "--zero", value_kind::zero_stage,
      "ZeRO stage 0..3, the distributed optimizer (step)", ""},
     {"/options/attention", "--attention", value_kind::choice,
-     "attention kernel: fused (FlashAttention) or unfused (Megatron-LM 2021) (step)",
+     "attention kernel: fused (FlashAttention: no s*s scores kept) or unfused (Megatron-LM 2021); "
+     "the step's compute time and memory (step, plan, the step rules)",
      "fused|unfused"},
     {"/options/tp_overlap", "--tp-overlap", value_kind::fraction,
      "share of the TP collectives hidden behind compute (step)", ""},
