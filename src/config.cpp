@@ -260,6 +260,24 @@ std::string number_text(const json& v) {
   return fmt::format("{}", v.get<double>());
 }
 
+/// A quantity >= 0: a number in SI units, or a string with a unit that `parse` reads (it throws
+/// naming the field for a malformed one) and that must not be negative.
+template <class Parse>
+std::string non_negative_text(const std::string& source, const config_key& key, const json& v,
+                              std::string_view expected, const Parse& parse) {
+  if (v.is_number() && v.get<double>() >= 0.0) {
+    return number_text(v);
+  }
+  if (!v.is_string()) {
+    wrong_value(source, key, v);
+  }
+  const auto& text = v.get<std::string>();
+  if (parse(text) < 0.0) {
+    fail_at(source, key.pointer, fmt::format("'{}' is negative; expected {}", text, expected));
+  }
+  return text;
+}
+
 /// Checks `v` against `key` and returns the text its flag takes.
 std::string to_flag_text(const std::string& source, const config_key& key, const json& v) {
   const std::string field = source + ": " + std::string(key.pointer);
@@ -305,34 +323,13 @@ std::string to_flag_text(const std::string& source, const config_key& key, const
       }
       wrong_value(source, key, v);
     }
-    case value_kind::duration: {
-      if (v.is_number() && v.get<double>() >= 0.0) {
-        return number_text(v);
-      }
-      if (v.is_string()) {
-        const auto& s = v.get<std::string>();
-        if (parse_duration(s, field).value() < 0.0) {
-          fail_at(source, key.pointer,
-                  fmt::format("'{}' is negative; expected a duration >= 0, e.g. 3us", s));
-        }
-        return s;
-      }
-      wrong_value(source, key, v);
-    }
-    case value_kind::byte_size: {
-      if (v.is_number() && v.get<double>() >= 0.0) {
-        return number_text(v);
-      }
-      if (v.is_string()) {
-        const auto& s = v.get<std::string>();
-        if (parse_bytes(s, field).value() < 0.0) {
-          fail_at(source, key.pointer,
-                  fmt::format("'{}' is negative; expected a size >= 0, e.g. 4GiB", s));
-        }
-        return s;
-      }
-      wrong_value(source, key, v);
-    }
+    case value_kind::duration:
+      return non_negative_text(
+          source, key, v, "a duration >= 0, e.g. 3us",
+          [&](const std::string& t) { return parse_duration(t, field).value(); });
+    case value_kind::byte_size:
+      return non_negative_text(source, key, v, "a size >= 0, e.g. 4GiB",
+                               [&](const std::string& t) { return parse_bytes(t, field).value(); });
     case value_kind::open_fraction: {
       if (!v.is_number() || !(v.get<double>() > 0.0 && v.get<double>() < 1.0)) {
         wrong_value(source, key, v);
