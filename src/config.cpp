@@ -810,29 +810,42 @@ config_document parse_config(std::string_view text, const std::string& source) {
   return doc;
 }
 
+namespace {
+/// At most `limit` + 1 bytes of `in`: a device (/dev/zero) or an endless pipe is cut short
+/// instead of filling memory, while a pipe or process substitution (<(...)) still works.
+std::string read_at_most(std::istream& in, std::size_t limit) {
+  std::string text(limit + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return text;
+}
+}  // namespace
+
 config_document load_config(const std::string& path) {
   std::string text;
   if (path == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    text = read_at_most(std::cin, max_config_bytes);
   } else {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+      throw config_error(path, "cannot read the file (is it a directory?)");
+    }
+    if (const auto size = std::filesystem::file_size(path, ec); !ec && size > max_config_bytes) {
+      throw config_error(path, fmt::format("file is {} bytes; a config is at most {} bytes", size,
+                                           max_config_bytes));
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) {
       throw config_error(path, "cannot open the file");
     }
-    in.seekg(0, std::ios::end);
-    const auto size = in.tellg();
-    if (size < 0) {
-      throw config_error(path, "cannot read the file (is it a directory?)");
-    }
-    if (static_cast<std::size_t>(size) > max_config_bytes) {
-      throw config_error(path, fmt::format("file is {} bytes; a config is at most {} bytes",
-                                           static_cast<std::size_t>(size), max_config_bytes));
-    }
-    in.seekg(0);
-    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    text = read_at_most(in, max_config_bytes);
     if (in.bad()) {
       throw config_error(path, "cannot read the file");
     }
+  }
+  if (text.size() > max_config_bytes) {
+    throw config_error(path, fmt::format("more than {} bytes; a config is at most {} bytes",
+                                         max_config_bytes, max_config_bytes));
   }
   return parse_config(text, path);
 }

@@ -216,6 +216,9 @@ inline transformer_spec from_hf_config(const nlohmann::json& config, std::string
   return spec;
 }
 
+/// The largest config.json read.
+inline constexpr std::size_t max_hf_config_bytes = std::size_t{1} << 20;
+
 /// Reads the Hugging Face config file at `path` (see the file comment); errors name the file,
 /// the JSON pointer and `field`.
 inline transformer_spec load_hf_config(const std::string& path, std::string_view field) {
@@ -224,9 +227,18 @@ inline transformer_spec load_hf_config(const std::string& path, std::string_view
   if (std::filesystem::is_directory(path, ec) || !in.is_open()) {
     throw invalid_spec(std::string(field), path + ": cannot be read");
   }
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  // Read at most one byte past the limit, so that a device (/dev/zero) or a runaway pipe ends
+  // in an error instead of filling memory; a config.json is a few kilobytes.
+  std::string text(max_hf_config_bytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
   if (in.bad()) {
     throw invalid_spec(std::string(field), path + ": cannot be read");
+  }
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > max_hf_config_bytes) {
+    throw invalid_spec(std::string(field), path + ": more than " +
+                                               std::to_string(max_hf_config_bytes) +
+                                               " bytes; a config.json is a few kilobytes");
   }
   nlohmann::json config;
   try {
