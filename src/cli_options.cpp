@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "tpcost/io/hf_config.hpp"
 #include "tpcost/io/profile_json.hpp"
 #include "tpcost/model_presets.hpp"
 #include "tpcost/parse.hpp"
@@ -67,6 +68,10 @@ void add_layer_flags(CLI::App& cmd, layer_flags& flags) {
   group->add_option("--model", flags.model,
                     "model preset (tpcost model list): its h, s and heads; the layer is the "
                     "seed's GPT layer at that h (step counts the model's own FLOPs)");
+  group
+      ->add_option("--hf-config", flags.hf_config,
+                   "a Hugging Face config.json instead of --model: its h, s and heads")
+      ->type_name("FILE");
   group->add_option("-b,--batch", flags.batch, "b: micro-batch size, sequences")
       ->capture_default_str();
   group->add_option("-s,--seq", flags.seq,
@@ -267,17 +272,23 @@ layer_inputs to_layer_inputs(const layer_flags& layer, const refined_flags& refi
   const std::string dtype_text = !layer.dtype.empty()    ? layer.dtype
                                  : origin.gpu != nullptr ? std::string("bf16")
                                                          : std::string("fp32");
-  const model_preset* model =
-      layer.model.empty() ? nullptr : &model_preset_named(layer.model, "--model");
+  if (!layer.model.empty() && !layer.hf_config.empty()) {
+    throw invalid_spec("--hf-config", "give --model NAME or --hf-config FILE, not both");
+  }
+  std::optional<transformer_spec> model;
+  if (!layer.model.empty()) {
+    model = model_preset_named(layer.model, "--model").spec;
+  } else if (!layer.hf_config.empty()) {
+    model = io::load_hf_config(layer.hf_config, "--hf-config");
+  }
   const auto dimension = [&](const std::string& text, const char* flag, std::int64_t preset,
                              std::int64_t seed_default) {
-    return !text.empty() ? parse_count(text, flag) : model != nullptr ? preset : seed_default;
+    return !text.empty() ? parse_count(text, flag) : model ? preset : seed_default;
   };
   in.layer = layer_spec{
       .batch = parse_count(layer.batch, "--batch"),
-      .seq = dimension(layer.seq, "--seq", model != nullptr ? model->spec.seq : 0, 2048),
-      .hidden =
-          dimension(layer.hidden, "--hidden", model != nullptr ? model->spec.hidden : 0, 8192),
+      .seq = dimension(layer.seq, "--seq", model ? model->seq : 0, 2048),
+      .hidden = dimension(layer.hidden, "--hidden", model ? model->hidden : 0, 8192),
       .element = parse_dtype(dtype_text, "--dtype"),
   };
   origin.flops_given = !layer.flops.empty();
@@ -306,11 +317,11 @@ layer_inputs to_layer_inputs(const layer_flags& layer, const refined_flags& refi
     in.device.bandwidth = seed_bandwidth;
   }
   in.options = to_tp_options(refined, origin.any());
-  if (model != nullptr && !in.options.heads && model->spec.hidden == in.layer.hidden &&
-      model->spec.heads != attention_heads(in.layer, in.options)) {
+  if (model && !in.options.heads && model->hidden == in.layer.hidden &&
+      model->heads != attention_heads(in.layer, in.options)) {
     // The preset's heads, when the h/128 default would differ (heads enter only the refined
     // report's activation memory, so a preset whose heads match keeps the seed's model).
-    in.options.heads = model->spec.heads;
+    in.options.heads = model->heads;
   }
   return in;
 }

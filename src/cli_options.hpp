@@ -18,7 +18,8 @@ namespace tpcost::cli {
 /// The seed's inputs: b, s, h, d, P, B. Defaults are the seed demo's; empty text means "not
 /// given", so that a preset (--gpu) can fill it.
 struct layer_flags {
-  std::string model;  ///< a model preset: h, s and a unless --hidden, --seq, --heads are given
+  std::string model;      ///< a model preset: h, s and a unless --hidden, --seq, --heads are given
+  std::string hf_config;  ///< or a Hugging Face config.json, the same way
   std::string batch = "2";
   std::string seq;        ///< empty: the --model's, else 2048
   std::string hidden;     ///< empty: the --model's, else 8192

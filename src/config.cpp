@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tpcost/degree_list.hpp"
+#include "tpcost/io/hf_config.hpp"
 #include "tpcost/io/profile_json.hpp"
 #include "tpcost/parse.hpp"
 #include "tpcost/presets.hpp"
@@ -29,7 +30,7 @@ using json = nlohmann::json;
 
 // The config format. Sections group keys by what they describe; a key's flag has the same
 // meaning as on the command line. Keys without a flag are read by one command (checks).
-constexpr std::array<config_key, 48> keys{{
+constexpr std::array<config_key, 49> keys{{
     {"/$schema", "", value_kind::text, "the JSON Schema this file follows (ignored by tpcost)", ""},
     {"/name", "", value_kind::text, "a name for reports, e.g. \"GPT-3 175B on DGX A100\"", ""},
     {"/description", "", value_kind::text, "free text (ignored by tpcost)", ""},
@@ -37,6 +38,8 @@ constexpr std::array<config_key, 48> keys{{
      "model preset (tpcost model list): every dimension for step and plan; h, s and heads for "
      "the per-layer commands",
      ""},
+    {"/model/hf_config", "--hf-config", value_kind::hf_config_path,
+     "a Hugging Face config.json instead of a preset, relative to this file's directory", ""},
     {"/model/layers", "--layers", value_kind::count, "L: transformer layers (step, plan)", ""},
     {"/model/hidden", "--hidden", value_kind::count,
      "h: hidden size (default: the model's, else 8192)", ""},
@@ -182,6 +185,8 @@ std::string_view expected_text(value_kind kind) {
       return "an interconnect preset name (tpcost hardware list)";
     case value_kind::profile_path:
       return "the path of a profile written by tpcost calibrate --out";
+    case value_kind::hf_config_path:
+      return "the path of a Hugging Face config.json";
   }
   return "?";
 }
@@ -238,8 +243,8 @@ std::string shown(const json& v) {
           fmt::format("found {} {}; expected {}", type_name(v), shown(v), expected_text(key.kind)));
 }
 
-/// A relative profile path read from the config at `source` is relative to the config's
-/// directory (a config from stdin: to the working directory).
+/// A relative path (a profile, a config.json) read from the config at `source` is relative to
+/// the config's directory (a config from stdin: to the working directory).
 std::string resolve_beside(const std::string& source, const std::string& path) {
   const std::filesystem::path p(path);
   if (source == "-" || p.is_absolute()) {
@@ -402,6 +407,19 @@ std::string to_flag_text(const std::string& source, const config_key& key, const
       const auto path = resolve_beside(source, v.get<std::string>());
       try {
         (void)primary_profile(read_profile_file(path, field), field);
+      } catch (const invalid_spec& e) {
+        throw config_error(e.field(), e.detail());
+      }
+      return path;
+    }
+    case value_kind::hf_config_path: {
+      if (!v.is_string() || v.get<std::string>().empty()) {
+        wrong_value(source, key, v);
+      }
+      // Read now, so a missing or malformed config.json is an error of the config naming it.
+      const auto path = resolve_beside(source, v.get<std::string>());
+      try {
+        (void)io::load_hf_config(path, field);
       } catch (const invalid_spec& e) {
         throw config_error(e.field(), e.detail());
       }
@@ -754,6 +772,7 @@ json schema_for(const config_key& key) {
       s = preset_schema(interconnect_presets);
       break;
     case value_kind::profile_path:
+    case value_kind::hf_config_path:
       s = {{"type", "string"}, {"minLength", 1}};
       break;
     case value_kind::positive:

@@ -34,6 +34,7 @@ enum class value_kind {
   gpu_preset,           ///< a GPU preset name or alias (presets.hpp), case and separators ignored
   interconnect_preset,  ///< an interconnect preset name or alias
   profile_path,  ///< a profile file of `tpcost calibrate --out`, relative to the config's directory
+  hf_config_path,  ///< a Hugging Face config.json, relative to the config's directory
 };
 
 /// One key of the config format.

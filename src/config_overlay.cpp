@@ -104,6 +104,7 @@ nlohmann::json config_overlay::merged(const config_document* doc) const {
         out[pointer] = text == "true";
         break;
       case value_kind::profile_path:
+      case value_kind::hf_config_path:
         // Absolute, so that the printed config reads the same profile wherever it is saved.
         out[pointer] = std::filesystem::absolute(text).lexically_normal().string();
         break;

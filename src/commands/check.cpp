@@ -112,7 +112,10 @@ step_report evaluate_config_step(const config_document& doc, const step_reader& 
                          "missing; the step rules (" + step_rule_names(rules) + ") need " + what);
     }
   };
-  need("--model", "/model/name", "a model preset, e.g. \"gpt-3-175b\" (tpcost model list)");
+  if (!step.given("--hf-config")) {
+    need("--model", "/model/name",
+         "a model preset, e.g. \"gpt-3-175b\" (tpcost model list), or /model/hf_config");
+  }
   need("--gpu", "/hardware/gpu",
        "a GPU preset for the peak, the HBM capacity and bandwidth, e.g. \"h100-sxm\"");
   need("--global-batch", "/batch/global_batch", "the sequences per step, e.g. 1536");
@@ -285,10 +288,10 @@ The per-layer rules use the model 'sweep' would use for the same config: the ref
 (alpha-beta collectives on the node topology, auto unless --collective is given) when the
 config names a preset (hardware.gpu, hardware.interconnect), a profile
 (hardware.interconnect_file) or a refined option; the seed's model otherwise. A model.name
-gives them its h, s and heads.
-The step rules evaluate the step 'tpcost step --config FILE' would: they need model.name,
-hardware.gpu, batch.global_batch, parallel.gpus (or dp), and hardware.interconnect when the
-job spans nodes; a CI gate should not guess them.
+(or model.hf_config) gives them its h, s and heads.
+The step rules evaluate the step 'tpcost step --config FILE' would: they need model.name (or
+model.hf_config), hardware.gpu, batch.global_batch, parallel.gpus (or dp), and
+hardware.interconnect when the job spans nodes; a CI gate should not guess them.
 Flags given here override every file's values (what-if: --bandwidth 300GB/s, --gpu h100).
 With GITHUB_ACTIONS=true, failures are also printed as ::error annotations.
 

@@ -115,8 +115,8 @@ TEST_CASE("Every flag of step but the model's fine structure has a config key", 
   CLI::App app{"step"};
   step_flags flags;
   add_step_flags(app, flags);
-  // The dimensions a preset or an HF config.json gives (and --arch) stay on the command line.
-  const std::set<std::string> unkeyed{"--hf-config", "--arch", "--kv-heads", "--ffn", "--vocab"};
+  // The dimensions a preset or a config.json gives (and --arch) stay on the command line.
+  const std::set<std::string> unkeyed{"--arch", "--kv-heads", "--ffn", "--vocab"};
   std::size_t keyed = 0;
   const CLI::App& view = app;
   std::vector<const CLI::Option*> options = view.get_options();
