@@ -1,9 +1,9 @@
 #include "config_overlay.hpp"
 
-#include "cli_options.hpp"
-
 #include <filesystem>
 #include <iostream>
+
+#include "cli_options.hpp"
 
 namespace tpcost::cli {
 

@@ -55,6 +55,14 @@ void add_software_flags(CLI::Option_group& group, software_flags& f) {
 chosen_hardware to_hardware(const hardware_flags& f) {
   // The topology as every other command reads it (cli_options.cpp): the presets, GPUs per
   // node, the calibrated profile (which replaces the link it measured), then the link flags.
+  // The step needs both presets (HBM, peak, the node); "" would mean "none" to to_topology.
+  if (f.gpu.empty()) {
+    throw invalid_spec("--gpu", "is empty; give a GPU preset (tpcost hardware list)");
+  }
+  if (f.interconnect.empty()) {
+    throw invalid_spec("--interconnect",
+                       "is empty; give an inter-node preset (tpcost hardware list)");
+  }
   refined_flags topology_flags;
   topology_flags.gpu = f.gpu;
   topology_flags.interconnect = f.interconnect;
