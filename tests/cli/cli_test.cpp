@@ -363,3 +363,17 @@ TEST_CASE("check's step rules measure what step computes for the same config and
     }
   }
 }
+
+TEST_CASE("An empty GPU or interconnect preset is an input error, not a crash", "[cli]") {
+  // to_topology reads "" as "no preset"; step and plan need both (HBM, peak, the network).
+  for (const auto* args :
+       {"step --model gpt-3-175b --gpu '' --global-batch 8",
+        "step --model gpt-3-175b --interconnect '' --global-batch 8",
+        "plan --model gpt-3-175b --gpu '' --global-batch 8 --gpus 8",
+        "check " TPCOST_EXPECTED_DIR "/../../../examples/configs/llama3-70b-h100.json --gpu ''"}) {
+    CAPTURE(args);
+    const auto r = run(args);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+  }
+}
