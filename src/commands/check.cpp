@@ -20,12 +20,46 @@ namespace tpcost::cli {
 
 namespace {
 
+/// The layout and step flags of `tpcost step` that the per-layer flags do not already cover:
+/// given here, they override every file's step keys for the step rules (copy_command_line
+/// hands them to the step). --tp sets the degree of both kinds of rule.
+struct layout_flags {
+  std::string tp, gpus, pp, dp, vpp, global_batch, layers, zero, attention, tp_overlap, dp_overlap;
+  std::string memory, memory_bandwidth, matmul_efficiency, memory_efficiency;
+};
+
 struct check_options {
   std::vector<std::string> files;
   layer_flags layer;
   refined_flags refined;
+  layout_flags layout;
   output_flags output;
 };
+
+void add_layout_flags(CLI::App& cmd, layout_flags& f) {
+  auto* group = cmd.add_option_group(
+      "Layout and step (what-if over every file's keys; see 'tpcost step --help')");
+  const std::pair<const char*, std::string*> options[] = {
+      {"-t,--tp", &f.tp},
+      {"--gpus", &f.gpus},
+      {"--pp", &f.pp},
+      {"--dp", &f.dp},
+      {"--vpp", &f.vpp},
+      {"-G,--global-batch", &f.global_batch},
+      {"--layers", &f.layers},
+      {"--zero", &f.zero},
+      {"--attention", &f.attention},
+      {"--tp-overlap", &f.tp_overlap},
+      {"--dp-overlap", &f.dp_overlap},
+      {"--memory", &f.memory},
+      {"--memory-bandwidth", &f.memory_bandwidth},
+      {"--matmul-efficiency", &f.matmul_efficiency},
+      {"--memory-efficiency", &f.memory_efficiency},
+  };
+  for (const auto& [name, value] : options) {
+    group->add_option(name, *value, "as for tpcost step");
+  }
+}
 
 /// The step a config describes, read by `tpcost step`'s own flags on a private App: the config
 /// fills them as it fills `step --config`, and check's command line wins over every file.
@@ -161,14 +195,15 @@ std::string step_summary(const step_report& r) {
 }
 
 file_check check_one(const config_document& doc, const check_options& opts, step_reader& step) {
-  if (doc.find("/parallel/tp") == nullptr) {
+  // The file's /parallel/tp, or --tp (the overlay put whichever wins in opts.layout.tp).
+  if (opts.layout.tp.empty()) {
     throw config_error(doc.source + ": /parallel/tp",
                        "missing; a check needs the TP degree of the config, e.g. 8");
   }
   const auto rules = rules_of(doc, opts.layer);
-  const auto degrees = parse_degree_list(doc.find("/parallel/tp")->text, "--tp");
+  const auto degrees = parse_degree_list(opts.layout.tp, "--tp");
   if (degrees.size() != 1) {
-    throw config_error(doc.source + ": /parallel/tp", "a check needs one TP degree, not a list");
+    throw invalid_spec("--tp", "a check needs one TP degree, not a list");
   }
   const bool any_step_rule =
       std::any_of(rules.begin(), rules.end(), [](const rule& r) { return reads_step(r.kind); });
@@ -274,6 +309,7 @@ void add_check_command(CLI::App& app, int& exit_code) {
   add_layer_flags(*cmd, opts->layer);
   add_refined_flags(*cmd, opts->refined);
   opts->refined.rules_read_gpus_per_node = true;
+  add_layout_flags(*cmd, opts->layout);
   add_output_flags(*cmd, opts->output, "table|json|junit");
   cmd->footer(R"(Rules (in the config's "checks" section):
   min_efficiency: 0.7            E(t) >= 0.7 at the config's TP degree
@@ -301,6 +337,7 @@ Examples:
   tpcost check run.json --bandwidth 300GB/s    # would it still pass over PCIe?
   tpcost check run.json --interconnect ib-ndr  # ... with NDR instead of the file's network?
   tpcost check run.json --gpu h100-sxm          # would the step rules pass on H100s?
+  tpcost check run.json --tp 8 --pp 16          # ... with another layout?
 )");
   cmd->callback([cmd, opts, &exit_code] { exit_code = run_check(*cmd, *opts); });
 }
