@@ -5,6 +5,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <tuple>
 
 #include "cli_options.hpp"
 #include "commands/commands.hpp"
@@ -39,25 +40,25 @@ struct check_options {
 void add_layout_flags(CLI::App& cmd, layout_flags& f) {
   auto* group = cmd.add_option_group(
       "Layout and step (what-if over every file's keys; see 'tpcost step --help')");
-  const std::pair<const char*, std::string*> options[] = {
-      {"-t,--tp", &f.tp},
-      {"--gpus", &f.gpus},
-      {"--pp", &f.pp},
-      {"--dp", &f.dp},
-      {"--vpp", &f.vpp},
-      {"-G,--global-batch", &f.global_batch},
-      {"--layers", &f.layers},
-      {"--zero", &f.zero},
-      {"--attention", &f.attention},
-      {"--tp-overlap", &f.tp_overlap},
-      {"--dp-overlap", &f.dp_overlap},
-      {"--memory", &f.memory},
-      {"--memory-bandwidth", &f.memory_bandwidth},
-      {"--matmul-efficiency", &f.matmul_efficiency},
-      {"--memory-efficiency", &f.memory_efficiency},
+  const std::tuple<const char*, std::string*, const char*> options[] = {
+      {"-t,--tp", &f.tp, "t: the TP degree, for both kinds of rule"},
+      {"--gpus", &f.gpus, "N: GPUs in the job"},
+      {"--pp", &f.pp, "p: pipeline stages"},
+      {"--dp", &f.dp, "d: data-parallel replicas"},
+      {"--vpp", &f.vpp, "v: interleaved model chunks per GPU"},
+      {"-G,--global-batch", &f.global_batch, "G: sequences per step"},
+      {"--layers", &f.layers, "L: transformer layers (over the model's)"},
+      {"--zero", &f.zero, "ZeRO stage 0..3"},
+      {"--attention", &f.attention, "fused | unfused"},
+      {"--tp-overlap", &f.tp_overlap, "share of the TP collectives hidden behind compute"},
+      {"--dp-overlap", &f.dp_overlap, "share of the DP sync hidden behind the last backward"},
+      {"--memory", &f.memory, "HBM capacity per GPU, e.g. 80GiB"},
+      {"--memory-bandwidth", &f.memory_bandwidth, "HBM bandwidth, e.g. 2039GB/s"},
+      {"--matmul-efficiency", &f.matmul_efficiency, "achievable share of peak for matmuls"},
+      {"--memory-efficiency", &f.memory_efficiency, "achievable share of HBM bandwidth"},
   };
-  for (const auto& [name, value] : options) {
-    group->add_option(name, *value, "as for tpcost step");
+  for (const auto& [name, value, help] : options) {
+    group->add_option(name, *value, help);
   }
 }
 
