@@ -153,9 +153,7 @@ double to_efficiency_target(const layer_flags& flags) {
   return e;
 }
 
-namespace {
-/// A fraction in [0, 1], e.g. "0.5".
-double parse_unit_fraction(const std::string& text, const char* flag) {
+double fraction_flag(const std::string& text, const char* flag) {
   std::string_view rest;
   const double f = detail::leading_number(flag, text, rest, "a fraction such as 0.5");
   if (!rest.empty() || !(f >= 0.0 && f <= 1.0)) {
@@ -163,6 +161,8 @@ double parse_unit_fraction(const std::string& text, const char* flag) {
   }
   return f;
 }
+
+namespace {
 
 /// The seed demo's B and P: the defaults without a preset.
 constexpr bytes_per_second seed_bandwidth = 600 * units::GB / units::s;
@@ -179,8 +179,8 @@ tp_options to_tp_options(const refined_flags& flags, bool hardware) {
                          ? bandwidth_kind::algbw
                          : parse_bandwidth_kind(flags.bandwidth_kind, "--bandwidth-kind");
   o.sequence_parallel = flags.sp;
-  o.recompute = parse_recompute_mode(flags.recompute, "--recompute");
-  o.overlap = parse_unit_fraction(flags.overlap, "--overlap");
+  o.recompute = parse_recompute(flags.recompute, "--recompute");
+  o.overlap = fraction_flag(flags.overlap, "--overlap");
   if (!flags.comm_dtype.empty()) {
     o.comm_dtype = parse_dtype(flags.comm_dtype, "--comm-dtype");
   }

@@ -78,6 +78,9 @@ void add_refined_flags(CLI::App& cmd, refined_flags& flags);
 void add_hardware_flags(CLI::App& cmd, refined_flags& flags);
 void add_output_flags(CLI::App& cmd, output_flags& flags, const std::string& formats);
 
+/// A fraction in [0, 1] written as a plain number ("0.5"); throws `invalid_spec(flag, ...)`.
+double fraction_flag(const std::string& text, const char* flag);
+
 /// --min-efficiency, a fraction strictly between 0 and 1.
 double to_efficiency_target(const layer_flags& flags);
 

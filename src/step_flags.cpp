@@ -7,27 +7,23 @@ namespace tpcost::cli {
 
 namespace {
 
-std::int64_t count_flag(const std::string& text, const char* flag) {
-  return parse_count(text, flag);
-}
-
 /// Fills t, p or d from --gpus when one of them is missing; checks t·p·d = N.
 void resolve_degrees(const step_flags& f, parallel_config& par) {
   const bool has_t = !f.tp.empty();
   const bool has_p = !f.pp.empty();
   const bool has_d = !f.dp.empty();
-  par.tp = has_t ? count_flag(f.tp, "--tp") : 1;
-  par.pp = has_p ? count_flag(f.pp, "--pp") : 1;
+  par.tp = has_t ? parse_count(f.tp, "--tp") : 1;
+  par.pp = has_p ? parse_count(f.pp, "--pp") : 1;
   if (f.gpus.empty()) {
-    par.dp = has_d ? count_flag(f.dp, "--dp") : 1;
+    par.dp = has_d ? parse_count(f.dp, "--dp") : 1;
     return;
   }
-  const auto n = count_flag(f.gpus, "--gpus");
+  const auto n = parse_count(f.gpus, "--gpus");
   if (n < 1) {
     throw invalid_spec("--gpus", std::to_string(n) + " is out of range; expected N >= 1");
   }
   if (has_d) {
-    par.dp = count_flag(f.dp, "--dp");
+    par.dp = parse_count(f.dp, "--dp");
     if (par.tp * par.pp * par.dp != n) {
       throw invalid_spec("--gpus", "t*p*d = " + std::to_string(par.tp) + "*" +
                                        std::to_string(par.pp) + "*" + std::to_string(par.dp) +
@@ -62,12 +58,12 @@ step_report evaluate_step_flags(const step_flags& f) {
   // Layout.
   parallel_config& par = in.par;
   resolve_degrees(f, par);
-  par.vpp = count_flag(f.vpp, "--vpp");
-  par.micro_batch = count_flag(f.micro_batch, "--micro-batch");
+  par.vpp = parse_count(f.vpp, "--vpp");
+  par.micro_batch = parse_count(f.micro_batch, "--micro-batch");
   if (f.global_batch.empty()) {
     throw invalid_spec("--global-batch", "is required: the sequences per step, e.g. 1536");
   }
-  par.global_batch = count_flag(f.global_batch, "--global-batch");
+  par.global_batch = parse_count(f.global_batch, "--global-batch");
   par.sequence_parallel = f.sp;
   par.recompute = parse_recompute(f.recompute, "--recompute");
   par.zero = parse_zero_stage(f.zero, "--zero");

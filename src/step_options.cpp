@@ -7,15 +7,6 @@
 
 namespace tpcost::cli {
 
-double fraction_flag(const std::string& text, const char* flag) {
-  std::string_view rest;
-  const double f = detail::leading_number(flag, text, rest, "a fraction such as 0.5");
-  if (!rest.empty() || !(f >= 0.0 && f <= 1.0)) {
-    throw invalid_spec(flag, "'" + text + "' is not a fraction in [0, 1]");
-  }
-  return f;
-}
-
 void add_hardware_flags(CLI::App& cmd, hardware_flags& f) {
   auto* hw = cmd.add_option_group("Hardware (presets, then overrides)");
   hw->add_option("--gpu", f.gpu, "GPU preset (tpcost hardware list)")->capture_default_str();

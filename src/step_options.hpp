@@ -58,7 +58,4 @@ std::string profile_note(const chosen_hardware& hw, profile_scope link);
 /// The attention kernel (fused|unfused) and the overlap shares, each a fraction in [0, 1].
 step_options to_step_options(const software_flags& flags);
 
-/// A fraction in [0, 1] written as a plain number ("0.5"); throws `invalid_spec(flag, ...)`.
-double fraction_flag(const std::string& text, const char* flag);
-
 }  // namespace tpcost::cli

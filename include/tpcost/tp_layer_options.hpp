@@ -49,6 +49,8 @@ struct tp_options {
   collective_choice collective = collective_choice::seed;
   bandwidth_kind seed_bandwidth = bandwidth_kind::algbw;  ///< what B is under `seed`
   bool sequence_parallel = false;
+  /// Selective reruns only the attention core (Q·Kᵀ, softmax, dropout, scores·V): no TP
+  /// collective and no FLOP of the 72·b·s·h² count, so it changes the activation memory alone.
   recompute_mode recompute = recompute_mode::none;
   double overlap = 0.0;               ///< f in [0, 1]
   std::optional<dtype> comm_dtype;    ///< the wire dtype; none: the compute dtype
@@ -88,13 +90,6 @@ inline collective_choice parse_collective_choice(std::string_view text, std::str
   }
   throw invalid_spec(std::string(field),
                      "'" + std::string(text) + "' is not one of seed|ring|tree|hierarchical|auto");
-}
-
-/// Reads `--recompute` for the per-layer model: none, selective or full. Selective reruns only
-/// the attention core (Q·Kᵀ, softmax, dropout, scores·V): no TP collective and no FLOP the
-/// per-layer 72·b·s·h² count includes, so it changes the activation memory alone.
-inline recompute_mode parse_recompute_mode(std::string_view text, std::string_view field) {
-  return parse_recompute(text, field);
 }
 
 /// The dtype on the wire: --comm-dtype, or the compute dtype.

@@ -76,7 +76,8 @@ struct step_reader {
   }
 
   [[nodiscard]] bool given(const char* flag) const {
-    return app.get_option_no_throw(flag) != nullptr && app.get_option_no_throw(flag)->count() > 0;
+    const auto* option = app.get_option_no_throw(flag);
+    return option != nullptr && option->count() > 0;
   }
 
   /// Re-labels an error about a value the file gave, as `step --config` does.

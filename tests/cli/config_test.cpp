@@ -63,7 +63,7 @@ TEST_CASE("Every value of a choice key is one the core's parser accepts", "[conf
       } else if (key.flag == "--bandwidth-kind") {
         CHECK_NOTHROW(parse_bandwidth_kind(value, key.flag));
       } else if (key.flag == "--recompute") {
-        CHECK_NOTHROW(parse_recompute_mode(value, key.flag));
+        CHECK_NOTHROW(parse_recompute(value, key.flag));
       } else if (key.flag == "--attention") {
         software_flags software;
         software.attention = value;

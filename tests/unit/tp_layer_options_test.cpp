@@ -226,8 +226,8 @@ TEST_CASE("Options are validated with the flag's name", "[tp_layer_options][vali
   CHECK(field_of(tp_options{}) == "(no throw)");
   CHECK(parse_collective_choice("auto", "f") == collective_choice::automatic);
   CHECK_THROWS_AS(parse_collective_choice("foo", "--collective"), invalid_spec);
-  CHECK(parse_recompute_mode("selective", "--recompute") == recompute_mode::selective);
-  CHECK_THROWS_AS(parse_recompute_mode("partial", "--recompute"), invalid_spec);
+  CHECK(parse_recompute("selective", "--recompute") == recompute_mode::selective);
+  CHECK_THROWS_AS(parse_recompute("partial", "--recompute"), invalid_spec);
 }
 
 TEST_CASE("Heads default to h/128", "[tp_layer_options]") {
