@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -130,33 +131,55 @@ value_source peak_source(const hardware_origin& h) {
   return {"the seed's default", {}};
 }
 
+/// A link value's source, in the order to_topology applies them: the flag, else the profile's
+/// fitted `fit` ("alpha", "beta") when the profile measured this `link`, else the preset's
+/// link (when there is one), else `fallback`.
+value_source link_source(const hardware_origin& h, bool flag_given, const char* flag,
+                         profile_scope link, const char* fit, std::optional<value_source> preset,
+                         const char* fallback) {
+  if (flag_given) {
+    return {flag, {}};
+  }
+  if (h.profile && h.profile_link == link) {
+    return {fmt::format("fitted {} of {}", fit, profile_text(h)), {}};
+  }
+  if (preset) {
+    return *preset;
+  }
+  return {fallback, {}};
+}
+
+/// The GPU preset's intra-node link as a source, citing its bandwidth or its latency.
+std::optional<value_source> intra_preset(const hardware_origin& h, bool bandwidth) {
+  if (h.gpu == nullptr) {
+    return std::nullopt;
+  }
+  const auto& link = h.gpu->intra;
+  return value_source{fmt::format("{}, {}", h.gpu->name, link.name),
+                      bandwidth ? link.bandwidth.source : link.latency.source};
+}
+
+/// The interconnect preset's link as a source, citing its bandwidth or its latency.
+std::optional<value_source> inter_preset(const hardware_origin& h, bool bandwidth) {
+  if (h.interconnect == nullptr) {
+    return std::nullopt;
+  }
+  const auto& link = h.interconnect->link;
+  return value_source{fmt::format("{}, {}", h.interconnect->name, link.name),
+                      bandwidth ? link.bandwidth.source : link.latency.source};
+}
+
 value_source intra_bandwidth_source(const hardware_origin& h) {
-  if (h.intra_bandwidth_given) {
-    return {"--intra-bandwidth", {}};
+  if (!h.intra_bandwidth_given && h.bandwidth_given) {
+    return {"--bandwidth", {}};  // --bandwidth is the intra-node link unless overridden
   }
-  if (h.bandwidth_given) {
-    return {"--bandwidth", {}};
-  }
-  if (h.profile && h.profile_link == profile_scope::intra_node) {
-    return {"fitted beta of " + profile_text(h), {}};
-  }
-  if (h.gpu != nullptr) {
-    return {fmt::format("{}, {}", h.gpu->name, h.gpu->intra.name), h.gpu->intra.bandwidth.source};
-  }
-  return {"the seed's default B", {}};
+  return link_source(h, h.intra_bandwidth_given, "--intra-bandwidth", profile_scope::intra_node,
+                     "beta", intra_preset(h, true), "the seed's default B");
 }
 
 value_source intra_latency_source(const hardware_origin& h) {
-  if (h.intra_latency_given) {
-    return {"--intra-latency", {}};
-  }
-  if (h.profile && h.profile_link == profile_scope::intra_node) {
-    return {"fitted alpha of " + profile_text(h), {}};
-  }
-  if (h.gpu != nullptr) {
-    return {fmt::format("{}, {}", h.gpu->name, h.gpu->intra.name), h.gpu->intra.latency.source};
-  }
-  return {"default: no latency", {}};
+  return link_source(h, h.intra_latency_given, "--intra-latency", profile_scope::intra_node,
+                     "alpha", intra_preset(h, false), "default: no latency");
 }
 
 value_source gpus_per_node_source(const hardware_origin& h) {
@@ -170,31 +193,13 @@ value_source gpus_per_node_source(const hardware_origin& h) {
 }
 
 value_source inter_bandwidth_source(const hardware_origin& h) {
-  if (h.inter_bandwidth_given) {
-    return {"--inter-bandwidth", {}};
-  }
-  if (h.profile && h.profile_link == profile_scope::inter_node) {
-    return {"fitted beta of " + profile_text(h), {}};
-  }
-  if (h.interconnect != nullptr) {
-    return {fmt::format("{}, {}", h.interconnect->name, h.interconnect->link.name),
-            h.interconnect->link.bandwidth.source};
-  }
-  return {"not given", {}};
+  return link_source(h, h.inter_bandwidth_given, "--inter-bandwidth", profile_scope::inter_node,
+                     "beta", inter_preset(h, true), "not given");
 }
 
 value_source inter_latency_source(const hardware_origin& h) {
-  if (h.inter_latency_given) {
-    return {"--inter-latency", {}};
-  }
-  if (h.profile && h.profile_link == profile_scope::inter_node) {
-    return {"fitted alpha of " + profile_text(h), {}};
-  }
-  if (h.interconnect != nullptr) {
-    return {fmt::format("{}, {}", h.interconnect->name, h.interconnect->link.name),
-            h.interconnect->link.latency.source};
-  }
-  return {"default: no latency", {}};
+  return link_source(h, h.inter_latency_given, "--inter-latency", profile_scope::inter_node,
+                     "alpha", inter_preset(h, false), "default: no latency");
 }
 
 /// Code points in UTF-8 text: the columns it takes in a terminal ("β_i" is 3).
