@@ -6,16 +6,13 @@
 #include <random>
 
 #include "support/matchers.hpp"
+#include "support/models.hpp"
 
 using namespace tpcost;
+using tpcost::test::gpt_spec;
 using tpcost::test::near;
 
 namespace {
-transformer_spec gpt_spec(std::int64_t L, std::int64_t h, std::int64_t a, std::int64_t V,
-                          std::int64_t s) {
-  return with_architecture({.layers = L, .hidden = h, .heads = a, .vocab = V, .seq = s},
-                           architecture::gpt);
-}
 constexpr auto none = recompute_mode::none;
 constexpr auto selective = recompute_mode::selective;
 constexpr auto full = recompute_mode::full;

@@ -5,17 +5,11 @@
 #include <random>
 
 #include "support/matchers.hpp"
+#include "support/models.hpp"
 
 using namespace tpcost;
+using tpcost::test::gpt_spec;
 using tpcost::test::near;
-
-namespace {
-transformer_spec gpt_spec(std::int64_t L, std::int64_t h, std::int64_t a, std::int64_t V,
-                          std::int64_t s) {
-  return with_architecture({.layers = L, .hidden = h, .heads = a, .vocab = V, .seq = s},
-                           architecture::gpt);
-}
-}  // namespace
 
 TEST_CASE("A tiny GPT's parameters, counted by hand", "[model]") {
   // L=2, h=8, a=2, V=10, s=4, GPT conventions (ffn = 4h = 32).

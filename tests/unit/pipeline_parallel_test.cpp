@@ -6,17 +6,14 @@
 #include <numeric>
 
 #include "support/matchers.hpp"
+#include "support/models.hpp"
 #include "tpcost/model_presets.hpp"
 
 using namespace tpcost;
+using tpcost::test::gpt_spec;
 using tpcost::test::near;
 
 namespace {
-transformer_spec gpt_spec(std::int64_t L, std::int64_t h, std::int64_t a, std::int64_t V,
-                          std::int64_t s) {
-  return with_architecture({.layers = L, .hidden = h, .heads = a, .vocab = V, .seq = s},
-                           architecture::gpt);
-}
 std::string invalid_field(const transformer_spec& spec, const parallel_config& par) {
   try {
     (void)summarize_pipeline(spec, par, 2, false);

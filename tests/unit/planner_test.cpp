@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "support/matchers.hpp"
+#include "support/models.hpp"
 #include "tpcost/model_presets.hpp"
 #include "tpcost/presets.hpp"
 
@@ -17,15 +18,7 @@ using tpcost::test::near;
 
 namespace {
 
-transformer_spec small_gpt() {
-  transformer_spec m{};
-  m.layers = 8;
-  m.hidden = 2048;
-  m.heads = 16;
-  m.vocab = 32000;
-  m.seq = 1024;
-  return with_architecture(m, architecture::gpt);
-}
+transformer_spec small_gpt() { return tpcost::test::small_gpt_spec(); }
 
 /// GQA, gated MLP, untied embeddings, 12 layers: middle stages differ from the ends.
 transformer_spec small_llama() {

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "support/matchers.hpp"
+#include "support/models.hpp"
 
 using namespace tpcost;
 using tpcost::test::near;
@@ -11,15 +12,8 @@ using tpcost::test::near;
 namespace {
 
 step_inputs small_gpt(std::int64_t t, std::int64_t p, std::int64_t d, std::int64_t global_batch) {
-  transformer_spec m{};
-  m.layers = 8;
-  m.hidden = 2048;
-  m.heads = 16;
-  m.vocab = 32000;
-  m.seq = 1024;
-  m = with_architecture(m, architecture::gpt);
   step_inputs in;
-  in.model = m;
+  in.model = tpcost::test::small_gpt_spec();
   in.par.tp = t;
   in.par.pp = p;
   in.par.dp = d;
