@@ -220,13 +220,12 @@ file_check check_one(const config_document& doc, const check_options& opts, step
                     .step = {},
                     .outcomes = {},
                     .error = {}};
-  rule_metrics metrics;
-  metrics.tp = degrees.front();
+  std::optional<step_metrics> step_part;
   layer_flags layer = opts.layer;
   if (any_step_rule) {
     step.overlay->apply(doc);
     const auto s = evaluate_config_step(doc, step, rules, opts.layer);
-    metrics.step = step_metrics_of(s.result);
+    step_part = step_metrics_of(s.result);
     report.step = step_summary(s);
     report.hardware =
         std::string(s.hardware.gpu->name) +
@@ -235,13 +234,14 @@ file_check check_one(const config_document& doc, const check_options& opts, step
     // Both kinds of rule judge the same micro-batch (the per-layer default b=2 is the seed's).
     layer.batch = step.flags.micro_batch;
   }
+  rule_metrics metrics;
+  metrics.tp = degrees.front();
   if (any_layer_rule) {
     // The model `sweep` would use for the same config: the refined one with a preset, a
     // profile or any refined option, the seed's otherwise.
     const auto in = to_layer_inputs(layer, opts.refined);
     const auto target = to_efficiency_target(layer);
     report.hardware = hardware_summary(in.origin);
-    const auto step_part = metrics.step;
     if (in.seed_model()) {
       report.model = "the seed's model";
       metrics =
@@ -250,8 +250,8 @@ file_check check_one(const config_document& doc, const check_options& opts, step
       report.model = "refined model, collective " + std::string(to_string(in.options.collective));
       metrics = metrics_at(sweep_tp(in.layer, in.device, in.topology, in.options, degrees, target));
     }
-    metrics.step = step_part;
   }
+  metrics.step = step_part;
   report.outcomes = evaluate_rules(metrics, rules);
   return report;
 }
