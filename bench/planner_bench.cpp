@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "tpcost/model_presets.hpp"
-#include "tpcost/planner.hpp"
-#include "tpcost/presets.hpp"
+#include "tpcost/hardware/presets.hpp"
+#include "tpcost/model/model_presets.hpp"
+#include "tpcost/plan/planner.hpp"
 
 namespace {
 

@@ -29,7 +29,7 @@ step "tpcost $version from $build"
 # 1. Staged install.
 rm -rf "$stage"
 cmake --install "$build" --prefix "$stage" >/dev/null
-for f in bin/tpcost include/tpcost/tpcost.hpp include/tpcost/io/format.hpp \
+for f in bin/tpcost include/tpcost/tpcost.hpp include/tpcost/step/step.hpp include/tpcost/io/format.hpp \
          share/cmake/tpcost/tpcostConfig.cmake share/cmake/tpcost/tpcostConfigVersion.cmake \
          share/cmake/tpcost/tpcost-core-targets.cmake share/cmake/tpcost/tpcost-io-targets.cmake \
          share/pkgconfig/tpcost.pc share/pkgconfig/tpcost-io.pc share/man/man1/tpcost.1 \

@@ -6,11 +6,11 @@
 #include <fstream>
 #include <iostream>
 
+#include "tpcost/base/parse.hpp"
+#include "tpcost/hardware/presets.hpp"
 #include "tpcost/io/hf_config.hpp"
 #include "tpcost/io/profile_json.hpp"
-#include "tpcost/model_presets.hpp"
-#include "tpcost/parse.hpp"
-#include "tpcost/presets.hpp"
+#include "tpcost/model/model_presets.hpp"
 
 namespace tpcost::cli {
 

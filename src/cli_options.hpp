@@ -10,8 +10,8 @@
 
 #include "hardware_origin.hpp"
 #include "render.hpp"
-#include "tpcost/tensor_parallel.hpp"
-#include "tpcost/tp_layer_options.hpp"
+#include "tpcost/layer/tensor_parallel.hpp"
+#include "tpcost/layer/tp_layer_options.hpp"
 
 namespace tpcost::cli {
 

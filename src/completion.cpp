@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "tpcost/error.hpp"
+#include "tpcost/base/error.hpp"
 #include "tpcost/version.hpp"
 
 namespace tpcost::cli {

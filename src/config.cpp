@@ -13,14 +13,14 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "tpcost/degree_list.hpp"
+#include "tpcost/base/degree_list.hpp"
+#include "tpcost/base/parse.hpp"
+#include "tpcost/base/suggest.hpp"
+#include "tpcost/comm/topology.hpp"
+#include "tpcost/hardware/presets.hpp"
 #include "tpcost/io/hf_config.hpp"
 #include "tpcost/io/profile_json.hpp"
-#include "tpcost/parse.hpp"
-#include "tpcost/presets.hpp"
-#include "tpcost/suggest.hpp"
-#include "tpcost/tensor_parallel.hpp"
-#include "tpcost/topology.hpp"
+#include "tpcost/layer/tensor_parallel.hpp"
 
 namespace tpcost::cli {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tpcost/error.hpp"
+#include "tpcost/base/error.hpp"
 
 namespace tpcost::cli {
 

@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "plot.hpp"
-#include "tpcost/error.hpp"
+#include "tpcost/base/error.hpp"
 
 namespace tpcost::cli {
 

@@ -6,8 +6,8 @@
 #include <optional>
 #include <string>
 
-#include "tpcost/calibration.hpp"
-#include "tpcost/presets.hpp"
+#include "tpcost/hardware/calibration.hpp"
+#include "tpcost/hardware/presets.hpp"
 
 namespace tpcost::cli {
 

@@ -12,7 +12,7 @@
 #include "commands/commands.hpp"
 #include "exit_codes.hpp"
 #include "plot.hpp"
-#include "tpcost/error.hpp"
+#include "tpcost/base/error.hpp"
 #include "tpcost/version.hpp"
 
 namespace {

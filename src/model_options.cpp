@@ -5,9 +5,9 @@
 #include <string_view>
 #include <utility>
 
-#include "tpcost/error.hpp"
+#include "tpcost/base/error.hpp"
+#include "tpcost/base/parse.hpp"
 #include "tpcost/io/hf_config.hpp"
-#include "tpcost/parse.hpp"
 
 namespace tpcost::cli {
 

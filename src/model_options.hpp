@@ -7,8 +7,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "tpcost/model.hpp"
-#include "tpcost/model_presets.hpp"
+#include "tpcost/model/model.hpp"
+#include "tpcost/model/model_presets.hpp"
 
 namespace tpcost::cli {
 

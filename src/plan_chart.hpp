@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "chart.hpp"
-#include "tpcost/planner.hpp"
+#include "tpcost/plan/planner.hpp"
 
 namespace tpcost::cli {
 

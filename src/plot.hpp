@@ -5,7 +5,7 @@
 #include <string>
 
 #include "chart.hpp"
-#include "tpcost/error.hpp"
+#include "tpcost/base/error.hpp"
 
 namespace tpcost::cli {
 

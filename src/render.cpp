@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "tpcost/error.hpp"
+#include "tpcost/base/error.hpp"
 #include "tpcost/io/format.hpp"
 #include "tpcost/io/json.hpp"
 #include "tpcost/version.hpp"

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "hardware_origin.hpp"
-#include "tpcost/checks.hpp"
-#include "tpcost/sweep.hpp"
+#include "tpcost/layer/sweep.hpp"
+#include "tpcost/plan/checks.hpp"
 
 namespace tpcost::cli {
 

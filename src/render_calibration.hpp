@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "render.hpp"
-#include "tpcost/calibration.hpp"
+#include "tpcost/hardware/calibration.hpp"
 
 namespace tpcost::cli {
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "render.hpp"
-#include "tpcost/presets.hpp"
+#include "tpcost/hardware/presets.hpp"
 
 namespace tpcost::cli {
 

@@ -9,7 +9,7 @@
 
 #include "tpcost/io/format.hpp"
 #include "tpcost/io/model_json.hpp"
-#include "tpcost/model_presets.hpp"
+#include "tpcost/model/model_presets.hpp"
 #include "tpcost/version.hpp"
 
 namespace tpcost::cli {

@@ -6,8 +6,8 @@
 
 #include "model_options.hpp"
 #include "render.hpp"
-#include "tpcost/flops.hpp"
-#include "tpcost/model.hpp"
+#include "tpcost/model/flops.hpp"
+#include "tpcost/model/model.hpp"
 
 namespace tpcost::cli {
 

@@ -9,7 +9,7 @@
 #include "model_options.hpp"
 #include "render.hpp"
 #include "step_options.hpp"
-#include "tpcost/planner.hpp"
+#include "tpcost/plan/planner.hpp"
 
 namespace tpcost::cli {
 

@@ -8,8 +8,8 @@
 #include "model_options.hpp"
 #include "render.hpp"
 #include "step_options.hpp"
-#include "tpcost/presets.hpp"
-#include "tpcost/step.hpp"
+#include "tpcost/hardware/presets.hpp"
+#include "tpcost/step/step.hpp"
 
 namespace tpcost::cli {
 

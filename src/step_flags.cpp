@@ -1,7 +1,7 @@
 #include "step_flags.hpp"
 
-#include "tpcost/parse.hpp"
-#include "tpcost/step.hpp"
+#include "tpcost/base/parse.hpp"
+#include "tpcost/step/step.hpp"
 
 namespace tpcost::cli {
 

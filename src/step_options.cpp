@@ -1,9 +1,9 @@
 #include "step_options.hpp"
 
 #include "cli_options.hpp"
-#include "tpcost/error.hpp"
+#include "tpcost/base/error.hpp"
+#include "tpcost/base/parse.hpp"
 #include "tpcost/io/profile_json.hpp"
-#include "tpcost/parse.hpp"
 
 namespace tpcost::cli {
 

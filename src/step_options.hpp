@@ -8,11 +8,11 @@
 
 #include <CLI/CLI.hpp>
 
-#include "tpcost/calibration.hpp"
-#include "tpcost/compute_model.hpp"
-#include "tpcost/hardware.hpp"
-#include "tpcost/presets.hpp"
-#include "tpcost/step.hpp"
+#include "tpcost/hardware/calibration.hpp"
+#include "tpcost/hardware/hardware.hpp"
+#include "tpcost/hardware/presets.hpp"
+#include "tpcost/step/compute_model.hpp"
+#include "tpcost/step/step.hpp"
 
 namespace tpcost::cli {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "chart.hpp"
-#include "tpcost/sweep.hpp"
+#include "tpcost/layer/sweep.hpp"
 
 namespace tpcost::cli {
 

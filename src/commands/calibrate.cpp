@@ -14,11 +14,11 @@
 #include "commands/commands.hpp"
 #include "render.hpp"
 #include "render_calibration.hpp"
-#include "tpcost/calibration.hpp"
-#include "tpcost/error.hpp"
+#include "tpcost/base/error.hpp"
+#include "tpcost/base/parse.hpp"
+#include "tpcost/hardware/calibration.hpp"
 #include "tpcost/io/nccl_tests_json.hpp"
 #include "tpcost/io/profile_json.hpp"
-#include "tpcost/parse.hpp"
 
 namespace tpcost::cli {
 

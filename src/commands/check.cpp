@@ -13,9 +13,9 @@
 #include "config_overlay.hpp"
 #include "render.hpp"
 #include "step_flags.hpp"
-#include "tpcost/checks.hpp"
-#include "tpcost/degree_list.hpp"
-#include "tpcost/parse.hpp"
+#include "tpcost/base/degree_list.hpp"
+#include "tpcost/base/parse.hpp"
+#include "tpcost/plan/checks.hpp"
 
 namespace tpcost::cli {
 

@@ -8,9 +8,9 @@
 #include "cli_options.hpp"
 #include "commands/commands.hpp"
 #include "render.hpp"
-#include "tpcost/collectives.hpp"
-#include "tpcost/parse.hpp"
-#include "tpcost/topology.hpp"
+#include "tpcost/base/parse.hpp"
+#include "tpcost/comm/collectives.hpp"
+#include "tpcost/comm/topology.hpp"
 
 namespace tpcost::cli {
 

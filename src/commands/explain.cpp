@@ -6,8 +6,8 @@
 #include "commands/commands.hpp"
 #include "config_overlay.hpp"
 #include "render.hpp"
-#include "tpcost/parse.hpp"
-#include "tpcost/sweep.hpp"
+#include "tpcost/base/parse.hpp"
+#include "tpcost/layer/sweep.hpp"
 
 namespace tpcost::cli {
 

@@ -6,8 +6,8 @@
 #include "commands/commands.hpp"
 #include "render.hpp"
 #include "render_hardware.hpp"
-#include "tpcost/error.hpp"
-#include "tpcost/presets.hpp"
+#include "tpcost/base/error.hpp"
+#include "tpcost/hardware/presets.hpp"
 
 namespace tpcost::cli {
 

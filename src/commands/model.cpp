@@ -6,8 +6,8 @@
 #include "commands/commands.hpp"
 #include "model_options.hpp"
 #include "render_model.hpp"
-#include "tpcost/flops.hpp"
-#include "tpcost/model_presets.hpp"
+#include "tpcost/model/flops.hpp"
+#include "tpcost/model/model_presets.hpp"
 
 namespace tpcost::cli {
 

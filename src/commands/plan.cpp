@@ -12,8 +12,8 @@
 #include "plan_chart.hpp"
 #include "render_plan.hpp"
 #include "step_options.hpp"
-#include "tpcost/parse.hpp"
-#include "tpcost/planner.hpp"
+#include "tpcost/base/parse.hpp"
+#include "tpcost/plan/planner.hpp"
 
 namespace tpcost::cli {
 

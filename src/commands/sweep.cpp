@@ -8,8 +8,8 @@
 #include "display.hpp"
 #include "render.hpp"
 #include "sweep_chart.hpp"
-#include "tpcost/degree_list.hpp"
-#include "tpcost/sweep.hpp"
+#include "tpcost/base/degree_list.hpp"
+#include "tpcost/layer/sweep.hpp"
 
 namespace tpcost::cli {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "run_binary.hpp"
-#include "tpcost/calibration.hpp"
+#include "tpcost/hardware/calibration.hpp"
 #include "tpcost/io/profile_json.hpp"
 
 namespace {

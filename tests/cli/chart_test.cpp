@@ -14,7 +14,7 @@
 #include "display.hpp"
 #include "plot.hpp"
 #include "sweep_chart.hpp"
-#include "tpcost/sweep.hpp"
+#include "tpcost/layer/sweep.hpp"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "tpcost/presets.hpp"
+#include "tpcost/hardware/presets.hpp"
 
 using namespace tpcost;
 using namespace tpcost::cli;

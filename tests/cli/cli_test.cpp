@@ -8,10 +8,10 @@
 #include <string>
 
 #include "run_binary.hpp"
-#include "tpcost/flops.hpp"
-#include "tpcost/model_presets.hpp"
-#include "tpcost/presets.hpp"
-#include "tpcost/sweep.hpp"
+#include "tpcost/hardware/presets.hpp"
+#include "tpcost/layer/sweep.hpp"
+#include "tpcost/model/flops.hpp"
+#include "tpcost/model/model_presets.hpp"
 
 using tpcost::test::read_file;
 using tpcost::test::run;

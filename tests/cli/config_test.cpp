@@ -13,7 +13,7 @@
 #include "config_overlay.hpp"
 #include "step_flags.hpp"
 #include "step_options.hpp"
-#include "tpcost/tp_layer_options.hpp"
+#include "tpcost/layer/tp_layer_options.hpp"
 
 using namespace tpcost;
 using namespace tpcost::cli;

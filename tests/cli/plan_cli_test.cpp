@@ -5,9 +5,9 @@
 #include <string>
 
 #include "run_binary.hpp"
-#include "tpcost/model_presets.hpp"
-#include "tpcost/planner.hpp"
-#include "tpcost/presets.hpp"
+#include "tpcost/hardware/presets.hpp"
+#include "tpcost/model/model_presets.hpp"
+#include "tpcost/plan/planner.hpp"
 
 namespace {
 

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "tpcost/degree_list.hpp"
-#include "tpcost/parse.hpp"
+#include "tpcost/base/degree_list.hpp"
+#include "tpcost/base/parse.hpp"
 
 namespace {
 template <class F>

@@ -24,9 +24,9 @@
 #include <string>
 #include <vector>
 
-#include "tpcost/calibration.hpp"
-#include "tpcost/presets.hpp"
-#include "tpcost/step.hpp"
+#include "tpcost/hardware/calibration.hpp"
+#include "tpcost/hardware/presets.hpp"
+#include "tpcost/step/step.hpp"
 
 namespace tpcost::reference {
 

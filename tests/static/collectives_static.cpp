@@ -1,8 +1,8 @@
 // Closed forms of the collective costs, checked at compile time: this file compiling is the test.
 // Powers of two keep every value exact in binary floating point.
-#include "tpcost/activation_memory.hpp"
-#include "tpcost/collectives.hpp"
-#include "tpcost/metrics.hpp"
+#include "tpcost/comm/collectives.hpp"
+#include "tpcost/layer/metrics.hpp"
+#include "tpcost/model/activation_memory.hpp"
 
 namespace {
 using namespace tpcost;

@@ -1,8 +1,8 @@
 // The model's counts are constexpr: this file compiling is the test.
-#include "tpcost/flops.hpp"
-#include "tpcost/model.hpp"
-#include "tpcost/model_presets.hpp"
-#include "tpcost/pipeline_parallel.hpp"
+#include "tpcost/model/flops.hpp"
+#include "tpcost/model/model.hpp"
+#include "tpcost/model/model_presets.hpp"
+#include "tpcost/model/pipeline_parallel.hpp"
 
 namespace {
 using namespace tpcost;

@@ -1,5 +1,5 @@
 // The planner's order and counting helpers are constexpr: this file compiling is the test.
-#include "tpcost/planner.hpp"
+#include "tpcost/plan/planner.hpp"
 
 namespace {
 using namespace tpcost;

@@ -1,5 +1,5 @@
 // Compile-time checks of the preset table: this file compiling is the test.
-#include "tpcost/presets.hpp"
+#include "tpcost/hardware/presets.hpp"
 
 namespace {
 using namespace tpcost;

@@ -1,6 +1,6 @@
 // The seed's closed forms, checked at compile time: this file compiling is the test.
-#include "tpcost/metrics.hpp"
-#include "tpcost/tensor_parallel.hpp"
+#include "tpcost/layer/metrics.hpp"
+#include "tpcost/layer/tensor_parallel.hpp"
 
 namespace {
 using namespace tpcost;

@@ -1,7 +1,7 @@
 // Compile-time checks of the units algebra: this file compiling is the test.
 #include <type_traits>
 
-#include "tpcost/units.hpp"
+#include "tpcost/base/units.hpp"
 
 namespace {
 using namespace tpcost;

@@ -3,7 +3,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "tpcost/units.hpp"
+#include "tpcost/base/units.hpp"
 
 namespace tpcost::test {
 

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "tpcost/model.hpp"
+#include "tpcost/model/model.hpp"
 
 namespace tpcost::test {
 

@@ -1,5 +1,5 @@
 // Activation memory (Korthikanti et al. 2022, Table 2) at hand-derived values.
-#include "tpcost/activation_memory.hpp"
+#include "tpcost/model/activation_memory.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 // Calibration: the nccl-tests parser (layouts, malformed input), the rank and collective
 // checks, the exact recovery of alpha and beta from model-generated times, the piecewise fit,
 // and the fit to published measurements with tolerance.
-#include "tpcost/calibration.hpp"
+#include "tpcost/hardware/calibration.hpp"
 
 #include <catch2/catch.hpp>
 #include <cmath>

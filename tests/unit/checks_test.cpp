@@ -1,13 +1,13 @@
 // Config rules: each compares one metric with a limit.
-#include "tpcost/checks.hpp"
+#include "tpcost/plan/checks.hpp"
 
 #include <array>
 #include <catch2/catch.hpp>
 #include <cmath>
 
 #include "support/matchers.hpp"
-#include "tpcost/model_presets.hpp"
-#include "tpcost/presets.hpp"
+#include "tpcost/hardware/presets.hpp"
+#include "tpcost/model/model_presets.hpp"
 
 using namespace tpcost;
 using tpcost::test::near;

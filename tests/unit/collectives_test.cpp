@@ -3,7 +3,7 @@
 // Inputs used throughout (round numbers so the derivations can be checked by hand):
 //   M = 1 GB = 1e9 B; intra link β = 100 GB/s = 1e11 B/s, α = 5 us; inter link β_e = 25 GB/s,
 //   α_e = 20 us. So M/β = 10 ms and M/β_e = 40 ms.
-#include "tpcost/collectives.hpp"
+#include "tpcost/comm/collectives.hpp"
 
 #include <catch2/catch.hpp>
 #include <cstdint>

@@ -1,5 +1,5 @@
 // The kernel-level compute model: matmul roofline and per-layer kernel times.
-#include "tpcost/compute_model.hpp"
+#include "tpcost/step/compute_model.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
 // Degree lists: explicit lists, doubling ranges, arithmetic and geometric steps.
-#include "tpcost/degree_list.hpp"
+#include "tpcost/base/degree_list.hpp"
 
 #include <catch2/catch.hpp>
 

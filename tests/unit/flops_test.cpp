@@ -1,6 +1,6 @@
 // FLOPs per token and per step: hand counts, the reduction to Narayanan et al. eq. (3), the
 // recomputation terms, and MFU <= HFU.
-#include "tpcost/flops.hpp"
+#include "tpcost/model/flops.hpp"
 
 #include <catch2/catch.hpp>
 #include <random>

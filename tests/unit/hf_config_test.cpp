@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "tpcost/model_presets.hpp"
+#include "tpcost/model/model_presets.hpp"
 
 using namespace tpcost;
 

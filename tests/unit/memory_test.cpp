@@ -1,14 +1,14 @@
 // Per-GPU memory: Korthikanti et al. 2022 Table 2, a fused attention kernel (FlashAttention)
 // against it, a small layout derived by hand, pipeline in-flight factors, ZeRO stages and
 // capacity.
-#include "tpcost/memory.hpp"
+#include "tpcost/model/memory.hpp"
 
 #include <catch2/catch.hpp>
 #include <random>
 
 #include "support/matchers.hpp"
 #include "support/models.hpp"
-#include "tpcost/model_presets.hpp"
+#include "tpcost/model/model_presets.hpp"
 
 using namespace tpcost;
 using tpcost::test::gpt_spec;

@@ -1,13 +1,13 @@
 // The scaling metrics: the article's scaling example, quiz Q10, and invariants over random
 // valid inputs.
-#include "tpcost/metrics.hpp"
+#include "tpcost/layer/metrics.hpp"
 
 #include <array>
 #include <catch2/catch.hpp>
 #include <random>
 
 #include "support/matchers.hpp"
-#include "tpcost/tensor_parallel.hpp"
+#include "tpcost/layer/tensor_parallel.hpp"
 
 using namespace tpcost;
 using tpcost::test::near;

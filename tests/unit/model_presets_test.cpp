@@ -1,6 +1,6 @@
 // Model presets: every preset's count against its published size, the SC21 table the Megatron
 // presets come from, and lookup by name.
-#include "tpcost/model_presets.hpp"
+#include "tpcost/model/model_presets.hpp"
 
 #include <catch2/catch.hpp>
 #include <cmath>

@@ -1,5 +1,5 @@
 // Parameter counts from dimensions, against hand derivations and published exact counts.
-#include "tpcost/model.hpp"
+#include "tpcost/model/model.hpp"
 
 #include <catch2/catch.hpp>
 #include <random>

@@ -1,5 +1,5 @@
 // Reading human inputs: numbers with SI and binary prefixes, units, dtypes, counts.
-#include "tpcost/parse.hpp"
+#include "tpcost/base/parse.hpp"
 
 #include <catch2/catch.hpp>
 #include <string>

@@ -1,5 +1,5 @@
 // Pipeline parallelism: bubble, p2p bytes and counts, stage sizes, and layout checks.
-#include "tpcost/pipeline_parallel.hpp"
+#include "tpcost/model/pipeline_parallel.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -7,7 +7,7 @@
 
 #include "support/matchers.hpp"
 #include "support/models.hpp"
-#include "tpcost/model_presets.hpp"
+#include "tpcost/model/model_presets.hpp"
 
 using namespace tpcost;
 using tpcost::test::gpt_spec;

@@ -1,7 +1,7 @@
 // The planner: its fast path against the full step model on every layout of small spaces, the
 // best layout against a brute-force search, determinism across thread counts, every rejection
 // rule counted, TP never across InfiniBand unless nothing else fits, and the seed's 175B case.
-#include "tpcost/planner.hpp"
+#include "tpcost/plan/planner.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -10,8 +10,8 @@
 
 #include "support/matchers.hpp"
 #include "support/models.hpp"
-#include "tpcost/model_presets.hpp"
-#include "tpcost/presets.hpp"
+#include "tpcost/hardware/presets.hpp"
+#include "tpcost/model/model_presets.hpp"
 
 using namespace tpcost;
 using tpcost::test::near;

@@ -1,6 +1,6 @@
 // Hardware presets: every number present, positive, sourced and plausible; lookup by name and
 // alias; did-you-mean for a typo.
-#include "tpcost/presets.hpp"
+#include "tpcost/hardware/presets.hpp"
 
 #include <catch2/catch.hpp>
 #include <optional>

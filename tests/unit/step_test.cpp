@@ -1,5 +1,5 @@
 // The whole-step model: hand derivations on small layouts, invariants, and validation errors.
-#include "tpcost/step.hpp"
+#include "tpcost/step/step.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
 // "Did you mean ...?" suggestions.
-#include "tpcost/suggest.hpp"
+#include "tpcost/base/suggest.hpp"
 
 #include <catch2/catch.hpp>
 #include <string>

@@ -1,5 +1,5 @@
 // The sweep and its summary scalars.
-#include "tpcost/sweep.hpp"
+#include "tpcost/layer/sweep.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,12 +1,12 @@
 // The seed's per-layer model against the article's worked values (DESIGN.md) and hand
 // derivations.
-#include "tpcost/tensor_parallel.hpp"
+#include "tpcost/layer/tensor_parallel.hpp"
 
 #include <catch2/catch.hpp>
 #include <cmath>
 
 #include "support/matchers.hpp"
-#include "tpcost/metrics.hpp"
+#include "tpcost/layer/metrics.hpp"
 
 using namespace tpcost;
 using tpcost::test::near;

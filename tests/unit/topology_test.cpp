@@ -1,5 +1,5 @@
 // Placing a TP group on nodes, the links it pays, and the cheapest-algorithm choice.
-#include "tpcost/topology.hpp"
+#include "tpcost/comm/topology.hpp"
 
 #include <catch2/catch.hpp>
 #include <cmath>

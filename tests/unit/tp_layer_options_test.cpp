@@ -1,12 +1,12 @@
 // The refined per-layer model: SP, recomputation, overlap, wire dtype, collective choice, and
 // its agreement with the seed's model when every option is at its default.
-#include "tpcost/tp_layer_options.hpp"
+#include "tpcost/layer/tp_layer_options.hpp"
 
 #include <catch2/catch.hpp>
 #include <random>
 
 #include "support/matchers.hpp"
-#include "tpcost/sweep.hpp"
+#include "tpcost/layer/sweep.hpp"
 
 using namespace tpcost;
 using tpcost::test::near;

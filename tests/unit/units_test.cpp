@@ -1,5 +1,5 @@
 // Runtime checks of the quantity type (the algebra itself is checked in tests/static).
-#include "tpcost/units.hpp"
+#include "tpcost/base/units.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "tpcost/units.hpp"
+#include "tpcost/base/units.hpp"
 
 namespace tpcost::io {
 

@@ -30,8 +30,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tpcost/error.hpp"
-#include "tpcost/model.hpp"
+#include "tpcost/base/error.hpp"
+#include "tpcost/model/model.hpp"
 
 namespace tpcost::io {
 

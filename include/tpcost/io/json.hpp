@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tpcost/sweep.hpp"
+#include "tpcost/layer/sweep.hpp"
 #include "tpcost/version.hpp"
 
 namespace tpcost {

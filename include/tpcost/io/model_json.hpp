@@ -4,9 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tpcost/flops.hpp"
-#include "tpcost/model.hpp"
-#include "tpcost/model_presets.hpp"
+#include "tpcost/model/flops.hpp"
+#include "tpcost/model/model.hpp"
+#include "tpcost/model/model_presets.hpp"
 
 namespace tpcost {
 

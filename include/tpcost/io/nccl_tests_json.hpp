@@ -17,8 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tpcost/calibration.hpp"
-#include "tpcost/error.hpp"
+#include "tpcost/base/error.hpp"
+#include "tpcost/hardware/calibration.hpp"
 
 namespace tpcost {
 

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tpcost/presets.hpp"
+#include "tpcost/hardware/presets.hpp"
 
 namespace tpcost {
 

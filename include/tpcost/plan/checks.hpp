@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include "tpcost/step.hpp"
-#include "tpcost/sweep.hpp"
+#include "tpcost/layer/sweep.hpp"
+#include "tpcost/step/step.hpp"
 
 namespace tpcost {
 

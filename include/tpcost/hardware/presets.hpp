@@ -38,11 +38,11 @@
 #include <utility>
 #include <vector>
 
-#include "tpcost/dtype.hpp"
-#include "tpcost/error.hpp"
-#include "tpcost/hardware.hpp"
-#include "tpcost/suggest.hpp"
-#include "tpcost/units.hpp"
+#include "tpcost/base/dtype.hpp"
+#include "tpcost/base/error.hpp"
+#include "tpcost/base/suggest.hpp"
+#include "tpcost/base/units.hpp"
+#include "tpcost/hardware/hardware.hpp"
 
 namespace tpcost {
 

@@ -16,9 +16,9 @@
 #include <string>
 #include <string_view>
 
-#include "tpcost/dtype.hpp"
-#include "tpcost/error.hpp"
-#include "tpcost/units.hpp"
+#include "tpcost/base/dtype.hpp"
+#include "tpcost/base/error.hpp"
+#include "tpcost/base/units.hpp"
 
 namespace tpcost {
 

@@ -53,16 +53,16 @@
 #include <tuple>
 #include <vector>
 
-#include "tpcost/compute_model.hpp"
-#include "tpcost/error.hpp"
-#include "tpcost/flops.hpp"
-#include "tpcost/memory.hpp"
-#include "tpcost/model.hpp"
-#include "tpcost/parallelism.hpp"
-#include "tpcost/parse.hpp"
-#include "tpcost/pipeline_parallel.hpp"
-#include "tpcost/step.hpp"
-#include "tpcost/topology.hpp"
+#include "tpcost/base/error.hpp"
+#include "tpcost/base/parse.hpp"
+#include "tpcost/comm/topology.hpp"
+#include "tpcost/model/flops.hpp"
+#include "tpcost/model/memory.hpp"
+#include "tpcost/model/model.hpp"
+#include "tpcost/model/parallelism.hpp"
+#include "tpcost/model/pipeline_parallel.hpp"
+#include "tpcost/step/compute_model.hpp"
+#include "tpcost/step/step.hpp"
 
 namespace tpcost {
 

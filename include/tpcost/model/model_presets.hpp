@@ -12,9 +12,9 @@
 #include <string_view>
 #include <vector>
 
-#include "tpcost/error.hpp"
-#include "tpcost/model.hpp"
-#include "tpcost/suggest.hpp"
+#include "tpcost/base/error.hpp"
+#include "tpcost/base/suggest.hpp"
+#include "tpcost/model/model.hpp"
 
 namespace tpcost {
 

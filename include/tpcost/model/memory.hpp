@@ -64,10 +64,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "tpcost/model.hpp"
-#include "tpcost/parallelism.hpp"
-#include "tpcost/pipeline_parallel.hpp"
-#include "tpcost/units.hpp"
+#include "tpcost/base/units.hpp"
+#include "tpcost/model/model.hpp"
+#include "tpcost/model/parallelism.hpp"
+#include "tpcost/model/pipeline_parallel.hpp"
 
 namespace tpcost {
 

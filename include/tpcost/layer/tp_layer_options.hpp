@@ -29,15 +29,15 @@
 #include <utility>
 #include <vector>
 
-#include "tpcost/activation_memory.hpp"
-#include "tpcost/collectives.hpp"
-#include "tpcost/dtype.hpp"
-#include "tpcost/error.hpp"
-#include "tpcost/hardware.hpp"
-#include "tpcost/metrics.hpp"
-#include "tpcost/parallelism.hpp"
-#include "tpcost/tensor_parallel.hpp"
-#include "tpcost/topology.hpp"
+#include "tpcost/base/dtype.hpp"
+#include "tpcost/base/error.hpp"
+#include "tpcost/comm/collectives.hpp"
+#include "tpcost/comm/topology.hpp"
+#include "tpcost/hardware/hardware.hpp"
+#include "tpcost/layer/metrics.hpp"
+#include "tpcost/layer/tensor_parallel.hpp"
+#include "tpcost/model/activation_memory.hpp"
+#include "tpcost/model/parallelism.hpp"
 
 namespace tpcost {
 

@@ -13,9 +13,9 @@
 #include <limits>
 #include <string>
 
-#include "tpcost/dtype.hpp"
-#include "tpcost/error.hpp"
-#include "tpcost/units.hpp"
+#include "tpcost/base/dtype.hpp"
+#include "tpcost/base/error.hpp"
+#include "tpcost/base/units.hpp"
 
 namespace tpcost {
 

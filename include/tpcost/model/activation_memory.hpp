@@ -16,7 +16,7 @@
 
 #include <cstdint>
 
-#include "tpcost/units.hpp"
+#include "tpcost/base/units.hpp"
 
 namespace tpcost {
 

@@ -48,9 +48,9 @@
 #include <utility>
 #include <vector>
 
-#include "tpcost/error.hpp"
-#include "tpcost/hardware.hpp"
-#include "tpcost/units.hpp"
+#include "tpcost/base/error.hpp"
+#include "tpcost/base/units.hpp"
+#include "tpcost/hardware/hardware.hpp"
 
 namespace tpcost {
 

@@ -10,10 +10,10 @@
 #include <optional>
 #include <vector>
 
-#include "tpcost/metrics.hpp"
-#include "tpcost/tensor_parallel.hpp"
-#include "tpcost/topology.hpp"
-#include "tpcost/tp_layer_options.hpp"
+#include "tpcost/comm/topology.hpp"
+#include "tpcost/layer/metrics.hpp"
+#include "tpcost/layer/tensor_parallel.hpp"
+#include "tpcost/layer/tp_layer_options.hpp"
 
 namespace tpcost {
 

@@ -27,15 +27,15 @@
 #include <string>
 #include <vector>
 
-#include "tpcost/collectives.hpp"
-#include "tpcost/compute_model.hpp"
-#include "tpcost/flops.hpp"
-#include "tpcost/hardware.hpp"
-#include "tpcost/memory.hpp"
-#include "tpcost/model.hpp"
-#include "tpcost/parallelism.hpp"
-#include "tpcost/pipeline_parallel.hpp"
-#include "tpcost/topology.hpp"
+#include "tpcost/comm/collectives.hpp"
+#include "tpcost/comm/topology.hpp"
+#include "tpcost/hardware/hardware.hpp"
+#include "tpcost/model/flops.hpp"
+#include "tpcost/model/memory.hpp"
+#include "tpcost/model/model.hpp"
+#include "tpcost/model/parallelism.hpp"
+#include "tpcost/model/pipeline_parallel.hpp"
+#include "tpcost/step/compute_model.hpp"
 
 namespace tpcost {
 

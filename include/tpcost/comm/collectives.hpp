@@ -29,9 +29,9 @@
 #include <string>
 #include <string_view>
 
-#include "tpcost/error.hpp"
-#include "tpcost/hardware.hpp"
-#include "tpcost/units.hpp"
+#include "tpcost/base/error.hpp"
+#include "tpcost/base/units.hpp"
+#include "tpcost/hardware/hardware.hpp"
 
 namespace tpcost {
 

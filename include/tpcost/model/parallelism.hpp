@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "tpcost/error.hpp"
-#include "tpcost/model.hpp"
+#include "tpcost/base/error.hpp"
+#include "tpcost/model/model.hpp"
 
 namespace tpcost {
 

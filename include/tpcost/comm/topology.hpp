@@ -25,9 +25,9 @@
 #include <string>
 #include <vector>
 
-#include "tpcost/collectives.hpp"
-#include "tpcost/error.hpp"
-#include "tpcost/hardware.hpp"
+#include "tpcost/base/error.hpp"
+#include "tpcost/comm/collectives.hpp"
+#include "tpcost/hardware/hardware.hpp"
 
 namespace tpcost {
 

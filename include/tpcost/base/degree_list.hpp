@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "tpcost/error.hpp"
-#include "tpcost/parse.hpp"
+#include "tpcost/base/error.hpp"
+#include "tpcost/base/parse.hpp"
 
 namespace tpcost {
 

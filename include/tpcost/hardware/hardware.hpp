@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "tpcost/units.hpp"
+#include "tpcost/base/units.hpp"
 
 namespace tpcost {
 

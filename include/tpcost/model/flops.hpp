@@ -23,9 +23,9 @@
 #include <array>
 #include <cstdint>
 
-#include "tpcost/model.hpp"
-#include "tpcost/parallelism.hpp"
-#include "tpcost/units.hpp"
+#include "tpcost/base/units.hpp"
+#include "tpcost/model/model.hpp"
+#include "tpcost/model/parallelism.hpp"
 
 namespace tpcost {
 

@@ -28,7 +28,7 @@
 #include <string>
 #include <string_view>
 
-#include "tpcost/error.hpp"
+#include "tpcost/base/error.hpp"
 
 namespace tpcost {
 

@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "tpcost/error.hpp"
-#include "tpcost/model.hpp"
-#include "tpcost/parallelism.hpp"
-#include "tpcost/units.hpp"
+#include "tpcost/base/error.hpp"
+#include "tpcost/base/units.hpp"
+#include "tpcost/model/model.hpp"
+#include "tpcost/model/parallelism.hpp"
 
 namespace tpcost {
 

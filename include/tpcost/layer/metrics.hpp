@@ -4,7 +4,7 @@
 
 #include <span>
 
-#include "tpcost/units.hpp"
+#include "tpcost/base/units.hpp"
 
 namespace tpcost {
 
