@@ -1,10 +1,13 @@
 # The two commands of a fresh machine:
-#   make demo   install what is missing, build, run the seed's default TP sweep
-#   make test   install what is missing, build with -Werror and run every test, then again
+#   make demo   install only what the CLI needs (scripts/install-deps.sh --minimal), build only
+#               the tpcost binary (no tests, no examples) in build/demo, run the article's TP sweep
+#   make test   install everything, build with -Werror and run every test, then again
 #               under AddressSanitizer + UndefinedBehaviorSanitizer, fuzz the config loader and
 #               the unit parser for 30 s each, check the installed package (find_package,
 #               pkg-config, the .deb) and the formatting
-.PHONY: demo test deps build docs validate format-check package-check clean
+# And for the docs: make docs   rerun every `$ tpcost` block of README.md and docs/*.md and
+#               rewrite those whose output changed (scripts/regen-docs.py; docs/development.md)
+.PHONY: demo demo-build test deps build docs docs-check validate format-check package-check clean
 
 JOBS ?= 2
 FUZZ_SECONDS ?= 30
@@ -16,8 +19,15 @@ build: deps
 	cmake --preset dev >/dev/null
 	cmake --build --preset dev -j $(JOBS)
 
-demo: build
-	./build/dev/src/tpcost sweep
+# The CLI alone, in Release: no Catch2, no test or example targets, no generated man page.
+demo-build:
+	@scripts/install-deps.sh --minimal
+	cmake -S . -B build/demo -G Ninja -DCMAKE_BUILD_TYPE=Release -DTPCOST_BUILD_TESTS=OFF \
+	  -DTPCOST_BUILD_EXAMPLES=OFF -DTPCOST_INSTALL=OFF >/dev/null
+	cmake --build build/demo -j $(JOBS) --target tpcost_cli
+
+demo: demo-build
+	./build/demo/src/tpcost sweep
 
 test: deps
 	cmake --preset ci
@@ -30,9 +40,15 @@ test: deps
 	scripts/check-package.sh build/ci
 	$(MAKE) --no-print-directory format-check
 
-# docs/sweep.svg, drawn by the tool itself (CTest checks that it is current).
-docs: build
-	./build/dev/src/tpcost sweep --tp 1..64 --plot docs/sweep.svg >/dev/null
+# Every output block of README.md and docs/*.md rerun and rewritten where it changed, and
+# docs/sweep.svg, drawn by the tool itself (CTest checks both: "docs: ...").
+TPCOST_BIN ?= build/demo/src/tpcost
+docs: demo-build
+	python3 scripts/regen-docs.py --tpcost $(TPCOST_BIN)
+	$(TPCOST_BIN) sweep --tp 1..64 --plot docs/sweep.svg >/dev/null
+
+docs-check: demo-build
+	python3 scripts/regen-docs.py --check --tpcost $(TPCOST_BIN)
 
 # The SC21 Table 1 validation of the step model, as a table (README "Validation").
 validate: build

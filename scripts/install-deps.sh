@@ -1,17 +1,30 @@
 #!/usr/bin/env bash
-# Installs the Debian packages tpcost needs to build and test, if any is missing.
-# Usage: scripts/install-deps.sh [extra-package ...]
+# Installs the Debian packages tpcost needs, if any is missing.
+# Usage: scripts/install-deps.sh [--minimal] [extra-package ...]
+#   --minimal   only what building and running the tpcost CLI needs (make demo)
+#   (default)   everything the whole test set-up needs as well (make test)
 set -euo pipefail
 
-# Build and test: the compiler, CMake, the libraries, Catch2, clang-format.
-# Config checks: clang + libclang-rt-14-dev (libFuzzer), python3-jsonschema (the schema
-# agreement test), libxml2-utils (xmllint checks the JUnit output and the SVG).
+# Building and running the CLI: the compiler, CMake, and the libraries the CLI links (fmt,
+# CLI11, nlohmann/json; see src/CMakeLists.txt). A library the CLI itself links goes here.
+minimal=(cmake ninja-build g++ make libfmt-dev libcli11-dev nlohmann-json3-dev)
+
+# The tests on top: Catch2, clang-format (make format-check), python3 (scripts/regen-docs.py,
+# the docs test). Config checks: clang + libclang-rt-14-dev (libFuzzer), python3-jsonschema (the
+# schema agreement test), libxml2-utils (xmllint checks the JUnit output and the SVG).
 # Charts and packaging: gnuplot-nox (--plot), groff-base (checks the man page), pkgconf (the
 # pkg-config check), dpkg-dev (dpkg-shlibdeps computes the .deb's Depends), bash, zsh and fish
 # (the completion scripts are run in each). Benchmarks (make bench): libbenchmark-dev.
-packages=(cmake ninja-build g++ make libfmt-dev libcli11-dev nlohmann-json3-dev catch2 clang-format
-          clang libclang-rt-14-dev python3 python3-jsonschema libxml2-utils
-          gnuplot-nox groff-base pkgconf dpkg-dev zsh fish libbenchmark-dev "$@")
+testing=(catch2 clang-format clang libclang-rt-14-dev python3 python3-jsonschema libxml2-utils
+         gnuplot-nox groff-base pkgconf dpkg-dev zsh fish libbenchmark-dev)
+
+packages=("${minimal[@]}")
+if [ "${1:-}" = "--minimal" ]; then
+  shift
+else
+  packages+=("${testing[@]}")
+fi
+packages+=("$@")
 
 missing=()
 for p in "${packages[@]}"; do
