@@ -151,6 +151,28 @@ def parse_commands(b: Block) -> tuple[list[Command], list[Problem]]:
     return cmds, problems
 
 
+def heading_anchors(page: Path) -> set[str]:
+    """The anchors GitHub gives a page's headings: lower case, punctuation dropped, spaces as
+    hyphens, a repeated one suffixed -1, -2, ..."""
+    lines = page.read_text(encoding="utf-8").split("\n")
+    blocks, _ = parse_fences(page, lines)
+    in_code = set()
+    for b in blocks:
+        in_code.update(range(b.start - 1, b.end + 1))
+    anchors: set[str] = set()
+    for n, line in enumerate(lines):
+        m = re.match(r"^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if n in in_code or not m:
+            continue
+        slug = re.sub(r"[^\w\- ]", "", m.group(1).lower()).replace(" ", "-")
+        candidate, k = slug, 0
+        while candidate in anchors:
+            k += 1
+            candidate = f"{slug}-{k}"
+        anchors.add(candidate)
+    return anchors
+
+
 def check_links(shown: Path, page: Path, lines: list[str], blocks: list[Block],
                 root: Path) -> list[Problem]:
     """Relative links must name a file or folder of the repository."""
@@ -163,12 +185,15 @@ def check_links(shown: Path, page: Path, lines: list[str], blocks: list[Block],
             continue
         for m in LINK.finditer(re.sub(r"`[^`]*`", "", line)):
             target = m.group(1)
-            if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
+            if re.match(r"^[a-z][a-z0-9+.-]*:", target):
                 continue
-            file_part = target.split("#", 1)[0]
-            resolved = (page.parent / file_part).resolve()
+            file_part, _, anchor = target.partition("#")
+            resolved = (page.parent / file_part).resolve() if file_part else page.resolve()
             if not resolved.exists() or root.resolve() not in [resolved, *resolved.parents]:
                 problems.append(Problem(shown, n + 1, f"link to {target}: no such file"))
+            elif anchor and resolved.suffix == ".md" and anchor not in heading_anchors(resolved):
+                problems.append(Problem(shown, n + 1, f"link to {target}: {file_part or 'this page'}"
+                                        f" has no heading #{anchor}"))
     return problems
 
 
