@@ -284,7 +284,8 @@ def main() -> int:
                 if is_output_block(b):
                     cmds, ps = parse_commands(b)
                     problems += ps
-                    parsed.append((b, cmds))
+                    if not ps:  # a block that runs anything but tpcost is reported, never run
+                        parsed.append((b, cmds))
             if args.lint or fence_problems:
                 continue
             cwd = scratch_dir(root)
