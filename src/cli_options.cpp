@@ -143,21 +143,19 @@ void add_output_flags(CLI::App& cmd, output_flags& flags, const std::string& for
 }
 
 double to_efficiency_target(const layer_flags& flags) {
-  std::string_view rest;
-  const double e = detail::leading_number("--min-efficiency", flags.min_efficiency, rest,
-                                          "a fraction such as 0.7");
-  if (!rest.empty() || !(e > 0.0 && e < 1.0)) {
-    throw invalid_spec("--min-efficiency",
-                       "'" + flags.min_efficiency + "' is not a fraction strictly between 0 and 1");
+  const double e = parse_fraction(flags.min_efficiency, "--min-efficiency");
+  if (!(e > 0.0 && e < 1.0)) {
+    throw invalid_spec("--min-efficiency", "'" + flags.min_efficiency +
+                                               "' is not a fraction strictly between 0 and 1 "
+                                               "(0.7 or 70%)");
   }
   return e;
 }
 
 double fraction_flag(const std::string& text, const char* flag) {
-  std::string_view rest;
-  const double f = detail::leading_number(flag, text, rest, "a fraction such as 0.5");
-  if (!rest.empty() || !(f >= 0.0 && f <= 1.0)) {
-    throw invalid_spec(flag, "'" + text + "' is not a fraction in [0, 1]");
+  const double f = parse_fraction(text, flag, "a fraction such as 0.5 or 50%");
+  if (!(f >= 0.0 && f <= 1.0)) {
+    throw invalid_spec(flag, "'" + text + "' is not a fraction in [0, 1] (0.5 or 50%)");
   }
   return f;
 }
