@@ -6,6 +6,9 @@
 #include <fstream>
 #include <iostream>
 
+#include "ascii_text.hpp"
+#include "display.hpp"
+#include "short_flags.hpp"
 #include "tpcost/base/parse.hpp"
 #include "tpcost/hardware/presets.hpp"
 #include "tpcost/io/hf_config.hpp"
@@ -16,27 +19,16 @@ namespace tpcost::cli {
 
 namespace {
 
-/// "{A100-SXM4-80GB,...}": the presets' names, for --help and the shell completions.
-template <class Presets>
-std::string preset_choices(const Presets& presets) {
-  std::string out;
-  for (const auto& p : presets) {
-    out += out.empty() ? "{" : ",";
-    out += std::string(p.name);
-  }
-  return out + "}";
-}
-
 void add_preset_flags(CLI::App& cmd, refined_flags& flags) {
   auto* hw = cmd.add_option_group(
       "Hardware presets ('tpcost hardware list'; explicit flags override any value they give)");
-  hw->add_option("--gpu", flags.gpu,
+  hw->add_option(flag_names("--gpu"), flags.gpu,
                  "GPU preset: P (its dense peak for --dtype, which defaults to bf16), the "
                  "intra-node link and GPUs per node; selects --collective auto")
-      ->type_name(preset_choices(gpu_presets));
-  hw->add_option("--interconnect", flags.interconnect,
+      ->type_name(gpu_choices());
+  hw->add_option(flag_names("--interconnect"), flags.interconnect,
                  "inter-node link preset (per GPU); selects --collective auto")
-      ->type_name(preset_choices(interconnect_presets));
+      ->type_name(interconnect_choices());
   hw->add_option("--interconnect-file", flags.interconnect_file,
                  "a profile from 'tpcost calibrate --out': its fitted alpha and beta replace the "
                  "inter-node link if it was measured across nodes, else the intra-node link")
@@ -63,18 +55,43 @@ void add_topology_flags(CLI::App& cmd, refined_flags& flags, const std::string& 
 
 }  // namespace
 
+namespace {
+
+/// "{A100-SXM4-80GB,...}": the presets' names, for --help and the shell completions.
+template <class Presets>
+std::string preset_choices(const Presets& presets) {
+  std::string out;
+  for (const auto& p : presets) {
+    out += out.empty() ? "{" : ",";
+    out += std::string(p.name);
+  }
+  return out + "}";
+}
+
+}  // namespace
+
+std::string gpu_choices() { return preset_choices(gpu_presets); }
+std::string interconnect_choices() { return preset_choices(interconnect_presets); }
+std::string model_choices() { return preset_choices(model_presets); }
+std::string hardware_choices() {
+  return preset_choices(gpu_presets).substr(0, preset_choices(gpu_presets).size() - 1) + "," +
+         preset_choices(interconnect_presets).substr(1);
+}
+
 void add_layer_flags(CLI::App& cmd, layer_flags& flags) {
   auto* group = cmd.add_option_group("Layer and hardware (the seed's symbols)");
-  group->add_option("--model", flags.model,
-                    "model preset (tpcost model list): its h, s and heads; the layer is the "
-                    "seed's GPT layer at that h (step counts the model's own FLOPs)");
+  group
+      ->add_option(flag_names("--model"), flags.model,
+                   "model preset (tpcost model list): its h, s and heads; the layer is the "
+                   "seed's GPT layer at that h (step counts the model's own FLOPs)")
+      ->type_name(model_choices());
   group
       ->add_option("--hf-config", flags.hf_config,
                    "a Hugging Face config.json instead of --model: its h, s and heads")
       ->type_name("FILE");
-  group->add_option("-b,--batch", flags.batch, "b: micro-batch size, sequences")
+  group->add_option(flag_names("--batch"), flags.batch, "b: micro-batch size, sequences")
       ->capture_default_str();
-  group->add_option("-s,--seq", flags.seq,
+  group->add_option(flag_names("--seq"), flags.seq,
                     "s: sequence length, tokens (default: the --model's, else 2048)");
   group->add_option("--hidden", flags.hidden, "h: hidden size (default: the --model's, else 8192)");
   group->add_option("--dtype", flags.dtype,
@@ -136,28 +153,30 @@ void add_hardware_flags(CLI::App& cmd, refined_flags& flags) {
 void add_output_flags(CLI::App& cmd, output_flags& flags, const std::string& formats) {
   std::string choices = "{" + formats + "}";  // the help's and completions' list of values
   std::replace(choices.begin(), choices.end(), '|', ',');
-  cmd.add_option("-f,--format", flags.format, "output format: " + formats)
+  cmd.add_option(flag_names("--format"), flags.format, "output format: " + formats)
       ->type_name(choices)
       ->capture_default_str();
-  cmd.add_option("-o,--output", flags.output, "write to FILE instead of stdout")->type_name("FILE");
+  cmd.add_option(flag_names("--output"), flags.output, "write to FILE instead of stdout")
+      ->type_name("FILE");
+  if (formats.find("csv") != std::string::npos) {
+    cmd.add_flag("--no-header", flags.no_header, "with --format csv: the rows alone");
+  }
 }
 
 double to_efficiency_target(const layer_flags& flags) {
-  std::string_view rest;
-  const double e = detail::leading_number("--min-efficiency", flags.min_efficiency, rest,
-                                          "a fraction such as 0.7");
-  if (!rest.empty() || !(e > 0.0 && e < 1.0)) {
-    throw invalid_spec("--min-efficiency",
-                       "'" + flags.min_efficiency + "' is not a fraction strictly between 0 and 1");
+  const double e = parse_fraction(flags.min_efficiency, "--min-efficiency");
+  if (!(e > 0.0 && e < 1.0)) {
+    throw invalid_spec("--min-efficiency", "'" + flags.min_efficiency +
+                                               "' is not a fraction strictly between 0 and 1 "
+                                               "(0.7 or 70%)");
   }
   return e;
 }
 
 double fraction_flag(const std::string& text, const char* flag) {
-  std::string_view rest;
-  const double f = detail::leading_number(flag, text, rest, "a fraction such as 0.5");
-  if (!rest.empty() || !(f >= 0.0 && f <= 1.0)) {
-    throw invalid_spec(flag, "'" + text + "' is not a fraction in [0, 1]");
+  const double f = parse_fraction(text, flag, "a fraction such as 0.5 or 50%");
+  if (!(f >= 0.0 && f <= 1.0)) {
+    throw invalid_spec(flag, "'" + text + "' is not a fraction in [0, 1] (0.5 or 50%)");
   }
   return f;
 }
@@ -342,7 +361,16 @@ std::string flag_of(const std::string& field) {
 
 std::string error_message(const invalid_spec& e) { return flag_of(e.field()) + ": " + e.detail(); }
 
-void emit(const output_flags& flags, const std::string& text) {
+void emit(const output_flags& flags, const std::string& raw, bool ascii) {
+  // JSON is UTF-8 by definition (RFC 8259), whatever the locale; text follows the locale.
+  const bool spell_ascii = flags.format != "json" && (ascii || !locale_is_utf8(process_env));
+  std::string text = spell_ascii ? ascii_only(raw) : raw;
+  if (flags.no_header) {
+    if (flags.format != "csv") {
+      throw invalid_spec("--no-header", "applies to --format csv only");
+    }
+    text.erase(0, std::min(text.size(), text.find('\n') + 1));  // CSV's first line
+  }
   if (flags.output.empty() || flags.output == "-") {
     std::cout << text << std::flush;
     if (!std::cout) {

@@ -68,8 +68,17 @@ struct layer_inputs {
 
 struct output_flags {
   std::string format = "table";
-  std::string output;  ///< empty: stdout
+  std::string output;      ///< empty: stdout
+  bool no_header = false;  ///< --no-header: CSV without its header line
 };
+
+/// "{name,name,...}": the preset names as a flag's type, which --help prints and the shell
+/// completions offer (cli_model.hpp reads the braces as choices).
+std::string gpu_choices();
+std::string interconnect_choices();
+std::string model_choices();
+/// GPU and interconnect presets together (`hardware show NAME`).
+std::string hardware_choices();
 
 void add_layer_flags(CLI::App& cmd, layer_flags& flags);
 /// --gpu, --interconnect, --interconnect-file and the refined model's flags (sweep, explain).
@@ -104,7 +113,9 @@ std::string flag_of(const std::string& field);
 std::string error_message(const invalid_spec& e);
 
 /// Writes `text` to --output (or stdout) whole; throws io_error when the file cannot be written.
-void emit(const output_flags& flags, const std::string& text);
+/// Text (not JSON) is spelt in ASCII (ascii_text.hpp) under `ascii` (--ascii) or a locale that
+/// is not UTF-8.
+void emit(const output_flags& flags, const std::string& text, bool ascii = false);
 
 /// A file could not be written: exit code 3.
 class io_error : public tpcost::error {

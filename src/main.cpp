@@ -1,10 +1,17 @@
 // tpcost: registers the subcommands, parses, and maps errors to documented exit codes
 // (exit_codes.hpp): 0 success, 1 a check failed, 2 invalid input or usage, 3 an output file
 // could not be written, 4 internal error, 5 a program tpcost runs (gnuplot) is missing or failed.
+//
+// Start-up counts in scripts that call tpcost thousands of times, so only the command named
+// by argv[1] is registered (building every command's flags costs more than running one);
+// help, completions and the man page, which describe them all, register them all.
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <string_view>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -14,12 +21,14 @@
 #include "plot.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/version.hpp"
+#include "usage.hpp"
 
 namespace {
 
 using tpcost::cli::exit_internal_error;
 using tpcost::cli::exit_invalid_input;
 using tpcost::cli::exit_io_error;
+using tpcost::cli::exit_success;
 using tpcost::cli::exit_tool_missing;
 
 int fail(const std::string& message, int code) {
@@ -27,34 +36,119 @@ int fail(const std::string& message, int code) {
   return code;
 }
 
+struct command {
+  std::string_view name;
+  void (*add)(CLI::App&, int& exit_code);
+  bool needs_all = false;  ///< generated from every other command: register them all first
+};
+
+namespace cmd = tpcost::cli;
+
+// In --help order. The hidden generators come last: they describe what is registered before.
+constexpr std::array<command, 12> commands{{
+    {"sweep", [](CLI::App& a, int&) { cmd::add_sweep_command(a); }},
+    {"explain", [](CLI::App& a, int&) { cmd::add_explain_command(a); }},
+    {"check", [](CLI::App& a, int& rc) { cmd::add_check_command(a, rc); }},
+    {"schema", [](CLI::App& a, int&) { cmd::add_schema_command(a); }},
+    {"model", [](CLI::App& a, int&) { cmd::add_model_command(a); }},
+    {"calibrate", [](CLI::App& a, int&) { cmd::add_calibrate_command(a); }},
+    {"hardware", [](CLI::App& a, int&) { cmd::add_hardware_command(a); }},
+    {"collective", [](CLI::App& a, int&) { cmd::add_collective_command(a); }},
+    {"step", [](CLI::App& a, int&) { cmd::add_step_command(a); }},
+    {"plan", [](CLI::App& a, int&) { cmd::add_plan_command(a); }},
+    {"completion", [](CLI::App& a, int&) { cmd::add_completion_command(a); }, true},
+    {"manpage", [](CLI::App& a, int&) { cmd::add_manpage_command(a); }, true},
+}};
+
+const command* command_named(std::string_view name) {
+  const auto it = std::find_if(commands.begin(), commands.end(),
+                               [&](const command& c) { return c.name == name; });
+  return it == commands.end() ? nullptr : &*it;
+}
+
+std::vector<std::string_view> visible_command_names() {
+  std::vector<std::string_view> out;
+  for (const auto& c : commands) {
+    if (!c.needs_all) {
+      out.push_back(c.name);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
   CLI::App app{"tpcost: communication overhead of tensor parallelism in transformer training",
                "tpcost"};
   app.set_version_flag("--version", TPCOST_VERSION);
   app.require_subcommand(1);
-  app.footer("Run 'tpcost <command> --help' for a command's flags and examples.\n" +
-             tpcost::cli::exit_codes_summary() + "\n");
-  tpcost::cli::add_sweep_command(app);
-  tpcost::cli::add_explain_command(app);
+  app.footer(
+      "Run 'tpcost help <command>' or 'tpcost <command> --help' for a command's flags and "
+      "examples.\n" +
+      tpcost::cli::exit_codes_summary() + "\n");
   int exit_code = 0;
-  tpcost::cli::add_check_command(app, exit_code);
-  tpcost::cli::add_schema_command(app);
-  tpcost::cli::add_model_command(app);
-  tpcost::cli::add_calibrate_command(app);
-  tpcost::cli::add_hardware_command(app);
-  tpcost::cli::add_collective_command(app);
-  tpcost::cli::add_step_command(app);
-  tpcost::cli::add_plan_command(app);
-  // Hidden: generated from the commands above, so they are registered last.
-  tpcost::cli::add_completion_command(app);
-  tpcost::cli::add_manpage_command(app);
+  const auto register_all = [&] {
+    for (const auto& c : commands) {
+      c.add(app, exit_code);
+    }
+  };
 
   try {
+    const std::string first = args.empty() ? std::string() : args.front();
+    if (args.empty()) {
+      // As ripgrep does: the short usage on stderr, and the exit code of a usage error, so that
+      // a script whose command word expanded to nothing fails.
+      register_all();
+      std::cerr << tpcost::cli::short_usage(app);
+      return exit_invalid_input;
+    }
+    if (first == "help") {  // tpcost help [COMMAND [SUBCOMMAND]]
+      const std::vector<std::string> path(args.begin() + 1, args.end());
+      const auto* named = path.empty() ? nullptr : command_named(path.front());
+      if (!path.empty() && (named == nullptr || named->needs_all)) {
+        return fail(tpcost::cli::unknown_command_message(path.front(), visible_command_names()),
+                    exit_invalid_input);
+      }
+      if (named == nullptr) {
+        register_all();
+      } else {
+        named->add(app, exit_code);
+      }
+      std::string unknown;
+      const auto* target = tpcost::cli::find_command(app, path, unknown);
+      if (target == nullptr) {
+        return fail("help: '" + unknown + "' is not a subcommand of '" + path.front() + "'",
+                    exit_invalid_input);
+      }
+      std::cout << target->help();
+      return exit_success;
+    }
+    const auto* named = command_named(first);
+    if (named != nullptr && !named->needs_all) {
+      named->add(app, exit_code);
+    } else if (first == "--version") {
+      // Nothing to register.
+    } else if (named == nullptr && first.front() != '-') {
+      return fail(tpcost::cli::unknown_command_message(first, visible_command_names()),
+                  exit_invalid_input);
+    } else {
+      register_all();
+    }
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
     return app.exit(e);  // --help, --version
+  } catch (const CLI::ExtrasError&) {
+    return fail(tpcost::cli::unexpected_arguments_message(app, args, app.remaining(true)),
+                exit_invalid_input);
+  } catch (const CLI::RequiredError& e) {
+    // "A subcommand is required" when the word that should have been one was mistyped.
+    const auto unexpected = app.remaining(true);
+    return fail(unexpected.empty()
+                    ? std::string(e.what()) + " (see --help)"
+                    : tpcost::cli::unexpected_arguments_message(app, args, unexpected),
+                exit_invalid_input);
   } catch (const CLI::ParseError& e) {
     return fail(std::string(e.what()) + " (see --help)", exit_invalid_input);
   } catch (const tpcost::invalid_spec& e) {

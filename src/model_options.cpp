@@ -5,6 +5,8 @@
 #include <string_view>
 #include <utility>
 
+#include "cli_options.hpp"
+#include "short_flags.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/base/parse.hpp"
 #include "tpcost/io/hf_config.hpp"
@@ -33,12 +35,20 @@ const std::array<dimension_flag, 7> dimension_flags{{
 
 }  // namespace
 
+std::string hf_seq_message(std::int64_t context_window) {
+  return "not given; a config.json gives the context window (max_position_embeddings = " +
+         std::to_string(context_window) +
+         "), not the sequence length of training; give it, e.g. --seq 8k";
+}
+
 void add_model_flags(CLI::App& cmd, model_flags& flags, bool positional_name) {
   if (positional_name) {
-    cmd.add_option("name", flags.name, "a preset name, e.g. llama-3-8b (see 'tpcost model list')");
+    cmd.add_option("name", flags.name, "a preset name, e.g. llama-3-8b (see 'tpcost model list')")
+        ->type_name(model_choices());
   } else {
-    cmd.add_option("--model", flags.name,
-                   "a preset name, e.g. llama-3-8b (see 'tpcost model list')");
+    cmd.add_option(flag_names("--model"), flags.name,
+                   "a preset name, e.g. llama-3-8b (see 'tpcost model list')")
+        ->type_name(model_choices());
   }
   auto* group = cmd.add_option_group("Model (a preset or a config.json, then overrides)");
   group->add_option("--hf-config", flags.hf_config,
@@ -52,10 +62,11 @@ void add_model_flags(CLI::App& cmd, model_flags& flags, bool positional_name) {
   group->add_option("--kv-heads", flags.kv_heads, "key/value heads (GQA); default: --heads");
   group->add_option("--ffn", flags.ffn, "MLP inner size; default 4h");
   group->add_option("--vocab", flags.vocab, "V: vocabulary size");
-  group->add_option("--seq", flags.seq, "s: sequence length (also the FLOPs-per-token length)");
+  group->add_option(flag_names("--seq"), flags.seq,
+                    "s: sequence length (also the FLOPs-per-token length)");
 }
 
-chosen_model to_model(const model_flags& flags) {
+chosen_model to_model(const model_flags& flags, bool context_window_as_seq) {
   chosen_model out;
   const bool by_name = !flags.name.empty();
   const bool by_file = !flags.hf_config.empty();
@@ -70,6 +81,9 @@ chosen_model to_model(const model_flags& flags) {
     out.spec = io::load_hf_config(flags.hf_config, "--hf-config");
     out.origin = "hf-config";
     out.hf_config = flags.hf_config;
+    if (flags.seq.empty() && !context_window_as_seq) {
+      throw invalid_spec("--seq", hf_seq_message(out.spec.seq));
+    }
   } else {
     std::string missing;
     for (const auto& d : dimension_flags) {

@@ -3,6 +3,7 @@
 // step model to come).
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -36,6 +37,13 @@ struct chosen_model {
 /// Reads the flags: a preset or an HF config (not both), then the overrides; or, with neither,
 /// every dimension from the flags (GPT conventions unless --arch). Validates the result and
 /// names the offending flag ("--kv-heads: 3 KV heads do not divide heads = 32").
-chosen_model to_model(const model_flags& flags);
+/// A config.json's max_position_embeddings is the context window (131,072 for Llama 3.1),
+/// not the sequence length of training: without --seq this throws, unless
+/// `context_window_as_seq` (model show, which says which it printed).
+chosen_model to_model(const model_flags& flags, bool context_window_as_seq = true);
+
+/// "not given; a config.json gives the context window (...)": --seq's message when a model
+/// from an HF config has no training sequence length.
+std::string hf_seq_message(std::int64_t context_window);
 
 }  // namespace tpcost::cli

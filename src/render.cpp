@@ -971,6 +971,33 @@ std::string limit_text(const rule_outcome& o) {
   return "?";
 }
 
+/// "E = 68.7%, below the 70.0% floor": a failed rule as a sentence that reads as a failure (a
+/// bare "E = 68.7% >= 70.0%" reads as the claim that it holds).
+std::string failure_text(const rule_outcome& o) {
+  const bool upper = is_upper_bound(o.kind);
+  const auto side = upper ? ", above " : ", below ";
+  switch (o.kind) {
+    case rule_kind::min_efficiency:
+    case rule_kind::min_utilisation:
+    case rule_kind::min_mfu:
+      return fmt::format("{}{}the {} floor", measured_text(o), side, io::percent(o.limit));
+    case rule_kind::max_ratio:
+      return fmt::format("{}{}the {} ceiling", measured_text(o), side, o.limit);
+    case rule_kind::tp_within_half_critical:
+      return std::isfinite(o.limit)
+                 ? fmt::format("{}{}t*/2 = {:.2f}", measured_text(o), side, o.limit)
+                 : measured_text(o);
+    case rule_kind::tp_within_node:
+      return fmt::format("{}, more than the {:.0f} GPUs of a node", measured_text(o), o.limit);
+    case rule_kind::min_memory_headroom:
+      return fmt::format("{}{}the {} floor", measured_text(o), side, gib_text(o.limit));
+    case rule_kind::max_step_time:
+      return fmt::format("{}{}the {} ceiling", measured_text(o), side,
+                         io::to_string(seconds(o.limit)));
+  }
+  return measured_text(o);
+}
+
 std::string xml_escape(std::string_view text) {
   std::string out;
   for (const char c : text) {
@@ -1118,8 +1145,8 @@ std::string check_junit(const std::vector<file_check>& files) {
                            xml_escape(f.source));
       if (!o.passed) {
         ++suite_failures;
-        cases += fmt::format("\n      <failure message=\"{} {}\"/>\n    ",
-                             xml_escape(measured_text(o)), xml_escape(limit_text(o)));
+        cases +=
+            fmt::format("\n      <failure message=\"{}\"/>\n    ", xml_escape(failure_text(o)));
       }
       cases += "</testcase>\n";
     }
@@ -1159,9 +1186,8 @@ std::string render_annotations(const std::vector<file_check>& files) {
     }
     for (const auto& o : f.outcomes) {
       if (!o.passed) {
-        out += fmt::format("::error file={},title=tpcost {}::{} (limit {})\n",
-                           gha_escape(f.source, true), rule_name(o.kind),
-                           gha_escape(measured_text(o), false), gha_escape(limit_text(o), false));
+        out += fmt::format("::error file={},title=tpcost {}::{}\n", gha_escape(f.source, true),
+                           rule_name(o.kind), gha_escape(failure_text(o), false));
       }
     }
   }

@@ -1,5 +1,6 @@
 #include "step_flags.hpp"
 
+#include "short_flags.hpp"
 #include "tpcost/base/parse.hpp"
 #include "tpcost/step/step.hpp"
 
@@ -76,10 +77,10 @@ void add_step_flags(CLI::App& cmd, step_flags& f) {
   add_model_flags(cmd, f.model, false);
   add_hardware_flags(cmd, f.hardware);
   auto* layout = cmd.add_option_group("Layout");
-  layout->add_option("--gpus", f.gpus,
+  layout->add_option(flag_names("--gpus"), f.gpus,
                      "N: total GPUs; the missing one of --tp/--pp/--dp is N/(the others)");
   layout->add_option("-t,--tp", f.tp, "t: tensor-parallel degree (default 1)");
-  layout->add_option("--pp", f.pp, "p: pipeline stages (default 1)");
+  layout->add_option(flag_names("--pp"), f.pp, "p: pipeline stages (default 1)");
   layout->add_option("--dp", f.dp, "d: data-parallel replicas (default N/(t*p), or 1)");
   layout->add_option("--vpp", f.vpp, "v: interleaved model chunks per GPU")->capture_default_str();
   layout->add_option("-b,--micro-batch,--batch", f.micro_batch, "b: sequences per micro-batch")

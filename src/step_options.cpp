@@ -1,6 +1,7 @@
 #include "step_options.hpp"
 
 #include "cli_options.hpp"
+#include "short_flags.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/base/parse.hpp"
 #include "tpcost/io/profile_json.hpp"
@@ -9,8 +10,10 @@ namespace tpcost::cli {
 
 void add_hardware_flags(CLI::App& cmd, hardware_flags& f) {
   auto* hw = cmd.add_option_group("Hardware (presets, then overrides)");
-  hw->add_option("--gpu", f.gpu, "GPU preset (tpcost hardware list)")->capture_default_str();
-  hw->add_option("--interconnect", f.interconnect, "inter-node link preset")->capture_default_str();
+  hw->add_option(flag_names("--gpu"), f.gpu, "GPU preset (tpcost hardware list)")
+      ->type_name(gpu_choices());
+  hw->add_option(flag_names("--interconnect"), f.interconnect, "inter-node link preset")
+      ->type_name(interconnect_choices());
   hw->add_option("--interconnect-file", f.interconnect_file,
                  "intra-node link from a `tpcost calibrate --out` profile (alpha, beta)");
   hw->add_option("--dtype", f.dtype, "compute dtype: picks the preset's dense peak")
@@ -48,7 +51,9 @@ chosen_hardware to_hardware(const hardware_flags& f) {
   // node, the calibrated profile (which replaces the link it measured), then the link flags.
   // The step needs both presets (HBM, peak, the node); "" would mean "none" to to_topology.
   if (f.gpu.empty()) {
-    throw invalid_spec("--gpu", "is empty; give a GPU preset (tpcost hardware list)");
+    throw invalid_spec("--gpu",
+                       "no GPU given; name the hardware, e.g. --gpu h100-sxm --interconnect ib-ndr "
+                       "('tpcost hardware list' shows the presets)");
   }
   if (f.interconnect.empty()) {
     throw invalid_spec("--interconnect",

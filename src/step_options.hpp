@@ -16,9 +16,11 @@
 
 namespace tpcost::cli {
 
-/// Presets first, then the explicit overrides; empty text means "from the preset".
+/// Presets first, then the explicit overrides; empty text means "from the preset". No GPU is
+/// assumed: an answer for hardware the user did not name would look like one for theirs
+/// (`to_hardware` refuses and says how to name it). The interconnect still defaults to HDR.
 struct hardware_flags {
-  std::string gpu = "a100-sxm4-80gb";
+  std::string gpu;
   std::string interconnect = "ib-hdr";
   std::string interconnect_file;  ///< a `calibrate --out` profile for the intra-node link
   std::string dtype = "bf16";

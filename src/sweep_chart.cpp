@@ -33,8 +33,10 @@ struct critical_marker {
   std::string description;
 };
 
-/// Both panels from rows whose `overlapped` (refined) or `serial` (seed) time is the layer time.
-chart::figure figure_from_rows(const std::vector<scaling_row>& rows, bool serial,
+/// Both panels from rows and each row's layer time, the table's total: the bar is the compute
+/// and the communication left exposed, so that its length is that total.
+chart::figure figure_from_rows(const std::vector<scaling_row>& rows,
+                               const std::vector<seconds>& totals,
                                std::optional<critical_marker> critical, std::int64_t gpus_per_node,
                                std::string compute_label, std::string comm_label) {
   chart::curve_chart curve;
@@ -69,8 +71,9 @@ chart::figure figure_from_rows(const std::vector<scaling_row>& rows, bool serial
   bars.value_title = "time per layer (ms)";
   bars.segments = {{std::move(compute_label), chart::hue::green},
                    {std::move(comm_label), chart::hue::red}};
-  for (const auto& row : rows) {
-    const auto total = serial ? row.serial : row.overlapped;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& row = rows[i];
+    const auto total = totals[i];
     bars.bars.push_back({fmt::format("{}", row.tp),
                          {row.compute.value() * 1e3, (total - row.compute).value() * 1e3},
                          io::to_ms(total)});
@@ -86,8 +89,13 @@ chart::figure figure_from_rows(const std::vector<scaling_row>& rows, bool serial
 }  // namespace
 
 chart::figure sweep_figure(const sweep_result& result, std::int64_t gpus_per_node) {
+  std::vector<seconds> totals;
+  totals.reserve(result.rows.size());
+  for (const auto& r : result.rows) {
+    totals.push_back(r.serial);  // the seed's table: T = T_calc + T_comm
+  }
   return figure_from_rows(
-      result.rows, true,
+      result.rows, totals,
       critical_marker{
           result.critical_tp, fmt::format("t*={:.1f}", result.critical_tp),
           fmt::format("t* = A/C = {:.2f}: T_comm = T_calc, E = 50%", result.critical_tp)},
@@ -96,9 +104,12 @@ chart::figure sweep_figure(const sweep_result& result, std::int64_t gpus_per_nod
 
 chart::figure sweep_figure(const refined_sweep_result& result) {
   std::vector<scaling_row> rows;
+  std::vector<seconds> totals;
   rows.reserve(result.rows.size());
+  totals.reserve(result.rows.size());
   for (const auto& r : result.rows) {
     rows.push_back(r.row);
+    totals.push_back(r.cost.step);  // the refined table's T, with --overlap f applied
   }
   std::optional<critical_marker> critical;
   if (result.first_tp_comm_over_compute) {
@@ -106,7 +117,7 @@ chart::figure sweep_figure(const refined_sweep_result& result) {
     critical = critical_marker{t, fmt::format("T_comm>=T_calc@{:.0f}", t),
                                fmt::format("from t = {:.0f} on, T_comm >= T_calc", t)};
   }
-  return figure_from_rows(rows, false, critical, result.topology.gpus_per_node,
+  return figure_from_rows(rows, totals, critical, result.topology.gpus_per_node,
                           "compute T_calc = A/t",
                           fmt::format("exposed comm (overlap f = {})", result.options.overlap));
 }

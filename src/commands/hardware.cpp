@@ -53,6 +53,7 @@ void add_hardware_command(CLI::App& app) {
   auto* show = cmd->add_subcommand("show", "Every field of one preset, with unit and source");
   show->add_option("name", show_opts->name,
                    "a preset name or alias, any case: h100, H100-SXM5-80GB, mi300x, ndr, ...")
+      ->type_name(hardware_choices())
       ->required();
   add_output_flags(*show, show_opts->output, "table|json");
   show->callback([show_opts] { run_hardware_show(*show_opts); });

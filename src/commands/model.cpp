@@ -5,6 +5,7 @@
 #include "cli_options.hpp"
 #include "commands/commands.hpp"
 #include "model_options.hpp"
+#include "render_csv.hpp"
 #include "render_model.hpp"
 #include "tpcost/model/flops.hpp"
 #include "tpcost/model/model_presets.hpp"
@@ -23,14 +24,15 @@ struct model_show_options {
 };
 
 void run_model_list(const model_list_options& opts) {
-  const auto format = parse_output_format(opts.output.format, "table|json");
-  emit(opts.output, render_model_list(format));
+  const auto format = parse_output_format(opts.output.format, "table|json|csv");
+  emit(opts.output,
+       format == output_format::csv ? model_list_csv(true) : render_model_list(format));
 }
 
 void run_model_show(const model_show_options& opts) {
   const auto format = parse_output_format(opts.output.format, "table|json");
   model_report report;
-  report.model = to_model(opts.model);
+  report.model = to_model(opts.model, /*context_window_as_seq=*/true);
   report.params = count_params(report.model.spec);
   report.flops = summarize_flops(report.model.spec, report.model.spec.seq);
   if (report.model.preset != nullptr) {
@@ -48,7 +50,7 @@ void add_model_command(CLI::App& app) {
   auto list_opts = std::make_shared<model_list_options>();
   auto* list = model->add_subcommand(
       "list", "The model presets: dimensions, counted vs published parameters, sources");
-  add_output_flags(*list, list_opts->output, "table|json");
+  add_output_flags(*list, list_opts->output, "table|json|csv");
   list->callback([list_opts] { run_model_list(*list_opts); });
 
   auto show_opts = std::make_shared<model_show_options>();

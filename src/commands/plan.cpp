@@ -10,7 +10,9 @@
 #include "display.hpp"
 #include "model_options.hpp"
 #include "plan_chart.hpp"
+#include "render_csv.hpp"
 #include "render_plan.hpp"
+#include "short_flags.hpp"
 #include "step_options.hpp"
 #include "tpcost/base/parse.hpp"
 #include "tpcost/plan/planner.hpp"
@@ -122,16 +124,22 @@ std::string run_search(inputs in, output_format format, const plan_flags& f) {
   }
   // Plots are written before the table: if gnuplot fails, stdout stays empty.
   const auto charts = show_figure(f.display, f.output, plan_figure(r.result.top));
-  const auto text = render_plan(r, format);
+  const auto text = format == output_format::csv ? plan_csv(r, true) : render_plan(r, format);
   return charts.empty() ? text : text + "\n" + charts;
 }
 
 void run_plan(const plan_flags& f) {
-  const auto format = parse_output_format(f.output.format, "table|json");
+  const auto format = parse_output_format(f.output.format, "table|json|csv");
+  if (format == output_format::csv && !f.compare.empty()) {
+    throw invalid_spec("--format",
+                       "csv lists the layouts of a search; --compare prints table|json");
+  }
   validate(f.display, format);
   auto in = read_inputs(f);
-  emit(f.output, f.compare.empty() ? run_search(std::move(in), format, f)
-                                   : run_compare(f, std::move(in), format));
+  emit(f.output,
+       f.compare.empty() ? run_search(std::move(in), format, f)
+                         : run_compare(f, std::move(in), format),
+       f.display.ascii);
 }
 
 }  // namespace
@@ -143,7 +151,7 @@ void add_plan_command(CLI::App& app) {
   add_model_flags(*cmd, f->model, false);
   add_hardware_flags(*cmd, f->hardware);
   auto* search = cmd->add_option_group("Search");
-  search->add_option("--gpus", f->gpus, "N: total GPUs (required)");
+  search->add_option(flag_names("--gpus"), f->gpus, "N: total GPUs (required)");
   search->add_option("-G,--global-batch", f->global_batch, "G: sequences per step (required)");
   search->add_option("--top", f->top, "K: layouts to print, best first")->capture_default_str();
   search->add_option("--max-tp", f->max_tp, "largest TP degree to consider");
@@ -158,7 +166,7 @@ void add_plan_command(CLI::App& app) {
                    "N/(t*p), others 1/off/none/0)")
       ->expected(2);
   add_software_flags(*search, f->software);
-  add_output_flags(*cmd, f->output, "table|json");
+  add_output_flags(*cmd, f->output, "table|json|csv");
   add_display_flags(*cmd, f->display);
   cmd->footer(
       R"(Searched: every t dividing N and the heads, KV heads and MLP size; every p dividing N/t

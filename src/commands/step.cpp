@@ -5,6 +5,7 @@
 #include "cli_options.hpp"
 #include "commands/commands.hpp"
 #include "config_overlay.hpp"
+#include "render_csv.hpp"
 #include "render_step.hpp"
 #include "step_flags.hpp"
 
@@ -19,8 +20,10 @@ struct step_command_flags {
 };
 
 void run_step(const step_command_flags& f) {
-  const auto format = parse_output_format(f.output.format, "table|json");
-  emit(f.output, render_step(evaluate_step_flags(f.step), format));
+  const auto format = parse_output_format(f.output.format, "table|json|csv");
+  const auto report = evaluate_step_flags(f.step);
+  emit(f.output,
+       format == output_format::csv ? step_csv(report, true) : render_step(report, format));
 }
 
 }  // namespace
@@ -30,7 +33,7 @@ void add_step_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "step", "One whole training step across TP x PP x DP: time, breakdown, MFU, memory");
   add_step_flags(*cmd, f->step);
-  add_output_flags(*cmd, f->output, "table|json");
+  add_output_flags(*cmd, f->output, "table|json|csv");
   cmd->footer(R"(Examples:
   tpcost step --model gpt3-175b --gpu a100-sxm4-80gb --interconnect ib-hdr --gpus 1024 \
               --tp 8 --pp 16 --micro-batch 1 --global-batch 1536 --recompute full

@@ -34,7 +34,7 @@ void run_sweep(const sweep_options& opts) {
   const auto show = [&](const auto& result, const chart::figure& figure) {
     const auto text = render_sweep(result, format, opts.display.quiet, in.origin);
     const auto charts = show_figure(opts.display, opts.output, figure);
-    emit(opts.output, charts.empty() ? text : text + "\n" + charts);
+    emit(opts.output, charts.empty() ? text : text + "\n" + charts, opts.display.ascii);
   };
   if (in.seed_model()) {
     const auto result = sweep_tp(in.layer, in.device, degrees, target);

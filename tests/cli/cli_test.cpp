@@ -248,7 +248,8 @@ TEST_CASE("tpcost collective --format json gives algbw and busbw consistent with
 TEST_CASE("step --format json names the step time step_time_s and its parts add up to it",
           "[cli][step]") {
   const auto r =
-      run("step --model gpt-3-175b --gpus 1024 --tp 8 --pp 16 --global-batch 1536 --recompute full "
+      run("step --model gpt-3-175b --gpu a100-sxm4-80gb --gpus 1024 --tp 8 --pp 16 --global-batch "
+          "1536 --recompute full "
           "--format json");
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);

@@ -66,7 +66,8 @@ TEST_CASE("plan --format json lists the core's best layouts, best first, with th
 
 TEST_CASE("plan --compare --format json gives both layouts and their difference", "[cli][plan]") {
   const auto [code, out] = run_plan(
-      "--model gpt-3-175b --gpus 512 --global-batch 1536 --format json --compare "
+      "--model gpt-3-175b --gpu a100-sxm4-80gb --gpus 512 --global-batch 1536 --format json "
+      "--compare "
       "t=16,p=4,recompute=full t=8,p=8,recompute=full");
   REQUIRE(code == 0);
   const auto j = nlohmann::json::parse(out);

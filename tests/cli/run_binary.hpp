@@ -18,7 +18,9 @@ struct run_result {
 
 /// Runs `tpcost <args>` through the shell, capturing stdout (stderr goes to /dev/null).
 inline run_result run(const std::string& args) {
-  const std::string command = std::string(TPCOST_BINARY) + " " + args + " 2>/dev/null";
+  // A UTF-8 locale, as the expected outputs are written; ASCII mode has tests of its own.
+  const std::string command =
+      "LANG=C.UTF-8 LC_ALL= LC_CTYPE= " + std::string(TPCOST_BINARY) + " " + args + " 2>/dev/null";
   FILE* pipe = popen(command.c_str(), "r");
   REQUIRE(pipe != nullptr);
   std::string out;

@@ -91,3 +91,24 @@ TEST_CASE("Errors show control characters escaped, so they stay on one line", "[
           "--batch: '1\\x0a2' is not a whole number; expected digits such as 2048");
   }
 }
+
+TEST_CASE("Counts take the size suffixes of sequence lengths: 8k is 8192", "[parse]") {
+  CHECK(parse_count("8k", "--seq") == 8192);
+  CHECK(parse_count("32K", "--seq") == 32768);
+  CHECK(parse_count("128Ki", "--seq") == 131072);
+  CHECK(parse_count("1.5k", "--global-batch") == 1536);
+  CHECK(parse_count("4M", "--global-batch") == 4194304);
+  CHECK_THROWS_WITH(parse_count("1.3k", "--seq"),
+                    "--seq: '1.3k' is not a whole number (k = 1024, M = 1048576); expected digits "
+                    "such as 2048 or 8k");
+  CHECK_THROWS_AS(parse_count("8kb", "--seq"), parse_error);
+  CHECK_THROWS_AS(parse_count("k", "--seq"), parse_error);
+}
+
+TEST_CASE("Fractions are numbers or percentages", "[parse]") {
+  CHECK(parse_fraction("0.7", "--min-efficiency") == 0.7);
+  CHECK(parse_fraction("70%", "--min-efficiency") == 0.7);
+  CHECK(parse_fraction("12.5 %", "--overlap") == 0.125);
+  CHECK_THROWS_AS(parse_fraction("70 percent", "--overlap"), parse_error);
+  CHECK_THROWS_AS(parse_fraction("%", "--overlap"), parse_error);
+}

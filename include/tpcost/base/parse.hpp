@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -216,7 +217,53 @@ inline seconds parse_duration(std::string_view text, std::string_view field) {
                                           "a duration such as 5us, 1.2ms or 3e-6 (seconds)"));
 }
 
-/// A positive whole number written in decimal digits ("2048"); rejects signs, fractions, "1e3".
+namespace detail {
+/// A count with a size suffix, as sequence lengths and batches are spoken of: "8k" = 8192,
+/// "32K" = 32768, "1.5k" = 1536, "4M" = 4194304. k/K and M are binary here (an "8k context"
+/// is 8192 tokens, Llama 3.1's "128K" is 131072); Ki and Mi say so explicitly. The result must
+/// be whole ("1.3k" is refused). Empty optional when `text` has no such suffix.
+inline std::optional<std::int64_t> count_with_size_suffix(std::string_view text,
+                                                          std::string_view field) {
+  const auto trimmed = trim(text);
+  static constexpr std::array<prefix, 5> suffixes{{
+      {"k", 1024.0},
+      {"K", 1024.0},
+      {"Ki", 1024.0},
+      {"M", 1048576.0},
+      {"Mi", 1048576.0},
+  }};
+  const auto digits_end = trimmed.find_first_not_of("0123456789.");
+  if (digits_end == 0 || digits_end == std::string_view::npos) {
+    return std::nullopt;
+  }
+  const auto suffix = trimmed.substr(digits_end);
+  for (const auto& p : suffixes) {
+    if (suffix != p.text) {
+      continue;
+    }
+    double number = 0.0;
+    const auto head = trimmed.substr(0, digits_end);
+    const auto [ptr, ec] =
+        std::from_chars(head.data(), head.data() + head.size(), number, std::chars_format::fixed);
+    if (ec != std::errc() || ptr != head.data() + head.size()) {
+      return std::nullopt;
+    }
+    const double value = number * p.factor;
+    if (!(value < 9.2e18)) {
+      fail(field, text, "is too large");
+    }
+    if (value != std::floor(value)) {
+      fail(field, text,
+           "is not a whole number (k = 1024, M = 1048576); expected digits such as 2048 or 8k");
+    }
+    return static_cast<std::int64_t>(value);
+  }
+  return std::nullopt;
+}
+}  // namespace detail
+
+/// A positive whole number written in decimal digits ("2048") or with a size suffix ("8k" =
+/// 8192, see `detail::count_with_size_suffix`); rejects signs, fractions, "1e3".
 inline std::int64_t parse_count(std::string_view text, std::string_view field) {
   const auto trimmed = detail::trim(text);
   std::int64_t value = 0;
@@ -226,10 +273,28 @@ inline std::int64_t parse_count(std::string_view text, std::string_view field) {
   if (ec == std::errc::result_out_of_range) {
     detail::fail(field, text, "is too large");
   }
+  if (const auto sized = detail::count_with_size_suffix(text, field)) {
+    return *sized;
+  }
   if (trimmed.empty() || ec != std::errc() || ptr != end) {
     detail::fail(field, text, "is not a whole number; expected digits such as 2048");
   }
   return value;
+}
+
+/// A fraction written as a number ("0.7") or a percentage ("70%", "70 %"); the range is the
+/// caller's to check. `expected` completes "expected ..." in the message.
+inline double parse_fraction(std::string_view text, std::string_view field,
+                             std::string_view expected = "a fraction such as 0.7 or 70%") {
+  std::string_view rest;
+  const double number = detail::leading_number(field, text, rest, expected);
+  if (rest.empty()) {
+    return number;
+  }
+  if (rest == "%") {
+    return number / 100.0;
+  }
+  detail::fail(field, text, std::string("is not a fraction; expected ") + std::string(expected));
 }
 
 namespace detail {
