@@ -3,13 +3,15 @@
 # Usage: scripts/install-deps.sh [extra-package ...]
 set -euo pipefail
 
-# Build and test: the compiler, CMake, the libraries, Catch2, clang-format.
+# Build and test: the compiler, CMake, the libraries, Catch2, clang-format; yaml-cpp and toml++
+# for the CLI's readers of Megatron-Bridge YAML and torchtitan TOML configs.
 # Config checks: clang + libclang-rt-14-dev (libFuzzer), python3-jsonschema (the schema
 # agreement test), libxml2-utils (xmllint checks the JUnit output and the SVG).
 # Charts and packaging: gnuplot-nox (--plot), groff-base (checks the man page), pkgconf (the
 # pkg-config check), dpkg-dev (dpkg-shlibdeps computes the .deb's Depends), bash, zsh and fish
 # (the completion scripts are run in each). Benchmarks (make bench): libbenchmark-dev.
 packages=(cmake ninja-build g++ make libfmt-dev libcli11-dev nlohmann-json3-dev catch2 clang-format
+          libyaml-cpp-dev libtomlplusplus-dev
           clang libclang-rt-14-dev python3 python3-jsonschema libxml2-utils
           gnuplot-nox groff-base pkgconf dpkg-dev zsh fish libbenchmark-dev "$@")
 
