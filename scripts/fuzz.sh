@@ -28,3 +28,7 @@ for target in config units; do
   grep -E "^stat::(number_of_executed_units|average_exec_per_sec|new_units_added)|DONE" \
     "$work/$target.log"
 done
+
+# The readers of other frameworks' configs (tests/fuzz/*_fuzzer.cpp for src/formats/): a few
+# seconds each, seeded with the fixtures under tests/config/megatron and tests/config/formats.
+bash scripts/fuzz-readers.sh "${READER_SECONDS:-5}"

@@ -6,8 +6,10 @@
 set -euo pipefail
 
 # Building and running the CLI: the compiler, CMake, and the libraries the CLI links (fmt,
-# CLI11, nlohmann/json; see src/CMakeLists.txt). A library the CLI itself links goes here.
-minimal=(cmake ninja-build g++ make libfmt-dev libcli11-dev nlohmann-json3-dev)
+# CLI11, nlohmann/json; yaml-cpp and toml++ for the readers of Megatron-Bridge YAML and torchtitan
+# TOML configs; see src/CMakeLists.txt). A library the CLI itself links goes here.
+minimal=(cmake ninja-build g++ make libfmt-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
+         libtomlplusplus-dev)
 
 # The tests on top: Catch2, clang-format (make format-check), python3 (scripts/regen-docs.py,
 # the docs test). Config checks: clang + libclang-rt-14-dev (libFuzzer), python3-jsonschema (the

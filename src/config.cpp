@@ -30,7 +30,7 @@ using json = nlohmann::json;
 
 // The config format. Sections group keys by what they describe; a key's flag has the same
 // meaning as on the command line. Keys without a flag are read by one command (checks).
-constexpr std::array<config_key, 49> keys{{
+constexpr std::array<config_key, 56> keys{{
     {"/$schema", "", value_kind::text, "the JSON Schema this file follows (ignored by tpcost)", ""},
     {"/name", "", value_kind::text, "a name for reports, e.g. \"GPT-3 175B on DGX A100\"", ""},
     {"/description", "", value_kind::text, "free text (ignored by tpcost)", ""},
@@ -40,6 +40,10 @@ constexpr std::array<config_key, 49> keys{{
      ""},
     {"/model/hf_config", "--hf-config", value_kind::hf_config_path,
      "a Hugging Face config.json instead of a preset, relative to this file's directory", ""},
+    {"/model/arch", "--arch", value_kind::choice,
+     "conventions: gpt (biases, LayerNorm, tied, GeLU MLP) or llama (no biases, RMSNorm, untied, "
+     "SwiGLU) (step, plan)",
+     "gpt|llama"},
     {"/model/layers", "--layers", value_kind::count, "L: transformer layers (step, plan)", ""},
     {"/model/hidden", "--hidden", value_kind::count,
      "h: hidden size (default: the model's, else 8192)", ""},
@@ -47,6 +51,10 @@ constexpr std::array<config_key, 49> keys{{
      "s: sequence length, tokens (default: the model's, else 2048)", ""},
     {"/model/heads", "--heads", value_kind::count,
      "a: attention heads, for activation memory (default: h/128)", ""},
+    {"/model/kv_heads", "--kv-heads", value_kind::count,
+     "key/value heads (GQA; default: heads) (step, plan)", ""},
+    {"/model/ffn", "--ffn", value_kind::count, "MLP inner size (default 4h) (step, plan)", ""},
+    {"/model/vocab", "--vocab", value_kind::count, "V: vocabulary size (step, plan)", ""},
     {"/batch/micro_batch", "--batch", value_kind::count, "b: micro-batch size, sequences", ""},
     {"/batch/global_batch", "--global-batch", value_kind::count,
      "G: sequences per optimizer step (step, plan)", ""},
@@ -114,6 +122,15 @@ constexpr std::array<config_key, 49> keys{{
      "share of the TP collectives hidden behind compute (step)", ""},
     {"/options/dp_overlap", "--dp-overlap", value_kind::fraction,
      "share of the DP gradient sync hidden behind the last backward (step)", ""},
+    {"/source/format", "", value_kind::text,
+     "the format tpcost convert read (megatron-lm-script, megatron-lm-log, megatron-bridge-yaml, "
+     "torchtitan-toml, deepspeed-json); informational",
+     ""},
+    {"/source/file", "", value_kind::text, "the file tpcost convert read; informational", ""},
+    {"/source/framework", "", value_kind::text,
+     "the training framework the file is for (megatron-core, deepspeed, fsdp2); informational "
+     "until the step model reads stack profiles",
+     ""},
     {"/checks/min_efficiency", "--min-efficiency", value_kind::open_fraction,
      "rule: E(t) >= this (also the sweep footer's target)", ""},
     {"/checks/max_ratio", "", value_kind::positive, "rule: R(t) <= this", ""},
@@ -840,7 +857,7 @@ std::string read_at_most(std::istream& in, std::size_t limit) {
 }
 }  // namespace
 
-config_document load_config(const std::string& path) {
+std::string read_config_text(const std::string& path) {
   std::string text;
   if (path == "-") {
     text = read_at_most(std::cin, max_config_bytes);
@@ -866,7 +883,11 @@ config_document load_config(const std::string& path) {
     throw config_error(path, fmt::format("more than {} bytes; a config is at most {} bytes",
                                          max_config_bytes, max_config_bytes));
   }
-  return parse_config(text, path);
+  return text;
+}
+
+config_document load_config(const std::string& path) {
+  return parse_config(read_config_text(path), path);
 }
 
 std::string config_schema() {

@@ -53,6 +53,9 @@ std::span<const config_key> config_keys();
 struct config_entry {
   const config_key* key;
   std::string text;
+  /// Where a reader of another format found the value ("train.sh:42: --micro-batch-size");
+  /// empty for tpcost's own JSON, whose errors name the file and the JSON pointer.
+  std::string origin = {};
 };
 
 /// A loaded and validated config document.
@@ -78,6 +81,9 @@ inline constexpr int max_config_depth = 16;
 
 /// Parses and validates a config from text; throws config_error naming `source` and a pointer.
 config_document parse_config(std::string_view text, const std::string& source);
+
+/// The text of FILE ("-" for stdin), at most max_config_bytes; throws config_error.
+std::string read_config_text(const std::string& path);
 
 /// Reads FILE ("-" for stdin) and parses it; throws config_error on I/O or content errors.
 config_document load_config(const std::string& path);

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli_options.hpp"
+#include "formats/load.hpp"
 
 namespace tpcost::cli {
 
@@ -32,12 +33,55 @@ void reset_to_default(CLI::Option& opt) {
   opt.clear();
 }
 
+/// The JSON value of a key's text, as the file format writes it (a count as an integer).
+nlohmann::json typed_value(const config_key& key, const std::string& text) {
+  switch (key.kind) {
+    case value_kind::count:
+    case value_kind::node_size:
+    case value_kind::zero_stage:
+      return std::stoll(text);
+    case value_kind::open_fraction:
+    case value_kind::share:
+    case value_kind::fraction:
+    case value_kind::positive:
+      return std::stod(text);
+    case value_kind::boolean:
+      return text == "true";
+    case value_kind::profile_path:
+    case value_kind::hf_config_path:
+      // Absolute, so that the printed config reads the same profile wherever it is saved.
+      return std::filesystem::absolute(text).lexically_normal().string();
+    case value_kind::degrees:
+      // A single degree is an integer in the file format; a list stays a string.
+      if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
+        return std::stoll(text);
+      }
+      return text;
+    default:
+      return text;
+  }
+}
+
 }  // namespace
+
+void add_reader_flags(CLI::App& cmd, std::vector<std::string>& set, bool& strict) {
+  cmd.add_option("--set", set,
+                 "VAR=VALUE: the value of a launch script's $VAR (wins over the script's own "
+                 "assignment)");
+  cmd.add_flag("--strict", strict,
+               "a value tpcost reads but cannot model (an unknown --recompute-granularity, a "
+               "pipeline schedule) is an error, not a warning");
+}
 
 void add_config_flags(CLI::App& cmd, config_flags& flags) {
   cmd.add_option("-c,--config", flags.path,
-                 "read flag values from a JSON config FILE ('-' for stdin); flags given on the "
-                 "command line win");
+                 "read flag values from a config FILE ('-' for stdin): tpcost's JSON, or any "
+                 "format --from reads; flags given on the command line win");
+  cmd.add_option("--from", flags.from,
+                 "read the job from FILE (repeatable): a Megatron-LM launch script or training "
+                 "log, a Megatron-Bridge/NeMo YAML, a torchtitan TOML, a DeepSpeed JSON, a "
+                 "Hugging Face config.json (the model), or a tpcost config; see docs/formats.md");
+  add_reader_flags(cmd, flags.set, flags.strict);
   cmd.add_flag("--print-config", flags.print,
                "print the merged config (file + command line) as JSON and exit");
 }
@@ -59,7 +103,8 @@ void config_overlay::apply(const config_document& doc) {
     }
     if (const auto* entry = doc.find(key.pointer)) {
       set_value(*opt, entry->text);
-      field_by_flag_[std::string(key.flag)] = doc.source + ": " + std::string(key.pointer);
+      field_by_flag_[std::string(key.flag)] =
+          entry->origin.empty() ? doc.source + ": " + std::string(key.pointer) : entry->origin;
     } else {
       reset_to_default(*opt);
     }
@@ -88,37 +133,16 @@ nlohmann::json config_overlay::merged(const config_document* doc) const {
     if (text.empty()) {
       continue;  // not given, and its default depends on a preset (e.g. /hardware/flops)
     }
-    switch (key.kind) {
-      case value_kind::count:
-      case value_kind::node_size:
-      case value_kind::zero_stage:
-        out[pointer] = std::stoll(text);
-        break;
-      case value_kind::open_fraction:
-      case value_kind::share:
-      case value_kind::fraction:
-      case value_kind::positive:
-        out[pointer] = std::stod(text);
-        break;
-      case value_kind::boolean:
-        out[pointer] = text == "true";
-        break;
-      case value_kind::profile_path:
-      case value_kind::hf_config_path:
-        // Absolute, so that the printed config reads the same profile wherever it is saved.
-        out[pointer] = std::filesystem::absolute(text).lexically_normal().string();
-        break;
-      case value_kind::degrees:
-        // A single degree is an integer in the file format; a list stays a string.
-        if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
-          out[pointer] = std::stoll(text);
-        } else {
-          out[pointer] = text;
-        }
-        break;
-      default:
-        out[pointer] = text;
-        break;
+    out[pointer] = typed_value(key, text);
+  }
+  return out;
+}
+
+nlohmann::json document_json(const config_document& doc) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& key : config_keys()) {
+    if (const auto* entry = doc.find(key.pointer)) {
+      out[nlohmann::json::json_pointer(std::string(key.pointer))] = typed_value(key, entry->text);
     }
   }
   return out;
@@ -151,8 +175,18 @@ std::optional<invalid_spec> config_overlay::attributed(const invalid_spec& e) co
 void run_with_config(CLI::App& cmd, const config_flags& flags, const std::function<void()>& run) {
   config_overlay overlay(cmd);
   std::optional<config_document> doc;
+  std::vector<std::string> paths = flags.from;
   if (!flags.path.empty()) {
-    doc = load_config(flags.path);
+    paths.insert(paths.begin(), flags.path);
+  }
+  if (!paths.empty()) {
+    const formats::read_options opts{formats::parse_set(flags.set), flags.strict};
+    std::vector<formats::loaded_file> files;
+    for (const auto& p : paths) {
+      files.push_back(formats::load_any(p, opts));
+      formats::print_notes(files.back(), std::cerr, false);
+    }
+    doc = formats::merge(files);
     overlay.apply(*doc);
   }
   if (flags.print) {

@@ -18,8 +18,14 @@ namespace tpcost::cli {
 /// --config FILE and --print-config, shared by every subcommand that computes.
 struct config_flags {
   std::string path;
+  std::vector<std::string> from;  ///< --from: configs of other frameworks (or tpcost's)
+  std::vector<std::string> set;   ///< --set VAR=VALUE for a launch script's variables
+  bool strict = false;
   bool print = false;
 };
+
+/// Adds --set VAR=VALUE and --strict, the options of the readers of other formats.
+void add_reader_flags(CLI::App& cmd, std::vector<std::string>& set, bool& strict);
 
 void add_config_flags(CLI::App& cmd, config_flags& flags);
 
@@ -45,6 +51,9 @@ class config_overlay {
   std::map<std::string, std::string>
       field_by_flag_;  // "--bandwidth" -> "a.json: /hardware/bandwidth"
 };
+
+/// The document as tpcost's JSON config format writes it (what `tpcost convert` prints).
+[[nodiscard]] nlohmann::json document_json(const config_document& doc);
 
 /// Sets on `to` every option given on `from`'s command line that `to` has under the same name,
 /// as if it had been given to `to`. Call it before a config is applied to `from` (a value from

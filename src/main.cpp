@@ -45,7 +45,7 @@ struct command {
 namespace cmd = tpcost::cli;
 
 // In --help order. The hidden generators come last: they describe what is registered before.
-constexpr std::array<command, 12> commands{{
+constexpr std::array<command, 13> commands{{
     {"sweep", [](CLI::App& a, int&) { cmd::add_sweep_command(a); }},
     {"explain", [](CLI::App& a, int&) { cmd::add_explain_command(a); }},
     {"check", [](CLI::App& a, int& rc) { cmd::add_check_command(a, rc); }},
@@ -56,6 +56,7 @@ constexpr std::array<command, 12> commands{{
     {"collective", [](CLI::App& a, int&) { cmd::add_collective_command(a); }},
     {"step", [](CLI::App& a, int&) { cmd::add_step_command(a); }},
     {"plan", [](CLI::App& a, int&) { cmd::add_plan_command(a); }},
+    {"convert", [](CLI::App& a, int&) { cmd::add_convert_command(a); }},
     {"completion", [](CLI::App& a, int&) { cmd::add_completion_command(a); }, true},
     {"manpage", [](CLI::App& a, int&) { cmd::add_manpage_command(a); }, true},
 }};

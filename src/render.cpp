@@ -843,7 +843,7 @@ output_format parse_output_format(std::string_view text, std::string_view allowe
   static constexpr std::pair<std::string_view, output_format> names[] = {
       {"table", output_format::table}, {"json", output_format::json},
       {"csv", output_format::csv},     {"markdown", output_format::markdown},
-      {"junit", output_format::junit},
+      {"junit", output_format::junit}, {"sarif", output_format::sarif},
   };
   for (const auto& [name, format] : names) {
     if (text == name && allowed.find(name) != std::string_view::npos) {
@@ -869,6 +869,7 @@ std::string render_sweep(const sweep_result& result, output_format format, bool 
       return layout(sweep_table(result), true);
     case output_format::table:
     case output_format::junit:
+    case output_format::sarif:
       break;
   }
   if (quiet) {
@@ -1164,6 +1165,63 @@ std::string check_junit(const std::vector<file_check>& files) {
       tests, failures, errors, suites);
 }
 
+/// SARIF 2.1.0 (OASIS, https://docs.oasis-open.org/sarif/sarif/v2.1.0/) for GitHub code
+/// scanning: one result per failed rule or invalid file. Every string goes through
+/// nlohmann::json, which escapes it as JSON requires; bytes that are not UTF-8 are replaced
+/// (U+FFFD) rather than failing the report.
+std::string check_sarif(const std::vector<file_check>& files) {
+  nlohmann::json rules = nlohmann::json::array();
+  const auto describe = [&](std::string_view id, std::string_view text) {
+    rules.push_back({{"id", id},
+                     {"shortDescription", {{"text", text}}},
+                     {"helpUri", "https://github.com/tpcost/tpcost/blob/main/docs/formats.md"}});
+  };
+  describe("invalid-config", "the config could not be read or evaluated");
+  for (const auto kind :
+       {rule_kind::min_efficiency, rule_kind::max_ratio, rule_kind::tp_within_half_critical,
+        rule_kind::tp_within_node, rule_kind::min_utilisation, rule_kind::min_mfu,
+        rule_kind::min_memory_headroom, rule_kind::max_step_time}) {
+    describe(rule_name(kind), fmt::format("tpcost rule {}", rule_name(kind)));
+  }
+  nlohmann::json results = nlohmann::json::array();
+  const auto location = [](const file_check& f) {
+    nlohmann::json region = {{"startLine", std::max<std::size_t>(f.line, 1)}};
+    return nlohmann::json::array(
+        {{{"physicalLocation",
+           {{"artifactLocation", {{"uri", f.source == "-" ? "stdin" : f.source}}},
+            {"region", region}}}}});
+  };
+  for (const auto& f : files) {
+    if (!f.error.empty()) {
+      results.push_back({{"ruleId", "invalid-config"},
+                         {"level", "error"},
+                         {"message", {{"text", f.error}}},
+                         {"locations", location(f)}});
+    }
+    for (const auto& o : f.outcomes) {
+      if (!o.passed) {
+        results.push_back({{"ruleId", rule_name(o.kind)},
+                           {"level", "error"},
+                           {"message",
+                            {{"text", fmt::format("{}: {} (limit {})", rule_name(o.kind),
+                                                  measured_text(o), limit_text(o))}}},
+                           {"locations", location(f)}});
+      }
+    }
+  }
+  const nlohmann::json sarif = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+                                {"version", "2.1.0"},
+                                {"runs",
+                                 {{{"tool",
+                                    {{"driver",
+                                      {{"name", "tpcost"},
+                                       {"version", TPCOST_VERSION},
+                                       {"informationUri", "https://github.com/tpcost/tpcost"},
+                                       {"rules", rules}}}}},
+                                   {"results", results}}}}};
+  return sarif.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
 }  // namespace
 
 std::string render_check(const std::vector<file_check>& files, output_format format) {
@@ -1172,6 +1230,8 @@ std::string render_check(const std::vector<file_check>& files, output_format for
       return check_json(files).dump(2) + "\n";
     case output_format::junit:
       return check_junit(files);
+    case output_format::sarif:
+      return check_sarif(files);
     default:
       return check_text(files);
   }
@@ -1221,6 +1281,7 @@ std::string render_sweep(const refined_sweep_result& result, output_format forma
       return layout(refined_table(result), true, {2});
     case output_format::table:
     case output_format::junit:
+    case output_format::sarif:
       break;
   }
   if (quiet) {

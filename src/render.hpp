@@ -12,7 +12,7 @@
 
 namespace tpcost::cli {
 
-enum class output_format { table, json, csv, markdown, junit };
+enum class output_format { table, json, csv, markdown, junit, sarif };
 
 /// The outcome of `check` for one file: its rules, or the error that made it invalid.
 struct file_check {
@@ -23,7 +23,8 @@ struct file_check {
   std::string hardware;  ///< the presets and profile used, e.g. "A100-SXM4-80GB + IB-HDR"
   std::string step;      ///< the step the step rules read, e.g. "GPT-3 175B, t=8 p=16 d=8, ..."
   std::vector<rule_outcome> outcomes;
-  std::string error;  ///< non-empty: the file was invalid and no rule ran
+  std::string error;     ///< non-empty: the file was invalid and no rule ran
+  std::size_t line = 0;  ///< the line of the layout in the file, for SARIF; 0 when unknown
 };
 
 /// Reads --format; `allowed` lists the names this command accepts, e.g. "table|json".

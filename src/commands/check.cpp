@@ -11,6 +11,7 @@
 #include "commands/commands.hpp"
 #include "config.hpp"
 #include "config_overlay.hpp"
+#include "formats/load.hpp"
 #include "render.hpp"
 #include "step_flags.hpp"
 #include "tpcost/base/degree_list.hpp"
@@ -31,6 +32,9 @@ struct layout_flags {
 
 struct check_options {
   std::vector<std::string> files;
+  std::vector<std::string> rules;  ///< --rule NAME=VALUE, over every file's checks section
+  std::vector<std::string> set;
+  bool strict = false;
   layer_flags layer;
   refined_flags refined;
   layout_flags layout;
@@ -148,7 +152,11 @@ step_report evaluate_config_step(const config_document& doc, const step_reader& 
                          "missing; the step rules (" + step_rule_names(rules) + ") need " + what);
     }
   };
-  if (!step.given("--hf-config")) {
+  // A reader of a launch script gives the model as its dimensions, without a preset.
+  const bool model_by_dimensions = step.given("--layers") && step.given("--hidden") &&
+                                   step.given("--heads") && step.given("--vocab") &&
+                                   step.given("--seq");
+  if (!step.given("--hf-config") && !model_by_dimensions) {
     need("--model", "/model/name",
          "a model preset, e.g. \"gpt-3-175b\" (tpcost model list), or /model/hf_config");
   }
@@ -196,6 +204,25 @@ std::string step_summary(const step_report& r) {
                                        : "");
 }
 
+/// The line a reader found the TP degree on ("train.sh:52: --tensor-model-parallel-size"), for
+/// SARIF's region; 0 for tpcost's JSON, whose entries carry no line.
+std::size_t layout_line(const config_document& doc) {
+  const auto* tp = doc.find("/parallel/tp");
+  if (tp == nullptr || tp->origin.size() <= doc.source.size() + 1 ||
+      tp->origin.compare(0, doc.source.size() + 1, doc.source + ":") != 0) {
+    return 0;
+  }
+  std::size_t line = 0;
+  for (std::size_t i = doc.source.size() + 1; i < tp->origin.size(); ++i) {
+    const char c = tp->origin[i];
+    if (c < '0' || c > '9' || line > 100000000) {
+      break;
+    }
+    line = line * 10 + static_cast<std::size_t>(c - '0');
+  }
+  return line;
+}
+
 file_check check_one(const config_document& doc, const check_options& opts, step_reader& step) {
   // The file's /parallel/tp, or --tp (the overlay put whichever wins in opts.layout.tp).
   if (opts.layout.tp.empty()) {
@@ -219,7 +246,8 @@ file_check check_one(const config_document& doc, const check_options& opts, step
                     .hardware = {},
                     .step = {},
                     .outcomes = {},
-                    .error = {}};
+                    .error = {},
+                    .line = layout_line(doc)};
   std::optional<step_metrics> step_part;
   layer_flags layer = opts.layer;
   if (any_step_rule) {
@@ -256,14 +284,114 @@ file_check check_one(const config_document& doc, const check_options& opts, step
   return report;
 }
 
+/// --rule min_mfu=0.4 ...: the checks section they spell, validated as a config's would be.
+config_document rules_from_flags(const std::vector<std::string>& rules) {
+  nlohmann::json checks = nlohmann::json::object();
+  for (const auto& r : rules) {
+    const auto eq = r.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw invalid_spec("--rule", "'" + r + "': expected NAME=VALUE, e.g. --rule min_mfu=0.4");
+    }
+    const auto name = r.substr(0, eq);
+    const auto value = r.substr(eq + 1);
+    nlohmann::json v = value;
+    if (value == "true" || value == "false") {
+      v = value == "true";
+    } else {
+      try {
+        std::size_t used = 0;
+        const double d = std::stod(value, &used);
+        if (used == value.size()) {
+          v = d;
+        }
+      } catch (const std::exception&) {
+        // not a number: a quantity such as "4GiB" or "30s", kept as text
+      }
+    }
+    checks[name] = v;
+  }
+  try {
+    return parse_config(nlohmann::json{{"checks", checks}}.dump(), "--rule");
+  } catch (const config_error& e) {
+    throw invalid_spec("--rule",
+                       e.field().substr(e.field().find("/checks/") + 8) + ": " + e.detail());
+  }
+}
+
+/// The files to check, each a document: an HF config.json among them is not checked on its own
+/// but gives its model to every file that names none; --rule adds to every file's rules.
+std::vector<std::pair<std::string, std::optional<config_document>>> documents_of(
+    const check_options& opts, std::vector<std::string>& errors) {
+  const formats::read_options read{formats::parse_set(opts.set), opts.strict};
+  const auto flag_rules = rules_from_flags(opts.rules);
+  std::vector<std::pair<std::string, std::optional<formats::loaded_file>>> files;
+  std::vector<formats::loaded_file> models;
+  for (const auto& file : opts.files) {
+    try {
+      auto f = formats::load_any(file, read);
+      formats::print_notes(f, std::cerr, false);
+      if (f.read.format == formats::source_format::hf_config) {
+        models.push_back(std::move(f));
+      } else {
+        files.emplace_back(file, std::move(f));
+      }
+    } catch (const invalid_spec& e) {
+      files.emplace_back(file, std::nullopt);
+      errors.push_back(error_message(e));
+    }
+  }
+  if (models.size() > 1) {
+    throw invalid_spec(models[1].doc.source,
+                       "a second Hugging Face config.json; give one model per check");
+  }
+  std::vector<std::pair<std::string, std::optional<config_document>>> out;
+  std::size_t error_index = 0;
+  for (auto& [file, f] : files) {
+    if (!f) {
+      out.emplace_back(file, std::nullopt);
+      ++error_index;
+      continue;
+    }
+    std::vector<formats::loaded_file> parts{*f};
+    if (!models.empty() && f->doc.find("/model/name") == nullptr &&
+        f->doc.find("/model/hf_config") == nullptr) {
+      parts.push_back(models.front());
+    }
+    auto doc = formats::merge(parts);
+    for (const auto& rule : flag_rules.entries) {
+      auto it = std::find_if(doc.entries.begin(), doc.entries.end(),
+                             [&](const config_entry& e) { return e.key == rule.key; });
+      if (it != doc.entries.end()) {
+        *it = rule;
+      } else {
+        doc.entries.push_back(rule);
+      }
+    }
+    out.emplace_back(file, std::move(doc));
+  }
+  if (files.empty() && !models.empty()) {
+    throw invalid_spec(models.front().doc.source,
+                       "a Hugging Face config.json describes only a model; check it with a "
+                       "training config (tpcost check train.sh config.json), or name it as "
+                       "/model/hf_config in a tpcost config");
+  }
+  return out;
+}
+
 int run_check(CLI::App& cmd, const check_options& opts) {
-  const auto format = parse_output_format(opts.output.format, "table|json|junit");
+  const auto format = parse_output_format(opts.output.format, "table|json|junit|sarif");
   config_overlay overlay(cmd);
   step_reader step(cmd);  // before any file sets check's flags
   std::vector<file_check> reports;
-  for (const auto& file : opts.files) {
+  std::vector<std::string> read_errors;
+  const auto documents = documents_of(opts, read_errors);
+  std::size_t next_error = 0;
+  for (const auto& [file, loaded] : documents) {
     try {
-      const auto doc = load_config(file);
+      if (!loaded) {
+        throw invalid_spec(file, "");  // reported below with the reader's message
+      }
+      const auto& doc = *loaded;
       overlay.apply(doc);
       try {
         reports.push_back(check_one(doc, opts, step));
@@ -275,7 +403,8 @@ int run_check(CLI::App& cmd, const check_options& opts) {
       }
     } catch (const invalid_spec& e) {
       // An invalid file is reported on stderr and the others are still checked.
-      std::cerr << "tpcost: error: " << error_message(e) << '\n';
+      const auto message = loaded ? error_message(e) : read_errors.at(next_error++);
+      std::cerr << "tpcost: error: " << message << '\n';
       reports.push_back(file_check{.source = file,
                                    .name = {},
                                    .tp = 0,
@@ -283,7 +412,8 @@ int run_check(CLI::App& cmd, const check_options& opts) {
                                    .hardware = {},
                                    .step = {},
                                    .outcomes = {},
-                                   .error = error_message(e)});
+                                   .error = message,
+                                   .line = 0});
     }
   }
   const char* gha = std::getenv("GITHUB_ACTIONS");
@@ -307,12 +437,20 @@ void add_check_command(CLI::App& app, int& exit_code) {
   auto opts = std::make_shared<check_options>();
   auto* cmd = app.add_subcommand(
       "check", "Check training configs against their rules (exit 0 pass, 1 fail, 2 invalid)");
-  cmd->add_option("files", opts->files, "config files to check ('-' for stdin)")->required();
+  cmd->add_option("files", opts->files,
+                  "configs to check ('-' for stdin): tpcost's JSON, a Megatron-LM script or log, "
+                  "a Megatron-Bridge/NeMo YAML, a torchtitan TOML, a DeepSpeed JSON; an HF "
+                  "config.json among them gives its model to the others")
+      ->required();
+  cmd->add_option("--rule", opts->rules,
+                  "NAME=VALUE: a rule over every file's checks section, e.g. --rule min_mfu=0.4 "
+                  "--rule min_memory_headroom=4GiB (repeatable)");
+  add_reader_flags(*cmd, opts->set, opts->strict);
   add_layer_flags(*cmd, opts->layer);
   add_refined_flags(*cmd, opts->refined);
   opts->refined.rules_read_gpus_per_node = true;
   add_layout_flags(*cmd, opts->layout);
-  add_output_flags(*cmd, opts->output, "table|json|junit");
+  add_output_flags(*cmd, opts->output, "table|json|junit|sarif");
   cmd->footer(R"(Rules (in the config's "checks" section):
   min_efficiency: 0.7            E(t) >= 0.7 at the config's TP degree
   max_ratio: 0.5                 R(t) <= 0.5
@@ -333,8 +471,14 @@ hardware.interconnect when the job spans nodes; a CI gate should not guess them.
 Flags given here override every file's values (what-if: --bandwidth 300GB/s, --gpu h100).
 With GITHUB_ACTIONS=true, failures are also printed as ::error annotations.
 
+Other frameworks' configs are read by content (docs/formats.md): rules come from --rule.
+--format sarif writes SARIF 2.1.0 for GitHub code scanning.
+
 Examples:
   tpcost check examples/configs/*.json
+  tpcost check train_gpt3_175b_distributed.sh --set NUM_NODES=128 --gpu a100-sxm4-80gb \
+               --interconnect ib-hdr --rule min_memory_headroom=0 --rule min_mfu=0.3
+  tpcost check ds_config.json config.json --gpu h100-sxm --rule min_memory_headroom=4GiB
   tpcost check run.json --format junit --output tpcost-junit.xml
   tpcost check run.json --bandwidth 300GB/s    # would it still pass over PCIe?
   tpcost check run.json --interconnect ib-ndr  # ... with NDR instead of the file's network?

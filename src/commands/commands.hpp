@@ -16,6 +16,7 @@ void add_hardware_command(CLI::App& app);
 void add_collective_command(CLI::App& app);
 void add_step_command(CLI::App& app);
 void add_plan_command(CLI::App& app);
+void add_convert_command(CLI::App& app);
 /// Hidden `tpcost completion bash|zsh|fish`: a completion script made from the app's own
 /// subcommands and flags. Register after every other command.
 void add_completion_command(CLI::App& app);

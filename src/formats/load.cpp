@@ -1,0 +1,198 @@
+#include "formats/load.hpp"
+
+#include <filesystem>
+#include <ostream>
+#include <regex>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace tpcost::cli::formats {
+
+namespace {
+
+using json = nlohmann::json;
+
+bool has_line(const std::string& text, const std::regex& re) { return std::regex_search(text, re); }
+
+/// A JSON document that is not tpcost's: DeepSpeed by its batch or ZeRO keys, an HF config by
+/// its architecture keys.
+source_format classify_json(const json& doc) {
+  if (!doc.is_object()) {
+    return source_format::tpcost_json;
+  }
+  for (const char* k : {"train_batch_size", "train_micro_batch_size_per_gpu",
+                        "gradient_accumulation_steps", "zero_optimization"}) {
+    if (doc.contains(k)) {
+      return source_format::deepspeed_json;
+    }
+  }
+  for (const char* k : {"architectures", "model_type", "num_hidden_layers"}) {
+    if (doc.contains(k)) {
+      return source_format::hf_config;
+    }
+  }
+  return source_format::tpcost_json;
+}
+
+std::string absolute(const std::string& path) {
+  return path == "-" ? path : std::filesystem::absolute(path).lexically_normal().string();
+}
+
+/// Turns a reading into a validated document whose entries and errors name the user's file.
+config_document to_document(reading& r, const std::string& path) {
+  r.config["source"]["format"] = format_id(r.format);
+  r.config["source"]["file"] = path;
+  if (!r.framework.empty()) {
+    r.config["source"]["framework"] = r.framework;
+  }
+  const auto origin = [&](const std::string& pointer) {
+    const auto it = r.at.find(pointer);
+    return it == r.at.end() ? std::string() : it->second.text();
+  };
+  config_document doc;
+  try {
+    doc = parse_config(r.config.dump(), path);
+  } catch (const config_error& e) {
+    const std::string prefix = path + ": ";
+    if (e.field().rfind(prefix, 0) == 0) {
+      if (const auto o = origin(e.field().substr(prefix.size())); !o.empty()) {
+        throw config_error(o, e.detail());
+      }
+    }
+    throw;
+  }
+  for (auto& entry : doc.entries) {
+    entry.origin = origin(std::string(entry.key->pointer));
+  }
+  return doc;
+}
+
+}  // namespace
+
+source_format detect_format(const std::string& text, const std::string& path) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  const auto ext = std::filesystem::path(path).extension().string();
+  if (first != std::string::npos && (text[first] == '{' || text[first] == '[') && ext != ".toml") {
+    try {
+      return classify_json(json::parse(text));
+    } catch (const json::exception&) {
+      return source_format::tpcost_json;  // its own reader reports the syntax error
+    }
+  }
+  static const std::regex log_re(R"(-{3,} arguments -{3,})");
+  if (has_line(text, log_re)) {
+    return source_format::megatron_log;
+  }
+  static const std::regex toml_section(
+      R"((^|\n)\s*\[\[?\s*(job|model|training|parallelism|optimizer|lr_scheduler|activation_checkpoint|checkpoint|float8|mx|compile|metrics|experimental|comm|fault_tolerance|validation)\s*\]\]?\s*(#[^\n]*)?(\r?\n|$))");
+  if (ext == ".toml" || has_line(text, toml_section)) {
+    return source_format::torchtitan_toml;
+  }
+  static const std::regex yaml_section(
+      R"((^|\n)(model|train|optimizer|ddp|mixed_precision|dataset|checkpoint|logger|scheduler|tokenizer|rng|dist|comm_overlap|profiling|ft|straggler)\s*:)");
+  if (ext == ".yaml" || ext == ".yml" || has_line(text, yaml_section)) {
+    return source_format::nemo_yaml;
+  }
+  return source_format::megatron_script;
+}
+
+loaded_file load_any(const std::string& path, const read_options& opts) {
+  const std::string text = read_config_text(path);
+  const auto format = detect_format(text, path);
+  loaded_file out;
+  switch (format) {
+    case source_format::tpcost_json:
+      out.doc = parse_config(text, path);
+      out.read.format = format;
+      return out;
+    case source_format::hf_config: {
+      out.read.format = format;
+      out.read.config["model"]["hf_config"] = absolute(path);
+      out.read.at["/model/hf_config"] = place{path, 0, 0, {}};
+      out.doc = parse_config(out.read.config.dump(), path);
+      return out;
+    }
+    case source_format::deepspeed_json:
+      out.read = read_deepspeed_json(json::parse(text), text, path, opts);
+      break;
+    case source_format::megatron_log:
+      out.read = read_megatron_log(text, path, opts);
+      break;
+    case source_format::megatron_script:
+      out.read = read_megatron_script(text, path, opts);
+      break;
+    case source_format::nemo_yaml:
+      out.read = read_nemo_yaml(text, path, opts);
+      break;
+    case source_format::torchtitan_toml:
+      out.read = read_torchtitan_toml(text, path, opts);
+      break;
+  }
+  if (!out.read.blockers.empty()) {
+    const auto& b = out.read.blockers.front();
+    fail(b.where, b.text);
+  }
+  out.doc = to_document(out.read, path);
+  return out;
+}
+
+config_document merge(const std::vector<loaded_file>& files) {
+  config_document out;
+  for (const auto& f : files) {
+    if (out.source.empty() || f.read.format != source_format::hf_config) {
+      if (out.source.empty() || out.source == files.front().doc.source) {
+        out.source = out.source.empty() ? f.doc.source : out.source;
+      }
+    }
+    if (out.name.empty()) {
+      out.name = f.doc.name;
+    }
+    for (const auto& e : f.doc.entries) {
+      auto it = std::find_if(out.entries.begin(), out.entries.end(),
+                             [&](const config_entry& x) { return x.key == e.key; });
+      if (it == out.entries.end()) {
+        out.entries.push_back(e);
+      } else if (it->text != e.text && e.key->pointer.substr(0, 8) != "/source/") {
+        const auto where = [&](const config_entry& x, const config_document& d) {
+          return x.origin.empty() ? d.source + ": " + std::string(x.key->pointer) : x.origin;
+        };
+        throw config_error(where(e, f.doc),
+                           fmt::format("'{}' here, but '{}' in {}; give each value once", e.text,
+                                       it->text, where(*it, out)));
+      }
+    }
+  }
+  return out;
+}
+
+void print_notes(const loaded_file& file, std::ostream& out, bool ignored) {
+  std::string skipped;
+  for (const auto& n : file.read.notes) {
+    if (n.severity == reader_note::kind::warning) {
+      out << "tpcost: warning: " << n.where.text() << ": " << n.text << '\n';
+    } else if (ignored) {
+      const auto what =
+          n.where.key.empty() ? n.text : n.where.key + (n.text.empty() ? "" : " (" + n.text + ")");
+      skipped += (skipped.empty() ? "" : ", ") + what;
+    }
+  }
+  if (!skipped.empty()) {
+    out << "tpcost: note: " << file.doc.source
+        << ": ignored (no effect on what tpcost models): " << skipped << '\n';
+  }
+}
+
+std::map<std::string, std::string> parse_set(const std::vector<std::string>& assignments) {
+  std::map<std::string, std::string> out;
+  for (const auto& a : assignments) {
+    const auto eq = a.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw invalid_spec("--set", "'" + a + "': expected VAR=VALUE, e.g. --set NUM_NODES=16");
+    }
+    out[a.substr(0, eq)] = a.substr(eq + 1);
+  }
+  return out;
+}
+
+}  // namespace tpcost::cli::formats

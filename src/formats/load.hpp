@@ -1,0 +1,39 @@
+// Reads any training config tpcost understands, detected by its content: tpcost's own JSON, a
+// Megatron-LM launch script or training log, a Megatron-Bridge/NeMo YAML, a torchtitan TOML, a
+// DeepSpeed JSON, or a Hugging Face config.json (the model only). Every format becomes the same
+// config_document, whose entries remember where in the user's file each value came from.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "config.hpp"
+#include "formats/reading.hpp"
+
+namespace tpcost::cli::formats {
+
+struct loaded_file {
+  reading read;
+  config_document doc;
+};
+
+/// The format of `text`, by content (the file name only breaks ties).
+source_format detect_format(const std::string& text, const std::string& path);
+
+/// Reads and maps FILE ("-" for stdin). Throws config_error naming file:line for what cannot be
+/// read, and for what tpcost cannot cost at all (a mixture-of-experts model).
+loaded_file load_any(const std::string& path, const read_options& opts);
+
+/// One document from several files (a launch script and the HF config.json of its model): an
+/// HF config supplies /model/hf_config; any other value given twice must agree.
+config_document merge(const std::vector<loaded_file>& files);
+
+/// "tpcost: warning: FILE:LINE: KEY: ..." for each warning; with `ignored`, also one line per
+/// file listing what had no effect.
+void print_notes(const loaded_file& file, std::ostream& out, bool ignored);
+
+/// Parses "--set VAR=VALUE" values into a map; throws invalid_spec naming --set.
+std::map<std::string, std::string> parse_set(const std::vector<std::string>& assignments);
+
+}  // namespace tpcost::cli::formats

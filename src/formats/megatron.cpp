@@ -1,0 +1,960 @@
+// Megatron-LM: a launch script (or a file of arguments) and the `arguments` block a training
+// log prints. Both become one list of Megatron arguments by their argparse `dest` name, which
+// one mapping turns into a tpcost config. Sources: NVIDIA/Megatron-LM at d98e8a6
+// (megatron/training/arguments.py: the flags, their defaults, `_print_args`; vocab_utils.py:
+// the vocabulary padding).
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <regex>
+#include <set>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "formats/reading.hpp"
+
+namespace tpcost::cli::formats {
+
+namespace {
+
+// --- The shell side: words, variables, flags ------------------------------------------------
+
+struct word {
+  std::string text;  ///< after expansion and quote removal
+  std::string raw;   ///< as written
+  std::size_t line = 0, column = 0;
+  bool op = false;  ///< a shell operator: ( ) ; | & — never a flag's value
+  std::vector<std::string> unresolved;
+};
+
+struct shell_reader {
+  const std::string& text;
+  const std::string& file;
+  const read_options& opts;
+  std::map<std::string, std::string> vars;             // NAME -> value
+  std::map<std::string, std::string> unresolved_vars;  // NAME -> why
+  std::map<std::string, std::size_t> assigned_on;      // NAME -> line
+
+  static bool is_name_start(char c) {
+    return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_';
+  }
+  static bool is_name_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+  }
+
+  /// The value of $NAME, or nullopt (and the reason noted) when the script cannot say.
+  std::optional<std::string> lookup(const std::string& name, std::vector<std::string>& missing) {
+    if (const auto it = opts.set.find(name); it != opts.set.end()) {
+      return it->second;
+    }
+    if (const auto it = vars.find(name); it != vars.end()) {
+      return it->second;
+    }
+    missing.push_back(name);
+    return std::nullopt;
+  }
+
+  /// Integer arithmetic of $(( )): + - * / % and parentheses, on already expanded text.
+  static std::optional<std::int64_t> arithmetic(std::string_view s) {
+    std::size_t i = 0;
+    const auto skip = [&] {
+      while (i < s.size() && s[i] == ' ') {
+        ++i;
+      }
+    };
+    std::function<std::optional<std::int64_t>()> expr;
+    const auto atom = [&]() -> std::optional<std::int64_t> {
+      skip();
+      if (i < s.size() && s[i] == '(') {
+        ++i;
+        auto v = expr();
+        skip();
+        if (!v || i >= s.size() || s[i] != ')') {
+          return std::nullopt;
+        }
+        ++i;
+        return v;
+      }
+      std::int64_t v = 0;
+      const auto* begin = s.data() + i;
+      const auto [end, ec] = std::from_chars(begin, s.data() + s.size(), v);
+      if (ec != std::errc() || end == begin) {
+        return std::nullopt;
+      }
+      i += static_cast<std::size_t>(end - begin);
+      return v;
+    };
+    const auto term = [&]() -> std::optional<std::int64_t> {
+      auto v = atom();
+      while (v) {
+        skip();
+        if (i >= s.size() || (s[i] != '*' && s[i] != '/' && s[i] != '%')) {
+          break;
+        }
+        const char o = s[i++];
+        const auto r = atom();
+        if (!r || (o != '*' && *r == 0)) {
+          return std::nullopt;
+        }
+        if (o == '*') {
+          if (*r != 0 && (*v > INT32_MAX || *r > INT32_MAX || *v < -INT32_MAX || *r < -INT32_MAX)) {
+            return std::nullopt;
+          }
+          v = *v * *r;
+        } else {
+          v = o == '/' ? *v / *r : *v % *r;
+        }
+      }
+      return v;
+    };
+    expr = [&]() -> std::optional<std::int64_t> {
+      auto v = term();
+      while (v) {
+        skip();
+        if (i >= s.size() || (s[i] != '+' && s[i] != '-')) {
+          break;
+        }
+        const char o = s[i++];
+        const auto r = term();
+        if (!r || *r > INT32_MAX || *v > INT32_MAX || *r < -INT32_MAX || *v < -INT32_MAX) {
+          return std::nullopt;
+        }
+        v = o == '+' ? *v + *r : *v - *r;
+      }
+      return v;
+    };
+    auto v = expr();
+    skip();
+    return v && i == s.size() ? v : std::nullopt;
+  }
+
+  /// Expands $NAME, ${NAME}, ${NAME:-default}, $((...)) in `s` (unquoted or double-quoted text).
+  std::string expand(std::string_view s, std::vector<std::string>& missing, int depth = 0) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (s[i] != '$' || i + 1 >= s.size()) {
+        out += s[i];
+        continue;
+      }
+      const char n = s[i + 1];
+      if (s.substr(i, 3) == "$((") {
+        const auto close = s.find("))", i + 3);
+        if (close == std::string_view::npos) {
+          out += s.substr(i);
+          break;
+        }
+        std::vector<std::string> inner_missing;
+        const auto inner = expand(s.substr(i + 3, close - i - 3), inner_missing, depth + 1);
+        const auto v = inner_missing.empty() ? arithmetic(inner) : std::nullopt;
+        if (v) {
+          out += std::to_string(*v);
+        } else {
+          missing.insert(missing.end(), inner_missing.begin(), inner_missing.end());
+          if (inner_missing.empty()) {
+            missing.push_back("$((" + std::string(s.substr(i + 3, close - i - 3)) + "))");
+          }
+          out += s.substr(i, close + 2 - i);
+        }
+        i = close + 1;
+      } else if (n == '(') {  // $(command): not run
+        const auto close = s.find(')', i + 2);
+        const auto end = close == std::string_view::npos ? s.size() : close + 1;
+        missing.push_back(std::string(s.substr(i, end - i)));
+        out += s.substr(i, end - i);
+        i = end - 1;
+      } else if (n == '{') {
+        const auto close = s.find('}', i + 2);
+        if (close == std::string_view::npos) {
+          out += s.substr(i);
+          break;
+        }
+        const auto body = s.substr(i + 2, close - i - 2);
+        std::size_t k = 0;
+        while (k < body.size() && (is_name_char(body[k]))) {
+          ++k;
+        }
+        const std::string name(body.substr(0, k));
+        const auto rest = body.substr(k);
+        if (!rest.empty() && rest.front() == '[') {
+          // ${ARRAY[@]}: the array's words are read where it is defined.
+        } else if (rest.substr(0, 2) == ":-" || rest.substr(0, 1) == "-" ||
+                   rest.substr(0, 2) == ":=") {
+          std::vector<std::string> ignore;
+          const auto v = lookup(name, ignore);
+          const auto def = rest.substr(rest[0] == ':' ? 2 : 1);
+          out += v ? *v : (depth < 8 ? unquote_default(def, missing, depth) : std::string(def));
+        } else if (const auto v = lookup(name, missing)) {
+          out += *v;
+        } else {
+          out += "${" + std::string(body) + "}";
+        }
+        i = close;
+      } else if (is_name_start(n) || std::isdigit(static_cast<unsigned char>(n)) != 0) {
+        std::size_t k = i + 1;
+        if (std::isdigit(static_cast<unsigned char>(n)) != 0) {
+          k = i + 2;  // $1: one digit
+        } else {
+          while (k < s.size() && is_name_char(s[k])) {
+            ++k;
+          }
+        }
+        const std::string name(s.substr(i + 1, k - i - 1));
+        if (const auto v = lookup(name, missing)) {
+          out += *v;
+        } else {
+          out += "$" + name;
+        }
+        i = k - 1;
+      } else {
+        out += s[i];
+      }
+    }
+    return out;
+  }
+
+  /// The default of ${NAME:-"text"}: quotes removed, variables expanded.
+  std::string unquote_default(std::string_view def, std::vector<std::string>& missing, int depth) {
+    if (def.size() >= 2 && (def.front() == '"' || def.front() == '\'') &&
+        def.back() == def.front()) {
+      return def.front() == '\'' ? std::string(def.substr(1, def.size() - 2))
+                                 : expand(def.substr(1, def.size() - 2), missing, depth + 1);
+    }
+    return expand(def, missing, depth + 1);
+  }
+
+  /// Splits the text into logical lines of words: comments dropped, `\`-newline joined,
+  /// quotes removed, variables expanded (assignments are applied as they are met).
+  std::vector<std::vector<word>> lines() {
+    std::vector<std::vector<word>> out(1);
+    std::size_t line = 1, col = 1;
+    std::size_t i = 0;
+    const auto advance = [&] {
+      if (text[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+      ++i;
+    };
+    while (i < text.size()) {
+      const char c = text[i];
+      if (c == '\\' && i + 1 < text.size() && text[i + 1] == '\n') {
+        advance();
+        advance();
+        continue;
+      }
+      if (c == '\n') {
+        end_line(out);
+        advance();
+        continue;
+      }
+      if (c == ' ' || c == '\t' || c == '\r') {
+        advance();
+        continue;
+      }
+      if (c == '#') {
+        while (i < text.size() && text[i] != '\n') {
+          advance();
+        }
+        continue;
+      }
+      if (c == '(' || c == ')' || c == ';' || c == '|' || c == '&' || c == '<' || c == '>') {
+        word w;
+        w.op = true;
+        w.text = w.raw = std::string(1, c);
+        w.line = line;
+        w.column = col;
+        out.back().push_back(w);
+        advance();
+        if (c == ';' || c == '|' || c == '&') {
+          end_line(out);
+        }
+        continue;
+      }
+      word w;
+      w.line = line;
+      w.column = col;
+      const std::size_t start = i;
+      while (i < text.size()) {
+        const char d = text[i];
+        if (d == ' ' || d == '\t' || d == '\r' || d == '\n' || d == '(' || d == ')' || d == ';' ||
+            d == '|' || d == '&' || d == '<' || d == '>') {
+          break;
+        }
+        if (d == '\\' && i + 1 < text.size()) {
+          if (text[i + 1] == '\n') {
+            break;
+          }
+          advance();
+          w.text += text[i];
+          advance();
+        } else if (d == '\'') {
+          advance();
+          while (i < text.size() && text[i] != '\'') {
+            w.text += text[i];
+            advance();
+          }
+          if (i < text.size()) {
+            advance();
+          }
+        } else if (d == '"') {
+          advance();
+          std::string quoted;
+          while (i < text.size() && text[i] != '"') {
+            if (text[i] == '\\' && i + 1 < text.size()) {
+              advance();
+            }
+            quoted += text[i];
+            advance();
+          }
+          if (i < text.size()) {
+            advance();
+          }
+          w.text += expand(quoted, w.unresolved);
+        } else if (d == '$') {
+          // $(( )), $( ) and ${ } keep their brackets together.
+          std::size_t end = i + 1;
+          if (end < text.size() && (text[end] == '(' || text[end] == '{')) {
+            const char open = text[end];
+            const char close = open == '(' ? ')' : '}';
+            int level = 0;
+            for (; end < text.size() && text[end] != '\n'; ++end) {
+              level += text[end] == open ? 1 : text[end] == close ? -1 : 0;
+              if (level == 0) {
+                ++end;
+                break;
+              }
+            }
+          } else {
+            while (end < text.size() && (is_name_char(text[end]) || end == i + 1)) {
+              if (end == i + 1 && !is_name_char(text[end])) {
+                break;
+              }
+              ++end;
+              if (std::isdigit(static_cast<unsigned char>(text[end - 1])) != 0 && end == i + 2) {
+                break;  // $1
+              }
+            }
+          }
+          const std::string ref = text.substr(i, end - i);
+          while (i < end) {
+            advance();
+          }
+          w.text += expand(ref, w.unresolved);
+        } else {
+          w.text += d;
+          advance();
+        }
+      }
+      w.raw = text.substr(start, i - start);
+      out.back().push_back(std::move(w));
+    }
+    end_line(out);
+    return out;
+  }
+
+  /// At the end of a logical line, applies its leading assignments (NAME=value).
+  void end_line(std::vector<std::vector<word>>& out) {
+    auto& words = out.back();
+    std::size_t k = 0;
+    while (k < words.size() && (words[k].raw == "export" || words[k].raw == "local" ||
+                                words[k].raw == "readonly" || words[k].raw == "declare")) {
+      ++k;
+    }
+    for (; k < words.size(); ++k) {
+      const auto& raw = words[k].raw;
+      const auto eq = raw.find('=');
+      if (words[k].op || eq == std::string::npos || eq == 0 || !is_name_start(raw[0]) ||
+          !std::all_of(raw.begin(), raw.begin() + static_cast<std::ptrdiff_t>(eq),
+                       [](char c) { return is_name_char(c); })) {
+        break;
+      }
+      const auto name = raw.substr(0, eq);
+      const auto value_at = words[k].text.find('=');
+      if (opts.set.count(name) == 0) {
+        if (words[k].unresolved.empty()) {
+          vars[name] = words[k].text.substr(value_at + 1);
+          unresolved_vars.erase(name);
+        } else {
+          vars.erase(name);
+          std::string why;
+          for (const auto& m : words[k].unresolved) {
+            why += (why.empty() ? "" : ", ") + (m.front() == '$' ? m : "$" + m);
+          }
+          unresolved_vars[name] = why;
+        }
+        assigned_on[name] = words[k].line;
+      }
+    }
+    if (!words.empty()) {
+      out.emplace_back();
+    }
+  }
+};
+
+bool looks_like_flag(const std::string& s) {
+  return s.size() > 2 && s[0] == '-' && s[1] == '-' &&
+         std::isalpha(static_cast<unsigned char>(s[2])) != 0;
+}
+
+/// Megatron's dest for a flag, and the value a store_true/store_false flag stores.
+std::pair<std::string, std::string> dest_of(const std::string& flag, const std::string& value,
+                                            bool has_value) {
+  std::string name = flag.substr(2);
+  std::replace(name.begin(), name.end(), '-', '_');
+  // Flags whose dest is not their name (arguments.py).
+  if (name == "disable_bias_linear") {
+    return {"add_bias_linear", "False"};
+  }
+  if (name == "fp8_format") {
+    return {"fp8", value};
+  }
+  if (name == "recompute_activations") {
+    return {"recompute_granularity", "selective"};
+  }
+  if (!has_value && name.rfind("no_", 0) == 0) {
+    return {name.substr(3), "False"};
+  }
+  return {name, has_value ? value : "True"};
+}
+
+std::vector<megatron_arg> script_args(shell_reader& sh) {
+  std::vector<megatron_arg> args;
+  for (auto& line : sh.lines()) {
+    // An array element "--fp8-format hybrid" is split by the unquoted ${ARR[@]} expansion.
+    std::vector<word> words;
+    for (auto& w : line) {
+      if (!w.op && looks_like_flag(w.text) && w.text.find_first_of(" \t") != std::string::npos) {
+        std::size_t pos = 0;
+        while (pos < w.text.size()) {
+          const auto start = w.text.find_first_not_of(" \t", pos);
+          if (start == std::string::npos) {
+            break;
+          }
+          const auto end = std::min(w.text.find_first_of(" \t", start), w.text.size());
+          word part = w;
+          part.text = w.text.substr(start, end - start);
+          part.raw = part.text;
+          words.push_back(part);
+          pos = end;
+        }
+      } else {
+        words.push_back(std::move(w));
+      }
+    }
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      const auto& w = words[i];
+      if (w.op || !looks_like_flag(w.text)) {
+        continue;
+      }
+      std::string flag = w.text;
+      std::string value;
+      std::string shown = w.raw;
+      bool has_value = false;
+      auto unresolved = w.unresolved;
+      if (const auto eq = flag.find('='); eq != std::string::npos) {
+        value = flag.substr(eq + 1);
+        flag = flag.substr(0, eq);
+        has_value = true;
+      } else if (i + 1 < words.size() && !words[i + 1].op && !looks_like_flag(words[i + 1].text) &&
+                 words[i + 1].raw.find("[@]") == std::string::npos) {
+        value = words[i + 1].text;
+        shown += " " + words[i + 1].raw;
+        unresolved = words[i + 1].unresolved;
+        has_value = true;
+        ++i;
+      }
+      for (auto& n : unresolved) {
+        if (const auto it = sh.unresolved_vars.find(n); it != sh.unresolved_vars.end()) {
+          n += fmt::format(" (line {}: {})", sh.assigned_on[n], it->second);
+        }
+      }
+      auto [dest, stored] = dest_of(flag, value, has_value);
+      args.push_back({dest, stored, shown, {sh.file, w.line, w.column, flag}, unresolved});
+    }
+  }
+  return args;
+}
+
+// --- The mapping, shared by scripts and logs --------------------------------------------
+
+struct megatron_mapping {
+  reading& r;
+  const read_options& opts;
+  const std::string& file;
+  megatron_style style;
+  bool from_log;
+  std::map<std::string, megatron_arg> last;
+  std::set<std::string> used;
+
+  std::vector<std::pair<megatron_arg, megatron_arg>> twice;  ///< (first, last) values differ
+
+  void collect(std::vector<megatron_arg> args) {
+    for (auto& a : args) {
+      if (const auto it = last.find(a.dest); it != last.end() && it->second.value != a.value) {
+        twice.emplace_back(it->second, a);
+      }
+      last[a.dest] = std::move(a);
+    }
+  }
+
+  /// A value given twice with different values (e.g. in both branches of an `if` the reader
+  /// does not evaluate) matters only if tpcost reads it.
+  void report_twice() {
+    for (const auto& [first, second] : twice) {
+      if (used.count(second.dest) > 0) {
+        r.warn(opts, second.where,
+               fmt::format("given twice (line {}: '{}', line {}: '{}'); Megatron's argparse "
+                           "keeps the last",
+                           first.where.line, first.value, second.where.line, second.value));
+      }
+    }
+  }
+
+  /// The argument, or nullptr if absent (a log prints None and False for unset).
+  const megatron_arg* get(const std::string& dest) {
+    used.insert(dest);
+    const auto it = last.find(dest);
+    if (it == last.end() || it->second.value == "None" || it->second.value == "False") {
+      return nullptr;
+    }
+    return &it->second;
+  }
+
+  bool on(const std::string& dest) { return get(dest) != nullptr; }
+
+  /// The reason a value cannot be read, naming the variables a script left unresolved.
+  [[noreturn]] void unresolved(const megatron_arg& a, const std::string& expected) {
+    std::string names;
+    for (const auto& n : a.unresolved) {
+      names += (names.empty() ? "" : ", ") + (n.front() == '$' ? n : "$" + n);
+    }
+    const auto first = a.unresolved.front().substr(0, a.unresolved.front().find(' '));
+    const bool settable = std::all_of(first.begin(), first.end(),
+                                      [](char c) { return shell_reader::is_name_char(c); });
+    fail(a.where,
+         fmt::format("'{}': {} is not set in the script{}; expected {}", a.shown, names,
+                     settable ? fmt::format(" (give --set {}=VALUE)", first) : "", expected));
+  }
+
+  std::optional<std::int64_t> count(const std::string& dest) {
+    const auto* a = get(dest);
+    if (a == nullptr) {
+      return std::nullopt;
+    }
+    if (!a->unresolved.empty()) {
+      unresolved(*a, "a whole number");
+    }
+    std::int64_t v = 0;
+    const auto& s = a->value;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || end != s.data() + s.size() || v < 1 || v > 2147483647) {
+      fail(a->where, fmt::format("'{}' is not a whole number in 1..2147483647", s));
+    }
+    return v;
+  }
+
+  std::optional<std::string> text(const std::string& dest) {
+    const auto* a = get(dest);
+    if (a == nullptr) {
+      return std::nullopt;
+    }
+    if (!a->unresolved.empty()) {
+      unresolved(*a, "a value");
+    }
+    std::string v = a->value;
+    if (const auto dot = v.find('.');
+        from_log && dot != std::string::npos && v.rfind("AttnBackend", 0) == 0) {
+      v = v.substr(dot + 1);  // the log prints the enum: AttnBackend.flash
+    }
+    return v;
+  }
+
+  place at(const std::string& dest) {
+    const auto it = last.find(dest);
+    return it != last.end() ? it->second.where
+                            : place{file, 0, 0, from_log ? dest : "--" + flag_name(dest)};
+  }
+
+  static std::string flag_name(std::string dest) {
+    std::replace(dest.begin(), dest.end(), '_', '-');
+    return dest;
+  }
+
+  void put_count(const std::string& pointer, const std::string& dest) {
+    if (const auto v = count(dest)) {
+      r.put(pointer, *v, at(dest));
+    }
+  }
+
+  void map() {
+    r.framework = "megatron-core";
+    map_moe();
+    map_layout();
+    map_model();
+    map_precision_and_software();
+    map_gpus();
+    report_twice();
+    report_ignored();
+  }
+
+  void map_moe() {
+    std::string flags;
+    const auto add = [&](const megatron_arg& a) {
+      flags += fmt::format("{}{} (line {})", flags.empty() ? "" : ", ", a.shown, a.where.line);
+    };
+    const auto* experts = get("num_experts");
+    if (experts == nullptr || experts->value == "0" || experts->value == "1") {
+      return;
+    }
+    for (const auto& [dest, a] : last) {
+      if (a.value == "None" || a.value == "False") {
+        continue;
+      }
+      if (dest == "num_experts" || dest.rfind("moe_", 0) == 0 ||
+          ((dest == "expert_model_parallel_size" || dest == "expert_tensor_parallel_size") &&
+           a.value != "1")) {
+        used.insert(dest);
+        add(a);
+      }
+    }
+    r.blockers.push_back({reader_note::kind::warning, place{file, experts->where.line, 0, {}},
+                          fmt::format("mixture of experts ({}): tpcost costs dense transformers "
+                                      "only and will not cost this model as a dense one",
+                                      flags)});
+  }
+
+  void map_layout() {
+    const auto tp = count("tensor_model_parallel_size").value_or(1);
+    r.put("/parallel/tp", tp, at("tensor_model_parallel_size"));
+    const auto pp = count("pipeline_model_parallel_size").value_or(1);
+    r.put("/parallel/pp", pp, at("pipeline_model_parallel_size"));
+    if (const auto cp = count("context_parallel_size"); cp && *cp > 1) {
+      r.blockers.push_back({reader_note::kind::warning, at("context_parallel_size"),
+                            fmt::format("'{}': context parallelism is not modelled; tpcost "
+                                        "would cost a different job",
+                                        last["context_parallel_size"].shown)});
+    }
+    if (const auto v = count("virtual_pipeline_model_parallel_size")) {
+      r.put("/parallel/vpp", *v, at("virtual_pipeline_model_parallel_size"));
+    } else if (const auto v2 = count("num_virtual_stages_per_pipeline_rank")) {
+      r.put("/parallel/vpp", *v2, at("num_virtual_stages_per_pipeline_rank"));
+    } else if (const auto per = count("num_layers_per_virtual_pipeline_stage")) {
+      const auto layers = count("num_layers");
+      if (!layers || *layers % (pp * *per) != 0) {
+        fail(at("num_layers_per_virtual_pipeline_stage"),
+             fmt::format("{} layers per virtual stage do not divide the {} layers per pipeline "
+                         "stage",
+                         *per, layers ? std::to_string(*layers / pp) : "(unknown)"));
+      }
+      r.put("/parallel/vpp", *layers / pp / *per, at("num_layers_per_virtual_pipeline_stage"));
+    }
+    put_count("/batch/micro_batch", "micro_batch_size");
+    put_count("/batch/global_batch", "global_batch_size");
+    for (const char* ramp : {"rampup_batch_size", "step_batch_size_schedule"}) {
+      if (const auto* a = get(ramp)) {
+        r.warn(opts, a->where,
+               "a batch-size ramp-up is not modelled; the step is costed at the final global "
+               "batch");
+      }
+    }
+  }
+
+  void map_model() {
+    put_count("/model/layers", "num_layers");
+    const auto hidden = count("hidden_size");
+    if (hidden) {
+      r.put("/model/hidden", *hidden, at("hidden_size"));
+    }
+    const auto heads = count("num_attention_heads");
+    if (heads) {
+      r.put("/model/heads", *heads, at("num_attention_heads"));
+    }
+    // A script or log: --num-query-groups counts only with --group-query-attention; a
+    // TransformerConfig (YAML) has no such switch (num_query_groups None means MHA).
+    if (on("group_query_attention") ||
+        (style == megatron_style::config && last.count("num_query_groups") > 0 &&
+         last["num_query_groups"].value != "None")) {
+      put_count("/model/kv_heads", "num_query_groups");
+    } else if (heads) {
+      (void)get("num_query_groups");  // Megatron ignores it without --group-query-attention
+      r.put("/model/kv_heads", *heads, at("num_attention_heads"));
+    }
+    put_count("/model/seq", "seq_length");
+    const bool swiglu = on("swiglu");
+    if (const auto ffn = count("ffn_hidden_size")) {
+      r.put("/model/ffn", *ffn, at("ffn_hidden_size"));
+    } else if (hidden) {
+      // arguments.py: with --swiglu, int(4h * 2/3 / 64) * 64; else 4h.
+      const auto ffn_default = swiglu ? (4 * *hidden * 2 / 3) / 64 * 64 : 4 * *hidden;
+      r.put("/model/ffn", ffn_default,
+            place{file, 0, 0,
+                  swiglu ? "--swiglu (Megatron's default FFN size)"
+                         : "--hidden-size (Megatron's default FFN size, 4h)"});
+    }
+    // Conventions: tpcost's llama is SwiGLU, RMSNorm, no biases, untied; gpt the opposite.
+    const auto norm = text("normalization").value_or("LayerNorm");
+    const bool no_bias =
+        last.count("add_bias_linear") > 0 && last["add_bias_linear"].value == "False";
+    (void)get("add_bias_linear");
+    const bool untied = on("untie_embeddings_and_output_weights");
+    (void)text("position_embedding_type");
+    (void)get("kv_channels");
+    (void)get("max_position_embeddings");
+    (void)get("rotary_base");
+    (void)get("rotary_percent");
+    (void)get("apply_layernorm_1p");
+    (void)get("use_mcore_models");
+    const int llama_votes = int{swiglu} + int{norm == "RMSNorm"} + int{no_bias} + int{untied};
+    const std::string arch = swiglu ? "llama" : "gpt";
+    r.put("/model/arch", arch, at(swiglu ? "swiglu" : "normalization"));
+    if (llama_votes != 0 && llama_votes != 4) {
+      r.warn(opts, at(swiglu ? "swiglu" : "normalization"),
+             fmt::format("mixed conventions (swiglu {}, {} , biases {}, embeddings {}); costed "
+                         "with tpcost's '{}' conventions",
+                         swiglu ? "on" : "off", norm, no_bias ? "off" : "on",
+                         untied ? "untied" : "tied", arch));
+    }
+    map_vocab();
+  }
+
+  /// --vocab-size, or the tokenizer's, padded as Megatron pads it (vocab_utils.py:
+  /// a multiple of --make-vocab-size-divisible-by (128) times the TP degree).
+  void map_vocab() {
+    std::optional<std::int64_t> vocab = count("vocab_size");
+    place from = at("vocab_size");
+    // The tokenizer matters only without --vocab-size (then it is read, and reported if
+    // given twice).
+    const auto tokenizer = vocab ? std::nullopt : text("tokenizer_type");
+    const bool gpt2_files = !vocab && last.count("vocab_file") > 0 && on("merge_file");
+    if (!vocab) {
+      (void)get("vocab_file");
+    }
+    if (!vocab && (tokenizer == "GPT2BPETokenizer" || (!tokenizer && gpt2_files))) {
+      vocab = 50257;  // GPT-2 BPE (gpt2-vocab.json)
+      from = tokenizer ? at("tokenizer_type") : at("vocab_file");
+      from.key += " (GPT-2 BPE: 50257 tokens)";
+    } else if (!vocab && tokenizer == "Llama2Tokenizer") {
+      vocab = 32000;  // Llama 2 SentencePiece
+      from = at("tokenizer_type");
+      from.key += " (Llama 2 tokenizer: 32000 tokens)";
+    }
+    if (!vocab) {
+      r.warn(opts, tokenizer ? at("tokenizer_type") : place{file, 0, 0, "--vocab-size"},
+             "the vocabulary size is not stated; give --vocab N (or --model / --hf-config) with "
+             "the command");
+      return;
+    }
+    const auto multiple = count("make_vocab_size_divisible_by").value_or(128) *
+                          r.config["parallel"]["tp"].get<std::int64_t>();
+    r.put("/model/vocab", (*vocab + multiple - 1) / multiple * multiple, from);
+  }
+
+  void map_precision_and_software() {
+    if (const auto fp8 = text("fp8")) {
+      r.put("/hardware/dtype", "fp8", at("fp8"));
+      r.put("/options/comm_dtype",
+            on("bf16")   ? "bf16"
+            : on("fp16") ? "fp16"
+                         : "fp32",
+            at(on("bf16") ? "bf16" : "fp8"));
+      if (*fp8 != "hybrid" && *fp8 != "e4m3") {
+        r.warn(opts, at("fp8"), fmt::format("FP8 recipe '{}' is costed as FP8 GEMMs", *fp8));
+      }
+    } else if (on("bf16")) {
+      r.put("/hardware/dtype", "bf16", at("bf16"));
+    } else if (on("fp16")) {
+      r.put("/hardware/dtype", "fp16", at("fp16"));
+    } else {
+      r.put("/hardware/dtype", "fp32", place{file, 0, 0, "(no --bf16/--fp16: fp32)"});
+    }
+    (void)get("params_dtype");
+    if (on("sequence_parallel")) {
+      r.put("/options/sp", true, at("sequence_parallel"));
+    }
+    if (const auto g = text("recompute_granularity")) {
+      if (*g == "full" || *g == "selective") {
+        r.put("/options/recompute", *g, at("recompute_granularity"));
+      } else {
+        r.warn(
+            opts, at("recompute_granularity"),
+            fmt::format("'{}' is not a recompute granularity tpcost models (full, selective)", *g));
+      }
+      const auto method = text("recompute_method");
+      const auto n = count("recompute_num_layers");
+      const auto layers = r.config.contains("model") && r.config["model"].contains("layers")
+                              ? r.config["model"]["layers"].get<std::int64_t>() /
+                                    r.config["parallel"]["pp"].get<std::int64_t>()
+                              : 0;
+      if (*g == "full" && method == "block" && n && *n < layers) {
+        r.warn(opts, at("recompute_num_layers"),
+               fmt::format("block recomputation of {} of the {} layers per stage is not "
+                           "modelled; costed as full recomputation of every layer",
+                           *n, layers));
+      }
+    }
+    if (on("use_distributed_optimizer")) {
+      // docs/user-guide/features/dist_optimizer.md: optimizer state and master weights are
+      // sharded over DP, the gradient buffer is not: ZeRO-1.
+      r.put("/options/zero", 1, at("use_distributed_optimizer"));
+    }
+    if (const auto backend = text("attention_backend")) {
+      if (*backend == "flash" || *backend == "fused" || *backend == "auto") {
+        r.put("/options/attention", "fused", at("attention_backend"));
+      } else if (*backend == "unfused" || *backend == "local") {
+        r.put("/options/attention", "unfused", at("attention_backend"));
+      } else {
+        r.warn(opts, at("attention_backend"),
+               fmt::format("attention backend '{}' is not one tpcost knows", *backend));
+      }
+    }
+    for (const char* overlap : {"overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap"}) {
+      if (const auto* a = get(overlap)) {
+        r.ignore(a->where, "overlap: --dp-overlap/--tp-overlap stay at their defaults");
+      }
+    }
+  }
+
+  void map_gpus() {
+    if (style == megatron_style::config) {
+      return;
+    }
+    if (style == megatron_style::log) {
+      put_count("/parallel/gpus", "world_size");
+      (void)get("data_parallel_size");
+      return;
+    }
+    // torchrun --nproc_per_node N --nnodes M: the job's N*M GPUs and N per node.
+    const auto per_node = count("nproc_per_node");
+    const auto* nodes = get("nnodes");
+    if (!per_node || nodes == nullptr) {
+      return;
+    }
+    r.put("/hardware/gpus_per_node", *per_node, at("nproc_per_node"));
+    if (!nodes->unresolved.empty()) {
+      unresolved(*nodes, "a whole number of nodes");
+    }
+    const auto n = count("nnodes");
+    r.put("/parallel/gpus", *per_node * *n,
+          place{file, nodes->where.line, nodes->where.column,
+                fmt::format("--nproc_per_node {} x --nnodes {}", *per_node, *n)});
+  }
+
+  void report_ignored() {
+    std::size_t quiet = 0;
+    for (const auto& [dest, a] : last) {
+      if (used.count(dest) > 0) {
+        continue;
+      }
+      if (from_log) {
+        ++quiet;
+        continue;
+      }
+      std::string why;
+      if (!a.unresolved.empty()) {
+        why = "unresolved ";
+        for (const auto& n : a.unresolved) {
+          why += (why.size() > 11 ? ", " : "") + (n.front() == '$' ? n : "$" + n);
+        }
+      }
+      r.ignore(a.where, why);
+    }
+    if (quiet > 0) {
+      r.ignore(place{file, 0, 0, {}},
+               fmt::format("{} other arguments (optimizer, data, logging, checkpointing: no "
+                           "effect on the step model)",
+                           quiet));
+    }
+  }
+};
+
+}  // namespace
+
+void map_megatron(std::vector<megatron_arg> args, reading& r, const read_options& opts,
+                  const std::string& file, megatron_style style) {
+  megatron_mapping m{r, opts, file, style, style != megatron_style::script, {}, {}, {}};
+  m.collect(std::move(args));
+  m.map();
+}
+
+reading read_megatron_script(const std::string& text, const std::string& file,
+                             const read_options& opts) {
+  reading r;
+  r.format = source_format::megatron_script;
+  shell_reader sh{text, file, opts, {}, {}, {}};
+  auto args = script_args(sh);
+  static const std::set<std::string> core = {"tensor_model_parallel_size",
+                                             "pipeline_model_parallel_size",
+                                             "num_layers",
+                                             "hidden_size",
+                                             "num_attention_heads",
+                                             "micro_batch_size",
+                                             "global_batch_size",
+                                             "seq_length"};
+  if (std::none_of(args.begin(), args.end(),
+                   [](const megatron_arg& a) { return core.count(a.dest) > 0; })) {
+    fail(place{file, 1, 0, {}},
+         "no Megatron-LM arguments found (none of --tensor-model-parallel-size, "
+         "--pipeline-model-parallel-size, --num-layers, --hidden-size, --micro-batch-size, "
+         "--global-batch-size, ...)");
+  }
+  map_megatron(std::move(args), r, opts, file, megatron_style::script);
+  return r;
+}
+
+reading read_megatron_log(const std::string& text, const std::string& file,
+                          const read_options& opts) {
+  reading r;
+  r.format = source_format::megatron_log;
+  // _print_args: "---- arguments ----", then "  name ..... value" sorted, then "---- end of
+  // arguments ----". A launcher may prefix each line (a rank, a timestamp).
+  static const std::regex begin_re(R"(-{3,} arguments -{3,})");
+  static const std::regex end_re(R"(-{3,} end of arguments -{3,})");
+  static const std::regex arg_re(R"(^.*?\s([A-Za-z_][A-Za-z0-9_]*) \.+ (.*?)\s*$)");
+  std::vector<megatron_arg> args;
+  std::size_t line_no = 0, begin_line = 0;
+  bool inside = false, done = false;
+  std::size_t pos = 0;
+  while (pos <= text.size() && !done) {
+    const auto nl = std::min(text.find('\n', pos), text.size());
+    const std::string line = text.substr(pos, nl - pos);
+    ++line_no;
+    pos = nl + 1;
+    if (!inside) {
+      if (std::regex_search(line, begin_re) && line.find("end of") == std::string::npos) {
+        inside = true;
+        begin_line = line_no;
+      }
+      continue;
+    }
+    if (std::regex_search(line, end_re)) {
+      done = true;
+      break;
+    }
+    std::smatch m;
+    if (std::regex_match(line, m, arg_re)) {
+      args.push_back({m[1], m[2], m[1].str() + " " + m[2].str(), {file, line_no, 0, m[1]}, {}});
+    }
+    if (nl == text.size()) {
+      break;
+    }
+  }
+  if (!inside || args.empty()) {
+    fail(place{file, begin_line > 0 ? begin_line : 1, 0, {}},
+         "no Megatron-LM arguments block (the '---- arguments ----' lines a training log "
+         "starts with)");
+  }
+  if (!done) {
+    fail(place{file, begin_line, 0, {}},
+         "the arguments block has no '---- end of arguments ----' line; is the log cut short?");
+  }
+  map_megatron(std::move(args), r, opts, file, megatron_style::log);
+  return r;
+}
+
+}  // namespace tpcost::cli::formats

@@ -1,0 +1,163 @@
+// Megatron-Bridge / NeMo 2: the ConfigContainer YAML a recipe dumps and users override. Its
+// model: section holds Megatron-Core's TransformerConfig / GPTModelProvider fields, whose names
+// are Megatron's argument names, so they go through the same mapping as a launch script.
+// Source: NVIDIA/Megatron-Bridge, src/megatron/bridge/training/config.py (ConfigContainer,
+// TrainingConfig, MixedPrecisionConfig) and megatron/core/transformer/transformer_config.py.
+#include <yaml-cpp/yaml.h>
+
+#include <fmt/format.h>
+
+#include "formats/reading.hpp"
+
+namespace tpcost::cli::formats {
+
+namespace {
+
+/// A scalar as Megatron's mapping reads it: booleans and null in Python's spelling.
+std::string scalar_text(const YAML::Node& n) {
+  if (n.IsNull()) {
+    return "None";
+  }
+  const auto& s = n.Scalar();
+  if (s == "true" || s == "True" || s == "TRUE") {
+    return "True";
+  }
+  if (s == "false" || s == "False" || s == "FALSE") {
+    return "False";
+  }
+  if (s == "null" || s == "~") {
+    return "None";
+  }
+  return s;
+}
+
+place at(const std::string& file, const YAML::Node& n, const std::string& key) {
+  const auto m = n.Mark();
+  return {file, m.line >= 0 ? static_cast<std::size_t>(m.line) + 1 : 0,
+          m.column >= 0 ? static_cast<std::size_t>(m.column) + 1 : 0, key};
+}
+
+/// The Megatron dest of a ConfigContainer key, and whether the boolean is inverted.
+std::pair<std::string, bool> dest_of(const std::string& section, const std::string& name) {
+  if (section == "model") {
+    if (name == "num_moe_experts") {
+      return {"num_experts", false};
+    }
+    if (name == "gated_linear_unit") {
+      return {"swiglu", false};
+    }
+    if (name == "share_embeddings_and_output_weights") {
+      return {"untie_embeddings_and_output_weights", true};
+    }
+    return {name, false};
+  }
+  if (section == "train" &&
+      (name == "micro_batch_size" || name == "global_batch_size" || name == "rampup_batch_size")) {
+    return {name, false};
+  }
+  if ((section == "dataset" && (name == "seq_length" || name == "sequence_length")) ||
+      (section == "tokenizer" && name == "vocab_size")) {
+    return {name == "sequence_length" ? "seq_length" : name, false};
+  }
+  if ((section == "optimizer" || section == "ddp") && name == "use_distributed_optimizer") {
+    return {name, false};
+  }
+  if (section == "ddp" && (name == "overlap_grad_reduce" || name == "overlap_param_gather")) {
+    return {name, false};
+  }
+  if (section == "comm_overlap" && name == "tp_comm_overlap") {
+    return {name, false};
+  }
+  if (section == "mixed_precision" && (name == "bf16" || name == "fp16" || name == "fp8")) {
+    return {name, false};
+  }
+  return {{}, false};
+}
+
+}  // namespace
+
+reading read_nemo_yaml(const std::string& text, const std::string& file, const read_options& opts) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    fail(place{file,
+               static_cast<std::size_t>(e.mark.line + 1),
+               static_cast<std::size_t>(e.mark.column + 1),
+               {}},
+         "malformed YAML: " + e.msg);
+  }
+  if (!root.IsMap() || !root["model"] || !root["model"].IsMap()) {
+    fail(place{file, 1, 0, {}},
+         "not a Megatron-Bridge/NeMo ConfigContainer: expected a YAML map with a model: section "
+         "(and train:, optimizer:, ddp:, mixed_precision: ...)");
+  }
+  reading r;
+  r.format = source_format::nemo_yaml;
+  std::vector<megatron_arg> args;
+  std::vector<megatron_arg> precision;
+  std::size_t ignored = 0;
+  const bool mixed = root["mixed_precision"].IsDefined() && !root["mixed_precision"].IsNull();
+  for (const auto& section : root) {
+    const auto sname = section.first.as<std::string>();
+    const auto& node = section.second;
+    if (sname == "mixed_precision" && node.IsScalar()) {
+      // A recipe name: "bf16_mixed", "fp16_mixed", "bf16_with_fp8_delayed_scaling_mixed" ...
+      const auto recipe = node.Scalar();
+      const auto where = at(file, node, "mixed_precision");
+      const bool bf16 = recipe.find("bf16") != std::string::npos;
+      const bool fp16 = recipe.find("fp16") != std::string::npos;
+      if (bf16 || fp16) {
+        precision.push_back({bf16 ? "bf16" : "fp16", "True", recipe, where});
+      }
+      if (recipe.find("fp8") != std::string::npos) {
+        precision.push_back({"fp8", "hybrid", recipe, where});
+      }
+      if (!bf16 && !fp16) {
+        r.warn(opts, where,
+               fmt::format("mixed-precision recipe '{}' is not one tpcost knows", recipe));
+      }
+      continue;
+    }
+    if (!node.IsMap()) {
+      ++ignored;
+      continue;
+    }
+    for (const auto& kv : node) {
+      const auto name = kv.first.as<std::string>();
+      const auto key = sname + "." + name;
+      auto [dest, inverted] = dest_of(sname, name);
+      if (dest.empty() || !kv.second.IsScalar()) {
+        if (name != "_target_") {
+          ++ignored;
+        }
+        continue;
+      }
+      if (mixed && sname == "model" &&
+          (dest == "bf16" || dest == "fp16" || dest == "fp8" || dest == "params_dtype")) {
+        continue;  // mixed_precision: overrides the model's precision fields
+      }
+      auto value = scalar_text(kv.second);
+      if (inverted && (value == "True" || value == "False")) {
+        value = value == "True" ? "False" : "True";
+      }
+      if (dest == "normalization" || dest == "attention_backend") {
+        if (const auto dot = value.rfind('.'); dot != std::string::npos) {
+          value = value.substr(dot + 1);  // AttnBackend.flash
+        }
+      }
+      auto& into = sname == "mixed_precision" ? precision : args;
+      into.push_back({dest, value, key + ": " + kv.second.Scalar(), at(file, kv.second, key)});
+    }
+  }
+  args.insert(args.end(), precision.begin(), precision.end());
+  map_megatron(std::move(args), r, opts, file, megatron_style::config);
+  if (ignored > 0) {
+    r.ignore(
+        place{file, 0, 0, {}},
+        fmt::format("{} other keys (optimizer, scheduler, data, logging, checkpointing)", ignored));
+  }
+  return r;
+}
+
+}  // namespace tpcost::cli::formats

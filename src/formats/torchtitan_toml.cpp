@@ -1,0 +1,248 @@
+// torchtitan: the TOML job config (torchtitan/config/job_config.py at pytorch/torchtitan main:
+// [model] name/flavor, [training] local_batch_size/global_batch_size/seq_len/
+// mixed_precision_param, [parallelism] *_degree, [activation_checkpoint] mode).
+// torchtitan trains with FSDP2: data_parallel_shard_degree > 1 shards parameters, gradients and
+// optimizer state (ZeRO-3); its TP plan always shards the norms' activations (sequence
+// parallelism, torchtitan/models/llama3/infra/parallelize.py apply_tp).
+#include <toml++/toml.h>
+
+#include <fmt/format.h>
+
+#include "formats/reading.hpp"
+#include "tpcost/model/model_presets.hpp"
+
+namespace tpcost::cli::formats {
+
+namespace {
+
+struct toml_reader {
+  const toml::table& root;
+  const std::string& file;
+  const read_options& opts;
+  reading& r;
+
+  const toml::node* node(const char* section, const char* key) const {
+    const auto* t = root.get_as<toml::table>(section);
+    return t == nullptr ? nullptr : t->get(key);
+  }
+
+  place at(const char* section, const char* key) const {
+    const auto* n = node(section, key);
+    const std::string name = fmt::format("{}.{}", section, key);
+    if (n == nullptr) {
+      return {file, 0, 0, name};
+    }
+    const auto& b = n->source().begin;
+    return {file, b.line, b.column, name};
+  }
+
+  std::optional<std::int64_t> integer(const char* section, const char* key) const {
+    const auto* n = node(section, key);
+    if (n == nullptr) {
+      return std::nullopt;
+    }
+    const auto v = n->value<std::int64_t>();
+    if (!v || !n->is_integer()) {
+      fail(at(section, key), "expected an integer");
+    }
+    return *v;
+  }
+
+  std::optional<std::string> string(const char* section, const char* key) const {
+    const auto* n = node(section, key);
+    if (n == nullptr) {
+      return std::nullopt;
+    }
+    if (!n->is_string()) {
+      fail(at(section, key), "expected a string");
+    }
+    return *n->value<std::string>();
+  }
+
+  std::optional<std::int64_t> degree(const char* key) const {
+    const auto v = integer("parallelism", key);
+    if (v && *v < 1 && !(*v == -1 && std::string_view(key) == "data_parallel_shard_degree")) {
+      fail(at("parallelism", key), fmt::format("{} is not a degree >= 1", *v));
+    }
+    return v;
+  }
+};
+
+/// torchtitan's flavours of the models tpcost has presets for.
+const char* preset_for(std::string_view name, std::string_view flavor) {
+  if (name == "llama3") {
+    if (flavor == "8B") {
+      return "llama-3-8b";
+    }
+    if (flavor == "70B") {
+      return "llama-3-70b";
+    }
+    if (flavor == "405B") {
+      return "llama-3-405b";
+    }
+  }
+  if (name == "llama2" && flavor == "7B") {
+    return "llama-2-7b";
+  }
+  if (name == "llama2" && flavor == "13B") {
+    return "llama-2-13b";
+  }
+  if (name == "llama2" && flavor == "70B") {
+    return "llama-2-70b";
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+reading read_torchtitan_toml(const std::string& text, const std::string& file,
+                             const read_options& opts) {
+  toml::table root;
+  try {
+    root = toml::parse(text, std::string_view(file));
+  } catch (const toml::parse_error& e) {
+    const auto& b = e.source().begin;
+    fail(place{file, b.line, b.column, {}}, "malformed TOML: " + std::string(e.description()));
+  }
+  if (root.get_as<toml::table>("parallelism") == nullptr &&
+      root.get_as<toml::table>("training") == nullptr) {
+    fail(place{file, 1, 0, {}},
+         "not a torchtitan job config: expected a [parallelism] or [training] table");
+  }
+  reading r;
+  r.format = source_format::torchtitan_toml;
+  r.framework = "fsdp2";
+  const toml_reader t{root, file, opts, r};
+
+  // The model: a tpcost preset for torchtitan's known flavours.
+  const auto name = t.string("model", "name");
+  const auto flavor = t.string("model", "flavor");
+  if (name && flavor) {
+    if (const char* preset = preset_for(*name, *flavor)) {
+      r.put("/model/name", preset, t.at("model", "flavor"));
+    } else if (name->find("deepseek") != std::string::npos ||
+               name->find("llama4") != std::string::npos ||
+               name->find("moe") != std::string::npos) {
+      r.blockers.push_back({reader_note::kind::warning, t.at("model", "name"),
+                            fmt::format("'{}' is a mixture-of-experts model: tpcost costs dense "
+                                        "transformers only and will not cost it as a dense one",
+                                        *name)});
+    } else {
+      r.warn(opts, t.at("model", "flavor"),
+             fmt::format("{} {} is not a tpcost model preset; give --model or --hf-config", *name,
+                         *flavor));
+    }
+  }
+
+  // Layout.
+  const auto tp = t.degree("tensor_parallel_degree").value_or(1);
+  const auto pp = t.degree("pipeline_parallel_degree").value_or(1);
+  r.put("/parallel/tp", tp, t.at("parallelism", "tensor_parallel_degree"));
+  r.put("/parallel/pp", pp, t.at("parallelism", "pipeline_parallel_degree"));
+  if (tp > 1) {
+    r.put("/options/sp", true, t.at("parallelism", "tensor_parallel_degree"));
+  }
+  for (const char* blocked : {"context_parallel_degree", "expert_parallel_degree"}) {
+    if (const auto v = t.degree(blocked); v && *v > 1) {
+      r.blockers.push_back(
+          {reader_note::kind::warning, t.at("parallelism", blocked),
+           fmt::format("{} = {}: {} is not modelled; tpcost would cost a "
+                       "different job",
+                       blocked, *v,
+                       std::string_view(blocked).rfind("context", 0) == 0 ? "context parallelism"
+                                                                          : "expert parallelism")});
+    }
+  }
+  const auto replicate = t.degree("data_parallel_replicate_degree").value_or(1);
+  const auto shard = t.degree("data_parallel_shard_degree").value_or(-1);
+  std::optional<std::int64_t> dp;
+  if (shard != -1) {
+    dp = replicate * shard;
+    r.put("/parallel/dp", *dp, t.at("parallelism", "data_parallel_shard_degree"));
+  }
+  if (shard != 1) {
+    r.put("/options/zero", 3, t.at("parallelism", "data_parallel_shard_degree"));
+  }
+  if (const auto schedule = t.string("parallelism", "pipeline_parallel_schedule");
+      schedule && pp > 1 && *schedule != "1F1B") {
+    r.warn(opts, t.at("parallelism", "pipeline_parallel_schedule"),
+           fmt::format("pipeline schedule '{}' is costed as 1F1B", *schedule));
+  }
+
+  // Batch: local_batch_size per DP rank; micro-batches of pipeline_parallel_microbatch_size
+  // under PP; the global batch, if not given, is local x DP.
+  const auto local = t.integer("training", "local_batch_size");
+  const auto old_local = t.integer("training", "batch_size");
+  const auto local_at =
+      local ? t.at("training", "local_batch_size") : t.at("training", "batch_size");
+  const auto per_rank = local ? local : old_local;
+  if (pp > 1) {
+    r.put("/batch/micro_batch",
+          t.integer("parallelism", "pipeline_parallel_microbatch_size").value_or(1),
+          t.at("parallelism", "pipeline_parallel_microbatch_size"));
+  } else if (per_rank) {
+    r.put("/batch/micro_batch", *per_rank, local_at);
+  }
+  if (const auto global = t.integer("training", "global_batch_size"); global && *global > 0) {
+    r.put("/batch/global_batch", *global, t.at("training", "global_batch_size"));
+  } else if (per_rank && dp) {
+    r.put("/batch/global_batch", *per_rank * *dp, local_at);
+  } else if (per_rank) {
+    r.warn(opts, local_at,
+           "the global batch is local_batch_size x DP, and DP depends on the GPU count; give "
+           "--global-batch");
+  }
+  if (const auto seq = t.integer("training", "seq_len")) {
+    r.put("/model/seq", *seq, t.at("training", "seq_len"));
+  }
+
+  // Precision: FSDP2's parameter dtype; Float8 through the model converters.
+  const auto param = t.string("training", "mixed_precision_param").value_or("bfloat16");
+  bool fp8 = false;
+  if (const auto* conv = root.at_path("model.converters").as_array()) {
+    for (const auto& c : *conv) {
+      fp8 = fp8 || c.value<std::string>().value_or("") == "float8";
+    }
+  }
+  if (fp8) {
+    r.put("/hardware/dtype", "fp8", t.at("model", "converters"));
+    r.put("/options/comm_dtype", param == "float32" ? "fp32" : "bf16",
+          t.at("training", "mixed_precision_param"));
+  } else if (param == "bfloat16" || param == "float32") {
+    r.put("/hardware/dtype", param == "bfloat16" ? "bf16" : "fp32",
+          t.at("training", "mixed_precision_param"));
+  } else {
+    r.warn(opts, t.at("training", "mixed_precision_param"),
+           fmt::format("'{}' is not a dtype tpcost knows (bfloat16, float32)", param));
+  }
+
+  // Activation checkpointing.
+  if (const auto mode = t.string("activation_checkpoint", "mode")) {
+    if (*mode == "none" || *mode == "full") {
+      r.put("/options/recompute", *mode, t.at("activation_checkpoint", "mode"));
+    } else if (*mode == "selective") {
+      const auto* option = t.node("activation_checkpoint", "selective_ac_option");
+      const auto every = option != nullptr ? option->value<std::string>().value_or("2") : "2";
+      if (every == "op") {
+        r.put("/options/recompute", "selective", t.at("activation_checkpoint", "mode"));
+      } else {
+        r.put("/options/recompute", "full", t.at("activation_checkpoint", "mode"));
+        r.warn(opts, t.at("activation_checkpoint", "selective_ac_option"),
+               fmt::format("checkpointing every {} layers is costed as full recomputation of "
+                           "every layer",
+                           every));
+      }
+    } else {
+      r.warn(opts, t.at("activation_checkpoint", "mode"),
+             fmt::format("activation checkpointing mode '{}' is not modelled", *mode));
+    }
+  }
+  if (const auto* async_tp = t.node("parallelism", "enable_async_tensor_parallel");
+      async_tp != nullptr && async_tp->value<bool>().value_or(false)) {
+    r.ignore(t.at("parallelism", "enable_async_tensor_parallel"),
+             "overlap: tpcost's --tp-overlap stays at its default");
+  }
+  return r;
+}
+
+}  // namespace tpcost::cli::formats

@@ -1,0 +1,86 @@
+# The readers of other frameworks' configs (src/formats/, docs/formats.md), through the binary.
+set(meg ${PROJECT_SOURCE_DIR}/tests/config/megatron)
+set(fmt_dir ${PROJECT_SOURCE_DIR}/tests/config/formats)
+set(a100 --gpu|a100-sxm4-80gb|--interconnect|ib-hdr)
+
+# The real Megatron-LM example scripts (tests/config/megatron/README.md): layout, batch, precision.
+tpcost_cli_case("megatron gpt3 175b script: t=8 p=16, b=1 G=1536, fp16"
+  ARGS convert ${meg}/train_gpt3_175b_distributed.sh RC 0
+  STDERR "train_gpt3_175b_distributed\\.sh:40:5: --step-batch-size-schedule: a batch-size ramp-up"
+  STDOUT "\"global_batch\": 1536,\n    \"micro_batch\": 1\n.*\"dtype\": \"fp16\".*\"heads\": 96,\n    \"hidden\": 12288,.*\"layers\": 96,\n    \"seq\": 2048,\n    \"vocab\": 51200.*\"gpus\": 8,\n    \"pp\": 16,\n    \"tp\": 8\n")
+tpcost_cli_case("megatron llama3 8b fp8 script: t=1 p=1, b=1 G=128, fp8, SP, distributed optimizer"
+  ARGS convert -q ${meg}/train_llama3_8b_h100_fp8.sh RC 0
+  STDOUT "\"global_batch\": 128,\n    \"micro_batch\": 1\n.*\"dtype\": \"fp8\".*\"arch\": \"llama\",\n    \"ffn\": 14336,\n    \"heads\": 32,\n    \"hidden\": 4096,\n    \"kv_heads\": 8,.*\"comm_dtype\": \"bf16\",\n    \"sp\": true,\n    \"zero\": 1\n.*\"pp\": 1,\n    \"tp\": 1\n")
+tpcost_cli_case("megatron mixtral script: MoE is refused, naming the MoE flags"
+  ARGS check ${meg}/train_mixtral_8x7b_distributed.sh --rule min_efficiency=0.5 RC 2
+  STDERR "train_mixtral_8x7b_distributed\\.sh:51: mixture of experts \\(--expert-model-parallel-size 8 \\(line 85\\), .*--moe-router-topk 2 \\(line 52\\).*--num-experts 8 \\(line 51\\)\\): tpcost costs dense transformers only")
+tpcost_cli_case("megatron gpt3 script as committed: 8 GPUs cannot hold t*p = 128"
+  ARGS check ${meg}/train_gpt3_175b_distributed.sh ${a100} --rule min_memory_headroom=0 RC 2
+  STDERR "train_gpt3_175b_distributed\\.sh:23:5: --nproc_per_node 8 x --nnodes 1: 8 GPUs are not a multiple of t\\*p = 128")
+tpcost_cli_case("megatron gpt3 script on 16 nodes passes its rules"
+  ARGS check ${meg}/train_gpt3_175b_distributed.sh --set NUM_NODES=16 ${a100}
+       --rule min_memory_headroom=0 --rule min_mfu=0.3 RC 0 STDERR "ramp-up is not modelled"
+  STDOUT "t=8 p=16 d=1, b=1 G=1536.*PASS  min_mfu .*PASS  min_memory_headroom")
+tpcost_cli_case("megatron gpt3 script fails a rule the model says it misses"
+  ARGS check ${meg}/train_gpt3_175b_distributed.sh --set NUM_NODES=16 ${a100} --rule min_mfu=0.6
+  RC 1 STDERR "ramp-up" STDOUT "FAIL  min_mfu")
+tpcost_cli_case("megatron ramp-up is an error with --strict"
+  ARGS convert --strict ${meg}/train_gpt3_175b_distributed.sh RC 2
+  STDERR "--step-batch-size-schedule: a batch-size ramp-up is not modelled.*\\(an error with --strict\\)")
+add_test(NAME "cli: megatron log gives the same check as its script"
+  COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:tpcost_cli>
+    "-DARGS_A=check|${meg}/gpt3_175b_training.log|--gpu|a100-sxm4-80gb|--interconnect|ib-hdr|--rule|min_mfu=0.3|--rule|min_memory_headroom=0"
+    "-DARGS_B=check|${meg}/train_gpt3_175b_distributed.sh|--set|NUM_NODES=16|--gpu|a100-sxm4-80gb|--interconnect|ib-hdr|--rule|min_mfu=0.3|--rule|min_memory_headroom=0"
+    -P ${CMAKE_CURRENT_SOURCE_DIR}/same_report.cmake)
+add_test(NAME "cli: convert round trip of a script: the same check"
+  COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:tpcost_cli>
+    "-DCONVERT_ARGS=${meg}/train_gpt3_175b_distributed.sh|--set|NUM_NODES=16"
+    -DOUT=${CMAKE_CURRENT_BINARY_DIR}/gpt3_converted.json
+    "-DARGS_A=check|${CMAKE_CURRENT_BINARY_DIR}/gpt3_converted.json|--gpu|a100-sxm4-80gb|--interconnect|ib-hdr|--rule|min_mfu=0.3"
+    "-DARGS_B=check|${meg}/train_gpt3_175b_distributed.sh|--set|NUM_NODES=16|--gpu|a100-sxm4-80gb|--interconnect|ib-hdr|--rule|min_mfu=0.3"
+    -P ${CMAKE_CURRENT_SOURCE_DIR}/same_report.cmake)
+add_test(NAME "cli: convert round trip of a tpcost config: the same check"
+  COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:tpcost_cli>
+    "-DCONVERT_ARGS=${PROJECT_SOURCE_DIR}/examples/configs/gpt3-175b-dgx-a100.json"
+    -DOUT=${CMAKE_CURRENT_BINARY_DIR}/tpcost_converted.json
+    "-DARGS_A=check|${CMAKE_CURRENT_BINARY_DIR}/tpcost_converted.json"
+    "-DARGS_B=check|${PROJECT_SOURCE_DIR}/examples/configs/gpt3-175b-dgx-a100.json"
+    -P ${CMAKE_CURRENT_SOURCE_DIR}/same_report.cmake)
+tpcost_cli_case("step --from a megatron log"
+  ARGS step --from ${meg}/gpt3_175b_training.log ${a100} RC 0 STDOUT "MFU")
+tpcost_cli_case("sarif for a failed rule points at the layout's line"
+  ARGS check ${meg}/train_gpt3_175b_distributed.sh --set NUM_NODES=16 ${a100} --rule min_mfu=0.6
+       --format sarif RC 1 STDERR "ramp-up"
+  STDOUT "\"startLine\": 56.*\"ruleId\": \"min_mfu\".*\"version\": \"2\\.1\\.0\"")
+
+# The other formats.
+tpcost_cli_case("megatron-bridge yaml: t=2, G=512, bf16, GQA, selective, distributed optimizer"
+  ARGS convert -q ${fmt_dir}/llama3_8b_bridge.yaml RC 0
+  STDOUT "\"global_batch\": 512.*\"dtype\": \"bf16\".*\"kv_heads\": 8.*\"recompute\": \"selective\",\n    \"sp\": true,\n    \"zero\": 1.*\"tp\": 2\n.*megatron-bridge-yaml")
+tpcost_cli_case("torchtitan toml: llama-3-8b preset, FSDP as ZeRO-3, d=32"
+  ARGS convert -q ${fmt_dir}/llama3_8b_torchtitan.toml RC 0
+  STDOUT "\"global_batch\": 32,.*\"name\": \"llama-3-8b\".*\"zero\": 3.*\"dp\": 32,.*\"tp\": 2\n.*fsdp2")
+tpcost_cli_case("deepspeed json with an hf config: d = 256/(2*4) = 32, ZeRO-3"
+  ARGS convert -q ${fmt_dir}/ds_config.json ${PROJECT_SOURCE_DIR}/examples/hf/llama-3-8b.json RC 0
+  STDOUT "\"micro_batch\": 2.*\"hf_config\": \"[^\"]*llama-3-8b\\.json\".*\"zero\": 3.*\"dp\": 32,\n    \"gpus\": 32")
+tpcost_cli_case("an hf config alone is not a check"
+  ARGS check ${PROJECT_SOURCE_DIR}/examples/hf/llama-3-8b.json RC 2
+  STDERR "llama-3-8b\\.json: a Hugging Face config\\.json describes only a model")
+
+# Bad input: one line naming file:line, exit 2, nothing on stdout.
+set(badf ${fmt_dir}/bad)
+tpcost_cli_case("yaml syntax error names file:line:column" ARGS convert ${badf}/syntax.yaml RC 2
+  STDERR "syntax\\.yaml:4:6: malformed YAML")
+tpcost_cli_case("toml syntax error names file:line:column" ARGS check ${badf}/syntax.toml
+  --rule min_efficiency=0.5 RC 2 STDERR "syntax\\.toml:3:28: malformed TOML")
+tpcost_cli_case("a script without megatron arguments" ARGS convert ${badf}/no_args.sh RC 2
+  STDERR "no_args\\.sh:1: no Megatron-LM arguments found")
+tpcost_cli_case("global batch not a multiple of DP x micro-batch names the script's line"
+  ARGS check ${badf}/bad_batch.sh --gpu h100-sxm --rule min_memory_headroom=0 RC 2
+  STDERR "bad_batch\\.sh:7:5: --global-batch-size: G = 12 is not a multiple of d\\*b = 4\\*2 = 8")
+tpcost_cli_case("an unresolved variable where a number is needed" ARGS convert ${badf}/unresolved.sh
+  RC 2 STDERR "unresolved\\.sh:5:5: --tensor-model-parallel-size: .*\\$TP_SIZE is not set in the script \\(give --set TP_SIZE=VALUE\\)")
+tpcost_cli_case("--set resolves it" ARGS convert -q ${badf}/unresolved.sh --set TP_SIZE=4 RC 0
+  STDOUT "\"tp\": 4")
+tpcost_cli_case("a bad --rule" ARGS check ${meg}/gpt3_175b_training.log --rule min_mfu=2 RC 2
+  STDERR "--rule: min_mfu: ")
