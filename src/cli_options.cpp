@@ -240,6 +240,7 @@ cluster_topology to_topology(const refined_flags& flags, const std::string& band
     origin.gpu = &gpu_preset_by_name(flags.gpu, "--gpu");
     t.gpus_per_node = origin.gpu->gpus_per_node.value;
     t.intra = origin.gpu->intra.link();
+    apply_scale_up(t, *origin.gpu);
   }
   if (!flags.interconnect.empty()) {
     origin.interconnect = &interconnect_preset_by_name(flags.interconnect, "--interconnect");

@@ -404,8 +404,12 @@ std::string link_text(const link_spec& link) {
 }
 
 std::string inter_link_text(const cluster_topology& t) {
-  return t.inter.bandwidth.value() > 0.0 ? link_text(t.inter) + " per GPU"
-                                         : std::string("not given");
+  if (!(t.inter.bandwidth.value() > 0.0)) {
+    return "not given";
+  }
+  return t.nics_per_node > 0
+             ? fmt::format("{} per NIC, {} NICs per node", link_text(t.inter), t.nics_per_node)
+             : link_text(t.inter) + " per NIC, one NIC per GPU";
 }
 
 std::string links_line(const refined_sweep_result& r) {
@@ -650,6 +654,20 @@ std::string algorithm_derivation(const refined_sweep_result& r, const refined_la
             io::to_string(r.topology.inter.bandwidth), io::to_string(c.cost.time));
       }
       break;
+    case collective_algorithm::nvls:
+    case collective_algorithm::nvls_tree:
+    case collective_algorithm::pat:
+    case collective_algorithm::collnet_direct:
+    case collective_algorithm::collnet_chain: {
+      // NCCL's tuner: T = lat + M/bw with its tables (comm/nccl_tuner.hpp).
+      const auto v = nccl_view_of(r.topology, g);
+      const auto e = nccl_tune(v, op, c.algorithm, c.cost.protocol);
+      o += fmt::format("     {:<12} (NCCL {}, {} NVLink domain(s), {:g} ranks each)\n",
+                       to_string(c.algorithm), to_string(c.cost.protocol), v.nodes, v.ppn);
+      o += fmt::format("       T = lat + M/bw = {:.1f} us + {} / {:.1f} GB/s = {}\n", e.latency_us,
+                       m, e.bandwidth_gbs, io::to_string(c.cost.time));
+      break;
+    }
     case collective_algorithm::seed:
       break;
   }
@@ -817,22 +835,31 @@ std::string collective_text(const collective_comparison& c, const hardware_origi
     o += fmt::format("hardware: {}\n", hardware_line(origin));
   }
   o += "\n";
-  text_table t{{"algorithm", "time", "steps", "wire/GPU", "x-node/GPU", "algbw", "busbw"}};
+  text_table t{{"algorithm", "protocol", "time", "steps", "wire/GPU", "x-node/GPU", "per NIC",
+                "algbw", "busbw"}};
   for (const auto& row : c.rows) {
-    t.push_back({std::string(to_string(row.algorithm)), io::to_string(row.cost.time),
-                 fmt::format("{}", row.cost.steps), io::to_string(row.cost.wire_bytes),
-                 io::to_string(row.cost.inter_node_bytes),
+    const bool nccl = row.algorithm != collective_algorithm::seed &&
+                      row.algorithm != collective_algorithm::hierarchical;
+    t.push_back({std::string(to_string(row.algorithm)),
+                 nccl ? std::string(to_string(row.cost.protocol)) : std::string("-"),
+                 io::to_string(row.cost.time), fmt::format("{}", row.cost.steps),
+                 io::to_string(row.cost.wire_bytes), io::to_string(row.cost.inter_node_bytes),
+                 nccl && c.group.spans_nodes() ? io::to_string(row.cost.nic_bytes) : "-",
                  row.algbw ? io::to_string(*row.algbw) : "-",
                  row.busbw ? io::to_string(*row.busbw) : "-"});
   }
   o += layout(t, false, {0});
-  o += fmt::format("\ncheapest (auto): {}\n", to_string(c.cheapest));
+  o += fmt::format(
+      "\ncheapest (auto): {}, what NCCL's tuner picks (NCCL v2.23 model, "
+      "docs/collectives.md)\n",
+      to_string(c.cheapest));
+  o += "hierarchical: a textbook two-level bound, not one of NCCL's algorithms\n";
   o += "seed: M/B, the seed's convention (B = the intra-node bandwidth as an all-reduce's "
        "algbw; no latency)\n";
   o += "algbw = M/T, busbw = algbw*2(n-1)/n (all-reduce) or algbw*(n-1)/n (nccl-tests "
        "doc/PERFORMANCE.md)\n";
   if (c.op != collective_op::all_reduce) {
-    o += "tree: all-reduce only, as in NCCL\n";
+    o += "tree, nvls-tree, collnet: all-reduce only, as in NCCL\n";
   }
   return o;
 }

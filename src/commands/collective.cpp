@@ -16,11 +16,17 @@ namespace tpcost::cli {
 
 namespace {
 
+constexpr const char* algorithm_names =
+    "all|auto|seed|ring|tree|nvls|nvls-tree|pat|collnet-direct|collnet-chain|hierarchical";
+
 struct collective_options {
   std::string op = "all-reduce";
   std::string size = "1GiB";
   std::string ranks = "8";
   std::string algorithm = "all";
+  std::string ranks_per_node;  ///< empty: fill nodes
+  std::string nics_per_node;   ///< empty: the preset's (one NIC per GPU)
+  bool collnet = false;
   std::string bandwidth;  ///< empty: the profile's or the --gpu preset's link, else 600GB/s
   refined_flags refined;  ///< only the preset and topology flags are registered
   output_flags output;
@@ -41,14 +47,16 @@ collective_comparison select(collective_comparison c, const std::string& algorit
       }
     }
     if (!known) {
-      throw invalid_spec("--algorithm",
-                         "'" + algorithm + "' is not one of all|auto|seed|ring|tree|hierarchical");
+      throw invalid_spec("--algorithm", "'" + algorithm + "' is not one of " + algorithm_names);
     }
   }
   std::erase_if(c.rows, [&](const auto& row) { return row.algorithm != wanted; });
   if (c.rows.empty()) {
-    throw invalid_spec("--algorithm", "tree implements all-reduce only (as in NCCL), not " +
-                                          std::string(to_string(c.op)));
+    throw invalid_spec("--algorithm", algorithm + " does not run " + std::string(to_string(c.op)) +
+                                          " on this group and hardware (tree, nvls-tree and "
+                                          "collnet: all-reduce only; pat: all-gather and "
+                                          "reduce-scatter with one GPU per node; nvls: NVLink "
+                                          "SHARP; collnet: --collnet)");
   }
   return c;
 }
@@ -59,12 +67,18 @@ void run_collective(const collective_options& opts) {
   const auto size = parse_bytes(opts.size, "--size");
   const auto ranks = parse_count(opts.ranks, "--ranks");
   hardware_origin origin;
-  const auto topology = to_topology(opts.refined, opts.bandwidth, origin);
+  auto topology = to_topology(opts.refined, opts.bandwidth, origin);
+  if (!opts.nics_per_node.empty()) {
+    topology.nics_per_node = parse_count(opts.nics_per_node, "--nics-per-node");
+  }
+  topology.collnet = topology.collnet || opts.collnet;
+  const std::int64_t per_node =
+      opts.ranks_per_node.empty() ? 0 : parse_count(opts.ranks_per_node, "--ranks-per-node");
   if (topology.intra.bandwidth.value() <= 0.0 || !std::isfinite(topology.intra.bandwidth.value())) {
     throw invalid_spec(opts.refined.intra_bandwidth.empty() ? "--bandwidth" : "--intra-bandwidth",
                        "must be a positive finite number of bytes/s");
   }
-  const auto comparison = compare_collectives(topology, op, ranks, size);
+  const auto comparison = compare_collectives(topology, op, ranks, size, per_node);
   emit(opts.output, render_collective(select(comparison, opts.algorithm), format, origin));
 }
 
@@ -80,8 +94,17 @@ void add_collective_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("-n,--ranks", opts->ranks, "n: GPUs in the group")->capture_default_str();
   cmd->add_option("--algorithm", opts->algorithm,
-                  "all | auto (the cheapest) | seed | ring | tree | hierarchical")
+                  "all | auto (what NCCL's tuner picks) | seed | ring | tree | nvls | nvls-tree | "
+                  "pat | collnet-direct | collnet-chain | hierarchical")
       ->capture_default_str();
+  cmd->add_option("--ranks-per-node", opts->ranks_per_node,
+                  "K: members of the group on each node (default: fill nodes); 1 = a DP-style "
+                  "ring with one GPU per node");
+  cmd->add_option(
+      "--nics-per-node", opts->nics_per_node,
+      "NICs of --interconnect per node (default: one per GPU, as on DGX A100/H100/B200)");
+  cmd->add_flag("--collnet", opts->collnet,
+                "the network switches have SHARP (NCCL's CollNet; also enables NVLS across nodes)");
   cmd->add_option("--bandwidth", opts->bandwidth,
                   "the intra-node link per GPU and direction, unless --intra-bandwidth is given "
                   "(default: the profile's or the --gpu preset's, else 600GB/s)");
@@ -92,7 +115,9 @@ void add_collective_command(CLI::App& app) {
   tpcost collective --size 64MB --ranks 16 --intra-bandwidth 450GB/s --intra-latency 3us \
                     --inter-bandwidth 50GB/s --inter-latency 10us --algorithm auto
   tpcost collective --op reduce-scatter --size 256MiB --ranks 8 --format json
-  tpcost collective --gpu h100-sxm --interconnect ndr --size 64MiB --ranks 16
+  tpcost collective --gpu h100-sxm --interconnect ndr --size 8GiB --ranks 16 --algorithm auto
+  tpcost collective --gpu h100-sxm --interconnect ndr --size 8GiB --ranks 16 --ranks-per-node 1
+  tpcost collective --gpu a100 --interconnect hdr --nics-per-node 4 --size 8GiB --ranks 24
   tpcost collective --interconnect-file my-cluster.json --size 64MiB --ranks 8
 )");
   cmd->callback([opts] { run_collective(*opts); });

@@ -41,12 +41,32 @@ enum class collective_op { all_reduce, reduce_scatter, all_gather };
 
 /// How a collective moves its data.
 ///  - `seed`: the seed article's convention, `M/B` per all-reduce, no latency;
-///  - `ring`: a ring (Thakur et al. 2005);
-///  - `tree`: NCCL's double binary tree (Sanders et al. 2009), all-reduce only, as in NCCL;
-///  - `hierarchical`: reduce-scatter inside each node, the collective across nodes on the
-///    inter-node link, all-gather inside each node (topology.hpp).
+///  - `ring`: NCCL's rings, one per channel over the node's NICs (comm/nccl_tuner.hpp);
+///  - `tree`: NCCL's tree: a chain inside each node, a double binary tree across nodes
+///    (Sanders et al. 2009), all-reduce only, as in NCCL;
+///  - `hierarchical`: a textbook two-level scheme, not one of NCCL's: reduce-scatter inside
+///    each node, the collective across nodes, all-gather inside each node (topology.hpp);
+///    never picked by auto;
+///  - `nvls`, `nvls_tree`: NVLink SHARP inside an NVLink domain (H100 and later), alone or
+///    with a tree across domains;
+///  - `pat`: NCCL's Parallel Aggregated Trees, all-gather/reduce-scatter with one GPU per node;
+///  - `collnet_direct`, `collnet_chain`: SHARP in the network switches (CollNet), all-reduce.
 /// Choosing the cheapest ("auto") happens a level up, where the topology is known.
-enum class collective_algorithm { seed, ring, tree, hierarchical };
+enum class collective_algorithm {
+  seed,
+  ring,
+  tree,
+  hierarchical,
+  nvls,
+  nvls_tree,
+  pat,
+  collnet_direct,
+  collnet_chain
+};
+
+/// NCCL's protocols (src/device/prims_*.h): LL (8-byte flag+data stores, lowest latency),
+/// LL128 (128-byte lines), Simple (bulk copies with fences, full bandwidth).
+enum class nccl_protocol { ll, ll128, simple };
 
 /// What the seed's `B` is, under the seed's convention:
 ///  - `algbw`: the algorithm bandwidth of an all-reduce (nccl-tests' `algbw` = M/t): an
@@ -60,13 +80,18 @@ struct collective_cost {
   bytes wire_bytes{};        ///< bytes the busiest GPU sends, over every link it uses
   bytes inter_node_bytes{};  ///< the part of `wire_bytes` that crosses a node boundary
   std::int64_t steps = 0;    ///< latency terms: α is paid `steps` times
+  bytes nic_bytes{};         ///< bytes each NIC in use carries (per direction), 0 inside a node
+  nccl_protocol protocol = nccl_protocol::simple;  ///< the protocol NCCL's model picked
 };
 
 inline constexpr std::array<collective_op, 3> all_collective_ops{
     collective_op::all_reduce, collective_op::reduce_scatter, collective_op::all_gather};
-inline constexpr std::array<collective_algorithm, 4> all_collective_algorithms{
-    collective_algorithm::seed, collective_algorithm::ring, collective_algorithm::tree,
-    collective_algorithm::hierarchical};
+inline constexpr std::array<collective_algorithm, 9> all_collective_algorithms{
+    collective_algorithm::seed,         collective_algorithm::ring,
+    collective_algorithm::tree,         collective_algorithm::hierarchical,
+    collective_algorithm::nvls,         collective_algorithm::nvls_tree,
+    collective_algorithm::pat,          collective_algorithm::collnet_direct,
+    collective_algorithm::collnet_chain};
 
 /// "all-reduce", "reduce-scatter", "all-gather".
 constexpr std::string_view to_string(collective_op op) {
@@ -81,9 +106,33 @@ constexpr std::string_view to_string(collective_op op) {
   return "?";
 }
 
-/// "seed", "ring", "tree", "hierarchical".
+/// "ll", "ll128", "simple" (NCCL_PROTO's names, lower case).
+constexpr std::string_view to_string(nccl_protocol protocol) {
+  switch (protocol) {
+    case nccl_protocol::ll:
+      return "ll";
+    case nccl_protocol::ll128:
+      return "ll128";
+    case nccl_protocol::simple:
+      return "simple";
+  }
+  return "?";
+}
+
+/// "seed", "ring", "tree", "hierarchical", "nvls", "nvls-tree", "pat", "collnet-direct",
+/// "collnet-chain".
 constexpr std::string_view to_string(collective_algorithm algorithm) {
   switch (algorithm) {
+    case collective_algorithm::nvls:
+      return "nvls";
+    case collective_algorithm::nvls_tree:
+      return "nvls-tree";
+    case collective_algorithm::pat:
+      return "pat";
+    case collective_algorithm::collnet_direct:
+      return "collnet-direct";
+    case collective_algorithm::collnet_chain:
+      return "collnet-chain";
     case collective_algorithm::seed:
       return "seed";
     case collective_algorithm::ring:

@@ -1,18 +1,13 @@
-// Where a TP group sits in a cluster of nodes, which links it uses, and what its collectives
-// cost there.
+// Where a group of GPUs sits in a cluster of nodes, which links it uses, and what its
+// collectives cost there.
 //
-// A group of `n` GPUs with `n <= gpus_per_node` fits in one node and uses the intra-node link.
-// A larger group must fill whole nodes (`n` a multiple of `gpus_per_node`) and pays the
-// inter-node link, in one of two ways:
-//  - flat (`ring`, `tree`): one ring or tree over all n GPUs; each step runs in lock-step, so
-//    every step is paced by the slowest hop: α = max(α_intra, α_inter), β = min(β_intra,
-//    β_inter);
-//  - `hierarchical`: reduce-scatter inside each node, the collective across nodes on the
-//    inter-node link over M/g bytes per GPU, all-gather inside each node (collectives.hpp).
-// `cheapest_collective` ("auto") takes the cheapest per message, as NCCL's tuner does. The
-// hierarchical algorithm is never slower than the flat ring, whatever the two links
-// (docs/formulas.md), so across nodes auto picks it, or the tree for small messages; the flat
-// ring is what `--collective ring` asks for: the pessimistic single-ring bound.
+// A group of `n` GPUs with `n <= gpus_per_node` fits in one node (by default: `place_group`
+// fills nodes; comm/placement.hpp places every group of a layout where Megatron-Core puts its
+// ranks). A group is costed as NCCL costs it (comm/nccl_tuner.hpp): rings and trees over the
+// NVLink domain and the node's NICs, NVLS where the switches have SHARP, PAT with one GPU per
+// node, CollNet where the network has SHARP; `cheapest_collective` ("auto") is what NCCL's
+// tuner would pick. `hierarchical` (reduce-scatter in the node, the collective across nodes,
+// all-gather in the node, phases added) is kept as a textbook bound and is never auto's pick.
 //
 // `cluster_topology` (hardware.hpp) is plain data that a preset or a config file can fill. An
 // `inter.bandwidth` of zero means "no inter-node link given": a group that spans nodes is
@@ -27,6 +22,7 @@
 
 #include "tpcost/base/error.hpp"
 #include "tpcost/comm/collectives.hpp"
+#include "tpcost/comm/nccl_tuner.hpp"
 #include "tpcost/hardware/hardware.hpp"
 
 namespace tpcost {
@@ -58,48 +54,163 @@ inline void validate(const cluster_topology& topology) {
   }
   detail::require_link(topology.intra, "intra-bandwidth", "intra-latency", false);
   detail::require_link(topology.inter, "inter-bandwidth", "inter-latency", true);
+  if (topology.nics_per_node < 0 || topology.nics_per_node > max_gpus_per_node) {
+    throw invalid_spec("nics-per-node", std::to_string(topology.nics_per_node) +
+                                            " is out of range; expected a whole number in 1.." +
+                                            std::to_string(max_gpus_per_node));
+  }
+  if (topology.scale_up_domain < 0 || topology.scale_up_domain > max_gpus_per_node ||
+      (topology.scale_up_domain > topology.gpus_per_node &&
+       topology.scale_up_domain % topology.gpus_per_node != 0)) {
+    throw invalid_spec("scale-up-domain", std::to_string(topology.scale_up_domain) +
+                                              " must be a whole number of nodes of " +
+                                              std::to_string(topology.gpus_per_node) +
+                                              " GPUs (at most " +
+                                              std::to_string(max_gpus_per_node) + ")");
+  }
+  const double peer = topology.peer_link.value();
+  if (!std::isfinite(peer) || peer < 0.0) {
+    throw invalid_spec("peer-link", "must be a finite number of bytes/s >= 0");
+  }
 }
 
-/// How a group of `ranks` GPUs lies on the nodes: `per_node` GPUs in each of `nodes` nodes.
+/// How a group of `ranks` GPUs lies on the nodes: `per_node` GPUs in each of `nodes` nodes
+/// (the most on any one node where they are uneven), `per_domain` in each of `domains` NVLink
+/// domains (= the node unless `scale_up_domain` is larger), and `concurrent` groups of the
+/// same parallel dimension on each node at once, sharing its NICs (8 DP groups of one GPU
+/// each per node when t = 8). Fields left at 0 are derived from the others (`resolved`).
 struct group_placement {
   std::int64_t ranks = 1;
-  std::int64_t per_node = 1;  ///< g
-  std::int64_t nodes = 1;     ///< k
+  std::int64_t per_node = 1;    ///< g
+  std::int64_t nodes = 1;       ///< k
+  std::int64_t per_domain = 0;  ///< members per NVLink domain; 0 = per_node
+  std::int64_t domains = 0;     ///< NVLink domains spanned; 0 = nodes
+  std::int64_t concurrent = 1;  ///< groups of this dimension sharing each node's NICs
   [[nodiscard]] constexpr bool spans_nodes() const { return nodes > 1; }
+  [[nodiscard]] constexpr bool spans_domains() const { return (domains > 0 ? domains : nodes) > 1; }
 };
 
-/// Places a group of `ranks` GPUs: inside one node if it fits, otherwise on `ranks /
-/// gpus_per_node` whole nodes. Throws `invalid_spec(field, ...)` when a group larger than a
-/// node is not a multiple of the node size, and `invalid_spec("inter-bandwidth", ...)` when it
-/// spans nodes and no inter-node link was given. `field` names the group size: "tp" for a TP
-/// group, "ranks" for `tpcost collective`.
-inline group_placement place_group(const cluster_topology& topology, std::int64_t ranks,
-                                   const std::string& field = "tp") {
-  const auto g = topology.gpus_per_node;
-  if (ranks <= g) {
-    return {.ranks = ranks, .per_node = ranks, .nodes = 1};
+/// `group` with per_domain/domains filled in (0 means: the same as per node).
+constexpr group_placement resolved(group_placement group) {
+  if (group.domains <= 0) {
+    group.domains = group.nodes;
   }
-  if (ranks % g != 0) {
-    throw invalid_spec(field, std::to_string(ranks) + " spans nodes of " + std::to_string(g) +
-                                  " GPUs (--gpus-per-node) but is not a multiple of " +
-                                  std::to_string(g) +
-                                  "; a group larger than a node must fill whole nodes");
+  if (group.per_domain <= 0) {
+    group.per_domain = group.domains == group.nodes
+                           ? group.per_node
+                           : (group.ranks + group.domains - 1) / group.domains;
   }
+  if (group.concurrent < 1) {
+    group.concurrent = 1;
+  }
+  return group;
+}
+
+/// What NCCL's tuner sees of `group` on `topology` (nccl_tuner.hpp explains each field).
+/// Per GPU NVLink: the link's rate as NCCL sees it (or a full mesh's (g−1) peer links);
+/// the NICs: those the group's members on one domain can reach (one per member on DGX-class
+/// nodes, at least one), shared with the `concurrent` groups of the same dimension.
+inline nccl_view nccl_view_of(const cluster_topology& topology, const group_placement& placed) {
+  const auto group = resolved(placed);
+  nccl_view v;
+  v.ranks = group.ranks;
+  v.nodes = group.domains;
+  v.ppn = static_cast<double>(group.ranks) / static_cast<double>(group.domains);
+  v.generation = topology.generation;
+  const double share = topology.intra_measured ? 1.0 : nccl::nvlink_share(topology.generation);
+  double intra = topology.intra.bandwidth.value() / 1e9;
+  if (topology.peer_link.value() > 0.0) {
+    intra = std::min(intra, static_cast<double>(std::max<std::int64_t>(1, group.per_domain - 1)) *
+                                topology.peer_link.value() / 1e9);
+  }
+  v.intra_gbs = intra * share;
+  const double gpus_per_domain = static_cast<double>(domain_of(topology));
+  const double nics_per_domain = static_cast<double>(nics_of(topology)) * gpus_per_domain /
+                                 static_cast<double>(topology.gpus_per_node);
+  const double per_gpu = nics_per_domain / gpus_per_domain;
+  v.nics = std::min(nics_per_domain / static_cast<double>(group.concurrent),
+                    std::max(1.0, static_cast<double>(group.per_domain) * per_gpu));
+  v.net_gbs = v.nics * nccl::nic_gbs(topology.inter.bandwidth.value() / 1e9, topology.generation,
+                                     topology.inter_measured);
+  // Two channels per NIC across nodes (search.cc duplicates them); inside a domain, one per
+  // 20 GB/s of NVLink. Only NCCL's per-channel caps read it.
+  v.channels = group.domains > 1 ? std::max(1.0, 2.0 * v.nics) : std::max(1.0, v.intra_gbs / 20.0);
+  v.nvls = topology.nvls && topology.peer_link.value() <= 0.0 && group.per_domain >= 2;
+  if (v.nvls) {
+    const double g = static_cast<double>(group.per_domain);
+    v.nvls_gbs = g * nccl::speed_at_most(nccl::sm90_speed_intra, v.intra_gbs / g);
+  }
+  v.collnet = topology.collnet;
+  v.ll128 = topology.generation != gpu_generation::unknown && topology.peer_link.value() <= 0.0;
+  v.intra_lat_us = topology.intra.latency.value() * 1e6;
+  v.inter_lat_us = topology.inter.latency.value() * 1e6;
+  return v;
+}
+
+namespace detail {
+inline void require_inter_link(const cluster_topology& topology, std::int64_t ranks,
+                               std::int64_t nodes, const std::string& field) {
   if (topology.inter.bandwidth.value() <= 0.0) {
     const std::string label = field == "tp" ? "TP " : "a group of ";
     throw invalid_spec("inter-bandwidth",
-                       label + std::to_string(ranks) + " spans " + std::to_string(ranks / g) +
-                           " nodes of " + std::to_string(g) +
-                           " GPUs; give the inter-node link (--interconnect NAME, or its per-GPU "
-                           "bandwidth, e.g. 50GB/s for one 400Gb/s NIC per GPU) or stay within " +
-                           std::to_string(g) + " GPUs");
+                       label + std::to_string(ranks) + " spans " + std::to_string(nodes) +
+                           " nodes of " + std::to_string(topology.gpus_per_node) +
+                           " GPUs; give the inter-node link (--interconnect NAME, or one NIC's "
+                           "bandwidth, e.g. 50GB/s for a 400Gb/s NIC) or stay within " +
+                           std::to_string(topology.gpus_per_node) + " GPUs");
   }
-  return {.ranks = ranks, .per_node = g, .nodes = ranks / g};
+}
+}  // namespace detail
+
+/// Places a group of `ranks` GPUs with `ranks_per_node` members on each node (0: fill nodes:
+/// inside one node if it fits, otherwise on `ranks / gpus_per_node` whole nodes). NVLink
+/// domains larger than a node (NVL72) hold `ranks_per_node · nodes per domain` members.
+/// Throws `invalid_spec(field, ...)` when the group does not split evenly over nodes, and
+/// `invalid_spec("inter-bandwidth", ...)` when it spans nodes and no inter-node link was
+/// given; `invalid_spec("ranks-per-node", ...)` when that exceeds the node. `field` names the
+/// group size: "tp" for a TP group, "ranks" for `tpcost collective`.
+inline group_placement place_group(const cluster_topology& topology, std::int64_t ranks,
+                                   const std::string& field = "tp",
+                                   std::int64_t ranks_per_node = 0) {
+  const auto g = topology.gpus_per_node;
+  if (ranks_per_node < 0 || ranks_per_node > g) {
+    throw invalid_spec("ranks-per-node", std::to_string(ranks_per_node) +
+                                             " is more ranks per node than its " +
+                                             std::to_string(g) + " GPUs (--gpus-per-node)");
+  }
+  std::int64_t per_node = ranks_per_node;
+  if (per_node == 0) {
+    if (ranks <= g) {
+      return {.ranks = ranks, .per_node = ranks, .nodes = 1};
+    }
+    if (ranks % g != 0) {
+      throw invalid_spec(field, std::to_string(ranks) + " spans nodes of " + std::to_string(g) +
+                                    " GPUs (--gpus-per-node) but is not a multiple of " +
+                                    std::to_string(g) +
+                                    "; a group larger than a node must fill whole nodes");
+    }
+    per_node = g;
+  } else if (ranks % per_node != 0) {
+    throw invalid_spec(field, std::to_string(ranks) + " ranks are not a multiple of " +
+                                  std::to_string(per_node) + " ranks per node (--ranks-per-node)");
+  }
+  const std::int64_t nodes = ranks / per_node;
+  if (nodes > 1) {
+    detail::require_inter_link(topology, ranks, nodes, field);
+  }
+  const std::int64_t nodes_per_domain = domain_of(topology) / g;
+  const std::int64_t domains = (nodes + nodes_per_domain - 1) / nodes_per_domain;
+  return {.ranks = ranks,
+          .per_node = per_node,
+          .nodes = nodes,
+          .per_domain = std::min(ranks, per_node * nodes_per_domain),
+          .domains = domains,
+          .concurrent = 1};
 }
 
-/// The link that paces a flat ring or tree over the group: the intra-node link inside a node;
-/// the inter-node link with one GPU per node; otherwise the slowest hop (min bandwidth, max
-/// latency of the two links).
+/// The link that paces a flat ring or tree over the group in the textbook α–β model: the
+/// intra-node link inside a node; the inter-node link with one GPU per node; otherwise the
+/// slowest hop. Only the `hierarchical` explanation and the seed's comparison use it now.
 constexpr link_spec flat_link(const cluster_topology& topology, const group_placement& group) {
   if (!group.spans_nodes()) {
     return topology.intra;
@@ -111,52 +222,119 @@ constexpr link_spec flat_link(const cluster_topology& topology, const group_plac
                    .latency = max(topology.intra.latency, topology.inter.latency)};
 }
 
-/// Whether `algorithm` implements `op`: the tree is all-reduce only (as in NCCL, whose tuner
-/// offers only the ring for reduce-scatter and all-gather); `seed` is not an α–β algorithm and
-/// is costed by `seed_cost`.
+/// Whether `algorithm` implements `op` at all (as in NCCL): tree, NVLS-tree and CollNet are
+/// all-reduce only, PAT all-gather/reduce-scatter only; `seed` is not an α–β algorithm and
+/// is costed by `seed_cost`. Whether the hardware runs it is `nccl_collective_cost`'s answer.
 constexpr bool implements(collective_algorithm algorithm, collective_op op) {
   switch (algorithm) {
     case collective_algorithm::seed:
       return false;
     case collective_algorithm::tree:
+    case collective_algorithm::nvls_tree:
+    case collective_algorithm::collnet_direct:
+    case collective_algorithm::collnet_chain:
       return op == collective_op::all_reduce;
+    case collective_algorithm::pat:
+      return op != collective_op::all_reduce;
     case collective_algorithm::ring:
+    case collective_algorithm::nvls:
     case collective_algorithm::hierarchical:
       return true;
   }
   return false;
 }
 
-/// The α–β cost of `op` with `algorithm` (ring, tree or hierarchical) over a placed group.
-/// Flat algorithms use `flat_link`; the hierarchical one uses both links. Throws
-/// `invalid_spec("collective", ...)` for the seed or for a tree reduce-scatter/all-gather.
+/// NCCL's cost of `op` with one of its algorithms over a placed group, at the best protocol
+/// for this size (nccl_tuner.hpp); nothing when this hardware or placement does not run it
+/// (NVLS without SHARP switches, PAT with more than one GPU per node, ...).
+inline std::optional<collective_cost> nccl_collective_cost(const cluster_topology& topology,
+                                                           const group_placement& placed,
+                                                           collective_op op,
+                                                           collective_algorithm algorithm,
+                                                           bytes message) {
+  const auto group = resolved(placed);
+  if (group.ranks <= 1) {
+    return collective_cost{};
+  }
+  const auto v = nccl_view_of(topology, group);
+  const auto choice = nccl_best_protocol(v, op, algorithm, message.value());
+  if (!choice) {
+    return std::nullopt;
+  }
+  const auto n = group.ranks;
+  const auto k = group.domains;
+  const double m = message.value();
+  double wire = bus_factor(op, n) * m;
+  double node_nic = k > 1 ? bus_factor(op, n) * m : 0.0;
+  std::int64_t steps = op == collective_op::all_reduce ? 2 * (n - 1) : n - 1;
+  switch (algorithm) {
+    case collective_algorithm::tree:
+      node_nic = k > 1 ? bus_factor(op, k) * m : 0.0;
+      steps = 2 * (group.per_domain - 1 + nccl::log2i(k));
+      break;
+    case collective_algorithm::nvls:
+    case collective_algorithm::nvls_tree:
+      // multimem reduce and store: each GPU sends its whole input once and its reduced share
+      wire = (op == collective_op::all_reduce ? 1.0 + 1.0 / static_cast<double>(n) : 1.0) * m;
+      steps = 1 + (k > 1 ? 2 * nccl::log2i(k) : 0);
+      break;
+    case collective_algorithm::collnet_direct:
+    case collective_algorithm::collnet_chain:
+      node_nic = m;
+      steps = 1;
+      break;
+    case collective_algorithm::pat:
+      steps = nccl::log2i(k) + 1;
+      break;
+    default:
+      break;
+  }
+  return collective_cost{
+      .time = choice->time_us * 1e-6 * units::s,
+      .wire_bytes = wire * units::B,
+      .inter_node_bytes = node_nic / static_cast<double>(group.per_domain) * units::B,
+      .steps = steps,
+      .nic_bytes = v.nics > 0.0 ? node_nic / v.nics * units::B : bytes{},
+      .protocol = choice->protocol,
+  };
+}
+
+/// The α–β cost of `op` with `algorithm` over a placed group: the textbook ring and tree on
+/// `flat_link` and the two-level `hierarchical` (what the step model and the planner use
+/// today); NCCL's model for NVLS, NVLS-tree, PAT and CollNet (nccl_collective_cost, which
+/// also has NCCL's own ring and tree). Throws `invalid_spec("collective", ...)` for the seed,
+/// an algorithm that does not implement `op`, or one this hardware does not run.
 inline collective_cost collective_cost_in(const cluster_topology& topology,
                                           const group_placement& group, collective_op op,
                                           collective_algorithm algorithm, bytes message) {
   if (!implements(algorithm, op)) {
     throw invalid_spec("collective", std::string(to_string(algorithm)) + " does not implement " +
-                                         std::string(to_string(op)) +
-                                         " as an alpha-beta algorithm");
+                                         std::string(to_string(op)));
   }
-  const auto link = flat_link(topology, group);
-  collective_cost cost;
-  switch (algorithm) {
-    case collective_algorithm::ring:
-      cost = ring_cost(op, group.ranks, message, link);
-      break;
-    case collective_algorithm::tree:
-      cost = tree_all_reduce_cost(group.ranks, message, link);
-      break;
-    case collective_algorithm::hierarchical:
-      return hierarchical_cost(op, group.per_node, group.nodes, message, topology.intra,
-                               topology.inter);
-    case collective_algorithm::seed:
-      break;
+  if (algorithm == collective_algorithm::hierarchical) {
+    return hierarchical_cost(op, group.per_node, group.nodes, message, topology.intra,
+                             topology.inter);
   }
-  if (group.spans_nodes()) {
-    cost.inter_node_bytes = cost.wire_bytes;  // a flat ring or tree crosses nodes on every GPU
+  if (algorithm == collective_algorithm::ring || algorithm == collective_algorithm::tree) {
+    // The textbook α–β ring and tree on the slowest hop, as the step model and the planner
+    // still price them (NCCL's ring and tree: nccl_collective_cost).
+    const auto link = flat_link(topology, group);
+    auto cost = algorithm == collective_algorithm::ring
+                    ? ring_cost(op, group.ranks, message, link)
+                    : tree_all_reduce_cost(group.ranks, message, link);
+    if (group.spans_nodes()) {
+      cost.inter_node_bytes = cost.wire_bytes;
+    }
+    return cost;
   }
-  return cost;
+  if (auto cost = nccl_collective_cost(topology, group, op, algorithm, message)) {
+    return *cost;
+  }
+  throw invalid_spec("collective",
+                     std::string(to_string(algorithm)) + " does not run on this group (" +
+                         std::to_string(group.ranks) + " ranks, " + std::to_string(group.per_node) +
+                         " per node): it needs NVLink SHARP (nvls), SHARP switches (collnet), "
+                         "one GPU per node (pat) or several nodes (nvls-tree)");
 }
 
 /// One candidate algorithm and its cost.
@@ -165,12 +343,14 @@ struct algorithm_cost {
   collective_cost cost;
 };
 
-/// Every α–β algorithm that implements `op`, in the order ring, tree, hierarchical.
+/// Every α–β algorithm that implements `op`, in the order ring, tree, hierarchical (the
+/// textbook costs of collective_cost_in).
 inline std::vector<algorithm_cost> candidate_costs(const cluster_topology& topology,
                                                    const group_placement& group, collective_op op,
                                                    bytes message) {
   std::vector<algorithm_cost> out;
-  for (const auto algorithm : all_collective_algorithms) {
+  for (const auto algorithm : {collective_algorithm::ring, collective_algorithm::tree,
+                               collective_algorithm::hierarchical}) {
     if (implements(algorithm, op)) {
       out.push_back({algorithm, collective_cost_in(topology, group, op, algorithm, message)});
     }
@@ -178,9 +358,8 @@ inline std::vector<algorithm_cost> candidate_costs(const cluster_topology& topol
   return out;
 }
 
-/// "auto": the cheapest α–β algorithm for this op, group and message, as NCCL's tuner picks
-/// per call. Ties go to the earlier of ring, tree, hierarchical (inside one node the
-/// hierarchical algorithm is the ring itself). Never slower than any single algorithm.
+/// The cheapest of ring, tree and hierarchical (textbook α–β costs); ties go to the earlier.
+/// The step model and the planner use it today; `nccl_cheapest_collective` is NCCL's choice.
 inline algorithm_cost cheapest_collective(const cluster_topology& topology,
                                           const group_placement& group, collective_op op,
                                           bytes message) {
@@ -189,6 +368,47 @@ inline algorithm_cost cheapest_collective(const cluster_topology& topology,
   for (const auto& c : candidates) {
     if (c.cost.time < best.cost.time) {
       best = c;
+    }
+  }
+  return best;
+}
+
+/// Every NCCL algorithm this hardware runs for `op`, costed by NCCL's model, in
+/// all_collective_algorithms' order, then the textbook `hierarchical` for reference.
+inline std::vector<algorithm_cost> nccl_candidate_costs(const cluster_topology& topology,
+                                                        const group_placement& group,
+                                                        collective_op op, bytes message) {
+  std::vector<algorithm_cost> out;
+  for (const auto algorithm : all_collective_algorithms) {
+    if (!implements(algorithm, op) || algorithm == collective_algorithm::hierarchical) {
+      continue;
+    }
+    if (auto cost = nccl_collective_cost(topology, group, op, algorithm, message)) {
+      out.push_back({algorithm, *cost});
+    }
+  }
+  out.push_back(
+      {collective_algorithm::hierarchical,
+       collective_cost_in(topology, group, op, collective_algorithm::hierarchical, message)});
+  return out;
+}
+
+/// "auto": what NCCL's tuner picks for this op, group and message: the fastest of its
+/// algorithms and protocols (`hierarchical`, not NCCL's, is left out). Ties go to the ring.
+/// Allocates nothing.
+inline algorithm_cost nccl_cheapest_collective(const cluster_topology& topology,
+                                               const group_placement& group, collective_op op,
+                                               bytes message) {
+  algorithm_cost best{
+      collective_algorithm::ring,
+      *nccl_collective_cost(topology, group, op, collective_algorithm::ring, message)};
+  for (const auto algorithm : nccl_algorithms) {
+    if (algorithm == collective_algorithm::ring || !implements(algorithm, op)) {
+      continue;
+    }
+    if (auto cost = nccl_collective_cost(topology, group, op, algorithm, message);
+        cost && cost->time < best.cost.time) {
+      best = {algorithm, *cost};
     }
   }
   return best;
@@ -209,14 +429,16 @@ struct collective_comparison {
   bytes message{};
   group_placement group;
   cluster_topology topology;
-  std::vector<collective_comparison_row> rows;  ///< seed, ring, tree (all-reduce), hierarchical
+  std::vector<collective_comparison_row> rows;  ///< seed, then candidate_costs' order
   collective_algorithm cheapest = collective_algorithm::ring;  ///< auto's pick (seed excluded)
 };
 
 /// Validates and compares every algorithm for `op` over `ranks` GPUs on `message` bytes. The
 /// seed row charges the intra-node bandwidth as the all-reduce's algbw (M/B), for reference.
+/// `ranks_per_node` places the group (0: fill nodes; see place_group).
 inline collective_comparison compare_collectives(const cluster_topology& topology, collective_op op,
-                                                 std::int64_t ranks, bytes message) {
+                                                 std::int64_t ranks, bytes message,
+                                                 std::int64_t ranks_per_node = 0) {
   validate(topology);
   if (ranks < 1 || ranks > (std::int64_t{1} << 24)) {
     throw invalid_spec("ranks", std::to_string(ranks) +
@@ -228,7 +450,7 @@ inline collective_comparison compare_collectives(const cluster_topology& topolog
   collective_comparison out;
   out.op = op;
   out.message = message;
-  out.group = place_group(topology, ranks, "ranks");
+  out.group = place_group(topology, ranks, "ranks", ranks_per_node);
   out.topology = topology;
   const auto add = [&](collective_algorithm algorithm, const collective_cost& cost) {
     if (!std::isfinite(cost.time.value())) {
@@ -243,10 +465,10 @@ inline collective_comparison compare_collectives(const cluster_topology& topolog
   };
   add(collective_algorithm::seed,
       seed_cost(op, ranks, message, topology.intra.bandwidth, bandwidth_kind::algbw));
-  for (const auto& c : candidate_costs(topology, out.group, op, message)) {
+  for (const auto& c : nccl_candidate_costs(topology, out.group, op, message)) {
     add(c.algorithm, c.cost);
   }
-  out.cheapest = cheapest_collective(topology, out.group, op, message).algorithm;
+  out.cheapest = nccl_cheapest_collective(topology, out.group, op, message).algorithm;
   return out;
 }
 

@@ -1072,9 +1072,9 @@ constexpr std::string_view to_string(profile_scope scope) {
 /// The link a profile measured: the inter-node link when its run spanned nodes (`nodes` > 1,
 /// read from nccl-tests' "#  Rank N ... on HOST" lines) or, when the file does not say
 /// (`nodes` null), when it had more ranks than a node holds (`gpus_per_node`); otherwise the
-/// intra-node link. Across nodes nccl-tests' all-reduce busbw at large M approaches the
-/// per-GPU NIC rate (NCCL runs one ring per NIC, and every ring crosses the network), so the
-/// fitted β is the per-GPU inter-node bandwidth of hardware.hpp's convention.
+/// intra-node link. The fitted β is the ring's bus bandwidth of that run: across nodes NCCL
+/// runs its rings over every NIC of the node, so it is the NICs' sum the run's ranks reached
+/// (with_profile divides it per NIC); inside a node it is the NVLink bus bandwidth.
 inline profile_scope scope_of(const interconnect_profile& profile, std::int64_t gpus_per_node) {
   if (profile.nodes) {
     return *profile.nodes > 1 ? profile_scope::inter_node : profile_scope::intra_node;
@@ -1082,13 +1082,33 @@ inline profile_scope scope_of(const interconnect_profile& profile, std::int64_t 
   return profile.ranks > gpus_per_node ? profile_scope::inter_node : profile_scope::intra_node;
 }
 
-/// `topology` with the link the profile measured (scope_of) replaced by its fitted α and β.
+/// `topology` with the link the profile measured (scope_of) replaced by its fitted α and β,
+/// marked as measured (NCCL's topology search is not re-applied to it; comm/nccl_tuner.hpp).
+///  - inter-node: β is the bus bandwidth of a ring over the NICs the run's ranks per node
+///    reached, min(NICs per node, max(1, ranks per node · NICs per GPU)) of them
+///    (comm/topology.hpp, nccl_view_of); one NIC is β over that count, so a collective on the
+///    same placement replays the file's bus bandwidth.
+///  - intra-node: β is the measured NVLink bus bandwidth, whatever algorithm NCCL used for it
+///    (an NVLS run included), so NVLS is not added on top of it: replayed as a ring.
 inline cluster_topology with_profile(cluster_topology topology,
                                      const interconnect_profile& profile) {
-  auto& link = scope_of(profile, topology.gpus_per_node) == profile_scope::inter_node
-                   ? topology.inter
-                   : topology.intra;
-  link = profile.link;
+  const bool inter = scope_of(profile, topology.gpus_per_node) == profile_scope::inter_node;
+  if (!inter) {
+    topology.intra = profile.link;
+    topology.intra_measured = true;
+    topology.nvls = false;
+    return topology;
+  }
+  const std::int64_t nodes = profile.nodes.value_or(
+      std::max<std::int64_t>(1, profile.ranks / std::max<std::int64_t>(1, topology.gpus_per_node)));
+  const double per_node = static_cast<double>(profile.ranks) / static_cast<double>(nodes);
+  const double nics = static_cast<double>(topology.nics_per_node > 0 ? topology.nics_per_node
+                                                                     : topology.gpus_per_node);
+  const double used =
+      std::min(nics, std::max(1.0, per_node * nics / static_cast<double>(topology.gpus_per_node)));
+  topology.inter = profile.link;
+  topology.inter.bandwidth = profile.link.bandwidth / used;
+  topology.inter_measured = true;
   return topology;
 }
 

@@ -18,12 +18,44 @@ struct link_spec {
   seconds latency{};
 };
 
-/// GPUs grouped in nodes: a fast link inside a node, a slower one between nodes.
-/// `inter.bandwidth` is per GPU (one NIC per GPU on DGX-class nodes).
+/// The GPU generation NCCL's tuner keys its tables on (compute capability 7.x, 8.x, 9.x,
+/// 10.x; NCCL src/graph/tuning.cc, src/graph/topo.h). `unknown` uses the Ampere rows and
+/// takes the NVLink bandwidth as given.
+enum class gpu_generation { unknown, volta, ampere, hopper, blackwell };
+
+/// GPUs grouped in nodes: a fast scale-up link inside a node (or a larger NVLink domain), and
+/// `nics_per_node` NICs between nodes.
+///
+/// `inter` is ONE NIC (per direction). With `nics_per_node = 0` a node has one NIC per GPU
+/// (DGX A100/H100/B200, GB200 NVL72), so `inter` is also the per-GPU inter-node link, as
+/// before these fields existed. Collectives see the node's NICs as NCCL does: one or more
+/// channels per NIC (comm/nccl_tuner.hpp).
 struct cluster_topology {
   std::int64_t gpus_per_node = 8;
   link_spec intra{};
   link_spec inter{};
+  std::int64_t nics_per_node = 0;    ///< NICs of `inter` per node; 0 = one per GPU
+  std::int64_t scale_up_domain = 0;  ///< GPUs sharing one NVLink domain; 0 = one node
+  /// > 0: GPUs of a node are a full mesh of peer links of this bandwidth each (AMD MI300X
+  /// xGMI, 64 GB/s): a group of g GPUs in a node gets (g−1) of them, at most `intra`.
+  bytes_per_second peer_link{};
+  bool nvls = false;     ///< NVLink SHARP in the NVSwitches (third-generation NVSwitch, H100+)
+  bool collnet = false;  ///< SHARP in the network switches (NCCL's CollNet); off unless given
+  gpu_generation generation = gpu_generation::unknown;
+  /// true when `intra` (`inter`) is a measured rate (a calibrated profile): NCCL's topology
+  /// search is then not re-applied to it (no per-link NVLink rate, no NIC speed table).
+  bool intra_measured = false;
+  bool inter_measured = false;
 };
+
+/// NICs per node, with the `0 = one per GPU` default resolved.
+constexpr std::int64_t nics_of(const cluster_topology& t) {
+  return t.nics_per_node > 0 ? t.nics_per_node : t.gpus_per_node;
+}
+
+/// GPUs per NVLink domain: at least one node.
+constexpr std::int64_t domain_of(const cluster_topology& t) {
+  return t.scale_up_domain > t.gpus_per_node ? t.scale_up_domain : t.gpus_per_node;
+}
 
 }  // namespace tpcost

@@ -440,7 +440,8 @@ inline constexpr std::array<interconnect_preset, 4> interconnect_presets = [] {
       },
       {
           .name = "IB-NDR",
-          .description = "InfiniBand NDR, 400 Gb/s per port, one port per GPU (DGX H100)",
+          .description = "InfiniBand NDR, 400 Gb/s per port (ConnectX-7), one port per GPU (DGX "
+                         "H100, DGX B200, GB200 NVL72)",
           .aliases = {"ndr", "infiniband-ndr", "ndr400", "ib-ndr400", ""},
           .reference = "NVIDIA ConnectX-7 / Quantum-2 NDR (2022)",
           .link =
@@ -455,7 +456,9 @@ inline constexpr std::array<interconnect_preset, 4> interconnect_presets = [] {
       },
       {
           .name = "IB-XDR",
-          .description = "InfiniBand XDR, 800 Gb/s per port, one port per GPU (GB200/B200)",
+          .description =
+              "InfiniBand XDR, 800 Gb/s per port, one port per GPU (ConnectX-8: GB300 NVL72); "
+              "DGX B200 and GB200 NVL72 ship 400 Gb/s ConnectX-7: use IB-NDR",
           .aliases = {"xdr", "infiniband-xdr", "xdr800", "ib-xdr800", ""},
           .reference = "NVIDIA ConnectX-8 SuperNIC / Quantum-X800 (2024)",
           .link =
@@ -682,9 +685,50 @@ inline const sourced<flops_per_second>& dense_peak(const gpu_preset& gpu, const 
   return *pick;
 }
 
+/// What NCCL needs to know of a GPU preset's scale-up fabric, set on `t`:
+///  - the generation (NCCL's tables; A100 Ampere, H100/H200 Hopper, B200/GB200/GB300
+///    Blackwell), on NVLink parts only: a PCIe card is left `unknown` (no LL128, the PCIe
+///    link as given);
+///  - NVLink SHARP (NVLS) on third-generation NVSwitch and later: H100/H200 HGX, B200 HGX,
+///    GB200 NVL72 (NVIDIA Hopper architecture whitepaper (2022), "NVLink SHARP"; NCCL 2.17+
+///    runs NVLS when the switches have it);
+///  - AMD MI300X: 8 GPUs in a full mesh of xGMI peer links of 64 GB/s per direction each
+///    (AMD Instinct MI300X data sheet (2023): 7 x 128 GB/s bidirectional links per GPU),
+///    so a group of g GPUs in a node gets (g−1)·64 GB/s, 448 GB/s only at g = 8.
+/// The NICs: one per GPU (`nics_per_node = 0`) on DGX A100 (8 x HDR, NVIDIA DGX A100 user
+/// guide), DGX H100 (8 x NDR ConnectX-7, DGX H100 user guide), DGX B200 (8 x 400 Gb/s
+/// ConnectX-7, DGX B200 datasheet) and GB200/GB300 NVL72 (one ConnectX-7/-8 per GPU, NVIDIA
+/// GB200 NVL72 datasheet); change it with --nics-per-node (e.g. 4 HDR NICs on some A100
+/// clouds).
+constexpr void apply_scale_up(cluster_topology& t, const gpu_preset& gpu) {
+  const std::string_view name = gpu.name;
+  const bool nvlink = gpu.intra.name.starts_with("NVLink");
+  if (name.starts_with("MI300")) {
+    t.peer_link = 64 * detail::presets::gbs;
+    return;
+  }
+  if (!nvlink) {
+    return;
+  }
+  if (name.starts_with("A100")) {
+    t.generation = gpu_generation::ampere;
+  } else if (name.starts_with("H100") || name.starts_with("H200")) {
+    t.generation = gpu_generation::hopper;
+    t.nvls = true;
+  } else if (name.starts_with("B200") || name.starts_with("GB200") || name.starts_with("B300") ||
+             name.starts_with("GB300")) {
+    t.generation = gpu_generation::blackwell;
+    t.nvls = true;
+  }
+}
+
 /// The cluster a GPU preset and an inter-node preset describe together.
 constexpr cluster_topology make_topology(const gpu_preset& gpu, const interconnect_preset& net) {
-  return {gpu.gpus_per_node.value, gpu.intra.link(), net.link.link()};
+  cluster_topology t{.gpus_per_node = gpu.gpus_per_node.value,
+                     .intra = gpu.intra.link(),
+                     .inter = net.link.link()};
+  apply_scale_up(t, gpu);
+  return t;
 }
 
 }  // namespace tpcost

@@ -69,7 +69,9 @@ inline void to_json(nlohmann::json& j, const collective_cost& c) {
   j = nlohmann::json{{"time_s", c.time.value()},
                      {"wire_bytes", c.wire_bytes.value()},
                      {"inter_node_bytes", c.inter_node_bytes.value()},
-                     {"steps", c.steps}};
+                     {"steps", c.steps},
+                     {"nic_bytes", c.nic_bytes.value()},
+                     {"protocol", to_string(c.protocol)}};
 }
 
 inline void to_json(nlohmann::json& j, const collective_use& u) {
@@ -179,7 +181,11 @@ inline void to_json(nlohmann::json& j, const collective_comparison& c) {
           {"intra", detail::link_json(c.topology.intra, true)},
           {"inter",
            detail::link_json(c.topology.inter, c.topology.inter.bandwidth.value() > 0.0)}}}}},
-      {"placement", {{"nodes", c.group.nodes}, {"gpus_per_node_in_group", c.group.per_node}}},
+      {"placement",
+       {{"nodes", c.group.nodes},
+        {"gpus_per_node_in_group", c.group.per_node},
+        {"nvlink_domains", resolved(c.group).domains},
+        {"nics_per_node", nics_of(c.topology)}}},
       {"cheapest", to_string(c.cheapest)},
       {"results", nlohmann::json::array()},
   };
