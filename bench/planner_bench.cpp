@@ -43,32 +43,35 @@ std::vector<prepared> layouts_175b(const plan_request& req, const step_environme
         continue;
       }
       const auto d = req.gpus / (t * p);
-      const auto x = detail::pair_stage(env, {.tp = t, .pp = p, .dp = d, .spans_nodes = t > 8});
-      for (const auto b : detail::divisors(req.global_batch / d)) {
-        const auto y = batch_stage(env, x, b, req.global_batch);
-        for (const auto v :
-             p > 1 ? detail::divisors(req.model.layers / p) : std::vector<std::int64_t>{1}) {
-          for (const auto rc :
-               {recompute_mode::none, recompute_mode::selective, recompute_mode::full}) {
-            for (int sp = 0; sp < (t > 1 ? 2 : 1); ++sp) {
-              for (int z = 0; z <= (d > 1 ? 3 : 0); ++z) {
-                parallel_config par;
-                par.tp = t;
-                par.pp = p;
-                par.dp = d;
-                par.vpp = v;
-                par.micro_batch = b;
-                par.global_batch = req.global_batch;
-                par.sequence_parallel = sp == 1;
-                par.recompute = rc;
-                par.zero = static_cast<zero_stage>(z);
-                if (!broken_plan_rule(req, par)) {
-                  out.push_back({x,
-                                 y,
-                                 {.vpp = v,
-                                  .sequence_parallel = sp == 1,
-                                  .recompute = rc,
-                                  .zero = static_cast<zero_stage>(z)}});
+      for (const auto& split : detail::candidate_splits(req.model.layers, p)) {
+        const auto x = group_stage(env, {.tp = t, .pp = p, .dp = d}, split);
+        for (const auto b : detail::divisors(req.global_batch / d)) {
+          const auto y = batch_stage(env, x, b, req.global_batch);
+          for (const auto v : detail::chunk_counts(split)) {
+            for (const auto rc :
+                 {recompute_mode::none, recompute_mode::selective, recompute_mode::full}) {
+              for (int sp = 0; sp < (t > 1 ? 2 : 1); ++sp) {
+                for (int z = 0; z <= (d > 1 ? 3 : 0); ++z) {
+                  parallel_config par;
+                  par.tp = t;
+                  par.pp = p;
+                  par.dp = d;
+                  par.vpp = v;
+                  par.micro_batch = b;
+                  par.global_batch = req.global_batch;
+                  par.sequence_parallel = sp == 1;
+                  par.recompute = rc;
+                  par.zero = static_cast<zero_stage>(z);
+                  par.first_stage_layers = split.even() ? 0 : split.first;
+                  par.last_stage_layers = split.even() ? 0 : split.last;
+                  if (!broken_plan_rule(req, par)) {
+                    out.push_back({x,
+                                   y,
+                                   {.vpp = v,
+                                    .sequence_parallel = sp == 1,
+                                    .recompute = rc,
+                                    .zero = static_cast<zero_stage>(z)}});
+                  }
                 }
               }
             }

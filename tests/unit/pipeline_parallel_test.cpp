@@ -142,3 +142,35 @@ TEST_CASE("Invalid pipeline layouts name their field", "[pipeline_parallel][para
   CHECK(invalid_field(llama, {.tp = 16, .global_batch = 8}) == "tp");
   CHECK_THROWS_WITH(validate(llama, {.tp = 16}), Catch::Contains("the 8 KV heads"));
 }
+
+TEST_CASE("Megatron-Core's uneven splits: end stages, accounted embedding and loss, layout strings",
+          "[pipeline_parallel]") {
+  const auto& llama405 = model_preset_named("llama-3-405b", "test").spec;
+  parallel_config par{.pp = 16, .global_batch = 16};
+  par.embedding_in_split = true;
+  par.loss_in_split = true;  // 126 + 2 = 128 slots, 8 a stage: 7, 8 x 14, 7
+  const auto accounted = split_of(llama405, par);
+  CHECK(accounted == pipeline_split{.stages = 16, .first = 7, .middle = 8, .last = 7});
+  par.loss_in_split = false;  // 127 slots on 16 stages: refused, as Megatron-Core asserts
+  CHECK_THROWS_WITH(split_of(llama405, par), Catch::Contains("pp-layout:"));
+  par.embedding_in_split = false;
+  par.first_stage_layers = 6;  // only the first given: the other 15 share 120 evenly
+  CHECK(split_of(llama405, par) ==
+        pipeline_split{.stages = 16, .first = 6, .middle = 8, .last = 8});
+
+  const auto plain = parse_pipeline_layout("Et*7|(t*8|)*14t*7L", 16, 126, "--pp-layout");
+  CHECK(plain.first == 7);
+  CHECK(plain.last == 7);
+  CHECK(plain.virtual_stages == 1);
+  // 32 stages for p = 16: v = 2, rank r holds stages r and r + 16.
+  const auto interleaved = parse_pipeline_layout("Et*3|(t*4|)*30t*3,L", 16, 126, "--pp-layout");
+  CHECK(interleaved.virtual_stages == 2);
+  CHECK(interleaved.first == 3 + 4);
+  CHECK(interleaved.last == 4 + 3);
+  for (const char* bad : {"t*126", "Et*126", "Et*7|(t*8|)*14t*7", "Et*7|(t*8|*14t*7L",
+                          "Et*7|(t*9|)*13t*8|t*7L", "Et*7|(t*8|)*14mt*7L", "Et*7|(t*8|)*14t*8L"}) {
+    INFO(bad);
+    CHECK_THROWS_WITH(parse_pipeline_layout(bad, 16, 126, "--pp-layout"),
+                      Catch::StartsWith("--pp-layout:"));
+  }
+}

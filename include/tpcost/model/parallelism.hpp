@@ -94,6 +94,11 @@ struct parallel_config {
   /// evenly. 0: the default split (pipeline_parallel.hpp, `split_of`).
   std::int64_t first_stage_layers = 0;
   std::int64_t last_stage_layers = 0;
+  /// Megatron-Core's --account-for-embedding-in-pipeline-split and
+  /// --account-for-loss-in-pipeline-split: the embedding (the loss) counts as one layer of the
+  /// first (last) stage when the layers are split evenly.
+  bool embedding_in_split = false;
+  bool loss_in_split = false;
 };
 
 /// Tensor-parallel collectives of one layer in one training step of one micro-batch, forward

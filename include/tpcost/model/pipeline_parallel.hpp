@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tpcost/base/error.hpp"
@@ -166,6 +167,33 @@ inline pipeline_split split_of(const transformer_spec& model, const parallel_con
   const auto p = par.pp;
   const auto given_first = par.first_stage_layers;
   const auto given_last = par.last_stage_layers;
+  const bool accounted = par.embedding_in_split || par.loss_in_split;
+  if (accounted && (given_first > 0 || given_last > 0)) {
+    // Megatron-Core asserts the same (transformer_block.py, get_num_layers_to_build).
+    throw invalid_spec("pp-layout",
+                       "give either the end stages or the embedding/loss "
+                       "accounting, not both (Megatron-Core refuses the mix)");
+  }
+  if (accounted) {
+    // The embedding and the loss take one layer's slot on their stage (core_v0.14.0,
+    // transformer_block.py, get_num_layers_to_build): L + 1 or L + 2 slots split evenly.
+    const auto slots = L + (par.embedding_in_split ? 1 : 0) + (par.loss_in_split ? 1 : 0);
+    const auto each = slots / p;
+    const auto first = each - (par.embedding_in_split ? 1 : 0);
+    const auto last = each - (par.loss_in_split ? 1 : 0);
+    if (slots % p != 0 || (p > 1 && (first < 1 || last < 1))) {
+      throw invalid_spec("pp-layout", std::to_string(L) +
+                                          " layers with the embedding/loss "
+                                          "accounted are " +
+                                          std::to_string(slots) +
+                                          " slots, which p = " + std::to_string(p) +
+                                          " does not divide (or leaves an end stage empty)");
+    }
+    if (p == 1) {
+      return pipeline_split{.stages = 1, .first = L, .middle = 0, .last = L};
+    }
+    return pipeline_split{.stages = p, .first = first, .middle = p > 2 ? each : 0, .last = last};
+  }
   if (given_first == 0 && given_last == 0) {
     if (const auto split = default_split(L, p)) {
       return *split;
@@ -196,6 +224,129 @@ inline pipeline_split split_of(const transformer_spec& model, const parallel_con
                                         " layers, which the middle stages cannot share evenly");
   }
   return *split;
+}
+
+/// The end stages a Megatron-Core --pipeline-model-parallel-layout string gives.
+struct pipeline_layout_string {
+  std::int64_t first = 0;  ///< decoder layers on pipeline rank 0 (all its chunks)
+  std::int64_t last = 0;   ///< on rank p−1
+  std::int64_t virtual_stages = 1;
+};
+
+/// Reads Megatron-Core's --pipeline-model-parallel-layout (core_v0.14.0,
+/// megatron/core/transformer/pipeline_parallel_layer_layout.py): stages split by '|', `E` the
+/// embedding, `t` a decoder layer, `L` the loss, `X*N` or `(...)*N` repeats, commas ignored;
+/// p·v stages, rank r holding stages r, r + p, ... For example "Et*7|(t*8|)*14t*7L" puts 7,
+/// 8 × 14, 7 layers on 16 stages. tpcost models the middle stages as equal, so their layer
+/// counts must agree; `L` must be the last layer and `E` the first, as Megatron-Core asserts.
+/// Throws `invalid_spec(field, ...)` quoting the text.
+inline pipeline_layout_string parse_pipeline_layout(std::string_view text, std::int64_t stages,
+                                                    std::int64_t layers, std::string_view field) {
+  const auto fail = [&](const std::string& why) -> void {
+    throw invalid_spec(std::string(field), "'" + std::string(text.substr(0, 200)) + "': " + why);
+  };
+  std::size_t at = 0;
+  constexpr std::size_t max_expanded = std::size_t{1} << 20;
+  // sequence := item*; item := (char | '(' sequence ')') ['*' count]
+  const auto expand = [&](const auto& self, bool nested) -> std::string {
+    std::string out;
+    while (at < text.size()) {
+      const char c = text[at];
+      if (c == ')') {
+        if (!nested) {
+          fail("unbalanced ')'");
+        }
+        ++at;
+        return out;
+      }
+      std::string atom;
+      if (c == '(') {
+        ++at;
+        atom = self(self, true);
+      } else if (c == ',' || c == ' ') {
+        ++at;
+        continue;
+      } else if (c == 'E' || c == 't' || c == 'L' || c == '|') {
+        atom = std::string(1, c);
+        ++at;
+      } else {
+        fail(std::string("'") + c + "' is not a layer; expected E, t, L, |, (...)*N" +
+             (c == 'm' ? " (MTP layers are not modelled)" : ""));
+      }
+      std::int64_t repeat = 1;
+      if (at < text.size() && text[at] == '*') {
+        ++at;
+        std::int64_t n = 0;
+        const auto start = at;
+        while (at < text.size() && text[at] >= '0' && text[at] <= '9' && n < (1 << 20)) {
+          n = 10 * n + (text[at] - '0');
+          ++at;
+        }
+        if (at == start || n < 1) {
+          fail("'*' needs a whole number >= 1 after it");
+        }
+        repeat = n;
+      }
+      for (std::int64_t k = 0; k < repeat; ++k) {
+        if (out.size() + atom.size() > max_expanded) {
+          fail("expands to more than a million symbols");
+        }
+        out += atom;
+      }
+    }
+    if (nested) {
+      fail("unbalanced '('");
+    }
+    return out;
+  };
+  const auto flat = expand(expand, false);
+  std::vector<std::int64_t> decoders(1, 0);
+  std::int64_t embeddings = 0, losses = 0;
+  for (std::size_t i = 0; i < flat.size(); ++i) {
+    const char c = flat[i];
+    if (c == '|') {
+      decoders.push_back(0);
+    } else if (c == 't') {
+      ++decoders.back();
+    } else if (c == 'E') {
+      ++embeddings;
+      if (decoders.size() != 1 || decoders[0] != 0) {
+        fail("the embedding E must come first");
+      }
+    } else {
+      ++losses;
+      if (flat.find_first_not_of("|", i + 1) != std::string::npos) {
+        fail("the loss L must come last");
+      }
+    }
+  }
+  if (embeddings != 1 || losses != 1) {
+    fail("needs exactly one E (embedding) and one L (loss)");
+  }
+  const auto chunks = static_cast<std::int64_t>(decoders.size());
+  if (chunks % stages != 0) {
+    fail(std::to_string(chunks) + " stages are not a multiple of p = " + std::to_string(stages));
+  }
+  std::vector<std::int64_t> per_rank(static_cast<std::size_t>(stages), 0);
+  std::int64_t total = 0;
+  for (std::int64_t i = 0; i < chunks; ++i) {
+    per_rank[static_cast<std::size_t>(i % stages)] += decoders[static_cast<std::size_t>(i)];
+    total += decoders[static_cast<std::size_t>(i)];
+  }
+  if (total != layers) {
+    fail(std::to_string(total) + " decoder layers, the model has " + std::to_string(layers));
+  }
+  for (std::int64_t r = 2; r + 1 < stages; ++r) {
+    if (per_rank[static_cast<std::size_t>(r)] != per_rank[1]) {
+      fail("the middle stages hold different layer counts (" + std::to_string(per_rank[1]) +
+           " and " + std::to_string(per_rank[static_cast<std::size_t>(r)]) +
+           "); tpcost models them as equal");
+    }
+  }
+  if (per_rank.front() < 1 || per_rank.back() < 1 || (stages > 2 && per_rank[1] < 1)) {
+    fail("every pipeline rank needs at least one decoder layer here");
+  }
+  return {.first = per_rank.front(), .last = per_rank.back(), .virtual_stages = chunks / stages};
 }
 
 /// Layers on each of the p stages of the default split (see `default_split`); empty when
@@ -271,7 +422,11 @@ inline pipeline_summary summarize_pipeline(const transformer_spec& model,
                                   " stages: Megatron-Core's interleaved schedule needs m >= p");
   }
   const auto split = split_of(model, par);
-  if (v > 1 && (split.first % v != 0 || split.last % v != 0 || (p > 2 && split.middle % v != 0))) {
+  // Megatron-Core splits each stage's layer slots (the accounted embedding or loss included)
+  // into v equal chunks.
+  const auto first_slots = split.first + (par.embedding_in_split ? 1 : 0);
+  const auto last_slots = split.last + (par.loss_in_split ? 1 : 0);
+  if (v > 1 && (first_slots % v != 0 || last_slots % v != 0 || (p > 2 && split.middle % v != 0))) {
     throw invalid_spec("vpp", "v = " + std::to_string(v) +
                                   " does not divide the layers of every "
                                   "stage (" +

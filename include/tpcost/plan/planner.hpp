@@ -4,9 +4,9 @@
 //   t   the TP degree: a divisor of N that divides the attention heads, the KV heads and the MLP
 //       size (Megatron-LM splits each over t), at most --max-tp; a TP group either tiles a node
 //       (t divides the GPUs per node) or fills whole nodes;
-//   p   the pipeline stages: a divisor of N/t that divides the L layers. Megatron-LM's stages
-//       are even (--num-layers must be a multiple of the pipeline size), so uneven stages are
-//       not searched, although the step model can evaluate them;
+//   p   the pipeline stages: a divisor of N/t, at most L; the layers split over them as
+//       Megatron-Core's --decoder-first/last-pipeline-num-layers allow (`candidate_splits`:
+//       even, or shorter end stages), so 126 layers can go on 16 stages;
 //   d   = N/(t·p) data-parallel replicas; d must divide G;
 //   b   the micro-batch: every divisor of G/d; m = G/(d·b) micro-batches per step;
 //   v   interleaved model chunks per GPU: 1, or (with p > 1) every v > 1 with p·v dividing L;
@@ -44,6 +44,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -73,7 +74,7 @@ enum class plan_reason : int {
   tp_ffn,            ///< t does not divide the MLP size
   tp_straddles,      ///< t neither divides the node size nor fills whole nodes
   pp_limit,          ///< p is not --fixed-pp
-  pp_layers,         ///< p does not divide L (Megatron-LM's stages are even)
+  pp_layers,         ///< p > L: a stage would hold no layer
   dp_batch,          ///< d = N/(t·p) does not divide G
   interleave_batch,  ///< v > 1 with m < p (Megatron-Core's interleaved schedule needs m >= p)
   zero_with_pp,      ///< ZeRO-2/3 with p > 1 (DeepSpeed's pipeline engine refuses it)
@@ -137,7 +138,7 @@ constexpr std::string_view describe(plan_reason reason) {
     case plan_reason::pp_limit:
       return "p is not --fixed-pp";
     case plan_reason::pp_layers:
-      return "p does not divide the layers: even stages only";
+      return "more stages than layers";
     case plan_reason::dp_batch:
       return "d = N/(t*p) does not divide the global batch";
     case plan_reason::interleave_batch:
@@ -185,7 +186,8 @@ struct plan_candidate {
 };
 
 /// The tie order, after the step time: TP inside a node, smaller t, smaller p, larger b,
-/// smaller v, recompute none < selective < full, SP off < on, lower ZeRO stage. Every field of
+/// smaller v, recompute none < selective < full, SP off < on, lower ZeRO stage, even stages
+/// before uneven ones (then fewer layers on the first and last stage). Every field of
 /// a layout appears, so two different layouts never tie: the order is total.
 constexpr auto tie_key(const plan_candidate& c) {
   const auto& p = c.par;
@@ -196,7 +198,9 @@ constexpr auto tie_key(const plan_candidate& c) {
                     p.vpp,
                     static_cast<int>(p.recompute),
                     p.sequence_parallel,
-                    static_cast<int>(p.zero)};
+                    static_cast<int>(p.zero),
+                    p.first_stage_layers,
+                    p.last_stage_layers};
 }
 
 /// Whether `a` ranks before `b`: a shorter step, or the same step and an earlier `tie_key`.
@@ -325,10 +329,50 @@ inline step_environment environment_of(const plan_request& req) {
           .options = req.options};
 }
 
-/// The group stage of a pair that passed the pair rules (default split of its stages).
-inline group_terms pair_stage(const step_environment& env, const plan_pair& pair) {
-  return group_stage(env, {.tp = pair.tp, .pp = pair.pp, .dp = pair.dp},
-                     *default_split(env.model.layers, pair.pp));
+/// The pipeline splits searched for L layers on p stages: the default one (even when p divides
+/// L), and every split with equal middle stages of ⌈L/p⌉ to ⌈L/p⌉ + 2 layers and end stages
+/// no longer than a middle one and at most 3 shorter (the ends also hold the embedding and the
+/// output layer; Llama 3 405B ran 7, 8 × 14, 7); with p = 2, the first stage within 3 layers
+/// of L/2. At most 13 splits, the default first.
+inline std::vector<pipeline_split> candidate_splits(std::int64_t layers, std::int64_t stages) {
+  std::vector<pipeline_split> out;
+  const auto add = [&](const std::optional<pipeline_split>& split) {
+    if (split && std::find(out.begin(), out.end(), *split) == out.end()) {
+      out.push_back(*split);
+    }
+  };
+  add(default_split(layers, stages));
+  if (stages == 1) {
+    return out;
+  }
+  if (stages == 2) {
+    for (std::int64_t first = layers / 2 - 3; first <= (layers + 1) / 2 + 3; ++first) {
+      add(split_with_ends(layers, 2, first, layers - first));
+    }
+    return out;
+  }
+  const auto high = (layers + stages - 1) / stages;
+  for (std::int64_t middle = high; middle <= high + 2; ++middle) {
+    for (std::int64_t first = std::max<std::int64_t>(1, middle - 3); first <= middle; ++first) {
+      const auto last = layers - (stages - 2) * middle - first;
+      if (last >= std::max<std::int64_t>(1, middle - 3) && last <= middle) {
+        add(split_with_ends(layers, stages, first, last));
+      }
+    }
+  }
+  return out;
+}
+
+/// The interleaving degrees a split allows: v divides every stage's layers (1 without PP).
+inline std::vector<std::int64_t> chunk_counts(const pipeline_split& split) {
+  if (split.stages == 1) {
+    return {1};
+  }
+  auto g = std::gcd(split.first, split.last);
+  if (split.stages > 2) {
+    g = std::gcd(g, split.middle);
+  }
+  return divisors(g);
 }
 
 /// What one worker found.
@@ -343,7 +387,6 @@ struct plan_partial {
 /// that do not change it: counts, the best k, the pair's best.
 inline void search_pair(const plan_request& req, const step_environment& env, const plan_pair& pair,
                         bool penalise_across, plan_partial& out, degree_choice& pair_best) {
-  const auto x = pair_stage(env, pair);
   const auto& model = req.model;
   const bool across = penalise_across && pair.spans_nodes;
   auto& bucket = across ? out.across : out.inside;
@@ -353,49 +396,52 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
   };
   const std::int64_t zero_max = pair.dp > 1 ? 3 : 0;
   const std::int64_t sp_options = pair.tp > 1 ? 2 : 1;
-  // b divides G/d; v divides L/p (v > 1 only with p > 1). Two small vectors per pair; the
-  // layouts below allocate nothing.
+  // b divides G/d; v divides every stage's layers (v > 1 only with p > 1). A few small vectors
+  // per pair; the layouts below allocate nothing.
   const auto batches = divisors(req.global_batch / pair.dp);
-  const auto chunks = pair.pp > 1 ? divisors(model.layers / pair.pp) : std::vector<std::int64_t>{1};
-  for (const auto b : batches) {
-    const auto y = batch_stage(env, x, b, req.global_batch);
-    for (const auto v : chunks) {
-      const std::int64_t per_v = 3 * sp_options * (zero_max + 1);
-      counts.layouts += per_v;
-      if (v > 1 && y.micro_batches < pair.pp) {
-        reject(plan_reason::interleave_batch, per_v);
-        continue;
-      }
-      for (const auto mode :
-           {recompute_mode::none, recompute_mode::selective, recompute_mode::full}) {
-        for (std::int64_t sp_i = 0; sp_i < sp_options; ++sp_i) {
-          for (std::int64_t z_i = 0; z_i <= zero_max; ++z_i) {
-            const layout_choice choice{.vpp = v,
-                                       .sequence_parallel = sp_i == 1,
-                                       .recompute = mode,
-                                       .zero = static_cast<zero_stage>(z_i)};
-            if (z_i >= 2 && pair.pp > 1) {
-              reject(plan_reason::zero_with_pp, 1);
-              continue;
-            }
-            ++counts.evaluated;
-            const bytes peak = peak_memory(env, x, y, choice, req.global_batch);
-            if (!((req.memory_capacity - peak).value() >= 0.0)) {  // memory_report::fits
-              reject(plan_reason::memory, 1);
-              continue;
-            }
-            const seconds time = combine_step(env, x, y, choice).step_time;
-            plan_candidate c;
-            c.par = layout_of(x, y, choice, req.global_batch);
-            c.step_time = time;
-            c.peak_memory = peak;
-            c.tp_spans_nodes = pair.spans_nodes;
-            ++pair_best.feasible;
-            if (pair_best.feasible == 1 || ranks_before(c, pair_best.best)) {
-              pair_best.best = c;
-            }
-            if (bucket.could_enter(time)) {
-              bucket.offer(c);
+  for (const auto& split : candidate_splits(model.layers, pair.pp)) {
+    const auto x = group_stage(env, {.tp = pair.tp, .pp = pair.pp, .dp = pair.dp}, split);
+    const auto chunks = chunk_counts(split);
+    for (const auto b : batches) {
+      const auto y = batch_stage(env, x, b, req.global_batch);
+      for (const auto v : chunks) {
+        const std::int64_t per_v = 3 * sp_options * (zero_max + 1);
+        counts.layouts += per_v;
+        if (v > 1 && y.micro_batches < pair.pp) {
+          reject(plan_reason::interleave_batch, per_v);
+          continue;
+        }
+        for (const auto mode :
+             {recompute_mode::none, recompute_mode::selective, recompute_mode::full}) {
+          for (std::int64_t sp_i = 0; sp_i < sp_options; ++sp_i) {
+            for (std::int64_t z_i = 0; z_i <= zero_max; ++z_i) {
+              const layout_choice choice{.vpp = v,
+                                         .sequence_parallel = sp_i == 1,
+                                         .recompute = mode,
+                                         .zero = static_cast<zero_stage>(z_i)};
+              if (!sharding_allowed(choice.zero, pair.pp)) {
+                reject(plan_reason::zero_with_pp, 1);
+                continue;
+              }
+              ++counts.evaluated;
+              const bytes peak = peak_memory(env, x, y, choice, req.global_batch);
+              if (!((req.memory_capacity - peak).value() >= 0.0)) {  // memory_report::fits
+                reject(plan_reason::memory, 1);
+                continue;
+              }
+              const seconds time = combine_step(env, x, y, choice).step_time;
+              plan_candidate c;
+              c.par = layout_of(x, y, choice, req.global_batch);
+              c.step_time = time;
+              c.peak_memory = peak;
+              c.tp_spans_nodes = pair.spans_nodes;
+              ++pair_best.feasible;
+              if (pair_best.feasible == 1 || ranks_before(c, pair_best.best)) {
+                pair_best.best = c;
+              }
+              if (bucket.could_enter(time)) {
+                bucket.offer(c);
+              }
             }
           }
         }
@@ -428,7 +474,7 @@ inline std::optional<plan_reason> pair_rule(const plan_request& req, std::int64_
   if (c.fixed_pp > 0 && p != c.fixed_pp) {
     return plan_reason::pp_limit;
   }
-  if (model.layers % p != 0) {
+  if (p > model.layers) {
     return plan_reason::pp_layers;
   }
   if (req.global_batch % (req.gpus / (t * p)) != 0) {
@@ -499,8 +545,8 @@ inline plan_search search(const plan_request& req) {
   std::int64_t estimate = 0;  // layouts to enumerate, for the number of threads
   for (const auto& pair : pairs) {
     estimate += divisor_count(req.global_batch / pair.dp) *
-                (pair.pp > 1 ? divisor_count(req.model.layers / pair.pp) : 1) * 3 *
-                (pair.tp > 1 ? 2 : 1) * (pair.dp > 1 ? 4 : 1);
+                (pair.pp > 1 ? 13 * divisor_count((req.model.layers + pair.pp - 1) / pair.pp) : 1) *
+                3 * (pair.tp > 1 ? 2 : 1) * (pair.dp > 1 ? 4 : 1);
   }
   out.tp_across_nodes_penalised = req.topology.inter.bandwidth < req.topology.intra.bandwidth;
 
@@ -643,7 +689,7 @@ inline std::optional<plan_reason> broken_plan_rule(const plan_request& req,
   if (par.vpp > 1 && micro_batches(par) < par.pp) {
     return plan_reason::interleave_batch;
   }
-  if (static_cast<int>(par.zero) >= 2 && par.pp > 1) {
+  if (!sharding_allowed(par.zero, par.pp)) {
     return plan_reason::zero_with_pp;
   }
   return std::nullopt;
@@ -656,14 +702,17 @@ inline std::string describe_layout(const parallel_config& par) {
          ",d=" + std::to_string(par.dp) + ",b=" + std::to_string(par.micro_batch) +
          ",v=" + std::to_string(par.vpp) + ",sp=" + (par.sequence_parallel ? "on" : "off") +
          ",recompute=" + std::string(to_string(par.recompute)) +
-         ",zero=" + std::to_string(static_cast<int>(par.zero));
+         ",zero=" + std::to_string(static_cast<int>(par.zero)) +
+         (par.first_stage_layers > 0 ? ",first=" + std::to_string(par.first_stage_layers) : "") +
+         (par.last_stage_layers > 0 ? ",last=" + std::to_string(par.last_stage_layers) : "");
 }
 
 /// Reads a layout written as comma-separated key=value pairs, e.g. "t=16,p=4,d=8,b=1,
 /// recompute=full": t|tp, p|pp, d|dp, b|mb (micro-batch), v|vpp, sp (on|off), recompute|rc
-/// (none|selective|full), zero (0..3). Missing t, b and v are 1, SP off, recompute none, ZeRO 0;
-/// a missing d is N/(t·p) and a missing p is N/(t·d) (p = 1 when both are missing). With
-/// `gpus` > 0, t·p·d must equal it. Throws `invalid_spec(field, ...)` quoting the text.
+/// (none|selective|full), zero (0..3), first and last (layers on the end stages). Missing t, b and
+/// v are 1, SP off, recompute none, ZeRO 0; a missing d is N/(t·p) and a missing p is N/(t·d) (p =
+/// 1 when both are missing). With `gpus` > 0, t·p·d must equal it. Throws `invalid_spec(field,
+/// ...)` quoting the text.
 inline parallel_config parse_layout(std::string_view text, std::string_view field,
                                     std::int64_t gpus, std::int64_t global_batch) {
   const std::string quoted = "'" + detail::printable(text) + "': ";
@@ -733,9 +782,13 @@ inline parallel_config parse_layout(std::string_view text, std::string_view fiel
       } catch (const invalid_spec&) {
         fail("zero = '" + detail::printable(value) + "'; expected 0, 1, 2 or 3");
       }
+    } else if (key == "first") {
+      par.first_stage_layers = count();
+    } else if (key == "last") {
+      par.last_stage_layers = count();
     } else {
       fail("'" + detail::printable(key) +
-           "' is not a layout key; expected t, p, d, b, v, sp, recompute, zero");
+           "' is not a layout key; expected t, p, d, b, v, sp, recompute, zero, first, last");
     }
   }
   if (gpus > 0) {
@@ -803,6 +856,12 @@ inline step_comparison compare_layouts(const parallel_config& base_par, const st
   change("recompute", std::string(to_string(base_par.recompute)),
          std::string(to_string(other_par.recompute)));
   change("zero", n(static_cast<int>(base_par.zero)), n(static_cast<int>(other_par.zero)));
+  const auto ends = [&](const parallel_config& par) {
+    return par.first_stage_layers == 0 && par.last_stage_layers == 0
+               ? std::string("even")
+               : n(par.first_stage_layers) + "/" + n(par.last_stage_layers);
+  };
+  change("first/last stage layers", ends(base_par), ends(other_par));
   double largest = -1.0;
   for (std::size_t i = 0; i < breakdown_parts.size(); ++i) {
     const auto member = breakdown_parts[i].time;

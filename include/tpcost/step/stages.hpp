@@ -259,6 +259,19 @@ struct step_timing {
   collective_algorithm dp_algorithm = collective_algorithm::ring;
 };
 
+/// What stays exposed of `comm` when a share `overlap` of it runs behind `compute`: the hidden
+/// part is at most the compute it hides behind (the rule `sweep` applies per layer).
+constexpr seconds exposed_after_overlap(seconds comm, double overlap, seconds compute) {
+  return comm - min(overlap * comm, compute);
+}
+
+/// The one rule on sharding with pipelines, shared by `step` and `plan`: ZeRO-2 and 3 need
+/// p = 1 (DeepSpeed's PipelineEngine asserts ZeRO stage < 2, deepspeed/runtime/pipe/engine.py;
+/// Megatron-Core pipelines only its distributed optimizer, which is stage 1).
+constexpr bool sharding_allowed(zero_stage zero, std::int64_t pp) {
+  return static_cast<int>(zero) < 2 || pp == 1;
+}
+
 /// The per-layout combination (see step.hpp's file comment for the formula).
 inline step_timing combine_step(const step_environment& env, const group_terms& x,
                                 const batch_terms& y, const layout_choice& c) {
@@ -278,10 +291,14 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
         counts.all_reduce > 0 ? y.tp_all_reduce.algorithm : y.tp_reduce_scatter.algorithm;
   }
   r.tp_comm_per_layer = tp_layer;
-  const seconds tp_exposed = (1.0 - opt.tp_overlap) * tp_layer;
   const seconds layer_compute = y.kernels.total(c.recompute) + y.kernels.grad_accumulation;
+  // Overlap hides a share of the TP collectives, but at most the compute they overlap with:
+  // exposed = comm − hidden, hidden <= compute.
+  const seconds tp_exposed = exposed_after_overlap(tp_layer, opt.tp_overlap, layer_compute);
   // The output layer on the last stage: logits, loss, and the TP all-reduce of its input grad.
-  const seconds logits_tp = t > 1 ? (1.0 - opt.tp_overlap) * y.tp_all_reduce.cost.time : seconds{};
+  const seconds logits_tp =
+      t > 1 ? exposed_after_overlap(y.tp_all_reduce.cost.time, opt.tp_overlap, y.logits)
+            : seconds{};
 
   // The slowest stage paces the m micro-batches; the bubble costs (p−1)/v of an average stage.
   const seconds per_layer = layer_compute + tp_exposed;

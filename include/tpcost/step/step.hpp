@@ -138,6 +138,12 @@ inline step_result evaluate_step(const step_inputs& in) {
   const auto pipe = summarize_pipeline(model, par, in.options.activation_bytes,
                                        in.options.scatter_gather);  // validates model and par
   validate_step_environment(in.gpu, in.topology, in.options);
+  if (!sharding_allowed(par.zero, par.pp)) {
+    throw invalid_spec("zero", "ZeRO-" + std::to_string(static_cast<int>(par.zero)) +
+                                   " with p = " + std::to_string(par.pp) +
+                                   " stages: sharded gradients or weights need p = 1 (DeepSpeed's "
+                                   "pipeline engine refuses them); use --zero 1 with pipelines");
+  }
   const auto env = environment_of(in);
 
   const group_sizes sizes{.tp = par.tp, .pp = par.pp, .dp = par.dp};
