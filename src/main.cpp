@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
   tpcost::cli::add_calibrate_command(app);
   tpcost::cli::add_hardware_command(app);
   tpcost::cli::add_collective_command(app);
-  tpcost::cli::add_step_command(app);
+  tpcost::cli::add_step_command(app, exit_code);
   tpcost::cli::add_plan_command(app);
   // Hidden: generated from the commands above, so they are registered last.
   tpcost::cli::add_completion_command(app);
