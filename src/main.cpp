@@ -54,7 +54,7 @@ constexpr std::array<command, 13> commands{{
     {"calibrate", [](CLI::App& a, int&) { cmd::add_calibrate_command(a); }},
     {"hardware", [](CLI::App& a, int&) { cmd::add_hardware_command(a); }},
     {"collective", [](CLI::App& a, int&) { cmd::add_collective_command(a); }},
-    {"step", [](CLI::App& a, int&) { cmd::add_step_command(a); }},
+    {"step", [](CLI::App& a, int& rc) { cmd::add_step_command(a, rc); }},
     {"plan", [](CLI::App& a, int&) { cmd::add_plan_command(a); }},
     {"convert", [](CLI::App& a, int&) { cmd::add_convert_command(a); }},
     {"completion", [](CLI::App& a, int&) { cmd::add_completion_command(a); }, true},

@@ -16,6 +16,13 @@ std::string text(const step_report& r) {
   const auto& par = in.par;
   const auto& s = r.result;
   std::string o;
+  if (!s.memory.fits()) {  // first, so that no one reads the time of a layout that cannot run
+    o += fmt::format(
+        "DOES NOT FIT: the fullest stage ({}) needs {} per GPU, {} more than the {} there is; "
+        "the times below are for a layout that cannot run\n",
+        s.memory.peak().stage, gib(s.memory.peak().total()), gib(-s.memory.headroom()),
+        gib(s.memory.capacity));
+  }
   o += fmt::format("Training step: {} on {} x {}, {} between nodes\n", model_name(r.model), s.gpus,
                    r.hardware.gpu->name, r.hardware.interconnect->name);
   o += fmt::format(
@@ -23,6 +30,11 @@ std::string text(const step_report& r) {
       par.tp, par.pp, par.dp, par.micro_batch, par.global_batch, s.micro_batches, par.vpp,
       to_string(par.recompute), par.sequence_parallel ? "on" : "off", static_cast<int>(par.zero),
       to_string(in.options.attention));
+  if (const auto& l = s.memory.stages;
+      l.size() > 1 && (l.front().layers != l.back().layers || l.front().layers != l[1].layers)) {
+    o += fmt::format("stages:  {} layers on the first, {} on each middle one, {} on the last\n",
+                     l.front().layers, l.size() > 2 ? l[1].layers : 0, l.back().layers);
+  }
   o += fmt::format(
       "GPU:     peak {}, HBM {} at {}; efficiency {:.2f} of peak (matmul), {:.2f} of HBM "
       "(element-wise)\n",
@@ -90,6 +102,7 @@ nlohmann::json json(const step_report& r) {
   const auto& peak = s.memory.peak();
   return {
       {"schema", "tpcost.step/1"},
+      {"fits", s.memory.fits()},
       {"model", model_json(r.model, in.model)},
       {"hardware", hardware_json(*r.hardware.gpu, *r.hardware.interconnect, in.gpu,
                                  in.memory_capacity, in.topology)},
@@ -99,6 +112,14 @@ nlohmann::json json(const step_report& r) {
         {"pp", par.pp},
         {"dp", par.dp},
         {"vpp", par.vpp},
+        {"stage_layers",
+         [&] {
+           auto layers = nlohmann::json::array();
+           for (const auto& stage : s.memory.stages) {
+             layers.push_back(stage.layers);
+           }
+           return layers;
+         }()},
         {"micro_batch", par.micro_batch},
         {"global_batch", par.global_batch},
         {"micro_batches", s.micro_batches},

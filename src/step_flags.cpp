@@ -41,6 +41,48 @@ void resolve_degrees(const step_flags& f, parallel_config& par) {
   par.dp = n / (par.tp * par.pp);
 }
 
+/// --pp-layout: "first=N,last=N" (either may be left out) or Megatron-Core's
+/// --pipeline-model-parallel-layout string, whose chunks per stage also set v when --vpp is 1.
+void read_pp_layout(const std::string& text, std::int64_t layers, parallel_config& par,
+                    bool set_vpp) {
+  if (text.find('=') != std::string::npos) {
+    std::size_t start = 0;
+    while (start <= text.size()) {
+      const auto end = std::min(text.find(',', start), text.size());
+      const auto item = text.substr(start, end - start);
+      start = end + 1;
+      const auto eq = item.find('=');
+      const auto key = item.substr(0, eq);
+      if (eq == std::string::npos || (key != "first" && key != "last")) {
+        throw invalid_spec("--pp-layout",
+                           "'" + item +
+                               "': expected first=N and/or last=N, or a "
+                               "Megatron-Core layout string such as 'Et*7|(t*8|)*14t*7L'");
+      }
+      const auto n = parse_count(item.substr(eq + 1), "--pp-layout");
+      if (n < 1 || n > layers) {
+        throw invalid_spec("--pp-layout",
+                           "'" + item + "': expected 1.." + std::to_string(layers) + " layers");
+      }
+      (key == "first" ? par.first_stage_layers : par.last_stage_layers) = n;
+      if (end == text.size()) {
+        break;
+      }
+    }
+    return;
+  }
+  const auto layout = parse_pipeline_layout(text, par.pp, layers, "--pp-layout");
+  par.first_stage_layers = layout.first;
+  par.last_stage_layers = layout.last;
+  if (set_vpp) {
+    par.vpp = layout.virtual_stages;
+  } else if (par.vpp != layout.virtual_stages) {
+    throw invalid_spec("--pp-layout", "has " + std::to_string(layout.virtual_stages) +
+                                          " chunks per stage but --vpp is " +
+                                          std::to_string(par.vpp));
+  }
+}
+
 }  // namespace
 
 step_report evaluate_step_flags(const step_flags& f) {
@@ -68,6 +110,11 @@ step_report evaluate_step_flags(const step_flags& f) {
   par.sequence_parallel = f.sp;
   par.recompute = parse_recompute(f.recompute, "--recompute");
   par.zero = parse_zero_stage(f.zero, "--zero");
+  par.embedding_in_split = f.embedding_in_split;
+  par.loss_in_split = f.loss_in_split;
+  if (!f.pp_layout.empty()) {
+    read_pp_layout(f.pp_layout, report.model.spec.layers, par, par.vpp == 1);
+  }
   in.options = to_step_options(f.software);
   report.result = evaluate_step(in);
   return report;
@@ -91,6 +138,14 @@ void add_step_flags(CLI::App& cmd, step_flags& f) {
       ->capture_default_str();
   layout->add_option("--zero", f.zero, "ZeRO stage 0..3 (distributed optimizer)")
       ->capture_default_str();
+  layout->add_option("--pp-layout", f.pp_layout,
+                     "uneven stages: first=N,last=N (layers on the end stages, the middle ones "
+                     "share the rest), or Megatron-Core's --pipeline-model-parallel-layout "
+                     "string, e.g. 'Et*7|(t*8|)*14t*7L'");
+  layout->add_flag("--account-for-embedding-in-pipeline-split", f.embedding_in_split,
+                   "Megatron-Core: the embedding counts as one layer of the first stage");
+  layout->add_flag("--account-for-loss-in-pipeline-split", f.loss_in_split,
+                   "Megatron-Core: the loss counts as one layer of the last stage");
   add_software_flags(*layout, f.software);
 }
 

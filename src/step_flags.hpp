@@ -24,6 +24,9 @@ struct step_flags {
   std::string recompute = "none";
   std::string zero = "0";
   bool sp = false;
+  std::string pp_layout;  ///< "first=N,last=N" or a Megatron-Core layout string
+  bool embedding_in_split = false;
+  bool loss_in_split = false;
   software_flags software;
 };
 

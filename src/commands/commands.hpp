@@ -14,7 +14,8 @@ void add_model_command(CLI::App& app);
 void add_calibrate_command(CLI::App& app);
 void add_hardware_command(CLI::App& app);
 void add_collective_command(CLI::App& app);
-void add_step_command(CLI::App& app);
+/// `step` sets `exit_code` to 1 when --require-fit is given and the layout does not fit.
+void add_step_command(CLI::App& app, int& exit_code);
 void add_plan_command(CLI::App& app);
 void add_convert_command(CLI::App& app);
 /// Hidden `tpcost completion bash|zsh|fish`: a completion script made from the app's own

@@ -6,6 +6,7 @@
 #include "commands/commands.hpp"
 #include "config_overlay.hpp"
 #include "render_csv.hpp"
+#include "exit_codes.hpp"
 #include "render_step.hpp"
 #include "step_flags.hpp"
 
@@ -15,33 +16,43 @@ namespace {
 
 struct step_command_flags {
   step_flags step;
+  bool require_fit = false;
   output_flags output;
   config_flags config;
 };
 
-void run_step(const step_command_flags& f) {
+/// 1 when the layout does not fit and --require-fit asked that it must.
+int run_step(const step_command_flags& f) {
   const auto format = parse_output_format(f.output.format, "table|json|csv");
   const auto report = evaluate_step_flags(f.step);
   emit(f.output,
        format == output_format::csv ? step_csv(report, true) : render_step(report, format));
+  return f.require_fit && !report.result.memory.fits() ? exit_check_failed : exit_success;
 }
 
 }  // namespace
 
-void add_step_command(CLI::App& app) {
+void add_step_command(CLI::App& app, int& exit_code) {
   auto f = std::make_shared<step_command_flags>();
   auto* cmd = app.add_subcommand(
       "step", "One whole training step across TP x PP x DP: time, breakdown, MFU, memory");
   add_step_flags(*cmd, f->step);
   add_output_flags(*cmd, f->output, "table|json|csv");
+  cmd->add_flag("--require-fit", f->require_fit,
+                "exit 1 (after printing) when the layout does not fit in GPU memory");
   cmd->footer(R"(Examples:
   tpcost step --model gpt3-175b --gpu a100-sxm4-80gb --interconnect ib-hdr --gpus 1024 \
               --tp 8 --pp 16 --micro-batch 1 --global-batch 1536 --recompute full
   tpcost step --model llama-3-70b --gpu h100-sxm --interconnect ib-ndr --gpus 512 --tp 8 \
               --pp 4 --global-batch 1024 --sp --recompute selective --format json
+  tpcost step --model llama-3-405b --gpu h100-sxm --interconnect ib-ndr --gpus 2048 --tp 8 \
+              --pp 16 --pp-layout first=7,last=7 --global-batch 2048 --sp --zero 1 --require-fit
+  tpcost step ... --pp 16 --pp-layout 'Et*7|(t*8|)*14t*7L'    (Megatron-Core's layout string)
 )");
   add_config_flags(*cmd, f->config);
-  cmd->callback([cmd, f] { run_with_config(*cmd, f->config, [&] { run_step(*f); }); });
+  cmd->callback([cmd, f, &exit_code] {
+    run_with_config(*cmd, f->config, [&] { exit_code = run_step(*f); });
+  });
 }
 
 }  // namespace tpcost::cli

@@ -266,6 +266,52 @@ TEST_CASE("step --format json names the step time step_time_s and its parts add 
   CHECK(j.at("tokens_per_s").get<double>() == Approx(1536.0 * 2048.0 / step).epsilon(1e-12));
 }
 
+TEST_CASE("step says loudly that a layout does not fit; --require-fit exits 1", "[cli][step]") {
+  const std::string layout =
+      "step --model gpt-3-175b --gpus 1024 --tp 8 --pp 16 --global-batch 1536 --recompute none "
+      "--micro-batch 8";
+  const auto text = run(layout);
+  REQUIRE(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::StartsWith("DOES NOT FIT: the fullest stage"));
+  const auto json = run(layout + " --format json");
+  REQUIRE(json.exit_code == 0);
+  CHECK(nlohmann::json::parse(json.out).at("fits") == false);
+  CHECK(run(layout + " --require-fit").exit_code == 1);
+  const auto fits =
+      run("step --model gpt-3-175b --gpus 1024 --tp 8 --pp 16 --global-batch 1536 --recompute full "
+          "--require-fit");
+  CHECK(fits.exit_code == 0);
+  CHECK_THAT(fits.out, !Catch::Contains("DOES NOT FIT"));
+}
+
+TEST_CASE("step --pp-layout takes end stages or Megatron-Core's layout string", "[cli][step]") {
+  const std::string base =
+      "step --model llama-3-405b --gpu h100-sxm --interconnect ib-ndr --gpus 2048 --tp 8 --pp 16 "
+      "--global-batch 2048 --sp --zero 1 --recompute full --format json";
+  const auto ends = run(base + " --pp-layout first=7,last=7");
+  REQUIRE(ends.exit_code == 0);
+  const auto string = run(base + " --pp-layout 'Et*7|(t*8|)*14t*7L'");
+  REQUIRE(string.exit_code == 0);
+  const auto accounted =
+      run(base + " --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split");
+  REQUIRE(accounted.exit_code == 0);
+  const auto layers = nlohmann::json::parse(ends.out).at("layout").at("stage_layers");
+  CHECK(layers.front() == 7);
+  CHECK(layers[1] == 8);
+  CHECK(layers.back() == 7);
+  CHECK(nlohmann::json::parse(string.out).at("step_time_s") ==
+        nlohmann::json::parse(ends.out).at("step_time_s"));
+  CHECK(nlohmann::json::parse(accounted.out).at("step_time_s") ==
+        nlohmann::json::parse(ends.out).at("step_time_s"));
+  // 126 - 13 = 113 layers do not split evenly over 14 middle stages.
+  CHECK(run(base + " --pp-layout first=7,last=6").exit_code == 2);
+  CHECK(run(base + " --pp-layout 'Et*7|(t*9|)*14t*7L'").exit_code == 2);  // 140 layers
+  // ZeRO-2 with pipelines: refused by step as by plan; without pipelines it runs.
+  const std::string small = "step --model gpt-3-175b --gpus 1024 --tp 8 --global-batch 1536 ";
+  CHECK(run(small + "--pp 16 --zero 2 --recompute full").exit_code == 2);
+  CHECK(run(small + "--pp 1 --zero 2 --recompute full").exit_code == 0);
+}
+
 TEST_CASE("a preset sweep's JSON is the core's refined sweep on the preset topology",
           "[cli][presets]") {
   const auto r = run("sweep --gpu h100-sxm --interconnect ndr --tp 1..64 --format json");

@@ -70,9 +70,17 @@ TEST_CASE("Uneven stages: shorter stages at the ends, as Llama 3 405B ran on 16 
   CHECK(layers_per_stage(10, 4) == std::vector<std::int64_t>{2, 3, 3, 2});
   CHECK(layers_per_stage(11, 4) == std::vector<std::int64_t>{2, 3, 3, 3});
   CHECK(layers_per_stage(12, 4) == std::vector<std::int64_t>{3, 3, 3, 3});
+  CHECK(layers_per_stage(5, 4) == std::vector<std::int64_t>{1, 1, 1, 2});
+  CHECK(layers_per_stage(16, 10).empty());  // 6 longer stages: no split with equal middles
   for (std::int64_t L = 1; L <= 64; ++L) {
     for (std::int64_t p = 1; p <= L; ++p) {
       const auto stages = layers_per_stage(L, p);
+      const auto longer = L % p;  // a balanced split with equal middles has 0-2 odd stages
+      INFO("L = " << L << ", p = " << p);
+      CHECK(stages.empty() == !(longer <= 2 || longer >= p - 2));
+      if (stages.empty()) {
+        continue;
+      }
       CHECK(std::accumulate(stages.begin(), stages.end(), std::int64_t{0}) == L);
       const auto [lo, hi] = std::minmax_element(stages.begin(), stages.end());
       CHECK(*hi - *lo <= 1);
@@ -94,10 +102,12 @@ TEST_CASE("A pipeline summary gathers stages, bubble, p2p and warnings", "[pipel
   CHECK(s.bubble_fraction == 15.0 / 16.0);
   CHECK(s.p2p_message.value() == 8192.0 * 16384 * 2 / 8);
   REQUIRE(s.warnings.size() == 1);
-  CHECK_THAT(s.warnings[0], Catch::Contains("p = 16 does not divide L = 126"));
+  CHECK_THAT(s.warnings[0],
+             Catch::Contains("uneven stages for L = 126: 7 layers on the first stage, "
+                             "8 on each middle one, 7 on the last"));
 }
 
-TEST_CASE("Few micro-batches and interleaving with m not a multiple of p warn",
+TEST_CASE("Few micro-batches warn; interleaving needs m >= p, not m a multiple of p",
           "[pipeline_parallel]") {
   const auto spec = gpt_spec(16, 64, 8, 100, 32);
   parallel_config par{.pp = 4, .micro_batch = 1, .global_batch = 2};
@@ -106,10 +116,10 @@ TEST_CASE("Few micro-batches and interleaving with m not a multiple of p warn",
   CHECK_THAT(s.warnings[0],
              Catch::Contains("m = 2 micro-batches for p = 4 stages") && Catch::Contains("150%"));
   par.vpp = 2;
-  par.global_batch = 6;
-  s = summarize_pipeline(spec, par, 2, false);
-  REQUIRE(s.warnings.size() == 1);
-  CHECK_THAT(s.warnings[0], Catch::Contains("m = 6 is not a multiple of p = 4"));
+  CHECK_THROWS_WITH(summarize_pipeline(spec, par, 2, false),
+                    Catch::Contains("vpp:") && Catch::Contains("needs m >= p"));
+  par.global_batch = 6;  // m = 6 >= p = 4: Megatron-Core's microbatch group of 4..6
+  CHECK(summarize_pipeline(spec, par, 2, false).warnings.empty());
   par.global_batch = 8;
   CHECK(summarize_pipeline(spec, par, 2, false).warnings.empty());
 }
@@ -131,4 +141,36 @@ TEST_CASE("Invalid pipeline layouts name their field", "[pipeline_parallel][para
   const auto& llama = model_preset_named("llama-3-8b", "test").spec;
   CHECK(invalid_field(llama, {.tp = 16, .global_batch = 8}) == "tp");
   CHECK_THROWS_WITH(validate(llama, {.tp = 16}), Catch::Contains("the 8 KV heads"));
+}
+
+TEST_CASE("Megatron-Core's uneven splits: end stages, accounted embedding and loss, layout strings",
+          "[pipeline_parallel]") {
+  const auto& llama405 = model_preset_named("llama-3-405b", "test").spec;
+  parallel_config par{.pp = 16, .global_batch = 16};
+  par.embedding_in_split = true;
+  par.loss_in_split = true;  // 126 + 2 = 128 slots, 8 a stage: 7, 8 x 14, 7
+  const auto accounted = split_of(llama405, par);
+  CHECK(accounted == pipeline_split{.stages = 16, .first = 7, .middle = 8, .last = 7});
+  par.loss_in_split = false;  // 127 slots on 16 stages: refused, as Megatron-Core asserts
+  CHECK_THROWS_WITH(split_of(llama405, par), Catch::Contains("pp-layout:"));
+  par.embedding_in_split = false;
+  par.first_stage_layers = 6;  // only the first given: the other 15 share 120 evenly
+  CHECK(split_of(llama405, par) ==
+        pipeline_split{.stages = 16, .first = 6, .middle = 8, .last = 8});
+
+  const auto plain = parse_pipeline_layout("Et*7|(t*8|)*14t*7L", 16, 126, "--pp-layout");
+  CHECK(plain.first == 7);
+  CHECK(plain.last == 7);
+  CHECK(plain.virtual_stages == 1);
+  // 32 stages for p = 16: v = 2, rank r holds stages r and r + 16.
+  const auto interleaved = parse_pipeline_layout("Et*3|(t*4|)*30t*3,L", 16, 126, "--pp-layout");
+  CHECK(interleaved.virtual_stages == 2);
+  CHECK(interleaved.first == 3 + 4);
+  CHECK(interleaved.last == 4 + 3);
+  for (const char* bad : {"t*126", "Et*126", "Et*7|(t*8|)*14t*7", "Et*7|(t*8|*14t*7L",
+                          "Et*7|(t*9|)*13t*8|t*7L", "Et*7|(t*8|)*14mt*7L", "Et*7|(t*8|)*14t*8L"}) {
+    INFO(bad);
+    CHECK_THROWS_WITH(parse_pipeline_layout(bad, 16, 126, "--pp-layout"),
+                      Catch::StartsWith("--pp-layout:"));
+  }
 }

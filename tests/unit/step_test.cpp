@@ -1,6 +1,7 @@
 // The whole-step model: hand derivations on small layouts, invariants, and validation errors.
 #include "tpcost/step/step.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "support/matchers.hpp"
@@ -199,4 +200,54 @@ TEST_CASE(
   const auto hidden = evaluate_step(in);
   CHECK(hidden.time.dp_comm < z3.time.dp_comm);
   CHECK(hidden.time.dp_comm.value() >= 0.0);
+}
+
+TEST_CASE("TP overlap hides at most the compute it overlaps: exposed = comm - min(f comm, compute)",
+          "[step]") {
+  auto in = small_gpt(8, 1, 1, 8);
+  in.topology.intra.bandwidth = bytes_per_second(1e9);  // a slow link: comm >> compute
+  in.options.tp_overlap = 1.0;
+  const auto r = evaluate_step(in);
+  const auto k = layer_compute_time(in.model, 1, 8, in.gpu, in.options.attention);
+  const auto layer = k.total(recompute_mode::none) + k.grad_accumulation;
+  REQUIRE(r.tp_comm_per_layer > layer);
+  // 8 micro-batches of 8 layers, each exposing what its compute could not hide.
+  const auto logits = logits_compute_time(in.model, 1, 8, in.gpu);
+  CHECK(r.time.tp_comm.value() > 0.0);
+  CHECK_THAT(r.time.tp_comm.value(),
+             near((8.0 * 8.0 * (r.tp_comm_per_layer - layer)).value() +
+                      8.0 * std::max(0.0, (r.tp_comm_per_layer / 4.0 - logits).value()),
+                  1e-9));
+  in.topology.intra.bandwidth = bytes_per_second(300e9);  // a fast link: all of it hides
+  CHECK(evaluate_step(in).time.tp_comm.value() == 0.0);
+}
+
+TEST_CASE("ZeRO-2/3 with pipeline parallelism is refused by step, as by plan", "[step]") {
+  auto in = small_gpt(1, 2, 2, 8);
+  in.par.zero = zero_stage::gradients;
+  CHECK_THROWS_WITH(evaluate_step(in), Catch::Contains("zero:") && Catch::Contains("p = 1"));
+  in.par.zero = zero_stage::optimizer;
+  CHECK_NOTHROW(evaluate_step(in));
+}
+
+TEST_CASE("Uneven stages: the slowest stage paces the step, the split is reported per stage",
+          "[step]") {
+  auto in = small_gpt(1, 4, 1, 8);  // 8 layers on 4 stages
+  const auto even = evaluate_step(in);
+  in.par.first_stage_layers = 1;
+  in.par.last_stage_layers = 1;  // 1, 3, 3, 1
+  const auto uneven = evaluate_step(in);
+  REQUIRE(uneven.memory.stages.size() == 4);
+  CHECK(uneven.memory.stages[1].layers == 3);
+  CHECK(uneven.memory.stages[3].layers == 1);
+  // The slowest of a middle stage (3 layers) and the last (1 layer + the output layer) paces
+  // the m = 8 micro-batches.
+  const auto k = layer_compute_time(in.model, 1, 1, in.gpu, in.options.attention);
+  const auto layer = k.total(recompute_mode::none) + k.grad_accumulation;
+  const auto logits = logits_compute_time(in.model, 1, 1, in.gpu);
+  CHECK_THAT(uneven.time.compute.value(), near(8.0 * max(3.0 * layer, layer + logits).value()));
+  CHECK_THAT(even.time.compute.value(), near(8.0 * (2.0 * layer + logits).value()));
+  in.par.first_stage_layers = 2;
+  in.par.last_stage_layers = 3;  // leaves 3 for 2 middle stages: not even
+  CHECK_THROWS_WITH(evaluate_step(in), Catch::Contains("pp-layout:"));
 }

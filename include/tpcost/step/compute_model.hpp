@@ -52,6 +52,15 @@ constexpr seconds memory_bound_time(bytes traffic, const compute_device& gpu) {
   return traffic / (gpu.efficiency.memory * gpu.memory_bandwidth);
 }
 
+/// A fused (FlashAttention) kernel under a causal mask skips the blocks above the diagonal:
+/// half the score and score × V FLOPs of a decoder (Dao 2023, FlashAttention-2,
+/// arXiv:2307.08691, Sec. 3.1.1 and Sec. 4.1, whose causal FLOP counts are half the full ones).
+/// An unfused kernel (Megatron-LM 2021) computes the whole s×s scores and masks them: no saving.
+inline constexpr double fused_attention_causal_share = 0.5;
+/// FlashAttention's backward pass costs 2.5× its forward: five matmuls (it recomputes QKᵀ and
+/// the softmax) against the forward's two (Dao 2023, Sec. 4.1).
+inline constexpr double fused_attention_backward_factor = 2.5;
+
 /// Per-GPU compute time of one layer for one micro-batch, by kernel class.
 struct layer_compute {
   seconds attention_core_forward{};  ///< QKᵀ, PV, softmax, dropout: what selective recompute redoes
@@ -114,11 +123,11 @@ constexpr layer_compute layer_compute_time(
   }
   const bool fused = attention_kind == attention_kernel::fused;
   for (const auto& g : attention) {
-    if (fused) {  // FLOP-bound: forward once, backward twice the forward
-      const seconds fwd =
-          2.0 * g.m * g.n * g.k * g.batch * units::FLOP / (gpu.efficiency.matmul * gpu.peak);
+    if (fused) {  // FLOP-bound, causal blocks skipped; the backward recomputes QKᵀ
+      const seconds fwd = fused_attention_causal_share * 2.0 * g.m * g.n * g.k * g.batch *
+                          units::FLOP / (gpu.efficiency.matmul * gpu.peak);
       attn_fwd += fwd;
-      bwd += 2.0 * fwd;
+      bwd += fused_attention_backward_factor * fwd;
     } else {
       attn_fwd += matmul_time(g.m, g.n, g.k, g.batch, e, gpu);
       bwd +=
