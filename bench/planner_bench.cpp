@@ -29,13 +29,13 @@ plan_request request(const char* model, std::int64_t gpus, std::int64_t batch) {
 
 /// One layout with its hoisted terms, as the search's inner loop sees it.
 struct prepared {
-  detail::plan_kernel::pair_terms x;
-  detail::plan_kernel::batch_terms y;
-  parallel_config par;
+  group_terms x;
+  batch_terms y;
+  layout_choice choice;
 };
 
 /// Every layout the search evaluates for GPT-3 175B on 1,024 GPUs, G = 1536.
-std::vector<prepared> layouts_175b(const plan_request& req, const detail::plan_kernel& kernel) {
+std::vector<prepared> layouts_175b(const plan_request& req, const step_environment& env) {
   std::vector<prepared> out;
   for (const auto t : detail::divisors(req.gpus)) {
     for (const auto p : detail::divisors(req.gpus / t)) {
@@ -43,9 +43,9 @@ std::vector<prepared> layouts_175b(const plan_request& req, const detail::plan_k
         continue;
       }
       const auto d = req.gpus / (t * p);
-      const auto x = kernel.terms_of({.tp = t, .pp = p, .dp = d, .spans_nodes = t > 8});
+      const auto x = detail::pair_stage(env, {.tp = t, .pp = p, .dp = d, .spans_nodes = t > 8});
       for (const auto b : detail::divisors(req.global_batch / d)) {
-        const auto y = kernel.batch_of(x, b);
+        const auto y = batch_stage(env, x, b, req.global_batch);
         for (const auto v :
              p > 1 ? detail::divisors(req.model.layers / p) : std::vector<std::int64_t>{1}) {
           for (const auto rc :
@@ -63,7 +63,12 @@ std::vector<prepared> layouts_175b(const plan_request& req, const detail::plan_k
                 par.recompute = rc;
                 par.zero = static_cast<zero_stage>(z);
                 if (!broken_plan_rule(req, par)) {
-                  out.push_back({x, y, par});
+                  out.push_back({x,
+                                 y,
+                                 {.vpp = v,
+                                  .sequence_parallel = sp == 1,
+                                  .recompute = rc,
+                                  .zero = static_cast<zero_stage>(z)}});
                 }
               }
             }
@@ -75,18 +80,16 @@ std::vector<prepared> layouts_175b(const plan_request& req, const detail::plan_k
   return out;
 }
 
-/// The fast path's per-layout work: peak memory and step time, nothing hoisted out of it.
+/// The search's per-layout work: peak_memory and combine_step, nothing hoisted out of it.
 void BM_FastPathLayout(benchmark::State& state) {
   const auto req = request("gpt-3-175b", 1024, 1536);
-  const detail::plan_kernel kernel(req);
-  const auto layouts = layouts_175b(req, kernel);
+  const auto env = detail::environment_of(req);
+  const auto layouts = layouts_175b(req, env);
   std::size_t i = 0;
   for (auto _ : state) {
     const auto& l = layouts[i];
-    const auto& par = l.par;
-    auto peak =
-        kernel.peak_memory(l.x, l.y, par.vpp, par.sequence_parallel, par.recompute, par.zero);
-    auto time = kernel.step_time(l.x, l.y, par.vpp, par.sequence_parallel, par.recompute, par.zero);
+    auto peak = peak_memory(env, l.x, l.y, l.choice, req.global_batch);
+    auto time = combine_step(env, l.x, l.y, l.choice).step_time;
     benchmark::DoNotOptimize(peak);
     benchmark::DoNotOptimize(time);
     i = i + 1 == layouts.size() ? 0 : i + 1;
@@ -96,8 +99,8 @@ void BM_FastPathLayout(benchmark::State& state) {
 }
 BENCHMARK(BM_FastPathLayout);
 
-/// The full step model on one layout (validation, stage vectors, warnings): what the fast path
-/// replaces.
+/// The full step model on one layout (validation, stage vectors, warnings): the same stages
+/// plus the report.
 void BM_EvaluateStep(benchmark::State& state) {
   const auto req = request("gpt-3-175b", 1024, 1536);
   const auto par = parse_layout("t=8,p=16,b=1,recompute=full", "layout", 1024, 1536);

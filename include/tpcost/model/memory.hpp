@@ -190,6 +190,69 @@ struct memory_report {
   [[nodiscard]] bool fits() const { return headroom().value() >= 0.0; }
 };
 
+/// What every stage's memory shares for one layout (all but the stage's layers and
+/// parameters): computed once per layout, then `stage_memory_at` per stage.
+struct stage_memory_terms {
+  std::int64_t stages = 1, micro_batches = 1, virtual_stages = 1;
+  double dp = 1.0;
+  int zero = 0;
+  state_bytes per_param{};
+  bytes per_layer{};       ///< one layer's stored activations, one micro-batch
+  bytes working{};         ///< full recomputation: one layer's activations while recomputed
+  bytes embedding_mask{};  ///< first stage, per micro-batch in flight
+  bytes output_layer{};    ///< last stage: final norm and output inputs, fp32 logits
+};
+
+/// The shared terms of `par` (only its t, p, d, v, b, SP, recomputation and ZeRO stage are read)
+/// with `m` micro-batches; see the file comment for every term.
+inline stage_memory_terms stage_memory_terms_of(const transformer_spec& spec,
+                                                const parallel_config& par, std::int64_t m,
+                                                attention_kernel attention,
+                                                state_bytes per_param = mixed_precision_adam) {
+  const auto t = static_cast<double>(par.tp);
+  const double sb = static_cast<double>(spec.seq) * static_cast<double>(par.micro_batch);
+  const double sbh = sb * static_cast<double>(spec.hidden);
+  const double sp_divisor = par.sequence_parallel ? t : 1.0;
+  stage_memory_terms x;
+  x.stages = par.pp;
+  x.micro_batches = m;
+  x.virtual_stages = par.vpp;
+  x.dp = static_cast<double>(par.dp);
+  x.zero = static_cast<int>(par.zero);
+  x.per_param = per_param;
+  x.per_layer = activation_bytes_per_layer(spec, par.micro_batch, spec.seq, par.tp,
+                                           par.sequence_parallel, par.recompute, attention);
+  if (par.recompute == recompute_mode::full) {
+    x.working = activation_bytes_per_layer(spec, par.micro_batch, spec.seq, par.tp,
+                                           par.sequence_parallel, recompute_mode::none, attention);
+  }
+  x.embedding_mask = sbh / sp_divisor * units::B;  // one byte per element
+  x.output_layer =
+      (4.0 * sbh / sp_divisor + 4.0 * sb * static_cast<double>(spec.vocab) / t) * units::B;
+  return x;
+}
+
+/// Memory of one GPU of stage `stage`, holding `layers` layers and `params` parameters.
+inline stage_memory stage_memory_at(const stage_memory_terms& x, std::int64_t stage,
+                                    std::int64_t layers, double params) {
+  stage_memory s;
+  s.stage = stage;
+  s.layers = layers;
+  s.params = params;
+  s.weights = params * x.per_param.weights / (x.zero >= 3 ? x.dp : 1.0) * units::B;
+  s.gradients = params * x.per_param.gradients / (x.zero >= 2 ? x.dp : 1.0) * units::B;
+  s.optimizer = params * x.per_param.optimizer / (x.zero >= 1 ? x.dp : 1.0) * units::B;
+  s.layers_in_flight = layers_in_flight(layers, stage, x.stages, x.micro_batches, x.virtual_stages);
+  s.activations = s.layers_in_flight * x.per_layer + x.working;
+  if (stage == 0) {
+    s.activations += static_cast<double>(std::min(x.stages, x.micro_batches)) * x.embedding_mask;
+  }
+  if (stage == x.stages - 1) {
+    s.activations += x.output_layer;
+  }
+  return s;
+}
+
 /// Per-GPU memory of a layout, stage by stage, when its attention core runs `attention` (see
 /// the file comment for every term). Throws `invalid_spec` when the layout is invalid (see
 /// `validate` and `summarize_pipeline`); a layout that does not fit is reported (`fits()`
@@ -198,41 +261,14 @@ inline memory_report memory_per_gpu(const transformer_spec& spec, const parallel
                                     bytes capacity, attention_kernel attention,
                                     state_bytes per_param = mixed_precision_adam) {
   const auto pipe = summarize_pipeline(spec, par, 2, false);
-  const auto d = static_cast<double>(par.dp);
-  const auto zero = static_cast<int>(par.zero);
-  const auto t = static_cast<double>(par.tp);
-  const double sb = static_cast<double>(spec.seq) * static_cast<double>(par.micro_batch);
-  const double sbh = sb * static_cast<double>(spec.hidden);
-  const double sp_divisor = par.sequence_parallel ? t : 1.0;
-  const auto per_layer = activation_bytes_per_layer(
-      spec, par.micro_batch, spec.seq, par.tp, par.sequence_parallel, par.recompute, attention);
+  const auto terms = stage_memory_terms_of(spec, par, pipe.micro_batches, attention, per_param);
   memory_report report;
   report.capacity = capacity;
   report.per_param = per_param;
   for (std::int64_t i = 0; i < par.pp; ++i) {
-    stage_memory s;
-    s.stage = i;
-    s.layers = pipe.layers[static_cast<std::size_t>(i)];
-    s.params = params_per_gpu(spec, par, i, s.layers);
-    s.weights = s.params * per_param.weights / (zero >= 3 ? d : 1.0) * units::B;
-    s.gradients = s.params * per_param.gradients / (zero >= 2 ? d : 1.0) * units::B;
-    s.optimizer = s.params * per_param.optimizer / (zero >= 1 ? d : 1.0) * units::B;
-    s.layers_in_flight = layers_in_flight(s.layers, i, par.pp, pipe.micro_batches, par.vpp);
-    s.activations = s.layers_in_flight * per_layer;
-    if (par.recompute == recompute_mode::full) {
-      s.activations +=
-          activation_bytes_per_layer(spec, par.micro_batch, spec.seq, par.tp, par.sequence_parallel,
-                                     recompute_mode::none, attention);
-    }
-    if (i == 0) {  // embedding dropout mask, one byte per element, per micro-batch in flight
-      const auto in_flight = std::min(par.pp, pipe.micro_batches);
-      s.activations += static_cast<double>(in_flight) * sbh / sp_divisor * units::B;
-    }
-    if (i == par.pp - 1) {  // final norm and output-layer inputs; fp32 logits
-      s.activations +=
-          (4.0 * sbh / sp_divisor + 4.0 * sb * static_cast<double>(spec.vocab) / t) * units::B;
-    }
-    report.stages.push_back(s);
+    const auto layers = pipe.split.layers_on(i);
+    report.stages.push_back(
+        stage_memory_at(terms, i, layers, params_per_gpu(spec, par, i, layers)));
   }
   for (std::size_t i = 1; i < report.stages.size(); ++i) {
     if (report.stages[i].total() > report.stages[report.peak_stage].total()) {

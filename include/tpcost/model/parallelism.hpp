@@ -89,6 +89,11 @@ struct parallel_config {
   bool sequence_parallel = false;
   recompute_mode recompute = recompute_mode::none;
   zero_stage zero = zero_stage::none;
+  /// Uneven pipeline stages, as Megatron-Core's --decoder-first/last-pipeline-num-layers: the
+  /// transformer layers on the first and the last stage; the middle stages share the rest
+  /// evenly. 0: the default split (pipeline_parallel.hpp, `split_of`).
+  std::int64_t first_stage_layers = 0;
+  std::int64_t last_stage_layers = 0;
 };
 
 /// Tensor-parallel collectives of one layer in one training step of one micro-batch, forward

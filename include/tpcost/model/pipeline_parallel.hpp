@@ -2,16 +2,20 @@
 // and the point-to-point activation traffic between stages (Narayanan et al. 2021, SC21,
 // arXiv:2104.04473, Sec. 2.2 and 4.1).
 //
-// Uneven stages: when p does not divide L, each stage holds ⌊L/p⌋ or ⌈L/p⌉ layers, and the
-// shorter stages are placed at the ends first (first, last, second, second-to-last, ...),
-// where the embedding and the output layer already add work and memory. Llama 3 405B's 126
-// layers on 16 stages come out as Meta ran them: 7 on the first and last stage, 8 on the
-// others (Llama 3 paper, arXiv:2407.21783, Sec. 3.3.2). The slowest stage, ⌈L/p⌉ layers, sets
-// the pace; the layout is reported with a warning, not rejected.
+// Uneven stages (`pipeline_split`): the first and last stage may hold fewer layers than the
+// middle ones, which share the rest evenly, as Megatron-Core splits them; when p does not
+// divide L the default is the balanced split with shorter ends, where the embedding and the
+// output layer already add work and memory. The slowest stage sets the pace.
+//
+// Interleaving (v > 1) needs v to divide every stage's layers (whole model chunks) and
+// m >= p: Megatron-Core runs micro-batches in groups of microbatch_group_size_per_vp_stage,
+// which may be any value in [p, m] (megatron/core/pipeline_parallel/schedules.py,
+// forward_backward_pipelining_with_interleaving, core_r0.12.0); m need not be a multiple of p.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -75,17 +79,135 @@ constexpr p2p_transfer_count p2p_transfers_per_step(std::int64_t stages, std::in
   };
 }
 
-/// Layers on each of the p stages (see the file comment for uneven splits). `layers >= p >= 1`.
-inline std::vector<std::int64_t> layers_per_stage(std::int64_t layers, std::int64_t stages) {
-  const auto base = layers / stages;
-  if (layers % stages == 0) {
-    return std::vector<std::int64_t>(static_cast<std::size_t>(stages), base);
+/// How the L transformer layers lie on the p stages: `first` on stage 0, `last` on stage p−1,
+/// `middle` on each of the p−2 others, as Megatron-Core splits them with
+/// --decoder-first-pipeline-num-layers and --decoder-last-pipeline-num-layers
+/// (megatron/core/transformer/transformer_block.py, get_num_layers_to_build, core_r0.12.0:
+/// the middle stages share the rest evenly). With p = 1, first = last = L; with p = 2 there is
+/// no middle stage.
+struct pipeline_split {
+  std::int64_t stages = 1;
+  std::int64_t first = 1;
+  std::int64_t middle = 0;  ///< on each of stages 1 .. p−2 (unused for p <= 2)
+  std::int64_t last = 1;
+  [[nodiscard]] constexpr std::int64_t layers_on(std::int64_t stage) const {
+    return stage == 0 ? first : (stage == stages - 1 ? last : middle);
   }
-  std::vector<std::int64_t> out(static_cast<std::size_t>(stages), base + 1);
-  const auto shorter = stages - layers % stages;  // stages with ⌊L/p⌋ layers
-  for (std::int64_t k = 0; k < shorter; ++k) {
-    const auto index = k % 2 == 0 ? k / 2 : stages - 1 - k / 2;  // 0, p−1, 1, p−2, ...
-    out[static_cast<std::size_t>(index)] = base;
+  [[nodiscard]] constexpr std::int64_t max_layers() const {
+    return std::max({first, last, stages > 2 ? middle : std::int64_t{0}});
+  }
+  [[nodiscard]] constexpr bool even() const {
+    return first == last && (stages <= 2 || middle == first);
+  }
+  constexpr bool operator==(const pipeline_split&) const = default;
+};
+
+/// The split with `first` and `last` layers on the end stages: the middle stages share the
+/// rest evenly. Empty when the rest does not divide evenly, or a stage would get no layer.
+constexpr std::optional<pipeline_split> split_with_ends(std::int64_t layers, std::int64_t stages,
+                                                        std::int64_t first, std::int64_t last) {
+  if (stages == 1) {
+    return first == layers && last == layers
+               ? std::optional{pipeline_split{
+                     .stages = 1, .first = layers, .middle = 0, .last = layers}}
+               : std::nullopt;
+  }
+  if (first < 1 || last < 1 || first + last > layers) {
+    return std::nullopt;
+  }
+  const auto rest = layers - first - last;
+  if (stages == 2) {
+    return rest == 0 ? std::optional{pipeline_split{
+                           .stages = 2, .first = first, .middle = 0, .last = last}}
+                     : std::nullopt;
+  }
+  if (rest % (stages - 2) != 0 || rest / (stages - 2) < 1) {
+    return std::nullopt;
+  }
+  return pipeline_split{
+      .stages = stages, .first = first, .middle = rest / (stages - 2), .last = last};
+}
+
+/// The split when none is given: even when p divides L; otherwise the balanced split with
+/// shorter end stages (they already hold the embedding and the output layer) where one exists,
+/// every stage ⌊L/p⌋ or ⌈L/p⌉ layers with the middle ones equal. Llama 3 405B's
+/// 126 layers on 16 stages come out as Meta ran them: 7 on the first and last stage, 8 on the
+/// others (arXiv:2407.21783, Sec. 3.3.2). Empty when no such split exists (e.g. 16 layers on
+/// 10 stages): then give the ends (--pp-layout).
+constexpr std::optional<pipeline_split> default_split(std::int64_t layers, std::int64_t stages) {
+  if (stages < 1 || layers < stages) {
+    return std::nullopt;
+  }
+  if (stages == 1 || layers % stages == 0) {
+    const auto each = layers / stages;
+    return pipeline_split{
+        .stages = stages, .first = each, .middle = stages > 2 ? each : 0, .last = each};
+  }
+  const auto low = layers / stages;
+  for (const auto middle : {low + 1, low}) {  // shorter ends first
+    const auto rest = stages == 2 ? layers : layers - (stages - 2) * middle;
+    const auto first = rest / 2;
+    const auto last = rest - first;
+    const auto lo = std::min({first, last, stages == 2 ? last : middle});
+    const auto hi = std::max({first, last, stages == 2 ? first : middle});
+    if (first >= 1 && hi - lo <= 1) {
+      return pipeline_split{
+          .stages = stages, .first = first, .middle = stages > 2 ? middle : 0, .last = last};
+    }
+  }
+  return std::nullopt;
+}
+
+/// The split of a layout: its given end stages (`first_stage_layers`, `last_stage_layers`, one
+/// of them 0 meaning "as the other") or the default. Throws `invalid_spec("pp-layout", ...)`
+/// when no split fits. Call `validate(model, par)` first.
+inline pipeline_split split_of(const transformer_spec& model, const parallel_config& par) {
+  const auto L = model.layers;
+  const auto p = par.pp;
+  const auto given_first = par.first_stage_layers;
+  const auto given_last = par.last_stage_layers;
+  if (given_first == 0 && given_last == 0) {
+    if (const auto split = default_split(L, p)) {
+      return *split;
+    }
+    throw invalid_spec("pp-layout", "p = " + std::to_string(p) + " stages cannot split the " +
+                                        std::to_string(L) +
+                                        " layers evenly or nearly so; give the end stages, e.g. "
+                                        "--pp-layout first=N,last=N");
+  }
+  if (p == 1) {
+    throw invalid_spec("pp-layout", "uneven stages need pipeline parallelism (p >= 2)");
+  }
+  // One end given: the other p − 1 stages share the rest evenly, as Megatron-Core does with
+  // only --decoder-first-pipeline-num-layers (or only the last).
+  std::optional<pipeline_split> split;
+  if (given_first > 0 && given_last > 0) {
+    split = split_with_ends(L, p, given_first, given_last);
+  } else if (const auto rest = L - given_first - given_last; rest > 0 && rest % (p - 1) == 0) {
+    const auto each = rest / (p - 1);
+    split = split_with_ends(L, p, given_first > 0 ? given_first : each,
+                            given_last > 0 ? given_last : each);
+  }
+  if (!split) {
+    throw invalid_spec("pp-layout", "first = " + std::to_string(given_first) +
+                                        ", last = " + std::to_string(given_last) + " leave " +
+                                        std::to_string(L - given_first - given_last) + " of the " +
+                                        std::to_string(L) +
+                                        " layers, which the middle stages cannot share evenly");
+  }
+  return *split;
+}
+
+/// Layers on each of the p stages of the default split (see `default_split`); empty when
+/// there is none.
+inline std::vector<std::int64_t> layers_per_stage(std::int64_t layers, std::int64_t stages) {
+  const auto split = default_split(layers, stages);
+  if (!split) {
+    return {};
+  }
+  std::vector<std::int64_t> out;
+  for (std::int64_t i = 0; i < stages; ++i) {
+    out.push_back(split->layers_on(i));
   }
   return out;
 }
@@ -114,8 +236,9 @@ struct pipeline_summary {
   std::int64_t stages = 1;
   std::int64_t virtual_stages = 1;
   std::int64_t micro_batches = 1;
+  pipeline_split split;
   std::vector<std::int64_t> layers;  ///< per stage
-  std::int64_t max_layers = 0;       ///< the slowest stage's layers, ⌈L/p⌉
+  std::int64_t max_layers = 0;       ///< the slowest stage's layers
   double bubble_fraction = 0.0;      ///< of the ideal step time
   bytes p2p_message{};               ///< per boundary, micro-batch and direction, per GPU
   p2p_transfer_count transfers{};
@@ -123,11 +246,13 @@ struct pipeline_summary {
 };
 
 /// Checks the pipeline part of a layout and summarises it. Throws `invalid_spec` for "vpp"
-/// when v > 1 with p = 1, or when p·v does not divide L (Megatron-LM requires whole chunks).
-/// Warns, without failing, when p does not divide L, when m < p (with v = 1 the bubble then
-/// lasts at least as long as the ideal step), and when interleaving with m not a multiple of p
-/// (Megatron-LM's interleaved schedule has required it). `element_bytes` is the activation dtype's
-/// size; `scatter_gather` is Megatron-LM's p2p optimisation (see `p2p_message_bytes`).
+/// when v > 1 with p = 1, or when v does not divide every stage's layers (Megatron-Core builds
+/// whole model chunks), and for "pp-layout" when the stages cannot be split (`split_of`).
+/// Warns, without failing, when the stages are uneven, when m < p (with v = 1 the bubble then
+/// lasts at least as long as the ideal step). Throws for "vpp" also when v > 1 with m < p,
+/// which Megatron-Core refuses (microbatch_group_size_per_vp_stage must lie in [p, m]).
+/// `element_bytes` is the activation dtype's size; `scatter_gather` is Megatron-LM's p2p
+/// optimisation (see `p2p_message_bytes`).
 inline pipeline_summary summarize_pipeline(const transformer_spec& model,
                                            const parallel_config& par, int element_bytes,
                                            bool scatter_gather) {
@@ -140,37 +265,46 @@ inline pipeline_summary summarize_pipeline(const transformer_spec& model,
     throw invalid_spec("vpp", "v = " + std::to_string(v) +
                                   " virtual stages need pipeline parallelism (p >= 2); use v = 1");
   }
-  if (v > 1 && L % (p * v) != 0) {
-    throw invalid_spec("vpp", "p*v = " + std::to_string(p) + "*" + std::to_string(v) + " = " +
-                                  std::to_string(p * v) + " does not divide the " +
-                                  std::to_string(L) +
-                                  " layers; the interleaved schedule needs whole model chunks");
+  if (v > 1 && m < p) {
+    throw invalid_spec("vpp", "v = " + std::to_string(v) + " with m = " + std::to_string(m) +
+                                  " micro-batches for p = " + std::to_string(p) +
+                                  " stages: Megatron-Core's interleaved schedule needs m >= p");
+  }
+  const auto split = split_of(model, par);
+  if (v > 1 && (split.first % v != 0 || split.last % v != 0 || (p > 2 && split.middle % v != 0))) {
+    throw invalid_spec("vpp", "v = " + std::to_string(v) +
+                                  " does not divide the layers of every "
+                                  "stage (" +
+                                  std::to_string(split.first) + " first, " +
+                                  std::to_string(split.middle) + " middle, " +
+                                  std::to_string(split.last) +
+                                  " last); the interleaved schedule needs whole model chunks");
   }
   pipeline_summary out;
   out.stages = p;
   out.virtual_stages = v;
   out.micro_batches = m;
-  out.layers = layers_per_stage(L, p);
-  out.max_layers = *std::max_element(out.layers.begin(), out.layers.end());
+  out.split = split;
+  for (std::int64_t i = 0; i < p; ++i) {
+    out.layers.push_back(split.layers_on(i));
+  }
+  out.max_layers = split.max_layers();
   out.bubble_fraction = bubble_fraction(p, m, v);
   out.p2p_message = p2p_message_bytes(par.micro_batch, model.seq, model.hidden, element_bytes,
                                       par.tp, par.sequence_parallel || scatter_gather);
   out.transfers = p2p_transfers_per_step(p, m, v);
-  if (L % p != 0) {
-    out.warnings.push_back("p = " + std::to_string(p) + " does not divide L = " +
-                           std::to_string(L) + ": stages hold " + std::to_string(L / p) + " or " +
-                           std::to_string(L / p + 1) + " layers, and the longest sets the pace");
+  if (!split.even()) {
+    out.warnings.push_back("uneven stages for L = " + std::to_string(L) + ": " +
+                           std::to_string(split.first) + " layers on the first stage, " +
+                           (p > 2 ? std::to_string(split.middle) + " on each middle one, " : "") +
+                           std::to_string(split.last) +
+                           " on the last; the slowest stage sets the pace");
   }
   if (p > 1 && m < p) {
     out.warnings.push_back("m = " + std::to_string(m) + " micro-batches for p = " +
                            std::to_string(p) + " stages: the bubble (p-1)/(v*m) is " +
                            std::to_string(static_cast<int>(out.bubble_fraction * 100.0 + 0.5)) +
                            "% of the ideal time; m >= p (better m >> p) is recommended");
-  }
-  if (v > 1 && m % p != 0) {
-    out.warnings.push_back("m = " + std::to_string(m) +
-                           " is not a multiple of p = " + std::to_string(p) +
-                           "; Megatron-LM's interleaved schedule has required it");
   }
   return out;
 }

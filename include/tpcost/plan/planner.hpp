@@ -10,7 +10,7 @@
 //   d   = N/(t·p) data-parallel replicas; d must divide G;
 //   b   the micro-batch: every divisor of G/d; m = G/(d·b) micro-batches per step;
 //   v   interleaved model chunks per GPU: 1, or (with p > 1) every v > 1 with p·v dividing L;
-//       Megatron-LM's interleaved schedule needs m to be a multiple of p;
+//       Megatron-Core's interleaved schedule needs m >= p;
 //   SP  sequence parallelism off, or on (t > 1 only);
 //   recomputation none, selective or full;
 //   ZeRO stage 0, or (with d > 1) 1, 2 or 3; ZeRO-2 and 3 only without pipeline parallelism
@@ -27,15 +27,13 @@
 // proposed if no layout with t <= GPUs per node fits: they are counted under
 // `tp_across_nodes` otherwise.
 //
-// Speed: `evaluate_step` validates and allocates (stage vectors, warnings). The search uses a
-// fast path instead, `detail::plan_kernel`, which does the same arithmetic with everything
-// that does not depend on the remaining choices hoisted out of the loops: per (t, p) the
-// parameters, the DP collectives, the embedding all-reduce and the optimizer; per (t, p, b)
-// the layer's kernel times, the TP collectives and the p2p transfer; per layout only adds and
-// multiplies, and the peak memory of the first, second and last stage (the middle stages hold
-// the same parameters and fewer micro-batches than the second). It does not allocate. A test
-// holds it to `evaluate_step` on every layout of small spaces. The (t, p) pairs are shared
-// among threads; each keeps its own best k, merged in the total order above, so the ranking
+// Speed: the search calls the step model's own stages (step/stages.hpp), each hoisted out of
+// the loops that do not change it: per (t, p) `group_stage` (parameters, DP collectives, the
+// embedding all-reduce, the optimizer), per (t, p, b) `batch_stage` (the layer's kernel times,
+// the TP collectives, the p2p transfer), per layout `peak_memory` and `combine_step`, which
+// only add and multiply and do not allocate. `evaluate_step` is the same stages plus the
+// validation and the report, so the two cannot disagree. The (t, p) pairs are shared among
+// threads; each keeps its own best k, merged in the total order above, so the ranking
 // does not depend on the number of threads. The top k are then evaluated in full.
 #pragma once
 
@@ -77,7 +75,7 @@ enum class plan_reason : int {
   pp_limit,          ///< p is not --fixed-pp
   pp_layers,         ///< p does not divide L (Megatron-LM's stages are even)
   dp_batch,          ///< d = N/(t·p) does not divide G
-  interleave_batch,  ///< v > 1 with m not a multiple of p (Megatron-LM's interleaved schedule)
+  interleave_batch,  ///< v > 1 with m < p (Megatron-Core's interleaved schedule needs m >= p)
   zero_with_pp,      ///< ZeRO-2/3 with p > 1 (DeepSpeed's pipeline engine refuses it)
   memory,            ///< the fullest stage does not fit the GPU's memory
   tp_across_nodes,   ///< fits, but its TP group crosses a slower link and an in-node layout fits
@@ -143,7 +141,7 @@ constexpr std::string_view describe(plan_reason reason) {
     case plan_reason::dp_batch:
       return "d = N/(t*p) does not divide the global batch";
     case plan_reason::interleave_batch:
-      return "interleaving with m not a multiple of p";
+      return "interleaving with fewer micro-batches than stages (m < p)";
     case plan_reason::zero_with_pp:
       return "ZeRO-2/3 with pipeline parallelism";
     case plan_reason::memory:
@@ -318,231 +316,20 @@ struct plan_pair {
   bool spans_nodes = false;
 };
 
-/// The search's fast path: `evaluate_step` and `memory_per_gpu` for every layout of one (t, p)
-/// pair, with the layout-independent terms hoisted, without allocating. Call only for a
-/// validated request and a pair that passed the pair rules.
-class plan_kernel {
- public:
-  explicit plan_kernel(const plan_request& req) : req_(req) {
-    for (const auto mode :
-         {recompute_mode::none, recompute_mode::selective, recompute_mode::full}) {
-      flops_[static_cast<std::size_t>(mode)] =
-          flops_per_step(req.model, req.global_batch, req.model.seq, mode);
-    }
-  }
+/// The environment of a request (all but the layout).
+inline step_environment environment_of(const plan_request& req) {
+  return {.model = req.model,
+          .gpu = req.gpu,
+          .memory_capacity = req.memory_capacity,
+          .topology = req.topology,
+          .options = req.options};
+}
 
-  /// Per-pair terms (parameters, DP and embedding collectives, optimizer).
-  struct pair_terms {
-    std::int64_t t = 1, p = 1, d = 1, layers = 1;  ///< layers per stage: L/p
-    group_placement tp_group;
-    double params_first = 0.0, params_middle = 0.0, params_last = 0.0, params_here = 0.0;
-    bytes dp_bytes{};
-    seconds dp_all_reduce{}, dp_reduce_scatter{}, dp_all_gather{};
-    seconds embedding{};  ///< tied embedding's gradient all-reduce between the end stages
-    seconds optimizer_full{}, optimizer_sharded{};
-    bool p2p_across_nodes = false;
-  };
-
-  [[nodiscard]] pair_terms terms_of(const plan_pair& pair) const {
-    const auto& model = req_.model;
-    const auto& topo = req_.topology;
-    pair_terms x;
-    x.t = pair.tp;
-    x.p = pair.pp;
-    x.d = pair.dp;
-    x.layers = model.layers / pair.pp;
-    x.tp_group =
-        x.t <= topo.gpus_per_node
-            ? group_placement{.ranks = x.t, .per_node = x.t, .nodes = 1}
-            : group_placement{
-                  .ranks = x.t, .per_node = topo.gpus_per_node, .nodes = x.t / topo.gpus_per_node};
-    parallel_config par;
-    par.tp = x.t;
-    par.pp = x.p;
-    x.params_first = params_per_gpu(model, par, 0, x.layers);
-    x.params_middle = x.p > 2 ? params_per_gpu(model, par, 1, x.layers) : 0.0;
-    x.params_last = params_per_gpu(model, par, x.p - 1, x.layers);
-    x.params_here = std::max(x.params_first, x.params_last);
-    x.dp_bytes = 2.0 * x.params_here * units::B;
-    if (x.d > 1) {
-      const auto group = dp_placement(topo, x.t, x.d);
-      x.dp_all_reduce =
-          fastest_collective(topo, group, collective_op::all_reduce, x.dp_bytes).cost.time;
-      x.dp_reduce_scatter =
-          fastest_collective(topo, group, collective_op::reduce_scatter, x.dp_bytes).cost.time;
-      x.dp_all_gather =
-          fastest_collective(topo, group, collective_op::all_gather, x.dp_bytes).cost.time;
-    }
-    if (x.p > 1 && model.tied_embeddings) {
-      const auto& link = topo.inter.bandwidth.value() > 0.0 ? topo.inter : topo.intra;
-      x.embedding = ring_cost(collective_op::all_reduce, 2,
-                              2.0 * static_cast<double>(model.vocab * model.hidden) /
-                                  static_cast<double>(x.t) * units::B,
-                              link)
-                        .time;
-    }
-    x.optimizer_full = optimizer_time(x.params_here, req_.gpu);
-    x.optimizer_sharded = optimizer_time(x.params_here / static_cast<double>(x.d), req_.gpu);
-    x.p2p_across_nodes = x.t * x.d >= topo.gpus_per_node;
-    return x;
-  }
-
-  /// Per-(t, p, b) terms: the layer's kernels, the TP collectives, the p2p transfer.
-  struct batch_terms {
-    std::int64_t b = 1, m = 1;
-    layer_compute kernels;
-    seconds logits{};
-    seconds tp_all_reduce{}, tp_reduce_scatter{}, tp_all_gather{};
-    std::array<seconds, 2> p2p_one{};  ///< one transfer, [SP off, SP on]
-    double sb = 0.0, sbh = 0.0;
-  };
-
-  [[nodiscard]] batch_terms batch_of(const pair_terms& x, std::int64_t b) const {
-    const auto& model = req_.model;
-    const auto& topo = req_.topology;
-    const auto& opt = req_.options;
-    batch_terms y;
-    y.b = b;
-    y.m = req_.global_batch / (x.d * b);
-    y.kernels = layer_compute_time(model, b, x.t, req_.gpu, opt.attention);
-    y.logits = logits_compute_time(model, b, x.t, req_.gpu);
-    const bytes message =
-        static_cast<double>(b * model.seq * model.hidden * opt.activation_bytes) * units::B;
-    if (x.t > 1) {
-      y.tp_all_reduce =
-          fastest_collective(topo, x.tp_group, collective_op::all_reduce, message).cost.time;
-      y.tp_reduce_scatter =
-          fastest_collective(topo, x.tp_group, collective_op::reduce_scatter, message).cost.time;
-      y.tp_all_gather =
-          fastest_collective(topo, x.tp_group, collective_op::all_gather, message).cost.time;
-    }
-    if (x.p > 1) {
-      const auto& link = x.p2p_across_nodes ? topo.inter : topo.intra;
-      for (const bool sp : {false, true}) {
-        const bytes p2p = p2p_message_bytes(b, model.seq, model.hidden, opt.activation_bytes, x.t,
-                                            sp || opt.scatter_gather);
-        seconds one = link.latency + p2p / link.bandwidth;
-        if (opt.scatter_gather && !sp && x.t > 1) {
-          one += ring_cost(collective_op::all_gather, x.t, message, topo.intra).time;
-        }
-        y.p2p_one[sp ? 1 : 0] = one;
-      }
-    }
-    y.sb = static_cast<double>(model.seq) * static_cast<double>(b);
-    y.sbh = y.sb * static_cast<double>(model.hidden);
-    return y;
-  }
-
-  /// The fast-path outcome of one layout.
-  struct outcome {
-    seconds step_time{};
-    bytes peak_memory{};
-    bool fits = false;
-  };
-
-  /// Peak memory of the layout (the fullest of the first, second and last stage).
-  [[nodiscard]] bytes peak_memory(const pair_terms& x, const batch_terms& y, std::int64_t v,
-                                  bool sp, recompute_mode mode, zero_stage zero) const {
-    const auto& model = req_.model;
-    const double d = static_cast<double>(x.d);
-    const int z = static_cast<int>(zero);
-    const double t = static_cast<double>(x.t);
-    const double sp_divisor = sp ? t : 1.0;
-    const auto attention = req_.options.attention;
-    const auto per_layer =
-        activation_bytes_per_layer(model, y.b, model.seq, x.t, sp, mode, attention);
-    const bytes working = mode == recompute_mode::full
-                              ? activation_bytes_per_layer(model, y.b, model.seq, x.t, sp,
-                                                           recompute_mode::none, attention)
-                              : bytes{};
-    const auto& w = mixed_precision_adam;
-    const auto stage_total = [&](std::int64_t i, double params) {
-      const bytes weights = params * w.weights / (z >= 3 ? d : 1.0) * units::B;
-      const bytes gradients = params * w.gradients / (z >= 2 ? d : 1.0) * units::B;
-      const bytes optimizer = params * w.optimizer / (z >= 1 ? d : 1.0) * units::B;
-      bytes activations = layers_in_flight(x.layers, i, x.p, y.m, v) * per_layer;
-      if (mode == recompute_mode::full) {
-        activations += working;
-      }
-      if (i == 0) {
-        const auto in_flight = std::min(x.p, y.m);
-        activations += static_cast<double>(in_flight) * y.sbh / sp_divisor * units::B;
-      }
-      if (i == x.p - 1) {
-        activations +=
-            (4.0 * y.sbh / sp_divisor + 4.0 * y.sb * static_cast<double>(model.vocab) / t) *
-            units::B;
-      }
-      return weights + gradients + optimizer + activations;
-    };
-    bytes peak = stage_total(0, x.params_first);
-    if (x.p > 2) {
-      peak = max(peak, stage_total(1, x.params_middle));
-    }
-    if (x.p > 1) {
-      peak = max(peak, stage_total(x.p - 1, x.params_last));
-    }
-    return peak;
-  }
-
-  /// The step time of the layout, as `evaluate_step` computes it.
-  [[nodiscard]] seconds step_time(const pair_terms& x, const batch_terms& y, std::int64_t v,
-                                  bool sp, recompute_mode mode, zero_stage zero) const {
-    const auto& model = req_.model;
-    const auto& opt = req_.options;
-    const auto counts = tp_collectives_per_layer(mode, sp);
-    seconds tp_layer{};
-    if (x.t > 1) {
-      tp_layer = counts.all_reduce * y.tp_all_reduce + counts.reduce_scatter * y.tp_reduce_scatter +
-                 counts.all_gather * y.tp_all_gather;
-    }
-    const seconds tp_exposed = (1.0 - opt.tp_overlap) * tp_layer;
-    const seconds layer_compute = y.kernels.total(mode) + y.kernels.grad_accumulation;
-    const seconds logits_tp = x.t > 1 ? (1.0 - opt.tp_overlap) * y.tp_all_reduce : seconds{};
-    const double layers = static_cast<double>(x.layers);
-    const seconds per_layer = layer_compute + tp_exposed;
-    const bool last_is_slowest = layers * per_layer + y.logits + logits_tp >= layers * per_layer;
-    const seconds stage_compute =
-        last_is_slowest ? layers * layer_compute + y.logits : layers * layer_compute;
-    const seconds stage_tp =
-        last_is_slowest ? layers * tp_exposed + logits_tp : layers * tp_exposed;
-    const seconds slowest = stage_compute + stage_tp;
-    const seconds average =
-        static_cast<double>(model.layers) / static_cast<double>(x.p) * per_layer +
-        (y.logits + logits_tp) / static_cast<double>(x.p);
-    const seconds p2p = x.p > 1 ? 2.0 * static_cast<double>(v) * y.p2p_one[sp ? 1 : 0] : seconds{};
-    const double fm = static_cast<double>(y.m);
-    const seconds steady = fm * (slowest + p2p);
-    const seconds bubble = static_cast<double>(x.p - 1) / static_cast<double>(v) * (average + p2p);
-    seconds dp_exposed{};
-    if (x.d > 1) {
-      const double f = opt.dp_overlap;
-      if (zero == zero_stage::none || zero == zero_stage::optimizer) {
-        const seconds last_backward = layers * (y.kernels.backward + tp_exposed / 3.0);
-        dp_exposed = x.dp_all_reduce - f * min(x.dp_all_reduce, last_backward);
-      } else if (zero == zero_stage::gradients) {
-        const seconds backward = layers * (y.kernels.backward + tp_exposed / 3.0);
-        dp_exposed =
-            fm * (x.dp_reduce_scatter - f * min(x.dp_reduce_scatter, backward)) + x.dp_all_gather;
-      } else {
-        const seconds per_micro_batch = 2.0 * x.dp_all_gather + x.dp_reduce_scatter;
-        const seconds compute = layers * layer_compute;
-        dp_exposed = fm * (per_micro_batch - f * min(per_micro_batch, compute));
-      }
-    }
-    dp_exposed += x.embedding;
-    const seconds optimizer = zero == zero_stage::none ? x.optimizer_full : x.optimizer_sharded;
-    return steady + bubble + dp_exposed + optimizer;
-  }
-
-  [[nodiscard]] const step_flops& flops_of(recompute_mode mode) const {
-    return flops_[static_cast<std::size_t>(mode)];
-  }
-
- private:
-  const plan_request& req_;
-  std::array<step_flops, 3> flops_{};
-};
+/// The group stage of a pair that passed the pair rules (default split of its stages).
+inline group_terms pair_stage(const step_environment& env, const plan_pair& pair) {
+  return group_stage(env, {.tp = pair.tp, .pp = pair.pp, .dp = pair.dp},
+                     *default_split(env.model.layers, pair.pp));
+}
 
 /// What one worker found.
 struct plan_partial {
@@ -552,10 +339,11 @@ struct plan_partial {
   plan_counts counts;
 };
 
-/// Every layout of one pair through the fast path: counts, the best k, the pair's best.
-inline void search_pair(const plan_request& req, const plan_kernel& kernel, const plan_pair& pair,
+/// Every layout of one pair through the stages (stages.hpp), each hoisted out of the loops
+/// that do not change it: counts, the best k, the pair's best.
+inline void search_pair(const plan_request& req, const step_environment& env, const plan_pair& pair,
                         bool penalise_across, plan_partial& out, degree_choice& pair_best) {
-  const auto x = kernel.terms_of(pair);
+  const auto x = pair_stage(env, pair);
   const auto& model = req.model;
   const bool across = penalise_across && pair.spans_nodes;
   auto& bucket = across ? out.across : out.inside;
@@ -563,48 +351,42 @@ inline void search_pair(const plan_request& req, const plan_kernel& kernel, cons
   const auto reject = [&](plan_reason r, std::int64_t n) {
     counts.rejected[static_cast<std::size_t>(r)] += n;
   };
-  const std::int64_t zero_max = x.d > 1 ? 3 : 0;
-  const std::int64_t sp_options = x.t > 1 ? 2 : 1;
+  const std::int64_t zero_max = pair.dp > 1 ? 3 : 0;
+  const std::int64_t sp_options = pair.tp > 1 ? 2 : 1;
   // b divides G/d; v divides L/p (v > 1 only with p > 1). Two small vectors per pair; the
   // layouts below allocate nothing.
-  const auto batches = divisors(req.global_batch / x.d);
-  const auto chunks = x.p > 1 ? divisors(model.layers / x.p) : std::vector<std::int64_t>{1};
+  const auto batches = divisors(req.global_batch / pair.dp);
+  const auto chunks = pair.pp > 1 ? divisors(model.layers / pair.pp) : std::vector<std::int64_t>{1};
   for (const auto b : batches) {
-    const auto y = kernel.batch_of(x, b);
+    const auto y = batch_stage(env, x, b, req.global_batch);
     for (const auto v : chunks) {
       const std::int64_t per_v = 3 * sp_options * (zero_max + 1);
       counts.layouts += per_v;
-      if (v > 1 && y.m % x.p != 0) {
+      if (v > 1 && y.micro_batches < pair.pp) {
         reject(plan_reason::interleave_batch, per_v);
         continue;
       }
       for (const auto mode :
            {recompute_mode::none, recompute_mode::selective, recompute_mode::full}) {
         for (std::int64_t sp_i = 0; sp_i < sp_options; ++sp_i) {
-          const bool sp = sp_i == 1;
           for (std::int64_t z_i = 0; z_i <= zero_max; ++z_i) {
-            const auto zero = static_cast<zero_stage>(z_i);
-            if (z_i >= 2 && x.p > 1) {
+            const layout_choice choice{.vpp = v,
+                                       .sequence_parallel = sp_i == 1,
+                                       .recompute = mode,
+                                       .zero = static_cast<zero_stage>(z_i)};
+            if (z_i >= 2 && pair.pp > 1) {
               reject(plan_reason::zero_with_pp, 1);
               continue;
             }
             ++counts.evaluated;
-            const bytes peak = kernel.peak_memory(x, y, v, sp, mode, zero);
+            const bytes peak = peak_memory(env, x, y, choice, req.global_batch);
             if (!((req.memory_capacity - peak).value() >= 0.0)) {  // memory_report::fits
               reject(plan_reason::memory, 1);
               continue;
             }
-            const seconds time = kernel.step_time(x, y, v, sp, mode, zero);
+            const seconds time = combine_step(env, x, y, choice).step_time;
             plan_candidate c;
-            c.par.tp = x.t;
-            c.par.pp = x.p;
-            c.par.dp = x.d;
-            c.par.vpp = v;
-            c.par.micro_batch = b;
-            c.par.global_batch = req.global_batch;
-            c.par.sequence_parallel = sp;
-            c.par.recompute = mode;
-            c.par.zero = zero;
+            c.par = layout_of(x, y, choice, req.global_batch);
             c.step_time = time;
             c.peak_memory = peak;
             c.tp_spans_nodes = pair.spans_nodes;
@@ -730,7 +512,12 @@ inline plan_search search(const plan_request& req) {
       std::max<std::size_t>(1, std::min({std::size_t{wanted}, pairs.size(), by_work})));
   out.threads = threads;
   const std::size_t k = std::max<std::size_t>(req.top, 2);  // the runner-up is always kept
-  const plan_kernel kernel(req);
+  const auto env = environment_of(req);
+  std::array<step_flops, 3> flops{};
+  for (const auto mode : {recompute_mode::none, recompute_mode::selective, recompute_mode::full}) {
+    flops[static_cast<std::size_t>(mode)] =
+        flops_per_step(req.model, req.global_batch, req.model.seq, mode);
+  }
   std::vector<plan_partial> partials;
   partials.reserve(threads);
   for (unsigned w = 0; w < threads; ++w) {
@@ -742,8 +529,7 @@ inline plan_search search(const plan_request& req) {
   const auto work = [&](unsigned w) {
     try {
       for (std::size_t i = next.fetch_add(1); i < pairs.size(); i = next.fetch_add(1)) {
-        search_pair(req, kernel, pairs[i], out.tp_across_nodes_penalised, partials[w],
-                    pair_best[i]);
+        search_pair(req, env, pairs[i], out.tp_across_nodes_penalised, partials[w], pair_best[i]);
       }
     } catch (...) {
       failures[w] = std::current_exception();
@@ -779,9 +565,9 @@ inline plan_search search(const plan_request& req) {
   }
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     if (pair_best[i].feasible > 0) {
-      pair_best[i].mfu =
-          model_flops_utilisation(kernel.flops_of(pair_best[i].best.par.recompute).model,
-                                  pair_best[i].best.step_time, n, req.gpu.peak);
+      pair_best[i].mfu = model_flops_utilisation(
+          flops[static_cast<std::size_t>(pair_best[i].best.par.recompute)].model,
+          pair_best[i].best.step_time, n, req.gpu.peak);
       if (out.tp_across_nodes_penalised && pairs[i].spans_nodes) {
         across_feasible += pair_best[i].feasible;
       }
@@ -854,7 +640,7 @@ inline std::optional<plan_reason> broken_plan_rule(const plan_request& req,
   if (const auto broken = detail::pair_rule(r, par.tp, par.pp)) {
     return broken;
   }
-  if (par.vpp > 1 && micro_batches(par) % par.pp != 0) {
+  if (par.vpp > 1 && micro_batches(par) < par.pp) {
     return plan_reason::interleave_batch;
   }
   if (static_cast<int>(par.zero) >= 2 && par.pp > 1) {

@@ -1,0 +1,386 @@
+// The step model as stages, written once and used by `evaluate_step` (step.hpp) and by the
+// planner's search (planner.hpp), which hoists each stage out of its loops:
+//
+//   group_stage    terms that depend on the group sizes (t, p, d; later cp, ep) and the
+//                  pipeline split only: where each group lies (`place`), the parameters per
+//                  stage, the DP collectives, the embedding all-reduce, the optimizer;
+//   batch_stage    terms that also depend on the micro-batch b: the layer's kernel times, the
+//                  output layer, the TP collectives, the p2p transfer;
+//   combine_step   the per-layout combination (v, SP, recomputation, ZeRO): only adds,
+//                  multiplies and minima, no allocation;
+//   peak_memory    the fullest stage's memory per GPU, through the same `stage_memory_at` that
+//                  `memory_per_gpu` uses.
+//
+// Every placement decision (TP group, DP group, the p2p hop between stages, the embedding
+// all-reduce between the end stages) goes through `place`, so that a different rank order is
+// one change. step.hpp's file comment gives the step formula.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "tpcost/base/error.hpp"
+#include "tpcost/comm/collectives.hpp"
+#include "tpcost/comm/topology.hpp"
+#include "tpcost/hardware/hardware.hpp"
+#include "tpcost/model/memory.hpp"
+#include "tpcost/model/model.hpp"
+#include "tpcost/model/parallelism.hpp"
+#include "tpcost/model/pipeline_parallel.hpp"
+#include "tpcost/step/compute_model.hpp"
+
+namespace tpcost {
+
+/// How the software runs the step (what a framework overlaps and how it talks).
+struct step_options {
+  double tp_overlap = 0.0;     ///< share of TP collectives hidden behind compute, in [0, 1]
+  double dp_overlap = 0.0;     ///< share of the DP sync hidden behind the last backward, [0, 1]
+  bool scatter_gather = true;  ///< Megatron's p2p split over the TP ranks (Narayanan Sec. 4.1)
+  int activation_bytes = 2;    ///< 16-bit activations and gradients on the wire
+  /// The attention kernel: its time (compute_model.hpp) and what it keeps for the backward
+  /// pass (memory.hpp). The CLI defaults to fused.
+  attention_kernel attention = attention_kernel::unfused;
+};
+
+/// Everything a step needs but the layout: the model, the GPU, the cluster, the software.
+struct step_environment {
+  transformer_spec model;
+  compute_device gpu;
+  bytes memory_capacity{};
+  cluster_topology topology;
+  step_options options;
+};
+
+/// The sizes of the communicating groups of a layout: N = tp·pp·dp GPUs. Further group sizes
+/// (context and expert parallelism) join as members that default to 1.
+struct group_sizes {
+  std::int64_t tp = 1;
+  std::int64_t pp = 1;
+  std::int64_t dp = 1;
+  [[nodiscard]] constexpr std::int64_t gpus() const { return tp * pp * dp; }
+};
+
+/// The groups a step communicates over.
+enum class comm_group {
+  tp,         ///< the t ranks of one tensor-parallel group
+  dp,         ///< the d replicas of one stage's shard
+  pp_hop,     ///< two ranks of adjacent stages (a p2p send)
+  embedding,  ///< the first and the last stage's holders of the word embedding
+};
+
+/// Where the ranks of `which` lie, in Megatron's rank order (TP fastest, then DP, then PP: a
+/// stage is t·d consecutive ranks). The one placement decision of the step model.
+/// Throws `invalid_spec` when a TP group straddles nodes without filling them, or when a group
+/// spans nodes and no inter-node link was given.
+inline group_placement place(const cluster_topology& topology, const group_sizes& g,
+                             comm_group which) {
+  const auto per_node = topology.gpus_per_node;
+  switch (which) {
+    case comm_group::tp:
+      return place_group(topology, g.tp, "tp");
+    case comm_group::dp: {
+      // A node holds gpus_per_node / t consecutive DP ranks when t divides the node, else one.
+      const std::int64_t fit = g.tp < per_node && per_node % g.tp == 0 ? per_node / g.tp : 1;
+      const std::int64_t here = std::min(g.dp, std::max<std::int64_t>(1, fit));
+      const group_placement group{
+          .ranks = g.dp, .per_node = here, .nodes = (g.dp + here - 1) / here};
+      if (group.spans_nodes() && !(topology.inter.bandwidth.value() > 0.0)) {
+        throw invalid_spec("inter-bandwidth",
+                           "the DP group of " + std::to_string(g.dp) +
+                               " replicas spans nodes; give the inter-node link (e.g. "
+                               "--interconnect ib-ndr)");
+      }
+      return group;
+    }
+    case comm_group::pp_hop:
+    case comm_group::embedding:
+      break;
+  }
+  // Two ranks t·d (adjacent stages) or (p−1)·t·d (end stages) apart: some such pair sits on
+  // two nodes as soon as the N ranks do not fit one node.
+  if (g.gpus() > per_node) {
+    return {.ranks = 2, .per_node = 1, .nodes = 2};
+  }
+  return {.ranks = 2, .per_node = 2, .nodes = 1};
+}
+
+namespace detail {
+
+/// The fastest α–β algorithm for `op` over `group` (auto, as NCCL's tuner picks), without
+/// allocating.
+inline algorithm_cost fastest_collective(const cluster_topology& topology,
+                                         const group_placement& group, collective_op op,
+                                         bytes message) {
+  algorithm_cost best{collective_algorithm::ring,
+                      collective_cost_in(topology, group, op, collective_algorithm::ring, message)};
+  for (const auto algorithm : {collective_algorithm::tree, collective_algorithm::hierarchical}) {
+    if (!implements(algorithm, op) ||
+        (algorithm == collective_algorithm::hierarchical && !group.spans_nodes())) {
+      continue;
+    }
+    const auto cost = collective_cost_in(topology, group, op, algorithm, message);
+    if (cost.time < best.cost.time) {
+      best = {algorithm, cost};
+    }
+  }
+  return best;
+}
+
+}  // namespace detail
+
+/// Terms that depend on the group sizes and the pipeline split only.
+struct group_terms {
+  group_sizes sizes;
+  pipeline_split split;
+  group_placement tp_group, dp_group;
+  link_spec hop_link;  ///< the link of the slowest p2p hop between adjacent stages
+  double params_first = 0.0, params_middle = 0.0, params_last = 0.0;
+  double params_max = 0.0;  ///< the GPU with the most parameters: it syncs and updates longest
+  bytes dp_bytes{};         ///< 16-bit gradients of params_max
+  algorithm_cost dp_all_reduce{}, dp_reduce_scatter{}, dp_all_gather{};
+  seconds embedding{};  ///< the tied embedding's gradient all-reduce between the end stages
+  seconds optimizer_full{}, optimizer_sharded{};
+};
+
+/// The group-size stage. Call for a validated environment and layout.
+inline group_terms group_stage(const step_environment& env, const group_sizes& g,
+                               const pipeline_split& split) {
+  const auto& model = env.model;
+  const auto& topo = env.topology;
+  group_terms x;
+  x.sizes = g;
+  x.split = split;
+  x.tp_group = place(topo, g, comm_group::tp);
+  x.dp_group = place(topo, g, comm_group::dp);
+  x.hop_link = flat_link(topo, place(topo, g, comm_group::pp_hop));
+  parallel_config par;
+  par.tp = g.tp;
+  par.pp = g.pp;
+  x.params_first = params_per_gpu(model, par, 0, split.first);
+  x.params_middle = g.pp > 2 ? params_per_gpu(model, par, 1, split.middle) : 0.0;
+  x.params_last = params_per_gpu(model, par, g.pp - 1, split.last);
+  x.params_max = std::max({x.params_first, x.params_middle, x.params_last});
+  x.dp_bytes = 2.0 * x.params_max * units::B;
+  if (g.dp > 1) {
+    x.dp_all_reduce =
+        detail::fastest_collective(topo, x.dp_group, collective_op::all_reduce, x.dp_bytes);
+    x.dp_reduce_scatter =
+        detail::fastest_collective(topo, x.dp_group, collective_op::reduce_scatter, x.dp_bytes);
+    x.dp_all_gather =
+        detail::fastest_collective(topo, x.dp_group, collective_op::all_gather, x.dp_bytes);
+  }
+  if (g.pp > 1 && model.tied_embeddings) {
+    // First and last stage both hold the word embedding: all-reduce its gradient.
+    x.embedding = ring_cost(collective_op::all_reduce, 2,
+                            2.0 * static_cast<double>(model.vocab * model.hidden) /
+                                static_cast<double>(g.tp) * units::B,
+                            flat_link(topo, place(topo, g, comm_group::embedding)))
+                      .time;
+  }
+  x.optimizer_full = optimizer_time(x.params_max, env.gpu);
+  x.optimizer_sharded = optimizer_time(x.params_max / static_cast<double>(g.dp), env.gpu);
+  return x;
+}
+
+/// Terms that also depend on the micro-batch.
+struct batch_terms {
+  std::int64_t micro_batch = 1;
+  std::int64_t micro_batches = 1;  ///< m = G/(d·b)
+  layer_compute kernels;           ///< one layer, one micro-batch, one GPU
+  seconds logits{};                ///< the output layer and its loss
+  bytes tp_message{};              ///< b·s·h·(activation bytes) per TP collective
+  algorithm_cost tp_all_reduce{}, tp_reduce_scatter{}, tp_all_gather{};
+  std::array<bytes, 2> p2p_message{};  ///< one send per GPU, [SP off, SP on]
+  std::array<seconds, 2> p2p_one{};    ///< one transfer's time, [SP off, SP on]
+};
+
+/// The micro-batch stage, for `micro_batch` sequences and a global batch of `global_batch`.
+inline batch_terms batch_stage(const step_environment& env, const group_terms& x,
+                               std::int64_t micro_batch, std::int64_t global_batch) {
+  const auto& model = env.model;
+  const auto& topo = env.topology;
+  const auto& opt = env.options;
+  const auto t = x.sizes.tp;
+  batch_terms y;
+  y.micro_batch = micro_batch;
+  y.micro_batches = global_batch / (x.sizes.dp * micro_batch);
+  y.kernels = layer_compute_time(model, micro_batch, t, env.gpu, opt.attention);
+  y.logits = logits_compute_time(model, micro_batch, t, env.gpu);
+  y.tp_message =
+      static_cast<double>(micro_batch * model.seq * model.hidden * opt.activation_bytes) * units::B;
+  if (t > 1) {
+    y.tp_all_reduce =
+        detail::fastest_collective(topo, x.tp_group, collective_op::all_reduce, y.tp_message);
+    y.tp_reduce_scatter =
+        detail::fastest_collective(topo, x.tp_group, collective_op::reduce_scatter, y.tp_message);
+    y.tp_all_gather =
+        detail::fastest_collective(topo, x.tp_group, collective_op::all_gather, y.tp_message);
+  }
+  for (const bool sp : {false, true}) {
+    const std::size_t i = sp ? 1 : 0;
+    y.p2p_message[i] = p2p_message_bytes(micro_batch, model.seq, model.hidden, opt.activation_bytes,
+                                         t, sp || opt.scatter_gather);
+    if (x.sizes.pp > 1) {
+      seconds one = x.hop_link.latency + y.p2p_message[i] / x.hop_link.bandwidth;
+      if (opt.scatter_gather && !sp && t > 1) {
+        // The receiver all-gathers the t slices within its TP group.
+        one +=
+            ring_cost(collective_op::all_gather, t, y.tp_message, flat_link(topo, x.tp_group)).time;
+      }
+      y.p2p_one[i] = one;
+    }
+  }
+  return y;
+}
+
+/// The choices of a layout beyond its group sizes and micro-batch.
+struct layout_choice {
+  std::int64_t vpp = 1;
+  bool sequence_parallel = false;
+  recompute_mode recompute = recompute_mode::none;
+  zero_stage zero = zero_stage::none;
+};
+
+/// The time of a step and where it goes, before the report's other figures.
+struct step_timing {
+  seconds compute{};  ///< on the critical GPU, m micro-batches
+  seconds tp_comm{};  ///< exposed
+  seconds bubble{};
+  seconds p2p{};
+  seconds dp_comm{};  ///< exposed, embedding all-reduce included
+  seconds optimizer{};
+  seconds step_time{};
+  seconds tp_comm_per_layer{};  ///< one layer, one micro-batch, before overlap
+  double tp_collectives_per_layer = 0.0;
+  collective_algorithm tp_algorithm = collective_algorithm::ring;
+  seconds dp_sync{};  ///< all DP traffic of a step, before overlap
+  collective_algorithm dp_algorithm = collective_algorithm::ring;
+};
+
+/// The per-layout combination (see step.hpp's file comment for the formula).
+inline step_timing combine_step(const step_environment& env, const group_terms& x,
+                                const batch_terms& y, const layout_choice& c) {
+  const auto& opt = env.options;
+  const auto t = x.sizes.tp;
+  const auto p = x.sizes.pp;
+  const auto d = x.sizes.dp;
+  step_timing r;
+  const auto counts = tp_collectives_per_layer(c.recompute, c.sequence_parallel);
+  r.tp_collectives_per_layer = counts.all_reduce + counts.reduce_scatter + counts.all_gather;
+  seconds tp_layer{};
+  if (t > 1) {
+    tp_layer = counts.all_reduce * y.tp_all_reduce.cost.time +
+               counts.reduce_scatter * y.tp_reduce_scatter.cost.time +
+               counts.all_gather * y.tp_all_gather.cost.time;
+    r.tp_algorithm =
+        counts.all_reduce > 0 ? y.tp_all_reduce.algorithm : y.tp_reduce_scatter.algorithm;
+  }
+  r.tp_comm_per_layer = tp_layer;
+  const seconds tp_exposed = (1.0 - opt.tp_overlap) * tp_layer;
+  const seconds layer_compute = y.kernels.total(c.recompute) + y.kernels.grad_accumulation;
+  // The output layer on the last stage: logits, loss, and the TP all-reduce of its input grad.
+  const seconds logits_tp = t > 1 ? (1.0 - opt.tp_overlap) * y.tp_all_reduce.cost.time : seconds{};
+
+  // The slowest stage paces the m micro-batches; the bubble costs (p−1)/v of an average stage.
+  const seconds per_layer = layer_compute + tp_exposed;
+  const double first = static_cast<double>(x.split.first);
+  const double middle = p > 2 ? static_cast<double>(x.split.middle) : 0.0;
+  const double last = static_cast<double>(x.split.last);
+  const double inner = std::max(first, middle);  // the slowest stage without the output layer
+  const bool last_is_slowest = last * per_layer + y.logits + logits_tp >= inner * per_layer;
+  const seconds stage_compute =
+      last_is_slowest ? last * layer_compute + y.logits : inner * layer_compute;
+  const seconds stage_tp = last_is_slowest ? last * tp_exposed + logits_tp : inner * tp_exposed;
+  const seconds slowest = stage_compute + stage_tp;
+  const double fp = static_cast<double>(p);
+  const seconds average =
+      static_cast<double>(env.model.layers) / fp * per_layer + (y.logits + logits_tp) / fp;
+  const std::size_t sp = c.sequence_parallel ? 1 : 0;
+  const seconds p2p = p > 1 ? 2.0 * static_cast<double>(c.vpp) * y.p2p_one[sp] : seconds{};
+  const double fm = static_cast<double>(y.micro_batches);
+  r.bubble = static_cast<double>(p - 1) / static_cast<double>(c.vpp) * (average + p2p);
+
+  // Data parallelism: one gradient sync per step (gradient accumulation), 16-bit gradients of
+  // this GPU's parameters; ZeRO-1/distributed optimizer: reduce-scatter + all-gather, same bytes.
+  if (d > 1) {
+    const double f = opt.dp_overlap;
+    // The window the sync can hide in: the last micro-batch's backward on the last stage, with
+    // the backward's share of the TP collectives taken as a third (2 of the 6 with full
+    // recomputation; an approximation for the other modes).
+    const seconds backward = last * (y.kernels.backward + tp_exposed / 3.0);
+    if (c.zero == zero_stage::none || c.zero == zero_stage::optimizer) {
+      r.dp_sync = x.dp_all_reduce.cost.time;
+      r.dp_algorithm = x.dp_all_reduce.algorithm;
+      r.dp_comm = r.dp_sync - f * min(r.dp_sync, backward);
+    } else if (c.zero == zero_stage::gradients) {
+      // ZeRO-2 keeps only this rank's shard of the gradients, so every micro-batch's gradients
+      // are reduce-scattered as its backward produces them (m times a step, each hidden behind
+      // that backward by `dp_overlap`), and the updated weights are all-gathered once.
+      const seconds rs = x.dp_reduce_scatter.cost.time;
+      r.dp_algorithm = x.dp_reduce_scatter.algorithm;
+      r.dp_sync = fm * rs + x.dp_all_gather.cost.time;
+      r.dp_comm = fm * (rs - f * min(rs, backward)) + x.dp_all_gather.cost.time;
+    } else {
+      // ZeRO-3 also shards the weights: every micro-batch all-gathers them before its forward
+      // and again before its backward (recomputation, when on, reuses the second gather), and
+      // reduce-scatters the gradients: 3 half-all-reduces of 2 bytes/param per micro-batch,
+      // hidden behind that micro-batch's compute by `dp_overlap` (Rajbhandari et al. 2020,
+      // Sec. 7.2.2: 1.5x the all-reduce traffic per gradient sync).
+      const seconds per_micro_batch =
+          2.0 * x.dp_all_gather.cost.time + x.dp_reduce_scatter.cost.time;
+      r.dp_algorithm = x.dp_reduce_scatter.algorithm;
+      r.dp_sync = fm * per_micro_batch;
+      r.dp_comm = fm * (per_micro_batch - f * min(per_micro_batch, last * layer_compute));
+    }
+  }
+  r.dp_comm += x.embedding;
+  // Optimizer: memory-bound over this GPU's (ZeRO-partitioned) parameters.
+  r.optimizer = c.zero == zero_stage::none ? x.optimizer_full : x.optimizer_sharded;
+  r.compute = fm * stage_compute;
+  r.tp_comm = fm * stage_tp;
+  r.p2p = fm * p2p;
+  r.step_time = fm * (slowest + p2p) + r.bubble + r.dp_comm + r.optimizer;
+  return r;
+}
+
+/// The parallel_config a stage's inputs and a choice describe (for the memory terms).
+constexpr parallel_config layout_of(const group_terms& x, const batch_terms& y,
+                                    const layout_choice& c, std::int64_t global_batch) {
+  parallel_config par;
+  par.tp = x.sizes.tp;
+  par.pp = x.sizes.pp;
+  par.dp = x.sizes.dp;
+  par.vpp = c.vpp;
+  par.micro_batch = y.micro_batch;
+  par.global_batch = global_batch;
+  par.sequence_parallel = c.sequence_parallel;
+  par.recompute = c.recompute;
+  par.zero = c.zero;
+  if (!x.split.even()) {  // an even split is the default: left implicit
+    par.first_stage_layers = x.split.first;
+    par.last_stage_layers = x.split.last;
+  }
+  return par;
+}
+
+/// Peak memory per GPU of the layout: the fullest of the first, second and last stage (the
+/// middle stages hold the same layers and parameters, and fewer micro-batches than the
+/// second), each as `memory_per_gpu` counts it.
+inline bytes peak_memory(const step_environment& env, const group_terms& x, const batch_terms& y,
+                         const layout_choice& c, std::int64_t global_batch) {
+  const auto terms = stage_memory_terms_of(env.model, layout_of(x, y, c, global_batch),
+                                           y.micro_batches, env.options.attention);
+  const auto p = x.sizes.pp;
+  bytes peak = stage_memory_at(terms, 0, x.split.first, x.params_first).total();
+  if (p > 2) {
+    peak = max(peak, stage_memory_at(terms, 1, x.split.middle, x.params_middle).total());
+  }
+  if (p > 1) {
+    peak = max(peak, stage_memory_at(terms, p - 1, x.split.last, x.params_last).total());
+  }
+  return peak;
+}
+
+}  // namespace tpcost
