@@ -50,6 +50,7 @@
 
 #include "tpcost/base/error.hpp"
 #include "tpcost/base/units.hpp"
+#include "tpcost/hardware/hardware.hpp"
 #include "tpcost/model/model.hpp"
 
 namespace tpcost {
@@ -65,24 +66,12 @@ enum class linear_precision {
   nvfp4,          ///< NVFP4BlockScaling: E2M1 data, E4M3 scale per 16 + FP32 per tensor
 };
 
-/// Which tensor-core rate a kernel runs at.
-enum class tensor_rate { bf16, fp8, fp4 };
-
 /// What a run asks of the precision machinery.
 struct precision_options {
   linear_precision linear = linear_precision::bf16;
   bool fp8_attention = false;           ///< attention core in FP8 (--fp8-attention)
   bool fp8_param_gather = false;        ///< parameters stored and all-gathered in FP8
   bool quantized_tp_all_gather = true;  ///< TE >= 2.0: SP all-gathers carry quantized data
-};
-
-/// The GPU features the precisions need (from the GPU preset's architecture).
-struct precision_support {
-  bool fp8 = false;           ///< FP8 tensor cores (Hopper, Ada, Blackwell, CDNA 3+)
-  bool block_scaled = false;  ///< MX block-scaled tensor cores (Blackwell, CDNA 4)
-  bool fp4 = false;           ///< FP4 tensor cores (Blackwell, CDNA 4)
-  bool fp8_tn_only = false;   ///< FP8 GEMM takes only the TN layout (Hopper, Ada)
-  bool nvfp4 = false;         ///< NVIDIA's NVFP4 format (Blackwell)
 };
 
 struct precision_format {
@@ -249,10 +238,6 @@ constexpr utilisation_report utilisation(flops model_per_step, seconds step_time
                                          flops_per_second precision_peak, tensor_rate rate) {
   const flops_per_second achieved = model_per_step / step_time / static_cast<double>(gpus);
   return {achieved / bf16_peak, achieved / precision_peak, rate, achieved};
-}
-
-constexpr std::string_view to_string(tensor_rate r) {
-  return r == tensor_rate::bf16 ? "bf16" : r == tensor_rate::fp8 ? "fp8" : "fp4";
 }
 
 }  // namespace tpcost
