@@ -55,15 +55,16 @@ std::string render_hardware_list(output_format format) {
     j["interconnects"] = interconnect_presets;
     return j.dump(2) + "\n";
   }
-  std::vector<std::vector<std::string>> gpus{{"name", "bf16 dense", "fp8 dense", "memory",
-                                              "HBM bandwidth", "intra-node link", "per dir",
-                                              "latency", "GPUs/node", "reference"}};
+  std::vector<std::vector<std::string>> gpus{{"name", "bf16 dense", "fp8 dense", "fp4 dense",
+                                              "memory", "HBM bandwidth", "intra-node link",
+                                              "per dir", "latency", "GPUs/node", "reference"}};
   for (const auto& g : gpu_presets) {
     gpus.push_back({std::string(g.name), rate_or_dash(g.peak.bf16.value),
-                    rate_or_dash(g.peak.fp8.value), gib(g.memory.value),
-                    io::to_string(g.memory_bandwidth.value), std::string(g.intra.name),
-                    io::to_string(g.intra.bandwidth.value), io::to_string(g.intra.latency.value),
-                    fmt::format("{}", g.gpus_per_node.value), std::string(g.reference)});
+                    rate_or_dash(g.peak.fp8.value), rate_or_dash(g.peak.fp4.value),
+                    gib(g.memory.value), io::to_string(g.memory_bandwidth.value),
+                    std::string(g.intra.name), io::to_string(g.intra.bandwidth.value),
+                    io::to_string(g.intra.latency.value), fmt::format("{}", g.gpus_per_node.value),
+                    std::string(g.reference)});
   }
   std::vector<std::vector<std::string>> nets{{"name", "link", "per dir", "latency", "reference"}};
   for (const auto& n : interconnect_presets) {
@@ -75,7 +76,8 @@ std::string render_hardware_list(output_format format) {
   std::string out =
       "GPU presets: dense peak rates (no sparsity), HBM capacity as GiB, link bandwidth per "
       "direction\n\n";
-  out += layout_columns(gpus, {left, right, right, right, right, left, right, right, right, left});
+  out += layout_columns(gpus,
+                        {left, right, right, right, right, right, left, right, right, right, left});
   out += "\nInter-node presets: per GPU (one NIC port each), per direction\n\n";
   out += layout_columns(nets, {left, left, right, right, left});
   out +=
@@ -91,8 +93,8 @@ std::string render_gpu_preset(const gpu_preset& g, output_format format) {
     j["preset"] = g;
     return j.dump(2) + "\n";
   }
-  std::string out = fmt::format("{}: {}\naliases: {}\nreference: {}\n\n", g.name, g.description,
-                                aliases_text(g), g.reference);
+  std::string out = fmt::format("{}: {}\naliases: {}\nreference: {}\narchitecture: {}\n\n", g.name,
+                                g.description, aliases_text(g), g.reference, to_string(g.arch));
   out += "Peak compute, dense (no structured sparsity)\n";
   const auto peak = [&](const char* label, const sourced<flops_per_second>& r) {
     field(out, label, r.value.value() > 0.0 ? io::to_string(r.value) : "not supported", r.source);
@@ -103,6 +105,7 @@ std::string render_gpu_preset(const gpu_preset& g, output_format format) {
   peak("bf16 (tensor core)", g.peak.bf16);
   peak("fp16 (tensor core)", g.peak.fp16);
   peak("fp8 (tensor core)", g.peak.fp8);
+  peak("fp4 (tensor core)", g.peak.fp4);
   out += "Memory\n";
   field(out, "capacity", fmt::format("{} ({:.0f} B)", gib(g.memory.value), g.memory.value.value()),
         g.memory.source);

@@ -118,3 +118,60 @@ TEST_CASE("Unreadable and non-JSON files name the file", "[hf_config]") {
   CHECK_THROWS_WITH(io::load_hf_config(examples + "/README.md", "--hf-config"),
                     Catch::Contains("README.md: not valid JSON: parse error at line 1"));
 }
+
+TEST_CASE("Sliding windows shorter than the sequence are refused with the key named",
+          "[hf_config]") {
+  const auto with = [](const std::string& extra) {
+    return error_of("{" + llama_body + extra + "}");
+  };
+  // Mistral-7B-v0.1: a 4096-token window at max_position_embeddings 8192 here
+  CHECK_THAT(with(R"(, "sliding_window": 4096)"), Catch::Contains("c.json: /sliding_window") &&
+                                                      Catch::Contains("4096") &&
+                                                      Catch::Contains("full attention"));
+  CHECK(with(R"(, "sliding_window": null)") == "(no error)");
+  CHECK(with(R"(, "sliding_window": 8192)") == "(no error)");  // covers the whole sequence
+  // Qwen2: HF ignores the window unless use_sliding_window is true
+  CHECK(with(R"(, "sliding_window": 4096, "use_sliding_window": false)") == "(no error)");
+  CHECK_THAT(with(R"(, "sliding_window": 4096, "use_sliding_window": true)"),
+             Catch::Contains("/sliding_window"));
+  // Gemma 3: every 6th layer global
+  CHECK_THAT(with(R"(, "sliding_window": 1024, "sliding_window_pattern": 6)"),
+             Catch::Contains("/sliding_window_pattern"));
+}
+
+TEST_CASE("Per-layer attention types are read; windowed layers are refused", "[hf_config]") {
+  const auto with = [](const std::string& extra) {
+    return error_of("{" + llama_body + extra + "}");
+  };
+  CHECK(with(R"(, "layer_types": ["full_attention", "full_attention"])") == "(no error)");
+  CHECK_THAT(
+      with(R"(, "sliding_window": 512, "layer_types": ["sliding_attention", "full_attention"])"),
+      Catch::Contains("/layer_types") && Catch::Contains("1 of 2 layers"));
+  CHECK_THAT(with(R"(, "layer_types": ["linear_attention"])"),
+             Catch::Contains("/layer_types") && Catch::Contains("linear_attention"));
+  CHECK_THAT(with(R"(, "attention_chunk_size": 2048)"), Catch::Contains("/attention_chunk_size"));
+  CHECK(with(R"(, "attention_chunk_size": 8192)") == "(no error)");
+  CHECK_THAT(with(R"(, "attention_types": [[["global", "local"], 16]])"),
+             Catch::Contains("/attention_types"));
+}
+
+TEST_CASE("rope_scaling is read and checked: it changes positions, not the cost", "[hf_config]") {
+  const auto with = [](const std::string& extra) {
+    return error_of("{" + llama_body + extra + "}");
+  };
+  // Llama 3.1
+  CHECK(with(R"(, "rope_scaling": {"rope_type": "llama3", "factor": 8.0,
+                 "original_max_position_embeddings": 8192})") == "(no error)");
+  CHECK(with(R"(, "rope_scaling": {"type": "linear", "factor": 2.0})") == "(no error)");
+  CHECK(with(R"(, "rope_scaling": null)") == "(no error)");
+  CHECK_THAT(with(R"(, "rope_scaling": {"rope_type": "mystery"})"),
+             Catch::Contains("/rope_scaling/rope_type") && Catch::Contains("mystery"));
+  CHECK_THAT(with(R"(, "rope_scaling": {"rope_type": "yarn", "factor": 0.5})"),
+             Catch::Contains("/rope_scaling/factor"));
+  CHECK_THAT(with(R"(, "rope_scaling": 4)"), Catch::Contains("/rope_scaling"));
+  const auto info = io::read_rope_scaling(
+      nlohmann::json::parse(R"({"rope_scaling": {"rope_type": "llama3", "factor": 8.0}})"), "c",
+      "f");
+  CHECK(info.type == "llama3");
+  CHECK(info.factor == 8.0);
+}

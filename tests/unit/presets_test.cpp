@@ -30,7 +30,11 @@ TEST_CASE("Every GPU preset has positive numbers and a source for each", "[prese
     CHECK(!g.reference.empty());
     check_sourced_rate(g.peak.fp64, "fp64");
     check_sourced_rate(g.peak.fp32, "fp32");
-    check_sourced_rate(g.peak.tf32, "tf32");
+    if (g.peak.tf32.value.value() > 0.0) {
+      check_sourced_rate(g.peak.tf32, "tf32");
+    } else {  // CDNA 4 has no TF32 matrix mode
+      CHECK(std::string(g.peak.tf32.source).find("no TF32") != std::string::npos);
+    }
     check_sourced_rate(g.peak.bf16, "bf16");
     check_sourced_rate(g.peak.fp16, "fp16");
     CHECK(!g.peak.fp8.source.empty());
@@ -53,7 +57,7 @@ TEST_CASE("Peak rates rise from fp64 to fp8 as on every datasheet", "[presets]")
   for (const auto& g : gpu_presets) {
     CAPTURE(std::string(g.name));
     CHECK(g.peak.fp32.value >= g.peak.fp64.value);
-    CHECK(g.peak.tf32.value > g.peak.fp32.value);
+    CHECK((g.peak.tf32.value > g.peak.fp32.value || g.peak.tf32.value.value() == 0.0));
     CHECK(g.peak.bf16.value >= g.peak.tf32.value);
     CHECK(g.peak.fp16.value >= g.peak.bf16.value);
     if (g.peak.fp8.value.value() > 0.0) {
@@ -212,7 +216,9 @@ TEST_CASE("A compute dtype picks the preset's dense rate of the same name", "[pr
     CAPTURE(std::string(gpu.name));
     CHECK(&dense_peak(gpu, {"bf16", 2}) == &gpu.peak.bf16);
     CHECK(&dense_peak(gpu, {"fp16", 2}) == &gpu.peak.fp16);
-    CHECK(&dense_peak(gpu, {"tf32", 4}) == &gpu.peak.tf32);
+    if (gpu.peak.tf32.value.value() > 0.0) {
+      CHECK(&dense_peak(gpu, {"tf32", 4}) == &gpu.peak.tf32);
+    }
   }
   CHECK(peak_rate_name({"float16", 2}) == std::optional<std::string_view>("fp16"));
   CHECK_FALSE(peak_rate_name({"2 B", 2}).has_value());
@@ -250,4 +256,41 @@ TEST_CASE("A preset of the other kind is named as such", "[presets]") {
   } catch (const invalid_spec& e) {
     CHECK(e.detail() == "'h100' is a GPU preset (H100-SXM), not an interconnect preset");
   }
+}
+
+TEST_CASE("FP4 peaks exist only on Blackwell and CDNA 4, each with its source", "[presets]") {
+  for (const auto& g : gpu_presets) {
+    CAPTURE(g.name);
+    CHECK(!g.peak.fp4.source.empty());
+    const bool has = g.peak.fp4.value.value() > 0.0;
+    CHECK(has == support_of(g.arch).fp4);
+    if (has) {
+      CHECK(g.peak.fp4.value >= g.peak.fp8.value);
+    }
+    CHECK(support_of(g.arch).fp8 == (g.peak.fp8.value.value() > 0.0));
+  }
+}
+
+TEST_CASE("The 2025-26 presets: B300, GB300, MI325X, MI355X and the export-limited H800",
+          "[presets]") {
+  const auto& h800 = gpu_preset_by_name("h800", "--gpu");
+  CHECK(h800.intra.bandwidth.value.value() == 200e9);  // 400 GB/s both directions
+  CHECK(std::string(h800.intra.bandwidth.source).find("160 GB/s") != std::string::npos);
+  CHECK(h800.peak.bf16.value == gpu_preset_by_name("h100", "--gpu").peak.bf16.value);
+  CHECK(gpu_preset_by_name("b300", "--gpu").arch == gpu_architecture::blackwell_ultra);
+  CHECK(gpu_preset_by_name("gb300", "--gpu").gpus_per_node.value == 72);
+  CHECK(gpu_preset_by_name("mi325x", "--gpu").memory.value.value() == 256.0 * (1 << 30));
+  CHECK(gpu_preset_by_name("mi355x", "--gpu").arch == gpu_architecture::cdna4);
+  CHECK_FALSE(support_of(gpu_architecture::cdna4).nvfp4);  // MXFP4, not NVIDIA's NVFP4
+}
+
+TEST_CASE("rate_peak picks the BF16, FP8 or FP4 peak and names a GPU without it", "[presets]") {
+  const auto& b200 = gpu_preset_by_name("b200", "--gpu");
+  CHECK(rate_peak(b200, tensor_rate::fp4, "--precision").value.value() == 9000e12);
+  CHECK(rate_peak(b200, tensor_rate::fp8, "--precision").value.value() == 4500e12);
+  const auto& h100 = gpu_preset_by_name("h100", "--gpu");
+  CHECK_THROWS_WITH(rate_peak(h100, tensor_rate::fp4, "--precision"),
+                    Catch::Contains("--precision") && Catch::Contains("H100-SXM has no dense fp4"));
+  CHECK_THROWS_WITH(rate_peak(gpu_preset_by_name("a100", "--gpu"), tensor_rate::fp8, "--precision"),
+                    Catch::Contains("no dense fp8"));
 }

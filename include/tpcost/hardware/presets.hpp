@@ -61,6 +61,7 @@ struct peak_rates {
   sourced<flops_per_second> bf16;  ///< BF16 tensor core, dense, FP32 accumulate
   sourced<flops_per_second> fp16;  ///< FP16 tensor core, dense, FP32 accumulate
   sourced<flops_per_second> fp8;   ///< FP8 tensor core, dense; 0 where there is none
+  sourced<flops_per_second> fp4;   ///< FP4 tensor core (NVFP4/MXFP4), dense; 0 = none
 };
 
 /// A class of link: its name, per-direction bandwidth β and per-step latency α.
@@ -81,8 +82,9 @@ struct gpu_preset {
   peak_rates peak;
   sourced<bytes> memory;  ///< HBM capacity
   sourced<bytes_per_second> memory_bandwidth;
-  sourced<std::int64_t> gpus_per_node;  ///< GPUs that share the intra-node link
-  link_preset intra;                    ///< the link between GPUs of one node
+  sourced<std::int64_t> gpus_per_node;               ///< GPUs that share the intra-node link
+  link_preset intra;                                 ///< the link between GPUs of one node
+  gpu_architecture arch = gpu_architecture::ampere;  ///< formats and efficiency generation
 };
 
 /// An inter-node link, per GPU (one NIC port per GPU, as on DGX-class nodes).
@@ -133,10 +135,10 @@ inline constexpr link_preset nvlink5{
 
 /// The GPU presets. Sources are vendor datasheets; where a number could not be checked
 /// against the vendor's own PDF for this table, its source says so.
-inline constexpr std::array<gpu_preset, 8> gpu_presets =
+inline constexpr std::array<gpu_preset, 13> gpu_presets =
     [] {
       using namespace detail::presets;
-      return std::array<gpu_preset, 8>{{
+      return std::array<gpu_preset, 13>{{
           {
               .name = "A100-SXM4-80GB",
               .description = "NVIDIA A100 SXM4 80GB (Ampere), HGX/DGX A100 node",
@@ -158,11 +160,13 @@ inline constexpr std::array<gpu_preset, 8> gpu_presets =
                                "NVIDIA A100 datasheet (2021): FP16 Tensor Core 312 TFLOPS dense "
                                "(624 with sparsity)"},
                       .fp8 = {0 * tflops, "Ampere has no FP8 tensor cores"},
+                      .fp4 = {0 * tflops, "Ampere has no FP4 tensor cores"},
                   },
               .memory = {80 * GiB, "NVIDIA A100 datasheet (2021): 80GB HBM2e"},
               .memory_bandwidth = {2039 * gbs, "NVIDIA A100 datasheet (2021): 2,039 GB/s (SXM)"},
               .gpus_per_node = {8, "NVIDIA DGX A100 / HGX A100 8-GPU: 8 GPUs per NVSwitch node"},
               .intra = nvlink3,
+              .arch = gpu_architecture::ampere,
           },
           {
               .name = "A100-PCIe-80GB",
@@ -185,6 +189,7 @@ inline constexpr std::array<gpu_preset, 8> gpu_presets =
                                "NVIDIA A100 datasheet (2021): FP16 Tensor Core 312 TFLOPS dense "
                                "(624 with sparsity)"},
                       .fp8 = {0 * tflops, "Ampere has no FP8 tensor cores"},
+                      .fp4 = {0 * tflops, "Ampere has no FP4 tensor cores"},
                   },
               .memory = {80 * GiB, "NVIDIA A100 datasheet (2021): 80GB HBM2e"},
               .memory_bandwidth = {1935 * gbs, "NVIDIA A100 datasheet (2021): 1,935 GB/s (PCIe)"},
@@ -200,6 +205,7 @@ inline constexpr std::array<gpu_preset, 8> gpu_presets =
                        "only 2 cards)"},
                       {5.7 * units::us, nccl_pci_latency},
                   },
+              .arch = gpu_architecture::ampere,
           },
           {
               .name = "H100-SXM",
@@ -225,11 +231,13 @@ inline constexpr std::array<gpu_preset, 8> gpu_presets =
                       .fp8 = {1978.9 * tflops,
                               "NVIDIA Hopper whitepaper (2022): FP8 Tensor 1978.9 TFLOPS dense "
                               "(datasheet: 3,958 with sparsity)"},
+                      .fp4 = {0 * tflops, "Hopper has no FP4 tensor cores"},
                   },
               .memory = {80 * GiB, "NVIDIA H100 datasheet (2023): 80GB HBM3"},
               .memory_bandwidth = {3350 * gbs, "NVIDIA H100 datasheet (2023): 3.35 TB/s (SXM)"},
               .gpus_per_node = {8, "NVIDIA DGX H100 / HGX H100 8-GPU: 8 GPUs per NVSwitch node"},
               .intra = nvlink4,
+              .arch = gpu_architecture::hopper,
           },
           {
               .name = "H100-PCIe",
@@ -253,6 +261,7 @@ inline constexpr std::array<gpu_preset, 8> gpu_presets =
                       .fp8 = {1513 * tflops,
                               "NVIDIA H100 datasheet (2023): FP8 Tensor Core 3,026 TFLOPS with "
                               "sparsity, halved -> 1,513 dense"},
+                      .fp4 = {0 * tflops, "Hopper has no FP4 tensor cores"},
                   },
               .memory = {80 * GiB, "NVIDIA H100 datasheet (2023): 80GB HBM2e (PCIe)"},
               .memory_bandwidth = {2000 * gbs, "NVIDIA H100 datasheet (2023): 2 TB/s (PCIe)"},
@@ -268,6 +277,7 @@ inline constexpr std::array<gpu_preset, 8> gpu_presets =
                        "cards)"},
                       {5.7 * units::us, nccl_pci_latency},
                   },
+              .arch = gpu_architecture::hopper,
           },
           {
               .name = "H200-SXM",
@@ -292,11 +302,13 @@ inline constexpr std::array<gpu_preset, 8> gpu_presets =
                       .fp8 = {1978.9 * tflops,
                               "NVIDIA H200 datasheet (2024): FP8 Tensor Core 3,958 TFLOPS with "
                               "sparsity -> 1978.9 dense"},
+                      .fp4 = {0 * tflops, "Hopper has no FP4 tensor cores"},
                   },
               .memory = {141 * GiB, "NVIDIA H200 datasheet (2024): 141GB HBM3e"},
               .memory_bandwidth = {4800 * gbs, "NVIDIA H200 datasheet (2024): 4.8 TB/s"},
               .gpus_per_node = {8, "NVIDIA HGX H200 8-GPU: 8 GPUs per NVSwitch node"},
               .intra = nvlink4,
+              .arch = gpu_architecture::hopper,
           },
           {
               .name = "B200",
@@ -325,6 +337,9 @@ inline constexpr std::array<gpu_preset, 8> gpu_presets =
                       .fp8 = {4500 * tflops,
                               "NVIDIA HGX B200 datasheet, per-GPU table: FP8 Tensor Core 9 PFLOPS "
                               "with sparsity -> 4.5 dense"},
+                      .fp4 = {9000 * tflops,
+                              "NVIDIA HGX B200 datasheet, per-GPU table: FP4 Tensor Core 18 PFLOPS "
+                              "with sparsity -> 9 dense"},
                   },
               .memory = {180 * GiB,
                          "NVIDIA HGX B200 datasheet: 180GB HBM3e per GPU (1.44 TB per 8 GPUs)"},
@@ -333,6 +348,7 @@ inline constexpr std::array<gpu_preset, 8> gpu_presets =
                                    "material: 8 TB/s)"},
               .gpus_per_node = {8, "NVIDIA HGX B200 / DGX B200: 8 GPUs per NVSwitch node"},
               .intra = nvlink5,
+              .arch = gpu_architecture::blackwell,
           },
           {
               .name = "GB200-NVL72",
@@ -361,6 +377,9 @@ inline constexpr std::array<gpu_preset, 8> gpu_presets =
                       .fp8 = {5000 * tflops,
                               "NVIDIA GB200 NVL72 datasheet, per-GPU table: FP8 Tensor Core 10 "
                               "PFLOPS with sparsity -> 5 dense (rack: 720 PFLOPS / 72 sparse)"},
+                      .fp4 = {10000 * tflops,
+                              "NVIDIA GB200 NVL72 datasheet, per-GPU table: FP4 Tensor Core 20 "
+                              "PFLOPS with sparsity -> 10 dense (rack: 1,440 PFLOPS / 72 sparse)"},
                   },
               .memory = {186 * GiB,
                          "NVIDIA GB200 NVL72 datasheet: 186GB HBM3e per GPU (13.4 TB per rack)"},
@@ -371,6 +390,7 @@ inline constexpr std::array<gpu_preset, 8> gpu_presets =
                                 "NVIDIA GB200 NVL72 datasheet: 72 GPUs in one NVLink domain (18 "
                                 "compute trays of 4 GPUs, NVLink Switch trays)"},
               .intra = nvlink5,
+              .arch = gpu_architecture::blackwell,
           },
           {
               .name = "MI300X",
@@ -396,6 +416,8 @@ inline constexpr std::array<gpu_preset, 8> gpu_presets =
                       .fp8 = {2614.9 * tflops,
                               "AMD Instinct MI300X data sheet (2023): FP8 2,614.9 TFLOPS dense "
                               "(5,229.8 with sparsity)"},
+                      .fp4 = {0 * tflops,
+                              "CDNA 3 has no FP4 matrix cores (AMD CDNA 3 whitepaper, 2023)"},
                   },
               .memory = {192 * GiB, "AMD Instinct MI300X data sheet (2023): 192GB HBM3"},
               .memory_bandwidth = {5300 * gbs,
@@ -415,6 +437,207 @@ inline constexpr std::array<gpu_preset, 8> gpu_presets =
                        "RCCL src/graph/tuning.cc (ROCm/rccl @0023b9b, 2020) hwLat[xGMI as "
                        "NVLINK][Ring][Simple] = 2.7 us: RCCL's tuner constant, not a measurement"},
                   },
+              .arch = gpu_architecture::cdna3,
+          },
+          {
+              .name = "H800-SXM",
+              .description = "NVIDIA H800 SXM5 80GB (Hopper, export variant), HGX H800 node",
+              .aliases = {"h800", "h800-sxm5", "h800-80gb", "", ""},
+              .reference = "NVIDIA H800 product brief (2023); DeepSeek-V3 report (2024)",
+              .peak =
+                  {
+                      .fp64 = {1 * tflops,
+                               "H800 SXM: FP64 cut to about 1 TFLOPS for export (reported; not "
+                               "checked against an NVIDIA PDF here)"},
+                      .fp32 = {66.9 * tflops, "the H100 SXM die and clocks: FP32 66.9 TFLOPS"},
+                      .tf32 = {494.7 * tflops,
+                               "the H100 SXM die and clocks: TF32 Tensor 494.7 TFLOPS dense"},
+                      .bf16 = {989.4 * tflops,
+                               "the H100 SXM die and clocks: BF16 Tensor 989.4 TFLOPS dense "
+                               "(DeepSeek-V3 report, arXiv:2412.19437, trains on H800 at the "
+                               "H100's rates)"},
+                      .fp16 = {989.4 * tflops,
+                               "the H100 SXM die and clocks: FP16 Tensor 989.4 TFLOPS dense"},
+                      .fp8 = {1978.9 * tflops,
+                              "the H100 SXM die and clocks: FP8 Tensor 1978.9 TFLOPS dense"},
+                      .fp4 = {0 * tflops, "Hopper has no FP4 tensor cores"},
+                  },
+              .memory = {80 * GiB, "NVIDIA H800 SXM: 80GB HBM3"},
+              .memory_bandwidth = {3350 * gbs, "NVIDIA H800 SXM: 3.35 TB/s, as the H100 SXM"},
+              .gpus_per_node = {8, "HGX H800 8-GPU: 8 GPUs per NVSwitch node"},
+              .intra =
+                  {
+                      "NVLink 4, export-limited (8 links)",
+                      {200 * gbs,
+                       "NVIDIA H800: NVLink 400 GB/s, the sum of both directions -> 200 GB/s per "
+                       "direction (the H100's 900 GB/s cut for export); DeepSeek-V3 report "
+                       "(arXiv:2412.19437, Sec. 3.2.2) measures 'NVLink ... 160 GB/s', 0.8 of it"},
+                      {3.4 * units::us, nccl_nvlink_latency},
+                  },
+              .arch = gpu_architecture::hopper,
+          },
+          {
+              .name = "B300",
+              .description = "NVIDIA B300 (Blackwell Ultra), HGX/DGX B300 node",
+              .aliases = {"b300-sxm", "hgx-b300", "dgx-b300", "b300-288gb", ""},
+              .reference = "NVIDIA HGX B300 datasheet (2025)",
+              .peak =
+                  {
+                      .fp64 = {1.25 * tflops,
+                               "NVIDIA HGX B300 datasheet: FP64/FP64 Tensor Core 10 TFLOPS per 8 "
+                               "GPUs -> 1.25 per GPU (Blackwell Ultra drops FP64 throughput; not "
+                               "checked against the PDF here)"},
+                      .fp32 = {75 * tflops,
+                               "NVIDIA HGX B300 datasheet: FP32 600 TFLOPS per 8 GPUs -> 75"},
+                      .tf32 = {1125 * tflops,
+                               "NVIDIA HGX B300 datasheet: TF32 Tensor Core 18 PFLOPS per 8 GPUs "
+                               "with sparsity -> 1.125 dense per GPU"},
+                      .bf16 = {2250 * tflops,
+                               "NVIDIA HGX B300 datasheet: FP16/BF16 Tensor Core 36 PFLOPS per 8 "
+                               "GPUs with sparsity -> 2.25 dense per GPU"},
+                      .fp16 = {2250 * tflops,
+                               "NVIDIA HGX B300 datasheet: FP16/BF16 Tensor Core 36 PFLOPS per 8 "
+                               "GPUs with sparsity -> 2.25 dense per GPU"},
+                      .fp8 = {4500 * tflops,
+                              "NVIDIA HGX B300 datasheet: FP8/FP6 Tensor Core 72 PFLOPS per 8 GPUs "
+                              "with sparsity -> 4.5 dense per GPU"},
+                      .fp4 = {13500 * tflops,
+                              "NVIDIA HGX B300 datasheet: FP4 Tensor Core 144 | 108 PFLOPS per 8 "
+                              "GPUs (sparse | dense) -> 13.5 dense per GPU"},
+                  },
+              .memory = {288 * GiB,
+                         "NVIDIA HGX B300 datasheet: up to 2.3 TB HBM3e per 8 GPUs -> 288GB "
+                         "per GPU (Blackwell Ultra: 12-high HBM3e stacks)"},
+              .memory_bandwidth = {8000 * gbs,
+                                   "NVIDIA HGX B300 datasheet: 8 TB/s per GPU (not checked "
+                                   "against the PDF here)"},
+              .gpus_per_node = {8, "NVIDIA HGX B300 / DGX B300: 8 GPUs per NVSwitch node"},
+              .intra = nvlink5,
+              .arch = gpu_architecture::blackwell_ultra,
+          },
+          {
+              .name = "GB300-NVL72",
+              .description =
+                  "NVIDIA GB300 NVL72 (Blackwell Ultra), 72 GPUs in one NVLink domain, 1400 W",
+              .aliases = {"gb300", "gb300-nvl", "b300-nvl72", "", ""},
+              .reference = "NVIDIA GB300 NVL72 datasheet (2025)",
+              .peak =
+                  {
+                      .fp64 = {1.39 * tflops,
+                               "NVIDIA GB300 NVL72 datasheet: FP64/FP64 Tensor Core 100 TFLOPS "
+                               "per rack -> 1.39 per GPU (not checked against the PDF here)"},
+                      .fp32 = {83.3 * tflops,
+                               "NVIDIA GB300 NVL72 datasheet: FP32 6 PFLOPS per rack -> 83.3"},
+                      .tf32 = {1250 * tflops,
+                               "NVIDIA GB300 NVL72 datasheet: TF32 Tensor Core 180 PFLOPS per rack "
+                               "with sparsity -> 1.25 dense per GPU"},
+                      .bf16 = {2500 * tflops,
+                               "NVIDIA GB300 NVL72 datasheet: FP16/BF16 Tensor Core 360 PFLOPS per "
+                               "rack with sparsity -> 2.5 dense per GPU"},
+                      .fp16 = {2500 * tflops,
+                               "NVIDIA GB300 NVL72 datasheet: FP16/BF16 Tensor Core 360 PFLOPS per "
+                               "rack with sparsity -> 2.5 dense per GPU"},
+                      .fp8 = {5000 * tflops,
+                              "NVIDIA GB300 NVL72 datasheet: FP8/FP6 Tensor Core 720 PFLOPS per "
+                              "rack with sparsity -> 5 dense per GPU"},
+                      .fp4 = {15000 * tflops,
+                              "NVIDIA GB300 NVL72 datasheet: FP4 Tensor Core 1,440 | 1,080 PFLOPS "
+                              "per rack (sparse | dense) -> 15 dense per GPU"},
+                  },
+              .memory = {288 * GiB,
+                         "NVIDIA GB300 NVL72 datasheet: up to 20 TB HBM3e per rack, 288GB per "
+                         "GPU"},
+              .memory_bandwidth = {8000 * gbs,
+                                   "NVIDIA GB300 NVL72 datasheet: up to 576 TB/s per rack -> 8 "
+                                   "TB/s per GPU"},
+              .gpus_per_node = {72, "NVIDIA GB300 NVL72 datasheet: 72 GPUs in one NVLink domain"},
+              .intra = nvlink5,
+              .arch = gpu_architecture::blackwell_ultra,
+          },
+          {
+              .name = "MI325X",
+              .description = "AMD Instinct MI325X 256GB (CDNA 3), 8 OAM modules on Infinity Fabric",
+              .aliases = {"mi325", "amd-mi325x", "instinct-mi325x", "mi325x-256gb", ""},
+              .reference = "AMD Instinct MI325X data sheet (2024)",
+              .peak =
+                  {
+                      .fp64 = {163.4 * tflops,
+                               "AMD Instinct MI325X data sheet (2024): FP64 matrix 163.4 TFLOPS, "
+                               "the MI300X's compute die"},
+                      .fp32 = {163.4 * tflops,
+                               "AMD Instinct MI325X data sheet (2024): FP32 163.4 TFLOPS"},
+                      .tf32 = {653.7 * tflops,
+                               "AMD Instinct MI325X data sheet (2024): TF32 653.7 TFLOPS dense"},
+                      .bf16 = {1307.4 * tflops,
+                               "AMD Instinct MI325X data sheet (2024): BF16 1,307.4 TFLOPS dense "
+                               "(2,614.9 with sparsity)"},
+                      .fp16 = {1307.4 * tflops,
+                               "AMD Instinct MI325X data sheet (2024): FP16 1,307.4 TFLOPS dense"},
+                      .fp8 = {2614.9 * tflops,
+                              "AMD Instinct MI325X data sheet (2024): FP8 2,614.9 TFLOPS dense "
+                              "(5,229.8 with sparsity)"},
+                      .fp4 = {0 * tflops, "CDNA 3 has no FP4 matrix cores"},
+                  },
+              .memory = {256 * GiB, "AMD Instinct MI325X data sheet (2024): 256GB HBM3E"},
+              .memory_bandwidth = {6000 * gbs,
+                                   "AMD Instinct MI325X data sheet (2024): 6 TB/s peak"},
+              .gpus_per_node = {8, "AMD Instinct MI325X platform: 8 OAM GPUs, fully connected"},
+              .intra =
+                  {
+                      "Infinity Fabric (xGMI, full mesh)",
+                      {448 * gbs,
+                       "AMD Instinct MI325X data sheet (2024): 7 Infinity Fabric links x 128 GB/s "
+                       "= 896 GB/s, the sum of both directions -> 448 GB/s per direction with all "
+                       "7 peer links driven at once (as MI300X)"},
+                      {2.7 * units::us,
+                       "RCCL src/graph/tuning.cc (ROCm/rccl @0023b9b, 2020) hwLat[xGMI as "
+                       "NVLINK][Ring][Simple] = 2.7 us: RCCL's tuner constant, not a measurement"},
+                  },
+              .arch = gpu_architecture::cdna3,
+          },
+          {
+              .name = "MI355X",
+              .description = "AMD Instinct MI355X 288GB (CDNA 4), 8 OAM modules, 1400 W",
+              .aliases = {"mi355", "amd-mi355x", "instinct-mi355x", "mi355x-288gb", ""},
+              .reference = "AMD Instinct MI355X data sheet (2025)",
+              .peak =
+                  {
+                      .fp64 = {78.6 * tflops,
+                               "AMD Instinct MI355X data sheet (2025): FP64 matrix 78.6 TFLOPS"},
+                      .fp32 = {157.3 * tflops,
+                               "AMD Instinct MI355X data sheet (2025): FP32 157.3 TFLOPS"},
+                      .tf32 = {0 * tflops,
+                               "AMD CDNA 4 whitepaper (2025): no TF32 matrix mode (not checked "
+                               "against the PDF here)"},
+                      .bf16 = {2516.6 * tflops,
+                               "AMD Instinct MI355X data sheet (2025): BF16 2.5 PFLOPS dense "
+                               "(5.0 with sparsity); 2,516.6 TFLOPS"},
+                      .fp16 = {2516.6 * tflops,
+                               "AMD Instinct MI355X data sheet (2025): FP16 2.5 PFLOPS dense"},
+                      .fp8 = {5033.2 * tflops,
+                              "AMD Instinct MI355X data sheet (2025): FP8 5.0 PFLOPS dense (10.1 "
+                              "with sparsity); 5,033.2 TFLOPS"},
+                      .fp4 = {10066.3 * tflops,
+                              "AMD Instinct MI355X data sheet (2025): MXFP4/MXFP6 10.1 PFLOPS "
+                              "dense; 10,066.3 TFLOPS"},
+                  },
+              .memory = {288 * GiB, "AMD Instinct MI355X data sheet (2025): 288GB HBM3E"},
+              .memory_bandwidth = {8000 * gbs,
+                                   "AMD Instinct MI355X data sheet (2025): 8 TB/s peak"},
+              .gpus_per_node = {8, "AMD Instinct MI355X platform: 8 OAM GPUs, fully connected"},
+              .intra =
+                  {
+                      "Infinity Fabric 4 (xGMI, full mesh)",
+                      {537.6 * gbs,
+                       "AMD Instinct MI355X data sheet (2025): 7 Infinity Fabric links, 1,075 "
+                       "GB/s peer-to-peer in all, the sum of both directions -> 537.6 GB/s per "
+                       "direction with all 7 peer links driven (not checked against the PDF "
+                       "here)"},
+                      {2.7 * units::us,
+                       "RCCL src/graph/tuning.cc (ROCm/rccl @0023b9b, 2020) hwLat[xGMI as "
+                       "NVLINK][Ring][Simple] = 2.7 us: RCCL's tuner constant, not a measurement"},
+                  },
+              .arch = gpu_architecture::cdna4,
           },
       }};
     }();
@@ -703,8 +926,13 @@ inline const sourced<flops_per_second>& dense_peak(const gpu_preset& gpu, const 
 constexpr void apply_scale_up(cluster_topology& t, const gpu_preset& gpu) {
   const std::string_view name = gpu.name;
   const bool nvlink = gpu.intra.name.starts_with("NVLink");
-  if (name.starts_with("MI300")) {
+  if (name.starts_with("MI300") || name.starts_with("MI325")) {
     t.peer_link = 64 * detail::presets::gbs;
+    return;
+  }
+  if (name.starts_with("MI355")) {
+    // AMD Instinct MI355X data sheet (2025): 7 xGMI links, 1,075 GB/s bidirectional in all.
+    t.peer_link = 76.8 * detail::presets::gbs;
     return;
   }
   if (!nvlink) {
@@ -712,7 +940,7 @@ constexpr void apply_scale_up(cluster_topology& t, const gpu_preset& gpu) {
   }
   if (name.starts_with("A100")) {
     t.generation = gpu_generation::ampere;
-  } else if (name.starts_with("H100") || name.starts_with("H200")) {
+  } else if (name.starts_with("H100") || name.starts_with("H200") || name.starts_with("H800")) {
     t.generation = gpu_generation::hopper;
     t.nvls = true;
   } else if (name.starts_with("B200") || name.starts_with("GB200") || name.starts_with("B300") ||
@@ -720,6 +948,21 @@ constexpr void apply_scale_up(cluster_topology& t, const gpu_preset& gpu) {
     t.generation = gpu_generation::blackwell;
     t.nvls = true;
   }
+}
+
+/// The GPU's dense peak for a tensor-core rate (precision.hpp: BF16 for the 16-bit kernels,
+/// FP8 or FP4 for a quantized recipe's GEMMs), with its source. Throws invalid_spec(field,
+/// ...) naming the GPU when the part has no such rate.
+inline const sourced<flops_per_second>& rate_peak(const gpu_preset& gpu, tensor_rate rate,
+                                                  std::string_view field) {
+  const auto& p = gpu.peak;
+  const auto& pick = rate == tensor_rate::bf16 ? p.bf16 : rate == tensor_rate::fp8 ? p.fp8 : p.fp4;
+  if (!(pick.value.value() > 0.0)) {
+    throw invalid_spec(std::string(field), std::string(gpu.name) + " has no dense " +
+                                               std::string(to_string(rate)) + " rate (" +
+                                               std::string(pick.source) + ")");
+  }
+  return pick;
 }
 
 /// The cluster a GPU preset and an inter-node preset describe together.

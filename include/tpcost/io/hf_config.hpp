@@ -17,6 +17,22 @@
 // missing hidden_act reads as silu, LlamaConfig's default. A head_dim other than h/a and
 // mixture-of-experts configs are rejected: the cost model does not describe them.
 //
+// Attention patterns and positions (check_attention_pattern, read_rope_scaling): every layer
+// is costed as full causal attention over s tokens, so a config whose attention is anything
+// else at its own length is refused with the key named, never costed as full attention:
+//   sliding_window          a window shorter than max_position_embeddings (Mistral, Gemma 2/3,
+//                           Qwen2 with use_sliding_window true) is refused; null, a window that
+//                           covers the whole sequence, or use_sliding_window false (HF Qwen2
+//                           then ignores it) read as full attention
+//   layer_types             (transformers >= 4.53) every entry "full_attention", or sliding
+//                           layers whose window covers the sequence; otherwise refused
+//   sliding_window_pattern  Gemma 3's interleave: refused with a window shorter than s
+//   attention_chunk_size    Llama 4's chunked attention: refused when shorter than s
+//   attention_types         GPT-Neo's local/global list: refused with any "local" layer
+//   rope_scaling            read and checked (rope_type or type one of default, linear,
+//                           dynamic, yarn, longrope, su, llama3): it changes positions, not the
+//                           cost; another type is refused naming /rope_scaling/rope_type
+//
 // Every error is `invalid_spec(field, "<file>: <JSON pointer>: <what is wrong>")`.
 #pragma once
 
@@ -140,6 +156,119 @@ inline bool is_one_of(std::string_view text, std::initializer_list<std::string_v
 
 }  // namespace detail
 
+/// How the positions of a config are scaled (rope_scaling), read only to be checked: the
+/// scaling changes the rotary frequencies, not the FLOPs or bytes of any kernel.
+struct rope_scaling_info {
+  std::string type;   ///< "llama3", "yarn", ...; empty when the config has none
+  double factor = 1;  ///< the context extension factor
+};
+
+/// Reads /rope_scaling (see the file comment); throws invalid_spec(field, "<origin>:
+/// /rope_scaling/...: ...") for a type the list does not name or a malformed entry.
+inline rope_scaling_info read_rope_scaling(const nlohmann::json& config, std::string_view origin,
+                                           std::string_view field) {
+  rope_scaling_info out;
+  const auto it = config.find("rope_scaling");
+  if (it == config.end() || it->is_null()) {
+    return out;
+  }
+  const auto fail = [&](const std::string& where, const std::string& what) {
+    throw invalid_spec(std::string(field),
+                       std::string(origin) + ": /rope_scaling" + where + ": " + what);
+  };
+  if (!it->is_object()) {
+    fail("", "expected an object or null, found " + detail::hf_reader::shown(*it));
+  }
+  std::string key = it->contains("rope_type") ? "rope_type" : "type";
+  if (!it->contains(key) || !(*it)[key].is_string()) {
+    fail("/rope_type",
+         "missing or not a string; expected one of default, linear, dynamic, yarn, "
+         "longrope, su, llama3");
+  }
+  out.type = (*it)[key].get<std::string>();
+  if (!detail::is_one_of(out.type,
+                         {"default", "linear", "dynamic", "yarn", "longrope", "su", "llama3"})) {
+    fail("/" + key, "'" + out.type +
+                        "' is not a rope scaling tpcost knows (default, linear, dynamic, yarn, "
+                        "longrope, su, llama3); it would not know the model's positions");
+  }
+  if (it->contains("factor")) {
+    const auto& f = (*it)["factor"];
+    if (!f.is_number() || !(f.get<double>() >= 1.0)) {
+      fail("/factor", "expected a number >= 1, found " + detail::hf_reader::shown(f));
+    }
+    out.factor = f.get<double>();
+  }
+  return out;
+}
+
+/// Refuses a config whose attention is not full causal attention over `seq` tokens on every
+/// layer (see the file comment), naming the key: invalid_spec(field, "<origin>: /<key>: ...").
+inline void check_attention_pattern(const nlohmann::json& config, std::string_view origin,
+                                    std::string_view field, std::int64_t seq) {
+  const detail::hf_reader read(config, origin, field);
+  const auto refuse = [&](std::string_view key, const std::string& what) {
+    read.fail(key, what +
+                       "; tpcost costs every layer as full attention over s tokens and does not "
+                       "model it (train at s <= the window, or give the model by its dimensions)");
+  };
+  const auto window_key = read.find({"sliding_window"});
+  std::int64_t window = 0;  // 0: none
+  if (!window_key.empty()) {
+    window = read.count_at("sliding_window");
+  }
+  const bool sliding_off =
+      !read.find({"use_sliding_window"}).empty() && !read.flag("use_sliding_window", true);
+  const bool short_window = window > 0 && window < seq && !sliding_off;
+  const auto types_key = read.find({"layer_types"});
+  if (!types_key.empty()) {
+    const auto& types = config.at("layer_types");
+    if (!types.is_array()) {
+      read.fail("layer_types",
+                "expected a list of attention types, found " + detail::hf_reader::shown(types));
+    }
+    std::int64_t sliding = 0;
+    for (const auto& t : types) {
+      if (!t.is_string()) {
+        read.fail("layer_types", "expected strings, found " + detail::hf_reader::shown(t));
+      }
+      const auto name = t.get<std::string>();
+      if (name == "sliding_attention" || name == "chunked_attention") {
+        ++sliding;
+      } else if (name != "full_attention") {
+        read.fail("layer_types", "'" + name +
+                                     "' is not an attention type tpcost knows (full_attention, "
+                                     "sliding_attention, chunked_attention)");
+      }
+    }
+    if (sliding > 0 && (short_window || window == 0)) {
+      refuse("layer_types", std::to_string(sliding) + " of " + std::to_string(types.size()) +
+                                " layers use windowed attention" +
+                                (window > 0 ? " of " + std::to_string(window) + " tokens" : "") +
+                                " at s = " + std::to_string(seq));
+    }
+    return;  // layer_types states the pattern; the window alone does not then apply to all
+  }
+  if (short_window) {
+    const bool pattern = !read.find({"sliding_window_pattern"}).empty();
+    refuse(pattern ? "sliding_window_pattern" : "sliding_window",
+           std::string(pattern ? "layers interleave sliding windows" : "sliding-window attention") +
+               " of " + std::to_string(window) +
+               " tokens, shorter than s = " + std::to_string(seq));
+  }
+  if (!read.find({"attention_chunk_size"}).empty()) {
+    const auto chunk = read.count_at("attention_chunk_size");
+    if (chunk < seq) {
+      refuse("attention_chunk_size", "chunked attention over " + std::to_string(chunk) +
+                                         " tokens, shorter than s = " + std::to_string(seq));
+    }
+  }
+  const auto neo = config.find("attention_types");
+  if (neo != config.end() && !neo->is_null() && neo->dump().find("local") != std::string::npos) {
+    refuse("attention_types", "GPT-Neo style local attention layers");
+  }
+}
+
 /// Reads a parsed Hugging Face config (see the file comment). `origin` names the file in
 /// errors, `field` the input that gave it (e.g. "--hf-config"). The spec is validated; a
 /// failed check names the key it came from ("heads" → /num_attention_heads).
@@ -208,6 +337,8 @@ inline transformer_spec from_hf_config(const nlohmann::json& config, std::string
                                                    : hidden_key;
     read.fail(key, e.detail());
   }
+  check_attention_pattern(config, origin, field, spec.seq);
+  (void)read_rope_scaling(config, origin, field);
   if (!read.find({"head_dim"}).empty() && read.count_at("head_dim") != head_dim(spec)) {
     read.fail("head_dim", "is " + std::to_string(read.count_at("head_dim")) +
                               ", not hidden/heads = " + std::to_string(head_dim(spec)) +

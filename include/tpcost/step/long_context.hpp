@@ -1,0 +1,196 @@
+// A step with context parallelism and a linear-layer precision, composed from the one-evaluator
+// step model (step.hpp, stages.hpp) without a second copy of its arithmetic.
+//
+// A CP rank runs every layer on b·s/cp tokens; towards the rest of the step it looks like a DP
+// replica of sequences s/cp long: its TP collectives carry b·(s/cp)·h, its pipeline sends
+// b·(s/cp)·h/t, its activations are those of s/cp tokens, and its gradients and optimizer
+// shards are reduced over the d·cp ranks that hold the same weights (Megatron-Core reduces
+// and shards over the data-parallel-with-CP group; its rank order tp-cp-ep-dp-pp makes that
+// group the ranks t apart, as the DP group of a d·cp layout). So the step is evaluate_step of
+// the layout (t, p, d·cp) with s/cp-token sequences and G·cp of them, plus what that view
+// leaves out, added here:
+//   - attention against all s keys: the s/cp queries of a rank see s keys, cp times the
+//     (s/cp)² of the view (FLOP-bound with a fused kernel: exactly (cp−1) more attention core
+//     forward, twice that backward, once more when recomputed);
+//   - the CP exchange of context_parallel.hpp, exposed where attention does not hide it;
+//   - the linear layers at their precision's rate (precision.hpp), attention and logits BF16.
+// The added time per layer and micro-batch joins the pipeline as compute does: m times on the
+// slowest stage plus the bubble's (p−1)/v share of a stage. Model FLOPs and MFU use the real
+// sequence length.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "tpcost/base/error.hpp"
+#include "tpcost/hardware/efficiency.hpp"
+#include "tpcost/hardware/presets.hpp"
+#include "tpcost/model/flops.hpp"
+#include "tpcost/model/precision.hpp"
+#include "tpcost/step/context_parallel.hpp"
+#include "tpcost/step/step.hpp"
+
+namespace tpcost {
+
+/// What the precision recipe needs from the GPU: the peak and η of the linear GEMMs' rate.
+struct precision_device {
+  precision_options options;
+  flops_per_second linear_peak{};  ///< the dense peak of the recipe's rate (0 = the BF16 peak)
+  double linear_efficiency = 0.0;  ///< η_mm of that rate (0 = the BF16 η_mm)
+  /// η of the fused attention kernel (FlashAttention/cuDNN), of the peak of its rate, counted
+  /// on the full s×s score matrix as the FLOPs are (0 = η_mm). A causal kernel skips half the
+  /// matrix, so its real fraction of peak is half this.
+  double attention_efficiency = 0.0;
+};
+
+/// The BF16 side of a GPU preset with its generation's default η (efficiency.hpp).
+inline compute_device bf16_device_for(const gpu_preset& gpu) {
+  const auto e = default_efficiency(gpu.arch, tensor_rate::bf16);
+  return {.peak = gpu.peak.bf16.value,
+          .memory_bandwidth = gpu.memory_bandwidth.value,
+          .efficiency = {.matmul = e.matmul, .memory = e.memory}};
+}
+
+/// The recipe on a GPU preset: refuses one the GPU cannot run (invalid_spec(field, ...) naming
+/// the GPU: FP4 on Hopper, FP8 on Ampere, MXFP8 before Blackwell), else its rate's peak and the
+/// generation's default η for the linear GEMMs and for attention.
+inline precision_device precision_device_for(const gpu_preset& gpu, const precision_options& opts,
+                                             std::string_view field) {
+  check_support(opts, support_of(gpu.arch), gpu.name, field);
+  const auto rate = linear_rate(opts);
+  return {.options = opts,
+          .linear_peak = rate_peak(gpu, rate, field).value,
+          .linear_efficiency = default_efficiency(gpu.arch, rate).matmul,
+          .attention_efficiency = default_efficiency(gpu.arch, attention_rate(opts)).attention};
+}
+
+/// The inputs: a step, its CP layout and its precision. `in.par.dp` is d, the replicas of the
+/// whole model (N = t·p·cp·d); `in.gpu` holds the BF16 peak and η.
+struct long_context_inputs {
+  step_inputs step;
+  context_parallel cp;
+  precision_device precision;
+};
+
+/// The result: the step of evaluate_step with the CP and precision terms added, and both MFUs.
+struct long_context_result {
+  step_result step;            ///< its time, breakdown and memory include the terms below
+  std::int64_t gpus = 0;       ///< N = t·p·cp·d
+  cp_layer_comm cp_per_layer;  ///< one layer, one micro-batch
+  seconds cp_exposed{};        ///< the step's exposed CP exchange (in step.time.tp_comm's
+                               ///< neighbour: added to the step time, reported apart)
+  seconds cp_hidden{};         ///< the CP exchange hidden behind attention, per step
+  seconds attention_extra{};   ///< per step: attention against s keys beyond the s/cp view
+  seconds linear_saving{};     ///< per step: linear GEMMs at the precision rate vs BF16
+  utilisation_report utilisation;
+};
+
+namespace detail {
+/// Forward, backward (2×) and recomputed (per mode) passes of the attention core.
+constexpr double attention_passes(recompute_mode mode) {
+  return 3.0 + (mode == recompute_mode::none ? 0.0 : 1.0);
+}
+}  // namespace detail
+
+/// Validates (invalid_spec naming the field: "cp", "precision", "gpus") and evaluates.
+inline long_context_result evaluate_long_context_step(const long_context_inputs& in) {
+  const auto& c = in.cp;
+  const auto& s = in.step;
+  validate(s.model);
+  validate(c, s.model, s.par.tp, s.topology.gpus_per_node, "cp");
+  if (c.cp > 1 && s.options.attention != attention_kernel::fused) {
+    throw invalid_spec("cp",
+                       "context parallelism runs on a fused attention kernel (TE's "
+                       "DotProductAttention); use --attention fused");
+  }
+  // The view: (t, p, d·cp) on sequences of s/cp tokens, G·cp of them.
+  step_inputs view = s;
+  view.model.seq = s.model.seq / c.cp;
+  view.par.dp = s.par.dp * c.cp;
+  view.par.global_batch = s.par.global_batch * c.cp;
+  long_context_result r;
+  r.step = evaluate_step(view);
+  r.gpus = r.step.gpus;
+
+  const auto b = s.par.micro_batch;
+  const auto t = s.par.tp;
+  const auto kernels = layer_compute_time(view.model, b, t, s.gpu, s.options.attention);
+  // Linear GEMMs at the precision's rate: the difference of the layer at the two rates, less
+  // its attention core (which stays BF16 unless FP8 attention is asked for).
+  seconds linear_saving_layer{};
+  if (in.precision.options.linear != linear_precision::bf16) {
+    compute_device fast = s.gpu;
+    fast.peak = in.precision.linear_peak.value() > 0.0 ? in.precision.linear_peak : s.gpu.peak;
+    if (in.precision.linear_efficiency > 0.0) {
+      fast.efficiency.matmul = in.precision.linear_efficiency;
+    }
+    const auto k = layer_compute_time(view.model, b, t, fast, s.options.attention);
+    const seconds attn_delta = k.attention_core_forward - kernels.attention_core_forward;
+    const seconds fwd = kernels.other_forward - k.other_forward;
+    const seconds bwd = (kernels.backward - k.backward) + 2.0 * attn_delta;
+    const double refwd = s.par.recompute == recompute_mode::full ? 1.0 : 0.0;
+    linear_saving_layer = (1.0 + refwd) * fwd + bwd;
+  }
+  // The attention core against all s keys, at the attention kernel's own η: cp times the
+  // view's (s/cp)² core, in place of the view's core at η_mm.
+  compute_device attention_gpu = s.gpu;
+  if (in.precision.attention_efficiency > 0.0) {
+    attention_gpu.efficiency.matmul = in.precision.attention_efficiency;
+  }
+  if (in.precision.options.fp8_attention && in.precision.linear_peak.value() > 0.0) {
+    attention_gpu.peak = in.precision.linear_peak;  // FP8 attention at the FP8 rate
+  }
+  const seconds attention_core =
+      static_cast<double>(c.cp) *
+      layer_compute_time(view.model, b, t, attention_gpu, s.options.attention)
+          .attention_core_forward;
+  const seconds attention_layer =
+      detail::attention_passes(s.par.recompute) * (attention_core - kernels.attention_core_forward);
+
+  // The CP exchange, each ring step behind its attention block (the full attention of a rank).
+  const double qkv_bytes = in.precision.options.fp8_attention ? 1.0 : 2.0;
+  const auto exchanges = cp_exchanges(s.model, b, t, c, qkv_bytes, s.topology.gpus_per_node);
+  const seconds attn_fwd = attention_core;
+  const auto outer = place_strided(c.cp, t, s.topology.gpus_per_node);
+  const auto inner = place_strided(a2a_group_size(s.model, t, c, s.topology.gpus_per_node), t,
+                                   s.topology.gpus_per_node);
+  if (outer.spans_nodes() && !(s.topology.inter.bandwidth.value() > 0.0)) {
+    throw invalid_spec("inter-bandwidth", "the CP group of " + std::to_string(c.cp) +
+                                              " ranks spans nodes; give the inter-node link");
+  }
+  r.cp_per_layer = sum_cp_comm(exchanges, attn_fwd, 2.0 * attn_fwd, outer, inner, s.topology);
+
+  // Per layer and micro-batch → per step: m micro-batches on the slowest stage (L/p layers)
+  // plus the bubble's (p−1)/v of a stage.
+  const double m = static_cast<double>(r.step.micro_batches);
+  const double p = static_cast<double>(s.par.pp);
+  const double layers_per_stage = static_cast<double>(s.model.layers) / p;
+  const double pipeline = layers_per_stage * (m + (p - 1.0) / static_cast<double>(s.par.vpp));
+  r.attention_extra = pipeline * attention_layer;
+  r.linear_saving = pipeline * linear_saving_layer;
+  r.cp_exposed = pipeline * r.cp_per_layer.exposed();
+  r.cp_hidden = pipeline * r.cp_per_layer.hidden();
+  r.step.time.compute += r.attention_extra - r.linear_saving;
+  r.step.step_time += r.attention_extra - r.linear_saving + r.cp_exposed;
+
+  // FLOPs and utilisation of the real model (sequences of s tokens, G of them).
+  r.step.flops = flops_per_step(s.model, s.par.global_batch, s.model.seq, s.par.recompute);
+  const double n = static_cast<double>(r.gpus);
+  r.step.tokens_per_second =
+      static_cast<double>(s.par.global_batch * s.model.seq) / r.step.step_time.value();
+  r.step.model_flops_per_gpu = r.step.flops.model / r.step.step_time / n;
+  r.step.hardware_flops_per_gpu = r.step.flops.hardware / r.step.step_time / n;
+  r.step.mfu = model_flops_utilisation(r.step.flops.model, r.step.step_time, r.gpus, s.gpu.peak);
+  r.step.hfu =
+      hardware_flops_utilisation(r.step.flops.hardware, r.step.step_time, r.gpus, s.gpu.peak);
+  r.step.utilisation = r.step.time.compute / r.step.step_time;
+  const auto rate = linear_rate(in.precision.options);
+  const flops_per_second own =
+      rate == tensor_rate::bf16 || !(in.precision.linear_peak.value() > 0.0)
+          ? s.gpu.peak
+          : in.precision.linear_peak;
+  r.utilisation = utilisation(r.step.flops.model, r.step.step_time, r.gpus, s.gpu.peak, own, rate);
+  return r;
+}
+
+}  // namespace tpcost

@@ -1,0 +1,125 @@
+#pragma once
+// The development rows for context parallelism and FP8 (tests/reference/cp_fp8_dev_rows.json,
+// copied from the project's development set with each row's source and inferred fields),
+// predicted by the long-context step (step/long_context.hpp). Shared by the reference test and
+// the table printer.
+//
+// One profile for every Megatron-Core / NeMo row, nothing tuned per row: the GPU preset with its
+// generation's default efficiencies (hardware/efficiency.hpp), IB-NDR, sequence parallelism
+// when t > 1, the distributed optimizer (ZeRO-1), TP communication overlapped with the GEMMs
+// (NeMo's tp_comm_overlap, TE userbuffers: --tp-overlap 1), the gradient sync overlapped with
+// the backward (--overlap-grad-reduce), fused attention, no recomputation, b = 1 where the row
+// gives none, CP over p2p (Megatron's default --cp-comm-type), FP8 linear layers with BF16
+// attention. The torchtitan rows run FSDP (ZeRO-3) with full activation checkpointing on a
+// 2.4 TB/s HBM2e H100, as they state. Compared like with like: a step time where the row has
+// one, else model TFLOP/s per GPU (our model FLOPs count the full s×s scores, as NeMo's
+// formula does).
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "tpcost/step/long_context.hpp"
+
+namespace tpcost::test {
+
+struct cp_fp8_row {
+  std::string id;
+  std::string layout;      ///< "t4 p1 cp2 d8, fp8"
+  bool step_time = false;  ///< measured is a step time in s, else TFLOP/s per GPU
+  double measured = 0.0;
+  double predicted = 0.0;
+  double error = 0.0;   ///< > 0: predicted faster than measured
+  std::string refused;  ///< the error when the row's layout is inconsistent
+  double cp_exposed_s = 0.0, cp_hidden_s = 0.0;
+  double mfu_bf16 = 0.0, mfu_own = 0.0;
+  double mfu_dgxc = 0.0;  ///< DGX Cloud rows: the MFU on their FLOPs convention
+  double measured_mfu = 0.0;
+};
+
+inline std::vector<cp_fp8_row> cp_fp8_rows(const std::string& set) {
+  std::ifstream f(std::string(TPCOST_REFERENCE_DIR) + "/cp_fp8_dev_rows.json");
+  const auto j = nlohmann::json::parse(f);
+  const auto& ndr = interconnect_preset_by_name("ib-ndr", "interconnect");
+  std::vector<cp_fp8_row> out;
+  for (const auto& r : j.at(set)) {
+    cp_fp8_row row;
+    row.id = r.at("id").get<std::string>();
+    const auto& gpu = gpu_preset_by_name(r.at("gpu").get<std::string>(), "gpu");
+    const bool titan = row.id.rfind("torchtitan", 0) == 0;
+    const bool nemotron = row.id.find("nemotron") != std::string::npos;
+    long_context_inputs in;
+    const auto seq =
+        r.contains("seq") ? r.at("seq").get<std::int64_t>() : r.at("seq_len").get<std::int64_t>();
+    in.step.model = with_architecture({.layers = r.at("layers"),
+                                       .hidden = r.at("hidden"),
+                                       .heads = r.at("heads"),
+                                       .kv_heads = r.at("kv_heads"),
+                                       .ffn = r.at("ffn"),
+                                       .vocab = r.at("vocab"),
+                                       .seq = seq},
+                                      architecture::llama);
+    in.step.model.gated_mlp = !nemotron;  // Nemotron-4: squared-ReLU, 2 matrices
+    auto& par = in.step.par;
+    par.tp = r.at("tp");
+    par.pp = r.at("pp");
+    par.dp = r.at("dp");
+    par.micro_batch = r.at("micro_batch").is_null() ? 1 : r.at("micro_batch").get<std::int64_t>();
+    par.global_batch = r.at("global_batch");
+    par.sequence_parallel = par.tp > 1;
+    par.recompute = titan ? recompute_mode::full : recompute_mode::none;
+    par.zero = titan ? zero_stage::parameters : zero_stage::optimizer;
+    in.step.gpu = bf16_device_for(gpu);
+    if (titan) {
+      in.step.gpu.memory_bandwidth = bytes_per_second(2.4e12);  // their 96 GB HBM2e SKU
+    }
+    in.step.memory_capacity = gpu.memory.value;
+    in.step.topology = make_topology(gpu, ndr);
+    in.step.options.attention = attention_kernel::fused;
+    in.step.options.dp_overlap = 1.0;
+    in.step.options.tp_overlap = titan ? 0.0 : 1.0;
+    in.cp = {.cp = r.at("cp").is_null() ? 1 : r.at("cp").get<std::int64_t>()};
+    const auto precision = r.at("precision").get<std::string>();
+    const bool fp8 = precision.rfind("fp8", 0) == 0;
+    in.precision = precision_device_for(
+        gpu, {.linear = fp8 ? linear_precision::fp8_delayed : linear_precision::bf16}, "precision");
+    row.layout = "t" + std::to_string(par.tp) + " p" + std::to_string(par.pp) + " cp" +
+                 std::to_string(in.cp.cp) + " d" + std::to_string(par.dp) + ", " +
+                 (fp8 ? "fp8" : "bf16");
+    try {
+      const auto x = evaluate_long_context_step(in);
+      const bool has_step = r.contains("measured_step_s") ||
+                            (r.contains("step_time_s") && !r.at("step_time_s").is_null());
+      row.step_time = has_step;
+      if (has_step) {
+        row.measured = r.contains("measured_step_s") ? r.at("measured_step_s").get<double>()
+                                                     : r.at("step_time_s").get<double>();
+        row.predicted = x.step.step_time.value();
+        row.error = row.measured / row.predicted - 1.0;
+      } else {
+        row.measured = r.at("tflops_per_gpu");
+        row.predicted = x.step.model_flops_per_gpu.value() / 1e12;
+        row.error = row.predicted / row.measured - 1.0;
+      }
+      row.cp_exposed_s = x.cp_exposed.value();
+      row.cp_hidden_s = x.cp_hidden.value();
+      row.mfu_bf16 = x.utilisation.mfu_bf16_peak;
+      row.mfu_own = x.utilisation.mfu_precision_peak;
+      if (nemotron) {
+        // DGX Cloud's convention (the row's flops_convention): 434.5e12 FLOP per sequence over
+        // the peak of the run's precision.
+        const double peak = fp8 ? gpu.peak.fp8.value.value() : gpu.peak.bf16.value.value();
+        row.mfu_dgxc = 434.5e12 * static_cast<double>(par.global_batch) /
+                       (x.step.step_time.value() * static_cast<double>(x.gpus) * peak);
+        row.measured_mfu = r.at("measured_mfu");
+      }
+    } catch (const invalid_spec& e) {
+      row.refused = e.what();
+    }
+    out.push_back(row);
+  }
+  return out;
+}
+
+}  // namespace tpcost::test

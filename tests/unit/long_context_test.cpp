@@ -1,0 +1,119 @@
+// A step with context parallelism and an FP8 precision (step/long_context.hpp).
+#include "tpcost/step/long_context.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "support/matchers.hpp"
+#include "tpcost/hardware/presets.hpp"
+
+using namespace tpcost;
+using tpcost::test::near;
+
+namespace {
+// Llama 3.1 405B (arXiv:2407.21783 Table 3): 126 layers, h 16384, 128 heads, 8 KV heads,
+// ffn 53248, V 128256.
+transformer_spec llama405b(std::int64_t seq) {
+  return with_architecture({.layers = 126,
+                            .hidden = 16384,
+                            .heads = 128,
+                            .kv_heads = 8,
+                            .ffn = 53248,
+                            .vocab = 128256,
+                            .seq = seq},
+                           architecture::llama);
+}
+
+long_context_inputs llama3_long_context(std::int64_t cp, linear_precision p) {
+  const auto& h100 = gpu_preset_by_name("h100", "--gpu");
+  const auto& ndr = interconnect_preset_by_name("ib-ndr", "--interconnect");
+  long_context_inputs in;
+  in.step.model = llama405b(131072);
+  in.step.par.tp = 8;
+  in.step.par.pp = 16;
+  in.step.par.dp = 16384 / (8 * 16 * cp);
+  in.step.par.micro_batch = 1;
+  in.step.par.global_batch = 128 / 16 * in.step.par.dp;  // 8 micro-batches per replica
+  in.step.par.sequence_parallel = true;
+  in.step.par.recompute = recompute_mode::full;
+  in.step.par.zero = zero_stage::optimizer;
+  in.step.gpu = bf16_device_for(h100);
+  in.step.memory_capacity = h100.memory.value;
+  in.step.topology = make_topology(h100, ndr);
+  in.step.options.attention = attention_kernel::fused;
+  in.step.options.dp_overlap = 1.0;
+  in.cp = {.cp = cp};
+  in.precision = {
+      .options = {.linear = p},
+      .linear_peak = p == linear_precision::bf16 ? h100.peak.bf16.value : h100.peak.fp8.value};
+  return in;
+}
+}  // namespace
+
+TEST_CASE(
+    "Llama 3's long-context stage (t=8, p=16, cp=16 on 16,384 H100) runs, its CP ring "
+    "on the network",
+    "[long_context]") {
+  const auto r = evaluate_long_context_step(llama3_long_context(16, linear_precision::bf16));
+  CHECK(r.gpus == 16384);
+  CHECK(r.cp_per_layer.total().value() > 0.0);
+  CHECK_THAT((r.cp_exposed + r.cp_hidden).value(),
+             near(r.cp_per_layer.total().value() * 126.0 / 16 * (8 + 15)));
+  // Attention of 8192 local queries against 131072 keys: much more than the s/cp view.
+  CHECK(r.attention_extra.value() > 0.0);
+  CHECK(r.step.step_time > r.step.time.compute);
+  CHECK(r.utilisation.mfu_bf16_peak == r.utilisation.mfu_precision_peak);
+  CHECK(r.utilisation.mfu_bf16_peak > 0.05);
+  CHECK(r.utilisation.mfu_bf16_peak < 0.75);
+}
+
+TEST_CASE("FP8 is faster by what the linear layers' share allows, and reports both MFUs",
+          "[long_context]") {
+  const auto bf16 = evaluate_long_context_step(llama3_long_context(16, linear_precision::bf16));
+  const auto fp8 =
+      evaluate_long_context_step(llama3_long_context(16, linear_precision::fp8_delayed));
+  const double speedup = bf16.step.step_time / fp8.step.step_time;
+  CHECK(speedup > 1.0);
+  CHECK(speedup < 2.0);  // attention, logits, element-wise kernels and communication stay
+  CHECK(fp8.linear_saving.value() > 0.0);
+  CHECK(fp8.utilisation.precision_peak == tensor_rate::fp8);
+  CHECK_THAT(fp8.utilisation.mfu_precision_peak,
+             near(fp8.utilisation.mfu_bf16_peak * 989.4 / 1978.9));  // H100: FP8 peak 1978.9
+  CHECK(fp8.utilisation.mfu_bf16_peak > bf16.utilisation.mfu_bf16_peak);
+}
+
+TEST_CASE("cp = 1 is the step model itself", "[long_context]") {
+  auto in = llama3_long_context(1, linear_precision::bf16);
+  in.step.model.seq = 8192;
+  in.step.par.dp = 128;
+  in.step.par.global_batch = 1024;
+  const auto r = evaluate_long_context_step(in);
+  const auto plain = evaluate_step(in.step);
+  CHECK_THAT(r.step.step_time.value(), near(plain.step_time.value()));
+  CHECK_THAT(r.step.mfu, near(plain.mfu));
+  CHECK(r.cp_per_layer.total().value() == 0.0);
+}
+
+TEST_CASE("Bad CP layouts: s not divisible by 2*cp, unfused attention", "[long_context]") {
+  auto in = llama3_long_context(16, linear_precision::bf16);
+  in.step.model.seq = 131072 + 16;  // divisible by 16, not by 32
+  CHECK_THROWS_WITH(evaluate_long_context_step(in),
+                    Catch::StartsWith("cp: ") && Catch::Contains("2·cp = 32"));
+  in = llama3_long_context(16, linear_precision::bf16);
+  in.step.options.attention = attention_kernel::unfused;
+  CHECK_THROWS_WITH(evaluate_long_context_step(in), Catch::Contains("fused"));
+}
+
+TEST_CASE("A recipe the GPU lacks is refused naming it; Hopper and Blackwell get their fits",
+          "[long_context]") {
+  const auto& h100 = gpu_preset_by_name("h100", "--gpu");
+  CHECK_THROWS_WITH(precision_device_for(h100, {.linear = linear_precision::nvfp4}, "--precision"),
+                    Catch::StartsWith("--precision: ") && Catch::Contains("H100-SXM"));
+  const auto fp8 = precision_device_for(h100, {.linear = linear_precision::fp8_current}, "p");
+  CHECK(fp8.linear_peak.value() == h100.peak.fp8.value.value());
+  CHECK(fp8.linear_efficiency == 0.68);
+  CHECK(bf16_device_for(h100).efficiency.matmul == 0.73);
+  const auto& b200 = gpu_preset_by_name("b200", "--gpu");
+  const auto fp4 = precision_device_for(b200, {.linear = linear_precision::nvfp4}, "p");
+  CHECK(fp4.linear_peak.value() == 9000e12);
+  CHECK(bf16_device_for(gpu_preset_by_name("a100", "--gpu")).efficiency.matmul == 0.75);
+}
