@@ -49,12 +49,13 @@ TEST_CASE(
   CHECK(c8.intra < 7.0);  // fewer than the all-to-all's 7 copies
   const auto c64 = copies_per_token(dsv3, place_group(topo, 64, "ep"), token_dispatcher::deep_ep);
   CHECK_THAT(c64.inter, near(7.0 * (1.0 - none_of_top_k_in(256, 8, 32))));
-  // With top-1 nothing can be deduplicated: the same traffic as the all-to-all.
+  // With top-1 nothing can be deduplicated: the same NIC traffic as the all-to-all, and more
+  // NVLink traffic, since a token that crossed nodes is forwarded inside the node it reached.
   const moe_spec top1{.experts = 64, .top_k = 1, .expert_ffn = 1};
   const auto a = copies_per_token(top1, place_group(topo, 64, "ep"), token_dispatcher::deep_ep);
   const auto b = copies_per_token(top1, place_group(topo, 64, "ep"), token_dispatcher::all_to_all);
   CHECK_THAT(a.inter, near(b.inter));
-  CHECK_THAT(a.intra, near(b.intra));
+  CHECK(a.intra > b.intra);
 }
 
 TEST_CASE("EP that does not divide the experts, or spans nodes without a link, is refused",
