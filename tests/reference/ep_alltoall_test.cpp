@@ -42,7 +42,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "Table 7: on H100 the latency jumps from EP 8 to 16, where the group leaves the node; "
+    "Table 7: on H100 the latency jumps from EP 8 to 16, where the group leaves the node, and "
     "on NVL72 it stays flat to EP 64",
     "[reference][moe]") {
   const auto rows = evaluate_table_7();
