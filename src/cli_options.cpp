@@ -301,6 +301,9 @@ layer_inputs to_layer_inputs(const layer_flags& layer, const refined_flags& refi
   } else if (!layer.hf_config.empty()) {
     model = io::load_hf_config(layer.hf_config, "--hf-config");
   }
+  if (model) {
+    require_dense_mha(*model, layer.model.empty() ? "--hf-config" : "--model");
+  }
   const auto dimension = [&](const std::string& text, const char* flag, std::int64_t preset,
                              std::int64_t seed_default) {
     return !text.empty() ? parse_count(text, flag) : model ? preset : seed_default;

@@ -105,6 +105,33 @@ std::string list_text() {
          "'tpcost model show NAME' gives each preset's sources, counts by part and FLOPs.\n";
 }
 
+/// The attention variant, the experts and the MTP modules, when the model has them.
+std::string extensions_text(const transformer_spec& s) {
+  std::vector<row> rows;
+  if (is_mla(s.mla)) {
+    const auto& a = s.mla;
+    rows.push_back(
+        {"attention", "MLA",
+         fmt::format("q_lora {}, kv_lora {}, head dims nope {} + rope {}, v {}", a.q_lora_rank,
+                     a.kv_lora_rank, a.qk_nope_head_dim, a.qk_rope_head_dim, a.v_head_dim)});
+  }
+  if (is_moe(s.moe)) {
+    const auto& e = s.moe;
+    rows.push_back({"experts", std::to_string(e.experts),
+                    fmt::format("top-{}, {} each", e.top_k, e.expert_ffn)});
+    if (e.shared_experts > 0) {
+      rows.push_back({"shared experts", std::to_string(e.shared_experts),
+                      fmt::format("{} each{}", shared_ffn_of(e), e.shared_gate ? ", gated" : "")});
+    }
+    rows.push_back({"MoE layers", std::to_string(moe_layers(s)),
+                    fmt::format("of {}; {} dense", s.layers, s.layers - moe_layers(s))});
+  }
+  if (s.mtp_layers > 0) {
+    rows.push_back({"MTP modules", std::to_string(s.mtp_layers), "multi-token prediction"});
+  }
+  return rows.empty() ? std::string() : layout(rows, {false, true, false}, "  ");
+}
+
 std::string show_text(const model_report& r) {
   const auto& m = r.model;
   const auto& s = m.spec;
@@ -129,7 +156,9 @@ std::string show_text(const model_report& r) {
       {
           {"layers L", std::to_string(s.layers), ""},
           {"hidden h", std::to_string(s.hidden), ""},
-          {"heads a", std::to_string(s.heads), fmt::format("head dim {}", head_dim(s))},
+          {"heads a", std::to_string(s.heads),
+           is_mla(s.mla) ? std::string("MLA head dims below")
+                         : fmt::format("head dim {}", head_dim(s))},
           {"kv heads", std::to_string(kv),
            kv == s.heads ? "no GQA" : fmt::format("GQA, {} query heads per KV head", s.heads / kv)},
           {"ffn", std::to_string(ffn_of(s)), s.gated_mlp ? "gated, 3 matrices" : "2 matrices"},
@@ -137,6 +166,7 @@ std::string show_text(const model_report& r) {
           {"seq s", std::to_string(s.seq), ""},
       },
       {false, true, false}, "  ");
+  o += extensions_text(s);
 
   const auto& p = r.params;
   const auto total = static_cast<double>(p.total);
@@ -151,9 +181,25 @@ std::string show_text(const model_report& r) {
       part("MLP", p.mlp),
       part("norms", p.norms),
       part("output layer", p.output),
-      {"total", count_text(total), "",
-       fmt::format("= {} ({} per layer)", grouped(p.total), grouped(p.per_layer))},
   };
+  for (const auto& [name, n] :
+       {std::pair{"routed experts", p.experts}, std::pair{"shared experts", p.shared},
+        std::pair{"routers", p.routers}, std::pair{"MTP modules", p.mtp}}) {
+    if (n > 0) {
+      params.push_back(part(name, n));
+    }
+  }
+  params.push_back({"total", count_text(total), "",
+                    fmt::format("= {} ({} per layer)", grouped(p.total), grouped(p.per_layer))});
+  if (p.active != p.total) {
+    params.push_back({"active", count_text(static_cast<double>(p.active)),
+                      fmt::format("{:.1f}%", 100.0 * static_cast<double>(p.active) / total),
+                      "per token: top-k of the routed experts"});
+  }
+  if (m.preset != nullptr && !m.overridden && m.preset->published_active > 0.0) {
+    params.push_back(
+        {"published active", count_text(m.preset->published_active), "", "(same source)"});
+  }
   if (m.preset != nullptr && !m.overridden) {
     params.push_back({"published", published_text(*m.preset),
                       signed_percent(r.relative_to_published),

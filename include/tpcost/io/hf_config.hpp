@@ -14,8 +14,27 @@
 // mlp_bias is true, embeddings tied only when tie_word_embeddings is true (LlamaConfig's
 // default is false), and a gated MLP when hidden_act is silu, swish or swiglu, or the model
 // type is one whose MLP is always gated (llama, mistral, qwen2, gemma, gemma2, phi3); a
-// missing hidden_act reads as silu, LlamaConfig's default. A head_dim other than h/a and
-// mixture-of-experts configs are rejected: the cost model does not describe them.
+// missing hidden_act reads as silu, LlamaConfig's default.
+//
+// Head dimension, MLA and experts (read_attention_variant, read_experts below): a head_dim
+// other than h/a is kept (Qwen3, GPT-OSS); DeepSeek's kv_lora_rank, q_lora_rank,
+// qk_nope_head_dim, qk_rope_head_dim, v_head_dim give MLA; the experts come from the keys
+// each family's config really uses:
+//   Mixtral, GPT-OSS    num_local_experts, num_experts_per_tok, intermediate_size (per expert)
+//   Qwen2-MoE, Qwen3-MoE num_experts, num_experts_per_tok, moe_intermediate_size,
+//                        shared_expert_intermediate_size (one gated shared expert),
+//                        decoder_sparse_step, mlp_only_layers (leading layers only)
+//   DeepSeek-V2/V3, Kimi-K2 n_routed_experts, num_experts_per_tok, moe_intermediate_size,
+//                        n_shared_experts, first_k_dense_replace, moe_layer_freq,
+//                        num_nextn_predict_layers (MTP)
+//   Llama 4             text_config/{num_local_experts, num_experts_per_tok, intermediate_size
+//                        (per expert and for the one shared expert), intermediate_size_mlp
+//                        (dense layers), interleave_moe_layer_step, moe_layers}
+// Router settings that do not change the cost (router_aux_loss_coef, norm_topk_prob,
+// routed_scaling_factor, n_group, topk_group, scoring_func, ...) are accepted and ignored. Any
+// other key that names experts, MoE, a router, top-k or next-n prediction with a value that is
+// not null, false or 0 is an error naming it (ERNIE-4.5's moe_num_experts, for one), so that an
+// MoE config is never read as a dense model.
 //
 // Attention patterns and positions (check_attention_pattern, read_rope_scaling): every layer
 // is costed as full causal attention over s tokens, so a config whose attention is anything
@@ -36,6 +55,7 @@
 // Every error is `invalid_spec(field, "<file>: <JSON pointer>: <what is wrong>")`.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 #include <fstream>
@@ -43,6 +63,7 @@
 #include <iterator>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -152,6 +173,221 @@ inline bool is_one_of(std::string_view text, std::initializer_list<std::string_v
     }
   }
   return false;
+}
+
+// ---- Head dimension, MLA and experts (see the file comment) ----
+
+template <std::size_t N>
+bool is_one_of(std::string_view text, const std::array<std::string_view, N>& set) {
+  return std::find(set.begin(), set.end(), text) != set.end();
+}
+
+/// Model types whose MLP (and experts) are always gated SwiGLU.
+inline constexpr std::array<std::string_view, 8> moe_model_types = {
+    "mixtral",     "qwen2_moe", "qwen3_moe", "deepseek_v2",
+    "deepseek_v3", "kimi_k2",   "gpt_oss",   "llama4_text"};
+
+/// head_dim (kept when it differs from h/a) and the MLA dimensions.
+inline void read_attention_variant(const hf_reader& read, transformer_spec& spec) {
+  if (!read.find({"kv_lora_rank"}).empty()) {
+    auto& mla = spec.mla;
+    mla.kv_lora_rank = read.count_at("kv_lora_rank");
+    mla.q_lora_rank = read.find({"q_lora_rank"}).empty() ? 0 : read.count_at("q_lora_rank");
+    mla.qk_nope_head_dim = read.count({"qk_nope_head_dim"}, "MLA's query/key head dimension");
+    mla.qk_rope_head_dim = read.count({"qk_rope_head_dim"}, "MLA's rotary head dimension");
+    mla.v_head_dim = read.count({"v_head_dim"}, "MLA's value head dimension");
+    if (!read.find({"qk_head_dim"}).empty() &&
+        read.count_at("qk_head_dim") != mla_qk_head_dim(mla)) {
+      read.fail("qk_head_dim", "is not qk_nope_head_dim + qk_rope_head_dim = " +
+                                   std::to_string(mla_qk_head_dim(mla)));
+    }
+    return;  // MLA's head_dim key (where present) is its rotary part, not a/h
+  }
+  for (const std::string_view key : {"q_lora_rank", "qk_nope_head_dim", "v_head_dim"}) {
+    if (!read.find({key}).empty()) {
+      read.fail(key, "an MLA dimension without kv_lora_rank");
+    }
+  }
+  if (!read.find({"head_dim"}).empty() && read.count_at("head_dim") * spec.heads != spec.hidden) {
+    spec.head_dim = read.count_at("head_dim");
+  }
+}
+
+/// Keys that tune the router or the loss but not the matmuls, the memory or the traffic.
+inline constexpr std::array<std::string_view, 14> ignored_moe_keys = {"router_aux_loss_coef",
+                                                                      "output_router_logits",
+                                                                      "router_jitter_noise",
+                                                                      "norm_topk_prob",
+                                                                      "routed_scaling_factor",
+                                                                      "scoring_func",
+                                                                      "topk_method",
+                                                                      "n_group",
+                                                                      "topk_group",
+                                                                      "aux_loss_alpha",
+                                                                      "seq_aux",
+                                                                      "ep_size",
+                                                                      "router_z_loss_coef",
+                                                                      "moe_router_dtype"};
+
+/// Keys read_experts understands.
+inline constexpr std::array<std::string_view, 15> read_moe_keys = {
+    "num_local_experts",
+    "num_experts",
+    "n_routed_experts",
+    "num_experts_per_tok",
+    "experts_per_token",
+    "moe_intermediate_size",
+    "shared_expert_intermediate_size",
+    "n_shared_experts",
+    "first_k_dense_replace",
+    "moe_layer_freq",
+    "decoder_sparse_step",
+    "interleave_moe_layer_step",
+    "mlp_only_layers",
+    "moe_layers",
+    "num_nextn_predict_layers"};
+
+/// Whether a key names something of a mixture of experts (or of next-token prediction).
+inline bool names_moe(std::string_view key) {
+  std::string lower(key);
+  for (auto& c : lower) {
+    c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  }
+  for (const std::string_view word : {"expert", "moe", "router", "topk", "top_k", "nextn"}) {
+    if (lower.find(word) != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/// Whether a value switches nothing on: null, false, 0, "" or an empty list.
+inline bool is_off(const nlohmann::json& v) {
+  return v.is_null() || (v.is_boolean() && !v.get<bool>()) ||
+         (v.is_number() && v.get<double>() == 0.0) ||
+         (v.is_string() && v.get<std::string>().empty()) || (v.is_array() && v.empty());
+}
+
+/// The layers listed under `key` (mlp_only_layers, moe_layers) as whole numbers.
+inline std::vector<std::int64_t> layer_list(const hf_reader& read, const nlohmann::json& config,
+                                            std::string_view key) {
+  std::vector<std::int64_t> out;
+  const auto& v = config.at(std::string(key));
+  if (!v.is_array()) {
+    read.fail(key, "expected a list of layer numbers, found " + hf_reader::shown(v));
+  }
+  for (const auto& x : v) {
+    if (!x.is_number_integer() || x.get<std::int64_t>() < 0) {
+      read.fail(key, "expected layer numbers >= 0, found " + hf_reader::shown(x));
+    }
+    out.push_back(x.get<std::int64_t>());
+  }
+  return out;
+}
+
+/// The experts, their layer pattern and the MTP depth; see the file comment.
+inline void read_experts(const hf_reader& read, const nlohmann::json& config,
+                         std::string_view model_type, transformer_spec& spec) {
+  std::vector<std::string> unknown;
+  for (const auto& [key, value] : config.items()) {
+    if (names_moe(key) && !is_off(value) && !is_one_of(key, read_moe_keys) &&
+        !is_one_of(key, ignored_moe_keys)) {
+      unknown.push_back(key);
+    }
+  }
+  if (!unknown.empty()) {
+    std::string others;
+    for (std::size_t i = 1; i < unknown.size(); ++i) {
+      others += (i == 1 ? " (so are " : ", ") + unknown[i] + (i + 1 == unknown.size() ? ")" : "");
+    }
+    read.fail(unknown.front(),
+              "a mixture-of-experts key this reader does not understand" + others +
+                  "; the costs would be wrong without it (keys read: docs/moe.md)");
+  }
+  if (!read.find({"num_nextn_predict_layers"}).empty() &&
+      !is_off(config.at("num_nextn_predict_layers"))) {
+    spec.mtp_layers = read.count_at("num_nextn_predict_layers");
+  }
+  const auto experts_key = read.find({"n_routed_experts", "num_local_experts", "num_experts"});
+  if (experts_key.empty() || is_off(config.at(std::string(experts_key)))) {
+    for (const std::string_view key : read_moe_keys) {
+      if (key != "num_nextn_predict_layers" && !read.find({key}).empty() &&
+          !is_off(config.at(std::string(key)))) {
+        read.fail(key,
+                  "an expert setting without a number of experts (num_local_experts, "
+                  "num_experts or n_routed_experts)");
+      }
+    }
+    return;
+  }
+  auto& moe = spec.moe;
+  moe.experts = read.count_at(experts_key);
+  moe.top_k =
+      read.count({"num_experts_per_tok", "experts_per_token"}, "the number of experts per token");
+  const auto size_key = read.find({"moe_intermediate_size"});
+  moe.expert_ffn = !size_key.empty() ? read.count_at(size_key)
+                                     : read.count({"intermediate_size"}, "the expert size");
+  if (!read.find({"n_shared_experts"}).empty()) {
+    moe.shared_experts =
+        is_off(config.at("n_shared_experts")) ? 0 : read.count_at("n_shared_experts");
+  }
+  if (!read.find({"shared_expert_intermediate_size"}).empty() &&
+      !is_off(config.at("shared_expert_intermediate_size"))) {
+    moe.shared_experts = 1;  // Qwen2-MoE: one shared expert of this size, behind a sigmoid gate
+    moe.shared_ffn = read.count_at("shared_expert_intermediate_size");
+    moe.shared_gate = true;
+  }
+  if (model_type == "llama4_text") {
+    // Llama4TextMoe: one shared expert of intermediate_size beside the routed ones; the dense
+    // layers' MLP is intermediate_size_mlp.
+    moe.shared_experts = 1;
+    spec.ffn = read.count({"intermediate_size_mlp"}, "the dense MLP size");
+  }
+  if (!read.find({"first_k_dense_replace"}).empty()) {
+    moe.dense_layers = read.count_at("first_k_dense_replace");
+  }
+  if (!read.find({"moe_layer_freq"}).empty()) {
+    moe.layer_freq = read.count_at("moe_layer_freq");  // DeepSeek: i % freq == 0
+  }
+  for (const std::string_view key : {"decoder_sparse_step", "interleave_moe_layer_step"}) {
+    if (!read.find({key}).empty()) {
+      moe.layer_freq = read.count_at(key);  // Qwen, Llama 4: (i + 1) % step == 0
+      moe.layer_offset = moe.layer_freq - 1;
+    }
+  }
+  if (!read.find({"mlp_only_layers"}).empty()) {
+    const auto dense = layer_list(read, config, "mlp_only_layers");
+    for (std::size_t i = 0; i < dense.size(); ++i) {
+      if (dense[i] != static_cast<std::int64_t>(i)) {
+        read.fail("mlp_only_layers",
+                  "dense layers other than the leading ones (0, 1, ...) are "
+                  "not modelled");
+      }
+    }
+    moe.dense_layers = std::max(moe.dense_layers, static_cast<std::int64_t>(dense.size()));
+  }
+  try {
+    validate(moe, spec.layers);
+  } catch (const invalid_spec& e) {
+    const auto& f = e.field();
+    read.fail(f == "top_k"          ? std::string_view("num_experts_per_tok")
+              : f == "expert_ffn"   ? (size_key.empty() ? "intermediate_size" : size_key)
+              : f == "dense_layers" ? std::string_view("first_k_dense_replace")
+                                    : experts_key,
+              e.detail());
+  }
+  if (!read.find({"moe_layers"}).empty()) {
+    const auto listed = layer_list(read, config, "moe_layers");
+    bool same = static_cast<std::int64_t>(listed.size()) == moe_layer_count(moe, spec.layers);
+    for (const auto i : listed) {
+      same = same && i < spec.layers && is_moe_layer(moe, i);
+    }
+    if (!same) {
+      read.fail("moe_layers",
+                "does not match interleave_moe_layer_step = " + std::to_string(moe.layer_freq) +
+                    "; only that pattern is modelled");
+    }
+  }
 }
 
 }  // namespace detail
@@ -281,13 +517,16 @@ inline transformer_spec from_hf_config(const nlohmann::json& config, std::string
   const detail::hf_reader read(config, origin, field);
   std::string_view type_key;
   const auto model_type = read.text({"model_type"}, "", type_key);
+  if (model_type == "llama4") {
+    // Llama4ForConditionalGeneration: the language model's config is text_config.
+    const auto it = config.find("text_config");
+    if (it == config.end() || !it->is_object()) {
+      read.fail("text_config", "missing; a llama4 config keeps the language model there");
+    }
+    return from_hf_config(*it, std::string(origin) + ": /text_config", field);
+  }
   std::string_view act_key;
   const auto act = read.text({"hidden_act", "activation_function"}, "silu", act_key);
-  for (const std::string_view key : {"num_local_experts", "num_experts", "n_routed_experts"}) {
-    if (!read.find({key}).empty() && read.count_at(key) > 1) {
-      read.fail(key, "mixture-of-experts models are not modelled; only dense transformers");
-    }
-  }
 
   transformer_spec spec;
   const bool gpt2 = model_type == "gpt2";
@@ -300,7 +539,8 @@ inline transformer_spec from_hf_config(const nlohmann::json& config, std::string
     spec.tied_embeddings = read.flag("tie_word_embeddings", false);
     spec.gated_mlp =
         detail::is_one_of(act, {"silu", "swish", "swiglu"}) ||
-        detail::is_one_of(model_type, {"llama", "mistral", "qwen2", "gemma", "gemma2", "phi3"});
+        detail::is_one_of(model_type, {"llama", "mistral", "qwen2", "gemma", "gemma2", "phi3"}) ||
+        detail::is_one_of(model_type, detail::moe_model_types);
   }
 
   const auto hidden_key = read.find({"hidden_size", "n_embd"});
@@ -324,6 +564,8 @@ inline transformer_spec from_hf_config(const nlohmann::json& config, std::string
               "missing; a gated MLP (activation \"" + act + "\") has no default size");
   }
 
+  detail::read_attention_variant(read, spec);
+  detail::read_experts(read, config, model_type, spec);
   try {
     validate(spec);
   } catch (const invalid_spec& e) {
@@ -339,11 +581,6 @@ inline transformer_spec from_hf_config(const nlohmann::json& config, std::string
   }
   check_attention_pattern(config, origin, field, spec.seq);
   (void)read_rope_scaling(config, origin, field);
-  if (!read.find({"head_dim"}).empty() && read.count_at("head_dim") != head_dim(spec)) {
-    read.fail("head_dim", "is " + std::to_string(read.count_at("head_dim")) +
-                              ", not hidden/heads = " + std::to_string(head_dim(spec)) +
-                              "; a head dimension other than h/a is not modelled");
-  }
   return spec;
 }
 

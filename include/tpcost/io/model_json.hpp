@@ -26,7 +26,26 @@ inline void to_json(nlohmann::json& j, const transformer_spec& spec) {
       {"norm", spec.norm == norm_kind::layer_norm ? "layer_norm" : "rms_norm"},
       {"positions", spec.positions == position_kind::learned ? "learned" : "rotary"},
       {"tied_embeddings", spec.tied_embeddings},
+      {"mla", nullptr},
+      {"moe", nullptr},
+      {"mtp_layers", spec.mtp_layers},
   };
+  if (is_mla(spec.mla)) {
+    const auto& a = spec.mla;
+    j["mla"] = {{"q_lora_rank", a.q_lora_rank},
+                {"kv_lora_rank", a.kv_lora_rank},
+                {"qk_nope_head_dim", a.qk_nope_head_dim},
+                {"qk_rope_head_dim", a.qk_rope_head_dim},
+                {"v_head_dim", a.v_head_dim}};
+  }
+  if (is_moe(spec.moe)) {
+    const auto& e = spec.moe;
+    j["moe"] = {{"experts", e.experts},           {"top_k", e.top_k},
+                {"expert_ffn", e.expert_ffn},     {"shared_experts", e.shared_experts},
+                {"shared_ffn", shared_ffn_of(e)}, {"shared_gate", e.shared_gate},
+                {"dense_layers", e.dense_layers}, {"layer_freq", e.layer_freq},
+                {"layer_offset", e.layer_offset}, {"moe_layers", moe_layers(spec)}};
+  }
 }
 
 inline void to_json(nlohmann::json& j, const param_breakdown& p) {
@@ -34,7 +53,10 @@ inline void to_json(nlohmann::json& j, const param_breakdown& p) {
       {"embedding", p.embedding}, {"positions", p.positions},
       {"attention", p.attention}, {"mlp", p.mlp},
       {"norms", p.norms},         {"output", p.output},
+      {"experts", p.experts},     {"shared_experts", p.shared},
+      {"routers", p.routers},     {"mtp", p.mtp},
       {"per_layer", p.per_layer}, {"total", p.total},
+      {"active", p.active},
   };
 }
 
@@ -64,6 +86,8 @@ inline void to_json(nlohmann::json& j, const model_preset& preset) {
       {"dimensions", preset.spec},
       {"params", count_params(preset.spec).total},
       {"published_params", preset.published_params},
+      {"published_active_params",
+       preset.published_active > 0 ? nlohmann::json(preset.published_active) : nlohmann::json()},
       {"relative_to_published", relative_to_published(preset)},
       {"source", preset.source},
       {"params_source", preset.params_source},

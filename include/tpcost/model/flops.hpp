@@ -18,6 +18,14 @@
 // al. 2022, arXiv:2205.05198, Sec. 6). For GPT (f = 4h, kv = a) this is exactly Narayanan et
 // al. eq. (3): 96·B·s·L·h²·(1 + s/(6h) + V/(16·L·h)) with full recomputation and
 // 72·B·s·L·h²·(1 + s/(6h) + V/(12·L·h)) without.
+//
+// Mixture of experts, MLA, head_dim and MTP (model.hpp; docs/moe.md): FLOPs follow the active
+// parameters. With q_dim = a·head_dim the projections are 4h·q_dim + 4h·kv_dim and the core
+// 4s·q_dim; MLA's projections are `mla_projection_flops` and its core 2s·a·(d_qk + d_v). An MoE
+// layer's MLP is 2·m·h·(k·f_expert + S·f_shared) for the k routed and S shared experts a token
+// visits, plus the router 2hE (Megatron-Core's count leaves the router out: docs/moe.md). Each
+// MTP module adds one layer of the last layer's kind, its 2h → h projection (4h²) and one more
+// logits pass.
 #pragma once
 
 #include <array>
@@ -39,20 +47,65 @@ struct token_flops {
   [[nodiscard]] constexpr flops total() const { return layers() + logits; }
 };
 
+namespace detail {
+
+/// One layer's Q, K, V and output projections for one token: 4h·q_dim + 4h·kv_dim (4h² +
+/// 4h·kv_dim when q_dim = h), or MLA's `mla_projection_flops`.
+constexpr double projection_flops_per_layer(const transformer_spec& spec) {
+  if (is_mla(spec.mla)) {
+    return mla_projection_flops(spec.mla, spec.hidden, spec.heads);
+  }
+  const auto h = static_cast<double>(spec.hidden);
+  return 4.0 * h * static_cast<double>(q_dim(spec)) + 4.0 * h * static_cast<double>(kv_dim(spec));
+}
+
+/// One layer's QKᵀ and attention over V for one token of `seq`: 2s·(a·d_qk) + 2s·(a·d_v), that
+/// is 4s·q_dim (4sh when q_dim = h) without MLA.
+constexpr double core_attention_flops_per_layer(const transformer_spec& spec, double s) {
+  const auto a = static_cast<double>(spec.heads);
+  if (is_mla(spec.mla)) {
+    return 2.0 * s * a * static_cast<double>(mla_qk_head_dim(spec.mla) + spec.mla.v_head_dim);
+  }
+  return 4.0 * s * static_cast<double>(q_dim(spec));
+}
+
+/// One layer's MLP for one token: dense 2·m·h·f; with experts 2·m·h·(k·f_e + S·f_s), the
+/// router 2hE and Qwen2-MoE's shared-expert gate 2h.
+constexpr double mlp_flops_per_layer(const transformer_spec& spec, bool moe_layer) {
+  const auto h = static_cast<double>(spec.hidden);
+  const auto m = static_cast<double>(mlp_matrices(spec));
+  if (!moe_layer) {
+    return 2.0 * m * h * static_cast<double>(ffn_of(spec));
+  }
+  const auto& moe = spec.moe;
+  const double visited = static_cast<double>(moe.top_k * moe.expert_ffn) +
+                         static_cast<double>(moe.shared_experts * shared_ffn_of(moe));
+  const double gate = moe.shared_gate && moe.shared_experts > 0 ? 2.0 * h : 0.0;
+  const double router = moe.experts == 1 ? 0.0 : 2.0 * h * static_cast<double>(moe.experts);
+  return 2.0 * m * h * visited + router + gate;
+}
+
+}  // namespace detail
+
 /// Forward FLOPs of one token in a sequence of `seq` tokens (the attention term grows with
 /// it). Call `validate(spec)` first.
 constexpr token_flops forward_flops_per_token(const transformer_spec& spec, std::int64_t seq) {
-  const auto L = static_cast<double>(spec.layers);
   const auto h = static_cast<double>(spec.hidden);
-  const auto kv = static_cast<double>(kv_dim(spec));
-  const auto f = static_cast<double>(ffn_of(spec));
-  const auto m = static_cast<double>(mlp_matrices(spec));
   const auto s = static_cast<double>(seq);
+  const auto mtp = static_cast<double>(spec.mtp_layers);
+  const auto L = static_cast<double>(spec.layers) + mtp;  // an MTP module holds one layer
+  const auto moe_count = static_cast<double>(moe_layers(spec));
+  const auto dense_count = static_cast<double>(spec.layers) - moe_count;
+  const bool mtp_moe = last_layer_is_moe(spec);
   return token_flops{
-      .projections = L * (4.0 * h * h + 4.0 * h * kv) * units::FLOP,
-      .attention = L * 4.0 * s * h * units::FLOP,
-      .mlp = L * 2.0 * m * h * f * units::FLOP,
-      .logits = 2.0 * h * static_cast<double>(spec.vocab) * units::FLOP,
+      .projections =
+          (L * detail::projection_flops_per_layer(spec) + mtp * 4.0 * h * h) * units::FLOP,
+      .attention = L * detail::core_attention_flops_per_layer(spec, s) * units::FLOP,
+      .mlp = (dense_count * detail::mlp_flops_per_layer(spec, false) +
+              moe_count * detail::mlp_flops_per_layer(spec, true) +
+              mtp * detail::mlp_flops_per_layer(spec, mtp_moe)) *
+             units::FLOP,
+      .logits = (1.0 + mtp) * 2.0 * h * static_cast<double>(spec.vocab) * units::FLOP,
   };
 }
 
@@ -141,7 +194,7 @@ struct flops_summary {
   flops model{};          ///< per token, 3 × forward
   /// Hardware FLOPs per token for recompute none, selective, full (index = enum value).
   std::array<flops, 3> hardware{};
-  flops six_n{};  ///< 6·N with N all parameters: the common rule of thumb
+  flops six_n{};  ///< 6·N, N the active parameters (all of a dense model): the rule of thumb
 };
 
 /// FLOPs per token of `spec` at sequence length `seq`, with the 6N rule of thumb beside them.
@@ -153,7 +206,7 @@ constexpr flops_summary summarize_flops(const transformer_spec& spec, std::int64
   for (const auto mode : {recompute_mode::none, recompute_mode::selective, recompute_mode::full}) {
     out.hardware[static_cast<std::size_t>(mode)] = hardware_flops_per_token(spec, seq, mode);
   }
-  out.six_n = 6.0 * static_cast<double>(count_params(spec).total) * units::FLOP;
+  out.six_n = 6.0 * static_cast<double>(count_params(spec).active) * units::FLOP;
   return out;
 }
 

@@ -19,8 +19,14 @@
 // the output layer when it is not tied. Not counted: buffers without gradients (rotary
 // frequency tables, attention masks), padding of the vocabulary to a multiple of 128·t that
 // Megatron-LM adds (give the padded V if you want it counted, as the SC21 table does).
+//
+// Beyond dense MHA/GQA (all optional, all off by default): an explicit head dimension (Qwen3,
+// GPT-OSS: a·head_dim ≠ h), Multi-head Latent Attention (mla.hpp), mixture-of-experts layers
+// (moe.hpp) and DeepSeek-V3's multi-token-prediction module. Parameters count every expert;
+// `param_breakdown::active` counts what one token uses (the top-k routed experts of E).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdio>
@@ -29,6 +35,8 @@
 #include <string_view>
 
 #include "tpcost/base/error.hpp"
+#include "tpcost/model/mla.hpp"
+#include "tpcost/model/moe.hpp"
 
 namespace tpcost {
 
@@ -56,6 +64,11 @@ struct transformer_spec {
   norm_kind norm = norm_kind::layer_norm;
   position_kind positions = position_kind::learned;
   bool tied_embeddings = true;  ///< the output layer reuses the word embedding
+  // Optional extensions; their defaults are the dense MHA/GQA transformer above.
+  std::int64_t head_dim = 0;    ///< per-head width when a·head_dim ≠ h; 0 = h/a
+  mla_spec mla{};               ///< Multi-head Latent Attention instead of MHA/GQA when set
+  moe_spec moe{};               ///< mixture-of-experts layers when set
+  std::int64_t mtp_layers = 0;  ///< DeepSeek-V3 multi-token-prediction modules (depth D)
 };
 
 /// Sets the convention flags of `spec` to a named bundle (dimensions are left as they are).
@@ -142,10 +155,16 @@ constexpr std::int64_t ffn_of(const transformer_spec& spec) {
   return spec.ffn == 0 ? 4 * spec.hidden : spec.ffn;
 }
 
-/// Head dimension `h/a`.
-constexpr std::int64_t head_dim(const transformer_spec& spec) { return spec.hidden / spec.heads; }
+/// Head dimension: `h/a`, or the spec's explicit `head_dim`.
+constexpr std::int64_t head_dim(const transformer_spec& spec) {
+  return spec.head_dim != 0 ? spec.head_dim : spec.hidden / spec.heads;
+}
 
-/// Width of the K (and of the V) projection: `kv_heads·h/a`; equals h without GQA.
+/// Width of the Q projection (and of the attention output): `a·head_dim`; h unless the spec
+/// sets a head dimension other than h/a.
+constexpr std::int64_t q_dim(const transformer_spec& spec) { return spec.heads * head_dim(spec); }
+
+/// Width of the K (and of the V) projection: `kv_heads·head_dim`; equals h without GQA.
 constexpr std::int64_t kv_dim(const transformer_spec& spec) {
   return kv_heads_of(spec) * head_dim(spec);
 }
@@ -158,29 +177,81 @@ struct param_breakdown {
   std::int64_t embedding = 0;  ///< V·h, the word embedding
   std::int64_t positions = 0;  ///< s·h with learned positions, else 0
   std::int64_t attention = 0;  ///< all layers: Q, K, V, output weights and their biases
-  std::int64_t mlp = 0;        ///< all layers: the 2 or 3 MLP matrices and their biases
+  std::int64_t mlp = 0;        ///< all dense layers: the 2 or 3 MLP matrices and their biases
   std::int64_t norms = 0;      ///< all layers' two norms plus the final norm
   std::int64_t output = 0;     ///< V·h when embeddings are untied, else 0
-  std::int64_t per_layer = 0;  ///< one layer: attention + MLP + its two norms
+  std::int64_t experts = 0;    ///< all MoE layers: the routed experts
+  std::int64_t shared = 0;     ///< all MoE layers: the shared experts (and their gates)
+  std::int64_t routers = 0;    ///< all MoE layers: the routers, h·E (+ E biases)
+  std::int64_t mtp = 0;        ///< the multi-token-prediction modules (embedding, output shared)
+  std::int64_t per_layer = 0;  ///< one layer (an MoE layer if there are any): attention, MLP, norms
   std::int64_t total = 0;
+  std::int64_t active = 0;  ///< what one token uses: total with only top-k/E of the routed experts
 };
 
-/// Parameters of one layer's attention: `h·(h + 2·kv_dim) + h·h` weights, plus
-/// `h + 2·kv_dim` (QKV) and `h` (output) biases when the architecture has biases.
+/// Parameters of one layer's attention: `h·(q_dim + 2·kv_dim) + q_dim·h` weights (q_dim = h
+/// unless head_dim is set), plus `q_dim + 2·kv_dim` (QKV) and `h` (output) biases when the
+/// architecture has biases; with MLA, `mla_params` (mla.hpp).
 constexpr std::int64_t attention_params_per_layer(const transformer_spec& spec) {
   const auto h = spec.hidden;
-  const auto qkv = h + 2 * kv_dim(spec);
-  const auto weights = h * qkv + h * h;
+  if (is_mla(spec.mla)) {
+    return mla_params(spec.mla, h, spec.heads);
+  }
+  const auto q = q_dim(spec);
+  const auto qkv = q + 2 * kv_dim(spec);
+  const auto weights = h * qkv + q * h;
   return weights + (spec.linear_biases ? qkv + h : 0);
 }
 
-/// Parameters of one layer's MLP: `m·h·ffn` weights (m = 2, or 3 when gated), plus biases
-/// `(m−1)·ffn + h` when the architecture has biases.
-constexpr std::int64_t mlp_params_per_layer(const transformer_spec& spec) {
+/// Parameters of one MLP (or one expert) of inner size `f`: `m·h·f` weights (m = 2, or 3 when
+/// gated), plus biases `(m−1)·f + h` when the architecture has biases.
+constexpr std::int64_t mlp_params(const transformer_spec& spec, std::int64_t f) {
   const auto h = spec.hidden;
-  const auto f = ffn_of(spec);
   const auto m = mlp_matrices(spec);
   return m * h * f + (spec.linear_biases ? (m - 1) * f + h : 0);
+}
+
+/// Parameters of one dense layer's MLP: `mlp_params(spec, ffn)`.
+constexpr std::int64_t mlp_params_per_layer(const transformer_spec& spec) {
+  return mlp_params(spec, ffn_of(spec));
+}
+
+/// The parts of one MoE layer's MLP: E routed experts of `expert_ffn`, the shared experts
+/// (and Qwen2-MoE's h → 1 shared-expert gate), the router h → E (with E biases when the
+/// architecture has biases, as GPT-OSS's router does).
+struct moe_layer_params {
+  std::int64_t routed = 0;
+  std::int64_t shared = 0;
+  std::int64_t router = 0;
+  [[nodiscard]] constexpr std::int64_t total() const { return routed + shared + router; }
+};
+
+/// One MoE layer's MLP parameters (zero for a dense spec).
+constexpr moe_layer_params moe_params_per_layer(const transformer_spec& spec) {
+  const auto& moe = spec.moe;
+  if (!is_moe(moe)) {
+    return {};
+  }
+  const auto h = spec.hidden;
+  return moe_layer_params{
+      .routed = moe.experts * mlp_params(spec, moe.expert_ffn),
+      .shared = moe.shared_experts * mlp_params(spec, shared_ffn_of(moe)) +
+                (moe.shared_gate && moe.shared_experts > 0 ? h : 0),
+      // Top-1 of one expert needs no scores: a router over one expert is left out, so that a
+      // dense model written as one expert costs exactly what the dense model costs.
+      .router = moe.experts == 1 ? 0 : h * moe.experts + (spec.linear_biases ? moe.experts : 0),
+  };
+}
+
+/// Layers with experts (0 for a dense spec).
+constexpr std::int64_t moe_layers(const transformer_spec& spec) {
+  return moe_layer_count(spec.moe, spec.layers);
+}
+
+/// Whether the last layer has experts: an MTP module repeats the last layer's kind, as in
+/// DeepSeek-V3 and Megatron-Core's `mtp_num_layers` (last_layer_is_moe).
+constexpr bool last_layer_is_moe(const transformer_spec& spec) {
+  return is_moe_layer(spec.moe, spec.layers - 1);
 }
 
 /// Parameters of one norm layer: 2h (LayerNorm weight and bias) or h (RMSNorm weight).
@@ -191,18 +262,36 @@ constexpr std::int64_t norm_params(const transformer_spec& spec) {
 /// The parameter count by part. For GPT conventions this is Narayanan et al. 2021 eq. (2),
 /// `12·L·h²·(1 + 13/(12h) + (V+s)/(12·L·h))`, plus the final LayerNorm's 2h that eq. (2)
 /// leaves out. Call `validate` first: unchecked dimensions can overflow.
+/// With experts: dense layers count the MLP, MoE layers `moe_params_per_layer`; an MTP module
+/// (DeepSeek-V3 Sec. 2.2: two norms, the projection 2h → h, one layer of the last layer's
+/// kind, a final norm) shares the embedding and the output layer, as Megatron-Core trains it.
 constexpr param_breakdown count_params(const transformer_spec& spec) {
   param_breakdown p;
   const auto h = spec.hidden;
+  const auto moe_count = moe_layers(spec);
+  const auto dense_count = spec.layers - moe_count;
+  const auto moe = moe_params_per_layer(spec);
   p.embedding = spec.vocab * h;
   p.positions = spec.positions == position_kind::learned ? spec.seq * h : 0;
-  p.per_layer =
-      attention_params_per_layer(spec) + mlp_params_per_layer(spec) + 2 * norm_params(spec);
+  const auto layer_common = attention_params_per_layer(spec) + 2 * norm_params(spec);
+  p.per_layer = layer_common + (moe_count > 0 ? moe.total() : mlp_params_per_layer(spec));
   p.attention = spec.layers * attention_params_per_layer(spec);
-  p.mlp = spec.layers * mlp_params_per_layer(spec);
+  p.mlp = dense_count * mlp_params_per_layer(spec);
   p.norms = spec.layers * 2 * norm_params(spec) + norm_params(spec);
   p.output = spec.tied_embeddings ? 0 : spec.vocab * h;
-  p.total = p.embedding + p.positions + p.attention + p.mlp + p.norms + p.output;
+  p.experts = moe_count * moe.routed;
+  p.shared = moe_count * moe.shared;
+  p.routers = moe_count * moe.router;
+  const auto mtp_layer =
+      layer_common + (last_layer_is_moe(spec) ? moe.total() : mlp_params_per_layer(spec));
+  p.mtp = spec.mtp_layers * (3 * norm_params(spec) + 2 * h * h + mtp_layer);
+  p.total = p.embedding + p.positions + p.attention + p.mlp + p.norms + p.output + p.experts +
+            p.shared + p.routers + p.mtp;
+  // A token visits k of the E routed experts in every MoE layer (and in an MoE MTP layer).
+  const auto routed_all = p.experts + (last_layer_is_moe(spec) ? spec.mtp_layers * moe.routed : 0);
+  const auto routed_active =
+      is_moe(spec.moe) ? routed_all / spec.moe.experts * spec.moe.top_k : std::int64_t{0};
+  p.active = p.total - routed_all + routed_active;
   return p;
 }
 
@@ -236,7 +325,10 @@ inline void validate(const transformer_spec& spec) {
   }
   detail::require_model_dimension("vocab", spec.vocab, "the vocabulary size");
   detail::require_model_dimension("seq", spec.seq, "the sequence length");
-  if (spec.hidden % spec.heads != 0) {
+  if (spec.head_dim != 0) {
+    detail::require_model_dimension("head_dim", spec.head_dim, "the head dimension");
+  }
+  if (spec.head_dim == 0 && !is_mla(spec.mla) && spec.hidden % spec.heads != 0) {
     throw invalid_spec("heads", std::to_string(spec.heads) +
                                     " heads do not divide hidden = " + std::to_string(spec.hidden) +
                                     "; the head dimension h/a must be a whole number");
@@ -247,10 +339,24 @@ inline void validate(const transformer_spec& spec) {
                                        std::to_string(spec.heads) +
                                        "; each KV head serves a whole group of query heads");
   }
+  validate(spec.mla);
+  validate(spec.moe, spec.layers);
+  if (spec.mtp_layers < 0 || spec.mtp_layers > spec.layers) {
+    throw invalid_spec("mtp_layers", std::to_string(spec.mtp_layers) +
+                                         " is out of range; expected 0.." +
+                                         std::to_string(spec.layers));
+  }
   // The parameter count in double precision first, so that the exact count cannot overflow.
   const auto h = static_cast<double>(spec.hidden);
   const auto f = static_cast<double>(ffn_of(spec));
-  const double rough = static_cast<double>(spec.layers) * (4.0 * h * h + 3.0 * h * f) +
+  const auto q = static_cast<double>(spec.heads) * static_cast<double>(head_dim(spec));
+  const auto experts = static_cast<double>(spec.moe.experts + spec.moe.shared_experts) *
+                       static_cast<double>(std::max(spec.moe.expert_ffn, spec.moe.shared_ffn));
+  const auto mla = static_cast<double>(spec.mla.q_lora_rank + spec.mla.kv_lora_rank) *
+                   (h + static_cast<double>(spec.heads) *
+                            static_cast<double>(mla_qk_head_dim(spec.mla) + spec.mla.v_head_dim));
+  const double rough = static_cast<double>(spec.layers + spec.mtp_layers) *
+                           (4.0 * h * (h + q) + 3.0 * h * (f + experts) + 2.0 * mla) +
                        2.0 * (static_cast<double>(spec.vocab) + static_cast<double>(spec.seq)) * h;
   if (!(rough <= max_model_params)) {
     std::array<char, 32> text{};
@@ -258,6 +364,29 @@ inline void validate(const transformer_spec& spec) {
     throw invalid_spec("hidden", std::string("the dimensions give about ") + text.data() +
                                      " parameters, beyond the 1e15 this model accepts; check "
                                      "layers, hidden, ffn and vocab");
+  }
+}
+
+/// Whether the spec uses only what the step, plan and per-layer models cost: dense MHA/GQA
+/// with q_dim = h, no experts, no MLA, no MTP.
+constexpr bool is_dense_mha(const transformer_spec& spec) {
+  return !is_moe(spec.moe) && !is_mla(spec.mla) && spec.mtp_layers == 0 &&
+         q_dim(spec) == spec.hidden;
+}
+
+/// Throws `invalid_spec(field, ...)` naming what is not costed yet when the spec is not
+/// `is_dense_mha`: `model show` describes such models (parameters, FLOPs), but the step, the
+/// planner and the per-layer TP model price only dense MHA/GQA layers.
+inline void require_dense_mha(const transformer_spec& spec, const std::string& field) {
+  const char* what = is_moe(spec.moe)             ? "mixture-of-experts layers"
+                     : is_mla(spec.mla)           ? "multi-head latent attention"
+                     : spec.mtp_layers > 0        ? "multi-token-prediction layers"
+                     : q_dim(spec) != spec.hidden ? "a head dimension other than hidden/heads"
+                                                  : nullptr;
+  if (what != nullptr) {
+    throw invalid_spec(field, std::string("the model has ") + what +
+                                  ", which step, plan, check and the per-layer model do not cost "
+                                  "yet ('tpcost model show' gives its parameters and FLOPs)");
   }
 }
 

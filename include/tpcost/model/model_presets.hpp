@@ -27,6 +27,7 @@ struct model_preset {
   double published_step;           ///< the resolution of that figure (0.1e9 for "1.7B")
   std::string_view source;         ///< where the dimensions come from
   std::string_view params_source;  ///< where the published count comes from
+  double published_active = 0;     ///< mixture of experts: active parameters per token as published
 };
 
 namespace detail {
@@ -71,10 +72,77 @@ inline constexpr std::string_view llama2_source =
 inline constexpr std::string_view llama3_source =
     "Meta 2024, Llama 3 Herd of Models (arXiv:2407.21783), Table 3; HF config.json";
 
+// ---- Mixtures of experts. Dimensions are those of each model's config.json on the Hugging
+// Face Hub (examples/hf/ holds the files, with their repositories); the tests read each file
+// and check it gives the preset. Counts are the models' own publications. ----
+
+/// A Llama-convention model with experts, top-k, expert size and shared experts.
+constexpr transformer_spec moe_llama(transformer_spec dense, moe_spec moe) {
+  auto s = with_architecture(dense, architecture::llama);
+  s.moe = moe;
+  return s;
+}
+
+/// DeepSeek-V2/V3 and Kimi-K2: MLA with q_lora 1536, kv_lora 512, nope 128, rope 64, v 128.
+constexpr transformer_spec deepseek(std::int64_t layers, std::int64_t hidden, std::int64_t heads,
+                                    std::int64_t ffn, std::int64_t vocab, std::int64_t seq,
+                                    moe_spec moe, std::int64_t mtp) {
+  transformer_spec s{
+      .layers = layers, .hidden = hidden, .heads = heads, .ffn = ffn, .vocab = vocab, .seq = seq};
+  s = with_architecture(s, architecture::llama);
+  s.mla = mla_spec{.q_lora_rank = 1536,
+                   .kv_lora_rank = 512,
+                   .qk_nope_head_dim = 128,
+                   .qk_rope_head_dim = 64,
+                   .v_head_dim = 128};
+  s.moe = moe;
+  s.mtp_layers = mtp;
+  return s;
+}
+
+/// GPT-OSS (OpenAI 2025): h 2880, 64 query and 8 KV heads of 64, biases on attention, experts
+/// and router, 32 or 128 experts of 2880, top-4; pre-trained at 4,096 tokens
+/// (initial_context_length).
+constexpr transformer_spec gpt_oss(std::int64_t layers, std::int64_t experts) {
+  transformer_spec s{.layers = layers,
+                     .hidden = 2880,
+                     .heads = 64,
+                     .kv_heads = 8,
+                     .ffn = 2880,
+                     .vocab = 201088,
+                     .seq = 4096};
+  s = with_architecture(s, architecture::llama);
+  s.linear_biases = true;
+  s.head_dim = 64;
+  s.moe = moe_spec{.experts = experts, .top_k = 4, .expert_ffn = 2880};
+  return s;
+}
+
+/// Llama 4 (Meta 2025): h 5120, 40 query and 8 KV heads of 128, one shared expert beside the
+/// routed ones (top-1), dense layers of 16384 between MoE layers every `step` layers.
+constexpr transformer_spec llama4(std::int64_t experts, std::int64_t step) {
+  return moe_llama(transformer_spec{.layers = 48,
+                                    .hidden = 5120,
+                                    .heads = 40,
+                                    .kv_heads = 8,
+                                    .ffn = 16384,
+                                    .vocab = 202048,
+                                    .seq = 8192},
+                   moe_spec{.experts = experts,
+                            .top_k = 1,
+                            .expert_ffn = 8192,
+                            .shared_experts = 1,
+                            .layer_freq = step,
+                            .layer_offset = step - 1});
+}
+
+inline constexpr std::string_view hf_config_json =
+    "HF config.json (examples/hf/, repository named there)";
+
 }  // namespace detail
 
 /// Every preset, in the order `tpcost model list` prints them.
-inline constexpr std::array<model_preset, 17> model_presets{{
+inline constexpr std::array<model_preset, 29> model_presets{{
     // Brown et al. 2020, "Language Models are Few-Shot Learners" (arXiv:2005.14165),
     // Table 2.1: L=96, d_model=12288, 96 heads, n_ctx=2048, 175.0B; d_ff = 4·d_model (Sec. 2.1);
     // GPT-2's BPE vocabulary of 50,257 tokens (Radford et al. 2019).
@@ -120,12 +188,116 @@ inline constexpr std::array<model_preset, 17> model_presets{{
     // of 131,072 is the length after long-context training.
     {"llama-3-405b", "Llama 3 405B", detail::llama(126, 16384, 128, 8, 53248, 128256, 8192), 405e9,
      1e9, detail::llama3_source, "Meta 2024 (Llama 3), Table 3 (405B)"},
+    // Jiang et al. 2024, "Mixtral of Experts" (arXiv:2401.04088), Sec. 2: 47B parameters, 13B
+    // active; the Mistral AI announcement (Dec 2023) gives 46.7B and 12.9B.
+    {"mixtral-8x7b", "Mixtral 8x7B",
+     detail::moe_llama({.layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8, .ffn = 14336,
+                        .vocab = 32000, .seq = 32768},
+                       {.experts = 8, .top_k = 2, .expert_ffn = 14336}),
+     46.7e9, 0.1e9, "mistralai/Mixtral-8x7B-v0.1 config.json; Jiang et al. 2024 (arXiv:2401.04088)",
+     "Mistral AI, 'Mixtral of experts' (2023-12-11): 46.7B total, 12.9B active", 12.9e9},
+    // Mistral AI, "Cheaper, Better, Faster, Stronger" (2024-04-17): 141B, 39B active.
+    {"mixtral-8x22b", "Mixtral 8x22B",
+     detail::moe_llama({.layers = 56, .hidden = 6144, .heads = 48, .kv_heads = 8, .ffn = 16384,
+                        .vocab = 32000, .seq = 65536},
+                       {.experts = 8, .top_k = 2, .expert_ffn = 16384}),
+     141e9, 1e9, "mistralai/Mixtral-8x22B-v0.1 config.json",
+     "Mistral AI, 'Cheaper, Better, Faster, Stronger' (2024-04-17): 141B total, 39B active",
+     39e9},
+    // Qwen Team 2024, "Qwen2 Technical Report" (arXiv:2407.10671), Table 1: 57B, 14B activated;
+    // one shared expert of 20480 behind a sigmoid gate, 64 experts of 2560, top-8.
+    {"qwen2-57b-a14b", "Qwen2-57B-A14B",
+     [] {
+       auto s = detail::moe_llama({.layers = 28, .hidden = 3584, .heads = 28, .kv_heads = 4,
+                                   .ffn = 18944, .vocab = 151936, .seq = 32768},
+                                  {.experts = 64, .top_k = 8, .expert_ffn = 2560,
+                                   .shared_experts = 1, .shared_ffn = 20480,
+                                   .shared_gate = true});
+       return s;
+     }(),
+     57e9, 1e9, "Qwen/Qwen2-57B-A14B config.json; Qwen2 report (arXiv:2407.10671)",
+     "Qwen2 report (arXiv:2407.10671), Table 1: 57B total, 14B activated", 14e9},
+    // Qwen Team 2025, "Qwen3 Technical Report" (arXiv:2505.09388), Table 2; model cards:
+    // 30.5B total, 3.3B activated; 235B total, 22B activated. head_dim 128 (a·128 ≠ h).
+    {"qwen3-30b-a3b", "Qwen3-30B-A3B",
+     [] {
+       auto s = detail::moe_llama({.layers = 48, .hidden = 2048, .heads = 32, .kv_heads = 4,
+                                   .ffn = 6144, .vocab = 151936, .seq = 4096},
+                                  {.experts = 128, .top_k = 8, .expert_ffn = 768});
+       s.head_dim = 128;
+       return s;
+     }(),
+     30.5e9, 0.1e9, "Qwen/Qwen3-30B-A3B config.json; Qwen3 report (arXiv:2505.09388), Table 2",
+     "Qwen/Qwen3-30B-A3B model card: 30.5B total, 3.3B activated", 3.3e9},
+    {"qwen3-235b-a22b", "Qwen3-235B-A22B",
+     [] {
+       auto s = detail::moe_llama({.layers = 94, .hidden = 4096, .heads = 64, .kv_heads = 4,
+                                   .ffn = 12288, .vocab = 151936, .seq = 4096},
+                                  {.experts = 128, .top_k = 8, .expert_ffn = 1536});
+       s.head_dim = 128;
+       return s;
+     }(),
+     235e9, 1e9, "Qwen/Qwen3-235B-A22B config.json; Qwen3 report (arXiv:2505.09388), Table 2",
+     "Qwen/Qwen3-235B-A22B model card: 235B total, 22B activated", 22e9},
+    // DeepSeek-AI 2024, "DeepSeek-V2" (arXiv:2405.04434), abstract and Sec. 3.1.2: 236B, 21B
+    // activated; 160 routed experts of 1536, top-6, 2 shared, the first layer dense.
+    {"deepseek-v2", "DeepSeek-V2",
+     detail::deepseek(60, 5120, 128, 12288, 102400, 4096,
+                      {.experts = 160, .top_k = 6, .expert_ffn = 1536, .shared_experts = 2,
+                       .dense_layers = 1},
+                      0),
+     236e9, 1e9, "deepseek-ai/DeepSeek-V2 config.json; arXiv:2405.04434 Sec. 3.1.2",
+     "DeepSeek-V2 (arXiv:2405.04434): 236B total, 21B activated", 21e9},
+    // DeepSeek-AI 2024, "DeepSeek-V3 Technical Report" (arXiv:2412.19437), Sec. 4.2: 671B
+    // total, 37B activated (the main model; the one MTP module adds 14B as stored, 11.7B here
+    // where it shares the embedding and output layer as in training); pre-trained at 4K tokens.
+    {"deepseek-v3", "DeepSeek-V3",
+     detail::deepseek(61, 7168, 128, 18432, 129280, 4096,
+                      {.experts = 256, .top_k = 8, .expert_ffn = 2048, .shared_experts = 1,
+                       .dense_layers = 3},
+                      1),
+     671e9, 1e9, "deepseek-ai/DeepSeek-V3 config.json; arXiv:2412.19437 Sec. 4.2",
+     "DeepSeek-V3 (arXiv:2412.19437): 671B total, 37B activated (main model, MTP excluded)",
+     37e9},
+    // Kimi Team 2025, "Kimi K2: Open Agentic Intelligence" (arXiv:2507.20534), Sec. 2.3 and
+    // Table 2: 1.04T total, 32.6B activated; DeepSeek-V3's architecture with 384 experts, 64
+    // heads and one dense layer; no MTP in the released config.
+    {"kimi-k2", "Kimi K2",
+     detail::deepseek(61, 7168, 64, 18432, 163840, 4096,
+                      {.experts = 384, .top_k = 8, .expert_ffn = 2048, .shared_experts = 1,
+                       .dense_layers = 1},
+                      0),
+     1.04e12, 0.01e12, "moonshotai/Kimi-K2-Instruct config.json; arXiv:2507.20534 Table 2",
+     "Kimi K2 (arXiv:2507.20534): 1.04T total, 32.6B activated", 32.6e9},
+    // OpenAI 2025, "gpt-oss-120b & gpt-oss-20b Model Card" (arXiv:2508.10925), Table 1:
+    // 116.83B total, 5.13B active; 20.91B total, 3.61B active.
+    {"gpt-oss-120b", "gpt-oss-120b", detail::gpt_oss(36, 128), 116.83e9, 0.01e9,
+     "openai/gpt-oss-120b config.json; model card (arXiv:2508.10925)",
+     "gpt-oss model card (arXiv:2508.10925), Table 1: 116.83B total, 5.13B active", 5.13e9},
+    {"gpt-oss-20b", "gpt-oss-20b", detail::gpt_oss(24, 32), 20.91e9, 0.01e9,
+     "openai/gpt-oss-20b config.json; model card (arXiv:2508.10925)",
+     "gpt-oss model card (arXiv:2508.10925), Table 1: 20.91B total, 3.61B active", 3.61e9},
+    // Meta 2025, "The Llama 4 herd" (ai.meta.com blog, 2025-04-05): Scout 109B total, 17B
+    // active, 16 experts; Maverick 400B total, 17B active, 128 experts, MoE every other layer.
+    {"llama-4-scout", "Llama 4 Scout 17B-16E", detail::llama4(16, 1), 109e9, 1e9,
+     "meta-llama/Llama-4-Scout-17B-16E config.json (text_config)",
+     "Meta, 'The Llama 4 herd' (2025-04-05): 109B total, 17B active", 17e9},
+    {"llama-4-maverick", "Llama 4 Maverick 17B-128E", detail::llama4(128, 2), 400e9, 1e9,
+     "meta-llama/Llama-4-Maverick-17B-128E config.json (text_config)",
+     "Meta, 'The Llama 4 herd' (2025-04-05): 400B total, 17B active", 17e9},
 }};
+
+/// The count a model's publication gives: every parameter but the MTP modules (DeepSeek-V3
+/// publishes its 671B main model and the MTP module apart).
+constexpr std::int64_t published_kind_of_count(const transformer_spec& spec) {
+  const auto p = count_params(spec);
+  return p.total - p.mtp;
+}
 
 /// `count / published − 1`: how far the parameter count derived from the preset's dimensions
 /// is from its published size (0.0038 = 0.38% above).
 constexpr double relative_to_published(const model_preset& preset) {
-  return static_cast<double>(count_params(preset.spec).total) / preset.published_params - 1.0;
+  return static_cast<double>(published_kind_of_count(preset.spec)) / preset.published_params - 1.0;
 }
 
 namespace detail {

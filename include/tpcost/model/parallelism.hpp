@@ -155,6 +155,7 @@ inline void require_degree(const char* field, std::int64_t value, const char* wh
 /// exceed L. Interleaving and uneven stages are checked in pipeline_parallel.hpp.
 inline void validate(const transformer_spec& model, const parallel_config& par) {
   validate(model);
+  require_dense_mha(model, "model");
   detail::require_degree("tp", par.tp, "the TP degree");
   detail::require_degree("pp", par.pp, "the number of pipeline stages");
   detail::require_degree("dp", par.dp, "the DP degree");

@@ -485,6 +485,7 @@ inline std::optional<plan_reason> pair_rule(const plan_request& req, std::int64_
 
 inline void validate_request(const plan_request& req) {
   validate(req.model);
+  require_dense_mha(req.model, "model");
   validate_step_environment(req.gpu, req.topology, req.options);
   detail::require_degree("gpus", req.gpus, "the number of GPUs");
   detail::require_degree("global_batch", req.global_batch, "the global batch size");

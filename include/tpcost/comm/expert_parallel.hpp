@@ -1,0 +1,158 @@
+// The token dispatch and combine of expert parallelism: what one GPU of an EP group sends, over
+// NVLink inside its node and over its NIC to other nodes, and how long that takes.
+//
+// Before the experts, each GPU sends every token it holds to the GPUs that hold the token's
+// top-k experts (dispatch); after them, the results come back and are summed with the router's
+// weights (combine: the same traffic reversed). With E experts spread evenly over an EP group
+// of e GPUs (E/e each), routing balanced (the load-imbalance factor 1 that published
+// benchmarks force, docs/moe.md) and tokens routed independently, the traffic depends on how
+// the dispatcher packs it:
+//  - `all_to_all` (Megatron-Core --moe-token-dispatcher-type alltoall, an NCCL all-to-all):
+//    every (token, expert) copy travels; of a token's k copies, k/e stay on the GPU,
+//    k·(g−1)/e go to the other g−1 GPUs of the node, k·(e−g)/e to other nodes.
+//  - `deep_ep` (--moe-token-dispatcher-type flex with DeepEP or HybridEP; DeepSeek-V3 report,
+//    arXiv:2412.19437, Sec. 3.2.2; DeepEP README): a token goes once to each GPU of its own
+//    node that holds one of its experts, and once to each other node that does (over RDMA,
+//    to the GPU of the same index there), which forwards it over NVLink to the GPUs of that
+//    node that need it. A group of m of the E experts holds none of a token's k experts with
+//    probability C(E−m, k)/C(E, k) (top-k picks k distinct experts), so a token reaches
+//    (g−1)·(1 − C(E−E/e, k)/C(E, k)) other GPUs of its node and (n−1)·(1 − C(E−E·g/e, k)/C(E, k))
+//    other nodes.
+// The NVLink and NIC parts run at once: time = α + max(intra bytes / β_intra, inter bytes /
+// β_inter), at the links' per-direction bandwidths (hardware.hpp). Validated against the
+// measured latencies of arXiv:2603.07685 Table 7 (tests/reference/ep_alltoall_test.cpp,
+// docs/moe.md), without any fitted constant.
+//
+// The EP group comes in as a `group_placement` (topology.hpp): GPUs per node and nodes. That
+// is the one place where the rank placement of the parallel layout enters.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "tpcost/base/error.hpp"
+#include "tpcost/base/units.hpp"
+#include "tpcost/comm/topology.hpp"
+#include "tpcost/hardware/hardware.hpp"
+#include "tpcost/model/moe.hpp"
+
+namespace tpcost {
+
+/// How tokens travel to their experts (Megatron-Core's --moe-token-dispatcher-type).
+enum class token_dispatcher {
+  all_to_all,  ///< NCCL all-to-all of every (token, expert) copy
+  deep_ep,     ///< DeepEP / HybridEP: one copy per destination GPU in the node, per other node
+};
+
+constexpr std::string_view to_string(token_dispatcher d) {
+  return d == token_dispatcher::all_to_all ? "all-to-all" : "deep-ep";
+}
+
+/// Reads "all-to-all" (or "alltoall") and "deep-ep" (or "deepep", "flex", "hybrid-ep");
+/// throws `invalid_spec(field, ...)` otherwise.
+inline token_dispatcher parse_token_dispatcher(std::string_view text, std::string_view field) {
+  std::string key;
+  for (const char c : text) {
+    if (c != '-' && c != '_') {
+      key += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    }
+  }
+  if (key == "alltoall") {
+    return token_dispatcher::all_to_all;
+  }
+  if (key == "deepep" || key == "flex" || key == "hybridep") {
+    return token_dispatcher::deep_ep;
+  }
+  throw invalid_spec(std::string(field),
+                     "'" + std::string(text) +
+                         "' is not a token dispatcher; expected all-to-all (NCCL, every "
+                         "token-expert copy) or deep-ep (DeepEP/HybridEP, one copy per GPU and "
+                         "per node)");
+}
+
+/// The probability that none of a token's k distinct experts lies in a given set of m of the
+/// E experts: C(E−m, k) / C(E, k) = Π_{i<k} (E−m−i)/(E−i).
+constexpr double none_of_top_k_in(std::int64_t experts, std::int64_t top_k, std::int64_t m) {
+  double p = 1.0;
+  for (std::int64_t i = 0; i < top_k; ++i) {
+    const auto left = experts - m - i;
+    if (left <= 0) {
+      return 0.0;
+    }
+    p *= static_cast<double>(left) / static_cast<double>(experts - i);
+  }
+  return p;
+}
+
+/// Copies of one token that one GPU sends in a dispatch (or receives back in a combine).
+struct token_copies {
+  double intra = 0.0;  ///< to other GPUs of its node (and forwarded there, for deep_ep)
+  double inter = 0.0;  ///< to other nodes, over the GPU's NIC
+};
+
+/// How many copies of one token leave the GPU, by link, for `dispatcher` on an EP group placed
+/// as `ep` with E experts and top-k (see the file comment).
+constexpr token_copies copies_per_token(const moe_spec& moe, const group_placement& ep,
+                                        token_dispatcher dispatcher) {
+  const auto e = static_cast<double>(ep.ranks);
+  const auto g = static_cast<double>(ep.per_node);
+  const auto n = static_cast<double>(ep.nodes);
+  const auto k = static_cast<double>(moe.top_k);
+  if (dispatcher == token_dispatcher::all_to_all) {
+    return {.intra = k * (g - 1.0) / e, .inter = k * (e - g) / e};
+  }
+  const auto per_gpu = moe.experts / ep.ranks;
+  const double gpu_hit = 1.0 - none_of_top_k_in(moe.experts, moe.top_k, per_gpu);
+  const double node_hit = 1.0 - none_of_top_k_in(moe.experts, moe.top_k, per_gpu * ep.per_node);
+  const double inter = (n - 1.0) * node_hit;
+  // A token arriving in a node goes on to the node's other GPUs that hold its experts: g·gpu_hit
+  // of them on average, given the node is hit, less the one it arrived on when that one is hit.
+  const double forwarded = node_hit > 0.0 ? inter * (g * gpu_hit / node_hit) * (g - 1.0) / g : 0.0;
+  return {.intra = (g - 1.0) * gpu_hit + forwarded, .inter = inter};
+}
+
+/// One dispatch or one combine on one GPU.
+struct ep_all_to_all_cost {
+  seconds time{};
+  bytes intra_node_bytes{};  ///< sent by the GPU over NVLink
+  bytes inter_node_bytes{};  ///< sent by the GPU over its NIC
+};
+
+/// The cost of one dispatch (or combine) of `tokens` tokens of `hidden` elements of
+/// `element_bytes` each (2 for BF16; 1 for an FP8 dispatch, plus its scales, which are left
+/// out) held by each GPU of the EP group `ep`. Throws `invalid_spec` when E is not a multiple
+/// of the EP size, or the group spans nodes without an inter-node link.
+inline ep_all_to_all_cost ep_all_to_all(const cluster_topology& topology, const group_placement& ep,
+                                        const moe_spec& moe, std::int64_t tokens,
+                                        std::int64_t hidden, double element_bytes,
+                                        token_dispatcher dispatcher) {
+  if (!is_moe(moe) || ep.ranks < 1 || moe.experts % ep.ranks != 0) {
+    throw invalid_spec("ep", "EP = " + std::to_string(ep.ranks) + " does not divide the " +
+                                 std::to_string(moe.experts) +
+                                 " experts; each GPU of the group holds E/EP whole experts");
+  }
+  if (ep.ranks == 1) {
+    return {};
+  }
+  if (ep.spans_nodes() && !(topology.inter.bandwidth.value() > 0.0)) {
+    throw invalid_spec("inter-bandwidth", "the EP group of " + std::to_string(ep.ranks) +
+                                              " spans nodes; give the inter-node link");
+  }
+  const auto copies = copies_per_token(moe, ep, dispatcher);
+  const double token_bytes = static_cast<double>(hidden) * element_bytes;
+  const double t = static_cast<double>(tokens);
+  ep_all_to_all_cost out;
+  out.intra_node_bytes = t * copies.intra * token_bytes * units::B;
+  out.inter_node_bytes = t * copies.inter * token_bytes * units::B;
+  const seconds intra = out.intra_node_bytes / topology.intra.bandwidth;
+  const seconds inter =
+      ep.spans_nodes() ? out.inter_node_bytes / topology.inter.bandwidth : seconds{};
+  const seconds alpha =
+      topology.intra.latency + (ep.spans_nodes() ? topology.inter.latency : seconds{});
+  out.time = alpha + max(intra, inter);
+  return out;
+}
+
+}  // namespace tpcost

@@ -1,0 +1,77 @@
+// The EP dispatch and combine traffic and time (comm/expert_parallel.hpp).
+#include "tpcost/comm/expert_parallel.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "support/matchers.hpp"
+
+using namespace tpcost;
+using tpcost::test::near;
+
+namespace {
+cluster_topology nodes_of_8() {
+  return {.gpus_per_node = 8,
+          .intra = {.bandwidth = 400e9 * units::B / units::s, .latency = 2e-6 * units::s},
+          .inter = {.bandwidth = 50e9 * units::B / units::s, .latency = 10e-6 * units::s}};
+}
+const moe_spec dsv3{.experts = 256, .top_k = 8, .expert_ffn = 2048};
+}  // namespace
+
+TEST_CASE("NCCL all-to-all: every token-expert copy leaves the GPU unless its expert is local",
+          "[expert_parallel]") {
+  const auto topo = nodes_of_8();
+  // EP 8 in one node: 7/8 of the 8 copies go over NVLink.
+  const auto c8 = copies_per_token(dsv3, place_group(topo, 8, "ep"), token_dispatcher::all_to_all);
+  CHECK_THAT(c8.intra, near(7.0));
+  CHECK(c8.inter == 0.0);
+  // EP 32 on 4 nodes: 7/32 of them stay in the node, 24/32 cross it.
+  const auto c32 =
+      copies_per_token(dsv3, place_group(topo, 32, "ep"), token_dispatcher::all_to_all);
+  CHECK_THAT(c32.intra, near(8.0 * 7.0 / 32.0));
+  CHECK_THAT(c32.inter, near(8.0 * 24.0 / 32.0));
+  // Time: 4096 tokens x 6 copies x 7168 x 2 B over 50 GB/s, plus both latencies.
+  const auto cost = ep_all_to_all(topo, place_group(topo, 32, "ep"), dsv3, 4096, 7168, 2.0,
+                                  token_dispatcher::all_to_all);
+  CHECK_THAT(cost.inter_node_bytes.value(), near(4096.0 * 6.0 * 7168.0 * 2.0));
+  CHECK_THAT(cost.time.value(), near(12e-6 + 4096.0 * 6.0 * 7168.0 * 2.0 / 50e9));
+}
+
+TEST_CASE(
+    "DeepEP sends a token once per GPU of its node and once per other node holding its "
+    "experts",
+    "[expert_parallel]") {
+  // One GPU in a group of m of E experts holds none of the k with probability C(E-m,k)/C(E,k).
+  CHECK_THAT(none_of_top_k_in(4, 2, 2), near(1.0 / 6.0));  // C(2,2)/C(4,2)
+  CHECK(none_of_top_k_in(8, 2, 7) == 0.0);
+  const auto topo = nodes_of_8();
+  const auto c8 = copies_per_token(dsv3, place_group(topo, 8, "ep"), token_dispatcher::deep_ep);
+  CHECK_THAT(c8.intra, near(7.0 * (1.0 - none_of_top_k_in(256, 8, 32))));
+  CHECK(c8.intra < 7.0);  // fewer than the all-to-all's 7 copies
+  const auto c64 = copies_per_token(dsv3, place_group(topo, 64, "ep"), token_dispatcher::deep_ep);
+  CHECK_THAT(c64.inter, near(7.0 * (1.0 - none_of_top_k_in(256, 8, 32))));
+  // With top-1 nothing can be deduplicated: the same NIC traffic as the all-to-all, and more
+  // NVLink traffic, since a token that crossed nodes is forwarded inside the node it reached.
+  const moe_spec top1{.experts = 64, .top_k = 1, .expert_ffn = 1};
+  const auto a = copies_per_token(top1, place_group(topo, 64, "ep"), token_dispatcher::deep_ep);
+  const auto b = copies_per_token(top1, place_group(topo, 64, "ep"), token_dispatcher::all_to_all);
+  CHECK_THAT(a.inter, near(b.inter));
+  CHECK(a.intra > b.intra);
+}
+
+TEST_CASE("EP that does not divide the experts, or spans nodes without a link, is refused",
+          "[expert_parallel]") {
+  const auto topo = nodes_of_8();
+  CHECK_THROWS_WITH(ep_all_to_all(topo, place_group(topo, 3, "ep"), dsv3, 1, 1, 2.0,
+                                  token_dispatcher::all_to_all),
+                    Catch::Contains("EP = 3 does not divide the 256 experts"));
+  auto no_inter = topo;
+  no_inter.inter = {};
+  CHECK_THROWS(place_group(no_inter, 16, "ep"));
+  CHECK(ep_all_to_all(topo, place_group(topo, 1, "ep"), dsv3, 4096, 7168, 2.0,
+                      token_dispatcher::deep_ep)
+            .time.value() == 0.0);
+  CHECK(parse_token_dispatcher("DeepEP", "dispatcher") == token_dispatcher::deep_ep);
+  CHECK(parse_token_dispatcher("alltoall", "dispatcher") == token_dispatcher::all_to_all);
+  CHECK_THROWS_WITH(parse_token_dispatcher("ring", "dispatcher"),
+                    Catch::Contains("not a token dispatcher"));
+}
