@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "output_file.hpp"
 #include "tpcost/base/parse.hpp"
 #include "tpcost/hardware/presets.hpp"
 #include "tpcost/io/hf_config.hpp"
@@ -350,12 +351,7 @@ void emit(const output_flags& flags, const std::string& text) {
     }
     return;
   }
-  std::ofstream file(flags.output, std::ios::binary | std::ios::trunc);
-  file << text;
-  file.close();
-  if (!file) {
-    throw io_error("--output: cannot write '" + flags.output + "'");
-  }
+  write_output_file("--output", flags.output, text);
 }
 
 }  // namespace tpcost::cli

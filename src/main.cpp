@@ -11,6 +11,7 @@
 #include "cli_options.hpp"
 #include "commands/commands.hpp"
 #include "exit_codes.hpp"
+#include "flag_guards.hpp"
 #include "plot.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/version.hpp"
@@ -50,6 +51,7 @@ int main(int argc, char** argv) {
   // Hidden: generated from the commands above, so they are registered last.
   tpcost::cli::add_completion_command(app);
   tpcost::cli::add_manpage_command(app);
+  tpcost::cli::guard_path_flags(app);
 
   try {
     app.parse(argc, argv);
