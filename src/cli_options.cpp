@@ -9,6 +9,7 @@
 #include "ascii_text.hpp"
 #include "display.hpp"
 #include "short_flags.hpp"
+#include "output_file.hpp"
 #include "tpcost/base/parse.hpp"
 #include "tpcost/hardware/presets.hpp"
 #include "tpcost/io/hf_config.hpp"
@@ -382,12 +383,7 @@ void emit(const output_flags& flags, const std::string& raw, bool ascii) {
     }
     return;
   }
-  std::ofstream file(flags.output, std::ios::binary | std::ios::trunc);
-  file << text;
-  file.close();
-  if (!file) {
-    throw io_error("--output: cannot write '" + flags.output + "'");
-  }
+  write_output_file("--output", flags.output, text);
 }
 
 }  // namespace tpcost::cli

@@ -15,6 +15,7 @@
 
 #include "tpcost/base/degree_list.hpp"
 #include "tpcost/base/parse.hpp"
+#include "tpcost/base/quote.hpp"
 #include "tpcost/base/suggest.hpp"
 #include "tpcost/comm/topology.hpp"
 #include "tpcost/hardware/presets.hpp"
@@ -864,24 +865,26 @@ std::string read_config_text(const std::string& path) {
   } else {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) {
-      throw config_error(path, "cannot read the file (is it a directory?)");
+      throw config_error(path_for_message(path), "cannot read the file (is it a directory?)");
     }
     if (const auto size = std::filesystem::file_size(path, ec); !ec && size > max_config_bytes) {
-      throw config_error(path, fmt::format("file is {} bytes; a config is at most {} bytes", size,
-                                           max_config_bytes));
+      throw config_error(
+          path_for_message(path),
+          fmt::format("file is {} bytes; a config is at most {} bytes", size, max_config_bytes));
     }
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-      throw config_error(path, "cannot open the file");
+      throw config_error(path_for_message(path), "cannot open the file");
     }
     text = read_at_most(in, max_config_bytes);
     if (in.bad()) {
-      throw config_error(path, "cannot read the file");
+      throw config_error(path_for_message(path), "cannot read the file");
     }
   }
   if (text.size() > max_config_bytes) {
-    throw config_error(path, fmt::format("more than {} bytes; a config is at most {} bytes",
-                                         max_config_bytes, max_config_bytes));
+    throw config_error(path_for_message(path),
+                       fmt::format("more than {} bytes; a config is at most {} bytes",
+                                   max_config_bytes, max_config_bytes));
   }
   return text;
 }

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
-#include <fstream>
 
+#include "output_file.hpp"
 #include "plot.hpp"
 #include "tpcost/base/error.hpp"
 
@@ -19,15 +19,6 @@ std::string lower(std::string_view text) {
   std::transform(out.begin(), out.end(), out.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
-}
-
-void write_file(const std::string& flag, const std::string& path, const std::string& bytes) {
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  file << bytes;
-  file.close();
-  if (!file) {
-    throw io_error(flag + ": cannot write '" + path + "'");
-  }
 }
 
 /// The script's own output name: the --plot file, or the script's name with .svg.
@@ -138,12 +129,12 @@ std::string show_figure(const display_flags& flags, const output_flags& output,
                         const chart::figure& fig) {
   if (!flags.plot_script.empty()) {
     const auto name = image_name_for_script(flags);
-    write_file("--plot-script", flags.plot_script,
-               gnuplot_script(fig, image_format_of(name), name));
+    write_output_file("--plot-script", flags.plot_script,
+                      gnuplot_script(fig, image_format_of(name), name));
   }
   if (!flags.plot.empty()) {
     const auto image = run_gnuplot(gnuplot_script(fig, image_format_of(flags.plot), ""));
-    write_file("--plot", flags.plot, image);
+    write_output_file("--plot", flags.plot, image);
   }
   if (!flags.chart) {
     return "";

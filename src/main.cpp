@@ -18,6 +18,7 @@
 #include "cli_options.hpp"
 #include "commands/commands.hpp"
 #include "exit_codes.hpp"
+#include "flag_guards.hpp"
 #include "plot.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/version.hpp"
@@ -137,6 +138,7 @@ int main(int argc, char** argv) {
     } else {
       register_all();
     }
+    tpcost::cli::guard_path_flags(app);
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
     return app.exit(e);  // --help, --version

@@ -12,10 +12,12 @@
 
 #include "cli_options.hpp"
 #include "commands/commands.hpp"
+#include "output_file.hpp"
 #include "render.hpp"
 #include "render_calibration.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/base/parse.hpp"
+#include "tpcost/base/quote.hpp"
 #include "tpcost/hardware/calibration.hpp"
 #include "tpcost/io/nccl_tests_json.hpp"
 #include "tpcost/io/profile_json.hpp"
@@ -43,19 +45,20 @@ std::string read_input(const std::string& path) {
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
   if (ec || !std::filesystem::exists(status)) {
-    throw invalid_spec(path, "cannot open the file");
+    throw invalid_spec(path_for_message(path), "cannot open the file");
   }
   if (!std::filesystem::is_regular_file(status)) {
-    throw invalid_spec(path, "is not a regular file");
+    throw invalid_spec(path_for_message(path), "is not a regular file");
   }
   if (std::filesystem::file_size(path, ec) > max_input_bytes || ec) {
-    throw invalid_spec(path, "is larger than 256 MiB; is this nccl-tests output?");
+    throw invalid_spec(path_for_message(path),
+                       "is larger than 256 MiB; is this nccl-tests output?");
   }
   std::ifstream in(path, std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
   if (!in && !in.eof()) {
-    throw invalid_spec(path, "cannot read the file");
+    throw invalid_spec(path_for_message(path), "cannot read the file");
   }
   return text.str();
 }
@@ -120,27 +123,6 @@ calibration_options to_calibration_options(const calibrate_options& opts) {
   return o;
 }
 
-/// Writes the profile whole or not at all (a temporary file renamed into place).
-void write_profile(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-    file << text;
-    file.close();
-    if (!file) {
-      std::error_code ignored;
-      std::filesystem::remove(temporary, ignored);
-      throw io_error("--out: cannot write '" + path + "'");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) {
-    std::filesystem::remove(temporary, ec);
-    throw io_error("--out: cannot write '" + path + "'");
-  }
-}
-
 void run_calibrate(const calibrate_options& opts) {
   const auto format = parse_output_format(opts.format, "table|json");
   const auto given = to_overrides(opts);
@@ -165,7 +147,7 @@ void run_calibrate(const calibrate_options& opts) {
     profiles.push_back(report.results.back().profile);
   }
   if (!opts.out.empty()) {
-    write_profile(opts.out, profiles_document(profiles).dump(2) + "\n");
+    write_output_file("--out", opts.out, profiles_document(profiles).dump(2) + "\n");
     report.profile_path = opts.out;
   }
   emit(output_flags{.format = opts.format, .output = ""}, render_calibration(report, format));
