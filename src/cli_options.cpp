@@ -8,8 +8,8 @@
 
 #include "ascii_text.hpp"
 #include "display.hpp"
-#include "short_flags.hpp"
 #include "output_file.hpp"
+#include "short_flags.hpp"
 #include "tpcost/base/parse.hpp"
 #include "tpcost/hardware/presets.hpp"
 #include "tpcost/io/hf_config.hpp"

@@ -31,7 +31,7 @@ using json = nlohmann::json;
 
 // The config format. Sections group keys by what they describe; a key's flag has the same
 // meaning as on the command line. Keys without a flag are read by one command (checks).
-constexpr std::array<config_key, 56> keys{{
+constexpr std::array<config_key, 59> keys{{
     {"/$schema", "", value_kind::text, "the JSON Schema this file follows (ignored by tpcost)", ""},
     {"/name", "", value_kind::text, "a name for reports, e.g. \"GPT-3 175B on DGX A100\"", ""},
     {"/description", "", value_kind::text, "free text (ignored by tpcost)", ""},
@@ -97,6 +97,18 @@ constexpr std::array<config_key, 56> keys{{
     {"/parallel/pp", "--pp", value_kind::count, "p: pipeline stages (step)", ""},
     {"/parallel/dp", "--dp", value_kind::count, "d: data-parallel replicas (step)", ""},
     {"/parallel/vpp", "--vpp", value_kind::count, "v: interleaved model chunks per GPU (step)", ""},
+    {"/parallel/pp_layout", "--pp-layout", value_kind::text,
+     "uneven pipeline stages: first=N,last=M or Megatron's --pipeline-model-parallel-layout "
+     "string, e.g. \"Et*7|(t*8|)*14t*7L\" (step)",
+     ""},
+    {"/parallel/account_for_embedding_in_pipeline_split",
+     "--account-for-embedding-in-pipeline-split", value_kind::boolean,
+     "the embedding counts as a layer of the first stage in the split (Megatron-Core) (step)", ""},
+    {"/parallel/account_for_loss_in_pipeline_split", "--account-for-loss-in-pipeline-split",
+     value_kind::boolean,
+     "the output layer and loss count as a layer of the last stage in the split (Megatron-Core) "
+     "(step)",
+     ""},
     {"/parallel/gpus", "--gpus", value_kind::count, "N: GPUs in the job (step, plan)", ""},
     {"/options/collective", "--collective", value_kind::choice,
      "collective algorithm (default: auto with a preset or profile, else seed)",

@@ -12,8 +12,10 @@ void add_hardware_flags(CLI::App& cmd, hardware_flags& f) {
   auto* hw = cmd.add_option_group("Hardware (presets, then overrides)");
   hw->add_option(flag_names("--gpu"), f.gpu, "GPU preset (tpcost hardware list)")
       ->type_name(gpu_choices());
+  // capture_default_str: the config overlay resets an option to its captured default.
   hw->add_option(flag_names("--interconnect"), f.interconnect, "inter-node link preset")
-      ->type_name(interconnect_choices());
+      ->type_name(interconnect_choices())
+      ->capture_default_str();
   hw->add_option("--interconnect-file", f.interconnect_file,
                  "intra-node link from a `tpcost calibrate --out` profile (alpha, beta)");
   hw->add_option("--dtype", f.dtype, "compute dtype: picks the preset's dense peak")

@@ -5,8 +5,8 @@
 #include "cli_options.hpp"
 #include "commands/commands.hpp"
 #include "config_overlay.hpp"
-#include "render_csv.hpp"
 #include "exit_codes.hpp"
+#include "render_csv.hpp"
 #include "render_step.hpp"
 #include "step_flags.hpp"
 

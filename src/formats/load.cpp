@@ -73,6 +73,12 @@ config_document to_document(reading& r, const std::string& path) {
 source_format detect_format(const std::string& text, const std::string& path) {
   const auto first = text.find_first_not_of(" \t\r\n");
   const auto ext = std::filesystem::path(path).extension().string();
+  // A .json file is JSON whatever it holds, so that an empty or damaged one gets the JSON
+  // reader's message rather than "no Megatron-LM arguments".
+  if (ext == ".json" &&
+      (first == std::string::npos || (text[first] != '{' && text[first] != '['))) {
+    return source_format::tpcost_json;
+  }
   if (first != std::string::npos && (text[first] == '{' || text[first] == '[') && ext != ".toml") {
     try {
       return classify_json(json::parse(text));

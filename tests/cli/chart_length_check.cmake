@@ -14,7 +14,13 @@ set(bars "")
 foreach(line IN LISTS lines)
   # The table's rows: "16      2  hierarchical ... total ms  R  efficiency speed-up"; the total is
   # the 4th number from the end (total, R, efficiency%, speed-up x).
-  if(line MATCHES "^ *([0-9]+) .* ([0-9]+)\\.([0-9][0-9][0-9]) +[0-9.]+ +[0-9.]+% +[0-9.]+x$")
+  # The article's table has one more column after the total ("overlap ms").
+  if(out MATCHES "total ms  overlap ms")
+    set(row_re "^ *([0-9]+) +[0-9.]+ +[0-9.]+ +([0-9]+)\\.([0-9][0-9][0-9]) +[0-9.]+ +[0-9.]+ +[0-9.]+% +[0-9.]+x$")
+  else()
+    set(row_re "^ *([0-9]+) .* ([0-9]+)\\.([0-9][0-9][0-9]) +[0-9.]+ +[0-9.]+% +[0-9.]+x$")
+  endif()
+  if(line MATCHES "${row_re}")
     list(APPEND totals "${CMAKE_MATCH_1}=${CMAKE_MATCH_2}${CMAKE_MATCH_3}")
   endif()
   # The bars: "16 |####=====      2.643 ms" (ASCII glyphs: # compute, = exposed comm).

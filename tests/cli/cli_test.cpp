@@ -240,9 +240,10 @@ TEST_CASE("tpcost collective --format json gives algbw and busbw consistent with
     CHECK_THAT(row.at("busbw_bytes_per_s").get<double>(),
                Catch::Matchers::WithinRel(algbw * 1.75, 1e-12));
   }
-  // Ring with no latency: busbw is the link bandwidth.
+  // Ring at 1 GiB: busbw is the link bandwidth but for NCCL's base latency (v2.23 tuning.cc,
+  // a few microseconds against milliseconds).
   CHECK_THAT(j.at("results")[1].at("busbw_bytes_per_s").get<double>(),
-             Catch::Matchers::WithinRel(600e9, 1e-12));
+             Catch::Matchers::WithinRel(600e9, 0.01));
 }
 
 TEST_CASE("step --format json names the step time step_time_s and its parts add up to it",
@@ -266,9 +267,10 @@ TEST_CASE("step --format json names the step time step_time_s and its parts add 
   CHECK(j.at("tokens_per_s").get<double>() == Approx(1536.0 * 2048.0 / step).epsilon(1e-12));
 }
 
-TEST_CASE("step says loudly that a layout does not fit; --require-fit exits 1", "[cli][step]") {
+TEST_CASE("step says loudly that a layout does not fit: --require-fit exits 1", "[cli][step]") {
   const std::string layout =
-      "step --model gpt-3-175b --gpus 1024 --tp 8 --pp 16 --global-batch 1536 --recompute none "
+      "step --model gpt-3-175b --gpu a100-sxm4-80gb --interconnect ib-hdr --gpus 1024 --tp 8 --pp "
+      "16 --global-batch 1536 --recompute none "
       "--micro-batch 8";
   const auto text = run(layout);
   REQUIRE(text.exit_code == 0);
@@ -278,7 +280,8 @@ TEST_CASE("step says loudly that a layout does not fit; --require-fit exits 1", 
   CHECK(nlohmann::json::parse(json.out).at("fits") == false);
   CHECK(run(layout + " --require-fit").exit_code == 1);
   const auto fits =
-      run("step --model gpt-3-175b --gpus 1024 --tp 8 --pp 16 --global-batch 1536 --recompute full "
+      run("step --model gpt-3-175b --gpu a100-sxm4-80gb --interconnect ib-hdr --gpus 1024 --tp 8 "
+          "--pp 16 --global-batch 1536 --recompute full "
           "--require-fit");
   CHECK(fits.exit_code == 0);
   CHECK_THAT(fits.out, !Catch::Contains("DOES NOT FIT"));
@@ -307,7 +310,9 @@ TEST_CASE("step --pp-layout takes end stages or Megatron-Core's layout string", 
   CHECK(run(base + " --pp-layout first=7,last=6").exit_code == 2);
   CHECK(run(base + " --pp-layout 'Et*7|(t*9|)*14t*7L'").exit_code == 2);  // 140 layers
   // ZeRO-2 with pipelines: refused by step as by plan; without pipelines it runs.
-  const std::string small = "step --model gpt-3-175b --gpus 1024 --tp 8 --global-batch 1536 ";
+  const std::string small =
+      "step --model gpt-3-175b --gpu a100-sxm4-80gb --interconnect ib-hdr --gpus 1024 --tp 8 "
+      "--global-batch 1536 ";
   CHECK(run(small + "--pp 16 --zero 2 --recompute full").exit_code == 2);
   CHECK(run(small + "--pp 1 --zero 2 --recompute full").exit_code == 0);
 }

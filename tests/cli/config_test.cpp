@@ -64,6 +64,8 @@ TEST_CASE("Every value of a choice key is one the core's parser accepts", "[conf
         CHECK_NOTHROW(parse_bandwidth_kind(value, key.flag));
       } else if (key.flag == "--recompute") {
         CHECK_NOTHROW(parse_recompute(value, key.flag));
+      } else if (key.flag == "--arch") {
+        CHECK_NOTHROW(parse_architecture(value, key.flag));
       } else if (key.flag == "--attention") {
         software_flags software;
         software.attention = value;
@@ -74,7 +76,7 @@ TEST_CASE("Every value of a choice key is one the core's parser accepts", "[conf
     }
   }
   // seed|ring|tree|hierarchical|auto, algbw|busbw, none|selective|full, fused|unfused
-  CHECK(choices == 12);
+  CHECK(choices == 14);
 }
 
 TEST_CASE("Every flag of the refined model and the presets has a config key", "[config]") {

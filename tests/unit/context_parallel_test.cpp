@@ -26,7 +26,7 @@ constexpr cluster_topology dgx{.gpus_per_node = 8,
                                .inter = {bytes_per_second(50e9), seconds(14e-6)}};
 }  // namespace
 
-TEST_CASE("Causal balancing needs s to divide by 2*cp; the error names it", "[context_parallel]") {
+TEST_CASE("Causal balancing needs s to divide by 2*cp: the error names it", "[context_parallel]") {
   const auto m = llama8b(131072);
   CHECK_NOTHROW(validate(context_parallel{.cp = 16}, m, 1, 8));
   auto odd = llama8b(3 * 1023);
@@ -61,7 +61,7 @@ TEST_CASE("p2p ring: cp-1 K,V blocks forward, K,V and dK,dV backward", "[context
   CHECK(cp_exchanges(m, 1, 1, {.cp = 1}, 2.0, 8).empty());
 }
 
-TEST_CASE("A ring step hides behind its attention block; only the excess is exposed",
+TEST_CASE("A ring step hides behind its attention block: only the excess is exposed",
           "[context_parallel]") {
   const auto m = llama8b(131072);
   const auto x = cp_exchanges(m, 1, 1, {.cp = 4}, 2.0, 8);
@@ -114,7 +114,7 @@ TEST_CASE("all_gather gathers K,V forward and again backward, reduce-scatters dK
   CHECK_THAT(c.sent.value(), near(3 * 0.75 * 4 * kv));
 }
 
-TEST_CASE("a2a moves Q, K, V and the output; a2a+p2p adds a shorter ring", "[context_parallel]") {
+TEST_CASE("a2a moves Q, K, V and the output: a2a+p2p adds a shorter ring", "[context_parallel]") {
   const auto m = llama8b(131072);
   const auto a = cp_exchanges(m, 1, 1, {.cp = 8, .comm = cp_comm_type::a2a}, 2.0, 8);
   REQUIRE(a.size() == 4);

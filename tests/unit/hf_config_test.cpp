@@ -140,7 +140,7 @@ TEST_CASE("Sliding windows shorter than the sequence are refused with the key na
              Catch::Contains("/sliding_window_pattern"));
 }
 
-TEST_CASE("Per-layer attention types are read; windowed layers are refused", "[hf_config]") {
+TEST_CASE("Per-layer attention types are read: windowed layers are refused", "[hf_config]") {
   const auto with = [](const std::string& extra) {
     return error_of("{" + llama_body + extra + "}");
   };

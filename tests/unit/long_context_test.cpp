@@ -103,7 +103,7 @@ TEST_CASE("Bad CP layouts: s not divisible by 2*cp, unfused attention", "[long_c
   CHECK_THROWS_WITH(evaluate_long_context_step(in), Catch::Contains("fused"));
 }
 
-TEST_CASE("A recipe the GPU lacks is refused naming it; Hopper and Blackwell get their fits",
+TEST_CASE("A recipe the GPU lacks is refused naming it: Hopper and Blackwell get their fits",
           "[long_context]") {
   const auto& h100 = gpu_preset_by_name("h100", "--gpu");
   CHECK_THROWS_WITH(precision_device_for(h100, {.linear = linear_precision::nvfp4}, "--precision"),

@@ -129,7 +129,7 @@ TEST_CASE("Across nodes a ring is paced by the node's NICs, not by one NIC (issu
   CHECK_THAT(shared.cost.time.value(), WithinRel(2.0 * alone.cost.time.value(), 0.02));
 }
 
-TEST_CASE("PAT runs all-gather with one GPU per node only; auto keeps the ring for big messages") {
+TEST_CASE("PAT runs all-gather with one GPU per node only: auto keeps the ring for big messages") {
   const auto h100 = preset("h100-sxm", "ndr");
   const auto one_per_node = place_group(h100, 16, "ranks", 1);
   const auto pat = nccl_collective_cost(h100, one_per_node, collective_op::all_gather,
@@ -141,7 +141,7 @@ TEST_CASE("PAT runs all-gather with one GPU per node only; auto keeps the ring f
             .algorithm == collective_algorithm::ring);
 }
 
-TEST_CASE("Small messages pick a low-latency protocol; large ones Simple") {
+TEST_CASE("Small messages pick a low-latency protocol: large ones Simple") {
   const auto h100 = preset("h100-sxm", "ndr");
   const auto g = place_group(h100, 16, "ranks");
   const auto small = nccl_cheapest_collective(h100, g, collective_op::all_reduce, bytes{4096});

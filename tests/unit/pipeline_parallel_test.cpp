@@ -107,7 +107,7 @@ TEST_CASE("A pipeline summary gathers stages, bubble, p2p and warnings", "[pipel
                              "8 on each middle one, 7 on the last"));
 }
 
-TEST_CASE("Few micro-batches warn; interleaving needs m >= p, not m a multiple of p",
+TEST_CASE("Few micro-batches warn: interleaving needs m >= p, not m a multiple of p",
           "[pipeline_parallel]") {
   const auto spec = gpt_spec(16, 64, 8, 100, 32);
   parallel_config par{.pp = 4, .micro_batch = 1, .global_batch = 2};

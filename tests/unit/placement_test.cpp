@@ -14,7 +14,7 @@ cluster_topology dgx() {
 }
 }  // namespace
 
-TEST_CASE("TP is fastest: a TP group of 8 fills one node; DP strides over TP") {
+TEST_CASE("TP is fastest: a TP group of 8 fills one node: DP strides over TP") {
   const auto t = dgx();
   const rank_layout l{.tp = 8, .dp = 4, .pp = 2};
   const auto tp = place_dimension(t, l, parallel_dim::tp);

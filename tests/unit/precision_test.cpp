@@ -17,7 +17,7 @@ constexpr precision_support blackwell{
 constexpr precision_support ampere{};
 }  // namespace
 
-TEST_CASE("Only the linear layers change rate; attention and logits stay BF16 unless asked",
+TEST_CASE("Only the linear layers change rate: attention and logits stay BF16 unless asked",
           "[precision]") {
   const precision_options fp8{.linear = linear_precision::fp8_delayed};
   CHECK(linear_rate(fp8) == tensor_rate::fp8);

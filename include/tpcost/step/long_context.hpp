@@ -135,7 +135,9 @@ inline long_context_result evaluate_long_context_step(const long_context_inputs&
   // view's (s/cp)² core, in place of the view's core at η_mm.
   compute_device attention_gpu = s.gpu;
   if (in.precision.attention_efficiency > 0.0) {
-    attention_gpu.efficiency.matmul = in.precision.attention_efficiency;
+    // The η is counted on the full s×s (efficiency.hpp); the compute model counts a causal
+    // kernel's half (compute_model.hpp), so the same time is half that η of the peak.
+    attention_gpu.efficiency.matmul = in.precision.attention_efficiency / 2.0;
   }
   if (in.precision.options.fp8_attention && in.precision.linear_peak.value() > 0.0) {
     attention_gpu.peak = in.precision.linear_peak;  // FP8 attention at the FP8 rate
