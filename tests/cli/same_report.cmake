@@ -16,7 +16,11 @@ foreach(side A B)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "tpcost ${ARGS_${side}}: exit ${rc}\n${out}")
   endif()
-  string(REGEX REPLACE "^[^\n]*\n" "" report_${side} "${out}")
+  # Not string(REGEX REPLACE "^[^\n]*\n" ...): CMake re-anchors '^' after each match and would
+  # drop every line, leaving two empty reports.
+  string(FIND "${out}" "\n" eol)
+  math(EXPR body "${eol} + 1")
+  string(SUBSTRING "${out}" ${body} -1 report_${side})
   set(full_${side} "${out}")
 endforeach()
 if(NOT report_A STREQUAL report_B OR report_A STREQUAL "")
