@@ -3,14 +3,14 @@
 #               the tpcost binary (no tests, no examples) in build/demo, run the article's TP sweep
 #   make test   install everything, build with -Werror and run every test, then again
 #               under AddressSanitizer + UndefinedBehaviorSanitizer, fuzz the config loader and
-#               the unit parser for 30 s each, check the installed package (find_package,
+#               the unit parser for 15 s each (the readers 5 s each), check the installed package (find_package,
 #               pkg-config, the .deb) and the formatting
 # And for the docs: make docs   rerun every `$ tpcost` block of README.md and docs/*.md and
 #               rewrite those whose output changed (scripts/regen-docs.py; docs/development.md)
 .PHONY: demo demo-build test deps build docs docs-check validate format-check package-check clean
 
 JOBS ?= 2
-FUZZ_SECONDS ?= 30
+FUZZ_SECONDS ?= 15
 
 deps:
 	@scripts/install-deps.sh
