@@ -19,6 +19,7 @@
 
 #include "tpcost/base/dtype.hpp"
 #include "tpcost/base/error.hpp"
+#include "tpcost/base/quote.hpp"
 #include "tpcost/base/units.hpp"
 
 namespace tpcost {
@@ -88,23 +89,6 @@ inline bool ends_with(std::string_view text, std::string_view stem, bool case_in
     }
   }
   return true;
-}
-
-/// `text` with control characters written as \xNN, so that an error stays on one line.
-inline std::string printable(std::string_view text) {
-  static constexpr std::string_view hex = "0123456789abcdef";
-  std::string out;
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) {
-      out += "\\x";
-      out += hex[u >> 4U];
-      out += hex[u & 0xfU];
-    } else {
-      out += c;
-    }
-  }
-  return out;
 }
 
 [[noreturn]] inline void fail(std::string_view field, std::string_view text,

@@ -27,8 +27,9 @@ inline std::size_t quoted_prefix(std::string_view text, std::size_t limit) {
   return keep;
 }
 
-/// Control bytes as \xNN, so that a message stays on one line.
-inline std::string escape_control(std::string_view text) {
+/// `text` with control bytes written as \xNN, so that an error stays on one line (the one
+/// escaper of error messages; parse.hpp's errors use it too).
+inline std::string printable(std::string_view text) {
   static constexpr std::string_view hex = "0123456789abcdef";
   std::string out;
   out.reserve(text.size());
@@ -50,7 +51,7 @@ inline std::string escape_control(std::string_view text) {
 /// \xNN, and " ... (N bytes)" after a cut value.
 inline std::string bounded(std::string_view text, std::size_t limit = max_quoted_bytes) {
   const auto keep = detail::quoted_prefix(text, limit);
-  auto out = detail::escape_control(text.substr(0, keep));
+  auto out = detail::printable(text.substr(0, keep));
   if (keep < text.size()) {
     out += " ... (" + std::to_string(text.size()) + " bytes)";
   }
@@ -60,7 +61,7 @@ inline std::string bounded(std::string_view text, std::size_t limit = max_quoted
 /// `'text'`, bounded as above (the suffix after the closing quote): how an error quotes a value.
 inline std::string quote_value(std::string_view text, std::size_t limit = max_quoted_bytes) {
   const auto keep = detail::quoted_prefix(text, limit);
-  auto out = "'" + detail::escape_control(text.substr(0, keep)) + "'";
+  auto out = "'" + detail::printable(text.substr(0, keep)) + "'";
   if (keep < text.size()) {
     out += " ... (" + std::to_string(text.size()) + " bytes)";
   }
