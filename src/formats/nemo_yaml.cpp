@@ -37,6 +37,15 @@ place at(const std::string& file, const YAML::Node& n, const std::string& key) {
           m.column >= 0 ? static_cast<std::size_t>(m.column) + 1 : 0, key};
 }
 
+/// A map key as text. YAML allows a sequence or a map as a key (`? [a, b]: 1`); a
+/// ConfigContainer never has one, and yaml-cpp's as<std::string>() would throw on it.
+std::string key_text(const std::string& file, const YAML::Node& key, const std::string& within) {
+  if (!key.IsScalar()) {
+    fail(at(file, key, within), "a map key must be a plain name, not a sequence or a map");
+  }
+  return key.Scalar();
+}
+
 /// The Megatron dest of a ConfigContainer key, and whether the boolean is inverted.
 std::pair<std::string, bool> dest_of(const std::string& section, const std::string& name) {
   if (section == "model") {
@@ -99,7 +108,7 @@ reading read_nemo_yaml(const std::string& text, const std::string& file, const r
   std::size_t ignored = 0;
   const bool mixed = root["mixed_precision"].IsDefined() && !root["mixed_precision"].IsNull();
   for (const auto& section : root) {
-    const auto sname = section.first.as<std::string>();
+    const auto sname = key_text(file, section.first, {});
     const auto& node = section.second;
     if (sname == "mixed_precision" && node.IsScalar()) {
       // A recipe name: "bf16_mixed", "fp16_mixed", "bf16_with_fp8_delayed_scaling_mixed" ...
@@ -124,7 +133,7 @@ reading read_nemo_yaml(const std::string& text, const std::string& file, const r
       continue;
     }
     for (const auto& kv : node) {
-      const auto name = kv.first.as<std::string>();
+      const auto name = key_text(file, kv.first, sname);
       const auto key = sname + "." + name;
       auto [dest, inverted] = dest_of(sname, name);
       if (dest.empty() || !kv.second.IsScalar()) {

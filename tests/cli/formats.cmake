@@ -72,6 +72,10 @@ tpcost_cli_case("an hf config alone is not a check"
 set(badf ${fmt_dir}/bad)
 tpcost_cli_case("yaml syntax error names file:line:column" ARGS convert ${badf}/syntax.yaml RC 2
   STDERR "syntax\\.yaml:4:6: malformed YAML")
+# A sequence as a map key is valid YAML; yaml-cpp's as<std::string>() threw on it (the reader
+# fuzzer's first crash).
+tpcost_cli_case("yaml with a sequence as a key names file:line" ARGS convert ${badf}/sequence_key.yaml
+  RC 2 STDERR "sequence_key\\.yaml:2:5: .*a map key must be a plain name")
 tpcost_cli_case("toml syntax error names file:line:column" ARGS check ${badf}/syntax.toml
   --rule min_efficiency=0.5 RC 2 STDERR "syntax\\.toml:3:28: malformed TOML")
 tpcost_cli_case("a script without megatron arguments" ARGS convert ${badf}/no_args.sh RC 2
