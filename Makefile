@@ -33,15 +33,17 @@ demo-build:
 demo: demo-build
 	./build/demo/src/tpcost sweep
 
-test: deps
+PHASE = scripts/phase.sh
+test:
+	$(PHASE) deps scripts/install-deps.sh
 	cmake --preset ci
-	cmake --build --preset ci -j $(JOBS)
-	ctest --preset ci
+	$(PHASE) ci-build cmake --build --preset ci -j $(JOBS)
+	$(PHASE) ci-tests ctest --preset ci
 	cmake --preset asan
-	cmake --build --preset asan -j $(JOBS)
-	ctest --preset asan
-	scripts/fuzz.sh $(FUZZ_SECONDS)
-	scripts/check-package.sh build/ci
+	$(PHASE) asan-build cmake --build --preset asan -j $(JOBS)
+	$(PHASE) asan-tests ctest --preset asan
+	$(PHASE) fuzz scripts/fuzz.sh $(FUZZ_SECONDS)
+	$(PHASE) package scripts/check-package.sh build/ci
 	$(MAKE) --no-print-directory format-check
 
 # Every output block of README.md and docs/*.md rerun and rewritten where it changed, and

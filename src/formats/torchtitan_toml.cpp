@@ -41,11 +41,12 @@ struct toml_reader {
     if (n == nullptr) {
       return std::nullopt;
     }
-    const auto v = n->value<std::int64_t>();
-    if (!v || !n->is_integer()) {
+    // Type first: toml++ 3.3's value<int64_t>() on a float casts it unchecked (UB beyond
+    // the int64 range: `pipeline_parallel_degree = 3e22`; found by the reader fuzzer).
+    if (!n->is_integer()) {
       fail(at(section, key), "expected an integer");
     }
-    return *v;
+    return n->as_integer()->get();
   }
 
   std::optional<std::string> string(const char* section, const char* key) const {

@@ -78,6 +78,10 @@ tpcost_cli_case("yaml with a sequence as a key names file:line" ARGS convert ${b
   RC 2 STDERR "sequence_key\\.yaml:2:5: .*a map key must be a plain name")
 tpcost_cli_case("toml syntax error names file:line:column" ARGS check ${badf}/syntax.toml
   --rule min_efficiency=0.5 RC 2 STDERR "syntax\\.toml:3:28: malformed TOML")
+# A float where an integer goes: toml++ would cast 3e22 to int64 unchecked (UB; the reader
+# fuzzer's find). Refused by type before any conversion.
+tpcost_cli_case("toml float degree is not an integer" ARGS convert ${badf}/float_degree.toml RC 2
+  STDERR "float_degree\\.toml:3:28: parallelism\\.pipeline_parallel_degree: expected an integer")
 tpcost_cli_case("a script without megatron arguments" ARGS convert ${badf}/no_args.sh RC 2
   STDERR "no_args\\.sh:1: no Megatron-LM arguments found")
 tpcost_cli_case("global batch not a multiple of DP x micro-batch names the script's line"
