@@ -9,3 +9,32 @@ target_compile_definitions(tpcost_output_tests PRIVATE
   TPCOST_TEST_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/../data")
 add_dependencies(tpcost_output_tests tpcost_cli)
 catch_discover_tests(tpcost_output_tests TEST_PREFIX "output: " EXTRA_ARGS --warn NoTests)
+
+# Numbers: products checked before they are formed, results checked finite before printing.
+set(hostile ${CMAKE_CURRENT_SOURCE_DIR}/data/hostile)
+set(h100 --model gpt-3-175b --gpu h100-sxm --interconnect ib-ndr)
+tpcost_cli_case("hostile: t*p that wraps to 0 is an error, not SIGFPE"
+  ARGS step ${h100} --gpus 8 --tp 4294967296 --pp 4294967296 -G 8 RC 2
+  STDERR "--gpus: t\\*p overflows a 64-bit integer")
+tpcost_cli_case("hostile: t*p*d beyond 2^24 GPUs"
+  ARGS step ${h100} --tp 8 --pp 96 --dp 16777216 -G 16777216 RC 2
+  STDERR "--gpus: N = t\\*p\\*d = 8\\*96\\*16777216 is more than the 16777216 GPUs accepted")
+tpcost_cli_case("hostile: a TP message beyond an int64 is a size, not a negative one"
+  ARGS step --model gpt-3-175b --seq 2147483647 --gpu h100-sxm --interconnect ib-ndr --tp 8
+       -b 4194304 -G 4194304 RC 0
+  STDOUT "TP: 4 collectives of [1-9][0-9.]* [kMGTPEZY]?B per layer")
+tpcost_cli_case("hostile: step over a 1e-320 B/s link is an error, not -nan"
+  ARGS step ${h100} --gpus 8 --tp 8 -G 8 --intra-bandwidth 1e-320 RC 2
+  STDERR "--intra-bandwidth: makes the TP comm time (NaN|infinite)")
+tpcost_cli_case("hostile: step JSON over a 1e-320 B/s link is an error, not null"
+  ARGS step ${h100} --gpus 8 --tp 8 -G 8 --intra-bandwidth 1e-320 --format json RC 2
+  STDERR "--intra-bandwidth: makes the TP comm time")
+tpcost_cli_case("hostile: a peak of 1e-300 FLOP/s is an error, not inf s"
+  ARGS step ${h100} --gpus 8 --tp 8 -G 8 --flops 1e-300 RC 2
+  STDERR "--flops: makes the compute time infinite")
+tpcost_cli_case("hostile: an HBM bandwidth of 1e-300 B/s is named, not the peak"
+  ARGS step ${h100} --gpus 8 --tp 8 -G 8 --memory-bandwidth 1e-300 RC 2
+  STDERR "--memory-bandwidth: makes the compute time infinite")
+tpcost_cli_case("hostile: plan over a 1e-320 B/s inter-node link ranks no inf s layout"
+  ARGS plan ${h100} --gpus 64 -G 64 --inter-bandwidth 1e-320 RC 2
+  STDERR "--inter-bandwidth: makes the [A-Za-z ]+ time (NaN|infinite)")
