@@ -38,3 +38,39 @@ tpcost_cli_case("hostile: an HBM bandwidth of 1e-300 B/s is named, not the peak"
 tpcost_cli_case("hostile: plan over a 1e-320 B/s inter-node link ranks no inf s layout"
   ARGS plan ${h100} --gpus 64 -G 64 --inter-bandwidth 1e-320 RC 2
   STDERR "--inter-bandwidth: makes the [A-Za-z ]+ time (NaN|infinite)")
+
+# Files: a bounded, non-recursive echo; numbers beyond a double; deep nesting; header counts.
+tpcost_cli_case("hostile: HF config with 1e400"
+  ARGS step --hf-config ${hostile}/hf_1e400.json --gpu h100-sxm -G 8 RC 2
+  STDERR "--hf-config: .*hf_1e400\\.json: not valid JSON: number overflow")
+tpcost_cli_case("hostile: profile with 1e400"
+  ARGS sweep --interconnect-file ${hostile}/profile_1e400.json --tp 8 RC 2
+  STDERR "--interconnect-file: .*profile_1e400\\.json: not valid JSON: number overflow")
+tpcost_cli_case("hostile: nccl-tests JSON with 1e400"
+  ARGS calibrate ${hostile}/nccl_1e400.json RC 2 STDERR "not valid JSON: number overflow")
+tpcost_cli_case("hostile: nccl-tests '# Rank' beyond an int64"
+  ARGS calibrate ${hostile}/nccl_rank_overflow.txt RC 2
+  STDERR "nccl_rank_overflow\\.txt:1: '# Rank 99999999999999999999' is beyond 16777216 ranks")
+tpcost_cli_case("hostile: nccl-tests '# nThread' beyond an int64"
+  ARGS calibrate ${hostile}/nccl_nthread_overflow.txt RC 2
+  STDERR "nccl_nthread_overflow\\.txt:1: '# nThread 9999999999999999999999 nGpus 1' is beyond")
+tpcost_cli_case("hostile: nccl-tests nThread x nGpus that wraps an int64"
+  ARGS calibrate ${hostile}/nccl_nthread_wrap.txt RC 2
+  STDERR "nccl_nthread_wrap\\.txt:1: '# nThread 99999999999 nGpus 99999999999' is beyond")
+
+set(deep ${CMAKE_CURRENT_BINARY_DIR}/generated)
+add_test(NAME "cli: generate deep JSON" COMMAND ${CMAKE_COMMAND} -DOUT=${deep}
+         -P ${CMAKE_CURRENT_SOURCE_DIR}/make_deep.cmake)
+set_tests_properties("cli: generate deep JSON" PROPERTIES FIXTURES_SETUP deep_json)
+tpcost_cli_case("hostile: HF config nested 100000 deep"
+  ARGS step --hf-config ${deep}/deep_hf.json --gpu h100-sxm -G 8 RC 2
+  STDERR "deep_hf\\.json: nesting deeper than 64 levels")
+tpcost_cli_case("hostile: profile nested 100000 deep"
+  ARGS sweep --interconnect-file ${deep}/deep_profile.json --tp 8 RC 2
+  STDERR "deep_profile\\.json: nesting deeper than 64 levels")
+tpcost_cli_case("hostile: nccl-tests JSON nested 100000 deep"
+  ARGS calibrate ${deep}/deep_nccl.json RC 2 STDERR "nesting deeper than 64 levels")
+set_tests_properties("cli: hostile: HF config nested 100000 deep"
+                     "cli: hostile: profile nested 100000 deep"
+                     "cli: hostile: nccl-tests JSON nested 100000 deep"
+                     PROPERTIES FIXTURES_REQUIRED deep_json)
