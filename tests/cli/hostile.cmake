@@ -74,3 +74,20 @@ set_tests_properties("cli: hostile: HF config nested 100000 deep"
                      "cli: hostile: profile nested 100000 deep"
                      "cli: hostile: nccl-tests JSON nested 100000 deep"
                      PROPERTIES FIXTURES_REQUIRED deep_json)
+
+# Flags that wrapped or ran for minutes.
+tpcost_cli_case("hostile: plan --threads -1"
+  ARGS plan ${h100} --gpus 64 -G 64 --threads -1 RC 2
+  STDERR "--threads: -1 is out of range; expected 0\\.\\.4096")
+tpcost_cli_case("hostile: a chart of 10^6 degrees"
+  ARGS sweep --tp 1..1000000:+1 --chart RC 2
+  STDERR "--tp: 1000000 degrees; a chart or plot shows at most 1024")
+tpcost_cli_case("hostile: --print-config with a count that is not one"
+  ARGS sweep --print-config --batch x RC 2 STDERR "--batch: ")
+tpcost_cli_case("hostile: --print-config prints no config that --config rejects"
+  ARGS sweep --print-config --tp abc RC 2 STDERR "--tp: ")
+
+# What goes to CI: a config's name with a newline starts no GitHub Actions workflow command.
+tpcost_cli_case("hostile: a config name cannot inject a workflow command"
+  ARGS check ${hostile}/ci_injection.json RC 0 ENV GITHUB_ACTIONS=true
+  STDOUT "ci_injection\\.json: x\\\\x0a::warning file=evil::injected \\(TP 8")
