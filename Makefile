@@ -7,7 +7,8 @@
 #               pkg-config, the .deb) and the formatting
 # And for the docs: make docs   rerun every `$ tpcost` block of README.md and docs/*.md and
 #               rewrite those whose output changed (scripts/regen-docs.py; docs/development.md)
-.PHONY: demo demo-build test deps build docs docs-check validate format-check package-check clean
+.PHONY: demo demo-build test deps build docs docs-check validate format-check package-check clean \
+        fuzz-long
 
 JOBS ?= 2
 FUZZ_SECONDS ?= 15
@@ -72,6 +73,12 @@ bench: deps
 	  -DTPCOST_BUILD_TESTS=OFF -DTPCOST_BUILD_EXAMPLES=OFF -DTPCOST_BUILD_CLI=OFF >/dev/null
 	cmake --build build/bench -j $(JOBS) --target tpcost_bench
 	./build/bench/bench/tpcost_bench
+
+# Every libFuzzer target for FUZZ_RUNS inputs each instead of `make test`'s seconds: hours on
+# 2 cores (docs/fuzzing.md gives each target's measured rate, hence the time to expect).
+FUZZ_RUNS ?= 10000000
+fuzz-long: deps
+	FUZZ_RUNS=$(FUZZ_RUNS) scripts/fuzz.sh
 
 format-check:
 	git ls-files '*.hpp' '*.cpp' | xargs clang-format --dry-run --Werror

@@ -5,6 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-5}
+if [[ -n "${FUZZ_RUNS:-}" ]]; then  # make fuzz-long: a set number of inputs per target
+  limit=(-runs="$FUZZ_RUNS")
+else
+  limit=(-max_total_time="$seconds")
+fi
 work=build/fuzz/run-readers
 rm -rf "$work"
 mkdir -p "$work/artifacts"
@@ -20,7 +25,7 @@ for target in megatron_script megatron_log nemo_yaml torchtitan_toml deepspeed_j
   # shellcheck disable=SC2086
   cp ${seeds[$target]} "$work/$target/"
   echo "fuzz: ${target}_fuzzer for ${seconds} s"
-  build/fuzz/tests/fuzz/${target}_fuzzer "$work/$target" -max_total_time="$seconds" \
+  build/fuzz/tests/fuzz/${target}_fuzzer "$work/$target" "${limit[@]}" \
     -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
     -artifact_prefix="$work/artifacts/" 2>"$work/$target.log" || {
     tail -40 "$work/$target.log"

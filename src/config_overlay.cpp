@@ -1,7 +1,11 @@
 #include "config_overlay.hpp"
 
+#include <charconv>
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "cli_options.hpp"
 #include "formats/load.hpp"
@@ -33,18 +37,45 @@ void reset_to_default(CLI::Option& opt) {
   opt.clear();
 }
 
-/// The JSON value of a key's text, as the file format writes it (a count as an integer).
+/// A whole number, or nullopt when `text` is not one that fits an int64.
+std::optional<std::int64_t> whole_number(const std::string& text) {
+  std::int64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return ec == std::errc{} && end == text.data() + text.size() && !text.empty()
+             ? std::optional<std::int64_t>(value)
+             : std::nullopt;
+}
+
+/// A finite number, or nullopt (NaN would be written as null).
+std::optional<double> finite_number(const std::string& text) {
+  double value = 0.0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return ec == std::errc{} && end == text.data() + text.size() && !text.empty() &&
+                 std::isfinite(value)
+             ? std::optional<double>(value)
+             : std::nullopt;
+}
+
+/// The JSON value of a key's text, as the file format writes it (a count as an integer). Text
+/// that is not a number of the key's kind stays a string, which `checked_value` then refuses
+/// with the loader's own message.
 nlohmann::json typed_value(const config_key& key, const std::string& text) {
   switch (key.kind) {
     case value_kind::count:
     case value_kind::node_size:
     case value_kind::zero_stage:
-      return std::stoll(text);
+      if (const auto n = whole_number(text)) {
+        return *n;
+      }
+      return text;
     case value_kind::open_fraction:
     case value_kind::share:
     case value_kind::fraction:
     case value_kind::positive:
-      return std::stod(text);
+      if (const auto x = finite_number(text)) {
+        return *x;
+      }
+      return text;
     case value_kind::boolean:
       return text == "true";
     case value_kind::profile_path:
@@ -53,13 +84,30 @@ nlohmann::json typed_value(const config_key& key, const std::string& text) {
       return std::filesystem::absolute(text).lexically_normal().string();
     case value_kind::degrees:
       // A single degree is an integer in the file format; a list stays a string.
-      if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
-        return std::stoll(text);
+      if (const auto n = whole_number(text);
+          n && text.find_first_not_of("0123456789") == std::string::npos) {
+        return *n;
       }
       return text;
     default:
       return text;
   }
+}
+
+/// `typed_value`, checked as `--config` would check it, so that --print-config never prints
+/// a config that --config then rejects ("--print-config --tp abc" did); throws invalid_spec
+/// naming the key's flag.
+nlohmann::json checked_value(const config_key& key, const std::string& text) {
+  auto value = typed_value(key, text);
+  nlohmann::json probe = nlohmann::json::object();
+  probe[nlohmann::json::json_pointer(std::string(key.pointer))] = value;
+  try {
+    (void)parse_config(probe.dump(), "--print-config");
+  } catch (const invalid_spec& e) {
+    throw invalid_spec(key.flag.empty() ? std::string(key.pointer) : std::string(key.flag),
+                       e.detail());
+  }
+  return value;
 }
 
 }  // namespace
@@ -133,7 +181,7 @@ nlohmann::json config_overlay::merged(const config_document* doc) const {
     if (text.empty()) {
       continue;  // not given, and its default depends on a preset (e.g. /hardware/flops)
     }
-    out[pointer] = typed_value(key, text);
+    out[pointer] = checked_value(key, text);
   }
   return out;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <functional>
 #include <optional>
 #include <string>
@@ -27,6 +28,15 @@ struct display_flags {
 };
 
 void add_display_flags(CLI::App& cmd, display_flags& flags);
+
+/// The most samples a chart or plot draws (one bar and one column per TP degree): far wider
+/// than a terminal already; 10^6 degrees took a minute and 3.7 GB to draw.
+inline constexpr std::size_t max_figure_points = 1024;
+
+/// Whether any figure (--chart, --plot, --plot-script) is asked for.
+[[nodiscard]] inline bool wants_figure(const display_flags& flags) {
+  return flags.chart || !flags.plot.empty() || !flags.plot_script.empty();
+}
 
 /// Checks the flags before any work: --chart only below a table, --plot's extension, --color's
 /// value. Throws invalid_spec naming the flag.

@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "tpcost/base/error.hpp"
+#include "tpcost/base/quote.hpp"
 #include "tpcost/io/format.hpp"
 #include "tpcost/io/json.hpp"
 #include "tpcost/version.hpp"
@@ -1093,7 +1094,10 @@ std::string check_text(const std::vector<file_check>& files) {
         context += "; " + *part;
       }
     }
-    out += fmt::format("{}{}{} ({})\n", f.source, f.name.empty() ? "" : ": ", f.name, context);
+    // A config's name and path with control bytes as \xNN: a newline in "name" would start a
+    // line that a CI runner reads as a command ("::warning file=...::" under GitHub Actions).
+    out += fmt::format("{}{}{} ({})\n", detail::printable(f.source), f.name.empty() ? "" : ": ",
+                       detail::printable(f.name), context);
     if (!f.step.empty()) {
       out += fmt::format("  step: {}\n", f.step);
     }

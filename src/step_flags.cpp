@@ -1,6 +1,7 @@
 #include "step_flags.hpp"
 
 #include "short_flags.hpp"
+#include "tpcost/base/checked.hpp"
 #include "tpcost/base/parse.hpp"
 #include "tpcost/step/step.hpp"
 
@@ -25,20 +26,29 @@ void resolve_degrees(const step_flags& f, parallel_config& par) {
   }
   if (has_d) {
     par.dp = parse_count(f.dp, "--dp");
-    if (par.tp * par.pp * par.dp != n) {
+    if (par.tp < 1 || par.pp < 1 || par.dp < 1) {
+      return;  // validate() names the degree below 1
+    }
+    const auto tpd = checked_product("--gpus", {par.tp, par.pp, par.dp}, "t*p*d");
+    if (tpd != n) {
       throw invalid_spec("--gpus", "t*p*d = " + std::to_string(par.tp) + "*" +
                                        std::to_string(par.pp) + "*" + std::to_string(par.dp) +
-                                       " = " + std::to_string(par.tp * par.pp * par.dp) +
+                                       " = " + std::to_string(tpd) +
                                        " is not N = " + std::to_string(n));
     }
     return;
   }
-  if (par.tp < 1 || par.pp < 1 || n % (par.tp * par.pp) != 0) {
-    throw invalid_spec("--gpus", std::to_string(n) + " GPUs are not a multiple of t*p = " +
-                                     std::to_string(par.tp * par.pp) +
+  if (par.tp < 1 || par.pp < 1) {
+    return;  // validate() names the degree below 1
+  }
+  // Checked before it is formed: t = p = 2^32 would wrap t*p to 0 and divide by it.
+  const auto tp = checked_product("--gpus", {par.tp, par.pp}, "t*p");
+  if (n % tp != 0) {
+    throw invalid_spec("--gpus", std::to_string(n) +
+                                     " GPUs are not a multiple of t*p = " + std::to_string(tp) +
                                      "; choose t and p whose product divides N");
   }
-  par.dp = n / (par.tp * par.pp);
+  par.dp = n / tp;
 }
 
 /// --pp-layout: "first=N,last=N" (either may be left out) or Megatron-Core's

@@ -83,7 +83,7 @@ inputs read_inputs(const plan_flags& f) {
     req.constraints.fixed_pp = positive(f.fixed_pp, "--fixed-pp");
   }
   const auto threads = parse_count(f.threads, "--threads");
-  if (threads > 4096) {
+  if (threads < 0 || threads > 4096) {  // -1 would wrap to 4,294,967,295 threads
     throw invalid_spec("--threads", std::to_string(threads) + " is out of range; expected 0..4096");
   }
   req.threads = static_cast<unsigned>(threads);

@@ -29,6 +29,13 @@ void run_sweep(const sweep_options& opts) {
   validate(opts.display, format);
   const auto in = to_layer_inputs(opts.layer, opts.refined);
   const auto degrees = parse_degree_list(opts.tp, "--tp");
+  if (wants_figure(opts.display) && degrees.size() > max_figure_points) {
+    throw invalid_spec("--tp", std::to_string(degrees.size()) +
+                                   " degrees; a chart or plot shows at "
+                                   "most " +
+                                   std::to_string(max_figure_points) +
+                                   " (use a doubling range such as 1..1024, or a stride :+k)");
+  }
   const auto target = to_efficiency_target(opts.layer);
   // Plots are written before the table: if gnuplot fails, stdout stays empty.
   const auto show = [&](const auto& result, const chart::figure& figure) {

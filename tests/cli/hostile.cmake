@@ -9,3 +9,85 @@ target_compile_definitions(tpcost_output_tests PRIVATE
   TPCOST_TEST_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/../data")
 add_dependencies(tpcost_output_tests tpcost_cli)
 catch_discover_tests(tpcost_output_tests TEST_PREFIX "output: " EXTRA_ARGS --warn NoTests)
+
+# Numbers: products checked before they are formed, results checked finite before printing.
+set(hostile ${CMAKE_CURRENT_SOURCE_DIR}/data/hostile)
+set(h100 --model gpt-3-175b --gpu h100-sxm --interconnect ib-ndr)
+tpcost_cli_case("hostile: t*p that wraps to 0 is an error, not SIGFPE"
+  ARGS step ${h100} --gpus 8 --tp 4294967296 --pp 4294967296 -G 8 RC 2
+  STDERR "--gpus: t\\*p overflows a 64-bit integer")
+tpcost_cli_case("hostile: t*p*d beyond 2^24 GPUs"
+  ARGS step ${h100} --tp 8 --pp 96 --dp 16777216 -G 16777216 RC 2
+  STDERR "--gpus: N = t\\*p\\*d = 8\\*96\\*16777216 is more than the 16777216 GPUs accepted")
+tpcost_cli_case("hostile: a TP message beyond an int64 is a size, not a negative one"
+  ARGS step --model gpt-3-175b --seq 2147483647 --gpu h100-sxm --interconnect ib-ndr --tp 8
+       -b 4194304 -G 4194304 RC 0
+  STDOUT "TP: 4 collectives of [1-9][0-9.]* [kMGTPEZY]?B per layer")
+tpcost_cli_case("hostile: step over a 1e-320 B/s link is an error, not -nan"
+  ARGS step ${h100} --gpus 8 --tp 8 -G 8 --intra-bandwidth 1e-320 RC 2
+  STDERR "--intra-bandwidth: makes the TP comm time (NaN|infinite)")
+tpcost_cli_case("hostile: step JSON over a 1e-320 B/s link is an error, not null"
+  ARGS step ${h100} --gpus 8 --tp 8 -G 8 --intra-bandwidth 1e-320 --format json RC 2
+  STDERR "--intra-bandwidth: makes the TP comm time")
+tpcost_cli_case("hostile: a peak of 1e-300 FLOP/s is an error, not inf s"
+  ARGS step ${h100} --gpus 8 --tp 8 -G 8 --flops 1e-300 RC 2
+  STDERR "--flops: makes the compute time infinite")
+tpcost_cli_case("hostile: an HBM bandwidth of 1e-300 B/s is named, not the peak"
+  ARGS step ${h100} --gpus 8 --tp 8 -G 8 --memory-bandwidth 1e-300 RC 2
+  STDERR "--memory-bandwidth: makes the compute time infinite")
+tpcost_cli_case("hostile: plan over a 1e-320 B/s inter-node link ranks no inf s layout"
+  ARGS plan ${h100} --gpus 64 -G 64 --inter-bandwidth 1e-320 RC 2
+  STDERR "--inter-bandwidth: makes the [A-Za-z ]+ time (NaN|infinite)")
+
+# Files: a bounded, non-recursive echo; numbers beyond a double; deep nesting; header counts.
+tpcost_cli_case("hostile: HF config with 1e400"
+  ARGS step --hf-config ${hostile}/hf_1e400.json --gpu h100-sxm -G 8 RC 2
+  STDERR "--hf-config: .*hf_1e400\\.json: not valid JSON: number overflow")
+tpcost_cli_case("hostile: profile with 1e400"
+  ARGS sweep --interconnect-file ${hostile}/profile_1e400.json --tp 8 RC 2
+  STDERR "--interconnect-file: .*profile_1e400\\.json: not valid JSON: number overflow")
+tpcost_cli_case("hostile: nccl-tests JSON with 1e400"
+  ARGS calibrate ${hostile}/nccl_1e400.json RC 2 STDERR "not valid JSON: number overflow")
+tpcost_cli_case("hostile: nccl-tests '# Rank' beyond an int64"
+  ARGS calibrate ${hostile}/nccl_rank_overflow.txt RC 2
+  STDERR "nccl_rank_overflow\\.txt:1: '# Rank 99999999999999999999' is beyond 16777216 ranks")
+tpcost_cli_case("hostile: nccl-tests '# nThread' beyond an int64"
+  ARGS calibrate ${hostile}/nccl_nthread_overflow.txt RC 2
+  STDERR "nccl_nthread_overflow\\.txt:1: '# nThread 9999999999999999999999 nGpus 1' is beyond")
+tpcost_cli_case("hostile: nccl-tests nThread x nGpus that wraps an int64"
+  ARGS calibrate ${hostile}/nccl_nthread_wrap.txt RC 2
+  STDERR "nccl_nthread_wrap\\.txt:1: '# nThread 99999999999 nGpus 99999999999' is beyond")
+
+set(deep ${CMAKE_CURRENT_BINARY_DIR}/generated)
+add_test(NAME "cli: generate deep JSON" COMMAND ${CMAKE_COMMAND} -DOUT=${deep}
+         -P ${CMAKE_CURRENT_SOURCE_DIR}/make_deep.cmake)
+set_tests_properties("cli: generate deep JSON" PROPERTIES FIXTURES_SETUP deep_json)
+tpcost_cli_case("hostile: HF config nested 100000 deep"
+  ARGS step --hf-config ${deep}/deep_hf.json --gpu h100-sxm -G 8 RC 2
+  STDERR "deep_hf\\.json: nesting deeper than 64 levels")
+tpcost_cli_case("hostile: profile nested 100000 deep"
+  ARGS sweep --interconnect-file ${deep}/deep_profile.json --tp 8 RC 2
+  STDERR "deep_profile\\.json: nesting deeper than 64 levels")
+tpcost_cli_case("hostile: nccl-tests JSON nested 100000 deep"
+  ARGS calibrate ${deep}/deep_nccl.json RC 2 STDERR "nesting deeper than 64 levels")
+set_tests_properties("cli: hostile: HF config nested 100000 deep"
+                     "cli: hostile: profile nested 100000 deep"
+                     "cli: hostile: nccl-tests JSON nested 100000 deep"
+                     PROPERTIES FIXTURES_REQUIRED deep_json)
+
+# Flags that wrapped or ran for minutes.
+tpcost_cli_case("hostile: plan --threads -1"
+  ARGS plan ${h100} --gpus 64 -G 64 --threads -1 RC 2
+  STDERR "--threads: -1 is out of range; expected 0\\.\\.4096")
+tpcost_cli_case("hostile: a chart of 10^6 degrees"
+  ARGS sweep --tp 1..1000000:+1 --chart RC 2
+  STDERR "--tp: 1000000 degrees; a chart or plot shows at most 1024")
+tpcost_cli_case("hostile: --print-config with a count that is not one"
+  ARGS sweep --print-config --batch x RC 2 STDERR "--batch: ")
+tpcost_cli_case("hostile: --print-config prints no config that --config rejects"
+  ARGS sweep --print-config --tp abc RC 2 STDERR "--tp: ")
+
+# What goes to CI: a config's name with a newline starts no GitHub Actions workflow command.
+tpcost_cli_case("hostile: a config name cannot inject a workflow command"
+  ARGS check ${hostile}/ci_injection.json RC 0 ENV GITHUB_ACTIONS=true
+  STDOUT "ci_injection\\.json: x\\\\x0a::warning file=evil::injected \\(TP 8")

@@ -532,7 +532,9 @@ TEST_CASE("Layouts are read from key=value text, missing degrees derived from N"
   fails("t=eight", "t = 'eight' is not a whole number");
   fails("t=0", "t = 0 is out of range");
   fails("t=3", "t*p = 3 does not divide N = 512");
-  fails("t=8,p=4,d=8", "t*p*d = 256 is not N = 512");
+  fails("t=8,p=4,d=8", "t*p*d = 8*4*8 is not N = 512");
+  // Each degree passes its range, their product does not fit an int64: no wrapped product.
+  fails("t=16777216,p=16777216,d=16777216", "t*p*d = 16777216*16777216*16777216 is not N = 512");
   fails("t=8,recompute=some", "recompute = 'some'");
   fails("t=8,sp=maybe", "sp = 'maybe'");
   fails("t=8,zero=4", "zero = '4'");

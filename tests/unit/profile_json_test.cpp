@@ -127,14 +127,16 @@ TEST_CASE("Malformed profiles name the JSON pointer of the bad value", "[profile
   CHECK_THAT(error_of(doc), Catch::StartsWith("/schema: is \"tpcost.interconnect-profile/2\""));
   doc = minimal();
   doc["profiles"] = json::array();
-  CHECK_THAT(error_of(doc), Catch::StartsWith("/profiles: is [], expected a non-empty array"));
+  CHECK_THAT(error_of(doc),
+             Catch::StartsWith("/profiles: is an array of 0 items, expected a non-empty array"));
   doc = minimal();
   doc["profiles"][0]["segments"] = {{{"min_size_bytes", 0}, {"max_size_bytes", 10}}};
   CHECK(error_of(doc) == "/profiles/0/segments/0: has no \"alpha_s\" (required)");
   doc = minimal();
   doc["profiles"][0]["fit"] = {{"min_size_bytes", 100}, {"max_size_bytes", 10}};
   CHECK(error_of(doc) == "/profiles/0/fit/max_size_bytes: is smaller than min_size_bytes");
-  CHECK_THAT(error_of(json::array()), Catch::StartsWith("/: is [], expected an object"));
+  CHECK_THAT(error_of(json::array()),
+             Catch::StartsWith("/: is an array of 0 items, expected an object"));
 }
 
 TEST_CASE("Reading a profile file names the flag, the file and the pointer", "[profile_json]") {

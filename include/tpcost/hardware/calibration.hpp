@@ -37,6 +37,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <optional>
@@ -49,6 +50,7 @@
 #include <vector>
 
 #include "tpcost/base/error.hpp"
+#include "tpcost/base/quote.hpp"
 #include "tpcost/base/units.hpp"
 #include "tpcost/hardware/hardware.hpp"
 
@@ -178,6 +180,34 @@ inline std::vector<std::string_view> split_words(std::string_view line) {
   return words;
 }
 
+/// The most ranks a nccl-tests header may describe (the planner's limit on GPUs).
+inline constexpr std::int64_t max_ranks = std::int64_t{1} << 24;
+
+/// The product of a header's counts (threads, GPUs, processes), each and all within
+/// 0..max_ranks; throws invalid_spec(field, prefix + ...) beyond, so that no product is formed
+/// that could wrap (signed overflow is undefined behaviour).
+inline std::int64_t rank_count(const std::string& field, const std::string& prefix,
+                               std::initializer_list<std::int64_t> factors,
+                               const std::string& what) {
+  std::int64_t product = 1;
+  for (const auto f : factors) {
+    if (f < 0 || f > max_ranks || (f > 0 && product > max_ranks / f)) {
+      throw invalid_spec(field, prefix + what + " is beyond " + std::to_string(max_ranks) +
+                                    " ranks; is this a nccl-tests report?");
+    }
+    product *= f;
+  }
+  return product;
+}
+
+/// A whole number of a header line (its digits checked by is_digits), or, beyond an int64,
+/// max_ranks + 1, which rank_count then refuses.
+inline std::int64_t header_count(std::string_view digits) {
+  std::int64_t value = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  return ec == std::errc{} && end == digits.data() + digits.size() ? value : max_ranks + 1;
+}
+
 inline bool is_digits(std::string_view word) {
   return !word.empty() &&
          std::all_of(word.begin(), word.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -264,20 +294,20 @@ inline nccl_sample read_group(const std::vector<std::string_view>& words, std::s
   const auto time = to_double(words[at]);
   if (!time || *time <= 0.0) {
     fail_at(source, line,
-            "the " + what + " time '" + std::string(words[at]) +
-                "' is not a positive number of microseconds");
+            "the " + what + " time " + quote_value(words[at]) +
+                " is not a positive number of microseconds");
   }
   if (!plausible_time_us(*time)) {
     fail_at(source, line,
-            "the " + what + " time '" + std::string(words[at]) +
-                "' us is outside 0.001 us .. 1e12 us; is this column a time?");
+            "the " + what + " time " + quote_value(words[at]) +
+                " us is outside 0.001 us .. 1e12 us; is this column a time?");
   }
   const auto algbw = to_double(words[at + 1]);
   const auto busbw = to_double(words[at + 2]);
   if (!algbw || !busbw || *algbw < 0.0 || *busbw < 0.0) {
     fail_at(source, line,
-            "the " + what + " bandwidths '" + std::string(words[at + 1]) + "' and '" +
-                std::string(words[at + 2]) + "' are not non-negative numbers of GB/s");
+            "the " + what + " bandwidths " + quote_value(words[at + 1]) + " and " +
+                quote_value(words[at + 2]) + " are not non-negative numbers of GB/s");
   }
   const auto wrong = words[at + 3];
   if (wrong != "N/A") {
@@ -348,15 +378,20 @@ inline nccl_run parse_nccl_tests_text(std::string_view text, const std::string& 
         words[0].remove_prefix(1);
       }
       if (words.size() >= 2 && words[0] == "Rank" && is_digits(words[1])) {
-        max_rank = std::max<std::int64_t>(max_rank, std::stoll(std::string(words[1])));
+        const auto rank = header_count(words[1]);
+        (void)rank_count(source + ":" + std::to_string(line_no), "", {rank},
+                         "'# Rank " + bounded(words[1], 24) + "'");
+        max_rank = std::max<std::int64_t>(max_rank, rank);
         const auto on = std::find(words.begin(), words.end(), "on");
         if (on != words.end() && on + 1 != words.end()) {
           hosts.emplace(*(on + 1));
         }
       } else if (words.size() >= 4 && words[0] == "nThread" && words[2] == "nGpus" &&
                  is_digits(words[1]) && is_digits(words[3])) {
-        run.ranks_per_process =
-            std::stoll(std::string(words[1])) * std::stoll(std::string(words[3]));
+        run.ranks_per_process = rank_count(
+            source + ":" + std::to_string(line_no), "",
+            {header_count(words[1]), header_count(words[3])},
+            "'# nThread " + bounded(words[1], 24) + " nGpus " + bounded(words[3], 24) + "'");
       } else if (words.size() >= 4 && words[0] == "Collective" && words[1] == "test" &&
                  words[2] == "starting:") {
         if (const auto kind = collective_from_name(words[3])) {
@@ -374,13 +409,12 @@ inline nccl_run parse_nccl_tests_text(std::string_view text, const std::string& 
     // A data row.
     const auto size = to_uint(words[0]);
     if (!size || words.size() < 3 || !is_digits(words[1])) {
-      fail_at(source, line_no,
-              "'" + std::string(line) + "' is not a data row; " + std::string(row_shape));
+      fail_at(source, line_no, quote_value(line) + " is not a data row; " + std::string(row_shape));
     }
     if (is_integer(words[2]) || to_double(words[2])) {
       fail_at(source, line_no,
-              "the third field '" + std::string(words[2]) +
-                  "' should be the element type (float, half, ...); " + std::string(row_shape));
+              "the third field " + quote_value(words[2]) +
+                  " should be the element type (float, half, ...); " + std::string(row_shape));
     }
     std::size_t at = 0;
     std::size_t group = 4;
@@ -413,7 +447,7 @@ inline nccl_run parse_nccl_tests_text(std::string_view text, const std::string& 
     }
     if (*size > max_size_bytes) {
       fail_at(source, line_no,
-              "the size " + std::string(words[0]) + " B is above 2^60 B; is this column a size?");
+              "the size " + bounded(words[0]) + " B is above 2^60 B; is this column a size?");
     }
     const bytes bytes_m{static_cast<double>(*size)};
     if (groups == 2) {

@@ -67,6 +67,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tpcost/io/json_brief.hpp"
+
 #include "tpcost/base/error.hpp"
 #include "tpcost/model/model.hpp"
 
@@ -118,7 +120,7 @@ class hf_reader {
               : value.get<std::int64_t>() >= 1;
       if (!in_range) {
         fail(key, "expected a whole number in 1.." + std::to_string(max_model_dimension) +
-                      ", found " + value.dump());
+                      ", found " + json_brief(value));
       }
       return value.get<std::int64_t>();
     }
@@ -153,11 +155,10 @@ class hf_reader {
 
   /// A JSON value as the user would recognise it: its type and, if short, its text.
   static std::string shown(const nlohmann::json& value) {
-    auto text = value.dump();
-    if (text.size() > 40) {
-      text = text.substr(0, 37) + "...";
+    if (value.is_array() || value.is_object()) {
+      return json_brief(value);  // "an array of 3 items": never a recursive dump
     }
-    return std::string(value.type_name()) + " " + text;
+    return std::string(value.type_name()) + " " + bounded(value.dump(), 40);
   }
 
  private:
@@ -584,6 +585,15 @@ inline transformer_spec from_hf_config(const nlohmann::json& config, std::string
   return spec;
 }
 
+/// Reads the text of a Hugging Face config.json; `path` names it in errors. Throws
+/// invalid_spec(field, "PATH: ...") for text that is not JSON, nested deeper than
+/// `max_json_depth` or holding a number beyond a double, and as `from_hf_config` does.
+inline transformer_spec parse_hf_config(std::string_view text, const std::string& path,
+                                        std::string_view field) {
+  const auto config = parse_untrusted_json(text, std::string(field), path + ": ");
+  return from_hf_config(config, path, field);
+}
+
 /// The largest config.json read.
 inline constexpr std::size_t max_hf_config_bytes = std::size_t{1} << 20;
 
@@ -608,18 +618,7 @@ inline transformer_spec load_hf_config(const std::string& path, std::string_view
                                                std::to_string(max_hf_config_bytes) +
                                                " bytes; a config.json is a few kilobytes");
   }
-  nlohmann::json config;
-  try {
-    config = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    std::string what = e.what();
-    const auto bracket = what.find("] ");
-    if (bracket != std::string::npos) {
-      what = what.substr(bracket + 2);  // drop "[json.exception.parse_error.101] "
-    }
-    throw invalid_spec(std::string(field), path + ": not valid JSON: " + what);
-  }
-  return from_hf_config(config, path, field);
+  return parse_hf_config(text, path, field);
 }
 
 }  // namespace tpcost::io

@@ -17,6 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tpcost/io/json_brief.hpp"
+
 #include "tpcost/base/error.hpp"
 #include "tpcost/hardware/calibration.hpp"
 
@@ -38,7 +40,7 @@ inline double number_at(const json& object, const char* key, const std::string& 
     fail(source, pointer, std::string("has no \"") + key + "\"");
   }
   if (!it->is_number() || !std::isfinite(it->get<double>())) {
-    fail(source, pointer + "/" + key, "is " + it->dump() + ", expected a finite number");
+    fail(source, pointer + "/" + key, "is " + json_brief(*it) + ", expected a finite number");
   }
   return it->get<double>();
 }
@@ -51,7 +53,7 @@ inline void read_group(const json& result, const char* key, bytes size, placemen
     return;
   }
   if (!it->is_object()) {
-    fail(source, pointer, "is " + it->dump() + ", expected an object");
+    fail(source, pointer, "is " + json_brief(*it) + ", expected an object");
   }
   const char* time_key = it->contains("time") ? "time" : "cpu_time";
   const double time_us = number_at(*it, time_key, source, pointer);
@@ -68,11 +70,11 @@ inline void read_group(const json& result, const char* key, bytes size, placemen
   }
   if (const auto wrong = it->find("nwrong"); wrong != it->end() && !wrong->is_null()) {
     if (!wrong->is_number()) {
-      fail(source, pointer + "/nwrong", "is " + wrong->dump() + ", expected a count or null");
+      fail(source, pointer + "/nwrong", "is " + json_brief(*wrong) + ", expected a count or null");
     }
     if (wrong->get<double>() > 0.0) {
       fail(source, pointer + "/nwrong",
-           "nccl-tests found " + wrong->dump() +
+           "nccl-tests found " + json_brief(*wrong) +
                " wrong elements: the run failed its check, calibrating from it is refused");
     }
   }
@@ -93,16 +95,7 @@ inline void read_group(const json& result, const char* key, bytes size, placemen
 /// that is not JSON, a missing or mistyped member, a failed check or no results.
 inline nccl_run parse_nccl_tests_json(std::string_view text, const std::string& source) {
   using namespace detail::nccl_json;
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    std::string what = e.what();
-    if (const auto close = what.find("] "); close != std::string::npos) {
-      what = what.substr(close + 2);
-    }
-    throw invalid_spec(source, "not valid JSON: " + what);
-  }
+  const json doc = parse_untrusted_json(text, source);
   if (!doc.is_object()) {
     fail(source, "/", "the document is not an object");
   }
@@ -124,10 +117,15 @@ inline nccl_run parse_nccl_tests_json(std::string_view text, const std::string& 
     const auto gpus = config->find("ngpus");
     if (threads != config->end() && gpus != config->end() && threads->is_number_integer() &&
         gpus->is_number_integer()) {
-      run.ranks_per_process = threads->get<std::int64_t>() * gpus->get<std::int64_t>();
+      run.ranks_per_process = detail::nccl::rank_count(
+          source, "/config: ", {threads->get<std::int64_t>(), gpus->get<std::int64_t>()},
+          "nthreads x ngpus");
       const auto devices = config->find("devices");
       if (devices != config->end() && devices->is_array() && !devices->empty()) {
-        run.ranks = *run.ranks_per_process * static_cast<std::int64_t>(devices->size());
+        run.ranks = detail::nccl::rank_count(
+            source,
+            "/config: ", {*run.ranks_per_process, static_cast<std::int64_t>(devices->size())},
+            "nthreads x ngpus x devices");
         run.ranks_from = "/config: nthreads x ngpus x devices";
         std::set<std::string> hosts;
         for (const auto& d : *devices) {

@@ -29,6 +29,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tpcost/io/json_brief.hpp"
+
 #include "tpcost/base/error.hpp"
 #include "tpcost/hardware/calibration.hpp"
 #include "tpcost/version.hpp"
@@ -136,7 +138,7 @@ inline void only_keys(const json& object, const std::string& pointer,
 
 inline const json& object_at(const json& j, const std::string& pointer) {
   if (!j.is_object()) {
-    fail(pointer.empty() ? "/" : pointer, "is " + j.dump() + ", expected an object");
+    fail(pointer.empty() ? "/" : pointer, "is " + json_brief(j) + ", expected an object");
   }
   return j;
 }
@@ -153,11 +155,11 @@ inline const json& required(const json& object, const char* key, const std::stri
 inline double number(const json& j, const std::string& pointer, double min, bool strict,
                      std::string_view what) {
   if (!j.is_number() || !std::isfinite(j.get<double>())) {
-    fail(pointer, "is " + j.dump() + ", expected " + std::string(what));
+    fail(pointer, "is " + json_brief(j) + ", expected " + std::string(what));
   }
   const double v = j.get<double>();
   if (strict ? !(v > min) : !(v >= min)) {
-    fail(pointer, "is " + j.dump() + ", expected " + std::string(what));
+    fail(pointer, "is " + json_brief(j) + ", expected " + std::string(what));
   }
   return v;
 }
@@ -165,7 +167,7 @@ inline double number(const json& j, const std::string& pointer, double min, bool
 inline std::int64_t whole(const json& j, const std::string& pointer, std::int64_t min,
                           std::string_view what) {
   if (!j.is_number_integer() || j.get<std::int64_t>() < min) {
-    fail(pointer, "is " + j.dump() + ", expected " + std::string(what));
+    fail(pointer, "is " + json_brief(j) + ", expected " + std::string(what));
   }
   return j.get<std::int64_t>();
 }
@@ -215,7 +217,7 @@ inline interconnect_profile read_profile(const json& j, const std::string& point
   const auto kind =
       collective.is_string() ? collective_from_name(collective.get<std::string>()) : std::nullopt;
   if (!kind) {
-    fail(pointer + "/collective", "is " + collective.dump() +
+    fail(pointer + "/collective", "is " + json_brief(collective) +
                                       ", expected \"all_reduce\", \"all_gather\" or "
                                       "\"reduce_scatter\"");
   }
@@ -225,12 +227,12 @@ inline interconnect_profile read_profile(const json& j, const std::string& point
     p.nodes = whole(*nodes, pointer + "/nodes", 1, "a whole number >= 1 or null");
   }
   if (const auto model = j.find("model"); model != j.end() && !model->is_string()) {
-    fail(pointer + "/model", "is " + model->dump() + ", expected a text");
+    fail(pointer + "/model", "is " + json_brief(*model) + ", expected a text");
   }
   const auto& convention = required(j, "bandwidth_convention", pointer);
   if (!convention.is_string() || convention.get<std::string>() != bandwidth_convention) {
     fail(pointer + "/bandwidth_convention",
-         "is " + convention.dump() + ", expected \"" + std::string(bandwidth_convention) +
+         "is " + json_brief(convention) + ", expected \"" + std::string(bandwidth_convention) +
              "\" (tpcost reads beta only as a per-direction bandwidth)");
   }
   p.link = read_link(j, pointer);
@@ -264,11 +266,11 @@ inline interconnect_profile read_profile(const json& j, const std::string& point
         p.placements = placement_filter::out_of_place;
       } else {
         fail(fp + "/placement",
-             "is " + where.dump() + ", expected \"both\", \"in-place\" or \"out-of-place\"");
+             "is " + json_brief(where) + ", expected \"both\", \"in-place\" or \"out-of-place\"");
       }
     }
     if (const auto w = fit->find("weighting"); w != fit->end() && !w->is_string()) {
-      fail(fp + "/weighting", "is " + w->dump() + ", expected a text");
+      fail(fp + "/weighting", "is " + json_brief(*w) + ", expected a text");
     }
   }
   if (const auto residuals = j.find("residuals"); residuals != j.end()) {
@@ -280,7 +282,7 @@ inline interconnect_profile read_profile(const json& j, const std::string& point
   }
   if (const auto segments = j.find("segments"); segments != j.end()) {
     if (!segments->is_array()) {
-      fail(pointer + "/segments", "is " + segments->dump() + ", expected an array");
+      fail(pointer + "/segments", "is " + json_brief(*segments) + ", expected an array");
     }
     for (std::size_t i = 0; i < segments->size(); ++i) {
       const auto sp = pointer + "/segments/" + std::to_string(i);
@@ -313,12 +315,13 @@ inline interconnect_profile read_profile(const json& j, const std::string& point
   }
   if (const auto sources = j.find("sources"); sources != j.end()) {
     if (!sources->is_array()) {
-      fail(pointer + "/sources", "is " + sources->dump() + ", expected an array of file names");
+      fail(pointer + "/sources",
+           "is " + json_brief(*sources) + ", expected an array of file names");
     }
     for (std::size_t i = 0; i < sources->size(); ++i) {
       if (!(*sources)[i].is_string()) {
         fail(pointer + "/sources/" + std::to_string(i),
-             "is " + (*sources)[i].dump() + ", expected a file name");
+             "is " + json_brief((*sources)[i]) + ", expected a file name");
       }
       p.sources.push_back((*sources)[i].get<std::string>());
     }
@@ -336,11 +339,12 @@ inline std::vector<interconnect_profile> profiles_from_json(const nlohmann::json
   only_keys(doc, "", {"schema", "tool", "profiles"});
   const auto& schema = required(doc, "schema", "");
   if (!schema.is_string() || schema.get<std::string>() != profile_schema) {
-    fail("/schema", "is " + schema.dump() + ", expected \"" + std::string(profile_schema) + "\"");
+    fail("/schema",
+         "is " + json_brief(schema) + ", expected \"" + std::string(profile_schema) + "\"");
   }
   const auto& list = required(doc, "profiles", "");
   if (!list.is_array() || list.empty()) {
-    fail("/profiles", "is " + list.dump() + ", expected a non-empty array of profiles");
+    fail("/profiles", "is " + json_brief(list) + ", expected a non-empty array of profiles");
   }
   std::vector<interconnect_profile> profiles;
   for (std::size_t i = 0; i < list.size(); ++i) {
@@ -351,6 +355,18 @@ inline std::vector<interconnect_profile> profiles_from_json(const nlohmann::json
 
 /// The largest profile file read; real ones are a few kilobytes.
 inline constexpr std::uintmax_t max_profile_bytes = std::uintmax_t{1} << 20;
+
+/// Reads the text of a profile file; `path` names it in errors, as `read_profile_file` says.
+inline std::vector<interconnect_profile> parse_profiles(std::string_view text,
+                                                        const std::string& path,
+                                                        const std::string& field) {
+  const auto doc = parse_untrusted_json(text, field, path + ": ");
+  try {
+    return profiles_from_json(doc);
+  } catch (const invalid_spec& e) {
+    throw invalid_spec(field, path + ": " + e.field() + ": " + e.detail());
+  }
+}
 
 /// Reads a profile file. Every error is invalid_spec(field, "PATH: /pointer: detail") or
 /// (field, "PATH: ...") for a file that cannot be read or is not JSON; `field` is the flag
@@ -374,21 +390,7 @@ inline std::vector<interconnect_profile> read_profile_file(const std::string& pa
   }
   std::stringstream text;
   text << in.rdbuf();
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    std::string what = e.what();
-    if (const auto close = what.find("] "); close != std::string::npos) {
-      what = what.substr(close + 2);
-    }
-    throw invalid_spec(field, path + ": not valid JSON: " + what);
-  }
-  try {
-    return profiles_from_json(doc);
-  } catch (const invalid_spec& e) {
-    throw invalid_spec(field, path + ": " + e.field() + ": " + e.detail());
-  }
+  return parse_profiles(text.str(), path, field);
 }
 
 }  // namespace tpcost

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "tpcost/base/checked.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/model/model.hpp"
 
@@ -162,6 +163,13 @@ inline void validate(const transformer_spec& model, const parallel_config& par) 
   detail::require_degree("vpp", par.vpp, "the number of virtual stages per GPU");
   detail::require_degree("micro_batch", par.micro_batch, "the micro-batch size");
   detail::require_degree("global_batch", par.global_batch, "the global batch size");
+  std::int64_t gpus = 0;  // t*p fits an int64 (each is at most 2^24); t*p*d may not
+  if (!multiply_fits(par.tp * par.pp, par.dp, gpus) || gpus > max_parallel_degree) {
+    throw invalid_spec("gpus", "N = t*p*d = " + std::to_string(par.tp) + "*" +
+                                   std::to_string(par.pp) + "*" + std::to_string(par.dp) +
+                                   " is more than the " + std::to_string(max_parallel_degree) +
+                                   " GPUs accepted");
+  }
   const auto t = std::to_string(par.tp);
   if (model.heads % par.tp != 0) {
     throw invalid_spec("tp", "t = " + t + " does not divide the " + std::to_string(model.heads) +

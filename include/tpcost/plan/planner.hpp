@@ -52,6 +52,7 @@
 #include <tuple>
 #include <vector>
 
+#include "tpcost/base/checked.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/base/parse.hpp"
 #include "tpcost/comm/topology.hpp"
@@ -806,9 +807,10 @@ inline parallel_config parse_layout(std::string_view text, std::string_view fiel
       }
       par.pp = gpus / (par.tp * par.dp);
     }
-    if (par.tp * par.pp * par.dp != gpus) {
-      fail("t*p*d = " + std::to_string(par.tp * par.pp * par.dp) +
-           " is not N = " + std::to_string(gpus));
+    std::int64_t tpd = 0;  // each degree is at most 2^24, so t*p fits; t*p*d may not
+    if (!multiply_fits(par.tp * par.pp, par.dp, tpd) || tpd != gpus) {
+      fail("t*p*d = " + std::to_string(par.tp) + "*" + std::to_string(par.pp) + "*" +
+           std::to_string(par.dp) + " is not N = " + std::to_string(gpus));
     }
   }
   return par;

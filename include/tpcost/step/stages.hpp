@@ -18,9 +18,11 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <string>
 
+#include "tpcost/base/checked.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/comm/collectives.hpp"
 #include "tpcost/comm/topology.hpp"
@@ -208,8 +210,11 @@ inline batch_terms batch_stage(const step_environment& env, const group_terms& x
   y.micro_batches = global_batch / (x.sizes.dp * micro_batch);
   y.kernels = layer_compute_time(model, micro_batch, t, env.gpu, opt.attention);
   y.logits = logits_compute_time(model, micro_batch, t, env.gpu);
-  y.tp_message =
-      static_cast<double>(micro_batch * model.seq * model.hidden * opt.activation_bytes) * units::B;
+  // In double, as p2p_message_bytes does: b·s·h·d of inputs that pass validation can exceed
+  // an int64 (2^24 sequences of 2^31 tokens), and a wrapped product printed a negative size.
+  y.tp_message = static_cast<double>(micro_batch) * static_cast<double>(model.seq) *
+                 static_cast<double>(model.hidden) * static_cast<double>(opt.activation_bytes) *
+                 units::B;
   if (t > 1) {
     y.tp_all_reduce =
         detail::fastest_collective(topo, x.tp_group, collective_op::all_reduce, y.tp_message);
@@ -272,7 +277,56 @@ constexpr bool sharding_allowed(zero_stage zero, std::int64_t pp) {
   return static_cast<int>(zero) < 2 || pp == 1;
 }
 
-/// The per-layout combination (see step.hpp's file comment for the formula).
+namespace detail {
+
+/// The flag of the link that `group` communicates over, for an error naming the input.
+inline std::string link_field(const group_placement& group) {
+  return group.spans_nodes() ? "inter-bandwidth" : "intra-bandwidth";
+}
+
+/// Throws `invalid_spec` naming the input behind the first part of `r` that is infinite or NaN.
+/// Validation accepts any positive finite rate, but a message over 1e-320 B/s takes forever
+/// and forever minus the overlap is NaN; step and plan must say so, not print "-nan ns".
+[[noreturn]] inline void fail_non_finite(const step_environment& env, const group_terms& x,
+                                         const step_timing& r) {
+  const auto hop = place(env.topology, x.sizes, comm_group::pp_hop);
+  const auto embedding = place(env.topology, x.sizes, comm_group::embedding);
+  const std::string dp_link =
+      x.dp_group.spans_nodes() || (x.embedding.value() > 0.0 && embedding.spans_nodes())
+          ? "inter-bandwidth"
+          : "intra-bandwidth";
+  struct part {
+    std::string field;
+    seconds time;
+    const char* what;
+  };
+  // The compute is matmuls (FLOP/s) and element-wise kernels (HBM bytes/s); of the two rates,
+  // the one below the other is the absurd one (a real GPU's peak is ~300x its HBM bandwidth).
+  const std::string compute_field =
+      env.gpu.peak.value() < env.gpu.memory_bandwidth.value() ? "flops" : "memory-bandwidth";
+  const std::array<part, 7> parts{{
+      {compute_field, r.compute, "compute time"},
+      {link_field(x.tp_group), r.tp_comm_per_layer, "TP comm time"},
+      {link_field(hop), r.p2p, "pipeline p2p time"},
+      {dp_link, r.dp_sync, "DP gradient sync time"},
+      {dp_link, r.dp_comm, "DP gradient sync time"},
+      {"memory-bandwidth", r.optimizer, "optimizer time"},
+      {compute_field, r.bubble, "pipeline bubble"},
+  }};
+  const part* largest = &parts[0];
+  for (const auto& p : parts) {
+    (void)require_finite_result(p.field, p.time.value(), p.what);
+    largest = p.time > largest->time ? &p : largest;
+  }
+  // Every part finite, their sum not: the largest part is the input to look at.
+  (void)require_finite_result(largest->field, r.step_time.value(), "step time");
+  throw invalid_spec(largest->field, "makes the step time non-finite");  // not reached
+}
+
+}  // namespace detail
+
+/// The per-layout combination (see step.hpp's file comment for the formula). Throws
+/// `invalid_spec` naming the input when a time comes out infinite or NaN.
 inline step_timing combine_step(const step_environment& env, const group_terms& x,
                                 const batch_terms& y, const layout_choice& c) {
   const auto& opt = env.options;
@@ -359,6 +413,12 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   r.tp_comm = fm * stage_tp;
   r.p2p = fm * p2p;
   r.step_time = fm * (slowest + p2p) + r.bubble + r.dp_comm + r.optimizer;
+  // A non-finite part makes the step time non-finite (every part enters it with a factor >= 1);
+  // the two figures before overlap are checked on their own.
+  if (!std::isfinite(r.step_time.value()) || !std::isfinite(r.tp_comm_per_layer.value()) ||
+      !std::isfinite(r.dp_sync.value())) {
+    detail::fail_non_finite(env, x, r);
+  }
   return r;
 }
 

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "tpcost/base/checked.hpp"
 #include "tpcost/comm/collectives.hpp"
 #include "tpcost/comm/topology.hpp"
 #include "tpcost/hardware/hardware.hpp"
@@ -184,6 +185,12 @@ inline step_result evaluate_step(const step_inputs& in) {
   r.mfu = model_flops_utilisation(r.flops.model, r.step_time, r.gpus, in.gpu.peak);
   r.hfu = hardware_flops_utilisation(r.flops.hardware, r.step_time, r.gpus, in.gpu.peak);
   r.utilisation = r.time.compute / r.step_time;
+  // The times are finite (combine_step checks them); a peak near the largest double can still
+  // make the rates overflow.
+  for (const double rate : {r.tokens_per_second, r.model_flops_per_gpu.value(),
+                            r.hardware_flops_per_gpu.value(), r.mfu, r.hfu, r.utilisation}) {
+    (void)require_finite_result("flops", rate, "throughput");
+  }
   r.memory = memory_per_gpu(model, par, in.memory_capacity, in.options.attention);
   return r;
 }
