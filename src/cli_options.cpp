@@ -8,6 +8,7 @@
 
 #include "ascii_text.hpp"
 #include "display.hpp"
+#include "model_options.hpp"
 #include "output_file.hpp"
 #include "short_flags.hpp"
 #include "tpcost/base/parse.hpp"
@@ -80,21 +81,24 @@ std::string hardware_choices() {
 }
 
 void add_layer_flags(CLI::App& cmd, layer_flags& flags) {
-  auto* group = cmd.add_option_group("Layer and hardware (the seed's symbols)");
+  auto* group = cmd.add_option_group("Layer and hardware (the article's symbols)");
   group
       ->add_option(flag_names("--model"), flags.model,
-                   "model preset (tpcost model list): its h, s and heads; the layer is the "
-                   "seed's GPT layer at that h (step counts the model's own FLOPs)")
+                   "model preset (tpcost model list): its layer (GQA, MLP, attention FLOPs), "
+                   "h, s and heads, and its TP rules, as in step; without it, the article's GPT "
+                   "layer")
       ->type_name(model_choices());
   group
       ->add_option("--hf-config", flags.hf_config,
-                   "a Hugging Face config.json instead of --model: its h, s and heads")
+                   "a Hugging Face config.json instead of --model, its layer the same way "
+                   "(needs --seq: the config gives the context window)")
       ->type_name("FILE");
   group->add_option(flag_names("--batch"), flags.batch, "b: micro-batch size, sequences")
       ->capture_default_str();
   group->add_option(flag_names("--seq"), flags.seq,
                     "s: sequence length, tokens (default: the --model's, else 2048)");
-  group->add_option("--hidden", flags.hidden, "h: hidden size (default: the --model's, else 8192)");
+  group->add_option("--hidden", flags.hidden,
+                    "h: hidden size of the article's GPT layer (default 8192; a --model fixes it)");
   group->add_option("--dtype", flags.dtype,
                     "d: element type (on the wire too, unless --comm-dtype): fp32, tf32, bf16, "
                     "fp16, fp8, fp64, or bytes 1..16 (default: bf16 with --gpu, else fp32)");
@@ -114,15 +118,15 @@ void add_layer_flags(CLI::App& cmd, layer_flags& flags) {
 void add_refined_flags(CLI::App& cmd, refined_flags& flags) {
   add_preset_flags(cmd, flags);
   auto* model = cmd.add_option_group(
-      "Refined model (default: the seed's, or auto with a preset; docs/formulas.md has every "
+      "Refined model (default: the article's, or auto with a preset; docs/formulas.md has every "
       "formula)");
   model->add_option("--collective", flags.collective,
-                    "seed (M/B per all-reduce) | ring | tree | hierarchical | auto (cheapest per "
-                    "message, as NCCL's tuner); default: auto with --gpu, --interconnect or "
-                    "--interconnect-file, else seed");
+                    "article (the article's M/B per all-reduce) | ring | tree | hierarchical | "
+                    "auto (cheapest per message, as NCCL's tuner); default: auto with --gpu, "
+                    "--interconnect or --interconnect-file, else article");
   model->add_option("--bandwidth-kind", flags.bandwidth_kind,
-                    "with --collective seed, what --bandwidth is: algbw (the default and the "
-                    "seed: an all-reduce takes M/B) | busbw (nccl-tests bus bandwidth: "
+                    "with --collective article, what --bandwidth is: algbw (the default and the "
+                    "article's: an all-reduce takes M/B) | busbw (nccl-tests bus bandwidth: "
                     "2(t-1)/t*M/B)");
   model->add_flag("--sp", flags.sp,
                   "sequence parallelism: all-gather + reduce-scatter for each all-reduce; "
@@ -192,9 +196,19 @@ constexpr flops_per_second seed_peak = 1 * units::PFLOP / units::s;
 /// profile) describes a topology; flags the chosen model would ignore are rejected.
 tp_options to_tp_options(const refined_flags& flags, bool hardware) {
   tp_options o;
-  o.collective = flags.collective.empty()
-                     ? (hardware ? collective_choice::automatic : collective_choice::seed)
-                     : parse_collective_choice(flags.collective, "--collective");
+  // "article" names the article's M/B convention; "seed", its old name, stays accepted.
+  if (flags.collective.empty()) {
+    o.collective = hardware ? collective_choice::automatic : collective_choice::seed;
+  } else if (flags.collective == "article") {
+    o.collective = collective_choice::seed;
+  } else {
+    try {
+      o.collective = parse_collective_choice(flags.collective, "--collective");
+    } catch (const invalid_spec&) {
+      throw invalid_spec("--collective", "'" + flags.collective +
+                                             "' is not one of article|ring|tree|hierarchical|auto");
+    }
+  }
   o.seed_bandwidth = flags.bandwidth_kind.empty()
                          ? bandwidth_kind::algbw
                          : parse_bandwidth_kind(flags.bandwidth_kind, "--bandwidth-kind");
@@ -217,14 +231,15 @@ tp_options to_tp_options(const refined_flags& flags, bool hardware) {
       if (!text->empty() &&
           !(flags.rules_read_gpus_per_node && std::string_view(flag) == "--gpus-per-node")) {
         throw invalid_spec(flag,
-                           "the seed's model has one bandwidth (--bandwidth) and no topology; "
+                           "the article's model has one bandwidth (--bandwidth) and no topology; "
                            "add --collective ring|tree|hierarchical|auto");
       }
     }
   } else if (!flags.bandwidth_kind.empty()) {
-    throw invalid_spec("--bandwidth-kind",
-                       "applies to --collective seed only; ring, tree and hierarchical take link "
-                       "bandwidths per direction, which nccl-tests' busbw approaches");
+    throw invalid_spec(
+        "--bandwidth-kind",
+        "applies to --collective article only; ring, tree and hierarchical take link "
+        "bandwidths per direction, which nccl-tests' busbw approaches");
   }
   return o;
 }
@@ -246,6 +261,13 @@ cluster_topology to_topology(const refined_flags& flags, const std::string& band
   if (!flags.interconnect.empty()) {
     origin.interconnect = &interconnect_preset_by_name(flags.interconnect, "--interconnect");
     t.inter = origin.interconnect->link.link();
+  } else if (origin.gpu != nullptr &&
+             !(!flags.inter_bandwidth.empty() && !flags.inter_latency.empty())) {
+    // No network named: the GPU's reference system's NIC (presets.hpp), said on the first
+    // line. Unless the flags give the whole inter-node link, which leaves the preset nothing.
+    origin.interconnect = &reference_interconnect(*origin.gpu);
+    origin.interconnect_assumed = true;
+    t.inter = origin.interconnect->link.link();
   }
   // 2. GPUs per node before the profile: a profile without a node count is placed by it.
   origin.gpus_per_node_given = !flags.gpus_per_node.empty();
@@ -259,6 +281,10 @@ cluster_topology to_topology(const refined_flags& flags, const std::string& band
     origin.profile_file = flags.interconnect_file;
     origin.profile_link = scope_of(*origin.profile, t.gpus_per_node);
     t = with_profile(t, *origin.profile);
+    if (origin.interconnect_assumed && origin.profile_link == profile_scope::inter_node) {
+      origin.interconnect = nullptr;  // the measured link replaced the assumed one
+      origin.interconnect_assumed = false;
+    }
   }
   // 4. Explicit flags win; --intra-bandwidth over --bandwidth.
   origin.bandwidth_given = !bandwidth.empty();
@@ -303,7 +329,19 @@ layer_inputs to_layer_inputs(const layer_flags& layer, const refined_flags& refi
     model = io::load_hf_config(layer.hf_config, "--hf-config");
   }
   if (model) {
-    require_dense_mha(*model, layer.model.empty() ? "--hf-config" : "--model");
+    const char* flag = layer.model.empty() ? "--hf-config" : "--model";
+    require_dense_mha(*model, flag);
+    // The model's layer is its own: an h of another size would be another model.
+    if (!layer.hidden.empty()) {
+      throw invalid_spec("--hidden", std::string("the ") + flag +
+                                         " fixes h = " + std::to_string(model->hidden) +
+                                         "; drop --hidden, or give --hidden without " + flag +
+                                         " for the article's GPT layer at that h");
+    }
+    // The training sequence is not the context window a config.json gives (as in `step`).
+    if (!layer.hf_config.empty() && layer.seq.empty()) {
+      throw invalid_spec("--seq", hf_seq_message(model->seq));
+    }
   }
   const auto dimension = [&](const std::string& text, const char* flag, std::int64_t preset,
                              std::int64_t seed_default) {
@@ -341,11 +379,12 @@ layer_inputs to_layer_inputs(const layer_flags& layer, const refined_flags& refi
     in.device.bandwidth = seed_bandwidth;
   }
   in.options = to_tp_options(refined, origin.any());
-  if (model && !in.options.heads && model->hidden == in.layer.hidden &&
-      model->heads != attention_heads(in.layer, in.options)) {
-    // The preset's heads, when the h/128 default would differ (heads enter only the refined
-    // report's activation memory, so a preset whose heads match keeps the seed's model).
-    in.options.heads = model->heads;
+  if (model) {
+    // The model's own layer (tp_layer_options.hpp): its FLOPs, GQA and MLP, its TP rules.
+    in.options.model = *model;
+    if (!in.options.heads) {
+      in.options.heads = model->heads;
+    }
   }
   return in;
 }
@@ -365,6 +404,12 @@ std::string flag_of(const std::string& field) {
 }
 
 std::string error_message(const invalid_spec& e) { return flag_of(e.field()) + ": " + e.detail(); }
+
+void note_assumption(const std::string& assumption) {
+  if (!assumption.empty()) {
+    std::cerr << "tpcost: note: " << assumption << '\n';
+  }
+}
 
 void emit(const output_flags& flags, const std::string& raw, bool ascii) {
   // JSON is UTF-8 by definition (RFC 8259), whatever the locale; text follows the locale.

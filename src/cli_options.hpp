@@ -117,6 +117,11 @@ std::string error_message(const invalid_spec& e);
 /// is not UTF-8.
 void emit(const output_flags& flags, const std::string& text, bool ascii = false);
 
+/// An output read by programs (CSV, a markdown table, a -q table) has no room for the
+/// "assumed: ..." line a report starts with (hardware_origin.hpp): it goes to stderr as
+/// "tpcost: note: assumed: ...". Nothing when `assumption` is empty.
+void note_assumption(const std::string& assumption);
+
 /// A file could not be written: exit code 3.
 class io_error : public tpcost::error {
  public:

@@ -11,9 +11,20 @@
 
 namespace tpcost::cli {
 
+/// "assumed: --interconnect IB-NDR, the scale-out NIC of the H100-SXM's reference system
+/// (DGX H100: ...); name the network with --interconnect": the first line of a report whose
+/// network was not named. One wording for every command.
+inline std::string interconnect_assumption(const gpu_preset& gpu, const interconnect_preset& net) {
+  return "assumed: --interconnect " + std::string(net.name) + " between nodes, as in the " +
+         std::string(gpu.name) + "'s reference system (" + std::string(gpu.scale_out.source) +
+         "); name yours with --interconnect";
+}
+
 struct hardware_origin {
   const gpu_preset* gpu = nullptr;                    ///< --gpu
-  const interconnect_preset* interconnect = nullptr;  ///< --interconnect
+  const interconnect_preset* interconnect = nullptr;  ///< --interconnect, or the assumed one
+  /// No --interconnect: `interconnect` is the GPU's reference NIC (reference_interconnect).
+  bool interconnect_assumed = false;
   /// The preset rate P was taken from (--gpu without --flops), and its name ("bf16").
   const sourced<flops_per_second>* peak = nullptr;
   std::string peak_rate;
@@ -28,6 +39,11 @@ struct hardware_origin {
   bool intra_latency_given = false;
   bool inter_bandwidth_given = false;
   bool inter_latency_given = false;
+
+  /// The line that says so when the network was assumed, else "".
+  [[nodiscard]] std::string assumption() const {
+    return interconnect_assumed ? interconnect_assumption(*gpu, *interconnect) : std::string();
+  }
 
   /// True when a preset or a profile supplied any value.
   [[nodiscard]] bool any() const {

@@ -40,7 +40,7 @@ struct chosen_model {
 /// A config.json's max_position_embeddings is the context window (131,072 for Llama 3.1),
 /// not the sequence length of training: without --seq this throws, unless
 /// `context_window_as_seq` (model show, which says which it printed).
-chosen_model to_model(const model_flags& flags, bool context_window_as_seq = true);
+chosen_model to_model(const model_flags& flags, bool context_window_as_seq = false);
 
 /// "not given; a config.json gives the context window (...)": --seq's message when a model
 /// from an HF config has no training sequence length.

@@ -129,7 +129,7 @@ value_source peak_source(const hardware_origin& h) {
   if (h.peak != nullptr) {
     return {fmt::format("{}, dense {} peak", h.gpu->name, h.peak_rate), h.peak->source};
   }
-  return {"the seed's default", {}};
+  return {"the article's default", {}};
 }
 
 /// A link value's source, in the order to_topology applies them: the flag, else the profile's
@@ -175,7 +175,7 @@ value_source intra_bandwidth_source(const hardware_origin& h) {
     return {"--bandwidth", {}};  // --bandwidth is the intra-node link unless overridden
   }
   return link_source(h, h.intra_bandwidth_given, "--intra-bandwidth", profile_scope::intra_node,
-                     "beta", intra_preset(h, true), "the seed's default B");
+                     "beta", intra_preset(h, true), "the article's default B");
 }
 
 value_source intra_latency_source(const hardware_origin& h) {
@@ -272,11 +272,18 @@ nlohmann::json hardware_json(const hardware_origin& h) {
       {"interconnect",
        h.interconnect != nullptr ? nlohmann::json(h.interconnect->name) : nlohmann::json(nullptr)},
       {"peak_rate", h.peak != nullptr ? nlohmann::json(h.peak_rate) : nlohmann::json(nullptr)},
+      {"interconnect_assumed",
+       h.interconnect_assumed ? nlohmann::json(h.assumption()) : nlohmann::json(nullptr)},
       {"interconnect_file", h.profile ? nlohmann::json(h.profile_file) : nlohmann::json(nullptr)},
       {"interconnect_file_link",
        h.profile ? nlohmann::json(to_string(h.profile_link)) : nlohmann::json(nullptr)},
       {"given", given},
   };
+}
+
+/// The report's first line when the network was assumed (hardware_origin.hpp), else "".
+std::string assumption_line(const hardware_origin& h) {
+  return h.interconnect_assumed ? h.assumption() + "\n" : std::string();
 }
 
 std::string inputs_line(const sweep_result& r) {
@@ -328,8 +335,8 @@ std::string explain_text(const tp_explanation& x, const hardware_origin& origin)
   const auto& r = x.sweep;
   const auto& row = r.rows.front();
   const auto& L = r.layer;
-  std::string o;
-  o += fmt::format("One transformer layer at TP t = {}, the seed's model, forward + backward.\n",
+  std::string o = assumption_line(origin);
+  o += fmt::format("One transformer layer at TP t = {}, the article's model, forward + backward.\n",
                    row.tp);
   o += fmt::format("Inputs: {}\n", inputs_line(r));
   o += hardware_section(origin, r.device, nullptr);
@@ -417,11 +424,11 @@ std::string links_line(const refined_sweep_result& r) {
   if (r.options.collective == collective_choice::seed) {
     return r.options.seed_bandwidth == bandwidth_kind::algbw
                ? fmt::format(
-                     "the seed's B = {} as an all-reduce's algbw: M/B per all-reduce, "
+                     "the article's B = {} as an all-reduce's algbw: M/B per all-reduce, "
                      "M/(2B) per all-gather or reduce-scatter, no latency",
                      io::to_string(r.device.bandwidth))
                : fmt::format(
-                     "the seed's B = {} as nccl-tests busbw: 2(t-1)/t*M/B per "
+                     "the article's B = {} as nccl-tests busbw: 2(t-1)/t*M/B per "
                      "all-reduce, (t-1)/t*M/B per all-gather or reduce-scatter, no "
                      "latency",
                      io::to_string(r.device.bandwidth));
@@ -433,7 +440,7 @@ std::string links_line(const refined_sweep_result& r) {
 std::string algorithm_description(collective_choice c) {
   switch (c) {
     case collective_choice::seed:
-      return "seed (the article's convention)";
+      return "article (M/B, the article's convention)";
     case collective_choice::ring:
       return "ring (across nodes: one flat ring, every step at the slowest hop)";
     case collective_choice::tree:
@@ -532,6 +539,10 @@ std::string refined_inputs_line(const refined_sweep_result& r) {
   std::string out =
       fmt::format("b={}  s={}  h={}  a={}  d={} B ({})", r.layer.batch, r.layer.seq, r.layer.hidden,
                   r.heads, r.layer.element.size_bytes, r.layer.element.name);
+  if (const auto& m = r.options.model) {
+    out += fmt::format("  kv={}  f={} ({})", kv_heads_of(*m), ffn_of(*m),
+                       mlp_matrices(*m) == 3 ? "gated MLP" : "MLP");
+  }
   if (r.wire.size_bytes != r.layer.element.size_bytes || r.wire.name != r.layer.element.name) {
     out += fmt::format("  wire d={} B ({})", r.wire.size_bytes, r.wire.name);
   }
@@ -539,9 +550,36 @@ std::string refined_inputs_line(const refined_sweep_result& r) {
 }
 
 std::string options_line(const refined_sweep_result& r) {
-  return fmt::format("SP {}, recompute {} ({:.0f}*b*s*h^2 = {} per layer), overlap f = {:g}",
+  const auto count = r.options.model ? std::string("the model's layer")
+                                     : fmt::format("{:.0f}*b*s*h^2", flops_coefficient(r.options));
+  return fmt::format("SP {}, recompute {} ({} = {} per layer), overlap f = {:g}",
                      r.options.sequence_parallel ? "on" : "off", to_string(r.options.recompute),
-                     flops_coefficient(r.options), io::to_string(r.layer_flops), r.options.overlap);
+                     count, io::to_string(r.layer_flops), r.options.overlap);
+}
+
+/// Explain's compute step for a model's own layer: the per-token terms of flops.hpp.
+std::string model_layer_compute(const refined_sweep_result& r, int step) {
+  const auto& f = *r.model_layer;
+  const auto& m = *r.options.model;
+  const auto forward = f.projections + f.attention + f.mlp;
+  const auto rerun = r.options.recompute == recompute_mode::full        ? forward
+                     : r.options.recompute == recompute_mode::selective ? f.attention
+                                                                        : flops{};
+  std::string o = fmt::format(
+      "{}. Compute per layer (the model's layer, docs/flops.md: kv_dim = {}, f = {}, {} MLP "
+      "matrices)\n",
+      step, kv_dim(m), ffn_of(m), mlp_matrices(m));
+  o += fmt::format(
+      "   forward per token: projections 4h^2+4h*kv_dim = {:.4e}, attention 4sh = {:.4e}, MLP "
+      "2*m*h*f = {:.4e}; {:.4e} FLOP\n",
+      f.projections.value(), f.attention.value(), f.mlp.value(), forward.value());
+  o += fmt::format("   F = b*s*(3*forward{}) = {} * {} * {:.4e} = {:.4e} FLOP = {}\n",
+                   r.options.recompute == recompute_mode::full        ? " + forward recomputed"
+                   : r.options.recompute == recompute_mode::selective ? " + attention recomputed"
+                                                                      : "",
+                   r.layer.batch, r.layer.seq, (3.0 * forward + rerun).value(),
+                   r.layer_flops.value(), io::to_string(r.layer_flops));
+  return o;
 }
 
 /// The table with a rule between the last row inside one node and the first that spans nodes,
@@ -699,7 +737,7 @@ std::string refined_explain_text(const refined_explanation& x, const hardware_or
   const auto& r = x.sweep;
   const auto& [row, cost] = r.rows.front();
   const auto& L = r.layer;
-  std::string o;
+  std::string o = assumption_line(origin);
   o += fmt::format("One transformer layer at TP t = {}, the refined model, forward + backward.\n",
                    row.tp);
   o += fmt::format("Inputs: {}\n", refined_inputs_line(r));
@@ -759,17 +797,21 @@ std::string refined_explain_text(const refined_explanation& x, const hardware_or
     o += fmt::format(" ({} across nodes)", io::to_string(cost.inter_node_bytes));
   }
   o += "\n";
-  o += fmt::format("{}. Compute per layer ({:.0f}*b*s*h^2{})\n", ++step,
-                   flops_coefficient(r.options),
-                   r.options.recompute == recompute_mode::full
-                       ? ": forward 24, backward 48, recomputed forward 24"
-                   : r.options.recompute == recompute_mode::selective
-                       ? ": forward 24, backward 48; attention scores and their selective "
-                         "recompute left out"
-                       : ": forward 24, backward 48; attention scores left out");
-  o += fmt::format("   F = {:.0f}*b*s*h^2 = {:.0f} * {} * {} * {}^2 = {:.4e} FLOP = {}\n",
-                   flops_coefficient(r.options), flops_coefficient(r.options), L.batch, L.seq,
-                   L.hidden, r.layer_flops.value(), io::to_string(r.layer_flops));
+  if (r.model_layer) {
+    o += model_layer_compute(r, ++step);
+  } else {
+    o += fmt::format("{}. Compute per layer ({:.0f}*b*s*h^2{})\n", ++step,
+                     flops_coefficient(r.options),
+                     r.options.recompute == recompute_mode::full
+                         ? ": forward 24, backward 48, recomputed forward 24"
+                     : r.options.recompute == recompute_mode::selective
+                         ? ": forward 24, backward 48; attention scores and their selective "
+                           "recompute left out"
+                         : ": forward 24, backward 48; attention scores left out");
+    o += fmt::format("   F = {:.0f}*b*s*h^2 = {:.0f} * {} * {} * {}^2 = {:.4e} FLOP = {}\n",
+                     flops_coefficient(r.options), flops_coefficient(r.options), L.batch, L.seq,
+                     L.hidden, r.layer_flops.value(), io::to_string(r.layer_flops));
+  }
   o += fmt::format("   A = F / P = {} / {} = {}\n", io::to_string(r.layer_flops),
                    io::to_string(r.device.peak), io::to_ms(r.single_gpu_compute));
   o += fmt::format("   T_calc = A / t = {} / {} = {}\n", io::to_ms(r.single_gpu_compute), row.tp,
@@ -812,7 +854,7 @@ std::string refined_explain_text(const refined_explanation& x, const hardware_or
   o += fmt::format("   with these options ({}): {}\n", r.options.sequence_parallel ? "SP" : "no SP",
                    io::to_string(cost.memory.selected));
   o += fmt::format(
-      "{}. For comparison, the seed's model: C = 4*M/B = 4 * {} / {} = {} at every t\n"
+      "{}. For comparison, the article's model: C = 4*M/B = 4 * {} / {} = {} at every t\n"
       "   ({}, as the all-reduce's algbw)\n",
       ++step, io::to_string(r.message), io::to_string(r.seed_comparison_bandwidth),
       io::to_ms(r.seed_comm),
@@ -824,9 +866,9 @@ std::string refined_explain_text(const refined_explanation& x, const hardware_or
 // ---- tpcost collective ---------------------------------------------------------------------
 
 std::string collective_text(const collective_comparison& c, const hardware_origin& origin) {
-  std::string o =
-      fmt::format("{} of {} ({:.0f} B) over {}: ", to_string(c.op), io::to_string(c.message),
-                  c.message.value(), plural(c.group.ranks, "rank", "ranks"));
+  std::string o = assumption_line(origin);
+  o += fmt::format("{} of {} ({:.0f} B) over {}: ", to_string(c.op), io::to_string(c.message),
+                   c.message.value(), plural(c.group.ranks, "rank", "ranks"));
   o += c.group.spans_nodes()
            ? fmt::format("{} nodes x {} GPUs\n", c.group.nodes, c.group.per_node)
            : fmt::format("one node ({} GPUs per node)\n", c.topology.gpus_per_node);
@@ -855,7 +897,7 @@ std::string collective_text(const collective_comparison& c, const hardware_origi
       "docs/collectives.md)\n",
       to_string(c.cheapest));
   o += "hierarchical: a textbook two-level bound, not one of NCCL's algorithms\n";
-  o += "seed: M/B, the seed's convention (B = the intra-node bandwidth as an all-reduce's "
+  o += "seed: M/B, the article's convention (B = the intra-node bandwidth as an all-reduce's "
        "algbw; no latency)\n";
   o += "algbw = M/T, busbw = algbw*2(n-1)/n (all-reduce) or algbw*(n-1)/n (nccl-tests "
        "doc/PERFORMANCE.md)\n";
@@ -903,13 +945,15 @@ std::string render_sweep(const sweep_result& result, output_format format, bool 
   if (quiet) {
     return layout(sweep_table(result), false);
   }
-  return fmt::format(
-      "TP sweep of one transformer layer, forward + backward (the seed's model)\n{}"
-      "inputs:    {}\n"
-      "per layer: 4 all-reduces x {} = {} per GPU; {} of compute\n\n{}\n{}",
-      origin.any() ? fmt::format("hardware:  {}\n", hardware_line(origin)) : std::string(),
-      inputs_line(result), io::to_string(result.message), io::to_string(result.comm_bytes),
-      io::to_string(result.layer_flops), layout(sweep_table(result), false), summary_lines(result));
+  return assumption_line(origin) +
+         fmt::format(
+             "TP sweep of one transformer layer, forward + backward (the article's model)\n{}"
+             "inputs:    {}\n"
+             "per layer: 4 all-reduces x {} = {} per GPU; {} of compute\n\n{}\n{}",
+             origin.any() ? fmt::format("hardware:  {}\n", hardware_line(origin)) : std::string(),
+             inputs_line(result), io::to_string(result.message), io::to_string(result.comm_bytes),
+             io::to_string(result.layer_flops), layout(sweep_table(result), false),
+             summary_lines(result));
 }
 
 std::string render_explain(const tp_explanation& explanation, output_format format,
@@ -1088,6 +1132,9 @@ std::string check_text(const std::vector<file_check>& files) {
       continue;
     }
     failed += passed(f) ? 0U : 1U;
+    if (!f.assumption.empty()) {  // before the file's verdict, as every report starts with it
+      out += f.assumption + "\n";
+    }
     std::string context = fmt::format("TP {}", f.tp);
     for (const auto* part : {&f.hardware, &f.model}) {
       if (!part->empty()) {
@@ -1145,6 +1192,8 @@ nlohmann::json check_json(const std::vector<file_check>& files) {
       entry["model"] = f.model;
       entry["hardware"] = f.hardware.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.hardware);
       entry["step"] = f.step.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.step);
+      entry["interconnect_assumed"] =
+          f.assumption.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.assumption);
     } else {
       entry["error"] = f.error;
     }
@@ -1318,18 +1367,19 @@ std::string render_sweep(const refined_sweep_result& result, output_format forma
   if (quiet) {
     return layout(refined_table(result), false, {2});
   }
-  return fmt::format(
-      "TP sweep of one transformer layer, forward + backward (the refined model)\n{}"
-      "inputs:      {}\n"
-      "links:       {}\n"
-      "collectives: {} of M = {} per layer ({}); {}\n"
-      "options:     {}\n\n{}\n{}",
-      origin.any() ? fmt::format("hardware:    {}\n", hardware_line(origin)) : std::string(),
-      refined_inputs_line(result), links_line(result), collective_counts(result.collectives),
-      io::to_string(result.message), collective_origin(result.options),
-      algorithm_description(result.options.collective), options_line(result),
-      with_boundary_rule(result, layout(refined_table(result), false, {2})),
-      refined_summary(result));
+  return assumption_line(origin) +
+         fmt::format(
+             "TP sweep of one transformer layer, forward + backward (the refined model)\n{}"
+             "inputs:      {}\n"
+             "links:       {}\n"
+             "collectives: {} of M = {} per layer ({}); {}\n"
+             "options:     {}\n\n{}\n{}",
+             origin.any() ? fmt::format("hardware:    {}\n", hardware_line(origin)) : std::string(),
+             refined_inputs_line(result), links_line(result), collective_counts(result.collectives),
+             io::to_string(result.message), collective_origin(result.options),
+             algorithm_description(result.options.collective), options_line(result),
+             with_boundary_rule(result, layout(refined_table(result), false, {2})),
+             refined_summary(result));
 }
 
 std::string render_explain(const refined_explanation& explanation, output_format format,

@@ -23,8 +23,9 @@ struct file_check {
   std::string hardware;  ///< the presets and profile used, e.g. "A100-SXM4-80GB + IB-HDR"
   std::string step;      ///< the step the step rules read, e.g. "GPT-3 175B, t=8 p=16 d=8, ..."
   std::vector<rule_outcome> outcomes;
-  std::string error;     ///< non-empty: the file was invalid and no rule ran
-  std::size_t line = 0;  ///< the line of the layout in the file, for SARIF; 0 when unknown
+  std::string error;       ///< non-empty: the file was invalid and no rule ran
+  std::size_t line = 0;    ///< the line of the layout in the file, for SARIF; 0 when unknown
+  std::string assumption;  ///< "assumed: --interconnect ..." when the file named no network
 };
 
 /// Reads --format; `allowed` lists the names this command accepts, e.g. "table|json".

@@ -30,11 +30,11 @@ std::string signed_time(seconds v) {
 
 std::string header(const chosen_model& model, const chosen_hardware& hw, const plan_request& req,
                    const char* what) {
-  std::string o;
+  std::string o = hw.assumption.empty() ? std::string() : hw.assumption + "\n";
   o += fmt::format(
       "{}: {} on {} x {}, {} between nodes; G = {} sequences of {} tokens; {} attention\n", what,
-      model_name(model), req.gpus, hw.gpu->name, hw.interconnect->name, req.global_batch,
-      req.model.seq, to_string(req.options.attention));
+      model_name(model), req.gpus, hw.gpu->name, hw.network, req.global_batch, req.model.seq,
+      to_string(req.options.attention));
   o += fmt::format(
       "GPU:   peak {}, HBM {} at {}; efficiency {:.2f} of peak (matmul), {:.2f} of HBM "
       "(element-wise)\n",
@@ -59,7 +59,7 @@ std::string tp_group_text(const parallel_config& par, const chosen_hardware& hw,
     return fmt::format("{} GPUs in one node", par.tp);
   }
   return fmt::format("{} GPUs on {} nodes (crosses {})", par.tp, par.tp / topo.gpus_per_node,
-                     hw.interconnect->name);
+                     hw.network);
 }
 
 std::string difference_table(const std::string& a_name, const step_result& a,
@@ -87,6 +87,32 @@ std::string changes_text(const step_comparison& d) {
   }
   return o.empty() ? "nothing" : o;
 }
+
+}  // namespace
+
+std::string plan_layouts_table(const plan_report& r) {
+  const auto& res = r.result;
+  std::string o = fmt::format(
+      "  #   t   p    d   b     m   v  SP   recompute ZeRO      step    MFU    HFU     memory "
+      "compute    TP bubble   p2p    DP  optim\n");
+  for (std::size_t i = 0; i < res.top.size(); ++i) {
+    const auto& par = res.top[i].candidate.par;
+    const auto& s = res.top[i].result;
+    const double st = s.step_time.value();
+    const auto share = [&](seconds v) { return fmt::format("{:>6.1f}", 100.0 * v.value() / st); };
+    o += fmt::format(
+        "  {:<2} {:>2} {:>3} {:>4} {:>3} {:>5} {:>3}  {:<3}  {:<9} {:>4} {:>9} {:>6} {:>6} {:>10} "
+        "{}{}{}{}{}{}\n",
+        i + 1, par.tp, par.pp, par.dp, par.micro_batch, s.micro_batches, par.vpp,
+        on_off(par.sequence_parallel), to_string(par.recompute), static_cast<int>(par.zero),
+        io::to_string(s.step_time), io::percent(s.mfu), io::percent(s.hfu),
+        gib(s.memory.peak().total()), share(s.time.compute), share(s.time.tp_comm),
+        share(s.time.bubble), share(s.time.p2p), share(s.time.dp_comm), share(s.time.optimizer));
+  }
+  return o;
+}
+
+namespace {
 
 std::string plan_text(const plan_report& r) {
   const auto& req = r.request;
@@ -135,23 +161,7 @@ std::string plan_text(const plan_report& r) {
       "the "
       "step)\n",
       res.top.size() == 1 ? "layout" : fmt::format("{} layouts", res.top.size()));
-  o += fmt::format(
-      "  #   t   p    d   b     m   v  SP   recompute ZeRO      step    MFU    HFU     memory "
-      "compute    TP bubble   p2p    DP  optim\n");
-  for (std::size_t i = 0; i < res.top.size(); ++i) {
-    const auto& par = res.top[i].candidate.par;
-    const auto& s = res.top[i].result;
-    const double st = s.step_time.value();
-    const auto share = [&](seconds v) { return fmt::format("{:>6.1f}", 100.0 * v.value() / st); };
-    o += fmt::format(
-        "  {:<2} {:>2} {:>3} {:>4} {:>3} {:>5} {:>3}  {:<3}  {:<9} {:>4} {:>9} {:>6} {:>6} {:>10} "
-        "{}{}{}{}{}{}\n",
-        i + 1, par.tp, par.pp, par.dp, par.micro_batch, s.micro_batches, par.vpp,
-        on_off(par.sequence_parallel), to_string(par.recompute), static_cast<int>(par.zero),
-        io::to_string(s.step_time), io::percent(s.mfu), io::percent(s.hfu),
-        gib(s.memory.peak().total()), share(s.time.compute), share(s.time.tp_comm),
-        share(s.time.bubble), share(s.time.p2p), share(s.time.dp_comm), share(s.time.optimizer));
-  }
+  o += plan_layouts_table(r);
   if (!res.top.empty()) {
     const auto& w = res.top.front();
     o += fmt::format("  winner: --compare {}\n", describe_layout(w.candidate.par));
@@ -265,8 +275,7 @@ nlohmann::json plan_json(const plan_report& r) {
   }
   return {{"schema", "tpcost.plan/1"},
           {"model", model_json(r.model, req.model)},
-          {"hardware", hardware_json(*r.hardware.gpu, *r.hardware.interconnect, req.gpu,
-                                     req.memory_capacity, req.topology)},
+          {"hardware", hardware_json(r.hardware, req.gpu, req.memory_capacity, req.topology)},
           {"request",
            {{"gpus", req.gpus},
             {"global_batch", req.global_batch},
@@ -342,8 +351,8 @@ nlohmann::json compare_json(const compare_report& r) {
   }
   return {{"schema", "tpcost.plan.compare/1"},
           {"model", model_json(r.model, r.request.model)},
-          {"hardware", hardware_json(*r.hardware.gpu, *r.hardware.interconnect, r.request.gpu,
-                                     r.request.memory_capacity, r.request.topology)},
+          {"hardware",
+           hardware_json(r.hardware, r.request.gpu, r.request.memory_capacity, r.request.topology)},
           {"request",
            {{"gpus", r.request.gpus},
             {"global_batch", r.request.global_batch},

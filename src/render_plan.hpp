@@ -35,6 +35,8 @@ struct compare_report {
 };
 
 std::string render_plan(const plan_report& report, output_format format);
+/// The ranked layouts' table alone (`plan -q`, as `sweep -q` prints its table alone).
+std::string plan_layouts_table(const plan_report& report);
 std::string render_compare(const compare_report& report, output_format format);
 
 }  // namespace tpcost::cli

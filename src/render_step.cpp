@@ -11,11 +11,39 @@ namespace {
 
 std::string gib(bytes v) { return fmt::format("{:.1f} GiB", v / units::GiB); }
 
+}  // namespace
+
+std::string step_breakdown_table(const step_report& r) {
+  const auto& s = r.result;
+  const auto& t = s.time;
+  const double st = s.step_time.value();
+  std::string o = "breakdown on the critical GPU        time     share\n";
+  const std::pair<const char*, seconds> rows[] = {
+      {"compute (recompute included)", t.compute},
+      {"exposed TP collectives", t.tp_comm},
+      {"pipeline bubble", t.bubble},
+      {"p2p between stages", t.p2p},
+      {"exposed DP sync + embedding", t.dp_comm},
+      {"optimizer step", t.optimizer},
+  };
+  for (const auto& [name, v] : rows) {
+    o +=
+        fmt::format("  {:<32} {:>9}  {:>6}\n", name, io::to_string(v), io::percent(v.value() / st));
+  }
+  o += fmt::format("  {:<32} {:>9}  {:>6}\n", "step", io::to_string(s.step_time), "100.0%");
+  return o;
+}
+
+namespace {
+
 std::string text(const step_report& r) {
   const auto& in = r.inputs;
   const auto& par = in.par;
   const auto& s = r.result;
   std::string o;
+  if (!r.hardware.assumption.empty()) {  // first: an answer for a network the user did not name
+    o += r.hardware.assumption + "\n";
+  }
   if (!s.memory.fits()) {  // first, so that no one reads the time of a layout that cannot run
     o += fmt::format(
         "DOES NOT FIT: the fullest stage ({}) needs {} per GPU, {} more than the {} there is; "
@@ -24,7 +52,7 @@ std::string text(const step_report& r) {
         gib(s.memory.capacity));
   }
   o += fmt::format("Training step: {} on {} x {}, {} between nodes\n", model_name(r.model), s.gpus,
-                   r.hardware.gpu->name, r.hardware.interconnect->name);
+                   r.hardware.gpu->name, r.hardware.network);
   o += fmt::format(
       "layout:  t={} p={} d={}  b={} G={} m={}  v={}  recompute {}  SP {}  ZeRO {}  attention {}\n",
       par.tp, par.pp, par.dp, par.micro_batch, par.global_batch, s.micro_batches, par.vpp,
@@ -53,22 +81,7 @@ std::string text(const step_report& r) {
       s.hardware_flops_per_gpu.value() / 1e12);
   o += fmt::format("MFU {}   HFU {}   mu = {} (the share of the step spent computing)\n\n",
                    io::percent(s.mfu), io::percent(s.hfu), io::percent(s.utilisation));
-  const auto& t = s.time;
-  const double st = s.step_time.value();
-  o += "breakdown on the critical GPU        time     share\n";
-  const std::pair<const char*, seconds> rows[] = {
-      {"compute (recompute included)", t.compute},
-      {"exposed TP collectives", t.tp_comm},
-      {"pipeline bubble", t.bubble},
-      {"p2p between stages", t.p2p},
-      {"exposed DP sync + embedding", t.dp_comm},
-      {"optimizer step", t.optimizer},
-  };
-  for (const auto& [name, v] : rows) {
-    o +=
-        fmt::format("  {:<32} {:>9}  {:>6}\n", name, io::to_string(v), io::percent(v.value() / st));
-  }
-  o += fmt::format("  {:<32} {:>9}  {:>6}\n\n", "step", io::to_string(s.step_time), "100.0%");
+  o += step_breakdown_table(r) + "\n";
   o += fmt::format(
       "gradient accumulation: m = {} micro-batches per step. TP: {:.0f} collectives of {} per "
       "layer and micro-batch ({}, {} per layer), paid m times, whatever m is. DP: one {} "
@@ -104,8 +117,7 @@ nlohmann::json json(const step_report& r) {
       {"schema", "tpcost.step/1"},
       {"fits", s.memory.fits()},
       {"model", model_json(r.model, in.model)},
-      {"hardware", hardware_json(*r.hardware.gpu, *r.hardware.interconnect, in.gpu,
-                                 in.memory_capacity, in.topology)},
+      {"hardware", hardware_json(r.hardware, in.gpu, in.memory_capacity, in.topology)},
       {"layout",
        {{"gpus", s.gpus},
         {"tp", par.tp},
@@ -184,11 +196,13 @@ nlohmann::json model_json(const chosen_model& model, const transformer_spec& spe
           {"ffn", ffn_of(spec)},       {"vocab", spec.vocab},    {"seq", spec.seq}};
 }
 
-nlohmann::json hardware_json(const gpu_preset& gpu, const interconnect_preset& interconnect,
-                             const compute_device& device, bytes memory,
+nlohmann::json hardware_json(const chosen_hardware& hw, const compute_device& device, bytes memory,
                              const cluster_topology& topology) {
-  return {{"gpu", gpu.name},
-          {"interconnect", interconnect.name},
+  return {{"gpu", hw.gpu->name},
+          {"interconnect", hw.interconnect != nullptr ? nlohmann::json(hw.interconnect->name)
+                                                      : nlohmann::json(nullptr)},
+          {"interconnect_assumed",
+           hw.assumption.empty() ? nlohmann::json(nullptr) : nlohmann::json(hw.assumption)},
           {"peak_flops_per_s", device.peak.value()},
           {"memory_bandwidth_bytes_per_s", device.memory_bandwidth.value()},
           {"memory_bytes", memory.value()},

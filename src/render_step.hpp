@@ -22,14 +22,15 @@ struct step_report {
 };
 
 std::string render_step(const step_report& report, output_format format);
+/// The breakdown table alone (`step -q`, as `sweep -q` prints its table alone).
+std::string step_breakdown_table(const step_report& report);
 
 /// The model's name as the reports print it: the preset, the config file, or "a model given by
 /// flags".
 std::string model_name(const chosen_model& model);
 /// The "model" and "hardware" objects of the step and plan JSON documents.
 nlohmann::json model_json(const chosen_model& model, const transformer_spec& spec);
-nlohmann::json hardware_json(const gpu_preset& gpu, const interconnect_preset& interconnect,
-                             const compute_device& device, bytes memory,
+nlohmann::json hardware_json(const chosen_hardware& hw, const compute_device& device, bytes memory,
                              const cluster_topology& topology);
 
 }  // namespace tpcost::cli

@@ -13,7 +13,9 @@ void add_hardware_flags(CLI::App& cmd, hardware_flags& f) {
   hw->add_option(flag_names("--gpu"), f.gpu, "GPU preset (tpcost hardware list)")
       ->type_name(gpu_choices());
   // capture_default_str: the config overlay resets an option to its captured default.
-  hw->add_option(flag_names("--interconnect"), f.interconnect, "inter-node link preset")
+  hw->add_option(flag_names("--interconnect"), f.interconnect,
+                 "inter-node link preset (default: the NIC of the --gpu's reference system, "
+                 "e.g. IB-NDR for H100-SXM as in DGX H100; the report says so)")
       ->type_name(interconnect_choices())
       ->capture_default_str();
   hw->add_option("--interconnect-file", f.interconnect_file,
@@ -57,10 +59,6 @@ chosen_hardware to_hardware(const hardware_flags& f) {
                        "no GPU given; name the hardware, e.g. --gpu h100-sxm --interconnect ib-ndr "
                        "('tpcost hardware list' shows the presets)");
   }
-  if (f.interconnect.empty()) {
-    throw invalid_spec("--interconnect",
-                       "is empty; give an inter-node preset (tpcost hardware list)");
-  }
   refined_flags topology_flags;
   topology_flags.gpu = f.gpu;
   topology_flags.interconnect = f.interconnect;
@@ -75,6 +73,11 @@ chosen_hardware to_hardware(const hardware_flags& f) {
   out.topology = to_topology(topology_flags, "", origin);
   out.gpu = origin.gpu;
   out.interconnect = origin.interconnect;
+  out.assumption = origin.assumption();
+  out.network = origin.interconnect != nullptr ? std::string(origin.interconnect->name)
+                : origin.profile_link == profile_scope::inter_node
+                    ? "the --interconnect-file link"
+                    : "the --inter-bandwidth/--inter-latency link";
   out.profile_file = origin.profile_file;
   out.profile_link = origin.profile_link;
 

@@ -18,10 +18,11 @@ namespace tpcost::cli {
 
 /// Presets first, then the explicit overrides; empty text means "from the preset". No GPU is
 /// assumed: an answer for hardware the user did not name would look like one for theirs
-/// (`to_hardware` refuses and says how to name it). The interconnect still defaults to HDR.
+/// (`to_hardware` refuses and says how to name it). Without an interconnect the GPU's
+/// reference NIC is used (reference_interconnect), and the report's first line says so.
 struct hardware_flags {
   std::string gpu;
-  std::string interconnect = "ib-hdr";
+  std::string interconnect;
   std::string interconnect_file;  ///< a `calibrate --out` profile for the intra-node link
   std::string dtype = "bf16";
   std::string flops, memory, memory_bandwidth;
@@ -40,8 +41,10 @@ struct software_flags {
 /// The hardware the flags describe, and where it came from.
 struct chosen_hardware {
   const gpu_preset* gpu = nullptr;
-  const interconnect_preset* interconnect = nullptr;
-  std::string profile_file;                                ///< the --interconnect-file, if any
+  const interconnect_preset* interconnect = nullptr;  ///< nullptr when flags or a profile gave it
+  std::string network;       ///< the inter-node link's name for reports ("IB-NDR")
+  std::string assumption;    ///< "assumed: ..." when the network was not named, else ""
+  std::string profile_file;  ///< the --interconnect-file, if any
   profile_scope profile_link = profile_scope::intra_node;  ///< the link the profile replaced
   compute_device device;
   bytes memory_capacity{};

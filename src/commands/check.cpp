@@ -142,8 +142,9 @@ std::string step_rule_names(const std::vector<rule>& rules) {
 }
 
 /// The whole step of the config, for the step rules. A CI gate should not guess the job, so
-/// the keys `step` would default (the GPU, N, the global batch, the network of a multi-node
-/// job) must be in the file or on the command line.
+/// the keys `step` would default (the GPU, N, the global batch) must be in the file or on the
+/// command line; a network not named is the GPU's reference NIC, as in every command, and the
+/// report says so.
 step_report evaluate_config_step(const config_document& doc, const step_reader& step,
                                  const std::vector<rule>& rules, const layer_flags& layer) {
   const auto need = [&](const char* flag, std::string_view pointer, const std::string& what) {
@@ -177,17 +178,6 @@ step_report evaluate_config_step(const config_document& doc, const step_reader& 
     report = evaluate_step_flags(flags);
   } catch (const invalid_spec& e) {
     step.rethrow(e);
-  }
-  const auto& hw = report.hardware;
-  const auto nodes = (report.result.gpus + report.inputs.topology.gpus_per_node - 1) /
-                     report.inputs.topology.gpus_per_node;
-  const bool network_given =
-      step.given("--interconnect") || step.given("--inter-bandwidth") ||
-      (!hw.profile_file.empty() && hw.profile_link == profile_scope::inter_node);
-  if (nodes > 1 && !network_given) {
-    throw config_error(doc.source + ": /hardware/interconnect",
-                       "missing; the job spans " + std::to_string(nodes) +
-                           " nodes, so the step rules need the inter-node link, e.g. \"ib-ndr\"");
   }
   return report;
 }
@@ -247,7 +237,8 @@ file_check check_one(const config_document& doc, const check_options& opts, step
                     .step = {},
                     .outcomes = {},
                     .error = {},
-                    .line = layout_line(doc)};
+                    .line = layout_line(doc),
+                    .assumption = {}};
   std::optional<step_metrics> step_part;
   layer_flags layer = opts.layer;
   if (any_step_rule) {
@@ -255,10 +246,8 @@ file_check check_one(const config_document& doc, const check_options& opts, step
     const auto s = evaluate_config_step(doc, step, rules, opts.layer);
     step_part = step_metrics_of(s.result);
     report.step = step_summary(s);
-    report.hardware =
-        std::string(s.hardware.gpu->name) +
-        (step.given("--interconnect") ? " + " + std::string(s.hardware.interconnect->name)
-                                      : std::string());
+    report.hardware = std::string(s.hardware.gpu->name) + " + " + s.hardware.network;
+    report.assumption = s.hardware.assumption;
     // Both kinds of rule judge the same micro-batch (the per-layer default b=2 is the seed's).
     layer.batch = step.flags.micro_batch;
   }
@@ -270,8 +259,11 @@ file_check check_one(const config_document& doc, const check_options& opts, step
     const auto in = to_layer_inputs(layer, opts.refined);
     const auto target = to_efficiency_target(layer);
     report.hardware = hardware_summary(in.origin);
+    if (report.assumption.empty()) {
+      report.assumption = in.origin.assumption();
+    }
     if (in.seed_model()) {
-      report.model = "the seed's model";
+      report.model = "the article's model";
       metrics =
           metrics_at(sweep_tp(in.layer, in.device, degrees, target), in.topology.gpus_per_node);
     } else {
@@ -413,7 +405,8 @@ int run_check(CLI::App& cmd, const check_options& opts) {
                                    .step = {},
                                    .outcomes = {},
                                    .error = message,
-                                   .line = 0});
+                                   .line = 0,
+                                   .assumption = {}});
     }
   }
   const char* gha = std::getenv("GITHUB_ACTIONS");
@@ -454,7 +447,7 @@ void add_check_command(CLI::App& app, int& exit_code) {
   cmd->footer(R"(Rules (in the config's "checks" section):
   min_efficiency: 0.7            E(t) >= 0.7 at the config's TP degree
   max_ratio: 0.5                 R(t) <= 0.5
-  tp_within_half_critical: true  t <= t*/2 (the seed's guidance)
+  tp_within_half_critical: true  t <= t*/2 (the article's guidance)
   tp_within_node: true           t <= GPUs per node (--gpus-per-node, the --gpu preset's, or 8)
   min_utilisation: 0.5           mu >= 0.5
   min_mfu: 0.4                   the whole step's MFU >= 40%
@@ -463,11 +456,12 @@ void add_check_command(CLI::App& app, int& exit_code) {
 The per-layer rules use the model 'sweep' would use for the same config: the refined model
 (alpha-beta collectives on the node topology, auto unless --collective is given) when the
 config names a preset (hardware.gpu, hardware.interconnect), a profile
-(hardware.interconnect_file) or a refined option; the seed's model otherwise. A model.name
+(hardware.interconnect_file) or a refined option; the article's model otherwise. A model.name
 (or model.hf_config) gives them its h, s and heads.
 The step rules evaluate the step 'tpcost step --config FILE' would: they need model.name (or
-model.hf_config), hardware.gpu, batch.global_batch, parallel.gpus (or dp), and
-hardware.interconnect when the job spans nodes; a CI gate should not guess them.
+model.hf_config), hardware.gpu, batch.global_batch and parallel.gpus (or dp); a CI gate
+should not guess them. Without hardware.interconnect the GPU's reference NIC is used (IB-NDR
+for H100-SXM, as in DGX H100), and the report's first line says so.
 Flags given here override every file's values (what-if: --bandwidth 300GB/s, --gpu h100).
 With GITHUB_ACTIONS=true, failures are also printed as ::error annotations.
 

@@ -49,8 +49,8 @@ void add_explain_command(CLI::App& app) {
       ->capture_default_str();
   add_output_flags(*cmd, opts->output, "table|json");
   cmd->footer(R"(Examples:
-  tpcost explain --tp 8                          # the seed's demo at TP=8
-  tpcost explain --tp 8 --bandwidth 300GB/s      # the seed's PCIe example
+  tpcost explain --tp 8                          # the article's demo at TP=8
+  tpcost explain --tp 8 --bandwidth 300GB/s      # the article's PCIe example
   tpcost explain --tp 4 --dtype bf16 --format json
   tpcost explain --tp 16 --collective auto --intra-bandwidth 450GB/s --intra-latency 3us \
                  --inter-bandwidth 50GB/s --inter-latency 10us --dtype bf16 --sp

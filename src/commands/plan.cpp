@@ -122,9 +122,15 @@ std::string run_search(inputs in, output_format format, const plan_flags& f) {
     throw invalid_spec("--gpus",
                        no_layout_message(r.request, r.result.counts, nearest_workable(r.request)));
   }
+  const bool quiet = f.display.quiet && format == output_format::table;
+  if (format == output_format::csv || quiet) {
+    note_assumption(r.hardware.assumption);  // the report's first line says it
+  }
   // Plots are written before the table: if gnuplot fails, stdout stays empty.
   const auto charts = show_figure(f.display, f.output, plan_figure(r.result.top));
-  const auto text = format == output_format::csv ? plan_csv(r, true) : render_plan(r, format);
+  const auto text = format == output_format::csv ? plan_csv(r, true)
+                    : quiet                      ? plan_layouts_table(r)
+                                                 : render_plan(r, format);
   return charts.empty() ? text : text + "\n" + charts;
 }
 

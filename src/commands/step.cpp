@@ -1,6 +1,9 @@
 // `tpcost step`: one whole training step across TP x PP x DP, from a model, a GPU, an
 // interconnect and a layout.
+#include <iostream>
 #include <memory>
+
+#include <fmt/format.h>
 
 #include "cli_options.hpp"
 #include "commands/commands.hpp"
@@ -17,6 +20,7 @@ namespace {
 struct step_command_flags {
   step_flags step;
   bool require_fit = false;
+  bool quiet = false;
   output_flags output;
   config_flags config;
 };
@@ -25,8 +29,20 @@ struct step_command_flags {
 int run_step(const step_command_flags& f) {
   const auto format = parse_output_format(f.output.format, "table|json|csv");
   const auto report = evaluate_step_flags(f.step);
-  emit(f.output,
-       format == output_format::csv ? step_csv(report, true) : render_step(report, format));
+  const bool quiet = f.quiet && format == output_format::table;
+  if (format == output_format::csv || quiet) {
+    note_assumption(report.hardware.assumption);  // the report's first line says it
+  }
+  if (quiet && !report.result.memory.fits()) {  // the report's first line otherwise
+    std::cerr << fmt::format(
+        "tpcost: warning: DOES NOT FIT: the fullest stage needs {:.1f} GiB per GPU of the {:.1f} "
+        "GiB there is\n",
+        report.result.memory.peak().total() / units::GiB,
+        report.result.memory.capacity / units::GiB);
+  }
+  emit(f.output, format == output_format::csv ? step_csv(report, true)
+                 : quiet                      ? step_breakdown_table(report)
+                                              : render_step(report, format));
   return f.require_fit && !report.result.memory.fits() ? exit_check_failed : exit_success;
 }
 
@@ -38,6 +54,8 @@ void add_step_command(CLI::App& app, int& exit_code) {
       "step", "One whole training step across TP x PP x DP: time, breakdown, MFU, memory");
   add_step_flags(*cmd, f->step);
   add_output_flags(*cmd, f->output, "table|json|csv");
+  cmd->add_flag("-q,--quiet", f->quiet,
+                "print the breakdown table alone (the notes, if any, on stderr), as sweep -q");
   cmd->add_flag("--require-fit", f->require_fit,
                 "exit 1 (after printing) when the layout does not fit in GPU memory");
   cmd->footer(R"(Examples:

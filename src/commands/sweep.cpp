@@ -37,6 +37,9 @@ void run_sweep(const sweep_options& opts) {
                                    " (use a doubling range such as 1..1024, or a stride :+k)");
   }
   const auto target = to_efficiency_target(opts.layer);
+  if (format == output_format::csv || format == output_format::markdown || opts.display.quiet) {
+    note_assumption(in.origin.assumption());  // a report would start with it
+  }
   // Plots are written before the table: if gnuplot fails, stdout stays empty.
   const auto show = [&](const auto& result, const chart::figure& figure) {
     const auto text = render_sweep(result, format, opts.display.quiet, in.origin);
@@ -57,7 +60,8 @@ void run_sweep(const sweep_options& opts) {
 void add_sweep_command(CLI::App& app) {
   auto opts = std::make_shared<sweep_options>();
   auto* cmd = app.add_subcommand(
-      "sweep", "Per-layer TP cost at each degree of a list (the seed's model, or the refined one)");
+      "sweep",
+      "Per-layer TP cost at each degree of a list (the article's model, or the refined one)");
   add_layer_flags(*cmd, opts->layer);
   add_refined_flags(*cmd, opts->refined);
   cmd->add_option("-t,--tp", opts->tp,
@@ -66,7 +70,7 @@ void add_sweep_command(CLI::App& app) {
   add_output_flags(*cmd, opts->output, "table|json|csv|markdown");
   add_display_flags(*cmd, opts->display);
   cmd->footer(R"(Examples:
-  tpcost sweep                                   # the seed's demo: b=2 s=2048 h=8192 fp32 1PFLOP/s 600GB/s
+  tpcost sweep                                   # the article's demo: b=2 s=2048 h=8192 fp32 1PFLOP/s 600GB/s
   tpcost sweep --dtype bf16 --flops 989.4T --bandwidth 450GB/s --tp 1..64
   tpcost sweep --hidden 12288 --tp 1..16:+1 --format csv > sweep.csv
   tpcost sweep --format json | jq .summary.critical_tp

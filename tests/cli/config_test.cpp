@@ -183,7 +183,7 @@ TEST_CASE("Preset names, durations, fractions and choices are checked when the f
   CHECK_FALSE(load_error(R"({"options": {"overlap": 1.01}})").empty());
   CHECK(load_error(R"({"options": {"collective": "heirarchical"}})") ==
         "run.json: /options/collective: found a string \"heirarchical\"; expected one of "
-        "seed|ring|tree|hierarchical|auto; did you mean \"hierarchical\"?");
+        "article|seed|ring|tree|hierarchical|auto; did you mean \"hierarchical\"?");
   CHECK(load_error(R"({"hardware": {"gpus_per_node": 72}})").empty());
   CHECK_FALSE(load_error(R"({"hardware": {"gpus_per_node": 8.5}})").empty());
 }

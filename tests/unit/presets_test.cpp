@@ -294,3 +294,18 @@ TEST_CASE("rate_peak picks the BF16, FP8 or FP4 peak and names a GPU without it"
   CHECK_THROWS_WITH(rate_peak(gpu_preset_by_name("a100", "--gpu"), tensor_rate::fp8, "--precision"),
                     Catch::Contains("no dense fp8"));
 }
+
+TEST_CASE("Each GPU is paired with its reference system's NIC, with a source", "[presets]") {
+  for (const auto& g : gpu_presets) {
+    CAPTURE(std::string(g.name));
+    CHECK(!g.scale_out.source.empty());
+    CHECK(find_interconnect_preset(g.scale_out.value) != nullptr);
+  }
+  // DGX A100: HDR; DGX H100 and B200: 400 Gb/s ConnectX-7 (NDR); DGX B300: 800 Gb/s (XDR).
+  CHECK(reference_interconnect(gpu_preset_by_name("a100", "--gpu")).name == "IB-HDR");
+  CHECK(reference_interconnect(gpu_preset_by_name("h100", "--gpu")).name == "IB-NDR");
+  CHECK(reference_interconnect(gpu_preset_by_name("b200", "--gpu")).name == "IB-NDR");
+  CHECK(reference_interconnect(gpu_preset_by_name("gb200", "--gpu")).name == "IB-NDR");
+  CHECK(reference_interconnect(gpu_preset_by_name("b300", "--gpu")).name == "IB-XDR");
+  CHECK(reference_interconnect(gpu_preset_by_name("gb300", "--gpu")).name == "IB-XDR");
+}

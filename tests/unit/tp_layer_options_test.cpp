@@ -7,6 +7,7 @@
 
 #include "support/matchers.hpp"
 #include "tpcost/layer/sweep.hpp"
+#include "tpcost/model/model_presets.hpp"
 
 using namespace tpcost;
 using tpcost::test::near;
@@ -237,4 +238,45 @@ TEST_CASE("Heads default to h/128", "[tp_layer_options]") {
   auto o = tp_options{};
   o.heads = 40;
   CHECK(attention_heads(demo, o) == 40);
+}
+
+TEST_CASE("An FP8 compute dtype sends BF16 activations unless the wire dtype is named",
+          "[tp_layer_options]") {
+  layer_spec fp8 = demo;
+  fp8.element = dtype{.name = "fp8", .size_bytes = 1};
+  CHECK(wire_dtype(fp8, tp_options{}).name == "bf16");
+  CHECK(wire_dtype(fp8, tp_options{}).size_bytes == 2);
+  CHECK_FALSE(is_seed_model(fp8, tp_options{}));
+  tp_options fp8_comm;
+  fp8_comm.comm_dtype = dtype{.name = "fp8", .size_bytes = 1};
+  CHECK(wire_dtype(fp8, fp8_comm).size_bytes == 1);
+  CHECK(is_seed_model(fp8, fp8_comm));  // the article's d = 1, asked for
+  layer_spec one_byte = demo;           // a byte count is the article's d, as given
+  one_byte.element = dtype{.name = "1", .size_bytes = 1};
+  CHECK(wire_dtype(one_byte, tp_options{}).size_bytes == 1);
+}
+
+TEST_CASE("A model's layer: GQA, SwiGLU and the attention scores, and its TP rule",
+          "[tp_layer_options]") {
+  // GPT (f = 4h, kv = a): 72*b*s*h^2 + 12*b*s^2*h, the seed's count plus the scores.
+  tp_options gpt;
+  gpt.model = model_preset_named("gpt-3-175b", "model").spec;
+  layer_spec l = demo;
+  l.hidden = gpt.model->hidden;
+  const double b = 2, s = 2048, h = 12288;
+  CHECK_THAT(layer_flops(l, gpt).value(), near(72 * b * s * h * h + 12 * b * s * s * h, 1e-12));
+  CHECK_FALSE(is_seed_model(l, gpt));
+  // Llama 3 70B: 8 KV heads, a gated MLP of 28672.
+  tp_options llama;
+  llama.model = model_preset_named("llama-3-70b", "model").spec;
+  l.hidden = 8192;
+  const double H = 8192, kv = 1024, f = 28672;
+  const double forward = (4 * H * H + 4 * H * kv) + 4 * s * H + 2 * 3 * H * f;
+  CHECK_THAT(layer_flops(l, llama).value(), near(b * s * 3 * forward, 1e-12));
+  llama.recompute = recompute_mode::full;
+  CHECK_THAT(layer_flops(l, llama).value(), near(b * s * 4 * forward, 1e-12));
+  llama.recompute = recompute_mode::none;
+  CHECK_NOTHROW(validate_tp_for_model(llama, 8));
+  CHECK_THROWS_WITH(validate_tp_for_model(llama, 16), Catch::Contains("8 KV heads"));
+  CHECK_THROWS_WITH(sweep_tp(l, device, dgx, llama, {8, 16}), Catch::Contains("8 KV heads"));
 }

@@ -85,6 +85,9 @@ struct gpu_preset {
   sourced<std::int64_t> gpus_per_node;               ///< GPUs that share the intra-node link
   link_preset intra;                                 ///< the link between GPUs of one node
   gpu_architecture arch = gpu_architecture::ampere;  ///< formats and efficiency generation
+  /// The inter-node preset (its name) of the GPU's reference system: what the commands pair
+  /// it with when no --interconnect is given, and say so (reference_interconnect).
+  sourced<std::string_view> scale_out;
 };
 
 /// An inter-node link, per GPU (one NIC port per GPU, as on DGX-class nodes).
@@ -167,6 +170,9 @@ inline constexpr std::array<gpu_preset, 13> gpu_presets =
               .gpus_per_node = {8, "NVIDIA DGX A100 / HGX A100 8-GPU: 8 GPUs per NVSwitch node"},
               .intra = nvlink3,
               .arch = gpu_architecture::ampere,
+              .scale_out = {"IB-HDR",
+                            "DGX A100: 8 x single-port ConnectX-6 HDR 200 Gb/s, one per GPU "
+                            "(NVIDIA DGX A100 user guide, hardware overview)"},
           },
           {
               .name = "A100-PCIe-80GB",
@@ -206,6 +212,10 @@ inline constexpr std::array<gpu_preset, 13> gpu_presets =
                       {5.7 * units::us, nccl_pci_latency},
                   },
               .arch = gpu_architecture::ampere,
+              .scale_out =
+                  {"IB-HDR",
+                   "no NVIDIA reference node for the PCIe card: the NIC of its generation's DGX "
+                   "A100, 8 x ConnectX-6 HDR 200 Gb/s, one per GPU (NVIDIA DGX A100 user guide)"},
           },
           {
               .name = "H100-SXM",
@@ -238,6 +248,9 @@ inline constexpr std::array<gpu_preset, 13> gpu_presets =
               .gpus_per_node = {8, "NVIDIA DGX H100 / HGX H100 8-GPU: 8 GPUs per NVSwitch node"},
               .intra = nvlink4,
               .arch = gpu_architecture::hopper,
+              .scale_out = {"IB-NDR",
+                            "DGX H100: 8 x single-port ConnectX-7 NDR 400 Gb/s, one per GPU "
+                            "(NVIDIA DGX H100 user guide, hardware overview)"},
           },
           {
               .name = "H100-PCIe",
@@ -278,6 +291,10 @@ inline constexpr std::array<gpu_preset, 13> gpu_presets =
                       {5.7 * units::us, nccl_pci_latency},
                   },
               .arch = gpu_architecture::hopper,
+              .scale_out =
+                  {"IB-NDR",
+                   "no NVIDIA reference node for the PCIe card: the NIC of its generation's DGX "
+                   "H100, 8 x ConnectX-7 NDR 400 Gb/s, one per GPU (NVIDIA DGX H100 user guide)"},
           },
           {
               .name = "H200-SXM",
@@ -309,6 +326,9 @@ inline constexpr std::array<gpu_preset, 13> gpu_presets =
               .gpus_per_node = {8, "NVIDIA HGX H200 8-GPU: 8 GPUs per NVSwitch node"},
               .intra = nvlink4,
               .arch = gpu_architecture::hopper,
+              .scale_out = {"IB-NDR",
+                            "DGX H200: 8 x single-port ConnectX-7 400 Gb/s, one per GPU (NVIDIA "
+                            "DGX H200 datasheet)"},
           },
           {
               .name = "B200",
@@ -349,6 +369,9 @@ inline constexpr std::array<gpu_preset, 13> gpu_presets =
               .gpus_per_node = {8, "NVIDIA HGX B200 / DGX B200: 8 GPUs per NVSwitch node"},
               .intra = nvlink5,
               .arch = gpu_architecture::blackwell,
+              .scale_out = {"IB-NDR",
+                            "DGX B200: 8 x single-port ConnectX-7 400 Gb/s, one per GPU (NVIDIA "
+                            "DGX B200 datasheet)"},
           },
           {
               .name = "GB200-NVL72",
@@ -391,6 +414,9 @@ inline constexpr std::array<gpu_preset, 13> gpu_presets =
                                 "compute trays of 4 GPUs, NVLink Switch trays)"},
               .intra = nvlink5,
               .arch = gpu_architecture::blackwell,
+              .scale_out = {"IB-NDR",
+                            "GB200 NVL72: one ConnectX-7 400 Gb/s per GPU, 4 per compute tray "
+                            "(NVIDIA DGX GB200 user guide)"},
           },
           {
               .name = "MI300X",
@@ -438,6 +464,10 @@ inline constexpr std::array<gpu_preset, 13> gpu_presets =
                        "NVLINK][Ring][Simple] = 2.7 us: RCCL's tuner constant, not a measurement"},
                   },
               .arch = gpu_architecture::cdna3,
+              .scale_out = {"RoCE-400G",
+                            "assumption: one 400 GbE NIC per GPU, as MI300X clusters are built "
+                            "(the OAM platform has no NIC of its own); IB-NDR gives the same 50 "
+                            "GB/s and latency here"},
           },
           {
               .name = "H800-SXM",
@@ -475,6 +505,9 @@ inline constexpr std::array<gpu_preset, 13> gpu_presets =
                       {3.4 * units::us, nccl_nvlink_latency},
                   },
               .arch = gpu_architecture::hopper,
+              .scale_out = {"IB-NDR",
+                            "DeepSeek-V3's H800 cluster: InfiniBand at 50 GB/s per GPU, i.e. 400 "
+                            "Gb/s NDR (arXiv:2412.19437, section 3.2.2)"},
           },
           {
               .name = "B300",
@@ -514,6 +547,9 @@ inline constexpr std::array<gpu_preset, 13> gpu_presets =
               .gpus_per_node = {8, "NVIDIA HGX B300 / DGX B300: 8 GPUs per NVSwitch node"},
               .intra = nvlink5,
               .arch = gpu_architecture::blackwell_ultra,
+              .scale_out = {"IB-XDR",
+                            "DGX B300: 8 x ConnectX-8 SuperNIC 800 Gb/s, one per GPU (NVIDIA DGX "
+                            "B300 datasheet)"},
           },
           {
               .name = "GB300-NVL72",
@@ -553,6 +589,9 @@ inline constexpr std::array<gpu_preset, 13> gpu_presets =
               .gpus_per_node = {72, "NVIDIA GB300 NVL72 datasheet: 72 GPUs in one NVLink domain"},
               .intra = nvlink5,
               .arch = gpu_architecture::blackwell_ultra,
+              .scale_out = {"IB-XDR",
+                            "GB300 NVL72: one ConnectX-8 SuperNIC 800 Gb/s per GPU (NVIDIA GB300 "
+                            "NVL72 datasheet)"},
           },
           {
               .name = "MI325X",
@@ -594,6 +633,10 @@ inline constexpr std::array<gpu_preset, 13> gpu_presets =
                        "NVLINK][Ring][Simple] = 2.7 us: RCCL's tuner constant, not a measurement"},
                   },
               .arch = gpu_architecture::cdna3,
+              .scale_out = {"RoCE-400G",
+                            "assumption: one 400 GbE NIC per GPU, as MI325X clusters are built "
+                            "(the OAM platform has no NIC of its own); IB-NDR gives the same 50 "
+                            "GB/s and latency here"},
           },
           {
               .name = "MI355X",
@@ -638,6 +681,10 @@ inline constexpr std::array<gpu_preset, 13> gpu_presets =
                        "NVLINK][Ring][Simple] = 2.7 us: RCCL's tuner constant, not a measurement"},
                   },
               .arch = gpu_architecture::cdna4,
+              .scale_out =
+                  {"RoCE-400G",
+                   "one 400 Gb/s AMD Pensando Pollara 400 AI NIC per GPU (AMD Instinct MI355X "
+                   "platform, 2025); IB-NDR gives the same 50 GB/s and latency here"},
           },
       }};
     }();
@@ -963,6 +1010,19 @@ inline const sourced<flops_per_second>& rate_peak(const gpu_preset& gpu, tensor_
                                                std::string(pick.source) + ")");
   }
   return pick;
+}
+
+/// The inter-node preset of the GPU's reference system (its `scale_out`, with the source that
+/// pairs them): DGX A100 with HDR, DGX H100/H200/B200 and GB200 NVL72 with 400 Gb/s
+/// ConnectX-7 (NDR), DGX B300 and GB300 NVL72 with 800 Gb/s ConnectX-8 (XDR). The commands
+/// use it when no --interconnect is named, and print that they did.
+inline const interconnect_preset& reference_interconnect(const gpu_preset& gpu) {
+  const auto* net = find_interconnect_preset(gpu.scale_out.value);
+  if (net == nullptr) {  // a preset table error, which the unit tests rule out
+    throw invalid_spec("gpu", std::string(gpu.name) + " names no known scale-out preset ('" +
+                                  std::string(gpu.scale_out.value) + "')");
+  }
+  return *net;
 }
 
 /// The cluster a GPU preset and an inter-node preset describe together.

@@ -146,8 +146,10 @@ struct refined_sweep_result {
   double efficiency_target = 0.7;
   bytes message{};                ///< b·s·h·d_wire
   layer_collectives collectives;  ///< per layer
-  flops layer_flops{};            ///< 72 or 96 ·b·s·h²
-  seconds single_gpu_compute{};   ///< A = layer_flops / P
+  flops layer_flops{};            ///< 72 or 96 ·b·s·h², or the model's layer (tp_options)
+  /// With a model: its layer's forward FLOPs per token, by term, at the layer's s.
+  std::optional<layer_token_flops> model_layer;
+  seconds single_gpu_compute{};  ///< A = layer_flops / P
   /// For comparison: the seed's C = 4·M/B on the same message, with B = --bandwidth under the
   /// seed collective and the intra-node link under the α–β ones.
   seconds seed_comm{};
@@ -253,6 +255,9 @@ inline refined_sweep_result sweep_tp(const layer_spec& layer, const device_spec&
   r.message = message_bytes(on_wire);
   r.collectives = collectives_per_layer(options);
   r.layer_flops = layer_flops(layer, options);
+  if (options.model) {
+    r.model_layer = layer_forward_flops_per_token(*options.model, layer.seq);
+  }
   r.single_gpu_compute = r.layer_flops / device.peak;
   r.seed_comparison_bandwidth =
       options.collective == collective_choice::seed ? device.bandwidth : topology.intra.bandwidth;
@@ -261,6 +266,7 @@ inline refined_sweep_result sweep_tp(const layer_spec& layer, const device_spec&
   r.rows.reserve(degrees.size());
   for (const auto tp : degrees) {
     validate_tp(tp);
+    validate_tp_for_model(options, tp);
     r.rows.push_back(make_refined_row(layer, device, topology, options, tp));
     const auto& row = r.rows.back().row;
     if (row.efficiency >= efficiency_target) {

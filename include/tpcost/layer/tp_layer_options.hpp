@@ -18,6 +18,16 @@
 //    the forward's 24·b·s·h² once more (Narayanan et al., "Efficient Large-Scale Language
 //    Model Training on GPU Clusters Using Megatron-LM", SC21, arXiv:2104.04473, eq. 3:
 //    96·B·s·l·h² with full recomputation; Korthikanti et al. 2022 discuss the same overhead).
+//
+// With a model (`tp_options::model`, from --model or --hf-config), the layer is that model's:
+// its FLOPs are flops.hpp's per-layer count (GQA K/V projections, a gated MLP's three
+// matrices, the attention scores), and a TP degree must divide its heads, KV heads and MLP
+// size, as in `step` (parallelism.hpp). Without one, the layer is the seed's GPT layer, exact.
+//
+// The wire dtype: an FP8 (or FP4) compute dtype quantizes the GEMM inputs only; the TP
+// all-reduces and reduce-scatters carry GEMM outputs in BF16 (precision.hpp,
+// tp_reduce_bytes, from Transformer Engine v2.18), so the wire is BF16 unless --comm-dtype
+// names another; `step` sends the same 16-bit activations.
 #pragma once
 
 #include <array>
@@ -37,6 +47,8 @@
 #include "tpcost/layer/metrics.hpp"
 #include "tpcost/layer/tensor_parallel.hpp"
 #include "tpcost/model/activation_memory.hpp"
+#include "tpcost/model/flops.hpp"
+#include "tpcost/model/model.hpp"
 #include "tpcost/model/parallelism.hpp"
 
 namespace tpcost {
@@ -55,6 +67,9 @@ struct tp_options {
   double overlap = 0.0;               ///< f in [0, 1]
   std::optional<dtype> comm_dtype;    ///< the wire dtype; none: the compute dtype
   std::optional<std::int64_t> heads;  ///< a; none: h/128 (head dimension 128)
+  /// The model whose layer this is (its FLOPs and divisibility rules); none: the seed's GPT
+  /// layer. The layer's h is its hidden size; the layer's s applies, not the model's seq.
+  std::optional<transformer_spec> model;
 };
 
 /// Head dimension assumed when --heads is not given: 128, as in GPT-3 175B (12288/96) and
@@ -92,9 +107,17 @@ inline collective_choice parse_collective_choice(std::string_view text, std::str
                      "'" + std::string(text) + "' is not one of seed|ring|tree|hierarchical|auto");
 }
 
-/// The dtype on the wire: --comm-dtype, or the compute dtype.
+/// The dtype the TP collectives carry for a compute dtype: BF16 for an FP8 one (its
+/// GEMM outputs are BF16: precision.hpp's tp_reduce_bytes), else the compute dtype itself (a
+/// byte count given as the seed's d stays that count).
+inline dtype activation_dtype(const dtype& compute) {
+  const bool quantized = compute.name == "fp8" || compute.name == "e4m3" || compute.name == "e5m2";
+  return quantized ? dtype{.name = "bf16", .size_bytes = 2} : compute;
+}
+
+/// The dtype on the wire: --comm-dtype, or the activations' dtype (activation_dtype).
 inline dtype wire_dtype(const layer_spec& layer, const tp_options& options) {
-  return options.comm_dtype.value_or(layer.element);
+  return options.comm_dtype.value_or(activation_dtype(layer.element));
 }
 
 /// a: --heads, or h/128 (at least 1).
@@ -114,7 +137,8 @@ inline bool is_seed_model(const layer_spec& layer, const tp_options& options) {
   return options.collective == collective_choice::seed &&
          options.seed_bandwidth == bandwidth_kind::algbw && !options.sequence_parallel &&
          options.recompute == recompute_mode::none && options.overlap == 0.0 &&
-         wire_dtype(layer, options).size_bytes == layer.element.size_bytes && !options.heads;
+         wire_dtype(layer, options).size_bytes == layer.element.size_bytes && !options.heads &&
+         !options.model;
 }
 
 /// Throws `invalid_spec` naming the flag: overlap in [0, 1], heads in 1..2^31−1, wire dtype
@@ -129,6 +153,20 @@ inline void validate(const tp_options& options) {
   if (options.comm_dtype &&
       (options.comm_dtype->size_bytes < 1 || options.comm_dtype->size_bytes > 16)) {
     throw invalid_spec("comm-dtype", "bytes per element out of range; expected 1..16");
+  }
+  if (options.model) {
+    validate(*options.model);
+    require_dense_mha(*options.model, "model");
+  }
+}
+
+/// With a model: throws `invalid_spec("tp", ...)` when `tp` does not divide its heads, KV heads
+/// or MLP size, the rule `step` applies (parallelism.hpp). Nothing for the seed's layer.
+inline void validate_tp_for_model(const tp_options& options, std::int64_t tp) {
+  if (options.model) {
+    parallel_config par;
+    par.tp = tp;
+    validate(*options.model, par);
   }
 }
 
@@ -157,8 +195,13 @@ constexpr double flops_coefficient(const tp_options& options) {
   return options.recompute == recompute_mode::full ? 96.0 : seed_flops_coefficient;
 }
 
-/// `F = 72·b·s·h²` or `96·b·s·h²` FLOP per layer, forward and backward.
+/// `F = 72·b·s·h²` or `96·b·s·h²` FLOP per layer, forward and backward; with a model, its
+/// own layer's count for b·s tokens (flops.hpp, layer_flops_with_recompute).
 constexpr flops layer_flops(const layer_spec& layer, const tp_options& options) {
+  if (options.model) {
+    return layer_flops_with_recompute(
+        *options.model, layer.seq, static_cast<double>(layer.batch * layer.seq), options.recompute);
+  }
   return layer_flops(layer) * (flops_coefficient(options) / seed_flops_coefficient);
 }
 

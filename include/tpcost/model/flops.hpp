@@ -133,6 +133,36 @@ constexpr flops recompute_flops_per_token(const transformer_spec& spec, std::int
   return fwd.layers();
 }
 
+/// One dense layer's forward FLOPs per token, by term (the header comment's three lines).
+struct layer_token_flops {
+  flops projections{};  ///< 4h² + 4h·kv_dim
+  flops attention{};    ///< 4sh
+  flops mlp{};          ///< 2·m·h·f
+};
+
+constexpr layer_token_flops layer_forward_flops_per_token(const transformer_spec& spec,
+                                                          std::int64_t seq) {
+  return {.projections = detail::projection_flops_per_layer(spec) * units::FLOP,
+          .attention =
+              detail::core_attention_flops_per_layer(spec, static_cast<double>(seq)) * units::FLOP,
+          .mlp = detail::mlp_flops_per_layer(spec, false) * units::FLOP};
+}
+
+/// One dense layer's FLOPs for `tokens` tokens of `seq`-token sequences, forward and backward
+/// (3 × forward), plus the forward work `mode` reruns (the attention core, or the whole
+/// forward): the layer of `sweep` and `explain` on a named model, from the same per-layer
+/// terms as the step. For GPT (f = 4h, kv = a) it is 72·b·s·h² + 12·b·s²·h without
+/// recomputation, the seed's 72·b·s·h² plus the attention scores the seed leaves out.
+constexpr flops layer_flops_with_recompute(const transformer_spec& spec, std::int64_t seq,
+                                           double tokens, recompute_mode mode) {
+  const auto f = layer_forward_flops_per_token(spec, seq);
+  const flops forward = f.projections + f.attention + f.mlp;
+  const flops rerun = mode == recompute_mode::full        ? forward
+                      : mode == recompute_mode::selective ? f.attention
+                                                          : flops{};
+  return tokens * (3.0 * forward + rerun);
+}
+
 /// Hardware FLOPs of one token: model FLOPs plus the recomputed forward work. HFU divides
 /// these by the time, so HFU >= MFU with equality without recomputation.
 constexpr flops hardware_flops_per_token(const transformer_spec& spec, std::int64_t seq,
