@@ -6,6 +6,8 @@
 
 #include "support/matchers.hpp"
 #include "support/models.hpp"
+#include "tpcost/comm/placement.hpp"
+#include "tpcost/hardware/presets.hpp"
 
 using namespace tpcost;
 using tpcost::test::near;
@@ -255,4 +257,92 @@ TEST_CASE("Uneven stages: the slowest stage paces the step, the split is reporte
   in.par.first_stage_layers = 2;
   in.par.last_stage_layers = 3;  // leaves 3 for 2 middle stages: not even
   CHECK_THROWS_WITH(evaluate_step(in), Catch::Contains("pp-layout:"));
+}
+
+namespace {
+
+/// The environment of `small_gpt` on a preset cluster.
+step_environment on_preset(const char* gpu, const char* net, std::int64_t nics_per_node = 0) {
+  auto env = environment_of(small_gpt(1, 1, 1, 4));
+  env.topology =
+      make_topology(gpu_preset_by_name(gpu, "gpu"), interconnect_preset_by_name(net, "net"));
+  env.topology.nics_per_node = nics_per_node;
+  return env;
+}
+
+pipeline_split even_split(std::int64_t layers, std::int64_t p) {
+  const auto per = layers / p;
+  return {.stages = p, .first = per, .middle = per, .last = per};
+}
+
+}  // namespace
+
+TEST_CASE(
+    "Placed groups: t=2 p=4 d=2 on two nodes sends p2p over a NIC at the boundary that crosses "
+    "InfiniBand, one node keeps it on NVLink",
+    "[step][placement]") {
+  const auto env = on_preset("h100-sxm", "ib-ndr");
+  const group_sizes two_nodes{.tp = 2, .pp = 4, .dp = 2};
+  const auto x = group_stage(env, two_nodes, even_split(8, 4));
+  // Stages hold 4 ranks each: the boundary 1 -> 2 is ranks 4..7 -> 8..11, node 0 -> node 1.
+  CHECK(boundary_after(env.topology, rank_layout_of(two_nodes), 1).crosses_node);
+  // One GPU's share of the node's 8 NDR NICs as NCCL's search sees them: 2 x 24 GB/s.
+  CHECK_THAT(x.hop_link.bandwidth.value(), near(48e9, 1e-12));
+  CHECK(x.hop_link.latency == env.topology.inter.latency);
+  const auto one_node = group_stage(env, {.tp = 2, .pp = 2, .dp = 2}, even_split(8, 2));
+  CHECK(one_node.hop_link.bandwidth == env.topology.intra.bandwidth);
+}
+
+TEST_CASE(
+    "Placed groups: each stage's DP group at its rank offset; on NVL72 the stage that straddles "
+    "two racks paces the DP sync",
+    "[step][placement]") {
+  const auto env = on_preset("gb200-nvl72", "ib-ndr");
+  const group_sizes g{.tp = 4, .pp = 2, .dp = 16};  // stages of 64 ranks: 0..63, 64..127
+  const auto layout = rank_layout_of(g);
+  const auto x = group_stage(env, g, even_split(8, 2));
+  const auto inside = place_dimension(env.topology, layout, parallel_dim::dp, 0);
+  const auto straddles = place_dimension(env.topology, layout, parallel_dim::dp, 1);
+  REQUIRE_FALSE(inside.spans_nodes());
+  REQUIRE(straddles.spans_nodes());
+  const bytes grads = 2.0 * x.params_last * units::B;
+  const auto expected =
+      nccl_cheapest_collective(env.topology, straddles, collective_op::all_reduce, grads);
+  CHECK(x.dp_all_reduce.cost.time == expected.cost.time);
+  CHECK(x.dp_all_reduce.algorithm == expected.algorithm);
+  CHECK(expected.cost.time >
+        nccl_cheapest_collective(env.topology, inside, collective_op::all_reduce, grads).cost.time);
+}
+
+TEST_CASE(
+    "Placed groups: concurrent DP rings share the node's NICs (t=8 on 4-NIC A100 nodes: half a "
+    "NIC per ring)",
+    "[step][placement]") {
+  const auto env = on_preset("a100-sxm4-80gb", "ib-hdr", 4);
+  const group_sizes g{.tp = 8, .pp = 1, .dp = 4};
+  const auto x = group_stage(env, g, even_split(8, 1));
+  auto alone = place_group(env.topology, 4, "ranks", 1);  // one ring, the node's NICs to itself
+  const bytes grads = x.dp_bytes;
+  const auto one =
+      nccl_cheapest_collective(env.topology, alone, collective_op::all_reduce, grads).cost.time;
+  alone.concurrent = 8;
+  const auto shared =
+      nccl_cheapest_collective(env.topology, alone, collective_op::all_reduce, grads).cost.time;
+  CHECK(x.dp_all_reduce.cost.time == shared);
+  CHECK(shared > 1.9 * one);
+}
+
+TEST_CASE("Placed groups: the tied embedding's all-reduce is NCCL's on the end stages' group",
+          "[step][placement]") {
+  const auto env = on_preset("h100-sxm", "ib-ndr");
+  const group_sizes g{.tp = 8, .pp = 2, .dp = 1};  // end stages on two nodes
+  const auto x = group_stage(env, g, even_split(8, 2));
+  const auto group = embedding_group(env.topology, rank_layout_of(g));
+  REQUIRE(group.spans_nodes());
+  REQUIRE(env.model.tied_embeddings);
+  const bytes embedding =
+      2.0 * static_cast<double>(env.model.vocab * env.model.hidden) / 8.0 * units::B;
+  CHECK(x.embedding ==
+        nccl_cheapest_collective(env.topology, group, collective_op::all_reduce, embedding)
+            .cost.time);
 }
