@@ -294,7 +294,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "Placed groups: each stage's DP group at its rank offset; on NVL72 the stage that straddles "
+    "Placed groups: each stage's DP group at its rank offset: on NVL72 the stage that straddles "
     "two racks paces the DP sync",
     "[step][placement]") {
   const auto env = on_preset("gb200-nvl72", "ib-ndr");
