@@ -71,6 +71,7 @@ std::string section(const calibration_result& r, const std::vector<nccl_run>& ru
                          run.collective_from, run.ranks_from);
     }
   }
+  out += fmt::format("measured: {}\n", measured_link_text(p));
   out += fmt::format("model: {}, least squares of relative time residuals\n\n",
                      model_line(p.collective));
   out += fmt::format("one line   alpha = {}  beta = {}  busbw error: {}\n",

@@ -7,6 +7,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -30,6 +31,8 @@ struct calibrate_options {
   std::vector<std::string> files;
   std::string collective;
   std::string ranks;
+  std::string nodes;
+  std::string ranks_per_node;
   std::string placement = "both";
   std::string min_size;
   std::string max_size;
@@ -89,6 +92,18 @@ run_overrides to_overrides(const calibrate_options& opts) {
                                         "2..1000000 (one rank does not communicate)");
     }
     given.ranks = n;
+  }
+  for (const auto& [flag, text, field] :
+       {std::tuple{"--nodes", &opts.nodes, &given.nodes},
+        std::tuple{"--ranks-per-node", &opts.ranks_per_node, &given.ranks_per_node}}) {
+    if (!text->empty()) {
+      const auto k = parse_count(*text, flag);
+      if (k < 1 || k > 1'000'000) {
+        throw invalid_spec(
+            flag, std::to_string(k) + " is out of range; expected a whole number in 1..1000000");
+      }
+      *field = k;
+    }
   }
   return given;
 }
@@ -169,6 +184,11 @@ void add_calibrate_command(CLI::App& app) {
   cmd->add_option("--ranks", opts->ranks,
                   "ranks of the run (default: the '#  Rank' lines, else busbw/algbw, else "
                   "nThread x nGpus)");
+  cmd->add_option("--nodes", opts->nodes,
+                  "nodes of the run, when its output has no '#  Rank ... on HOST' lines");
+  cmd->add_option("--ranks-per-node", opts->ranks_per_node,
+                  "ranks on each node of the run (nodes = ranks / this), when the output has "
+                  "no host lines");
   cmd->add_option("--placement", opts->placement, "timings to fit: both, in-place, out-of-place")
       ->capture_default_str();
   cmd->add_option("--min-size", opts->min_size, "fit only sizes >= this, e.g. 1KiB");

@@ -111,3 +111,35 @@ TEST_CASE("calibrate reads nccl-tests' JSON report as well as its text", "[cli]"
   CHECK(std::fabs(p.at("beta_bytes_per_s").get<double>() / 300e9 - 1.0) < 1e-9);
   CHECK(std::fabs(p.at("alpha_s").get<double>() / 3e-6 - 1.0) < 1e-6);
 }
+
+TEST_CASE(
+    "Two nodes round trip: calibrate, then collective with the profile on the same placement "
+    "replays the file's large-message bus bandwidth within 10%",
+    "[cli]") {
+  // A synthetic two-node file (2 hosts x 8 ranks; tests/data/nccl/README.md says how it was
+  // written): its 8 GiB rows print busbw 374.61 GB/s.
+  const std::string file =
+      std::string(TPCOST_TEST_DATA_DIR) + "/nccl/synthetic-2node-h100-all_reduce.txt";
+  const std::string profile_path = "calibrate_cli_test_two_nodes.json";
+  std::remove(profile_path.c_str());
+  const auto [code, out] = tpcost::test::run("calibrate " + file + " --out " + profile_path);
+  REQUIRE(code == 0);
+  CHECK(out.find("measured: inter-node: 2 nodes x 8 ranks ('#  Rank ... on HOST' lines)") !=
+        std::string::npos);
+  const auto profile = nlohmann::json::parse(read_file(profile_path));
+  const auto& p = profile.at("profiles")[0];
+  CHECK(p.at("nodes") == 2);
+  CHECK(p.at("measured_link").get<std::string>().starts_with("inter-node: 2 nodes x 8 ranks"));
+  const auto [rc, json] = tpcost::test::run("collective --gpu h100-sxm --interconnect-file " +
+                                            profile_path + " --ranks 16 --size 8GiB --format json");
+  REQUIRE(rc == 0);
+  const auto j = nlohmann::json::parse(json);
+  const auto cheapest = j.at("cheapest").get<std::string>();
+  double busbw = 0.0;
+  for (const auto& r : j.at("results")) {
+    if (r.at("algorithm") == cheapest) {
+      busbw = r.at("busbw_bytes_per_s").get<double>();
+    }
+  }
+  CHECK_THAT(busbw, Catch::Matchers::WithinRel(374.61e9, 0.10));
+}

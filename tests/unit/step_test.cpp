@@ -6,6 +6,8 @@
 
 #include "support/matchers.hpp"
 #include "support/models.hpp"
+#include "tpcost/comm/placement.hpp"
+#include "tpcost/hardware/presets.hpp"
 
 using namespace tpcost;
 using tpcost::test::near;
@@ -82,17 +84,21 @@ TEST_CASE(
   auto in = small_gpt(4, 1, 1, 4);
   const auto plain = evaluate_step(in);
   CHECK(plain.tp_collectives_per_layer == 4.0);
-  // A ring all-reduce of M over 4 GPUs on the intra link: 2*3 steps + 2*(3/4)*M/beta.
+  // NCCL's ring Simple all-reduce of M over 4 GPUs on the intra link (nccl_tuner.hpp): its
+  // base latency 8.4 us, 2*3 steps of alpha, and 2*(3/4)*M/beta.
   const double m = 1.0 * 1024 * 2048 * 2;
-  CHECK_THAT(plain.tp_comm_per_layer.value(), near(4 * (6 * 3e-6 + 1.5 * m / 300e9), 1e-12));
+  CHECK_THAT(plain.tp_comm_per_layer.value(),
+             near(4 * (8.4e-6 + 6 * 3e-6 + 1.5 * m / 300e9), 1e-12));
   in.par.recompute = recompute_mode::full;
   CHECK(evaluate_step(in).tp_collectives_per_layer == 6.0);
   in.par.recompute = recompute_mode::none;
   in.par.sequence_parallel = true;
   const auto sp = evaluate_step(in);
   CHECK(sp.tp_collectives_per_layer == 8.0);
-  // RS + AG cost the same wire bytes as the all-reduce: 4 x (3 + 3 steps, 2 x 3/4 M).
-  CHECK_THAT(sp.tp_comm_per_layer.value(), near(plain.tp_comm_per_layer.value(), 1e-12));
+  // RS + AG cost the same steps and wire bytes as the all-reduce (4 x (3 + 3 steps, 2 x 3/4
+  // M)), and NCCL charges its base latency once per call: one more 8.4 us per pair.
+  CHECK_THAT(sp.tp_comm_per_layer.value(),
+             near(plain.tp_comm_per_layer.value() + 4 * 8.4e-6, 1e-12));
 }
 
 TEST_CASE("Pipeline: the bubble is (p-1)/v of an average stage, and interleaving shrinks it",
@@ -187,9 +193,10 @@ TEST_CASE(
   REQUIRE(z0.micro_batches == 8);
   CHECK(z1.dp_sync == z0.dp_sync);
   CHECK(z1.time.optimizer < z0.time.optimizer);  // the optimizer runs on a quarter of the states
-  // A ring reduce-scatter or all-gather of W over 4 GPUs: 3 steps + (3/4) W / beta.
+  // NCCL's ring Simple reduce-scatter or all-gather of W over 4 GPUs: its base latency
+  // 8.4 us, 3 steps of alpha, (3/4) W / beta.
   const double w = z0.dp_bytes_per_gpu.value();
-  const double half = 3 * 3e-6 + 0.75 * w / 300e9;
+  const double half = 8.4e-6 + 3 * 3e-6 + 0.75 * w / 300e9;
   CHECK_THAT(z2.dp_sync.value(), near(8 * half + half, 1e-12));
   CHECK_THAT(z3.dp_sync.value(), near(8 * 3 * half, 1e-12));
   CHECK_THAT(z2.time.dp_comm.value(), near(z2.dp_sync.value(), 1e-12));  // no overlap asked
@@ -250,4 +257,92 @@ TEST_CASE("Uneven stages: the slowest stage paces the step, the split is reporte
   in.par.first_stage_layers = 2;
   in.par.last_stage_layers = 3;  // leaves 3 for 2 middle stages: not even
   CHECK_THROWS_WITH(evaluate_step(in), Catch::Contains("pp-layout:"));
+}
+
+namespace {
+
+/// The environment of `small_gpt` on a preset cluster.
+step_environment on_preset(const char* gpu, const char* net, std::int64_t nics_per_node = 0) {
+  auto env = environment_of(small_gpt(1, 1, 1, 4));
+  env.topology =
+      make_topology(gpu_preset_by_name(gpu, "gpu"), interconnect_preset_by_name(net, "net"));
+  env.topology.nics_per_node = nics_per_node;
+  return env;
+}
+
+pipeline_split even_split(std::int64_t layers, std::int64_t p) {
+  const auto per = layers / p;
+  return {.stages = p, .first = per, .middle = per, .last = per};
+}
+
+}  // namespace
+
+TEST_CASE(
+    "Placed groups: t=2 p=4 d=2 on two nodes sends p2p over a NIC at the boundary that crosses "
+    "InfiniBand, one node keeps it on NVLink",
+    "[step][placement]") {
+  const auto env = on_preset("h100-sxm", "ib-ndr");
+  const group_sizes two_nodes{.tp = 2, .pp = 4, .dp = 2};
+  const auto x = group_stage(env, two_nodes, even_split(8, 4));
+  // Stages hold 4 ranks each: the boundary 1 -> 2 is ranks 4..7 -> 8..11, node 0 -> node 1.
+  CHECK(boundary_after(env.topology, rank_layout_of(two_nodes), 1).crosses_node);
+  // One GPU's share of the node's 8 NDR NICs as NCCL's search sees them: 2 x 24 GB/s.
+  CHECK_THAT(x.hop_link.bandwidth.value(), near(48e9, 1e-12));
+  CHECK(x.hop_link.latency == env.topology.inter.latency);
+  const auto one_node = group_stage(env, {.tp = 2, .pp = 2, .dp = 2}, even_split(8, 2));
+  CHECK(one_node.hop_link.bandwidth == env.topology.intra.bandwidth);
+}
+
+TEST_CASE(
+    "Placed groups: each stage's DP group at its rank offset: on NVL72 the stage that straddles "
+    "two racks paces the DP sync",
+    "[step][placement]") {
+  const auto env = on_preset("gb200-nvl72", "ib-ndr");
+  const group_sizes g{.tp = 4, .pp = 2, .dp = 16};  // stages of 64 ranks: 0..63, 64..127
+  const auto layout = rank_layout_of(g);
+  const auto x = group_stage(env, g, even_split(8, 2));
+  const auto inside = place_dimension(env.topology, layout, parallel_dim::dp, 0);
+  const auto straddles = place_dimension(env.topology, layout, parallel_dim::dp, 1);
+  REQUIRE_FALSE(inside.spans_nodes());
+  REQUIRE(straddles.spans_nodes());
+  const bytes grads = 2.0 * x.params_last * units::B;
+  const auto expected =
+      nccl_cheapest_collective(env.topology, straddles, collective_op::all_reduce, grads);
+  CHECK(x.dp_all_reduce.cost.time == expected.cost.time);
+  CHECK(x.dp_all_reduce.algorithm == expected.algorithm);
+  CHECK(expected.cost.time >
+        nccl_cheapest_collective(env.topology, inside, collective_op::all_reduce, grads).cost.time);
+}
+
+TEST_CASE(
+    "Placed groups: concurrent DP rings share the node's NICs (t=8 on 4-NIC A100 nodes: half a "
+    "NIC per ring)",
+    "[step][placement]") {
+  const auto env = on_preset("a100-sxm4-80gb", "ib-hdr", 4);
+  const group_sizes g{.tp = 8, .pp = 1, .dp = 4};
+  const auto x = group_stage(env, g, even_split(8, 1));
+  auto alone = place_group(env.topology, 4, "ranks", 1);  // one ring, the node's NICs to itself
+  const bytes grads = x.dp_bytes;
+  const auto one =
+      nccl_cheapest_collective(env.topology, alone, collective_op::all_reduce, grads).cost.time;
+  alone.concurrent = 8;
+  const auto shared =
+      nccl_cheapest_collective(env.topology, alone, collective_op::all_reduce, grads).cost.time;
+  CHECK(x.dp_all_reduce.cost.time == shared);
+  CHECK(shared > 1.9 * one);
+}
+
+TEST_CASE("Placed groups: the tied embedding's all-reduce is NCCL's on the end stages' group",
+          "[step][placement]") {
+  const auto env = on_preset("h100-sxm", "ib-ndr");
+  const group_sizes g{.tp = 8, .pp = 2, .dp = 1};  // end stages on two nodes
+  const auto x = group_stage(env, g, even_split(8, 2));
+  const auto group = embedding_group(env.topology, rank_layout_of(g));
+  REQUIRE(group.spans_nodes());
+  REQUIRE(env.model.tied_embeddings);
+  const bytes embedding =
+      2.0 * static_cast<double>(env.model.vocab * env.model.hidden) / 8.0 * units::B;
+  CHECK(x.embedding ==
+        nccl_cheapest_collective(env.topology, group, collective_op::all_reduce, embedding)
+            .cost.time);
 }

@@ -150,6 +150,7 @@ struct nccl_run {
   std::string ranks_from;
   std::optional<std::int64_t> ranks_per_process;  ///< nThread × nGpus of the header
   std::optional<std::int64_t> nodes;              ///< distinct hosts of the '#  Rank' lines
+  std::string nodes_from;  ///< how `nodes` was found ("'#  Rank ... on HOST' lines", "--nodes")
   std::vector<nccl_sample> samples;
   bool from_json = false;  ///< samples[i].line is then the index in "results"
 };
@@ -353,7 +354,7 @@ inline nccl_run parse_nccl_tests_text(std::string_view text, const std::string& 
   run.source = source;
   std::optional<layout> columns;
   std::int64_t max_rank = -1;
-  std::set<std::string, std::less<>> hosts;
+  std::map<std::string, std::int64_t, std::less<>> hosts;  // ranks on each host
   std::size_t line_no = 0;
   std::size_t pos = 0;
   while (pos < text.size()) {
@@ -384,7 +385,7 @@ inline nccl_run parse_nccl_tests_text(std::string_view text, const std::string& 
         max_rank = std::max<std::int64_t>(max_rank, rank);
         const auto on = std::find(words.begin(), words.end(), "on");
         if (on != words.end() && on + 1 != words.end()) {
-          hosts.emplace(*(on + 1));
+          ++hosts[std::string(*(on + 1))];
         }
       } else if (words.size() >= 4 && words[0] == "nThread" && words[2] == "nGpus" &&
                  is_digits(words[1]) && is_digits(words[3])) {
@@ -467,6 +468,19 @@ inline nccl_run parse_nccl_tests_text(std::string_view text, const std::string& 
     run.ranks = max_rank + 1;
     run.ranks_from = "'#  Rank' lines";
     run.nodes = static_cast<std::int64_t>(hosts.size());
+    run.nodes_from = "'#  Rank ... on HOST' lines";
+    // One placement per profile: a node with fewer ranks than another would be a second
+    // placement (its NICs carry a different share), so such a file is not one measurement.
+    const auto [fewest, most] =
+        std::minmax_element(hosts.begin(), hosts.end(),
+                            [](const auto& a, const auto& b) { return a.second < b.second; });
+    if (fewest->second != most->second) {
+      throw invalid_spec(source, "mixed node sizes: host '" + detail::printable(fewest->first) +
+                                     "' runs " + std::to_string(fewest->second) +
+                                     " ranks and host '" + detail::printable(most->first) + "' " +
+                                     std::to_string(most->second) +
+                                     "; calibrate from a run with the same ranks on every node");
+    }
   }
   return run;
 }
@@ -475,6 +489,8 @@ inline nccl_run parse_nccl_tests_text(std::string_view text, const std::string& 
 struct run_overrides {
   std::optional<collective_kind> collective;
   std::optional<std::int64_t> ranks;
+  std::optional<std::int64_t> nodes;           ///< --nodes: for output without host lines
+  std::optional<std::int64_t> ranks_per_node;  ///< --ranks-per-node: nodes = ranks / this
 };
 
 namespace detail::nccl {
@@ -596,6 +612,34 @@ inline nccl_run resolve_run(nccl_run run, const run_overrides& given) {
     throw invalid_spec(run.source, std::to_string(n) + " rank(s) (from " + run.ranks_from +
                                        "): a collective over one rank moves no data, there is "
                                        "nothing to calibrate");
+  }
+  if (given.nodes || given.ranks_per_node) {
+    const auto nodes = given.nodes ? *given.nodes : n / *given.ranks_per_node;
+    const char* flag = given.nodes ? "--nodes" : "--ranks-per-node";
+    if (given.ranks_per_node && n % *given.ranks_per_node != 0) {
+      throw invalid_spec("--ranks-per-node", std::to_string(n) + " ranks (from " + run.ranks_from +
+                                                 ") are not a multiple of " +
+                                                 std::to_string(*given.ranks_per_node) +
+                                                 " ranks per node");
+    }
+    if (given.nodes && (nodes > n || n % nodes != 0)) {
+      throw invalid_spec("--nodes", std::to_string(n) + " ranks (from " + run.ranks_from +
+                                        ") do not split evenly over " + std::to_string(nodes) +
+                                        " nodes");
+    }
+    if (given.nodes && given.ranks_per_node && nodes * *given.ranks_per_node != n) {
+      throw invalid_spec("--ranks-per-node", std::to_string(nodes) + " nodes x " +
+                                                 std::to_string(*given.ranks_per_node) +
+                                                 " ranks per node is not the " + std::to_string(n) +
+                                                 " ranks of the run (from " + run.ranks_from + ")");
+    }
+    if (run.nodes && *run.nodes != nodes) {
+      throw invalid_spec(flag, "the run's " + run.nodes_from + " give " +
+                                   std::to_string(*run.nodes) + " nodes, not " +
+                                   std::to_string(nodes));
+    }
+    run.nodes = nodes;
+    run.nodes_from = flag;
   }
   if (range) {
     const double f = bus_factor(kind, n);
@@ -799,7 +843,8 @@ struct interconnect_profile {
   collective_kind collective = collective_kind::all_reduce;
   std::int64_t ranks = 0;
   std::optional<std::int64_t> nodes;
-  link_spec link;  ///< α and β of the single-line fit: per-step latency, per-direction β
+  std::string nodes_from;  ///< how `nodes` was found (host lines, --nodes, --ranks-per-node)
+  link_spec link;          ///< α and β of the single-line fit: per-step latency, per-direction β
   bytes min_size{};
   bytes max_size{};
   std::size_t points = 0;
@@ -969,8 +1014,9 @@ inline calibration_result calibrate(std::span<const nccl_run> runs,
   profile.placements = options.placements;
   for (const auto& run : runs) {
     profile.sources.push_back(run.source);
-    if (run.nodes) {
-      profile.nodes = std::max(profile.nodes.value_or(0), *run.nodes);
+    if (run.nodes && *run.nodes > profile.nodes.value_or(0)) {
+      profile.nodes = *run.nodes;
+      profile.nodes_from = run.nodes_from;
     }
     for (const auto& s : run.samples) {
       const bool placement_ok =
@@ -1114,6 +1160,26 @@ inline profile_scope scope_of(const interconnect_profile& profile, std::int64_t 
     return *profile.nodes > 1 ? profile_scope::inter_node : profile_scope::intra_node;
   }
   return profile.ranks > gpus_per_node ? profile_scope::inter_node : profile_scope::intra_node;
+}
+
+/// Which link a profile measured and how that is known, in one sentence for the output and
+/// the profile file ("inter-node: 2 nodes x 8 ranks ('#  Rank ... on HOST' lines); ...").
+/// Without a node count the link is decided when the profile is used (scope_of).
+inline std::string measured_link_text(const interconnect_profile& profile) {
+  if (!profile.nodes) {
+    return "unknown nodes (no '#  Rank ... on HOST' lines, --nodes or --ranks-per-node): "
+           "inter-node where " +
+           std::to_string(profile.ranks) + " ranks exceed --gpus-per-node, else intra-node";
+  }
+  const auto nodes = *profile.nodes;
+  const auto per_node = profile.ranks / nodes;
+  const std::string where = std::to_string(nodes) + (nodes == 1 ? " node x " : " nodes x ") +
+                            std::to_string(per_node) + " ranks (" + profile.nodes_from + ")";
+  if (nodes > 1) {
+    return "inter-node: " + where +
+           "; beta is the ring's bus bandwidth over a node's NICs, divided per NIC when used";
+  }
+  return "intra-node: " + where + "; beta is the NVLink bus bandwidth";
 }
 
 /// `topology` with the link the profile measured (scope_of) replaced by its fitted α and β,

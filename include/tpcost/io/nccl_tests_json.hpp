@@ -135,6 +135,7 @@ inline nccl_run parse_nccl_tests_json(std::string_view text, const std::string& 
         }
         if (!hosts.empty()) {
           run.nodes = static_cast<std::int64_t>(hosts.size());
+          run.nodes_from = "/config/devices hostnames";
         }
       }
     }

@@ -93,6 +93,7 @@ inline nlohmann::json profile_to_json(const interconnect_profile& p) {
   if (p.nodes) {
     j["nodes"] = *p.nodes;
   }
+  j["measured_link"] = measured_link_text(p);
   if (!p.segments.empty()) {
     j["residuals"]["piecewise"] = stats_json(p.piecewise_error);
   }
@@ -209,9 +210,10 @@ inline link_spec read_link(const json& j, const std::string& pointer) {
 
 inline interconnect_profile read_profile(const json& j, const std::string& pointer) {
   object_at(j, pointer);
-  only_keys(j, pointer,
-            {"collective", "ranks", "nodes", "model", "alpha_s", "beta_bytes_per_s",
-             "bandwidth_convention", "fit", "residuals", "segments", "sources"});
+  only_keys(
+      j, pointer,
+      {"collective", "ranks", "nodes", "measured_link", "model", "alpha_s", "beta_bytes_per_s",
+       "bandwidth_convention", "fit", "residuals", "segments", "sources"});
   interconnect_profile p;
   const auto& collective = required(j, "collective", pointer);
   const auto kind =
@@ -225,6 +227,10 @@ inline interconnect_profile read_profile(const json& j, const std::string& point
   p.ranks = whole(required(j, "ranks", pointer), pointer + "/ranks", 2, "a whole number >= 2");
   if (const auto nodes = j.find("nodes"); nodes != j.end() && !nodes->is_null()) {
     p.nodes = whole(*nodes, pointer + "/nodes", 1, "a whole number >= 1 or null");
+    p.nodes_from = "the profile's nodes";
+  }
+  if (const auto m = j.find("measured_link"); m != j.end() && !m->is_string()) {
+    fail(pointer + "/measured_link", "is " + m->dump() + ", expected a text");
   }
   if (const auto model = j.find("model"); model != j.end() && !model->is_string()) {
     fail(pointer + "/model", "is " + json_brief(*model) + ", expected a text");

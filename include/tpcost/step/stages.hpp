@@ -2,8 +2,8 @@
 // planner's search (planner.hpp), which hoists each stage out of its loops:
 //
 //   group_stage    terms that depend on the group sizes (t, p, d; later cp, ep) and the
-//                  pipeline split only: where each group lies (`place`), the parameters per
-//                  stage, the DP collectives, the embedding all-reduce, the optimizer;
+//                  pipeline split only: where each group lies, the parameters per stage, the
+//                  DP collectives, the embedding all-reduce, the p2p link, the optimizer;
 //   batch_stage    terms that also depend on the micro-batch b: the layer's kernel times, the
 //                  output layer, the TP collectives, the p2p transfer;
 //   combine_step   the per-layout combination (v, SP, recomputation, ZeRO): only adds,
@@ -11,9 +11,11 @@
 //   peak_memory    the fullest stage's memory per GPU, through the same `stage_memory_at` that
 //                  `memory_per_gpu` uses.
 //
-// Every placement decision (TP group, DP group, the p2p hop between stages, the embedding
-// all-reduce between the end stages) goes through `place`, so that a different rank order is
-// one change. step.hpp's file comment gives the step formula.
+// Every group (TP, each stage's DP group, the p2p hop at each stage boundary, the embedding
+// group of the end stages) is placed where Megatron-Core puts its ranks (comm/placement.hpp,
+// order tp-cp-ep-dp-pp), and every collective is costed as NCCL's tuner costs it on that
+// placement (comm/topology.hpp `nccl_cheapest_collective`, comm/nccl_tuner.hpp): one cost
+// model for `collective`, `step` and `plan`. step.hpp's file comment gives the step formula.
 #pragma once
 
 #include <algorithm>
@@ -21,10 +23,12 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tpcost/base/checked.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/comm/collectives.hpp"
+#include "tpcost/comm/placement.hpp"
 #include "tpcost/comm/topology.hpp"
 #include "tpcost/hardware/hardware.hpp"
 #include "tpcost/model/memory.hpp"
@@ -64,70 +68,30 @@ struct group_sizes {
   [[nodiscard]] constexpr std::int64_t gpus() const { return tp * pp * dp; }
 };
 
-/// The groups a step communicates over.
-enum class comm_group {
-  tp,         ///< the t ranks of one tensor-parallel group
-  dp,         ///< the d replicas of one stage's shard
-  pp_hop,     ///< two ranks of adjacent stages (a p2p send)
-  embedding,  ///< the first and the last stage's holders of the word embedding
-};
-
-/// Where the ranks of `which` lie, in Megatron's rank order (TP fastest, then DP, then PP: a
-/// stage is t·d consecutive ranks). The one placement decision of the step model.
-/// Throws `invalid_spec` when a TP group straddles nodes without filling them, or when a group
-/// spans nodes and no inter-node link was given.
-inline group_placement place(const cluster_topology& topology, const group_sizes& g,
-                             comm_group which) {
-  const auto per_node = topology.gpus_per_node;
-  switch (which) {
-    case comm_group::tp:
-      return place_group(topology, g.tp, "tp");
-    case comm_group::dp: {
-      // A node holds gpus_per_node / t consecutive DP ranks when t divides the node, else one.
-      const std::int64_t fit = g.tp < per_node && per_node % g.tp == 0 ? per_node / g.tp : 1;
-      const std::int64_t here = std::min(g.dp, std::max<std::int64_t>(1, fit));
-      const group_placement group{
-          .ranks = g.dp, .per_node = here, .nodes = (g.dp + here - 1) / here};
-      if (group.spans_nodes() && !(topology.inter.bandwidth.value() > 0.0)) {
-        throw invalid_spec("inter-bandwidth",
-                           "the DP group of " + std::to_string(g.dp) +
-                               " replicas spans nodes; give the inter-node link (e.g. "
-                               "--interconnect ib-ndr)");
-      }
-      return group;
-    }
-    case comm_group::pp_hop:
-    case comm_group::embedding:
-      break;
-  }
-  // Two ranks t·d (adjacent stages) or (p−1)·t·d (end stages) apart: some such pair sits on
-  // two nodes as soon as the N ranks do not fit one node.
-  if (g.gpus() > per_node) {
-    return {.ranks = 2, .per_node = 1, .nodes = 2};
-  }
-  return {.ranks = 2, .per_node = 2, .nodes = 1};
+/// The layout's ranks in Megatron-Core's order tp-cp-ep-dp-pp (comm/placement.hpp).
+constexpr rank_layout rank_layout_of(const group_sizes& g) {
+  return {.tp = g.tp, .cp = 1, .ep = 1, .dp = g.dp, .pp = g.pp};
 }
 
 namespace detail {
 
-/// The fastest α–β algorithm for `op` over `group` (auto, as NCCL's tuner picks), without
-/// allocating.
-inline algorithm_cost fastest_collective(const cluster_topology& topology,
-                                         const group_placement& group, collective_op op,
-                                         bytes message) {
-  algorithm_cost best{collective_algorithm::ring,
-                      collective_cost_in(topology, group, op, collective_algorithm::ring, message)};
-  for (const auto algorithm : {collective_algorithm::tree, collective_algorithm::hierarchical}) {
-    if (!implements(algorithm, op) ||
-        (algorithm == collective_algorithm::hierarchical && !group.spans_nodes())) {
-      continue;
-    }
-    const auto cost = collective_cost_in(topology, group, op, algorithm, message);
-    if (cost.time < best.cost.time) {
-      best = {algorithm, cost};
-    }
+/// The inter-node link a group or a stage boundary needs, or a one-line error naming it.
+inline void require_inter_for(const cluster_topology& topology, const char* what) {
+  if (!(topology.inter.bandwidth.value() > 0.0)) {
+    throw invalid_spec("inter-bandwidth", std::string(what) +
+                                              " spans nodes; give the inter-node link (e.g. "
+                                              "--interconnect ib-ndr)");
   }
-  return best;
+}
+
+/// NCCL's pick and cost for `op` on `group` (topology.hpp, nccl_cheapest_collective), kept
+/// when it is slower than `worst`: the step waits for the slowest of its concurrent groups.
+inline void keep_slowest(algorithm_cost& worst, const cluster_topology& topology,
+                         const group_placement& group, collective_op op, bytes message) {
+  auto c = nccl_cheapest_collective(topology, group, op, message);
+  if (c.cost.time > worst.cost.time) {
+    worst = c;
+  }
 }
 
 }  // namespace detail
@@ -136,27 +100,35 @@ inline algorithm_cost fastest_collective(const cluster_topology& topology,
 struct group_terms {
   group_sizes sizes;
   pipeline_split split;
-  group_placement tp_group, dp_group;
-  link_spec hop_link;  ///< the link of the slowest p2p hop between adjacent stages
+  group_placement tp_group;  ///< every TP group lies alike (TP is the fastest dimension)
+  link_spec hop_link;        ///< one GPU's link at the slowest stage boundary (p2p_link)
   double params_first = 0.0, params_middle = 0.0, params_last = 0.0;
   double params_max = 0.0;  ///< the GPU with the most parameters: it syncs and updates longest
   bytes dp_bytes{};         ///< 16-bit gradients of params_max
+  /// The slowest stage's DP collectives (its parameters, its DP group where its rank offset
+  /// puts it), as NCCL's tuner picks them.
   algorithm_cost dp_all_reduce{}, dp_reduce_scatter{}, dp_all_gather{};
   seconds embedding{};  ///< the tied embedding's gradient all-reduce between the end stages
   seconds optimizer_full{}, optimizer_sharded{};
 };
 
-/// The group-size stage. Call for a validated environment and layout.
+/// The group-size stage. Call for a validated environment and layout. Every group is placed
+/// where Megatron-Core puts its ranks (comm/placement.hpp) and every collective costed as
+/// NCCL's tuner costs it (nccl_cheapest_collective); nothing here is a second cost model.
 inline group_terms group_stage(const step_environment& env, const group_sizes& g,
                                const pipeline_split& split) {
   const auto& model = env.model;
   const auto& topo = env.topology;
+  const auto layout = rank_layout_of(g);
   group_terms x;
   x.sizes = g;
   x.split = split;
-  x.tp_group = place(topo, g, comm_group::tp);
-  x.dp_group = place(topo, g, comm_group::dp);
-  x.hop_link = flat_link(topo, place(topo, g, comm_group::pp_hop));
+  // place_group rejects a TP group that straddles nodes without filling them.
+  x.tp_group = place_group(topo, g.tp, "tp");
+  if (any_p2p_across_domains(topo, layout)) {
+    detail::require_inter_for(topo, "a pipeline stage boundary");
+  }
+  x.hop_link = slowest_p2p_link(topo, layout);
   parallel_config par;
   par.tp = g.tp;
   par.pp = g.pp;
@@ -166,20 +138,46 @@ inline group_terms group_stage(const step_environment& env, const group_sizes& g
   x.params_max = std::max({x.params_first, x.params_middle, x.params_last});
   x.dp_bytes = 2.0 * x.params_max * units::B;
   if (g.dp > 1) {
-    x.dp_all_reduce =
-        detail::fastest_collective(topo, x.dp_group, collective_op::all_reduce, x.dp_bytes);
-    x.dp_reduce_scatter =
-        detail::fastest_collective(topo, x.dp_group, collective_op::reduce_scatter, x.dp_bytes);
-    x.dp_all_gather =
-        detail::fastest_collective(topo, x.dp_group, collective_op::all_gather, x.dp_bytes);
+    // Each stage's DP group at its own rank offset. Stages whose first rank has the same
+    // offset in its NVLink domain lie alike, so each middle-stage offset is placed once.
+    const std::int64_t domain = domain_of(topo);
+    const std::int64_t stride = layout.stride(parallel_dim::pp);
+    std::vector<std::int64_t> seen;
+    for (std::int64_t s = 0; s < g.pp; ++s) {
+      const bool end = s == 0 || s + 1 == g.pp;
+      const std::int64_t offset = (s * stride) % domain;
+      if (!end) {
+        if (std::find(seen.begin(), seen.end(), offset) != seen.end()) {
+          continue;
+        }
+        seen.push_back(offset);
+      }
+      const auto group = place_dimension(topo, layout, parallel_dim::dp, s);
+      if (group.spans_nodes()) {
+        detail::require_inter_for(
+            topo, ("the DP group of " + std::to_string(g.dp) + " replicas").c_str());
+      }
+      const double params = s == 0          ? x.params_first
+                            : s + 1 == g.pp ? x.params_last
+                                            : x.params_middle;
+      const bytes message = 2.0 * params * units::B;
+      detail::keep_slowest(x.dp_all_reduce, topo, group, collective_op::all_reduce, message);
+      detail::keep_slowest(x.dp_reduce_scatter, topo, group, collective_op::reduce_scatter,
+                           message);
+      detail::keep_slowest(x.dp_all_gather, topo, group, collective_op::all_gather, message);
+    }
   }
   if (g.pp > 1 && model.tied_embeddings) {
-    // First and last stage both hold the word embedding: all-reduce its gradient.
-    x.embedding = ring_cost(collective_op::all_reduce, 2,
-                            2.0 * static_cast<double>(model.vocab * model.hidden) /
-                                static_cast<double>(g.tp) * units::B,
-                            flat_link(topo, place(topo, g, comm_group::embedding)))
-                      .time;
+    // First and last stage both hold the word embedding: all-reduce its gradient (Megatron's
+    // embedding group), over the link their ranks (p-1)·t·d apart share.
+    const bytes embedding_bytes = 2.0 * static_cast<double>(model.vocab * model.hidden) /
+                                  static_cast<double>(g.tp) * units::B;
+    const auto group = embedding_group(topo, layout);
+    if (group.spans_nodes()) {
+      detail::require_inter_for(topo, "the embedding group of the first and last stage");
+    }
+    x.embedding =
+        nccl_cheapest_collective(topo, group, collective_op::all_reduce, embedding_bytes).cost.time;
   }
   x.optimizer_full = optimizer_time(x.params_max, env.gpu);
   x.optimizer_sharded = optimizer_time(x.params_max / static_cast<double>(g.dp), env.gpu);
@@ -217,11 +215,11 @@ inline batch_terms batch_stage(const step_environment& env, const group_terms& x
                  units::B;
   if (t > 1) {
     y.tp_all_reduce =
-        detail::fastest_collective(topo, x.tp_group, collective_op::all_reduce, y.tp_message);
+        nccl_cheapest_collective(topo, x.tp_group, collective_op::all_reduce, y.tp_message);
     y.tp_reduce_scatter =
-        detail::fastest_collective(topo, x.tp_group, collective_op::reduce_scatter, y.tp_message);
+        nccl_cheapest_collective(topo, x.tp_group, collective_op::reduce_scatter, y.tp_message);
     y.tp_all_gather =
-        detail::fastest_collective(topo, x.tp_group, collective_op::all_gather, y.tp_message);
+        nccl_cheapest_collective(topo, x.tp_group, collective_op::all_gather, y.tp_message);
   }
   for (const bool sp : {false, true}) {
     const std::size_t i = sp ? 1 : 0;
@@ -230,9 +228,8 @@ inline batch_terms batch_stage(const step_environment& env, const group_terms& x
     if (x.sizes.pp > 1) {
       seconds one = x.hop_link.latency + y.p2p_message[i] / x.hop_link.bandwidth;
       if (opt.scatter_gather && !sp && t > 1) {
-        // The receiver all-gathers the t slices within its TP group.
-        one +=
-            ring_cost(collective_op::all_gather, t, y.tp_message, flat_link(topo, x.tp_group)).time;
+        // The receiver all-gathers the t slices within its TP group: the TP all-gather.
+        one += y.tp_all_gather.cost.time;
       }
       y.p2p_one[i] = one;
     }
