@@ -171,7 +171,7 @@ TEST_CASE("Bad presets, dtypes and ignored flags name the flag", "[cli_options]"
   seed.gpus_per_node = "72";
   CHECK(error_of([&] {
           (void)to_layer_inputs(layer_flags{}, seed);
-        }).starts_with("--gpus-per-node: the seed's model has one bandwidth"));
+        }).starts_with("--gpus-per-node: the article's model has one bandwidth"));
   seed.rules_read_gpus_per_node = true;  // check: the tp_within_node rule reads it
   CHECK(to_layer_inputs(layer_flags{}, seed).topology.gpus_per_node == 72);
   refined_flags kind;
@@ -179,5 +179,5 @@ TEST_CASE("Bad presets, dtypes and ignored flags name the flag", "[cli_options]"
   kind.bandwidth_kind = "busbw";
   CHECK(error_of([&] {
           (void)to_layer_inputs(layer_flags{}, kind);
-        }).starts_with("--bandwidth-kind: applies to --collective seed only"));
+        }).starts_with("--bandwidth-kind: applies to --collective article only"));
 }
