@@ -286,10 +286,14 @@ inline std::string link_field(const group_placement& group) {
 /// and forever minus the overlap is NaN; step and plan must say so, not print "-nan ns".
 [[noreturn]] inline void fail_non_finite(const step_environment& env, const group_terms& x,
                                          const step_timing& r) {
-  const auto hop = place(env.topology, x.sizes, comm_group::pp_hop);
-  const auto embedding = place(env.topology, x.sizes, comm_group::embedding);
+  // Where the groups lie, as group_stage placed them (comm/placement.hpp).
+  const auto layout = rank_layout_of(x.sizes);
+  const std::string hop_link =
+      any_p2p_across_domains(env.topology, layout) ? "inter-bandwidth" : "intra-bandwidth";
+  const auto dp_group = widest_stage_group(env.topology, layout, parallel_dim::dp);
+  const auto embedding = embedding_group(env.topology, layout);
   const std::string dp_link =
-      x.dp_group.spans_nodes() || (x.embedding.value() > 0.0 && embedding.spans_nodes())
+      dp_group.spans_nodes() || (x.embedding.value() > 0.0 && embedding.spans_nodes())
           ? "inter-bandwidth"
           : "intra-bandwidth";
   struct part {
@@ -304,7 +308,7 @@ inline std::string link_field(const group_placement& group) {
   const std::array<part, 7> parts{{
       {compute_field, r.compute, "compute time"},
       {link_field(x.tp_group), r.tp_comm_per_layer, "TP comm time"},
-      {link_field(hop), r.p2p, "pipeline p2p time"},
+      {hop_link, r.p2p, "pipeline p2p time"},
       {dp_link, r.dp_sync, "DP gradient sync time"},
       {dp_link, r.dp_comm, "DP gradient sync time"},
       {"memory-bandwidth", r.optimizer, "optimizer time"},
