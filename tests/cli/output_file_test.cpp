@@ -1,6 +1,7 @@
 // Output files under hostile conditions, through the real binary: concurrent writers, a
 // read-only directory, a full disk, and targets that must never be replaced (a device, a
 // FIFO, a directory, a symbolic link). The previous file must survive every failure.
+#include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -207,12 +208,22 @@ TEST_CASE("an output path that is not a regular file is never replaced", "[cli][
   SECTION("a FIFO with a reader, and /dev/stdout, are written in place") {
     const auto fifo = dir / "fifo";
     REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    // The reader is open before tpcost starts (a non-blocking open for reading succeeds with no
+    // writer). A `cat` started in the background raced tpcost's check for a reader: under
+    // load tpcost came first, refused the FIFO, and the cat waited forever on the pipe.
+    const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+    REQUIRE(reader >= 0);
     const auto r =
-        shell("(cat " + fifo.string() + " > " + (dir / "got").string() + " &) ; " + "timeout 10 " +
-              bin + " sweep --tp 8 --format csv --output " + fifo.string() + "; sleep 0.2");
+        shell("timeout 10 " + bin + " sweep --tp 8 --format csv --output " + fifo.string());
+    std::string got;
+    char buffer[4096];
+    for (ssize_t n = 0; (n = ::read(reader, buffer, sizeof buffer)) > 0;) {
+      got.append(buffer, static_cast<std::size_t>(n));
+    }
+    ::close(reader);
     CHECK(r.exit_code == 0);
     CHECK(fs::is_fifo(fifo));
-    CHECK_THAT(read_file((dir / "got").string()), Catch::StartsWith("tp,compute_s"));
+    CHECK_THAT(got, Catch::StartsWith("tp,compute_s"));
     const auto through_stdout = shell(bin + " sweep --tp 8 --format csv --output /dev/stdout");
     CHECK(through_stdout.exit_code == 0);
     CHECK_THAT(through_stdout.output, Catch::StartsWith("tp,compute_s"));

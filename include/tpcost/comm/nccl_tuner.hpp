@@ -145,7 +145,10 @@ inline constexpr std::array<double, 17> sm90_speed_inter{48.0, 45.0, 42.0, 40.0,
 inline constexpr std::array<double, 11> sm90_speed_intra{60.0, 50.0, 40.0, 30.0, 24.0, 20.0,
                                                          15.0, 12.0, 11.0, 6.0,  3.0};
 
-/// The fastest entry of a speed table at most `limit` (the table's last entry if none).
+/// The fastest entry of a speed table at most `limit`; below the table, `limit` itself. NCCL
+/// stops its search at the last entry, but a link slower than that (a 1 Gb/s NIC, or an
+/// absurd `--intra-bandwidth 1e-320`) cannot carry a channel at the table's floor, and
+/// taking the floor made such a link look fast.
 template <std::size_t N>
 constexpr double speed_at_most(const std::array<double, N>& table, double limit) {
   for (const double s : table) {
@@ -153,7 +156,7 @@ constexpr double speed_at_most(const std::array<double, N>& table, double limit)
       return s;
     }
   }
-  return table.back();
+  return std::min(table.back(), limit);
 }
 
 /// floor(log2(n)) for n >= 1 (NCCL's log2i).

@@ -16,6 +16,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -399,9 +400,15 @@ inline std::vector<algorithm_cost> nccl_candidate_costs(const cluster_topology& 
 inline algorithm_cost nccl_cheapest_collective(const cluster_topology& topology,
                                                const group_placement& group, collective_op op,
                                                bytes message) {
-  algorithm_cost best{
-      collective_algorithm::ring,
-      *nccl_collective_cost(topology, group, op, collective_algorithm::ring, message)};
+  // The ring is NCCL's fallback, but it too is unavailable over a link whose rate rounds to
+  // 0 GB/s (`--intra-bandwidth 1e-320`): then nothing is, and the time is infinite, which the
+  // step's finite check reports by naming the link.
+  algorithm_cost best{collective_algorithm::ring, collective_cost{}};
+  if (auto ring = nccl_collective_cost(topology, group, op, collective_algorithm::ring, message)) {
+    best.cost = *ring;
+  } else {
+    best.cost.time = seconds{std::numeric_limits<double>::infinity()};
+  }
   for (const auto algorithm : nccl_algorithms) {
     if (algorithm == collective_algorithm::ring || !implements(algorithm, op)) {
       continue;
