@@ -78,7 +78,7 @@ bench: deps
 # 2 cores (docs/fuzzing.md gives each target's measured rate, hence the time to expect).
 FUZZ_RUNS ?= 10000000
 fuzz-long: deps
-	FUZZ_RUNS=$(FUZZ_RUNS) scripts/fuzz.sh
+	FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_SEED=0 scripts/fuzz.sh
 
 format-check:
 	git ls-files '*.hpp' '*.cpp' | xargs clang-format --dry-run --Werror

@@ -26,7 +26,7 @@ for target in megatron_script megatron_log nemo_yaml torchtitan_toml deepspeed_j
   cp ${seeds[$target]} "$work/$target/"
   echo "fuzz: ${target}_fuzzer for ${seconds} s"
   build/fuzz/tests/fuzz/${target}_fuzzer "$work/$target" "${limit[@]}" \
-    -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+    -timeout=10 -rss_limit_mb=2048 -max_len=65536 -seed="${FUZZ_SEED:-1}" -print_final_stats=1 \
     -artifact_prefix="$work/artifacts/" 2>"$work/$target.log" || {
     tail -40 "$work/$target.log"
     echo "fuzz: ${target}_fuzzer FAILED; reproducer in $work/artifacts/" >&2

@@ -4,6 +4,8 @@
 # Fails if a fuzzer finds a crash, a leak, undefined behaviour or a timeout.
 # Usage: scripts/fuzz.sh [seconds-per-target]
 # With FUZZ_RUNS=N (make fuzz-long), every target runs N inputs instead, however long it takes.
+# The seed is fixed (FUZZ_SEED, default 1) so that a clean local run predicts a clean CI run
+# of the same commit; make fuzz-long passes FUZZ_SEED=0, a random seed per run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}
@@ -25,7 +27,7 @@ cp tests/fuzz/corpus/units/* "$work/units/"
 for target in config units; do
   echo "fuzz: ${target}_fuzzer for ${FUZZ_RUNS:-${seconds} s} ${FUZZ_RUNS:+runs}"
   build/fuzz/tests/fuzz/${target}_fuzzer "$work/$target" "${limit[@]}" \
-    -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+    -timeout=10 -rss_limit_mb=2048 -max_len=65536 -seed="${FUZZ_SEED:-1}" -print_final_stats=1 \
     -artifact_prefix="$work/artifacts/" 2>"$work/$target.log" || {
     tail -40 "$work/$target.log"
     echo "fuzz: ${target}_fuzzer FAILED; reproducer in $work/artifacts/" >&2
@@ -58,7 +60,7 @@ else
 fi
 echo "fuzz: io_fuzzer for ${FUZZ_RUNS:-${io_seconds} s} ${FUZZ_RUNS:+runs}"
 build/fuzz/tests/fuzz/io_fuzzer "$work/io" "${io_limit[@]}" -timeout=10 -rss_limit_mb=2048 \
-  -max_len=65536 -print_final_stats=1 -artifact_prefix="$work/artifacts/" 2>"$work/io.log" || {
+  -max_len=65536 -seed="${FUZZ_SEED:-1}" -print_final_stats=1 -artifact_prefix="$work/artifacts/" 2>"$work/io.log" || {
   tail -40 "$work/io.log"
   echo "fuzz: io_fuzzer FAILED; reproducer in $work/artifacts/" >&2
   exit 1

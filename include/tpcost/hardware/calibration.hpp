@@ -467,6 +467,10 @@ inline nccl_run parse_nccl_tests_text(std::string_view text, const std::string& 
   if (max_rank >= 0) {
     run.ranks = max_rank + 1;
     run.ranks_from = "'#  Rank' lines";
+  }
+  // Rank lines without "on HOST" (an edited or truncated file) say nothing of the nodes; the
+  // min/max over no hosts read past the end of the map (found by io_fuzzer).
+  if (max_rank >= 0 && !hosts.empty()) {
     run.nodes = static_cast<std::int64_t>(hosts.size());
     run.nodes_from = "'#  Rank ... on HOST' lines";
     // One placement per profile: a node with fewer ranks than another would be a second
