@@ -5,9 +5,11 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "support/hf_errors.hpp"
 #include "tpcost/model/model_presets.hpp"
 
 using namespace tpcost;
+using tpcost::test::hf_error_of;
 
 namespace {
 const std::string examples = TPCOST_EXAMPLES_DIR;
@@ -17,16 +19,6 @@ bool same_spec(const transformer_spec& a, const transformer_spec& b) {
          kv_heads_of(a) == kv_heads_of(b) && ffn_of(a) == ffn_of(b) && a.gated_mlp == b.gated_mlp &&
          a.vocab == b.vocab && a.seq == b.seq && architecture_of(a) == architecture_of(b) &&
          a.linear_biases == b.linear_biases && a.tied_embeddings == b.tied_embeddings;
-}
-
-/// The message of the error that reading `text` (as file "c.json") throws, or "(no error)".
-std::string error_of(const std::string& text) {
-  try {
-    (void)io::from_hf_config(nlohmann::json::parse(text), "c.json", "--hf-config");
-  } catch (const invalid_spec& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 const std::string llama_body =
@@ -71,43 +63,43 @@ TEST_CASE("Optional keys: KV heads, ties, biases, activation", "[hf_config]") {
 }
 
 TEST_CASE("Malformed configs name the file and the JSON pointer", "[hf_config]") {
-  CHECK(error_of("[1, 2]") ==
+  CHECK(hf_error_of("[1, 2]") ==
         "--hf-config: c.json: the top level is array, expected a JSON object");
-  CHECK(error_of(R"({"num_attention_heads": 32})") ==
+  CHECK(hf_error_of(R"({"num_attention_heads": 32})") ==
         "--hf-config: c.json: /hidden_size: missing; the hidden size is required (hidden_size "
         "or n_embd)");
-  CHECK(error_of("{" + llama_body + R"(, "num_key_value_heads": "8"})") ==
+  CHECK(hf_error_of("{" + llama_body + R"(, "num_key_value_heads": "8"})") ==
         "--hf-config: c.json: /num_key_value_heads: expected a whole number, found string \"8\"");
-  CHECK(error_of(R"({"hidden_size": 4096.5})") ==
+  CHECK(hf_error_of(R"({"hidden_size": 4096.5})") ==
         "--hf-config: c.json: /hidden_size: expected a whole number, found number 4096.5");
-  CHECK(error_of(R"({"hidden_size": -4096})") ==
+  CHECK(hf_error_of(R"({"hidden_size": -4096})") ==
         "--hf-config: c.json: /hidden_size: expected a whole number in 1..2147483647, found "
         "-4096");
-  CHECK(error_of(R"({"hidden_size": 18446744073709551615})") ==
+  CHECK(hf_error_of(R"({"hidden_size": 18446744073709551615})") ==
         "--hf-config: c.json: /hidden_size: expected a whole number in 1..2147483647, found "
         "18446744073709551615");
-  CHECK(error_of("{" + llama_body + R"(, "tie_word_embeddings": "no"})") ==
+  CHECK(hf_error_of("{" + llama_body + R"(, "tie_word_embeddings": "no"})") ==
         "--hf-config: c.json: /tie_word_embeddings: expected true or false, found string \"no\"");
-  CHECK(error_of("{" + llama_body + R"(, "hidden_act": 3})") ==
+  CHECK(hf_error_of("{" + llama_body + R"(, "hidden_act": 3})") ==
         "--hf-config: c.json: /hidden_act: expected a string, found number 3");
 }
 
 TEST_CASE("Inconsistent configs name the key the failed check came from", "[hf_config]") {
-  CHECK_THAT(error_of("{" + llama_body + R"(, "num_key_value_heads": 6})"),
+  CHECK_THAT(hf_error_of("{" + llama_body + R"(, "num_key_value_heads": 6})"),
              Catch::StartsWith("--hf-config: c.json: /num_key_value_heads: 6 KV heads do not "
                                "divide heads = 32"));
   CHECK_THAT(
-      error_of(R"({"n_embd": 100, "n_head": 12, "n_layer": 2, "vocab_size": 10,
+      hf_error_of(R"({"n_embd": 100, "n_head": 12, "n_layer": 2, "vocab_size": 10,
                           "n_positions": 8, "model_type": "gpt2"})"),
       Catch::StartsWith("--hf-config: c.json: /n_head: 12 heads do not divide hidden = 100"));
-  CHECK_THAT(error_of(R"({"hidden_size": 64, "num_attention_heads": 8, "num_hidden_layers": 2,
+  CHECK_THAT(hf_error_of(R"({"hidden_size": 64, "num_attention_heads": 8, "num_hidden_layers": 2,
                           "vocab_size": 10, "max_position_embeddings": 8})"),
              Catch::StartsWith("--hf-config: c.json: /intermediate_size: missing; a gated MLP"));
   // A head dimension other than h/a is read (Qwen3, GPT-OSS); experts need their top-k.
-  CHECK(error_of("{" + llama_body + R"(, "head_dim": 256})") == "(no error)");
-  CHECK_THAT(error_of("{" + llama_body + R"(, "num_local_experts": 8})"),
+  CHECK(hf_error_of("{" + llama_body + R"(, "head_dim": 256})") == "(no error)");
+  CHECK_THAT(hf_error_of("{" + llama_body + R"(, "num_local_experts": 8})"),
              Catch::Contains("/num_experts_per_tok: missing; the number of experts per token"));
-  CHECK(error_of("{" + llama_body + R"(, "num_local_experts": 1, "num_experts_per_tok": 1})") ==
+  CHECK(hf_error_of("{" + llama_body + R"(, "num_local_experts": 1, "num_experts_per_tok": 1})") ==
         "(no error)");
 }
 
@@ -123,7 +115,7 @@ TEST_CASE("Unreadable and non-JSON files name the file", "[hf_config]") {
 TEST_CASE("Sliding windows shorter than the sequence are refused with the key named",
           "[hf_config]") {
   const auto with = [](const std::string& extra) {
-    return error_of("{" + llama_body + extra + "}");
+    return hf_error_of("{" + llama_body + extra + "}");
   };
   // Mistral-7B-v0.1: a 4096-token window at max_position_embeddings 8192 here
   CHECK_THAT(with(R"(, "sliding_window": 4096)"), Catch::Contains("c.json: /sliding_window") &&
@@ -142,7 +134,7 @@ TEST_CASE("Sliding windows shorter than the sequence are refused with the key na
 
 TEST_CASE("Per-layer attention types are read: windowed layers are refused", "[hf_config]") {
   const auto with = [](const std::string& extra) {
-    return error_of("{" + llama_body + extra + "}");
+    return hf_error_of("{" + llama_body + extra + "}");
   };
   CHECK(with(R"(, "layer_types": ["full_attention", "full_attention"])") == "(no error)");
   CHECK_THAT(
@@ -158,7 +150,7 @@ TEST_CASE("Per-layer attention types are read: windowed layers are refused", "[h
 
 TEST_CASE("rope_scaling is read and checked: it changes positions, not the cost", "[hf_config]") {
   const auto with = [](const std::string& extra) {
-    return error_of("{" + llama_body + extra + "}");
+    return hf_error_of("{" + llama_body + extra + "}");
   };
   // Llama 3.1
   CHECK(with(R"(, "rope_scaling": {"rope_type": "llama3", "factor": 8.0,

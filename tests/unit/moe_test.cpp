@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "support/hf_errors.hpp"
 #include "support/matchers.hpp"
 #include "tpcost/io/hf_config.hpp"
 #include "tpcost/model/flops.hpp"
@@ -15,19 +16,11 @@
 #include "tpcost/model/published_flops.hpp"
 
 using namespace tpcost;
+using tpcost::test::hf_error_of;
 using tpcost::test::near;
 
 namespace {
 const std::string examples = TPCOST_EXAMPLES_DIR;
-
-std::string error_of(const std::string& text) {
-  try {
-    (void)io::from_hf_config(nlohmann::json::parse(text), "c.json", "--hf-config");
-  } catch (const invalid_spec& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 std::string field_of_error(const transformer_spec& spec) {
   try {
@@ -244,29 +237,30 @@ TEST_CASE("An MoE key the reader does not understand is an error naming it", "[m
           "num_key_value_heads": 4, "num_hidden_layers": 28, "intermediate_size": 12288,
           "vocab_size": 103424, "max_position_embeddings": 131072, "moe_num_experts": 64,
           "moe_k": 6, "moe_intermediate_size": 1536, "moe_layer_start_index": 1})";
-  const auto e = error_of(ernie);
+  const auto e = hf_error_of(ernie);
   CHECK_THAT(e, Catch::Contains("/moe_k: "));
   CHECK_THAT(e, Catch::Contains("moe_num_experts"));
   CHECK_THAT(e, Catch::Contains("a mixture-of-experts key this reader does not understand"));
   // Turned-off settings are not errors, nor are router settings without a cost.
-  CHECK(error_of("{" + mixtral_body +
-                 R"(, "num_local_experts": 8, "num_experts_per_tok": 2, "moe_capacity": null,
+  CHECK(hf_error_of("{" + mixtral_body +
+                    R"(, "num_local_experts": 8, "num_experts_per_tok": 2, "moe_capacity": null,
                     "router_aux_loss_coef": 0.02, "use_moe_kernel": false})") == "(no error)");
 }
 
 TEST_CASE("Bad expert settings in a config name their key", "[moe][hf_config]") {
   CHECK_THAT(
-      error_of("{" + mixtral_body + R"(, "num_local_experts": 8, "num_experts_per_tok": 9})"),
+      hf_error_of("{" + mixtral_body + R"(, "num_local_experts": 8, "num_experts_per_tok": 9})"),
       Catch::Contains("/num_experts_per_tok: top-k = 9 is above the 8 routed experts"));
-  CHECK_THAT(error_of("{" + mixtral_body + R"(, "n_shared_experts": 2})"),
+  CHECK_THAT(hf_error_of("{" + mixtral_body + R"(, "n_shared_experts": 2})"),
              Catch::Contains("/n_shared_experts: an expert setting without a number of experts"));
-  CHECK_THAT(error_of("{" + mixtral_body +
-                      R"(, "num_experts": 8, "num_experts_per_tok": 2, "mlp_only_layers": [3]})"),
-             Catch::Contains("/mlp_only_layers: dense layers other than the leading ones"));
-  CHECK_THAT(error_of("{" + mixtral_body + R"(, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
+  CHECK_THAT(
+      hf_error_of("{" + mixtral_body +
+                  R"(, "num_experts": 8, "num_experts_per_tok": 2, "mlp_only_layers": [3]})"),
+      Catch::Contains("/mlp_only_layers: dense layers other than the leading ones"));
+  CHECK_THAT(hf_error_of("{" + mixtral_body + R"(, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
                       "qk_rope_head_dim": 64})"),
              Catch::Contains("/v_head_dim: missing"));
-  CHECK_THAT(error_of(R"({"model_type": "llama4"})"), Catch::Contains("/text_config: missing"));
+  CHECK_THAT(hf_error_of(R"({"model_type": "llama4"})"), Catch::Contains("/text_config: missing"));
 }
 
 TEST_CASE(
