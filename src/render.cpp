@@ -1071,9 +1071,55 @@ std::string failure_text(const rule_outcome& o) {
   return measured_text(o);
 }
 
+/// `text` with every byte that is not part of well-formed UTF-8 replaced by U+FFFD: an XML
+/// document (JUnit) with a stray byte of a Latin-1 file name is not well-formed, and a CI
+/// server that cannot parse the report loses every verdict in it.
+std::string valid_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto u = static_cast<unsigned char>(text[i]);
+    // The length of the sequence u starts, and the range its second byte must be in
+    // (RFC 3629 Sec. 4: no overlong forms, no surrogates, nothing above U+10FFFF).
+    std::size_t length = 0;
+    unsigned char low = 0x80;
+    unsigned char high = 0xBF;
+    if (u < 0x80) {
+      length = 1;
+    } else if (u >= 0xC2 && u <= 0xDF) {
+      length = 2;
+    } else if (u >= 0xE0 && u <= 0xEF) {
+      length = 3;
+      low = u == 0xE0 ? 0xA0 : 0x80;
+      high = u == 0xED ? 0x9F : 0xBF;
+    } else if (u >= 0xF0 && u <= 0xF4) {
+      length = 4;
+      low = u == 0xF0 ? 0x90 : 0x80;
+      high = u == 0xF4 ? 0x8F : 0xBF;
+    }
+    bool ok = length > 0 && i + length <= text.size();
+    for (std::size_t k = 1; ok && k < length; ++k) {
+      const auto c = static_cast<unsigned char>(text[i + k]);
+      ok = k == 1 ? (c >= low && c <= high) : (c >= 0x80 && c <= 0xBF);
+    }
+    if (ok) {
+      out.append(text.substr(i, length));
+      i += length;
+    } else {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    }
+  }
+  return out;
+}
+
+/// `text` for an XML attribute: well-formed UTF-8, control bytes as \xNN (XML 1.0 forbids
+/// most of them even as references, and a newline in an attribute is read as a space), and
+/// the five markup characters as entities.
 std::string xml_escape(std::string_view text) {
   std::string out;
-  for (const char c : text) {
+  for (const char c : detail::printable(valid_utf8(text))) {
     switch (c) {
       case '&':
         out += "&amp;";
@@ -1091,10 +1137,27 @@ std::string xml_escape(std::string_view text) {
         out += "&apos;";
         break;
       default:
-        // XML 1.0 forbids most control characters even escaped; drop them.
-        if (static_cast<unsigned char>(c) >= 0x20 || c == '\n' || c == '\t') {
-          out += c;
-        }
+        out += c;
+    }
+  }
+  return out;
+}
+
+/// A path as a SARIF artifactLocation.uri, a URI reference (SARIF 2.1.0 Sec. 3.4.3, RFC 3986):
+/// unreserved bytes and '/' as they are, every other byte percent-encoded.
+std::string uri_reference(std::string_view path) {
+  static constexpr std::string_view hex = "0123456789ABCDEF";
+  std::string out;
+  for (const char c : path) {
+    const auto u = static_cast<unsigned char>(c);
+    const bool keep = (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') ||
+                      u == '-' || u == '.' || u == '_' || u == '~' || u == '/';
+    if (keep) {
+      out += c;
+    } else {
+      out += '%';
+      out += hex[u >> 4U];
+      out += hex[u & 0xFU];
     }
   }
   return out;
@@ -1234,9 +1297,19 @@ std::string check_junit(const std::vector<file_check>& files) {
     const std::size_t suite_tests = f.outcomes.size() + (f.error.empty() ? 0 : 1);
     tests += suite_tests;
     failures += suite_failures;
+    // The assumed network, where a reader of the CI report sees it (JUnit's <properties>).
+    const std::string properties =
+        f.assumption.empty()
+            ? std::string()
+            : fmt::format(
+                  "    <properties>\n      <property name=\"assumed\" value=\"{}\"/>\n"
+                  "    </properties>\n",
+                  xml_escape(f.assumption));
     suites += fmt::format(
-        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n{}  </testsuite>\n",
-        xml_escape(f.source), suite_tests, suite_failures, f.error.empty() ? 0 : 1, cases);
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n{}{}  "
+        "</testsuite>\n",
+        xml_escape(f.source), suite_tests, suite_failures, f.error.empty() ? 0 : 1, properties,
+        cases);
   }
   return fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -1268,10 +1341,17 @@ std::string check_sarif(const std::vector<file_check>& files) {
     nlohmann::json region = {{"startLine", std::max<std::size_t>(f.line, 1)}};
     return nlohmann::json::array(
         {{{"physicalLocation",
-           {{"artifactLocation", {{"uri", f.source == "-" ? "stdin" : f.source}}},
+           {{"artifactLocation", {{"uri", f.source == "-" ? "stdin" : uri_reference(f.source)}}},
             {"region", region}}}}});
   };
+  // The assumed network of a file: a tool notification (SARIF 2.1.0 Sec. 3.58), not a result.
+  nlohmann::json notifications = nlohmann::json::array();
   for (const auto& f : files) {
+    if (!f.assumption.empty()) {
+      notifications.push_back({{"level", "warning"},
+                               {"message", {{"text", f.assumption}}},
+                               {"locations", location(f)}});
+    }
     if (!f.error.empty()) {
       results.push_back({{"ruleId", "invalid-config"},
                          {"level", "error"},
@@ -1282,23 +1362,24 @@ std::string check_sarif(const std::vector<file_check>& files) {
       if (!o.passed) {
         results.push_back({{"ruleId", rule_name(o.kind)},
                            {"level", "error"},
-                           {"message",
-                            {{"text", fmt::format("{}: {} (limit {})", rule_name(o.kind),
-                                                  measured_text(o), limit_text(o))}}},
+                           {"message", {{"text", failure_text(o)}}},
                            {"locations", location(f)}});
       }
     }
   }
-  const nlohmann::json sarif = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-                                {"version", "2.1.0"},
-                                {"runs",
-                                 {{{"tool",
-                                    {{"driver",
-                                      {{"name", "tpcost"},
-                                       {"version", TPCOST_VERSION},
-                                       {"informationUri", "https://github.com/tpcost/tpcost"},
-                                       {"rules", rules}}}}},
-                                   {"results", results}}}}};
+  const nlohmann::json sarif = {
+      {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+      {"version", "2.1.0"},
+      {"runs",
+       {{{"tool",
+          {{"driver",
+            {{"name", "tpcost"},
+             {"version", TPCOST_VERSION},
+             {"informationUri", "https://github.com/tpcost/tpcost"},
+             {"rules", rules}}}}},
+         {"invocations",
+          {{{"executionSuccessful", true}, {"toolExecutionNotifications", notifications}}}},
+         {"results", results}}}}};
   return sarif.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
@@ -1320,6 +1401,10 @@ std::string render_check(const std::vector<file_check>& files, output_format for
 std::string render_annotations(const std::vector<file_check>& files) {
   std::string out;
   for (const auto& f : files) {
+    if (!f.assumption.empty()) {
+      out += fmt::format("::warning file={},title=tpcost check::{}\n", gha_escape(f.source, true),
+                         gha_escape(f.assumption, false));
+    }
     if (!f.error.empty()) {
       out += fmt::format("::error file={},title=tpcost check::{}\n", gha_escape(f.source, true),
                          gha_escape(f.error, false));
