@@ -1,5 +1,6 @@
 #include "render_plan.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -62,21 +63,23 @@ std::string tp_group_text(const parallel_config& par, const chosen_hardware& hw,
                      hw.network);
 }
 
+/// The per-part times of A and B and their difference; columns as wide as the names need.
 std::string difference_table(const std::string& a_name, const step_result& a,
                              const std::string& b_name, const step_result& b,
                              const step_comparison& d) {
+  const std::size_t w = std::max({std::size_t{12}, a_name.size(), b_name.size()});
   std::string o;
-  o += fmt::format("  {:<30} {:>12} {:>12} {:>12}\n", "", a_name, b_name, "difference");
+  o += fmt::format("  {:<30} {:>{}} {:>{}} {:>12}\n", "", a_name, w, b_name, w, "difference");
   for (std::size_t i = 0; i < breakdown_parts.size(); ++i) {
     const auto member = breakdown_parts[i].time;
-    o += fmt::format("  {:<30} {:>12} {:>12} {:>12}{}\n", part_labels[i],
-                     time_or_zero(a.time.*member), time_or_zero(b.time.*member),
+    o += fmt::format("  {:<30} {:>{}} {:>{}} {:>12}{}\n", part_labels[i],
+                     time_or_zero(a.time.*member), w, time_or_zero(b.time.*member), w,
                      signed_time(d.delta.*member), i == d.largest ? "  <- largest" : "");
   }
-  o += fmt::format("  {:<30} {:>12} {:>12} {:>12}\n", "step", io::to_string(a.step_time),
-                   io::to_string(b.step_time), signed_time(d.step_time));
-  o += fmt::format("  {:<30} {:>12} {:>12} {:>+11.1f}pt\n", "MFU", io::percent(a.mfu),
-                   io::percent(b.mfu), d.mfu * 100.0);
+  o += fmt::format("  {:<30} {:>{}} {:>{}} {:>12}\n", "step", io::to_string(a.step_time), w,
+                   io::to_string(b.step_time), w, signed_time(d.step_time));
+  o += fmt::format("  {:<30} {:>{}} {:>{}} {:>+11.1f}pt\n", "MFU", io::percent(a.mfu), w,
+                   io::percent(b.mfu), w, d.mfu * 100.0);
   return o;
 }
 
@@ -368,6 +371,11 @@ std::string render_plan(const plan_report& report, output_format format) {
     return plan_json(report).dump(2) + "\n";
   }
   return plan_text(report);
+}
+
+std::string compare_difference_table(const compare_report& report) {
+  return difference_table(report.given[0], report.results[0], report.given[1], report.results[1],
+                          report.difference);
 }
 
 std::string render_compare(const compare_report& report, output_format format) {

@@ -38,5 +38,8 @@ std::string render_plan(const plan_report& report, output_format format);
 /// The ranked layouts' table alone (`plan -q`, as `sweep -q` prints its table alone).
 std::string plan_layouts_table(const plan_report& report);
 std::string render_compare(const compare_report& report, output_format format);
+/// The where-the-time-goes table alone, its columns headed by the --compare texts (`plan
+/// --compare -q`).
+std::string compare_difference_table(const compare_report& report);
 
 }  // namespace tpcost::cli

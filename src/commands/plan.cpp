@@ -1,8 +1,11 @@
 // `tpcost plan`: the fastest layout for a model on N GPUs, by exhaustive search; or, with
 // --compare, two given layouts side by side.
 #include <chrono>
+#include <iostream>
 #include <memory>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "cli_options.hpp"
 #include "commands/commands.hpp"
@@ -15,6 +18,7 @@
 #include "short_flags.hpp"
 #include "step_options.hpp"
 #include "tpcost/base/parse.hpp"
+#include "tpcost/base/units.hpp"
 #include "tpcost/plan/planner.hpp"
 
 namespace tpcost::cli {
@@ -106,6 +110,19 @@ std::string run_compare(const plan_flags& f, inputs in, output_format format) {
     r.broken[i] = broken_plan_rule(r.request, r.layouts[i]);
   }
   r.difference = compare_layouts(r.layouts[0], r.results[0], r.layouts[1], r.results[1]);
+  if (f.display.quiet && format == output_format::table) {
+    note_assumption(r.hardware.assumption);  // the report's first line says it
+    for (std::size_t i = 0; i < 2; ++i) {    // the layout's line says it otherwise
+      const auto& m = r.results[i].memory;
+      if (!m.fits()) {
+        std::cerr << fmt::format(
+            "tpcost: warning: {} DOES NOT FIT: the fullest stage needs {:.1f} GiB per GPU of the "
+            "{:.1f} GiB there is\n",
+            r.given[i], m.peak().total() / units::GiB, m.capacity / units::GiB);
+      }
+    }
+    return compare_difference_table(r);
+  }
   return render_compare(r, format);
 }
 
