@@ -196,19 +196,9 @@ constexpr flops_per_second seed_peak = 1 * units::PFLOP / units::s;
 /// profile) describes a topology; flags the chosen model would ignore are rejected.
 tp_options to_tp_options(const refined_flags& flags, bool hardware) {
   tp_options o;
-  // "article" names the article's M/B convention; "seed", its old name, stays accepted.
-  if (flags.collective.empty()) {
-    o.collective = hardware ? collective_choice::automatic : collective_choice::seed;
-  } else if (flags.collective == "article") {
-    o.collective = collective_choice::seed;
-  } else {
-    try {
-      o.collective = parse_collective_choice(flags.collective, "--collective");
-    } catch (const invalid_spec&) {
-      throw invalid_spec("--collective", "'" + flags.collective +
-                                             "' is not one of article|ring|tree|hierarchical|auto");
-    }
-  }
+  o.collective = flags.collective.empty()
+                     ? (hardware ? collective_choice::automatic : collective_choice::article)
+                     : parse_collective_choice(flags.collective, "--collective");
   o.seed_bandwidth = flags.bandwidth_kind.empty()
                          ? bandwidth_kind::algbw
                          : parse_bandwidth_kind(flags.bandwidth_kind, "--bandwidth-kind");
@@ -221,7 +211,7 @@ tp_options to_tp_options(const refined_flags& flags, bool hardware) {
   if (!flags.heads.empty()) {
     o.heads = parse_count(flags.heads, "--heads");
   }
-  if (o.collective == collective_choice::seed) {
+  if (o.collective == collective_choice::article) {
     const std::pair<const std::string*, const char*> topology[] = {
         {&flags.gpus_per_node, "--gpus-per-node"}, {&flags.intra_bandwidth, "--intra-bandwidth"},
         {&flags.intra_latency, "--intra-latency"}, {&flags.inter_bandwidth, "--inter-bandwidth"},

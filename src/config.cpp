@@ -148,7 +148,7 @@ constexpr std::array<config_key, 59> keys{{
      "rule: E(t) >= this (also the sweep footer's target)", ""},
     {"/checks/max_ratio", "", value_kind::positive, "rule: R(t) <= this", ""},
     {"/checks/tp_within_half_critical", "", value_kind::boolean,
-     "rule: t <= t*/2 (the seed's guidance for E around 70%)", ""},
+     "rule: t <= t*/2 (the article's guidance for E around 70%)", ""},
     {"/checks/tp_within_node", "", value_kind::boolean,
      "rule: t <= GPUs per node (hardware.gpus_per_node, the GPU preset's, or 8)", ""},
     {"/checks/min_utilisation", "", value_kind::open_fraction,
@@ -163,7 +163,7 @@ constexpr std::array<config_key, 59> keys{{
      "rule: the predicted step time <= this, e.g. \"12s\" (needs the step keys)", ""},
 }};
 
-/// The values of a choice key, e.g. {"seed", "ring", ...}.
+/// The values of a choice key, e.g. {"article", "ring", ...}.
 std::vector<std::string> choices_of(const config_key& key) {
   std::vector<std::string> out;
   std::string_view rest = key.choices;

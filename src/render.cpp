@@ -421,7 +421,7 @@ std::string inter_link_text(const cluster_topology& t) {
 }
 
 std::string links_line(const refined_sweep_result& r) {
-  if (r.options.collective == collective_choice::seed) {
+  if (r.options.collective == collective_choice::article) {
     return r.options.seed_bandwidth == bandwidth_kind::algbw
                ? fmt::format(
                      "the article's B = {} as an all-reduce's algbw: M/B per all-reduce, "
@@ -439,8 +439,8 @@ std::string links_line(const refined_sweep_result& r) {
 
 std::string algorithm_description(collective_choice c) {
   switch (c) {
-    case collective_choice::seed:
-      return "article (M/B, the article's convention)";
+    case collective_choice::article:
+      return "article (M/B per all-reduce, no latency)";
     case collective_choice::ring:
       return "ring (across nodes: one flat ring, every step at the slowest hop)";
     case collective_choice::tree:
@@ -707,7 +707,7 @@ std::string algorithm_derivation(const refined_sweep_result& r, const refined_la
                        m, e.bandwidth_gbs, io::to_string(c.cost.time));
       break;
     }
-    case collective_algorithm::seed:
+    case collective_algorithm::article:
       break;
   }
   o += fmt::format("       wire bytes per GPU {}", io::to_string(c.cost.wire_bytes));
@@ -724,12 +724,12 @@ std::string seed_derivation(const refined_sweep_result& r, const collective_use&
   const bool ar = use.op == collective_op::all_reduce;
   const auto t = use.cost.time;
   if (r.options.seed_bandwidth == bandwidth_kind::algbw) {
-    return ar ? fmt::format("     seed: T = M/B = {} / {} = {}\n", m, b, io::to_string(t))
-              : fmt::format("     seed: T = M/(2B) = half an all-reduce = {} / {} = {}\n", m, b,
+    return ar ? fmt::format("     article: T = M/B = {} / {} = {}\n", m, b, io::to_string(t))
+              : fmt::format("     article: T = M/(2B) = half an all-reduce = {} / {} = {}\n", m, b,
                             io::to_string(t));
   }
   const auto n = r.rows.front().row.tp;
-  return fmt::format("     seed, B as busbw: T = {0}(t-1)/t*M/B = {0}({1}-1)/{1}*{2} / {3} = {4}\n",
+  return fmt::format("     article, B as busbw: T = {0}(t-1)/t*M/B = {0}({1}-1)/{1}*{2} / {3} = {4}\n",
                      ar ? "2*" : "", n, io::to_string(r.message), b, io::to_string(t));
 }
 
@@ -745,7 +745,7 @@ std::string refined_explain_text(const refined_explanation& x, const hardware_or
   o += fmt::format("Model:  collective {}; {}\n", algorithm_description(r.options.collective),
                    options_line(r));
   o += hardware_section(origin, r.device,
-                        r.options.collective == collective_choice::seed ? nullptr : &r.topology);
+                        r.options.collective == collective_choice::article ? nullptr : &r.topology);
   o += "\n";
   int step = 0;
   o += fmt::format("{}. Message of one collective: the full activation, in the wire dtype\n",
@@ -858,7 +858,7 @@ std::string refined_explain_text(const refined_explanation& x, const hardware_or
       "   ({}, as the all-reduce's algbw)\n",
       ++step, io::to_string(r.message), io::to_string(r.seed_comparison_bandwidth),
       io::to_ms(r.seed_comm),
-      r.options.collective == collective_choice::seed ? "B = --bandwidth"
+      r.options.collective == collective_choice::article ? "B = --bandwidth"
                                                       : "B = the intra-node link");
   return o;
 }
@@ -881,7 +881,7 @@ std::string collective_text(const collective_comparison& c, const hardware_origi
   text_table t{{"algorithm", "protocol", "time", "steps", "wire/GPU", "x-node/GPU", "per NIC",
                 "algbw", "busbw"}};
   for (const auto& row : c.rows) {
-    const bool nccl = row.algorithm != collective_algorithm::seed &&
+    const bool nccl = row.algorithm != collective_algorithm::article &&
                       row.algorithm != collective_algorithm::hierarchical;
     t.push_back({std::string(to_string(row.algorithm)),
                  nccl ? std::string(to_string(row.cost.protocol)) : std::string("-"),
@@ -897,7 +897,7 @@ std::string collective_text(const collective_comparison& c, const hardware_origi
       "docs/collectives.md)\n",
       to_string(c.cheapest));
   o += "hierarchical: a textbook two-level bound, not one of NCCL's algorithms\n";
-  o += "seed: M/B, the article's convention (B = the intra-node bandwidth as an all-reduce's "
+  o += "article: M/B, the article's convention (B = the intra-node bandwidth as an all-reduce's "
        "algbw; no latency)\n";
   o += "algbw = M/T, busbw = algbw*2(n-1)/n (all-reduce) or algbw*(n-1)/n (nccl-tests "
        "doc/PERFORMANCE.md)\n";

@@ -17,7 +17,7 @@ namespace tpcost::cli {
 namespace {
 
 constexpr const char* algorithm_names =
-    "all|auto|seed|ring|tree|nvls|nvls-tree|pat|collnet-direct|collnet-chain|hierarchical";
+    "all|auto|article|ring|tree|nvls|nvls-tree|pat|collnet-direct|collnet-chain|hierarchical";
 
 struct collective_options {
   std::string op = "all-reduce";
@@ -41,7 +41,9 @@ collective_comparison select(collective_comparison c, const std::string& algorit
   if (algorithm != "auto") {
     bool known = false;
     for (const auto a : all_collective_algorithms) {
-      if (algorithm == to_string(a)) {
+      // "seed": the article's convention under its old name.
+      if (algorithm == to_string(a) ||
+          (algorithm == "seed" && a == collective_algorithm::article)) {
         wanted = a;
         known = true;
       }
@@ -93,9 +95,10 @@ void add_collective_command(CLI::App& app) {
   cmd->add_option("--size", opts->size, "M: the full message, e.g. 1GiB, 64MB, 134217728")
       ->capture_default_str();
   cmd->add_option("-n,--ranks", opts->ranks, "n: GPUs in the group")->capture_default_str();
-  cmd->add_option("--algorithm", opts->algorithm,
-                  "all | auto (what NCCL's tuner picks) | seed | ring | tree | nvls | nvls-tree | "
-                  "pat | collnet-direct | collnet-chain | hierarchical")
+  cmd->add_option(
+         "--algorithm", opts->algorithm,
+         "all | auto (what NCCL's tuner picks) | article | ring | tree | nvls | nvls-tree | "
+         "pat | collnet-direct | collnet-chain | hierarchical")
       ->capture_default_str();
   cmd->add_option("--ranks-per-node", opts->ranks_per_node,
                   "K: members of the group on each node (default: fill nodes); 1 = a DP-style "

@@ -35,7 +35,7 @@ TEST_CASE("Without a preset the inputs are the seed demo's", "[cli_options]") {
   CHECK(in.layer.element.name == "fp32");
   CHECK(in.device.peak.value() == 1e15);
   CHECK(in.device.bandwidth.value() == 600e9);
-  CHECK(in.options.collective == collective_choice::seed);
+  CHECK(in.options.collective == collective_choice::article);
   CHECK(in.topology.gpus_per_node == 8);
   CHECK(in.topology.intra.bandwidth.value() == 600e9);
   CHECK(in.topology.intra.latency.value() == 0.0);
@@ -115,7 +115,7 @@ TEST_CASE("Explicit flags win over the presets", "[cli_options]") {
   seed.collective = "seed";
   in = to_layer_inputs(layer_flags{}, seed);
   CHECK(in.seed_model());  // the seed's formulas, with the A100's P and NVLink 3 as B
-  CHECK(in.options.collective == collective_choice::seed);
+  CHECK(in.options.collective == collective_choice::article);
   CHECK(in.device.peak.value() == 312e12);
   CHECK(in.device.bandwidth.value() == 300e9);
 }

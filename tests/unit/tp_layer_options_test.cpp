@@ -62,7 +62,7 @@ TEST_CASE("Any refinement leaves the seed's model", "[tp_layer_options]") {
 
 TEST_CASE("SP: 4 all-gathers + 4 reduce-scatters put the all-reduces' bytes on the wire",
           "[tp_layer_options]") {
-  for (const auto c : {collective_choice::seed, collective_choice::ring, collective_choice::tree,
+  for (const auto c : {collective_choice::article, collective_choice::ring, collective_choice::tree,
                        collective_choice::hierarchical, collective_choice::automatic}) {
     for (const std::int64_t t : {1, 2, 8, 16, 64}) {
       CAPTURE(to_string(c), t);

@@ -40,7 +40,7 @@ namespace tpcost {
 enum class collective_op { all_reduce, reduce_scatter, all_gather };
 
 /// How a collective moves its data.
-///  - `seed`: the seed article's convention, `M/B` per all-reduce, no latency;
+///  - `article`: the article's convention (DESIGN.md), `M/B` per all-reduce, no latency;
 ///  - `ring`: NCCL's rings, one per channel over the node's NICs (comm/nccl_tuner.hpp);
 ///  - `tree`: NCCL's tree: a chain inside each node, a double binary tree across nodes
 ///    (Sanders et al. 2009), all-reduce only, as in NCCL;
@@ -53,7 +53,7 @@ enum class collective_op { all_reduce, reduce_scatter, all_gather };
 ///  - `collnet_direct`, `collnet_chain`: SHARP in the network switches (CollNet), all-reduce.
 /// Choosing the cheapest ("auto") happens a level up, where the topology is known.
 enum class collective_algorithm {
-  seed,
+  article,
   ring,
   tree,
   hierarchical,
@@ -87,7 +87,7 @@ struct collective_cost {
 inline constexpr std::array<collective_op, 3> all_collective_ops{
     collective_op::all_reduce, collective_op::reduce_scatter, collective_op::all_gather};
 inline constexpr std::array<collective_algorithm, 9> all_collective_algorithms{
-    collective_algorithm::seed,         collective_algorithm::ring,
+    collective_algorithm::article,         collective_algorithm::ring,
     collective_algorithm::tree,         collective_algorithm::hierarchical,
     collective_algorithm::nvls,         collective_algorithm::nvls_tree,
     collective_algorithm::pat,          collective_algorithm::collnet_direct,
@@ -119,7 +119,7 @@ constexpr std::string_view to_string(nccl_protocol protocol) {
   return "?";
 }
 
-/// "seed", "ring", "tree", "hierarchical", "nvls", "nvls-tree", "pat", "collnet-direct",
+/// "article", "ring", "tree", "hierarchical", "nvls", "nvls-tree", "pat", "collnet-direct",
 /// "collnet-chain".
 constexpr std::string_view to_string(collective_algorithm algorithm) {
   switch (algorithm) {
@@ -133,8 +133,8 @@ constexpr std::string_view to_string(collective_algorithm algorithm) {
       return "collnet-direct";
     case collective_algorithm::collnet_chain:
       return "collnet-chain";
-    case collective_algorithm::seed:
-      return "seed";
+    case collective_algorithm::article:
+      return "article";
     case collective_algorithm::ring:
       return "ring";
     case collective_algorithm::tree:

@@ -324,7 +324,7 @@ inline nccl_estimate nccl_tune(const nccl_view& v, collective_op op, collective_
       e.bandwidth_gbs = bw * 0.5;
       return e;
     }
-    case collective_algorithm::seed:
+    case collective_algorithm::article:
     case collective_algorithm::hierarchical:
       return {};
   }

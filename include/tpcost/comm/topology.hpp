@@ -228,7 +228,7 @@ constexpr link_spec flat_link(const cluster_topology& topology, const group_plac
 /// is costed by `seed_cost`. Whether the hardware runs it is `nccl_collective_cost`'s answer.
 constexpr bool implements(collective_algorithm algorithm, collective_op op) {
   switch (algorithm) {
-    case collective_algorithm::seed:
+    case collective_algorithm::article:
       return false;
     case collective_algorithm::tree:
     case collective_algorithm::nvls_tree:
@@ -470,7 +470,7 @@ inline collective_comparison compare_collectives(const cluster_topology& topolog
     }
     out.rows.push_back(row);
   };
-  add(collective_algorithm::seed,
+  add(collective_algorithm::article,
       seed_cost(op, ranks, message, topology.intra.bandwidth, bandwidth_kind::algbw));
   for (const auto& c : nccl_candidate_costs(topology, out.group, op, message)) {
     add(c.algorithm, c.cost);

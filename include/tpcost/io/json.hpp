@@ -28,7 +28,7 @@ inline void to_json(nlohmann::json& j, const sweep_result& r) {
   j = nlohmann::json{
       {"schema", "tpcost.sweep/1"},
       {"tool", {{"name", "tpcost"}, {"version", TPCOST_VERSION}}},
-      {"model", "seed"},
+      {"model", "article"},
       {"inputs",
        {{"batch", r.layer.batch},
         {"seq", r.layer.seq},
@@ -100,7 +100,7 @@ inline void to_json(nlohmann::json& j, const refined_row& r) {
 /// `summary.tp_bound_for_min_efficiency` are null: T_comm is no longer the same at every t)
 /// plus the refined model's inputs, per-row costs and summary.
 inline void to_json(nlohmann::json& j, const refined_sweep_result& r) {
-  const bool alpha_beta = r.options.collective != collective_choice::seed;
+  const bool alpha_beta = r.options.collective != collective_choice::article;
   j = nlohmann::json{
       {"schema", "tpcost.sweep/1"},
       {"tool", {{"name", "tpcost"}, {"version", TPCOST_VERSION}}},

@@ -191,7 +191,7 @@ inline void validate(const layer_spec& layer, const device_spec& device,
                      const cluster_topology& topology, const tp_options& options) {
   validate(layer, device);
   validate(options);
-  if (options.collective != collective_choice::seed) {
+  if (options.collective != collective_choice::article) {
     validate(topology);
     layer_spec on_wire = layer;
     on_wire.element = wire_dtype(layer, options);
@@ -260,7 +260,7 @@ inline refined_sweep_result sweep_tp(const layer_spec& layer, const device_spec&
   }
   r.single_gpu_compute = r.layer_flops / device.peak;
   r.seed_comparison_bandwidth =
-      options.collective == collective_choice::seed ? device.bandwidth : topology.intra.bandwidth;
+      options.collective == collective_choice::article ? device.bandwidth : topology.intra.bandwidth;
   r.seed_comm =
       static_cast<double>(seed_collectives_per_layer) * r.message / r.seed_comparison_bandwidth;
   r.rows.reserve(degrees.size());

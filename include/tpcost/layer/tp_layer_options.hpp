@@ -54,11 +54,11 @@
 namespace tpcost {
 
 /// `--collective`: one algorithm for every collective, or the cheapest per message (auto).
-enum class collective_choice { seed, ring, tree, hierarchical, automatic };
+enum class collective_choice { article, ring, tree, hierarchical, automatic };
 
 /// The refinements of the seed's per-layer model. The defaults give the seed's model.
 struct tp_options {
-  collective_choice collective = collective_choice::seed;
+  collective_choice collective = collective_choice::article;
   bandwidth_kind seed_bandwidth = bandwidth_kind::algbw;  ///< what B is under `seed`
   bool sequence_parallel = false;
   /// Selective reruns only the attention core (Q·Kᵀ, softmax, dropout, scores·V): no TP
@@ -76,11 +76,11 @@ struct tp_options {
 /// Llama-2-70B (8192/64).
 inline constexpr std::int64_t default_head_dim = 128;
 
-/// "seed", "ring", "tree", "hierarchical", "auto".
+/// "article", "ring", "tree", "hierarchical", "auto".
 constexpr std::string_view to_string(collective_choice choice) {
   switch (choice) {
-    case collective_choice::seed:
-      return "seed";
+    case collective_choice::article:
+      return "article";
     case collective_choice::ring:
       return "ring";
     case collective_choice::tree:
@@ -93,18 +93,22 @@ constexpr std::string_view to_string(collective_choice choice) {
   return "?";
 }
 
-/// Reads "seed", "ring", "tree", "hierarchical" or "auto".
+/// Reads "article", "ring", "tree", "hierarchical" or "auto"; "seed", the article's model's
+/// old name, is read as "article".
 inline collective_choice parse_collective_choice(std::string_view text, std::string_view field) {
+  if (text == "seed") {
+    return collective_choice::article;
+  }
   static constexpr std::array<collective_choice, 5> choices{
-      collective_choice::seed, collective_choice::ring, collective_choice::tree,
+      collective_choice::article, collective_choice::ring, collective_choice::tree,
       collective_choice::hierarchical, collective_choice::automatic};
   for (const auto c : choices) {
     if (text == to_string(c)) {
       return c;
     }
   }
-  throw invalid_spec(std::string(field),
-                     "'" + std::string(text) + "' is not one of seed|ring|tree|hierarchical|auto");
+  throw invalid_spec(std::string(field), "'" + std::string(text) +
+                                             "' is not one of article|ring|tree|hierarchical|auto");
 }
 
 /// The dtype the TP collectives carry for a compute dtype: BF16 for an FP8 one (its
@@ -134,7 +138,7 @@ constexpr std::int64_t attention_heads(const layer_spec& layer, const tp_options
 /// dtype's size, and no --heads (heads only enter the activation memory of the refined
 /// report).
 inline bool is_seed_model(const layer_spec& layer, const tp_options& options) {
-  return options.collective == collective_choice::seed &&
+  return options.collective == collective_choice::article &&
          options.seed_bandwidth == bandwidth_kind::algbw && !options.sequence_parallel &&
          options.recompute == recompute_mode::none && options.overlap == 0.0 &&
          wire_dtype(layer, options).size_bytes == layer.element.size_bytes && !options.heads &&
@@ -241,7 +245,7 @@ constexpr activation_memory activation_memory_per_layer(const layer_spec& layer,
 struct collective_use {
   collective_op op = collective_op::all_reduce;
   std::int64_t count = 0;
-  collective_algorithm algorithm = collective_algorithm::seed;
+  collective_algorithm algorithm = collective_algorithm::article;
   collective_cost cost;  ///< of one collective
 };
 
@@ -274,8 +278,8 @@ inline collective_use use_collective(const device_spec& device, const cluster_to
   use.op = op;
   use.count = count;
   switch (options.collective) {
-    case collective_choice::seed:
-      use.algorithm = collective_algorithm::seed;
+    case collective_choice::article:
+      use.algorithm = collective_algorithm::article;
       use.cost = seed_cost(op, tp, message, device.bandwidth, options.seed_bandwidth);
       return use;
     case collective_choice::automatic: {
@@ -307,7 +311,7 @@ inline refined_layer_cost tp_cost_per_layer(const layer_spec& layer, const devic
                                             const tp_options& options, std::int64_t tp) {
   refined_layer_cost c;
   c.tp = tp;
-  if (options.collective != collective_choice::seed) {
+  if (options.collective != collective_choice::article) {
     c.group = place_group(topology, tp);
   }
   c.wire = wire_dtype(layer, options);
