@@ -80,8 +80,8 @@ set(TPCOST_DEB_MAINTAINER "The tpcost authors <tpcost@users.noreply.example>"
     CACHE STRING "The Maintainer field of the .deb")
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${TPCOST_DEB_MAINTAINER}")
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
-# Depends is computed by dpkg-shlibdeps from what the binary links (libc6, libfmt9, libgcc-s1,
-# libstdc++6), so it cannot go stale when a dependency changes.
+# Depends is computed by dpkg-shlibdeps from what the binary links (libc6 alone: the CLI links
+# fmt header-only and libstdc++, yaml-cpp and toml++ statically), so it cannot go stale.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # --plot runs gnuplot; the library's io headers need fmt and nlohmann_json headers.
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "gnuplot-nox, libfmt-dev, nlohmann-json3-dev")
