@@ -244,10 +244,21 @@ std::string_view type_name(const json& v) {
 }
 
 /// The value as it appears in the file, shortened for a one-line message.
+/// A value as an error quotes it after its type ("found an array [1,2,3]"): a scalar or a
+/// short flat list as written (cut at a UTF-8 boundary), anything bigger by its size ("found an
+/// array of 20 items"), so that an error never serialises a large part of an untrusted file.
 std::string shown(const json& v) {
+  constexpr std::size_t max_shown_members = 16;
+  const bool flat_and_short =
+      !v.is_structured() ||
+      (v.size() <= max_shown_members &&
+       std::none_of(v.begin(), v.end(), [](const json& m) { return m.is_structured(); }));
+  if (!flat_and_short) {
+    return "of " + std::to_string(v.size()) + (v.is_array() ? " items" : " keys");
+  }
   std::string s = v.dump();
   if (s.size() > 40) {
-    s = s.substr(0, 37) + "...";
+    s = s.substr(0, tpcost::detail::quoted_prefix(s, 37)) + "...";
   }
   return s;
 }
