@@ -74,11 +74,13 @@ bench: deps
 	cmake --build build/bench -j $(JOBS) --target tpcost_bench
 	./build/bench/bench/tpcost_bench
 
-# Every libFuzzer target for FUZZ_RUNS inputs each instead of `make test`'s seconds: hours on
-# 2 cores (docs/fuzzing.md gives each target's measured rate, hence the time to expect).
+# Every libFuzzer target for FUZZ_RUNS inputs each instead of `make test`'s seconds, over JOBS
+# processes (docs/fuzzing.md gives each target's measured rate, hence the time to expect):
+#   make fuzz-long FUZZ_TARGETS="config hf_config"   10^7 inputs each
 FUZZ_RUNS ?= 10000000
+FUZZ_TARGETS ?=
 fuzz-long: deps
-	FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_SEED=0 scripts/fuzz.sh
+	FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_JOBS=$(JOBS) FUZZ_SEED=0 FUZZ_TARGETS="$(FUZZ_TARGETS)" scripts/fuzz.sh
 
 format-check:
 	git ls-files '*.hpp' '*.cpp' | xargs clang-format --dry-run --Werror

@@ -2,7 +2,8 @@
 // reader, and nccl-tests' text and JSON reports. The first byte picks the reader (its value
 // mod 4), the rest is the file. One binary for the four, so that CI links one more target,
 // not four. Every reader must reject any input with an invalid_spec, never crash, hang,
-// overflow the stack or throw anything else.
+// overflow the stack or throw anything else. Built with TPCOST_FUZZ_HF_CONFIG_ONLY (the
+// hf_config_fuzzer target), the whole input goes to the HF config reader.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -28,8 +29,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size < 1 || size > max_input_bytes) {
     return 0;
   }
+#ifdef TPCOST_FUZZ_HF_CONFIG_ONLY
+  const auto which = reader::hf_config;
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+#else
   const auto which = static_cast<reader>(data[0] % 4);
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
+#endif
   try {
     switch (which) {
       case reader::hf_config:
