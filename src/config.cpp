@@ -31,7 +31,7 @@ using json = nlohmann::json;
 
 // The config format. Sections group keys by what they describe; a key's flag has the same
 // meaning as on the command line. Keys without a flag are read by one command (checks).
-constexpr std::array<config_key, 59> keys{{
+constexpr std::array<config_key, 65> keys{{
     {"/$schema", "", value_kind::text, "the JSON Schema this file follows (ignored by tpcost)", ""},
     {"/name", "", value_kind::text, "a name for reports, e.g. \"GPT-3 175B on DGX A100\"", ""},
     {"/description", "", value_kind::text, "free text (ignored by tpcost)", ""},
@@ -78,9 +78,13 @@ constexpr std::array<config_key, 59> keys{{
     {"/hardware/memory_bandwidth", "--memory-bandwidth", value_kind::bandwidth,
      "HBM bandwidth per GPU (step; default: the GPU preset's)", ""},
     {"/hardware/matmul_efficiency", "--matmul-efficiency", value_kind::share,
-     "achievable share of the peak for large matmuls (step; default 0.75)", ""},
+     "achievable share of the BF16 peak for large matmuls (step; default: the GPU "
+     "generation's, e.g. 0.75 A100, 0.73 H100)",
+     ""},
     {"/hardware/memory_efficiency", "--memory-efficiency", value_kind::share,
-     "achievable share of HBM bandwidth for element-wise kernels (step; default 0.66)", ""},
+     "achievable share of HBM bandwidth for element-wise kernels (step; default: the GPU "
+     "generation's, 0.66)",
+     ""},
     {"/hardware/bandwidth", "--bandwidth", value_kind::bandwidth,
      "B: per-GPU bandwidth; the intra-node link of the alpha-beta collectives", ""},
     {"/hardware/gpus_per_node", "--gpus-per-node", value_kind::node_size,
@@ -96,6 +100,17 @@ constexpr std::array<config_key, 59> keys{{
     {"/parallel/tp", "--tp", value_kind::degrees, "t: TP degree (a list for sweep)", ""},
     {"/parallel/pp", "--pp", value_kind::count, "p: pipeline stages (step)", ""},
     {"/parallel/dp", "--dp", value_kind::count, "d: data-parallel replicas (step)", ""},
+    {"/parallel/cp", "--cp", value_kind::count,
+     "cp: context-parallel degree, the sequence split over cp ranks; s must divide by 2*cp "
+     "(step, check's step rules)",
+     ""},
+    {"/parallel/cp_comm_type", "--cp-comm-type", value_kind::choice,
+     "how CP ranks exchange keys and values, Megatron's --cp-comm-type (step)",
+     "p2p|all_gather|a2a|a2a+p2p"},
+    {"/parallel/hierarchical_cp_sizes", "--hierarchical-cp-sizes", value_kind::text,
+     "a2a+p2p: \"A,B\", the a2a group and the p2p ring, A*B = cp (Megatron "
+     "--hierarchical-context-parallel-sizes) (step)",
+     ""},
     {"/parallel/vpp", "--vpp", value_kind::count, "v: interleaved model chunks per GPU (step)", ""},
     {"/parallel/pp_layout", "--pp-layout", value_kind::text,
      "uneven pipeline stages: first=N,last=M or Megatron's --pipeline-model-parallel-layout "
@@ -131,6 +146,14 @@ constexpr std::array<config_key, 59> keys{{
      "attention kernel: fused (FlashAttention: no s*s scores kept) or unfused (Megatron-LM 2021); "
      "the step's compute time and memory (step, plan, the step rules)",
      "fused|unfused"},
+    {"/options/precision", "--precision", value_kind::choice,
+     "the linear layers' recipe as Transformer Engine runs it (fp8 = fp8-delayed); attention "
+     "and logits stay BF16 (step)",
+     "bf16|fp8|fp8-current|fp8-blockwise|mxfp8|nvfp4"},
+    {"/options/fp8_attention", "--fp8-attention", value_kind::boolean,
+     "the attention core in FP8 too (Megatron --fp8-dot-product-attention) (step)", ""},
+    {"/options/fp8_param_gather", "--fp8-param-gather", value_kind::boolean,
+     "parameters stored in FP8, no BF16 copy (Megatron --fp8-param-gather) (step)", ""},
     {"/options/tp_overlap", "--tp-overlap", value_kind::fraction,
      "share of the TP collectives hidden behind compute (step)", ""},
     {"/options/dp_overlap", "--dp-overlap", value_kind::fraction,

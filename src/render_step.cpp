@@ -30,11 +30,60 @@ std::string step_breakdown_table(const step_report& r) {
     o +=
         fmt::format("  {:<32} {:>9}  {:>6}\n", name, io::to_string(v), io::percent(v.value() / st));
   }
+  if (r.long_context) {  // the step time includes it; the rows above are evaluate_step's
+    const auto exposed = r.long_context->cp_exposed;
+    o += fmt::format("  {:<32} {:>9}  {:>6}\n", "exposed CP exchange", io::to_string(exposed),
+                     io::percent(exposed.value() / st));
+  }
   o += fmt::format("  {:<32} {:>9}  {:>6}\n", "step", io::to_string(s.step_time), "100.0%");
   return o;
 }
 
 namespace {
+
+/// "FP8" for the second MFU's peak.
+std::string rate_name(tensor_rate rate) {
+  std::string out(to_string(rate));
+  for (auto& c : out) {
+    c = (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
+  }
+  return out;
+}
+
+/// The precision and CP lines of a long-context step (nothing for the plain step).
+std::string long_context_text(const step_report& r) {
+  const auto& lc = *r.long_context;
+  const auto& p = r.precision;
+  std::string o =
+      p.linear == linear_precision::bf16
+          ? std::string("precision: linear layers BF16")
+          : fmt::format("precision: linear layers {} (TE {}) at the {} peak {}",
+                        to_string(p.linear), format_of(p.linear).te_recipe,
+                        rate_name(linear_rate(p)), io::to_string(r.long_context_linear_peak));
+  o += fmt::format(", attention core {}, logits BF16{}\n", p.fp8_attention ? "FP8" : "BF16",
+                   p.fp8_param_gather ? ", parameters in FP8 (--fp8-param-gather)" : "");
+  if (r.cp.cp > 1) {
+    const auto& c = lc.cp_per_layer;
+    o += fmt::format(
+        "context parallel: cp={} {}, causal 2*cp = {} chunks, {} tokens per rank; exchange per "
+        "layer and micro-batch {} sent, {} ({} forward, {} backward), exposed {}; per step "
+        "exposed {}, hidden behind attention {}\n",
+        r.cp.cp, to_string(r.cp.comm), 2 * r.cp.cp,
+        r.inputs.par.micro_batch * r.inputs.model.seq / r.cp.cp, io::to_string(c.sent),
+        io::to_string(c.total()), io::to_string(c.forward), io::to_string(c.backward),
+        io::to_string(c.exposed()), io::to_string(lc.cp_exposed), io::to_string(lc.cp_hidden));
+  }
+  o += fmt::format(
+      "added to the compute per step: attention core against all s keys at the fused "
+      "kernel's eta {}",
+      io::to_string(lc.attention_extra));
+  if (p.linear != linear_precision::bf16) {
+    o += fmt::format(", linear layers at the {} rate -{}", rate_name(linear_rate(p)),
+                     io::to_string(lc.linear_saving));
+  }
+  o += "\n";
+  return o;
+}
 
 std::string text(const step_report& r) {
   const auto& in = r.inputs;
@@ -54,9 +103,11 @@ std::string text(const step_report& r) {
   o += fmt::format("Training step: {} on {} x {}, {} between nodes\n", model_name(r.model), s.gpus,
                    r.hardware.gpu->name, r.hardware.network);
   o += fmt::format(
-      "layout:  t={} p={} d={}  b={} G={} m={}  v={}  recompute {}  SP {}  ZeRO {}  attention {}\n",
-      par.tp, par.pp, par.dp, par.micro_batch, par.global_batch, s.micro_batches, par.vpp,
-      to_string(par.recompute), par.sequence_parallel ? "on" : "off", static_cast<int>(par.zero),
+      "layout:  t={} p={} {}d={}  b={} G={} m={}  v={}  recompute {}  SP {}  ZeRO {}  attention "
+      "{}\n",
+      par.tp, par.pp, r.long_context ? fmt::format("cp={} ", r.cp.cp) : std::string(), par.dp,
+      par.micro_batch, par.global_batch, s.micro_batches, par.vpp, to_string(par.recompute),
+      par.sequence_parallel ? "on" : "off", static_cast<int>(par.zero),
       to_string(in.options.attention));
   if (const auto& l = s.memory.stages;
       l.size() > 1 && (l.front().layers != l.back().layers || l.front().layers != l[1].layers)) {
@@ -74,13 +125,29 @@ std::string text(const step_report& r) {
       profile_note(r.hardware, profile_scope::intra_node),
       io::to_string(in.topology.inter.bandwidth), io::to_string(in.topology.inter.latency),
       profile_note(r.hardware, profile_scope::inter_node), in.topology.gpus_per_node);
+  if (r.long_context) {
+    o.pop_back();  // the blank line goes after the long-context lines
+    o += long_context_text(r) + "\n";
+  }
   o += fmt::format(
       "step time {}   {:.0f} tokens/s   per GPU: {:.1f} TFLOP/s model, {:.1f} TFLOP/s "
       "hardware\n",
       io::to_string(s.step_time), s.tokens_per_second, s.model_flops_per_gpu.value() / 1e12,
       s.hardware_flops_per_gpu.value() / 1e12);
-  o += fmt::format("MFU {}   HFU {}   mu = {} (the share of the step spent computing)\n\n",
-                   io::percent(s.mfu), io::percent(s.hfu), io::percent(s.utilisation));
+  if (r.long_context) {
+    const auto& u = r.long_context->utilisation;
+    o += fmt::format(
+        "MFU {} of BF16 peak{}   HFU {}   mu = {} (the share of the step spent computing)\n\n",
+        io::percent(u.mfu_bf16_peak),
+        u.precision_peak == tensor_rate::bf16
+            ? std::string()
+            : fmt::format(", {} of {} peak", io::percent(u.mfu_precision_peak),
+                          rate_name(u.precision_peak)),
+        io::percent(s.hfu), io::percent(s.utilisation));
+  } else {
+    o += fmt::format("MFU {}   HFU {}   mu = {} (the share of the step spent computing)\n\n",
+                     io::percent(s.mfu), io::percent(s.hfu), io::percent(s.utilisation));
+  }
   o += step_breakdown_table(r) + "\n";
   o += fmt::format(
       "gradient accumulation: m = {} micro-batches per step. TP: {:.0f} collectives of {} per "
@@ -107,13 +174,46 @@ std::string text(const step_report& r) {
   return o;
 }
 
+/// The "context_parallel", "precision" and "utilisation" objects of a long-context step.
+void add_long_context_json(const step_report& r, nlohmann::json& j) {
+  const auto& lc = *r.long_context;
+  const auto& c = lc.cp_per_layer;
+  const auto& u = lc.utilisation;
+  j["layout"]["cp"] = r.cp.cp;
+  j["layout"]["gpus"] = lc.gpus;
+  j["context_parallel"] = {
+      {"cp", r.cp.cp},
+      {"comm_type", to_string(r.cp.comm)},
+      {"chunks", r.cp.cp > 1 ? 2 * r.cp.cp : 1},
+      {"tokens_per_rank", r.inputs.par.micro_batch * r.inputs.model.seq / r.cp.cp},
+      {"per_layer_micro_batch",
+       {{"sent_bytes", c.sent.value()},
+        {"forward_s", c.forward.value()},
+        {"backward_s", c.backward.value()},
+        {"exposed_s", c.exposed().value()},
+        {"hidden_s", c.hidden().value()}}},
+      {"per_step", {{"exposed_s", lc.cp_exposed.value()}, {"hidden_s", lc.cp_hidden.value()}}}};
+  j["precision"] = {{"linear", to_string(r.precision.linear)},
+                    {"te_recipe", format_of(r.precision.linear).te_recipe},
+                    {"linear_peak_flops_per_s", r.long_context_linear_peak.value()},
+                    {"attention", r.precision.fp8_attention ? "fp8" : "bf16"},
+                    {"logits", "bf16"},
+                    {"fp8_param_gather", r.precision.fp8_param_gather}};
+  j["breakdown_s"]["cp_exposed"] = lc.cp_exposed.value();
+  j["long_context_s"] = {{"attention_extra", lc.attention_extra.value()},
+                         {"linear_saving", lc.linear_saving.value()}};
+  j["mfu_bf16_peak"] = u.mfu_bf16_peak;
+  j["mfu_precision_peak"] = u.mfu_precision_peak;
+  j["mfu_precision_peak_rate"] = to_string(u.precision_peak);
+}
+
 nlohmann::json json(const step_report& r) {
   const auto& in = r.inputs;
   const auto& par = in.par;
   const auto& s = r.result;
   const auto& t = s.time;
   const auto& peak = s.memory.peak();
-  return {
+  nlohmann::json j = {
       {"schema", "tpcost.step/1"},
       {"fits", s.memory.fits()},
       {"model", model_json(r.model, in.model)},
@@ -179,6 +279,10 @@ nlohmann::json json(const step_report& r) {
         {"fits", s.memory.fits()}}},
       {"warnings", s.warnings},
   };
+  if (r.long_context) {
+    add_long_context_json(r, j);
+  }
+  return j;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // `tpcost step` output: the step's time, breakdown, throughput and memory as text or JSON.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -9,6 +10,7 @@
 #include "render.hpp"
 #include "step_options.hpp"
 #include "tpcost/hardware/presets.hpp"
+#include "tpcost/step/long_context.hpp"
 #include "tpcost/step/step.hpp"
 
 namespace tpcost::cli {
@@ -18,6 +20,11 @@ struct step_report {
   chosen_model model;
   chosen_hardware hardware;  ///< the presets and profile behind inputs.gpu and inputs.topology
   step_inputs inputs;
+  context_parallel cp;          ///< cp = 1: none
+  precision_options precision;  ///< the linear layers' recipe
+  /// With cp > 1 or an FP8/FP4 recipe: the long-context step (result is its step).
+  std::optional<long_context_result> long_context;
+  flops_per_second long_context_linear_peak{};  ///< the linear layers' peak (long context)
   step_result result;
 };
 

@@ -3,14 +3,15 @@
 #include "short_flags.hpp"
 #include "tpcost/base/checked.hpp"
 #include "tpcost/base/parse.hpp"
+#include "tpcost/step/long_context.hpp"
 #include "tpcost/step/step.hpp"
 
 namespace tpcost::cli {
 
 namespace {
 
-/// Fills t, p or d from --gpus when one of them is missing; checks t·p·d = N.
-void resolve_degrees(const step_flags& f, parallel_config& par) {
+/// Fills t, p or d from --gpus when one of them is missing; checks t·p·cp·d = N.
+void resolve_degrees(const step_flags& f, std::int64_t cp, parallel_config& par) {
   const bool has_t = !f.tp.empty();
   const bool has_p = !f.pp.empty();
   const bool has_d = !f.dp.empty();
@@ -29,6 +30,16 @@ void resolve_degrees(const step_flags& f, parallel_config& par) {
     if (par.tp < 1 || par.pp < 1 || par.dp < 1) {
       return;  // validate() names the degree below 1
     }
+    if (cp > 1) {
+      const auto tpcd = checked_product("--gpus", {par.tp, par.pp, cp, par.dp}, "t*p*cp*d");
+      if (tpcd != n) {
+        throw invalid_spec("--gpus", "t*p*cp*d = " + std::to_string(par.tp) + "*" +
+                                         std::to_string(par.pp) + "*" + std::to_string(cp) + "*" +
+                                         std::to_string(par.dp) + " = " + std::to_string(tpcd) +
+                                         " is not N = " + std::to_string(n));
+      }
+      return;
+    }
     const auto tpd = checked_product("--gpus", {par.tp, par.pp, par.dp}, "t*p*d");
     if (tpd != n) {
       throw invalid_spec("--gpus", "t*p*d = " + std::to_string(par.tp) + "*" +
@@ -42,6 +53,16 @@ void resolve_degrees(const step_flags& f, parallel_config& par) {
     return;  // validate() names the degree below 1
   }
   // Checked before it is formed: t = p = 2^32 would wrap t*p to 0 and divide by it.
+  if (cp > 1) {
+    const auto tpc = checked_product("--gpus", {par.tp, par.pp, cp}, "t*p*cp");
+    if (n % tpc != 0) {
+      throw invalid_spec("--gpus", std::to_string(n) + " GPUs are not a multiple of t*p*cp = " +
+                                       std::to_string(tpc) +
+                                       "; choose t, p and cp whose product divides N");
+    }
+    par.dp = n / tpc;
+    return;
+  }
   const auto tp = checked_product("--gpus", {par.tp, par.pp}, "t*p");
   if (n % tp != 0) {
     throw invalid_spec("--gpus", std::to_string(n) +
@@ -95,6 +116,40 @@ void read_pp_layout(const std::string& text, std::int64_t layers, parallel_confi
 
 }  // namespace
 
+context_parallel to_context_parallel(const step_flags& f) {
+  context_parallel c;
+  c.cp = parse_count(f.cp, "--cp");
+  if (c.cp < 1) {
+    throw invalid_spec("--cp", std::to_string(c.cp) + " is out of range; expected cp >= 1");
+  }
+  c.comm = parse_cp_comm_type(f.cp_comm_type, "--cp-comm-type");
+  if (f.hierarchical_cp_sizes.empty()) {
+    return c;
+  }
+  // Megatron's --hierarchical-context-parallel-sizes: the inner (a2a) size, then the outer.
+  if (c.comm != cp_comm_type::a2a_p2p) {
+    throw invalid_spec("--hierarchical-cp-sizes", "applies to --cp-comm-type a2a+p2p only");
+  }
+  const auto comma = f.hierarchical_cp_sizes.find(',');
+  if (comma == std::string::npos) {
+    throw invalid_spec("--hierarchical-cp-sizes",
+                       "'" + f.hierarchical_cp_sizes +
+                           "': expected A,B (the a2a group, then the p2p ring), e.g. 2,4");
+  }
+  const auto inner =
+      parse_count(f.hierarchical_cp_sizes.substr(0, comma), "--hierarchical-cp-sizes");
+  const auto outer =
+      parse_count(f.hierarchical_cp_sizes.substr(comma + 1), "--hierarchical-cp-sizes");
+  if (inner < 1 || outer < 1 ||
+      checked_product("--hierarchical-cp-sizes", {inner, outer}, "A*B") != c.cp) {
+    throw invalid_spec(
+        "--hierarchical-cp-sizes",
+        f.hierarchical_cp_sizes + ": the sizes' product must be cp = " + std::to_string(c.cp));
+  }
+  c.a2a_size = inner;
+  return c;
+}
+
 step_report evaluate_step_flags(const step_flags& f) {
   step_report report;
   report.model = to_model(f.model);
@@ -110,7 +165,8 @@ step_report evaluate_step_flags(const step_flags& f) {
 
   // Layout.
   parallel_config& par = in.par;
-  resolve_degrees(f, par);
+  report.cp = to_context_parallel(f);
+  resolve_degrees(f, report.cp.cp, par);
   par.vpp = parse_count(f.vpp, "--vpp");
   par.micro_batch = parse_count(f.micro_batch, "--micro-batch");
   if (f.global_batch.empty()) {
@@ -126,7 +182,22 @@ step_report evaluate_step_flags(const step_flags& f) {
     read_pp_layout(f.pp_layout, report.model.spec.layers, par, par.vpp == 1);
   }
   in.options = to_step_options(f.software);
-  report.result = evaluate_step(in);
+  report.precision = to_precision_options(f.software, f.hardware);
+  if (report.cp.cp == 1 && report.precision.linear == linear_precision::bf16 &&
+      !report.precision.fp8_attention && !report.precision.fp8_param_gather) {
+    report.result = evaluate_step(in);  // exactly the step model without CP or FP8
+    return report;
+  }
+  // The long-context step: validated here first so that the error names the flag.
+  validate(report.model.spec);
+  validate(report.cp, report.model.spec, par.tp, in.topology.gpus_per_node, "--cp");
+  const long_context_inputs lc{
+      .step = in,
+      .cp = report.cp,
+      .precision = precision_device_for(*hw.gpu, report.precision, "--precision")};
+  report.long_context = evaluate_long_context_step(lc);
+  report.long_context_linear_peak = lc.precision.linear_peak;
+  report.result = report.long_context->step;
   return report;
 }
 
@@ -138,7 +209,21 @@ void add_step_flags(CLI::App& cmd, step_flags& f) {
                      "N: total GPUs; the missing one of --tp/--pp/--dp is N/(the others)");
   layout->add_option("-t,--tp", f.tp, "t: tensor-parallel degree (default 1)");
   layout->add_option(flag_names("--pp"), f.pp, "p: pipeline stages (default 1)");
-  layout->add_option("--dp", f.dp, "d: data-parallel replicas (default N/(t*p), or 1)");
+  layout->add_option("--dp", f.dp, "d: data-parallel replicas (default N/(t*p*cp), or 1)");
+  layout
+      ->add_option("--cp", f.cp,
+                   "cp: context-parallel degree, the sequence split over cp ranks (Megatron "
+                   "--context-parallel-size; s must divide by 2*cp)")
+      ->capture_default_str();
+  layout
+      ->add_option("--cp-comm-type", f.cp_comm_type,
+                   "how CP ranks exchange K,V: p2p (ring, hidden behind attention)|all_gather "
+                   "(Llama 3)|a2a (Ulysses)|a2a+p2p (Megatron --cp-comm-type)")
+      ->capture_default_str();
+  layout->add_option("--hierarchical-cp-sizes", f.hierarchical_cp_sizes,
+                     "a2a+p2p: A,B = the a2a group and the p2p ring, A*B = cp (Megatron "
+                     "--hierarchical-context-parallel-sizes; default: the largest a2a group a "
+                     "node holds beside TP)");
   layout->add_option("--vpp", f.vpp, "v: interleaved model chunks per GPU")->capture_default_str();
   layout->add_option("-b,--micro-batch,--batch", f.micro_batch, "b: sequences per micro-batch")
       ->capture_default_str();
@@ -157,6 +242,7 @@ void add_step_flags(CLI::App& cmd, step_flags& f) {
   layout->add_flag("--account-for-loss-in-pipeline-split", f.loss_in_split,
                    "Megatron-Core: the loss counts as one layer of the last stage");
   add_software_flags(*layout, f.software);
+  add_precision_flags(*layout, f.software);
 }
 
 }  // namespace tpcost::cli

@@ -10,6 +10,7 @@
 #include "model_options.hpp"
 #include "render_step.hpp"
 #include "step_options.hpp"
+#include "tpcost/step/context_parallel.hpp"
 
 namespace tpcost::cli {
 
@@ -18,6 +19,9 @@ struct step_flags {
   model_flags model;
   hardware_flags hardware;
   std::string gpus, tp, pp, dp;
+  std::string cp = "1";
+  std::string cp_comm_type = "p2p";
+  std::string hierarchical_cp_sizes;  ///< a2a+p2p: "A,B", the a2a group and the ring
   std::string micro_batch = "1";
   std::string global_batch;
   std::string vpp = "1";
@@ -33,7 +37,12 @@ struct step_flags {
 /// Registers the model, hardware, layout and software flags of `tpcost step` on `cmd`.
 void add_step_flags(CLI::App& cmd, step_flags& flags);
 
-/// Reads the flags and evaluates the step; throws `invalid_spec` naming the flag.
+/// Reads --cp, --cp-comm-type and --hierarchical-cp-sizes (not checked against the model).
+context_parallel to_context_parallel(const step_flags& flags);
+
+/// Reads the flags and evaluates the step; throws `invalid_spec` naming the flag. With cp > 1
+/// or a precision other than BF16 the step is the long-context one (step/long_context.hpp);
+/// otherwise evaluate_step's, exactly.
 step_report evaluate_step_flags(const step_flags& flags);
 
 }  // namespace tpcost::cli

@@ -4,6 +4,7 @@
 #include "short_flags.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/base/parse.hpp"
+#include "tpcost/hardware/efficiency.hpp"
 #include "tpcost/io/profile_json.hpp"
 
 namespace tpcost::cli {
@@ -20,15 +21,19 @@ void add_hardware_flags(CLI::App& cmd, hardware_flags& f) {
       ->capture_default_str();
   hw->add_option("--interconnect-file", f.interconnect_file,
                  "intra-node link from a `tpcost calibrate --out` profile (alpha, beta)");
-  hw->add_option("--dtype", f.dtype, "compute dtype: picks the preset's dense peak")
+  hw->add_option("--dtype", f.dtype,
+                 "compute dtype: picks the preset's dense peak; fp8 is --precision fp8 (the "
+                 "linear layers in FP8, the rest BF16, MFU against the BF16 peak)")
       ->capture_default_str();
   hw->add_option("--flops", f.flops, "per-GPU peak FLOP/s (overrides the preset)");
   hw->add_option("--memory", f.memory, "HBM capacity per GPU, e.g. 80GiB");
   hw->add_option("--memory-bandwidth", f.memory_bandwidth, "HBM bandwidth, e.g. 2039GB/s");
   hw->add_option("--matmul-efficiency", f.matmul_efficiency,
-                 "achievable share of peak for large matmuls (default 0.75)");
+                 "achievable share of the BF16 peak for large matmuls (default: the GPU "
+                 "generation's, e.g. 0.75 A100, 0.73 H100; tpcost hardware show)");
   hw->add_option("--memory-efficiency", f.memory_efficiency,
-                 "achievable share of HBM bandwidth for element-wise kernels (default 0.66)");
+                 "achievable share of HBM bandwidth for element-wise kernels (default: the GPU "
+                 "generation's, 0.66)");
   hw->add_option("--gpus-per-node", f.gpus_per_node, "GPUs per node (overrides the preset)");
   hw->add_option("--intra-bandwidth", f.intra_bandwidth, "intra-node link, per direction");
   hw->add_option("--intra-latency", f.intra_latency, "intra-node latency per step");
@@ -48,6 +53,18 @@ void add_software_flags(CLI::Option_group& group, software_flags& f) {
       .add_option("--dp-overlap", f.dp_overlap,
                   "share of the DP gradient sync hidden behind the last backward")
       ->capture_default_str();
+}
+
+void add_precision_flags(CLI::Option_group& group, software_flags& f) {
+  group
+      .add_option("--precision", f.precision,
+                  "linear layers' recipe, as Transformer Engine runs it: bf16|fp8 (= fp8-delayed)|"
+                  "fp8-current|fp8-blockwise|mxfp8|nvfp4; attention and logits stay BF16")
+      ->capture_default_str();
+  group.add_flag("--fp8-attention", f.fp8_attention,
+                 "attention core in FP8 too (Megatron --fp8-dot-product-attention)");
+  group.add_flag("--fp8-param-gather", f.fp8_param_gather,
+                 "parameters kept in FP8, no BF16 copy (Megatron --fp8-param-gather)");
 }
 
 chosen_hardware to_hardware(const hardware_flags& f) {
@@ -84,7 +101,10 @@ chosen_hardware to_hardware(const hardware_flags& f) {
   const auto type = parse_dtype(f.dtype, "--dtype");
   if (f.flops.empty()) {
     try {
-      out.device.peak = dense_peak(*out.gpu, type).value;
+      // --dtype fp8 is --precision fp8 (to_precision_options): the FP8 peak applies to the
+      // linear layers only, and the BF16 peak is the step's (MFU's) reference.
+      out.device.peak =
+          dense_peak(*out.gpu, type.size_bytes == 1 ? parse_dtype("bf16", "--dtype") : type).value;
     } catch (const invalid_spec& e) {
       throw invalid_spec("--dtype", e.detail());
     }
@@ -96,6 +116,10 @@ chosen_hardware to_hardware(const hardware_flags& f) {
                                     : parse_bandwidth(f.memory_bandwidth, "--memory-bandwidth");
   out.memory_capacity =
       f.memory.empty() ? out.gpu->memory.value : parse_bytes(f.memory, "--memory");
+  // The generation's η (hardware/efficiency.hpp), each with its source; the flags override.
+  const auto eta = default_efficiency(out.gpu->arch, tensor_rate::bf16);
+  out.device.efficiency = {.matmul = eta.matmul, .memory = eta.memory};
+  out.efficiency_source = eta.source;
   if (!f.matmul_efficiency.empty()) {
     out.device.efficiency.matmul = fraction_flag(f.matmul_efficiency, "--matmul-efficiency");
   }
@@ -118,6 +142,28 @@ step_options to_step_options(const software_flags& f) {
   out.attention = f.attention == "fused" ? attention_kernel::fused : attention_kernel::unfused;
   out.tp_overlap = fraction_flag(f.tp_overlap, "--tp-overlap");
   out.dp_overlap = fraction_flag(f.dp_overlap, "--dp-overlap");
+  return out;
+}
+
+}  // namespace tpcost::cli
+
+namespace tpcost::cli {
+
+precision_options to_precision_options(const software_flags& software,
+                                       const hardware_flags& hardware) {
+  precision_options out;
+  out.linear = parse_linear_precision(software.precision, "--precision");
+  if (parse_dtype(hardware.dtype, "--dtype").size_bytes == 1) {  // fp8, e4m3, e5m2
+    if (out.linear != linear_precision::bf16 && out.linear != linear_precision::fp8_delayed) {
+      throw invalid_spec("--dtype",
+                         "fp8 means --precision fp8 (fp8-delayed); it contradicts "
+                         "--precision " +
+                             software.precision + ": give one of them");
+    }
+    out.linear = linear_precision::fp8_delayed;
+  }
+  out.fp8_attention = software.fp8_attention;
+  out.fp8_param_gather = software.fp8_param_gather;
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include "tpcost/hardware/calibration.hpp"
 #include "tpcost/hardware/hardware.hpp"
 #include "tpcost/hardware/presets.hpp"
+#include "tpcost/model/precision.hpp"
 #include "tpcost/step/compute_model.hpp"
 #include "tpcost/step/step.hpp"
 
@@ -36,6 +37,9 @@ struct software_flags {
   std::string attention = "fused";
   std::string tp_overlap = "0";
   std::string dp_overlap = "0";
+  std::string precision = "bf16";  ///< the linear layers' recipe (model/precision.hpp)
+  bool fp8_attention = false;
+  bool fp8_param_gather = false;
 };
 
 /// The hardware the flags describe, and where it came from.
@@ -47,6 +51,7 @@ struct chosen_hardware {
   std::string profile_file;  ///< the --interconnect-file, if any
   profile_scope profile_link = profile_scope::intra_node;  ///< the link the profile replaced
   compute_device device;
+  std::string_view efficiency_source;  ///< where the default η came from (efficiency.hpp)
   bytes memory_capacity{};
   cluster_topology topology;
 };
@@ -55,6 +60,8 @@ struct chosen_hardware {
 void add_hardware_flags(CLI::App& cmd, hardware_flags& flags);
 /// Registers --attention, --tp-overlap and --dp-overlap in `group`.
 void add_software_flags(CLI::Option_group& group, software_flags& flags);
+/// Registers --precision, --fp8-attention and --fp8-param-gather in `group` (step, check).
+void add_precision_flags(CLI::Option_group& group, software_flags& flags);
 
 /// Reads the presets and applies the overrides; throws `invalid_spec` naming the flag.
 chosen_hardware to_hardware(const hardware_flags& flags);
@@ -62,5 +69,10 @@ chosen_hardware to_hardware(const hardware_flags& flags);
 std::string profile_note(const chosen_hardware& hw, profile_scope link);
 /// The attention kernel (fused|unfused) and the overlap shares, each a fraction in [0, 1].
 step_options to_step_options(const software_flags& flags);
+/// The precision recipe: --precision, or --dtype fp8 as its alias (fp8 = fp8-delayed,
+/// Megatron's default recipe); --fp8-attention, --fp8-param-gather. Not yet checked against
+/// the GPU (precision_device_for does that).
+precision_options to_precision_options(const software_flags& software,
+                                       const hardware_flags& hardware);
 
 }  // namespace tpcost::cli

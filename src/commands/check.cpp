@@ -28,6 +28,9 @@ namespace {
 struct layout_flags {
   std::string tp, gpus, pp, dp, vpp, global_batch, layers, zero, attention, tp_overlap, dp_overlap;
   std::string memory, memory_bandwidth, matmul_efficiency, memory_efficiency;
+  std::string cp, cp_comm_type, hierarchical_cp_sizes, precision;
+  bool fp8_attention = false;
+  bool fp8_param_gather = false;
 };
 
 struct check_options {
@@ -54,6 +57,11 @@ void add_layout_flags(CLI::App& cmd, layout_flags& f) {
       {"--layers", &f.layers, "L: transformer layers (over the model's)"},
       {"--zero", &f.zero, "ZeRO stage 0..3"},
       {"--attention", &f.attention, "fused | unfused"},
+      {"--cp", &f.cp, "cp: context-parallel degree"},
+      {"--cp-comm-type", &f.cp_comm_type, "p2p | all_gather | a2a | a2a+p2p"},
+      {"--hierarchical-cp-sizes", &f.hierarchical_cp_sizes, "a2a+p2p: A,B with A*B = cp"},
+      {"--precision", &f.precision,
+       "bf16 | fp8 | fp8-current | fp8-blockwise | mxfp8 | nvfp4 (the linear layers)"},
       {"--tp-overlap", &f.tp_overlap, "share of the TP collectives hidden behind compute"},
       {"--dp-overlap", &f.dp_overlap, "share of the DP sync hidden behind the last backward"},
       {"--memory", &f.memory, "HBM capacity per GPU, e.g. 80GiB"},
@@ -64,6 +72,8 @@ void add_layout_flags(CLI::App& cmd, layout_flags& f) {
   for (const auto& [name, value, help] : options) {
     group->add_option(name, *value, help);
   }
+  group->add_flag("--fp8-attention", f.fp8_attention, "the attention core in FP8 too");
+  group->add_flag("--fp8-param-gather", f.fp8_param_gather, "parameters kept in FP8");
 }
 
 /// The step a config describes, read by `tpcost step`'s own flags on a private App: the config
@@ -186,12 +196,17 @@ step_report evaluate_config_step(const config_document& doc, const step_reader& 
 std::string step_summary(const step_report& r) {
   const auto& par = r.inputs.par;
   return model_name(r.model) + ", t=" + std::to_string(par.tp) + " p=" + std::to_string(par.pp) +
+         (r.cp.cp > 1 ? " cp=" + std::to_string(r.cp.cp) + " " + std::string(to_string(r.cp.comm))
+                      : "") +
          " d=" + std::to_string(par.dp) + (par.vpp > 1 ? " v=" + std::to_string(par.vpp) : "") +
          ", b=" + std::to_string(par.micro_batch) + " G=" + std::to_string(par.global_batch) +
          ", recompute " + std::string(to_string(par.recompute)) +
          (par.sequence_parallel ? ", SP" : "") +
          (par.zero != zero_stage::none ? ", ZeRO-" + std::to_string(static_cast<int>(par.zero))
-                                       : "");
+                                       : "") +
+         (r.precision.linear != linear_precision::bf16
+              ? ", " + std::string(to_string(r.precision.linear))
+              : "");
 }
 
 /// The line a reader found the TP degree on ("train.sh:52: --tensor-model-parallel-size"), for

@@ -67,6 +67,13 @@ inputs read_inputs(const plan_flags& f) {
   inputs in;
   in.model = to_model(f.model);
   in.hardware = to_hardware(f.hardware);
+  if (to_precision_options({}, f.hardware).linear != linear_precision::bf16) {
+    // --dtype fp8 no longer doubles every matmul (it is step's --precision fp8), and the
+    // search does not cost FP8 layouts yet: refused rather than searched in BF16 unsaid.
+    throw invalid_spec("--dtype", f.hardware.dtype +
+                                      ": plan searches BF16 layouts; cost an FP8 layout with "
+                                      "'tpcost step --precision fp8'");
+  }
   auto& req = in.request;
   req.model = in.model.spec;
   req.gpu = in.hardware.device;

@@ -51,7 +51,7 @@ int run_step(const step_command_flags& f) {
 void add_step_command(CLI::App& app, int& exit_code) {
   auto f = std::make_shared<step_command_flags>();
   auto* cmd = app.add_subcommand(
-      "step", "One whole training step across TP x PP x DP: time, breakdown, MFU, memory");
+      "step", "One whole training step across TP x PP x CP x DP: time, breakdown, MFU, memory");
   add_step_flags(*cmd, f->step);
   add_output_flags(*cmd, f->output, "table|json|csv");
   cmd->add_flag("-q,--quiet", f->quiet,
@@ -66,6 +66,9 @@ void add_step_command(CLI::App& app, int& exit_code) {
   tpcost step --model llama-3-405b --gpu h100-sxm --interconnect ib-ndr --gpus 2048 --tp 8 \
               --pp 16 --pp-layout first=7,last=7 --global-batch 2048 --sp --zero 1 --require-fit
   tpcost step ... --pp 16 --pp-layout 'Et*7|(t*8|)*14t*7L'    (Megatron-Core's layout string)
+  tpcost step --model llama-3-405b --gpu h100-sxm --interconnect ib-ndr --gpus 16384 --tp 8 \
+              --pp 16 --cp 16 --seq 131072 --global-batch 128 --sp --recompute full --zero 1 \
+              --precision fp8    (Llama 3's long-context stage, FP8 linear layers)
 )");
   add_config_flags(*cmd, f->config);
   cmd->callback([cmd, f, &exit_code] {

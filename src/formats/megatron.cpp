@@ -635,10 +635,11 @@ struct megatron_mapping {
     const auto pp = count("pipeline_model_parallel_size").value_or(1);
     r.put("/parallel/pp", pp, at("pipeline_model_parallel_size"));
     if (const auto cp = count("context_parallel_size"); cp && *cp > 1) {
-      r.blockers.push_back({reader_note::kind::warning, at("context_parallel_size"),
-                            fmt::format("'{}': context parallelism is not modelled; tpcost "
-                                        "would cost a different job",
-                                        last["context_parallel_size"].shown)});
+      // d = N/(t·p·cp), as Megatron's parallel_state derives it.
+      r.put("/parallel/cp", *cp, at("context_parallel_size"));
+      if (const auto type = text("cp_comm_type")) {
+        r.put("/parallel/cp_comm_type", *type, at("cp_comm_type"));
+      }
     }
     if (const auto v = count("virtual_pipeline_model_parallel_size")) {
       r.put("/parallel/vpp", *v, at("virtual_pipeline_model_parallel_size"));
@@ -765,6 +766,9 @@ struct megatron_mapping {
             at(on("bf16") ? "bf16" : "fp8"));
       if (*fp8 != "hybrid" && *fp8 != "e4m3") {
         r.warn(opts, at("fp8"), fmt::format("FP8 recipe '{}' is costed as FP8 GEMMs", *fp8));
+      }
+      if (on("fp8_param_gather")) {
+        r.put("/options/fp8_param_gather", true, at("fp8_param_gather"));
       }
     } else if (on("bf16")) {
       r.put("/hardware/dtype", "bf16", at("bf16"));

@@ -67,6 +67,10 @@ TEST_CASE("Every value of a choice key is one the core's parser accepts", "[conf
         CHECK_NOTHROW(parse_recompute(value, key.flag));
       } else if (key.flag == "--arch") {
         CHECK_NOTHROW(parse_architecture(value, key.flag));
+      } else if (key.flag == "--cp-comm-type") {
+        CHECK_NOTHROW(parse_cp_comm_type(value, key.flag));
+      } else if (key.flag == "--precision") {
+        CHECK_NOTHROW(parse_linear_precision(value, key.flag));
       } else if (key.flag == "--attention") {
         software_flags software;
         software.attention = value;
@@ -76,8 +80,9 @@ TEST_CASE("Every value of a choice key is one the core's parser accepts", "[conf
       }
     }
   }
-  // article|seed|ring|tree|hierarchical|auto, algbw|busbw, none|selective|full, fused|unfused
-  CHECK(choices == 15);
+  // article|seed|ring|tree|hierarchical|auto, algbw|busbw, none|selective|full, fused|unfused,
+  // p2p|all_gather|a2a|a2a+p2p, bf16|fp8|fp8-current|fp8-blockwise|mxfp8|nvfp4
+  CHECK(choices == 25);
 }
 
 TEST_CASE("Every flag of the refined model and the presets has a config key", "[config]") {

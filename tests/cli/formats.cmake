@@ -10,7 +10,11 @@ tpcost_cli_case("megatron gpt3 175b script: t=8 p=16, b=1 G=1536, fp16"
   STDOUT "\"global_batch\": 1536,\n    \"micro_batch\": 1\n.*\"dtype\": \"fp16\".*\"heads\": 96,\n    \"hidden\": 12288,.*\"layers\": 96,\n    \"seq\": 2048,\n    \"vocab\": 51200.*\"gpus\": 8,\n    \"pp\": 16,\n    \"tp\": 8\n")
 tpcost_cli_case("megatron llama3 8b fp8 script: t=1 p=1, b=1 G=128, fp8, SP, distributed optimizer"
   ARGS convert -q ${meg}/train_llama3_8b_h100_fp8.sh RC 0
-  STDOUT "\"global_batch\": 128,\n    \"micro_batch\": 1\n.*\"dtype\": \"fp8\".*\"arch\": \"llama\",\n    \"ffn\": 14336,\n    \"heads\": 32,\n    \"hidden\": 4096,\n    \"kv_heads\": 8,.*\"comm_dtype\": \"bf16\",\n    \"sp\": true,\n    \"zero\": 1\n.*\"pp\": 1,\n    \"tp\": 1\n")
+  STDOUT "\"global_batch\": 128,\n    \"micro_batch\": 1\n.*\"dtype\": \"fp8\".*\"arch\": \"llama\",\n    \"ffn\": 14336,\n    \"heads\": 32,\n    \"hidden\": 4096,\n    \"kv_heads\": 8,.*\"comm_dtype\": \"bf16\",\n    \"fp8_param_gather\": true,\n    \"sp\": true,\n    \"zero\": 1\n.*\"pp\": 1,\n    \"tp\": 1\n")
+# Megatron's --context-parallel-size and --cp-comm-type are the config's CP keys (d = N/(t*p*cp)).
+tpcost_cli_case("megatron script: --context-parallel-size is /parallel/cp"
+  ARGS convert -q ${meg}/train_llama3_8b_h100_fp8.sh --set CP_SIZE=2 RC 0
+  STDOUT "\"parallel\": \\{\n    \"cp\": 2,\n    \"gpus\": 8,")
 tpcost_cli_case("megatron mixtral script: MoE is refused, naming the MoE flags"
   ARGS check ${meg}/train_mixtral_8x7b_distributed.sh --rule min_efficiency=0.5 RC 2
   STDERR "train_mixtral_8x7b_distributed\\.sh:51: mixture of experts \\(--expert-model-parallel-size 8 \\(line 85\\), .*--moe-router-topk 2 \\(line 52\\).*--num-experts 8 \\(line 51\\)\\): tpcost costs dense transformers only")

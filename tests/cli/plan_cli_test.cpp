@@ -5,6 +5,7 @@
 #include <string>
 
 #include "run_binary.hpp"
+#include "tpcost/hardware/efficiency.hpp"
 #include "tpcost/hardware/presets.hpp"
 #include "tpcost/model/model_presets.hpp"
 #include "tpcost/plan/planner.hpp"
@@ -30,7 +31,9 @@ TEST_CASE("plan --format json lists the core's best layouts, best first, with th
   const auto& gpu = gpu_preset_by_name("h100-sxm", "gpu");
   plan_request req;
   req.model = model_preset_named("llama-3-70b", "model").spec;
-  req.gpu = {gpu.peak.bf16.value, gpu.memory_bandwidth.value, {}};
+  // The generation's η, as the CLI applies it (hardware/efficiency.hpp: 0.73 on Hopper).
+  const auto eta = default_efficiency(gpu.arch, tensor_rate::bf16);
+  req.gpu = {gpu.peak.bf16.value, gpu.memory_bandwidth.value, {eta.matmul, eta.memory}};
   req.memory_capacity = gpu.memory.value;
   req.topology = make_topology(gpu, interconnect_preset_by_name("ib-ndr", "interconnect"));
   req.gpus = 256;

@@ -97,7 +97,7 @@ TEST_CASE("Bad CP layouts: s not divisible by 2*cp, unfused attention", "[long_c
   auto in = llama3_long_context(16, linear_precision::bf16);
   in.step.model.seq = 131072 + 16;  // divisible by 16, not by 32
   CHECK_THROWS_WITH(evaluate_long_context_step(in),
-                    Catch::StartsWith("cp: ") && Catch::Contains("2·cp = 32"));
+                    Catch::StartsWith("cp: ") && Catch::Contains("2*cp = 32"));
   in = llama3_long_context(16, linear_precision::bf16);
   in.step.options.attention = attention_kernel::unfused;
   CHECK_THROWS_WITH(evaluate_long_context_step(in), Catch::Contains("fused"));

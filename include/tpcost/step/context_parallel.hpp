@@ -126,7 +126,7 @@ inline void validate(const context_parallel& c, const transformer_spec& model, s
   if (c.cp > 1 && model.seq % chunks != 0) {
     throw invalid_spec(field, std::to_string(c.cp) +
                                   " does not fit seq = " + std::to_string(model.seq) + ": " +
-                                  (c.causal ? "causal load balancing cuts the sequence into 2·cp = "
+                                  (c.causal ? "causal load balancing cuts the sequence into 2*cp = "
                                             : "the sequence is cut into cp = ") +
                                   std::to_string(chunks) + " equal chunks");
   }

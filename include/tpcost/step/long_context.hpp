@@ -41,6 +41,10 @@ struct precision_device {
   /// on the full s×s score matrix as the FLOPs are (0 = η_mm). A causal kernel skips half the
   /// matrix, so its real fraction of peak is half this.
   double attention_efficiency = 0.0;
+  /// The dense peak of the attention core's rate: BF16, or FP8 with fp8_attention (0 = the
+  /// BF16 peak). Apart from linear_peak: FP8 attention may run beside BF16 or NVFP4 GEMMs.
+  flops_per_second attention_peak{};
+  precision_support support{};  ///< the GPU's: whether FP8 GEMMs need a transpose (memory)
 };
 
 /// The BF16 side of a GPU preset with its generation's default η (efficiency.hpp).
@@ -61,7 +65,9 @@ inline precision_device precision_device_for(const gpu_preset& gpu, const precis
   return {.options = opts,
           .linear_peak = rate_peak(gpu, rate, field).value,
           .linear_efficiency = default_efficiency(gpu.arch, rate).matmul,
-          .attention_efficiency = default_efficiency(gpu.arch, attention_rate(opts)).attention};
+          .attention_efficiency = default_efficiency(gpu.arch, attention_rate(opts)).attention,
+          .attention_peak = rate_peak(gpu, attention_rate(opts), field).value,
+          .support = support_of(gpu.arch)};
 }
 
 /// The inputs: a step, its CP layout and its precision. `in.par.dp` is d, the replicas of the
@@ -139,8 +145,8 @@ inline long_context_result evaluate_long_context_step(const long_context_inputs&
     // kernel's half (compute_model.hpp), so the same time is half that η of the peak.
     attention_gpu.efficiency.matmul = in.precision.attention_efficiency / 2.0;
   }
-  if (in.precision.options.fp8_attention && in.precision.linear_peak.value() > 0.0) {
-    attention_gpu.peak = in.precision.linear_peak;  // FP8 attention at the FP8 rate
+  if (in.precision.options.fp8_attention && in.precision.attention_peak.value() > 0.0) {
+    attention_gpu.peak = in.precision.attention_peak;  // FP8 attention at the FP8 rate
   }
   const seconds attention_core =
       static_cast<double>(c.cp) *
@@ -174,6 +180,25 @@ inline long_context_result evaluate_long_context_step(const long_context_inputs&
   r.cp_hidden = pipeline * r.cp_per_layer.hidden();
   r.step.time.compute += r.attention_extra - r.linear_saving;
   r.step.step_time += r.attention_extra - r.linear_saving + r.cp_exposed;
+
+  // The quantized weight copies TE keeps between micro-batches (precision.hpp): per linear
+  // weight on a stage, split over t (and over d·cp with ZeRO-3, which shards the weights).
+  const double copy_bytes = weight_copy_bytes_per_param(in.precision.options, in.precision.support);
+  if (copy_bytes != 0.0) {
+    const double shard =
+        s.par.zero == zero_stage::parameters ? static_cast<double>(view.par.dp) : 1.0;
+    auto& mem = r.step.memory;
+    for (auto& stage : mem.stages) {
+      stage.weights += copy_bytes * static_cast<double>(quantized_params_per_layer(s.model)) *
+                       static_cast<double>(stage.layers) / static_cast<double>(t) / shard *
+                       units::B;
+    }
+    for (std::size_t i = 0; i < mem.stages.size(); ++i) {
+      if (mem.stages[i].total() > mem.stages[mem.peak_stage].total()) {
+        mem.peak_stage = i;
+      }
+    }
+  }
 
   // FLOPs and utilisation of the real model (sequences of s tokens, G of them).
   r.step.flops = flops_per_step(s.model, s.par.global_batch, s.model.seq, s.par.recompute);
