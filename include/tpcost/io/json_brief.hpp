@@ -50,7 +50,7 @@ inline nlohmann::json parse_untrusted_json(std::string_view text, const std::str
                                            const std::string& prefix = "") {
   const auto callback = [&](int depth, nlohmann::json::parse_event_t /*event*/,
                             nlohmann::json& /*parsed*/) {
-    if (depth > max_json_depth) {
+    if (depth >= max_json_depth) {  // depth counts from 0 at the top level
       throw invalid_spec(field, prefix + "nesting deeper than " + std::to_string(max_json_depth) +
                                     " levels; no input of this kind is that deep");
     }
