@@ -19,6 +19,7 @@ struct step_report {
   chosen_hardware hardware;  ///< the presets and profile behind inputs.gpu and inputs.topology
   step_inputs inputs;
   step_result result;
+  stack_choice stack;  ///< the --stack profile and every software default it applied
 };
 
 std::string render_step(const step_report& report, output_format format);

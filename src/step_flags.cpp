@@ -125,7 +125,8 @@ step_report evaluate_step_flags(const step_flags& f) {
   if (!f.pp_layout.empty()) {
     read_pp_layout(f.pp_layout, report.model.spec.layers, par, par.vpp == 1);
   }
-  in.options = to_step_options(f.software);
+  report.stack = to_stack_choice(f.software);
+  in.options = report.stack.options;
   report.result = evaluate_step(in);
   return report;
 }

@@ -27,6 +27,7 @@ namespace {
 /// hands them to the step). --tp sets the degree of both kinds of rule.
 struct layout_flags {
   std::string tp, gpus, pp, dp, vpp, global_batch, layers, zero, attention, tp_overlap, dp_overlap;
+  std::string stack;
   std::string memory, memory_bandwidth, matmul_efficiency, memory_efficiency;
 };
 
@@ -53,6 +54,7 @@ void add_layout_flags(CLI::App& cmd, layout_flags& f) {
       {"-G,--global-batch", &f.global_batch, "G: sequences per step"},
       {"--layers", &f.layers, "L: transformer layers (over the model's)"},
       {"--zero", &f.zero, "ZeRO stage 0..3"},
+      {"--stack", &f.stack, "software stack profile (docs/stacks.md)"},
       {"--attention", &f.attention, "fused | unfused"},
       {"--tp-overlap", &f.tp_overlap, "share of the TP collectives hidden behind compute"},
       {"--dp-overlap", &f.dp_overlap, "share of the DP sync hidden behind the last backward"},

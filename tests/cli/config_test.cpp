@@ -71,13 +71,16 @@ TEST_CASE("Every value of a choice key is one the core's parser accepts", "[conf
         software_flags software;
         software.attention = value;
         CHECK_NOTHROW(to_step_options(software));
+      } else if (key.flag == "--stack") {
+        CHECK_NOTHROW(stack_profile_by_name(value, key.flag));
       } else {
         FAIL("a choice key without a parser check");
       }
     }
   }
-  // article|seed|ring|tree|hierarchical|auto, algbw|busbw, none|selective|full, fused|unfused
-  CHECK(choices == 15);
+  // article|seed|ring|tree|hierarchical|auto, algbw|busbw, none|selective|full, fused|unfused,
+  // megatron-core|megatron-2021|deepspeed|fsdp2
+  CHECK(choices == 19);
 }
 
 TEST_CASE("Every flag of the refined model and the presets has a config key", "[config]") {
