@@ -31,7 +31,7 @@ using json = nlohmann::json;
 
 // The config format. Sections group keys by what they describe; a key's flag has the same
 // meaning as on the command line. Keys without a flag are read by one command (checks).
-constexpr std::array<config_key, 65> keys{{
+constexpr std::array<config_key, 70> keys{{
     {"/$schema", "", value_kind::text, "the JSON Schema this file follows (ignored by tpcost)", ""},
     {"/name", "", value_kind::text, "a name for reports, e.g. \"GPT-3 175B on DGX A100\"", ""},
     {"/description", "", value_kind::text, "free text (ignored by tpcost)", ""},
@@ -154,6 +154,18 @@ constexpr std::array<config_key, 65> keys{{
      "the attention core in FP8 too (Megatron --fp8-dot-product-attention) (step)", ""},
     {"/options/fp8_param_gather", "--fp8-param-gather", value_kind::boolean,
      "parameters stored in FP8, no BF16 copy (Megatron --fp8-param-gather) (step)", ""},
+    {"/options/stack", "--stack", value_kind::choice,
+     "software stack profile: how the framework runs the step, each choice cited "
+     "(docs/stacks.md) (step, plan, the step rules)",
+     "megatron-core|megatron-2021|deepspeed|fsdp2"},
+    {"/options/tp_comm_overlap", "--tp-comm-overlap", value_kind::boolean,
+     "Megatron-Core's --tp-comm-overlap (step, plan)", ""},
+    {"/options/overlap_grad_reduce", "--overlap-grad-reduce", value_kind::boolean,
+     "Megatron-Core's --overlap-grad-reduce (step, plan)", ""},
+    {"/options/overlap_param_gather", "--overlap-param-gather", value_kind::boolean,
+     "Megatron-Core's --overlap-param-gather (step, plan)", ""},
+    {"/options/grad_reduce_in_bf16", "--grad-reduce-in-bf16", value_kind::boolean,
+     "Megatron-Core's --grad-reduce-in-bf16 (step, plan)", ""},
     {"/options/tp_overlap", "--tp-overlap", value_kind::fraction,
      "share of the TP collectives hidden behind compute (step)", ""},
     {"/options/dp_overlap", "--dp-overlap", value_kind::fraction,

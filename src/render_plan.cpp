@@ -33,9 +33,14 @@ std::string header(const chosen_model& model, const chosen_hardware& hw, const p
                    const char* what) {
   std::string o = hw.assumption.empty() ? std::string() : hw.assumption + "\n";
   o += fmt::format(
-      "{}: {} on {} x {}, {} between nodes; G = {} sequences of {} tokens; {} attention\n", what,
-      model_name(model), req.gpus, hw.gpu->name, hw.network, req.global_batch, req.model.seq,
-      to_string(req.options.attention));
+      "{}: {} on {} x {}, {} between nodes; G {} {} sequences of {} tokens; {} attention; stack "
+      "{}\n",
+      what, model_name(model), req.gpus, hw.gpu->name, hw.network,
+      req.batch_is_maximum ? "<=" : "=", req.global_batch, req.model.seq,
+      to_string(req.options.attention), profile_of(req.options.stack).name);
+  if (req.batch_is_maximum) {
+    o += "batch: G is a maximum; each layout runs d*floor(G/d) sequences, ranked by samples/s\n";
+  }
   o += fmt::format(
       "GPU:   peak {}, HBM {} at {}; efficiency {:.2f} of peak (matmul), {:.2f} of HBM "
       "(element-wise)\n",
@@ -95,9 +100,11 @@ std::string changes_text(const step_comparison& d) {
 
 std::string plan_layouts_table(const plan_report& r) {
   const auto& res = r.result;
+  const bool batch_column = r.request.batch_is_maximum;
   std::string o = fmt::format(
       "  #   t   p    d   b     m   v  SP   recompute ZeRO      step    MFU    HFU     memory "
-      "compute    TP bubble   p2p    DP  optim\n");
+      "compute    TP bubble   p2p    DP  optim{}\n",
+      batch_column ? "       G  samples/s" : "");
   for (std::size_t i = 0; i < res.top.size(); ++i) {
     const auto& par = res.top[i].candidate.par;
     const auto& s = res.top[i].result;
@@ -105,12 +112,15 @@ std::string plan_layouts_table(const plan_report& r) {
     const auto share = [&](seconds v) { return fmt::format("{:>6.1f}", 100.0 * v.value() / st); };
     o += fmt::format(
         "  {:<2} {:>2} {:>3} {:>4} {:>3} {:>5} {:>3}  {:<3}  {:<9} {:>4} {:>9} {:>6} {:>6} {:>10} "
-        "{}{}{}{}{}{}\n",
+        "{}{}{}{}{}{}{}\n",
         i + 1, par.tp, par.pp, par.dp, par.micro_batch, s.micro_batches, par.vpp,
         on_off(par.sequence_parallel), to_string(par.recompute), static_cast<int>(par.zero),
         io::to_string(s.step_time), io::percent(s.mfu), io::percent(s.hfu),
         gib(s.memory.peak().total()), share(s.time.compute), share(s.time.tp_comm),
-        share(s.time.bubble), share(s.time.p2p), share(s.time.dp_comm), share(s.time.optimizer));
+        share(s.time.bubble), share(s.time.p2p), share(s.time.dp_comm), share(s.time.optimizer),
+        batch_column ? fmt::format(" {:>7} {:>10.1f}", par.global_batch,
+                                   static_cast<double>(par.global_batch) / st)
+                     : "");
   }
   return o;
 }
@@ -234,6 +244,8 @@ nlohmann::json layout_json(const parallel_config& par, const step_result& s,
           {"mfu", s.mfu},
           {"hfu", s.hfu},
           {"tokens_per_s", s.tokens_per_second},
+          {"global_batch", par.global_batch},
+          {"samples_per_s", static_cast<double>(par.global_batch) / s.step_time.value()},
           {"breakdown_s", breakdown_json(s.time)},
           {"memory", memory_json(s.memory)}};
 }
@@ -282,6 +294,8 @@ nlohmann::json plan_json(const plan_report& r) {
           {"request",
            {{"gpus", req.gpus},
             {"global_batch", req.global_batch},
+            {"global_batch_is_maximum", req.batch_is_maximum},
+            {"stack", profile_of(req.options.stack).name},
             {"seq", req.model.seq},
             {"attention", to_string(req.options.attention)},
             {"top", req.top},

@@ -109,6 +109,9 @@ std::string text(const step_report& r) {
       par.micro_batch, par.global_batch, s.micro_batches, par.vpp, to_string(par.recompute),
       par.sequence_parallel ? "on" : "off", static_cast<int>(par.zero),
       to_string(in.options.attention));
+  if (r.stack.profile != nullptr) {
+    o += stack_text(r.stack);
+  }
   if (const auto& l = s.memory.stages;
       l.size() > 1 && (l.front().layers != l.back().layers || l.front().layers != l[1].layers)) {
     o += fmt::format("stages:  {} layers on the first, {} on each middle one, {} on the last\n",
@@ -241,6 +244,7 @@ nlohmann::json json(const step_report& r) {
         {"attention", to_string(in.options.attention)},
         {"tp_overlap", in.options.tp_overlap},
         {"dp_overlap", in.options.dp_overlap}}},
+      {"stack", r.stack.profile != nullptr ? stack_json(r.stack) : nlohmann::json(nullptr)},
       {"step_time_s", s.step_time.value()},
       {"breakdown_s",
        {{"compute", t.compute.value()},

@@ -26,6 +26,7 @@ struct step_report {
   std::optional<long_context_result> long_context;
   flops_per_second long_context_linear_peak{};  ///< the linear layers' peak (long context)
   step_result result;
+  stack_choice stack;  ///< the --stack profile and every software default it applied
 };
 
 std::string render_step(const step_report& report, output_format format);

@@ -181,7 +181,8 @@ step_report evaluate_step_flags(const step_flags& f) {
   if (!f.pp_layout.empty()) {
     read_pp_layout(f.pp_layout, report.model.spec.layers, par, par.vpp == 1);
   }
-  in.options = to_step_options(f.software);
+  report.stack = to_stack_choice(f.software);
+  in.options = report.stack.options;
   report.precision = to_precision_options(f.software, f.hardware);
   if (report.cp.cp == 1 && report.precision.linear == linear_precision::bf16 &&
       !report.precision.fp8_attention && !report.precision.fp8_param_gather) {

@@ -42,16 +42,20 @@ void add_hardware_flags(CLI::App& cmd, hardware_flags& f) {
 }
 
 void add_software_flags(CLI::Option_group& group, software_flags& f) {
+  add_stack_flags(group, f.stack);
   group
       .add_option("--attention", f.attention,
                   "attention kernel: fused (FlashAttention: no s*s scores in HBM) or unfused "
-                  "(Megatron-LM 2021, as in the SC21 validation)")
+                  "(Megatron-LM 2021, as in the SC21 validation); default: the --stack's")
       ->capture_default_str();
-  group.add_option("--tp-overlap", f.tp_overlap, "share of TP comm hidden behind compute")
+  group
+      .add_option("--tp-overlap", f.tp_overlap,
+                  "share of TP comm hidden behind compute (default: the --stack's)")
       ->capture_default_str();
   group
       .add_option("--dp-overlap", f.dp_overlap,
-                  "share of the DP gradient sync hidden behind the last backward")
+                  "share of the DP gradient sync hidden behind the last backward (default: the "
+                  "--stack's)")
       ->capture_default_str();
 }
 
@@ -134,16 +138,11 @@ std::string profile_note(const chosen_hardware& hw, profile_scope link) {
                                                              : std::string();
 }
 
-step_options to_step_options(const software_flags& f) {
-  step_options out;
-  if (f.attention != "fused" && f.attention != "unfused") {
-    throw invalid_spec("--attention", "'" + f.attention + "' is not one of fused|unfused");
-  }
-  out.attention = f.attention == "fused" ? attention_kernel::fused : attention_kernel::unfused;
-  out.tp_overlap = fraction_flag(f.tp_overlap, "--tp-overlap");
-  out.dp_overlap = fraction_flag(f.dp_overlap, "--dp-overlap");
-  return out;
+stack_choice to_stack_choice(const software_flags& f) {
+  return resolve_stack(f.stack, f.attention, f.tp_overlap, f.dp_overlap);
 }
+
+step_options to_step_options(const software_flags& f) { return to_stack_choice(f).options; }
 
 }  // namespace tpcost::cli
 

@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "stack_flags.hpp"
 #include "tpcost/hardware/calibration.hpp"
 #include "tpcost/hardware/hardware.hpp"
 #include "tpcost/hardware/presets.hpp"
@@ -31,12 +32,13 @@ struct hardware_flags {
   std::string gpus_per_node, intra_bandwidth, intra_latency, inter_bandwidth, inter_latency;
 };
 
-/// How the software runs the step: the attention kernel, and how much of the TP and DP
-/// communication hides behind compute.
+/// How the software runs the step: the stack profile, the attention kernel, and how much of
+/// the TP and DP communication hides behind compute; empty text means "from the stack".
 struct software_flags {
-  std::string attention = "fused";
-  std::string tp_overlap = "0";
-  std::string dp_overlap = "0";
+  stack_flags stack;
+  std::string attention;
+  std::string tp_overlap;
+  std::string dp_overlap;
   std::string precision = "bf16";  ///< the linear layers' recipe (model/precision.hpp)
   bool fp8_attention = false;
   bool fp8_param_gather = false;
@@ -67,7 +69,9 @@ void add_precision_flags(CLI::Option_group& group, software_flags& flags);
 chosen_hardware to_hardware(const hardware_flags& flags);
 /// " (from FILE)" when the --interconnect-file replaced `link`, else "".
 std::string profile_note(const chosen_hardware& hw, profile_scope link);
-/// The attention kernel (fused|unfused) and the overlap shares, each a fraction in [0, 1].
+/// The stack's profile with the explicit flags over it (resolve_stack, stack_flags.hpp).
+stack_choice to_stack_choice(const software_flags& flags);
+/// The step options of `to_stack_choice`.
 step_options to_step_options(const software_flags& flags);
 /// The precision recipe: --precision, or --dtype fp8 as its alias (fp8 = fp8-delayed,
 /// Megatron's default recipe); --fp8-attention, --fp8-param-gather. Not yet checked against

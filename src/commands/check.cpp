@@ -27,6 +27,7 @@ namespace {
 /// hands them to the step). --tp sets the degree of both kinds of rule.
 struct layout_flags {
   std::string tp, gpus, pp, dp, vpp, global_batch, layers, zero, attention, tp_overlap, dp_overlap;
+  std::string stack;
   std::string memory, memory_bandwidth, matmul_efficiency, memory_efficiency;
   std::string cp, cp_comm_type, hierarchical_cp_sizes, precision;
   bool fp8_attention = false;
@@ -56,6 +57,7 @@ void add_layout_flags(CLI::App& cmd, layout_flags& f) {
       {"-G,--global-batch", &f.global_batch, "G: sequences per step"},
       {"--layers", &f.layers, "L: transformer layers (over the model's)"},
       {"--zero", &f.zero, "ZeRO stage 0..3"},
+      {"--stack", &f.stack, "software stack profile (docs/stacks.md)"},
       {"--attention", &f.attention, "fused | unfused"},
       {"--cp", &f.cp, "cp: context-parallel degree"},
       {"--cp-comm-type", &f.cp_comm_type, "p2p | all_gather | a2a | a2a+p2p"},

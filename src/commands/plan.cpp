@@ -29,7 +29,7 @@ struct plan_flags {
   model_flags model;
   hardware_flags hardware;
   software_flags software;
-  std::string gpus, global_batch;
+  std::string gpus, global_batch, max_global_batch;
   std::string top = "5";
   std::string max_tp, fixed_tp, fixed_pp;
   std::string threads = "0";
@@ -81,8 +81,18 @@ inputs read_inputs(const plan_flags& f) {
   req.topology = in.hardware.topology;
   req.options = to_step_options(f.software);
   req.gpus = required(f.gpus, "--gpus", "the number of GPUs, e.g. 512");
-  req.global_batch =
-      required(f.global_batch, "--global-batch", "the sequences per step, e.g. 1536");
+  if (!f.max_global_batch.empty()) {
+    if (!f.global_batch.empty()) {
+      throw invalid_spec("--max-global-batch",
+                         "give --global-batch (G exactly) or --max-global-batch (G at most), not "
+                         "both");
+    }
+    req.global_batch = positive(f.max_global_batch, "--max-global-batch");
+    req.batch_is_maximum = true;
+  } else {
+    req.global_batch =
+        required(f.global_batch, "--global-batch", "the sequences per step, e.g. 1536");
+  }
   req.top = static_cast<std::size_t>(positive(f.top, "--top"));
   if (!f.max_tp.empty()) {
     req.constraints.max_tp = positive(f.max_tp, "--max-tp");
@@ -183,6 +193,9 @@ void add_plan_command(CLI::App& app) {
   auto* search = cmd->add_option_group("Search");
   search->add_option(flag_names("--gpus"), f->gpus, "N: total GPUs (required)");
   search->add_option("-G,--global-batch", f->global_batch, "G: sequences per step (required)");
+  search->add_option("--max-global-batch", f->max_global_batch,
+                     "G at most: each layout runs d*floor(G/d) sequences (a multiple of d*b), "
+                     "ranked by samples/s");
   search->add_option("--top", f->top, "K: layouts to print, best first")->capture_default_str();
   search->add_option("--max-tp", f->max_tp, "largest TP degree to consider");
   search->add_option("--fixed-tp", f->fixed_tp, "consider only this TP degree");

@@ -75,14 +75,17 @@ TEST_CASE("Every value of a choice key is one the core's parser accepts", "[conf
         software_flags software;
         software.attention = value;
         CHECK_NOTHROW(to_step_options(software));
+      } else if (key.flag == "--stack") {
+        CHECK_NOTHROW(stack_profile_by_name(value, key.flag));
       } else {
         FAIL("a choice key without a parser check");
       }
     }
   }
   // article|seed|ring|tree|hierarchical|auto, algbw|busbw, none|selective|full, fused|unfused,
-  // p2p|all_gather|a2a|a2a+p2p, bf16|fp8|fp8-current|fp8-blockwise|mxfp8|nvfp4
-  CHECK(choices == 25);
+  // p2p|all_gather|a2a|a2a+p2p, bf16|fp8|fp8-current|fp8-blockwise|mxfp8|nvfp4,
+  // megatron-core|megatron-2021|deepspeed|fsdp2
+  CHECK(choices == 29);
 }
 
 TEST_CASE("Every flag of the refined model and the presets has a config key", "[config]") {

@@ -39,7 +39,7 @@ TEST_CASE("plan --format json lists the core's best layouts, best first, with th
   req.gpus = 256;
   req.global_batch = 512;
   req.top = 4;
-  req.options.attention = attention_kernel::fused;  // the CLI's default
+  req.options = options_of(stack_profile_by_name("megatron-core", "stack"));  // the CLI's default
   const auto expected = plan(req);
 
   const auto& layouts = j.at("layouts");

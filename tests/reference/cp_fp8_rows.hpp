@@ -38,7 +38,10 @@ struct cp_fp8_row {
   double measured_mfu = 0.0;
 };
 
-inline std::vector<cp_fp8_row> cp_fp8_rows(const std::string& set) {
+/// `options`, when given, replaces the software half set below for every row (the stack
+/// profile test, stack_dev_test.cpp).
+inline std::vector<cp_fp8_row> cp_fp8_rows(const std::string& set,
+                                           const step_options* options = nullptr) {
   std::ifstream f(std::string(TPCOST_REFERENCE_DIR) + "/cp_fp8_dev_rows.json");
   const auto j = nlohmann::json::parse(f);
   const auto& ndr = interconnect_preset_by_name("ib-ndr", "interconnect");
@@ -79,6 +82,9 @@ inline std::vector<cp_fp8_row> cp_fp8_rows(const std::string& set) {
     in.step.options.attention = attention_kernel::fused;
     in.step.options.dp_overlap = 1.0;
     in.step.options.tp_overlap = titan ? 0.0 : 1.0;
+    if (options != nullptr) {
+      in.step.options = *options;
+    }
     in.cp = {.cp = r.at("cp").is_null() ? 1 : r.at("cp").get<std::int64_t>()};
     const auto precision = r.at("precision").get<std::string>();
     const bool fp8 = precision.rfind("fp8", 0) == 0;

@@ -227,9 +227,16 @@ TEST_CASE("A small layout's memory, derived by hand stage by stage", "[memory]")
   par.zero = zero_stage::gradients;
   CHECK(memory_per_gpu(spec, par, bytes(2e4), unfused).stages[0].model_states().value() ==
         2032 + 1016 + 6096);
+  // ZeRO-3 also holds two gathered layers of 16-bit weights (the one computed and the one
+  // prefetched): 2 * 460 * 2 B = 1840 B on top of 16256 / 2.
   par.zero = zero_stage::parameters;
   CHECK(memory_per_gpu(spec, par, bytes(2e4), unfused).stages[0].model_states().value() ==
-        16256 / 2);
+        16256 / 2 + 1840);
+  // With one gathered layer (no prefetch), 920 B.
+  CHECK(memory_per_gpu(spec, par, bytes(2e4), unfused, mixed_precision_adam, 1)
+            .stages[0]
+            .model_states()
+            .value() == 16256 / 2 + 920);
 
   // Full recomputation: 2*sbh = 64 B per layer in flight, plus one layer's full set (784).
   par.zero = zero_stage::none;

@@ -72,8 +72,9 @@ std::vector<parallel_config> every_layout(const plan_request& req) {
                 if (sp && t == 1) {
                   continue;
                 }
-                for (int z = 0; z <= (d > 1 ? 3 : 0); ++z) {
-                  if (z >= 2 && p > 1) {
+                const int max_zero = profile_of(req.options.stack).max_zero.value;
+                for (int z = 0; z <= (d > 1 ? max_zero : 0); ++z) {
+                  if (!sharding_allowed(req.options, static_cast<zero_stage>(z), p)) {
                     continue;  // evaluate_step refuses it, as the planner does
                   }
                   parallel_config par;
@@ -211,6 +212,39 @@ TEST_CASE("The best layouts of plan are the best of a brute-force list ranked by
     REQUIRE(one.top.size() == 1);
     REQUIRE(one.runner_up);
     CHECK(describe_layout(one.runner_up->candidate.par) == describe_layout(expected[1].par));
+  }
+}
+
+TEST_CASE(
+    "For every stack, the best layouts of plan are the best of a brute-force list ranked by "
+    "evaluate_step (uneven stages included)",
+    "[planner][stack]") {
+  for (const auto& stack : stack_profiles) {
+    INFO(stack.name);
+    auto req = request(small_llama(), 24, 48, 8);  // 12 layers: uneven splits on 8 stages
+    req.memory_capacity = 1.5 * units::GiB;
+    req.options = options_of(stack);
+    req.top = 4;
+    const auto expected = brute_force_ranking(req);
+    const auto got = plan(req);
+    REQUIRE(expected.size() >= req.top);
+    REQUIRE(got.top.size() == req.top);
+    for (std::size_t i = 0; i < req.top; ++i) {
+      INFO("rank " << i + 1);
+      CHECK(describe_layout(got.top[i].candidate.par) == describe_layout(expected[i].par));
+      CHECK_THAT(got.top[i].result.step_time.value(), near(expected[i].step_time.value(), 1e-12));
+    }
+    CHECK(got.counts.feasible == static_cast<std::int64_t>(expected.size()));
+    check_identities(got.counts);
+    // The stack's rules shape the space: no ZeRO under megatron-2021, ZeRO-3 with PP only
+    // under FSDP2.
+    const bool sharded_pp = std::any_of(
+        expected.begin(), expected.end(),
+        [](const plan_candidate& c) { return c.par.pp > 1 && static_cast<int>(c.par.zero) >= 2; });
+    CHECK(sharded_pp == stack.sharding_with_pp.value);
+    const bool any_zero = std::any_of(expected.begin(), expected.end(),
+                                      [](const auto& c) { return c.par.zero != zero_stage::none; });
+    CHECK(any_zero == (stack.max_zero.value > 0));
   }
 }
 
@@ -619,4 +653,40 @@ TEST_CASE(
   }
   REQUIRE(meta);
   CHECK(best.result.step_time <= meta->step_time);
+}
+
+TEST_CASE(
+    "A maximum global batch: 5128 GPUs with G = 2520 get a layout whose batch is rounded down to "
+    "d*floor(G/d) and ranked by samples/s",
+    "[planner]") {
+  auto req = request(small_gpt(), 5128, 2520, 8);  // 5,128 = 8 x 641, 641 prime
+  req.top = 3;
+  CHECK(plan(req).top.empty());  // G exactly: no d of 641 or more divides 2,520
+  req.batch_is_maximum = true;
+  const auto got = plan(req);
+  REQUIRE(!got.top.empty());
+  for (const auto& l : got.top) {
+    const auto& par = l.candidate.par;
+    INFO(describe_layout(par));
+    CHECK(par.global_batch == 2520 / par.dp * par.dp);
+    CHECK(par.global_batch % (par.dp * par.micro_batch) == 0);
+    CHECK(par.global_batch <= 2520);
+    CHECK(l.result.micro_batches == par.global_batch / (par.dp * par.micro_batch));
+  }
+  // Ranked by samples per second, which the full evaluation agrees with.
+  for (std::size_t i = 1; i < got.top.size(); ++i) {
+    const auto rate = [](const planned_layout& l) {
+      return static_cast<double>(l.candidate.par.global_batch) / l.result.step_time.value();
+    };
+    CHECK(rate(got.top[i - 1]) >= rate(got.top[i]));
+  }
+  // t*p divides 5,128 with at most 8 layers and t <= 8: t*p in {1, 2, 4, 8}, d in {5128, 2564,
+  // 1282, 641}; d > G leaves no sequence per replica, so d = 1,282 (G' = 1,282) or 641
+  // (G' = 3 x 641 = 1,923).
+  for (const auto& l : got.top) {
+    const auto& par = l.candidate.par;
+    CHECK(((par.dp == 641 && par.global_batch == 1923) ||
+           (par.dp == 1282 && par.global_batch == 1282)));
+  }
+  CHECK(got.counts[plan_reason::dp_batch] > 0);  // the pairs of d = 5,128 and 2,564
 }

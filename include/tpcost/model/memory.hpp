@@ -4,7 +4,11 @@
 // Model states (Rajbhandari et al. 2020, "ZeRO", arXiv:1910.02054, Sec. 3.1): mixed-precision
 // Adam keeps 2 bytes of 16-bit weights, 2 of 16-bit gradients and K = 12 of fp32 optimizer
 // state (master weights, momentum, variance) per parameter: 16 bytes. ZeRO stage 1 divides
-// the optimizer states by d, stage 2 also the gradients, stage 3 also the weights.
+// the optimizer states by d, stage 2 also the gradients, stage 3 also the weights; stage 3
+// then holds full 16-bit copies of the layers it has gathered: the one it computes and the one
+// it prefetches (DeepSpeed's stage3_prefetch_bucket_size, FSDP2's implicit prefetch), 2 bytes
+// times one layer's parameters on a TP rank each (stack_profiles.hpp: the whole stage under
+// FSDP2 with pipelines, which does not reshard after the forward).
 //
 // Parameters per GPU are counted exactly, stage by stage, as Megatron-LM places them: the
 // attention and MLP matrices and their column-parallel biases are split over t; the norms and
@@ -201,6 +205,10 @@ struct stage_memory_terms {
   bytes working{};         ///< full recomputation: one layer's activations while recomputed
   bytes embedding_mask{};  ///< first stage, per micro-batch in flight
   bytes output_layer{};    ///< last stage: final norm and output inputs, fp32 logits
+  /// ZeRO-3: one layer's 16-bit weights on a TP rank, gathered for its forward or backward,
+  /// and how many such layers are held at once (the one computed and the one prefetched).
+  bytes gathered_layer{};
+  std::int64_t gathered_layers = 0;
 };
 
 /// The shared terms of `par` (only its t, p, d, v, b, SP, recomputation and ZeRO stage are read)
@@ -208,7 +216,8 @@ struct stage_memory_terms {
 inline stage_memory_terms stage_memory_terms_of(const transformer_spec& spec,
                                                 const parallel_config& par, std::int64_t m,
                                                 attention_kernel attention,
-                                                state_bytes per_param = mixed_precision_adam) {
+                                                state_bytes per_param = mixed_precision_adam,
+                                                std::int64_t gathered_layers = 2) {
   const auto t = static_cast<double>(par.tp);
   const double sb = static_cast<double>(spec.seq) * static_cast<double>(par.micro_batch);
   const double sbh = sb * static_cast<double>(spec.hidden);
@@ -226,6 +235,10 @@ inline stage_memory_terms stage_memory_terms_of(const transformer_spec& spec,
     x.working = activation_bytes_per_layer(spec, par.micro_batch, spec.seq, par.tp,
                                            par.sequence_parallel, recompute_mode::none, attention);
   }
+  if (par.zero == zero_stage::parameters) {
+    x.gathered_layer = 2.0 * layer_params_per_tp_rank(spec, par.tp) * units::B;
+    x.gathered_layers = gathered_layers;
+  }
   x.embedding_mask = sbh / sp_divisor * units::B;  // one byte per element
   x.output_layer =
       (4.0 * sbh / sp_divisor + 4.0 * sb * static_cast<double>(spec.vocab) / t) * units::B;
@@ -239,7 +252,8 @@ inline stage_memory stage_memory_at(const stage_memory_terms& x, std::int64_t st
   s.stage = stage;
   s.layers = layers;
   s.params = params;
-  s.weights = params * x.per_param.weights / (x.zero >= 3 ? x.dp : 1.0) * units::B;
+  s.weights = params * x.per_param.weights / (x.zero >= 3 ? x.dp : 1.0) * units::B +
+              static_cast<double>(std::min(x.gathered_layers, layers)) * x.gathered_layer;
   s.gradients = params * x.per_param.gradients / (x.zero >= 2 ? x.dp : 1.0) * units::B;
   s.optimizer = params * x.per_param.optimizer / (x.zero >= 1 ? x.dp : 1.0) * units::B;
   s.layers_in_flight = layers_in_flight(layers, stage, x.stages, x.micro_batches, x.virtual_stages);
@@ -259,9 +273,11 @@ inline stage_memory stage_memory_at(const stage_memory_terms& x, std::int64_t st
 /// false), not rejected.
 inline memory_report memory_per_gpu(const transformer_spec& spec, const parallel_config& par,
                                     bytes capacity, attention_kernel attention,
-                                    state_bytes per_param = mixed_precision_adam) {
+                                    state_bytes per_param = mixed_precision_adam,
+                                    std::int64_t gathered_layers = 2) {
   const auto pipe = summarize_pipeline(spec, par, 2, false);
-  const auto terms = stage_memory_terms_of(spec, par, pipe.micro_batches, attention, per_param);
+  const auto terms =
+      stage_memory_terms_of(spec, par, pipe.micro_batches, attention, per_param, gathered_layers);
   memory_report report;
   report.capacity = capacity;
   report.per_param = per_param;

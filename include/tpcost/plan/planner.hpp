@@ -170,6 +170,10 @@ struct plan_request {
   step_options options;
   std::int64_t gpus = 0;          ///< N
   std::int64_t global_batch = 0;  ///< G, sequences per step
+  /// G is a maximum (--max-global-batch): each layout runs d·⌊G/d⌋ sequences, the largest
+  /// multiple of its d (and so of d·b for every micro-batch b searched) up to G, and layouts
+  /// are ranked by throughput (samples per second), as Calculon rounds the batch per DP degree.
+  bool batch_is_maximum = false;
   plan_constraints constraints;
   std::size_t top = 5;   ///< layouts to return, best first (at least 1)
   unsigned threads = 0;  ///< at most this many threads; 0: every hardware thread
@@ -184,6 +188,11 @@ struct plan_candidate {
   seconds step_time{};
   bytes peak_memory{};  ///< of the fullest stage, per GPU
   bool tp_spans_nodes = false;
+  /// Seconds per sequence: what the search ranks by (the step time over the same G unless the
+  /// batch is a maximum, so with a fixed G the order is the step time's).
+  [[nodiscard]] constexpr seconds time_per_sample() const {
+    return step_time / static_cast<double>(par.global_batch);
+  }
 };
 
 /// The tie order, after the step time: TP inside a node, smaller t, smaller p, larger b,
@@ -204,10 +213,13 @@ constexpr auto tie_key(const plan_candidate& c) {
                     p.last_stage_layers};
 }
 
-/// Whether `a` ranks before `b`: a shorter step, or the same step and an earlier `tie_key`.
+/// Whether `a` ranks before `b`: a higher throughput (a shorter step over the same batch), or
+/// the same and an earlier `tie_key`.
 constexpr bool ranks_before(const plan_candidate& a, const plan_candidate& b) {
-  if (a.step_time != b.step_time) {
-    return a.step_time < b.step_time;
+  const seconds ta = a.time_per_sample();
+  const seconds tb = b.time_per_sample();
+  if (ta != tb) {
+    return ta < tb;
   }
   return tie_key(a) < tie_key(b);
 }
@@ -282,9 +294,9 @@ inline std::vector<std::int64_t> divisors(std::int64_t n) {
 class best_k {
  public:
   explicit best_k(std::size_t k) : k_(std::max<std::size_t>(k, 1)) { items_.reserve(k_ + 1); }
-  /// Whether a candidate of this step time could still enter.
-  [[nodiscard]] bool could_enter(seconds time) const {
-    return items_.size() < k_ || !(items_.back().step_time < time);
+  /// Whether a candidate of this time per sample could still enter.
+  [[nodiscard]] bool could_enter(seconds per_sample) const {
+    return items_.size() < k_ || !(items_.back().time_per_sample() < per_sample);
   }
   void offer(const plan_candidate& c) {
     if (items_.size() == k_ && !ranks_before(c, items_.back())) {
@@ -376,6 +388,11 @@ inline std::vector<std::int64_t> chunk_counts(const pipeline_split& split) {
   return divisors(g);
 }
 
+/// The global batch a layout of d replicas runs: G, or with G a maximum d·⌊G/d⌋.
+constexpr std::int64_t batch_of(const plan_request& req, std::int64_t dp) {
+  return req.batch_is_maximum ? req.global_batch / dp * dp : req.global_batch;
+}
+
 /// What one worker found.
 struct plan_partial {
   explicit plan_partial(std::size_t k) : inside(k), across(k) {}
@@ -395,16 +412,18 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
   const auto reject = [&](plan_reason r, std::int64_t n) {
     counts.rejected[static_cast<std::size_t>(r)] += n;
   };
-  const std::int64_t zero_max = pair.dp > 1 ? 3 : 0;
+  const std::int64_t zero_max =
+      pair.dp > 1 ? static_cast<std::int64_t>(profile_of(env.options.stack).max_zero.value) : 0;
   const std::int64_t sp_options = pair.tp > 1 ? 2 : 1;
   // b divides G/d; v divides every stage's layers (v > 1 only with p > 1). A few small vectors
   // per pair; the layouts below allocate nothing.
-  const auto batches = divisors(req.global_batch / pair.dp);
+  const auto global_batch = batch_of(req, pair.dp);
+  const auto batches = divisors(global_batch / pair.dp);
   for (const auto& split : candidate_splits(model.layers, pair.pp)) {
     const auto x = group_stage(env, {.tp = pair.tp, .pp = pair.pp, .dp = pair.dp}, split);
     const auto chunks = chunk_counts(split);
     for (const auto b : batches) {
-      const auto y = batch_stage(env, x, b, req.global_batch);
+      const auto y = batch_stage(env, x, b, global_batch);
       for (const auto v : chunks) {
         const std::int64_t per_v = 3 * sp_options * (zero_max + 1);
         counts.layouts += per_v;
@@ -420,19 +439,19 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
                                          .sequence_parallel = sp_i == 1,
                                          .recompute = mode,
                                          .zero = static_cast<zero_stage>(z_i)};
-              if (!sharding_allowed(choice.zero, pair.pp)) {
+              if (!sharding_allowed(env.options, choice.zero, pair.pp)) {
                 reject(plan_reason::zero_with_pp, 1);
                 continue;
               }
               ++counts.evaluated;
-              const bytes peak = peak_memory(env, x, y, choice, req.global_batch);
+              const bytes peak = peak_memory(env, x, y, choice, global_batch);
               if (!((req.memory_capacity - peak).value() >= 0.0)) {  // memory_report::fits
                 reject(plan_reason::memory, 1);
                 continue;
               }
               const seconds time = combine_step(env, x, y, choice).step_time;
               plan_candidate c;
-              c.par = layout_of(x, y, choice, req.global_batch);
+              c.par = layout_of(x, y, choice, global_batch);
               c.step_time = time;
               c.peak_memory = peak;
               c.tp_spans_nodes = pair.spans_nodes;
@@ -440,7 +459,7 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
               if (pair_best.feasible == 1 || ranks_before(c, pair_best.best)) {
                 pair_best.best = c;
               }
-              if (bucket.could_enter(time)) {
+              if (bucket.could_enter(c.time_per_sample())) {
                 bucket.offer(c);
               }
             }
@@ -478,7 +497,8 @@ inline std::optional<plan_reason> pair_rule(const plan_request& req, std::int64_
   if (p > model.layers) {
     return plan_reason::pp_layers;
   }
-  if (req.global_batch % (req.gpus / (t * p)) != 0) {
+  const auto d = req.gpus / (t * p);
+  if (req.batch_is_maximum ? req.global_batch < d : req.global_batch % d != 0) {
     return plan_reason::dp_batch;
   }
   return std::nullopt;
@@ -546,7 +566,7 @@ inline plan_search search(const plan_request& req) {
   out.counts.pairs_searched = static_cast<std::int64_t>(pairs.size());
   std::int64_t estimate = 0;  // layouts to enumerate, for the number of threads
   for (const auto& pair : pairs) {
-    estimate += divisor_count(req.global_batch / pair.dp) *
+    estimate += divisor_count(batch_of(req, pair.dp) / pair.dp) *
                 (pair.pp > 1 ? 13 * divisor_count((req.model.layers + pair.pp - 1) / pair.pp) : 1) *
                 3 * (pair.tp > 1 ? 2 : 1) * (pair.dp > 1 ? 4 : 1);
   }
@@ -561,11 +581,6 @@ inline plan_search search(const plan_request& req) {
   out.threads = threads;
   const std::size_t k = std::max<std::size_t>(req.top, 2);  // the runner-up is always kept
   const auto env = environment_of(req);
-  std::array<step_flops, 3> flops{};
-  for (const auto mode : {recompute_mode::none, recompute_mode::selective, recompute_mode::full}) {
-    flops[static_cast<std::size_t>(mode)] =
-        flops_per_step(req.model, req.global_batch, req.model.seq, mode);
-  }
   std::vector<plan_partial> partials;
   partials.reserve(threads);
   for (unsigned w = 0; w < threads; ++w) {
@@ -613,9 +628,10 @@ inline plan_search search(const plan_request& req) {
   }
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     if (pair_best[i].feasible > 0) {
+      const auto& best = pair_best[i].best;
       pair_best[i].mfu = model_flops_utilisation(
-          flops[static_cast<std::size_t>(pair_best[i].best.par.recompute)].model,
-          pair_best[i].best.step_time, n, req.gpu.peak);
+          flops_per_step(req.model, best.par.global_batch, req.model.seq, best.par.recompute).model,
+          best.step_time, n, req.gpu.peak);
       if (out.tp_across_nodes_penalised && pairs[i].spans_nodes) {
         across_feasible += pair_best[i].feasible;
       }
@@ -691,7 +707,7 @@ inline std::optional<plan_reason> broken_plan_rule(const plan_request& req,
   if (par.vpp > 1 && micro_batches(par) < par.pp) {
     return plan_reason::interleave_batch;
   }
-  if (!sharding_allowed(par.zero, par.pp)) {
+  if (!sharding_allowed(req.options, par.zero, par.pp)) {
     return plan_reason::zero_with_pp;
   }
   return std::nullopt;

@@ -36,6 +36,7 @@
 #include "tpcost/model/parallelism.hpp"
 #include "tpcost/model/pipeline_parallel.hpp"
 #include "tpcost/step/compute_model.hpp"
+#include "tpcost/step/stack_profiles.hpp"
 
 namespace tpcost {
 
@@ -48,6 +49,13 @@ struct step_options {
   /// The attention kernel: its time (compute_model.hpp) and what it keeps for the backward
   /// pass (memory.hpp). The CLI defaults to fused.
   attention_kernel attention = attention_kernel::unfused;
+  // The software stack (stack_profiles.hpp): its rules on sharding, and the choices below,
+  // which the CLI fills from the --stack profile (options_of). The library's defaults are
+  // Megatron-Core's rules with 16-bit gradients, as the step model had before profiles.
+  software_stack stack = software_stack::megatron_core;
+  double dp_overlap_zero3 = 0.0;  ///< share of ZeRO-3's per-micro-batch collectives hidden
+  int grad_wire_bytes = 2;        ///< bytes per gradient element in the DP reduction
+  state_bytes state = mixed_precision_adam;  ///< weights, gradients, optimizer per parameter
 };
 
 /// Everything a step needs but the layout: the model, the GPU, the cluster, the software.
@@ -104,7 +112,7 @@ struct group_terms {
   link_spec hop_link;        ///< one GPU's link at the slowest stage boundary (p2p_link)
   double params_first = 0.0, params_middle = 0.0, params_last = 0.0;
   double params_max = 0.0;  ///< the GPU with the most parameters: it syncs and updates longest
-  bytes dp_bytes{};         ///< 16-bit gradients of params_max
+  bytes dp_bytes{};         ///< gradients of params_max, grad_wire_bytes each
   /// The slowest stage's DP collectives (its parameters, its DP group where its rank offset
   /// puts it), as NCCL's tuner picks them.
   algorithm_cost dp_all_reduce{}, dp_reduce_scatter{}, dp_all_gather{};
@@ -136,7 +144,7 @@ inline group_terms group_stage(const step_environment& env, const group_sizes& g
   x.params_middle = g.pp > 2 ? params_per_gpu(model, par, 1, split.middle) : 0.0;
   x.params_last = params_per_gpu(model, par, g.pp - 1, split.last);
   x.params_max = std::max({x.params_first, x.params_middle, x.params_last});
-  x.dp_bytes = 2.0 * x.params_max * units::B;
+  x.dp_bytes = static_cast<double>(env.options.grad_wire_bytes) * x.params_max * units::B;
   if (g.dp > 1) {
     // Each stage's DP group at its own rank offset. Stages whose first rank has the same
     // offset in its NVLink domain lie alike, so each middle-stage offset is placed once.
@@ -160,17 +168,20 @@ inline group_terms group_stage(const step_environment& env, const group_sizes& g
       const double params = s == 0          ? x.params_first
                             : s + 1 == g.pp ? x.params_last
                                             : x.params_middle;
-      const bytes message = 2.0 * params * units::B;
-      detail::keep_slowest(x.dp_all_reduce, topo, group, collective_op::all_reduce, message);
+      // Gradients travel in the stack's reduction dtype; weights are gathered in 16 bits.
+      const bytes gradients = static_cast<double>(env.options.grad_wire_bytes) * params * units::B;
+      const bytes weights = 2.0 * params * units::B;
+      detail::keep_slowest(x.dp_all_reduce, topo, group, collective_op::all_reduce, gradients);
       detail::keep_slowest(x.dp_reduce_scatter, topo, group, collective_op::reduce_scatter,
-                           message);
-      detail::keep_slowest(x.dp_all_gather, topo, group, collective_op::all_gather, message);
+                           gradients);
+      detail::keep_slowest(x.dp_all_gather, topo, group, collective_op::all_gather, weights);
     }
   }
   if (g.pp > 1 && model.tied_embeddings) {
     // First and last stage both hold the word embedding: all-reduce its gradient (Megatron's
     // embedding group), over the link their ranks (p-1)·t·d apart share.
-    const bytes embedding_bytes = 2.0 * static_cast<double>(model.vocab * model.hidden) /
+    const bytes embedding_bytes = static_cast<double>(env.options.grad_wire_bytes) *
+                                  static_cast<double>(model.vocab * model.hidden) /
                                   static_cast<double>(g.tp) * units::B;
     const auto group = embedding_group(topo, layout);
     if (group.spans_nodes()) {
@@ -267,11 +278,25 @@ constexpr seconds exposed_after_overlap(seconds comm, double overlap, seconds co
   return comm - min(overlap * comm, compute);
 }
 
-/// The one rule on sharding with pipelines, shared by `step` and `plan`: ZeRO-2 and 3 need
-/// p = 1 (DeepSpeed's PipelineEngine asserts ZeRO stage < 2, deepspeed/runtime/pipe/engine.py;
-/// Megatron-Core pipelines only its distributed optimizer, which is stage 1).
-constexpr bool sharding_allowed(zero_stage zero, std::int64_t pp) {
-  return static_cast<int>(zero) < 2 || pp == 1;
+/// The one rule on sharding with pipelines, shared by `step` and `plan`, as the stack of
+/// `options` runs it (stack_profiles.hpp): ZeRO-2 and 3 need p = 1 (DeepSpeed's PipelineEngine
+/// asserts ZeRO stage < 2, deepspeed/runtime/pipe/engine.py; Megatron-Core pipelines only its
+/// distributed optimizer, stage 1), except under FSDP2, which torchtitan runs with PP.
+constexpr bool sharding_allowed(const step_options& options, zero_stage zero, std::int64_t pp) {
+  return sharding_allowed(profile_of(options.stack), zero, pp);
+}
+
+/// The step options a stack runs without the flags that change them (stack_profiles.hpp).
+constexpr step_options options_of(const stack_profile& stack) {
+  step_options o;
+  o.stack = stack.stack;
+  o.tp_overlap = stack.tp_overlap.value;
+  o.dp_overlap = stack.dp_overlap.value;
+  o.dp_overlap_zero3 = stack.dp_overlap_zero3.value;
+  o.grad_wire_bytes = stack.grad_wire_bytes.value;
+  o.state = stack.state.value;
+  o.attention = stack.attention.value;
+  return o;
 }
 
 namespace detail {
@@ -374,17 +399,24 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   const double fm = static_cast<double>(y.micro_batches);
   r.bubble = static_cast<double>(p - 1) / static_cast<double>(c.vpp) * (average + p2p);
 
-  // Data parallelism: one gradient sync per step (gradient accumulation), 16-bit gradients of
-  // this GPU's parameters; ZeRO-1/distributed optimizer: reduce-scatter + all-gather, same bytes.
+  // Data parallelism: one gradient sync per step (gradient accumulation), gradients of this
+  // GPU's parameters in the stack's dtype; ZeRO-1/distributed optimizer: reduce-scatter of the
+  // gradients + all-gather of the 16-bit weights.
   if (d > 1) {
     const double f = opt.dp_overlap;
     // The window the sync can hide in: the last micro-batch's backward on the last stage, with
     // the backward's share of the TP collectives taken as a third (2 of the 6 with full
     // recomputation; an approximation for the other modes).
     const seconds backward = last * (y.kernels.backward + tp_exposed / 3.0);
-    if (c.zero == zero_stage::none || c.zero == zero_stage::optimizer) {
+    if (c.zero == zero_stage::none) {
       r.dp_sync = x.dp_all_reduce.cost.time;
       r.dp_algorithm = x.dp_all_reduce.algorithm;
+      r.dp_comm = r.dp_sync - f * min(r.dp_sync, backward);
+    } else if (c.zero == zero_stage::optimizer) {
+      // The distributed optimizer reduce-scatters the gradients (the stack's dtype) and
+      // all-gathers the updated 16-bit weights, once per step.
+      r.dp_sync = x.dp_reduce_scatter.cost.time + x.dp_all_gather.cost.time;
+      r.dp_algorithm = x.dp_reduce_scatter.algorithm;
       r.dp_comm = r.dp_sync - f * min(r.dp_sync, backward);
     } else if (c.zero == zero_stage::gradients) {
       // ZeRO-2 keeps only this rank's shard of the gradients, so every micro-batch's gradients
@@ -397,14 +429,17 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
     } else {
       // ZeRO-3 also shards the weights: every micro-batch all-gathers them before its forward
       // and again before its backward (recomputation, when on, reuses the second gather), and
-      // reduce-scatters the gradients: 3 half-all-reduces of 2 bytes/param per micro-batch,
-      // hidden behind that micro-batch's compute by `dp_overlap` (Rajbhandari et al. 2020,
-      // Sec. 7.2.2: 1.5x the all-reduce traffic per gradient sync).
+      // reduce-scatters the gradients: 3 half-all-reduces per micro-batch, hidden behind that
+      // micro-batch's compute by `dp_overlap_zero3` (Rajbhandari et al. 2020, Sec. 7.2.2: 1.5x
+      // the all-reduce traffic per gradient sync). FSDP2 with PP keeps the weights gathered
+      // from forward to backward: one gather (zero3_gathers_per_micro_batch).
+      const double gathers = zero3_gathers_per_micro_batch(profile_of(opt.stack), p);
       const seconds per_micro_batch =
-          2.0 * x.dp_all_gather.cost.time + x.dp_reduce_scatter.cost.time;
+          gathers * x.dp_all_gather.cost.time + x.dp_reduce_scatter.cost.time;
       r.dp_algorithm = x.dp_reduce_scatter.algorithm;
       r.dp_sync = fm * per_micro_batch;
-      r.dp_comm = fm * (per_micro_batch - f * min(per_micro_batch, last * layer_compute));
+      r.dp_comm = fm * (per_micro_batch -
+                        opt.dp_overlap_zero3 * min(per_micro_batch, last * layer_compute));
     }
   }
   r.dp_comm += x.embedding;
@@ -448,9 +483,10 @@ constexpr parallel_config layout_of(const group_terms& x, const batch_terms& y,
 /// second), each as `memory_per_gpu` counts it.
 inline bytes peak_memory(const step_environment& env, const group_terms& x, const batch_terms& y,
                          const layout_choice& c, std::int64_t global_batch) {
-  const auto terms = stage_memory_terms_of(env.model, layout_of(x, y, c, global_batch),
-                                           y.micro_batches, env.options.attention);
   const auto p = x.sizes.pp;
+  const auto terms = stage_memory_terms_of(
+      env.model, layout_of(x, y, c, global_batch), y.micro_batches, env.options.attention,
+      env.options.state, zero3_gathered_layers(profile_of(env.options.stack), p, env.model.layers));
   bytes peak = stage_memory_at(terms, 0, x.split.first, x.params_first).total();
   if (p > 2) {
     peak = max(peak, stage_memory_at(terms, 1, x.split.middle, x.params_middle).total());

@@ -111,6 +111,7 @@ inline void validate_step_environment(const compute_device& gpu, const cluster_t
   validate(topology);
   detail::require_fraction("tp-overlap", options.tp_overlap);
   detail::require_fraction("dp-overlap", options.dp_overlap);
+  detail::require_fraction("dp-overlap", options.dp_overlap_zero3);
   for (const auto& [field, value] : {std::pair{"matmul-efficiency", gpu.efficiency.matmul},
                                      std::pair{"memory-efficiency", gpu.efficiency.memory}}) {
     if (!(value > 0.0 && value <= 1.0)) {
@@ -139,11 +140,21 @@ inline step_result evaluate_step(const step_inputs& in) {
   const auto pipe = summarize_pipeline(model, par, in.options.activation_bytes,
                                        in.options.scatter_gather);  // validates model and par
   validate_step_environment(in.gpu, in.topology, in.options);
-  if (!sharding_allowed(par.zero, par.pp)) {
+  const auto& stack = profile_of(in.options.stack);
+  if (static_cast<int>(par.zero) > stack.max_zero.value) {
+    throw invalid_spec("zero",
+                       "ZeRO-" + std::to_string(static_cast<int>(par.zero)) + " under " +
+                           std::string(stack.name) + ", which offers stages 0.." +
+                           std::to_string(stack.max_zero.value) +
+                           "; pick a --stack that offers it (megatron-core, deepspeed, fsdp2)");
+  }
+  if (!sharding_allowed(in.options, par.zero, par.pp)) {
     throw invalid_spec("zero", "ZeRO-" + std::to_string(static_cast<int>(par.zero)) +
-                                   " with p = " + std::to_string(par.pp) +
-                                   " stages: sharded gradients or weights need p = 1 (DeepSpeed's "
-                                   "pipeline engine refuses them); use --zero 1 with pipelines");
+                                   " with p = " + std::to_string(par.pp) + " stages under " +
+                                   std::string(stack.name) +
+                                   ": sharded gradients or weights need p = 1 (DeepSpeed's "
+                                   "pipeline engine refuses them); use --zero 1 with pipelines, "
+                                   "or --stack fsdp2");
   }
   const auto env = environment_of(in);
 
@@ -191,7 +202,9 @@ inline step_result evaluate_step(const step_inputs& in) {
                             r.hardware_flops_per_gpu.value(), r.mfu, r.hfu, r.utilisation}) {
     (void)require_finite_result("flops", rate, "throughput");
   }
-  r.memory = memory_per_gpu(model, par, in.memory_capacity, in.options.attention);
+  r.memory =
+      memory_per_gpu(model, par, in.memory_capacity, in.options.attention, in.options.state,
+                     zero3_gathered_layers(profile_of(in.options.stack), par.pp, model.layers));
   return r;
 }
 

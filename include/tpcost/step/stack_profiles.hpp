@@ -1,0 +1,221 @@
+// Software stacks as named, cited profiles: how a framework runs the step (`--stack NAME`).
+//
+// A profile fills the software half of the step model (step_options, stages.hpp) with what a
+// framework does when it is launched without the flags that change it, and says where each
+// choice comes from (the framework's source at a named release). Explicit flags override a
+// profile (the CLI records which; `step` prints the profile and every default it applied).
+// Each field maps onto the step model's own machinery, not a second one:
+//
+//   tp_overlap        share of the TP collectives hidden behind compute (capped by that compute)
+//   dp_overlap        share of the gradient sync hidden behind the last backward; for ZeRO-2/3
+//                     the share of each micro-batch's collectives hidden behind its compute
+//   grad_wire_bytes   bytes per gradient element in the DP reduction
+//   state             bytes per parameter of weights, gradients and optimizer state in memory
+//   attention         the attention kernel (time and what it keeps for the backward)
+//   max_zero          the highest ZeRO stage the framework offers (0: none; 1: distributed
+//                     optimizer)
+//   sharding_with_pp  whether ZeRO-2/3 (sharded gradients or weights) may run with p > 1
+//   gathers_per_micro_batch  ZeRO-3/FSDP weight all-gathers per micro-batch (2: forward and
+//                     backward; 1: the weights stay gathered from forward to backward)
+//   gathered_layers   ZeRO-3/FSDP: full layers of 16-bit weights held at once (the one being
+//                     computed and the one prefetched; 0: the whole stage, never resharded)
+//
+// What sharding means differs by stack and is written in the step model once (combine_step):
+// stage 1 (Megatron's distributed optimizer, DeepSpeed ZeRO-1) reduce-scatters gradients and
+// all-gathers weights once per step; stage 2 (DeepSpeed) reduce-scatters every micro-batch;
+// stage 3 (DeepSpeed ZeRO-3, FSDP2) all-gathers each layer's weights before its forward and
+// backward, with prefetch, and reduce-scatters every micro-batch. docs/stacks.md has the table.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "tpcost/base/error.hpp"
+#include "tpcost/model/memory.hpp"
+#include "tpcost/model/parallelism.hpp"
+#include "tpcost/step/compute_model.hpp"
+
+namespace tpcost {
+
+/// A value a profile sets and where it comes from.
+template <class T>
+struct cited {
+  T value{};
+  std::string_view source;  ///< the framework file (or doc) at the profile's release
+};
+
+enum class software_stack : int { megatron_core, megatron_2021, deepspeed, fsdp2 };
+
+struct stack_profile {
+  software_stack stack = software_stack::megatron_core;
+  std::string_view name;     ///< the --stack name
+  std::string_view release;  ///< the framework release the sources below are read at
+  std::string_view summary;  ///< one line: what the profile runs
+  cited<double> tp_overlap;
+  /// ZeRO 0-2; DeepSpeed overlaps only stage 3 by default, so stage 3 has its own value.
+  cited<double> dp_overlap;
+  cited<double> dp_overlap_zero3;
+  cited<int> grad_wire_bytes;
+  cited<state_bytes> state;
+  cited<attention_kernel> attention;
+  cited<int> max_zero;
+  cited<bool> sharding_with_pp;
+  cited<int> gathers_per_micro_batch;
+  cited<std::int64_t> gathered_layers;
+};
+
+// clang-format off
+inline constexpr std::array<stack_profile, 4> stack_profiles{{
+    {.stack = software_stack::megatron_core,
+     .name = "megatron-core",
+     .release = "NVIDIA/Megatron-LM core_v0.16.0 (3bec9aa)",
+     .summary = "Megatron-Core as launched without its overlap flags: DDP or the distributed "
+                "optimizer, nothing overlapped, fp32 gradient reduction, TE fused attention",
+     .tp_overlap = {0.0, "megatron/core/model_parallel_config.py: tp_comm_overlap = False "
+                         "(--tp-comm-overlap: Transformer Engine userbuffers overlap every TP "
+                         "all-gather/reduce-scatter with its GEMM, tpcost 1.0)"},
+     .dp_overlap = {0.0, "megatron/core/distributed/distributed_data_parallel_config.py: "
+                         "overlap_grad_reduce = False, overlap_param_gather = False "
+                         "(--overlap-grad-reduce, --overlap-param-gather)"},
+     .dp_overlap_zero3 = {0.0, "as dp_overlap (Megatron-FSDP, --use-megatron-fsdp)"},
+     .grad_wire_bytes = {4, "megatron/training/arguments.py: with bf16, "
+                            "accumulate_allreduce_grads_in_fp32 = True unless "
+                            "--grad-reduce-in-bf16"},
+     .state = {mixed_precision_adam_fp32_grads,
+               "docs/user-guide/features/dist_optimizer.md: bf16 parameters, fp32 gradients: 18 "
+               "bytes, 6 + 12/d with the distributed optimizer"},
+     .attention = {attention_kernel::fused,
+                   "megatron/core/transformer/enums.py AttnBackend.auto: Transformer Engine "
+                   "picks its flash or fused (cuDNN) kernel"},
+     .max_zero = {3, "--use-distributed-optimizer (stage 1); Megatron-FSDP "
+                     "--data-parallel-sharding-strategy optim_grads / optim_grads_params "
+                     "(stages 2, 3)"},
+     .sharding_with_pp = {false, "Megatron-Core pipelines its distributed optimizer (stage 1) "
+                                 "only; tpcost keeps DeepSpeed's rule for stages 2 and 3"},
+     .gathers_per_micro_batch = {2, "Megatron-FSDP re-gathers weights for the backward"},
+     .gathered_layers = {2, "the layer computed and the one prefetched"}},
+    {.stack = software_stack::megatron_2021,
+     .name = "megatron-2021",
+     .release = "NVIDIA/Megatron-LM v2.5 (e269e20, Aug 2021), the SC21 runs",
+     .summary = "Megatron-LM of the SC21 paper: fp16, local DDP (no overlap), no distributed "
+                "optimizer, unfused attention (scores in HBM)",
+     .tp_overlap = {0.0, "megatron/mpu/layers.py: TP all-reduces run on the compute stream"},
+     .dp_overlap = {0.0, "megatron/arguments.py: --DDP-impl default 'local', which all-reduces "
+                         "after the backward (examples/sc21/run_table_1.sh picks torch DDP for "
+                         "the small rows: --dp-overlap 1)"},
+     .dp_overlap_zero3 = {0.0, "no ZeRO-3 in Megatron-LM v2.5"},
+     .grad_wire_bytes = {2, "examples/sc21/CONFIG.sh: --fp16 without "
+                            "--accumulate-allreduce-grads-in-fp32 (megatron/arguments.py)"},
+     .state = {mixed_precision_adam, "fp16 weights and gradients, fp32 Adam: 2 + 2 + 12 bytes"},
+     .attention = {attention_kernel::unfused,
+                   "megatron/model/transformer.py: QK^T, fused scaled-masked softmax, PV as "
+                   "separate kernels; the s*s scores are kept for the backward"},
+     .max_zero = {0, "no distributed optimizer before Megatron-LM 2022"},
+     .sharding_with_pp = {false, "no sharding"},
+     .gathers_per_micro_batch = {2, "no sharding"},
+     .gathered_layers = {2, "no sharding"}},
+    {.stack = software_stack::deepspeed,
+     .name = "deepspeed",
+     .release = "deepspeedai/DeepSpeed v0.19.5",
+     .summary = "DeepSpeed ZeRO-1/2/3: ZeRO-2 reduce-scatters every micro-batch, ZeRO-3 gathers "
+                "each layer's weights in forward and backward with prefetch; bf16 on the wire",
+     .tp_overlap = {0.0, "no TP overlap in DeepSpeed's engine (TP from Megatron or AutoTP)"},
+     .dp_overlap = {0.0, "deepspeed/runtime/zero/config.py: overlap_comm defaults to "
+                         "stage == 3 (False for ZeRO 0-2)"},
+     .dp_overlap_zero3 = {1.0, "deepspeed/runtime/zero/config.py: overlap_comm defaults to True "
+                               "for stage 3 (stage3_prefetch_bucket_size 5e7)"},
+     .grad_wire_bytes = {2, "deepspeed/runtime/engine.py communication_data_type(): the "
+                            "bf16/fp16 training dtype unless communication_data_type is set"},
+     .state = {mixed_precision_adam, "ZeRO's count (Rajbhandari et al. 2020, Sec. 3.1): 2 + 2 + "
+                                     "12 bytes per parameter"},
+     .attention = {attention_kernel::fused,
+                   "DeepSpeed leaves attention to the model code; HF Transformers' default is "
+                   "SDPA (flash)"},
+     .max_zero = {3, "deepspeed/runtime/zero/config.py: stage 0..3"},
+     .sharding_with_pp = {false, "deepspeed/runtime/pipe/engine.py: \"ZeRO-2 and ZeRO-3 are "
+                                 "incompatible with pipeline parallelism\""},
+     .gathers_per_micro_batch = {2, "deepspeed/runtime/zero/partitioned_param_coordinator.py: "
+                                    "parameters fetched before each module's forward and "
+                                    "backward"},
+     .gathered_layers = {2, "the layer computed and the one prefetched (prefetch bucket 5e7 "
+                            "parameters, about a layer of a 7B model)"}},
+    {.stack = software_stack::fsdp2,
+     .name = "fsdp2",
+     .release = "pytorch/torchtitan v0.2.2 (73a0e69)",
+     .summary = "torchtitan with FSDP2 (fully_shard: --zero 3), per-layer all-gathers "
+                "with implicit prefetch, fp32 reduce-scatter every micro-batch",
+     .tp_overlap = {0.0, "torchtitan/config/job_config.py: enable_async_tensor_parallel = False"},
+     .dp_overlap = {1.0, "FSDP2 reduce-scatters each layer's gradients on a separate stream as "
+                         "its backward ends (torch.distributed.fsdp.fully_shard)"},
+     .dp_overlap_zero3 = {1.0, "FSDP2 prefetches the next layer's all-gather (forward and "
+                               "backward) on a separate stream"},
+     .grad_wire_bytes = {4, "torchtitan/config/job_config.py: mixed_precision_reduce = "
+                            "\"float32\""},
+     .state = {{4.0, 4.0, 8.0}, "fp32 sharded parameters and gradients, Adam moments: 4 + 4 + 8 "
+                                "bytes (job_config.py: mixed_precision_param bf16 only for the "
+                                "gathered copy)"},
+     .attention = {attention_kernel::fused,
+                   "torchtitan/models/attention.py: F.scaled_dot_product_attention (flash)"},
+     .max_zero = {3, "fully_shard = stage 3; tpcost's stage 1 and 2 stand for HSDP-like "
+                     "choices torchtitan does not name"},
+     .sharding_with_pp = {true, "torchtitan/models/llama3/infra/parallelize.py apply_fsdp: FSDP "
+                                "runs with PP, reshard_after_forward = not pp_enabled"},
+     .gathers_per_micro_batch = {2, "apply_fsdp: reshard_after_forward = True without PP (1 with "
+                                    "PP: the weights stay gathered for the backward)"},
+     .gathered_layers = {2, "the layer computed and the one prefetched (all of the stage with "
+                            "PP: reshard_after_forward = False)"}},
+}};
+// clang-format on
+
+/// "megatron-core|megatron-2021|deepspeed|fsdp2".
+inline std::string stack_choices() {
+  std::string out;
+  for (const auto& p : stack_profiles) {
+    out += (out.empty() ? "" : "|") + std::string(p.name);
+  }
+  return out;
+}
+
+/// The profile named `name`; throws `invalid_spec(field, ...)` listing the choices.
+inline const stack_profile& stack_profile_by_name(std::string_view name, std::string_view field) {
+  for (const auto& p : stack_profiles) {
+    if (p.name == name) {
+      return p;
+    }
+  }
+  throw invalid_spec(std::string(field),
+                     "'" + std::string(name) + "' is not a stack; expected " + stack_choices());
+}
+
+constexpr const stack_profile& profile_of(software_stack stack) {
+  return stack_profiles[static_cast<std::size_t>(stack)];
+}
+
+/// The rule on sharding with pipelines, the same in `step` and `plan`: ZeRO-2 and 3 need p = 1
+/// unless the stack runs them with pipelines (FSDP2 in torchtitan).
+constexpr bool sharding_allowed(const stack_profile& stack, zero_stage zero, std::int64_t pp) {
+  return static_cast<int>(zero) < 2 || pp == 1 || stack.sharding_with_pp.value;
+}
+
+/// ZeRO-3/FSDP weight all-gathers per micro-batch: forward and backward, or one when the stack
+/// keeps the weights gathered for the backward with pipelines (torchtitan's
+/// reshard_after_forward = not pp_enabled).
+constexpr double zero3_gathers_per_micro_batch(const stack_profile& stack, std::int64_t pp) {
+  return stack.stack == software_stack::fsdp2 && pp > 1
+             ? 1.0
+             : static_cast<double>(stack.gathers_per_micro_batch.value);
+}
+
+/// ZeRO-3/FSDP: the full layers of 16-bit weights a GPU holds at once, for a stage of `layers`:
+/// the one computed and the one prefetched, or the whole stage when it is not resharded after
+/// the forward (FSDP2 with PP).
+constexpr std::int64_t zero3_gathered_layers(const stack_profile& stack, std::int64_t pp,
+                                             std::int64_t layers) {
+  const auto held =
+      stack.stack == software_stack::fsdp2 && pp > 1 ? layers : stack.gathered_layers.value;
+  return held < layers ? held : layers;
+}
+
+}  // namespace tpcost

@@ -1,0 +1,162 @@
+#include "stack_flags.hpp"
+
+#include <fmt/format.h>
+
+#include "cli_options.hpp"
+#include "tpcost/base/error.hpp"
+
+namespace tpcost::cli {
+
+void add_stack_flags(CLI::Option_group& group, stack_flags& f) {
+  group
+      .add_option("--stack", f.stack,
+                  "software stack profile: how the framework runs the step (default "
+                  "megatron-core; docs/stacks.md)")
+      ->type_name(stack_choices());
+  group.add_flag("--tp-comm-overlap", f.tp_comm_overlap,
+                 "Megatron-Core: TE userbuffers overlap the TP collectives with their GEMMs "
+                 "(--tp-overlap 1)");
+  group.add_flag("--overlap-grad-reduce", f.overlap_grad_reduce,
+                 "Megatron-Core: gradient reduce-scatter/all-reduce in buckets during the "
+                 "backward");
+  group.add_flag("--overlap-param-gather", f.overlap_param_gather,
+                 "Megatron-Core: the distributed optimizer's weight all-gather behind the next "
+                 "forward");
+  group.add_flag("--grad-reduce-in-bf16", f.grad_reduce_in_bf16,
+                 "Megatron-Core: reduce gradients in bf16 (default fp32)");
+}
+
+namespace {
+
+std::string bytes_name(int n) {
+  return fmt::format("{} B ({})", n, n == 4 ? "fp32" : n == 2 ? "16-bit" : "8-bit");
+}
+
+}  // namespace
+
+stack_choice resolve_stack(const stack_flags& f, const std::string& attention,
+                           const std::string& tp_overlap, const std::string& dp_overlap) {
+  stack_choice out;
+  out.profile = &stack_profile_by_name(f.stack.empty() ? "megatron-core" : f.stack, "--stack");
+  const auto& p = *out.profile;
+  const bool megatron = p.stack == software_stack::megatron_core;
+  for (const auto& [flag, given] : {std::pair{"--tp-comm-overlap", f.tp_comm_overlap},
+                                    std::pair{"--overlap-grad-reduce", f.overlap_grad_reduce},
+                                    std::pair{"--overlap-param-gather", f.overlap_param_gather},
+                                    std::pair{"--grad-reduce-in-bf16", f.grad_reduce_in_bf16}}) {
+    if (given && !megatron) {
+      throw invalid_spec(flag, std::string("is a Megatron-Core flag; --stack ") +
+                                   std::string(p.name) +
+                                   " does not take it (use --tp-overlap/--dp-overlap)");
+    }
+  }
+  if (f.overlap_param_gather && !f.overlap_grad_reduce) {
+    // megatron/training/arguments.py: 'Must use --overlap-param-gather with
+    // --overlap-grad-reduce'.
+    throw invalid_spec("--overlap-param-gather",
+                       "needs --overlap-grad-reduce, as Megatron-Core asserts");
+  }
+  auto& o = out.options;
+  o = options_of(p);
+  const auto add = [&](const char* field, std::string value, std::string source, bool flag) {
+    out.settings.push_back({field, std::move(value), std::move(source), flag});
+  };
+
+  // The attention kernel.
+  if (!attention.empty()) {
+    if (attention != "fused" && attention != "unfused") {
+      throw invalid_spec("--attention", "'" + attention + "' is not one of fused|unfused");
+    }
+    o.attention = attention == "fused" ? attention_kernel::fused : attention_kernel::unfused;
+  }
+  add("attention", std::string(to_string(o.attention)),
+      attention.empty() ? std::string(p.attention.source) : "--attention", !attention.empty());
+
+  // TP overlap.
+  std::string tp_source(p.tp_overlap.source);
+  if (f.tp_comm_overlap) {
+    o.tp_overlap = 1.0;
+    tp_source =
+        "--tp-comm-overlap: every TP all-gather/reduce-scatter overlapped with its GEMM "
+        "(Transformer Engine userbuffers), capped by that compute";
+  }
+  if (!tp_overlap.empty()) {
+    o.tp_overlap = fraction_flag(tp_overlap, "--tp-overlap");
+    tp_source = "--tp-overlap";
+  }
+  add("tp_overlap", fmt::format("{:.2f}", o.tp_overlap), tp_source,
+      f.tp_comm_overlap || !tp_overlap.empty());
+
+  // DP overlap. With the distributed optimizer the sync is a reduce-scatter and an all-gather
+  // of about equal size: --overlap-grad-reduce alone hides the first, so half of the sync.
+  std::string dp_source(p.dp_overlap.source);
+  std::string dp3_source(p.dp_overlap_zero3.source);
+  if (f.overlap_grad_reduce) {
+    o.dp_overlap = f.overlap_param_gather ? 1.0 : 0.5;
+    o.dp_overlap_zero3 = o.dp_overlap;
+    dp_source = f.overlap_param_gather
+                    ? "--overlap-grad-reduce --overlap-param-gather: gradient buckets during the "
+                      "backward, the weight all-gather behind the forward"
+                    : "--overlap-grad-reduce without --overlap-param-gather: the gradient "
+                      "reduce-scatter hides, the weight all-gather does not (half the sync)";
+    dp3_source = dp_source;
+  }
+  if (!dp_overlap.empty()) {
+    o.dp_overlap = fraction_flag(dp_overlap, "--dp-overlap");
+    o.dp_overlap_zero3 = o.dp_overlap;
+    dp_source = dp3_source = "--dp-overlap";
+  }
+  const bool dp_flag = f.overlap_grad_reduce || !dp_overlap.empty();
+  add("dp_overlap", fmt::format("{:.2f}", o.dp_overlap), dp_source, dp_flag);
+  add("dp_overlap_zero3", fmt::format("{:.2f}", o.dp_overlap_zero3), dp3_source, dp_flag);
+
+  // Gradient dtype on the wire and in memory.
+  std::string wire_source(p.grad_wire_bytes.source);
+  std::string state_source(p.state.source);
+  if (f.grad_reduce_in_bf16) {
+    o.grad_wire_bytes = 2;
+    o.state = mixed_precision_adam;
+    wire_source = "--grad-reduce-in-bf16";
+    state_source = "--grad-reduce-in-bf16: bf16 main_grad buffer, 2 + 2 + 12 bytes";
+  }
+  add("grad_wire_bytes", bytes_name(o.grad_wire_bytes), wire_source, f.grad_reduce_in_bf16);
+  add("state_bytes_per_param",
+      fmt::format("{:g}+{:g}+{:g} B/param", o.state.weights, o.state.gradients, o.state.optimizer),
+      state_source, f.grad_reduce_in_bf16);
+
+  // The rules the stack's sharding follows (no flag changes them).
+  add("max_zero", std::to_string(p.max_zero.value), std::string(p.max_zero.source), false);
+  add("sharding_with_pp", p.sharding_with_pp.value ? "yes" : "no",
+      std::string(p.sharding_with_pp.source), false);
+  add("zero3_gathers_per_micro_batch", std::to_string(p.gathers_per_micro_batch.value),
+      std::string(p.gathers_per_micro_batch.source), false);
+  add("zero3_gathered_layers", std::to_string(p.gathered_layers.value),
+      std::string(p.gathered_layers.source), false);
+  return out;
+}
+
+std::string stack_text(const stack_choice& c) {
+  std::string o = fmt::format("stack:   {} ({}): {}\n", c.profile->name, c.profile->release,
+                              c.profile->summary);
+  for (const auto& s : c.settings) {
+    o += fmt::format("  {:<30} {:<22} {}: {}\n", s.field, s.value, s.from_flag ? "flag" : "default",
+                     s.source);
+  }
+  return o;
+}
+
+nlohmann::json stack_json(const stack_choice& c) {
+  auto settings = nlohmann::json::array();
+  for (const auto& s : c.settings) {
+    settings.push_back({{"field", s.field},
+                        {"value", s.value},
+                        {"source", s.source},
+                        {"from", s.from_flag ? "flag" : "default"}});
+  }
+  return {{"name", c.profile->name},
+          {"release", c.profile->release},
+          {"summary", c.profile->summary},
+          {"settings", settings}};
+}
+
+}  // namespace tpcost::cli

@@ -1,0 +1,55 @@
+// --stack NAME and Megatron-Core's own overlap and precision flags, shared by `step`, `plan`
+// and `check`: the profile (tpcost/step/stack_profiles.hpp) fills the software half of the
+// step model, explicit flags override it, and the report lists every value with its source.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "tpcost/step/stages.hpp"
+
+namespace tpcost::cli {
+
+/// Kept as given; empty text and false mean "from the stack".
+struct stack_flags {
+  std::string stack;  ///< "" = megatron-core
+  bool tp_comm_overlap = false;
+  bool overlap_grad_reduce = false;
+  bool overlap_param_gather = false;
+  bool grad_reduce_in_bf16 = false;
+};
+
+/// One value of the software half and where it came from.
+struct stack_setting {
+  std::string field;   ///< the step option ("tp_overlap", "grad_wire_bytes", ...)
+  std::string value;   ///< as printed ("0.00", "4 B (fp32)", "fused")
+  std::string source;  ///< the profile's citation, or the flag that set it
+  bool from_flag = false;
+};
+
+/// The resolved software: the profile, the step options, and every setting with its source.
+struct stack_choice {
+  const stack_profile* profile = nullptr;
+  step_options options;
+  std::vector<stack_setting> settings;
+};
+
+/// Registers --stack, --tp-comm-overlap, --overlap-grad-reduce, --overlap-param-gather and
+/// --grad-reduce-in-bf16 in `group`.
+void add_stack_flags(CLI::Option_group& group, stack_flags& flags);
+
+/// The profile, then the Megatron flags, then --attention, --tp-overlap and --dp-overlap
+/// (empty: not given). Throws `invalid_spec` naming the flag.
+stack_choice resolve_stack(const stack_flags& flags, const std::string& attention,
+                           const std::string& tp_overlap, const std::string& dp_overlap);
+
+/// The profile and its settings as `step` prints them: a header line, then one line a setting
+/// ("default" from the profile, "flag" where a flag overrode it).
+std::string stack_text(const stack_choice& choice);
+/// {"name", "release", "summary", "settings": [{"field", "value", "source", "from"}]}.
+nlohmann::json stack_json(const stack_choice& choice);
+
+}  // namespace tpcost::cli

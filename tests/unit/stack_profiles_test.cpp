@@ -1,0 +1,163 @@
+// Software stack profiles: every choice cited, the same sharding rule in step and plan, the
+// gradient dtype on the wire and in memory, ZeRO-3's gathered layers, FSDP2's gathers with PP.
+#include "tpcost/step/stack_profiles.hpp"
+
+#include <catch2/catch.hpp>
+#include <set>
+#include <string>
+
+#include "support/matchers.hpp"
+#include "support/models.hpp"
+#include "tpcost/plan/planner.hpp"
+#include "tpcost/step/step.hpp"
+
+using namespace tpcost;
+using tpcost::test::near;
+
+namespace {
+
+step_inputs small_gpt(const stack_profile& stack, std::int64_t t, std::int64_t p, std::int64_t d,
+                      zero_stage zero) {
+  step_inputs in;
+  in.model = tpcost::test::small_gpt_spec();
+  in.par.tp = t;
+  in.par.pp = p;
+  in.par.dp = d;
+  in.par.micro_batch = 1;
+  in.par.global_batch = 8 * d;
+  in.par.zero = zero;
+  in.gpu = {flops_per_second(312e12), bytes_per_second(2039e9), {}};
+  in.memory_capacity = 80.0 * units::GiB;
+  in.topology = {
+      8, {bytes_per_second(300e9), seconds(3e-6)}, {bytes_per_second(25e9), seconds(10e-6)}};
+  in.options = options_of(stack);
+  return in;
+}
+
+const stack_profile& named(const char* name) { return stack_profile_by_name(name, "stack"); }
+
+}  // namespace
+
+TEST_CASE("Every profile names its release and cites every choice and names are unique",
+          "[stack]") {
+  std::set<std::string> names;
+  for (const auto& p : stack_profiles) {
+    INFO(p.name);
+    CHECK(names.insert(std::string(p.name)).second);
+    CHECK(&profile_of(p.stack) == &p);
+    CHECK(!p.release.empty());
+    CHECK(!p.summary.empty());
+    for (const auto source :
+         {p.tp_overlap.source, p.dp_overlap.source, p.dp_overlap_zero3.source,
+          p.grad_wire_bytes.source, p.state.source, p.attention.source, p.max_zero.source,
+          p.sharding_with_pp.source, p.gathers_per_micro_batch.source, p.gathered_layers.source}) {
+      CHECK(source.size() > 10);
+    }
+  }
+  CHECK(stack_choices() == "megatron-core|megatron-2021|deepspeed|fsdp2");
+  CHECK_THROWS_WITH(stack_profile_by_name("nemo", "--stack"),
+                    Catch::Contains("'nemo' is not a stack; expected megatron-core|"));
+}
+
+TEST_CASE("Profiles set what their frameworks do by default", "[stack]") {
+  const auto core = options_of(named("megatron-core"));
+  CHECK(core.grad_wire_bytes == 4);  // fp32 reduction unless --grad-reduce-in-bf16
+  CHECK(core.state.gradients == 4.0);
+  CHECK(core.tp_overlap == 0.0);
+  CHECK(core.dp_overlap == 0.0);
+  CHECK(core.attention == attention_kernel::fused);
+  const auto old = options_of(named("megatron-2021"));
+  CHECK(old.grad_wire_bytes == 2);
+  CHECK(old.attention == attention_kernel::unfused);
+  const auto ds = options_of(named("deepspeed"));
+  CHECK(ds.dp_overlap == 0.0);        // overlap_comm is False below stage 3 ...
+  CHECK(ds.dp_overlap_zero3 == 1.0);  // ... and True for stage 3
+  const auto fsdp = options_of(named("fsdp2"));
+  CHECK(fsdp.grad_wire_bytes == 4);  // mixed_precision_reduce = float32
+  CHECK(fsdp.state.weights + fsdp.state.gradients + fsdp.state.optimizer == 16.0);
+}
+
+TEST_CASE("fp32 gradient reduction doubles the DP bytes and the weight all-gather stays 16-bit",
+          "[stack]") {
+  const auto core = evaluate_step(small_gpt(named("megatron-core"), 1, 1, 4, zero_stage::none));
+  const auto ds = evaluate_step(small_gpt(named("deepspeed"), 1, 1, 4, zero_stage::none));
+  CHECK_THAT(core.dp_bytes_per_gpu.value(), near(2.0 * ds.dp_bytes_per_gpu.value(), 1e-12));
+  CHECK(core.dp_sync > ds.dp_sync);
+  // In memory: 2 + 4 + 12 bytes per parameter against 2 + 2 + 12.
+  const auto& a = core.memory.peak();
+  const auto& b = ds.memory.peak();
+  CHECK_THAT(a.gradients.value(), near(2.0 * b.gradients.value(), 1e-12));
+  CHECK_THAT(a.weights.value(), near(b.weights.value(), 1e-12));
+}
+
+TEST_CASE("ZeRO-2/3 with pipelines: one rule in step and plan, as each stack runs it", "[stack]") {
+  for (const auto& stack : stack_profiles) {
+    INFO(stack.name);
+    for (const auto zero : {zero_stage::gradients, zero_stage::parameters}) {
+      const auto in = small_gpt(stack, 1, 2, 4, zero);
+      plan_request req;
+      req.model = in.model;
+      req.gpu = in.gpu;
+      req.memory_capacity = in.memory_capacity;
+      req.topology = in.topology;
+      req.options = in.options;
+      req.gpus = 8;
+      req.global_batch = in.par.global_batch;
+      if (static_cast<int>(zero) > stack.max_zero.value) {
+        CHECK_THROWS_WITH(evaluate_step(in), Catch::Contains("which offers stages 0..0"));
+      } else if (stack.sharding_with_pp.value) {
+        CHECK_NOTHROW(evaluate_step(in));
+        CHECK(!broken_plan_rule(req, in.par));
+      } else {
+        CHECK_THROWS_WITH(evaluate_step(in), Catch::Contains("need p = 1"));
+        CHECK(broken_plan_rule(req, in.par) == plan_reason::zero_with_pp);
+      }
+    }
+  }
+}
+
+TEST_CASE("ZeRO-3 memory holds the gathered layer and the prefetched one (by hand)",
+          "[stack][memory]") {
+  // small GPT: h = 2048, 8 layers. One layer on a TP rank of t = 2: the split part
+  // (h·3h + 3h QKV, h·h output, h·4h + 4h·h MLP, 4h first-MLP bias) / 2, plus the replicated
+  // part (h + h row-parallel biases, two LayerNorms of 2h).
+  const double h = 2048.0;
+  const double split = (3.0 * h * h + 3.0 * h + h * h + 8.0 * h * h + 4.0 * h) / 2.0;
+  const double layer = split + 2.0 * h + 4.0 * h;
+  const auto spec = tpcost::test::small_gpt_spec();
+  REQUIRE(layer_params_per_tp_rank(spec, 2) == layer);
+  const auto in = small_gpt(named("deepspeed"), 2, 1, 4, zero_stage::parameters);
+  const auto r = evaluate_step(in);
+  const auto& s = r.memory.peak();
+  // Sharded 16-bit weights, then two full layers of 16-bit weights on this TP rank.
+  CHECK_THAT(s.weights.value(), near(s.params * 2.0 / 4.0 + 2.0 * 2.0 * layer, 1e-12));
+  // ZeRO-2 gathers nothing.
+  auto z2 = in;
+  z2.par.zero = zero_stage::gradients;
+  const auto& s2 = evaluate_step(z2).memory.peak();
+  CHECK_THAT(s2.weights.value(), near(s2.params * 2.0, 1e-12));
+  // FSDP2 with pipelines does not reshard after the forward: every layer of the stage stays
+  // gathered (4 layers on each of 2 stages), on top of the sharded fp32 weights.
+  const auto pp = evaluate_step(small_gpt(named("fsdp2"), 2, 2, 4, zero_stage::parameters));
+  for (const auto& stage : pp.memory.stages) {
+    CHECK_THAT(stage.weights.value(), near(stage.params * 4.0 / 4.0 + 4.0 * 2.0 * layer, 1e-12));
+  }
+}
+
+TEST_CASE("ZeRO-3 all-gathers per micro-batch: twice, or once under FSDP2 with pipelines",
+          "[stack]") {
+  const auto& fsdp = named("fsdp2");
+  for (const std::int64_t p : {1, 2}) {
+    INFO("p = " << p);
+    const auto in = small_gpt(fsdp, 1, p, 4, zero_stage::parameters);
+    const auto r = evaluate_step(in);
+    const auto env = environment_of(in);
+    const auto pipe = summarize_pipeline(in.model, in.par, 2, true);
+    const auto x = group_stage(env, {.tp = 1, .pp = p, .dp = 4}, pipe.split);
+    const double gathers = p == 1 ? 2.0 : 1.0;
+    const double m = static_cast<double>(r.micro_batches);
+    CHECK_THAT(r.dp_sync.value(), near(m * (gathers * x.dp_all_gather.cost.time.value() +
+                                            x.dp_reduce_scatter.cost.time.value()),
+                                       1e-12));
+  }
+}
