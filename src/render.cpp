@@ -729,8 +729,9 @@ std::string seed_derivation(const refined_sweep_result& r, const collective_use&
                             io::to_string(t));
   }
   const auto n = r.rows.front().row.tp;
-  return fmt::format("     article, B as busbw: T = {0}(t-1)/t*M/B = {0}({1}-1)/{1}*{2} / {3} = {4}\n",
-                     ar ? "2*" : "", n, io::to_string(r.message), b, io::to_string(t));
+  return fmt::format(
+      "     article, B as busbw: T = {0}(t-1)/t*M/B = {0}({1}-1)/{1}*{2} / {3} = {4}\n",
+      ar ? "2*" : "", n, io::to_string(r.message), b, io::to_string(t));
 }
 
 std::string refined_explain_text(const refined_explanation& x, const hardware_origin& origin) {
@@ -859,7 +860,7 @@ std::string refined_explain_text(const refined_explanation& x, const hardware_or
       ++step, io::to_string(r.message), io::to_string(r.seed_comparison_bandwidth),
       io::to_ms(r.seed_comm),
       r.options.collective == collective_choice::article ? "B = --bandwidth"
-                                                      : "B = the intra-node link");
+                                                         : "B = the intra-node link");
   return o;
 }
 

@@ -87,7 +87,7 @@ struct collective_cost {
 inline constexpr std::array<collective_op, 3> all_collective_ops{
     collective_op::all_reduce, collective_op::reduce_scatter, collective_op::all_gather};
 inline constexpr std::array<collective_algorithm, 9> all_collective_algorithms{
-    collective_algorithm::article,         collective_algorithm::ring,
+    collective_algorithm::article,      collective_algorithm::ring,
     collective_algorithm::tree,         collective_algorithm::hierarchical,
     collective_algorithm::nvls,         collective_algorithm::nvls_tree,
     collective_algorithm::pat,          collective_algorithm::collnet_direct,

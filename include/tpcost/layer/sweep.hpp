@@ -259,8 +259,9 @@ inline refined_sweep_result sweep_tp(const layer_spec& layer, const device_spec&
     r.model_layer = layer_forward_flops_per_token(*options.model, layer.seq);
   }
   r.single_gpu_compute = r.layer_flops / device.peak;
-  r.seed_comparison_bandwidth =
-      options.collective == collective_choice::article ? device.bandwidth : topology.intra.bandwidth;
+  r.seed_comparison_bandwidth = options.collective == collective_choice::article
+                                    ? device.bandwidth
+                                    : topology.intra.bandwidth;
   r.seed_comm =
       static_cast<double>(seed_collectives_per_layer) * r.message / r.seed_comparison_bandwidth;
   r.rows.reserve(degrees.size());
