@@ -9,6 +9,39 @@ namespace tpcost::cli {
 
 namespace {
 
+/// What the DP group sends per step and how gradient accumulation changes it, by ZeRO stage
+/// (stages.hpp prices them: an all-reduce, or reduce-scatter and all-gather, per step or per
+/// micro-batch).
+std::string dp_sentence(const step_result& s, zero_stage zero) {
+  const double m = static_cast<double>(s.micro_batches);
+  switch (zero) {
+    case zero_stage::none:
+      return fmt::format(
+          "one {} all-reduce of {} of gradients per GPU per step ({}), so {} per micro-batch: "
+          "accumulation divides the DP cost by m, never the TP cost.",
+          to_string(s.dp_algorithm), io::to_string(s.dp_bytes_per_gpu), io::to_string(s.dp_sync),
+          io::to_string(s.dp_sync / m));
+    case zero_stage::optimizer:
+      return fmt::format(
+          "the distributed optimizer reduce-scatters {} of gradients and all-gathers the "
+          "updated weights once per step ({}, {}), so {} per micro-batch: accumulation divides "
+          "the DP cost by m, never the TP cost.",
+          io::to_string(s.dp_bytes_per_gpu), to_string(s.dp_algorithm), io::to_string(s.dp_sync),
+          io::to_string(s.dp_sync / m));
+    case zero_stage::gradients:
+      return fmt::format(
+          "ZeRO-2 reduce-scatters {} of gradients every micro-batch and all-gathers the weights "
+          "once ({}, {} per step): accumulation does not divide the reduce-scatters.",
+          io::to_string(s.dp_bytes_per_gpu), to_string(s.dp_algorithm), io::to_string(s.dp_sync));
+    case zero_stage::parameters:
+      break;
+  }
+  return fmt::format(
+      "ZeRO-3 all-gathers the weights and reduce-scatters {} of gradients every micro-batch "
+      "({}, {} per step): accumulation divides none of it.",
+      io::to_string(s.dp_bytes_per_gpu), to_string(s.dp_algorithm), io::to_string(s.dp_sync));
+}
+
 std::string gib(bytes v) { return fmt::format("{:.1f} GiB", v / units::GiB); }
 
 }  // namespace
@@ -154,13 +187,9 @@ std::string text(const step_report& r) {
   o += step_breakdown_table(r) + "\n";
   o += fmt::format(
       "gradient accumulation: m = {} micro-batches per step. TP: {:.0f} collectives of {} per "
-      "layer and micro-batch ({}, {} per layer), paid m times, whatever m is. DP: one {} "
-      "all-reduce of {} per GPU per step ({}), so {} per micro-batch: accumulation divides the "
-      "DP cost by m, never the TP cost.\n",
+      "layer and micro-batch ({}, {} per layer), paid m times, whatever m is. DP: {}\n",
       s.micro_batches, s.tp_collectives_per_layer, io::to_string(s.tp_message),
-      to_string(s.tp_algorithm), io::to_string(s.tp_comm_per_layer), to_string(s.dp_algorithm),
-      io::to_string(s.dp_bytes_per_gpu), io::to_string(s.dp_sync),
-      io::to_string(s.dp_sync / static_cast<double>(s.micro_batches)));
+      to_string(s.tp_algorithm), io::to_string(s.tp_comm_per_layer), dp_sentence(s, in.par.zero));
   o += fmt::format("pipeline: bubble (p-1)/(v*m) = {}, p2p message {}\n\n",
                    io::percent(s.bubble_fraction), io::to_string(s.p2p_message));
   const auto& peak = s.memory.peak();

@@ -85,7 +85,7 @@ struct step_result {
   collective_algorithm tp_algorithm = collective_algorithm::ring;
   seconds dp_sync{};  ///< all DP traffic of a step, before overlap (m per-micro-batch syncs with
                       ///< ZeRO-2/3)
-  bytes dp_bytes_per_gpu{};  ///< 2·params on this GPU
+  bytes dp_bytes_per_gpu{};  ///< the gradients of this GPU's parameters, in the stack's wire dtype
   collective_algorithm dp_algorithm = collective_algorithm::ring;
   bytes p2p_message{};
   double bubble_fraction = 0.0;  ///< (p−1)/(v·m)
