@@ -31,7 +31,7 @@ using json = nlohmann::json;
 
 // The config format. Sections group keys by what they describe; a key's flag has the same
 // meaning as on the command line. Keys without a flag are read by one command (checks).
-constexpr std::array<config_key, 70> keys{{
+constexpr std::array<config_key, 71> keys{{
     {"/$schema", "", value_kind::text, "the JSON Schema this file follows (ignored by tpcost)", ""},
     {"/name", "", value_kind::text, "a name for reports, e.g. \"GPT-3 175B on DGX A100\"", ""},
     {"/description", "", value_kind::text, "free text (ignored by tpcost)", ""},
@@ -142,6 +142,10 @@ constexpr std::array<config_key, 70> keys{{
      ""},
     {"/options/zero", "--zero", value_kind::zero_stage,
      "ZeRO stage 0..3, the distributed optimizer (step)", ""},
+    {"/options/mfu_flops", "--mfu-flops", value_kind::choice,
+     "model FLOPs behind MFU: full (the s*s attention scores) or megatron (Megatron-LM's count, "
+     "causal attention halved) (step, plan, the step rules)",
+     "full|megatron"},
     {"/options/attention", "--attention", value_kind::choice,
      "attention kernel: fused (FlashAttention: no s*s scores kept) or unfused (Megatron-LM 2021); "
      "the step's compute time and memory (step, plan, the step rules)",

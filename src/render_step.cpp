@@ -173,7 +173,7 @@ std::string text(const step_report& r) {
   if (r.long_context) {
     const auto& u = r.long_context->utilisation;
     o += fmt::format(
-        "MFU {} of BF16 peak{}   HFU {}   mu = {} (the share of the step spent computing)\n\n",
+        "MFU {} of BF16 peak{}   HFU {}   mu = {} (the share of the step spent computing)\n",
         io::percent(u.mfu_bf16_peak),
         u.precision_peak == tensor_rate::bf16
             ? std::string()
@@ -181,9 +181,15 @@ std::string text(const step_report& r) {
                           rate_name(u.precision_peak)),
         io::percent(s.hfu), io::percent(s.utilisation));
   } else {
-    o += fmt::format("MFU {}   HFU {}   mu = {} (the share of the step spent computing)\n\n",
+    o += fmt::format("MFU {}   HFU {}   mu = {} (the share of the step spent computing)\n",
                      io::percent(s.mfu), io::percent(s.hfu), io::percent(s.utilisation));
   }
+  o += r.inputs.options.mfu_flops == flops_convention::full
+           ? "model FLOPs: 3 x forward with the full s*s attention scores (Narayanan et al. 2021, "
+             "PaLM); --mfu-flops megatron counts as Megatron-LM does\n\n"
+           : "model FLOPs: Megatron-LM's num_floating_point_operations (causal attention halved, "
+             "no router), as the TFLOP/s Megatron-LM prints; --mfu-flops full for the PaLM "
+             "count\n\n";
   o += step_breakdown_table(r) + "\n";
   o += fmt::format(
       "gradient accumulation: m = {} micro-batches per step. TP: {:.0f} collectives of {} per "
@@ -288,6 +294,7 @@ nlohmann::json json(const step_report& r) {
       {"model_tflops_per_gpu", s.model_flops_per_gpu.value() / 1e12},
       {"hardware_tflops_per_gpu", s.hardware_flops_per_gpu.value() / 1e12},
       {"mfu", s.mfu},
+      {"mfu_flops", to_string(r.inputs.options.mfu_flops)},
       {"hfu", s.hfu},
       {"utilisation", s.utilisation},
       {"communication",

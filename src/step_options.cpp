@@ -57,6 +57,11 @@ void add_software_flags(CLI::Option_group& group, software_flags& f) {
                   "share of the DP gradient sync hidden behind the last backward (default: the "
                   "--stack's)")
       ->capture_default_str();
+  group
+      .add_option("--mfu-flops", f.mfu_flops,
+                  "model FLOPs behind MFU: full (the s*s attention scores, as Narayanan et al. "
+                  "and PaLM count) or megatron (Megatron-LM's count: causal attention halved)")
+      ->capture_default_str();
 }
 
 void add_precision_flags(CLI::Option_group& group, software_flags& f) {
@@ -139,7 +144,13 @@ std::string profile_note(const chosen_hardware& hw, profile_scope link) {
 }
 
 stack_choice to_stack_choice(const software_flags& f) {
-  return resolve_stack(f.stack, f.attention, f.tp_overlap, f.dp_overlap);
+  auto choice = resolve_stack(f.stack, f.attention, f.tp_overlap, f.dp_overlap);
+  if (f.mfu_flops != "full" && f.mfu_flops != "megatron") {
+    throw invalid_spec("--mfu-flops", "'" + f.mfu_flops + "' is not one of full|megatron");
+  }
+  choice.options.mfu_flops =
+      f.mfu_flops == "full" ? flops_convention::full : flops_convention::megatron;
+  return choice;
 }
 
 step_options to_step_options(const software_flags& f) { return to_stack_choice(f).options; }

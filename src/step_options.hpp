@@ -39,6 +39,7 @@ struct software_flags {
   std::string attention;
   std::string tp_overlap;
   std::string dp_overlap;
+  std::string mfu_flops = "full";  ///< how MFU counts model FLOPs (model/flops.hpp)
   std::string precision = "bf16";  ///< the linear layers' recipe (model/precision.hpp)
   bool fp8_attention = false;
   bool fp8_param_gather = false;

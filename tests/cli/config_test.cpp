@@ -84,8 +84,8 @@ TEST_CASE("Every value of a choice key is one the core's parser accepts", "[conf
   }
   // article|seed|ring|tree|hierarchical|auto, algbw|busbw, none|selective|full, fused|unfused,
   // p2p|all_gather|a2a|a2a+p2p, bf16|fp8|fp8-current|fp8-blockwise|mxfp8|nvfp4,
-  // megatron-core|megatron-2021|deepspeed|fsdp2
-  CHECK(choices == 29);
+  // megatron-core|megatron-2021|deepspeed|fsdp2, full|megatron
+  CHECK(choices == 31);
 }
 
 TEST_CASE("Every flag of the refined model and the presets has a config key", "[config]") {

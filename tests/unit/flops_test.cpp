@@ -2,6 +2,8 @@
 // recomputation terms, and MFU <= HFU.
 #include "tpcost/model/flops.hpp"
 
+#include "tpcost/model/model_presets.hpp"
+
 #include <catch2/catch.hpp>
 #include <random>
 
@@ -166,4 +168,28 @@ TEST_CASE("TP collectives per layer: none 4, selective 4, full 6, SP splits each
     CHECK(tp_collectives_per_layer(mode, true).all_reduce_equivalents() ==
           tp_collectives_per_layer(mode, false).all_reduce_equivalents());
   }
+}
+
+TEST_CASE("The megatron FLOP convention halves the dense attention core, nothing else", "[flops]") {
+  // Llama-3 8B at 8k: GQA and SwiGLU, no router, so the two counts differ by half of the
+  // attention core's forward + backward (published_flops.hpp).
+  const auto spec = model_preset_named("llama-3-8b", "test").spec;
+  const std::int64_t seq = 8192;
+  const auto full_count =
+      flops_per_step(spec, 16, seq, recompute_mode::none, flops_convention::full);
+  const auto meg_count =
+      flops_per_step(spec, 16, seq, recompute_mode::none, flops_convention::megatron);
+  const double tokens = 16.0 * static_cast<double>(seq);
+  const auto attention = forward_flops_per_token(spec, seq).attention;
+  CHECK_THAT((full_count.model - meg_count.model).value(),
+             Catch::Matchers::WithinRel(tokens * 1.5 * attention.value(), 1e-9));
+  CHECK(meg_count.model < full_count.model);
+  // The default is the full count; recomputation adds the same work under both.
+  CHECK(flops_per_step(spec, 16, seq, recompute_mode::none).model.value() ==
+        full_count.model.value());
+  const auto full_r = flops_per_step(spec, 16, seq, recompute_mode::full, flops_convention::full);
+  const auto meg_r =
+      flops_per_step(spec, 16, seq, recompute_mode::full, flops_convention::megatron);
+  CHECK_THAT((full_r.hardware - full_r.model).value(),
+             Catch::Matchers::WithinRel((meg_r.hardware - meg_r.model).value(), 1e-12));
 }

@@ -30,10 +30,12 @@
 
 #include <array>
 #include <cstdint>
+#include <string_view>
 
 #include "tpcost/base/units.hpp"
 #include "tpcost/model/model.hpp"
 #include "tpcost/model/parallelism.hpp"
+#include "tpcost/model/published_flops.hpp"
 
 namespace tpcost {
 
@@ -170,19 +172,37 @@ constexpr flops hardware_flops_per_token(const transformer_spec& spec, std::int6
   return model_flops_per_token(spec, seq) + recompute_flops_per_token(spec, seq, mode);
 }
 
+/// How the model FLOPs behind MFU are counted. Published MFUs use either:
+///  - `full`: 3 × the forward matmuls with the full s×s attention score matrix (Narayanan et
+///    al. 2021 eq. 3, PaLM arXiv:2204.02311 App. B, Korthikanti et al. 2022), this file's count;
+///  - `megatron`: Megatron-LM's `num_floating_point_operations` (published_flops.hpp), which
+///    halves the core attention for the causal mask and leaves out the router, so its MFU is
+///    lower by the attention's half share (a few % at 8k tokens, most of it at 128k).
+enum class flops_convention { full, megatron };
+
+constexpr std::string_view to_string(flops_convention c) {
+  return c == flops_convention::full ? "full" : "megatron";
+}
+
 /// FLOPs of one training step of `global_batch` sequences of `seq` tokens.
 struct step_flops {
   flops model{};     ///< 3 × forward, for MFU
   flops hardware{};  ///< model + recomputation, for HFU
 };
 
-/// Model and hardware FLOPs of one step: per-token FLOPs × G·s tokens.
+/// Model and hardware FLOPs of one step: per-token FLOPs × G·s tokens. Under the `megatron`
+/// convention the model FLOPs are Megatron-LM's count, and the hardware FLOPs that count plus
+/// the recomputed work (which Megatron-LM does not count).
 constexpr step_flops flops_per_step(const transformer_spec& spec, std::int64_t global_batch,
-                                    std::int64_t seq, recompute_mode mode) {
+                                    std::int64_t seq, recompute_mode mode,
+                                    flops_convention convention = flops_convention::full) {
   const double tokens = static_cast<double>(global_batch) * static_cast<double>(seq);
+  const flops model = convention == flops_convention::full
+                          ? model_flops_per_token(spec, seq)
+                          : megatron_model_flops_per_token(spec, seq);
   return step_flops{
-      .model = tokens * model_flops_per_token(spec, seq),
-      .hardware = tokens * hardware_flops_per_token(spec, seq, mode),
+      .model = tokens * model,
+      .hardware = tokens * (model + recompute_flops_per_token(spec, seq, mode)),
   };
 }
 

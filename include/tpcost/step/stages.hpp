@@ -31,6 +31,7 @@
 #include "tpcost/comm/placement.hpp"
 #include "tpcost/comm/topology.hpp"
 #include "tpcost/hardware/hardware.hpp"
+#include "tpcost/model/flops.hpp"
 #include "tpcost/model/memory.hpp"
 #include "tpcost/model/model.hpp"
 #include "tpcost/model/parallelism.hpp"
@@ -56,6 +57,8 @@ struct step_options {
   double dp_overlap_zero3 = 0.0;  ///< share of ZeRO-3's per-micro-batch collectives hidden
   int grad_wire_bytes = 2;        ///< bytes per gradient element in the DP reduction
   state_bytes state = mixed_precision_adam;  ///< weights, gradients, optimizer per parameter
+  /// How MFU counts model FLOPs (flops.hpp); the time does not depend on it.
+  flops_convention mfu_flops = flops_convention::full;
 };
 
 /// Everything a step needs but the layout: the model, the GPU, the cluster, the software.

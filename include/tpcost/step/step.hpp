@@ -188,7 +188,7 @@ inline step_result evaluate_step(const step_inputs& in) {
   r.time.dp_comm = timing.dp_comm;
   r.time.optimizer = timing.optimizer;
 
-  r.flops = flops_per_step(model, par.global_batch, model.seq, par.recompute);
+  r.flops = flops_per_step(model, par.global_batch, model.seq, par.recompute, in.options.mfu_flops);
   const double n = static_cast<double>(r.gpus);
   r.tokens_per_second = static_cast<double>(par.global_batch * model.seq) / r.step_time.value();
   r.model_flops_per_gpu = r.flops.model / r.step_time / n;
