@@ -9,6 +9,7 @@
 #include "tpcost/hardware/presets.hpp"
 #include "tpcost/model/model_presets.hpp"
 #include "tpcost/plan/planner.hpp"
+#include "tpcost/step/long_context.hpp"
 
 namespace {
 
@@ -40,6 +41,8 @@ TEST_CASE("plan --format json lists the core's best layouts, best first, with th
   req.global_batch = 512;
   req.top = 4;
   req.options.attention = attention_kernel::fused;  // the CLI's default
+  req.constraints.max_cp = 32;                      // the CLI's --max-cp
+  req.precision = precision_device_for(gpu, {}, "precision");
   const auto expected = plan(req);
 
   const auto& layouts = j.at("layouts");
