@@ -1121,7 +1121,7 @@ inline std::string no_layout_message(const plan_request& req, const plan_counts&
                                      const plan_alternatives& help) {
   std::string out = "no layout of " + std::to_string(req.gpus) +
                     " GPUs trains this model with G = " + std::to_string(req.global_batch) +
-                    ": of " + std::to_string(counts.pairs) + " (t, p) pairs";
+                    ": of " + std::to_string(counts.pairs) + " (t, p, cp)";
   std::string pairs, layouts;
   for (const auto r : all_plan_reasons) {
     const auto n = counts[r];
