@@ -160,6 +160,35 @@ BENCHMARK_CAPTURE(search, gpt3_175b_1536_gpus_g36864, "gpt-3-175b", 1536, 36864)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 
+/// The same searches with context parallelism: cp up to 32 (the CLI's --max-cp default), the
+/// GPU's attention η; the searches above are those of plan --max-cp 1.
+void search_cp(benchmark::State& state, const char* model, std::int64_t gpus, std::int64_t batch) {
+  auto req = request(model, gpus, batch);
+  req.threads = static_cast<unsigned>(state.range(0));
+  req.options.attention = attention_kernel::fused;
+  req.constraints.max_cp = 32;
+  req.precision.attention_efficiency = 0.53;
+  plan_result r;
+  for (auto _ : state) {
+    r = plan(req);
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["layouts"] = static_cast<double>(r.counts.layouts);
+  state.counters["threads"] = static_cast<double>(r.threads);
+}
+BENCHMARK_CAPTURE(search_cp, gpt3_175b_1024_gpus, "gpt-3-175b", 1024, 1536)
+    ->Arg(1)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(search_cp, megatron_530b_5120_gpus, "megatron-530b", 5120, 2560)
+    ->Arg(1)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(search_cp, megatron_1t_16384_gpus, "megatron-1t", 16384, 8192)
+    ->Arg(1)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
 }  // namespace
 
 BENCHMARK_MAIN();

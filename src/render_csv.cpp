@@ -24,24 +24,29 @@ std::string field(std::string_view text) {
 constexpr std::string_view layout_header =
     "tp,pp,dp,vpp,micro_batch,global_batch,sp,recompute,zero,step_s,compute_s,tp_comm_s,"
     "bubble_s,p2p_s,dp_comm_s,optimizer_s,tokens_per_s,mfu,hfu,peak_memory_bytes,"
-    "memory_headroom_bytes,fits";
+    "memory_headroom_bytes,fits,cp,cp_comm_exposed_s";
 
-std::string layout_row(const parallel_config& p, const step_result& r) {
+/// One layout's row; `cp` and `cp_exposed` (the exposed CP exchange, which the step time holds
+/// beside the other parts) close it. dp is d, the replicas: N = tp·pp·cp·dp.
+std::string layout_row(const parallel_config& p, const step_result& r, std::int64_t cp,
+                       seconds cp_exposed) {
   const auto& t = r.time;
   return fmt::format(
-      "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", p.tp, p.pp, p.dp,
+      "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", p.tp, p.pp, p.dp,
       p.vpp, p.micro_batch, p.global_batch, p.sequence_parallel ? "on" : "off",
       to_string(p.recompute), static_cast<int>(p.zero), r.step_time.value(), t.compute.value(),
       t.tp_comm.value(), t.bubble.value(), t.p2p.value(), t.dp_comm.value(), t.optimizer.value(),
       r.tokens_per_second, r.mfu, r.hfu, r.memory.peak().total().value(),
-      r.memory.headroom().value(), r.memory.fits() ? "yes" : "no");
+      r.memory.headroom().value(), r.memory.fits() ? "yes" : "no", cp, cp_exposed.value());
 }
 
 }  // namespace
 
 std::string step_csv(const step_report& report, bool header) {
   std::string out = header ? "model," + std::string(layout_header) + "\n" : "";
-  return out + field(model_name(report.model)) + "," + layout_row(report.inputs.par, report.result);
+  return out + field(model_name(report.model)) + "," +
+         layout_row(report.inputs.par, report.result, report.cp.cp,
+                    report.long_context ? report.long_context->cp_exposed : seconds{});
 }
 
 std::string plan_csv(const plan_report& report, bool header) {
@@ -49,7 +54,8 @@ std::string plan_csv(const plan_report& report, bool header) {
   const auto name = field(model_name(report.model));
   std::size_t rank = 0;
   for (const auto& l : report.result.top) {
-    out += fmt::format("{},{},", ++rank, name) + layout_row(l.candidate.par, l.result);
+    out += fmt::format("{},{},", ++rank, name) +
+           layout_row(l.candidate.par, l.result, l.candidate.cp, cp_terms_of(l).exposed);
   }
   return out;
 }

@@ -19,6 +19,20 @@ constexpr std::array<const char*, 6> part_labels{
     "compute (recompute included)", "exposed TP collectives",      "pipeline bubble",
     "p2p between stages",           "exposed DP sync + embedding", "optimizer step"};
 
+constexpr const char* cp_exchange_label = "exposed CP exchange";
+constexpr const char* attention_extra_label = "  of compute: attention, s keys";
+
+/// The label, the JSON key and the delta of the comparison's largest part.
+const char* largest_label(const step_comparison& d) {
+  return d.largest == cp_exchange_part ? cp_exchange_label : part_labels[d.largest];
+}
+std::string largest_key(const step_comparison& d) {
+  return d.largest == cp_exchange_part ? "cp_comm" : std::string(breakdown_parts[d.largest].key);
+}
+seconds largest_delta(const step_comparison& d) {
+  return d.largest == cp_exchange_part ? d.cp_exposed : d.delta.*breakdown_parts[d.largest].time;
+}
+
 /// A duration, "0" when it is exactly zero (a part the layout does not have).
 std::string time_or_zero(seconds v) { return v.value() == 0.0 ? "0" : io::to_string(v); }
 
@@ -80,6 +94,17 @@ std::string difference_table(const std::string& a_name, const step_result& a,
     o += fmt::format("  {:<30} {:>{}} {:>{}} {:>12}{}\n", part_labels[i],
                      time_or_zero(a.time.*member), w, time_or_zero(b.time.*member), w,
                      signed_time(d.delta.*member), i == d.largest ? "  <- largest" : "");
+    if (i == 0 && (d.base_cp.cp > 1 || d.other_cp.cp > 1)) {
+      o += fmt::format("  {:<30} {:>{}} {:>{}} {:>12}\n", attention_extra_label,
+                       time_or_zero(d.base_cp.attention_extra), w,
+                       time_or_zero(d.other_cp.attention_extra), w, signed_time(d.attention_extra));
+    }
+  }
+  if (d.base_cp.cp > 1 || d.other_cp.cp > 1) {
+    o +=
+        fmt::format("  {:<30} {:>{}} {:>{}} {:>12}{}\n", cp_exchange_label,
+                    time_or_zero(d.base_cp.exposed), w, time_or_zero(d.other_cp.exposed), w,
+                    signed_time(d.cp_exposed), d.largest == cp_exchange_part ? "  <- largest" : "");
   }
   o += fmt::format("  {:<30} {:>{}} {:>{}} {:>12}\n", "step", io::to_string(a.step_time), w,
                    io::to_string(b.step_time), w, signed_time(d.step_time));
@@ -102,22 +127,24 @@ std::string plan_layouts_table(const plan_report& r) {
   const auto& res = r.result;
   const bool batch_column = r.request.batch_is_maximum;
   std::string o = fmt::format(
-      "  #   t   p    d   b     m   v  SP   recompute ZeRO      step    MFU    HFU     memory "
-      "compute    TP bubble   p2p    DP  optim{}\n",
+      "  #   t   p  cp    d   b     m   v  SP   recompute ZeRO      step    MFU    HFU     memory "
+      "compute    TP bubble   p2p    DP  optim     CP{}\n",
       batch_column ? "       G  samples/s" : "");
   for (std::size_t i = 0; i < res.top.size(); ++i) {
     const auto& par = res.top[i].candidate.par;
     const auto& s = res.top[i].result;
+    const auto cp = cp_terms_of(res.top[i]);
     const double st = s.step_time.value();
     const auto share = [&](seconds v) { return fmt::format("{:>6.1f}", 100.0 * v.value() / st); };
     o += fmt::format(
-        "  {:<2} {:>2} {:>3} {:>4} {:>3} {:>5} {:>3}  {:<3}  {:<9} {:>4} {:>9} {:>6} {:>6} {:>10} "
-        "{}{}{}{}{}{}{}\n",
-        i + 1, par.tp, par.pp, par.dp, par.micro_batch, s.micro_batches, par.vpp,
-        on_off(par.sequence_parallel), to_string(par.recompute), static_cast<int>(par.zero),
-        io::to_string(s.step_time), io::percent(s.mfu), io::percent(s.hfu),
-        gib(s.memory.peak().total()), share(s.time.compute), share(s.time.tp_comm),
-        share(s.time.bubble), share(s.time.p2p), share(s.time.dp_comm), share(s.time.optimizer),
+        "  {:<2} {:>2} {:>3} {:>3} {:>4} {:>3} {:>5} {:>3}  {:<3}  {:<9} {:>4} {:>9} {:>6} {:>6} "
+        "{:>10} {}{}{}{}{}{} {}{}\n",
+        i + 1, par.tp, par.pp, res.top[i].candidate.cp, par.dp, par.micro_batch, s.micro_batches,
+        par.vpp, on_off(par.sequence_parallel), to_string(par.recompute),
+        static_cast<int>(par.zero), io::to_string(s.step_time), io::percent(s.mfu),
+        io::percent(s.hfu), gib(s.memory.peak().total()), share(s.time.compute),
+        share(s.time.tp_comm), share(s.time.bubble), share(s.time.p2p), share(s.time.dp_comm),
+        share(s.time.optimizer), share(cp.exposed),
         batch_column ? fmt::format(" {:>7} {:>10.1f}", par.global_batch,
                                    static_cast<double>(par.global_batch) / st)
                      : "");
@@ -142,13 +169,18 @@ std::string plan_text(const plan_report& r) {
   if (req.constraints.fixed_pp > 0) {
     limits += fmt::format(" --fixed-pp {}", req.constraints.fixed_pp);
   }
+  limits += req.constraints.fixed_cp > 0 ? fmt::format(" --cp {}", req.constraints.fixed_cp)
+                                         : fmt::format(" --max-cp {}", req.constraints.max_cp);
+  if (req.constraints.max_cp > 1 || req.constraints.fixed_cp > 1) {
+    limits += fmt::format(" --cp-comm-type {}", to_string(req.cp_comm));
+  }
   o += fmt::format(
-      "\nsearch: {} (t, p) pairs with t*p dividing N = {}{}, {} searched; their {} layouts, {} "
+      "\nsearch: {} (t, p, cp) with t*p*cp dividing N = {}{}, {} searched; their {} layouts, {} "
       "evaluated, {} proposed; {:.1f} ms on {} thread{}\n",
       c.pairs, req.gpus, limits.empty() ? "" : " (" + limits.substr(1) + ")", c.pairs_searched,
       c.layouts, c.evaluated, c.feasible, r.search_seconds * 1e3, res.threads,
       res.threads == 1 ? "" : "s");
-  o += "rejected (t, p) pairs:\n";
+  o += "rejected (t, p, cp):\n";
   bool any = false;
   for (std::size_t i = 0; i < plan_reason_count; ++i) {
     const auto reason = all_plan_reasons[i];
@@ -177,12 +209,12 @@ std::string plan_text(const plan_report& r) {
   o += plan_layouts_table(r);
   if (!res.top.empty()) {
     const auto& w = res.top.front();
-    o += fmt::format("  winner: --compare {}\n", describe_layout(w.candidate.par));
+    o += fmt::format("  winner: --compare {}\n", describe_layout(w.candidate.par, w.candidate.cp));
   }
   if (!res.top.empty() && res.runner_up) {
     const auto& w = res.top[0];
     const auto& u = *res.runner_up;
-    const auto d = compare_layouts(w.candidate.par, w.result, u.candidate.par, u.result);
+    const auto d = compare_planned(w, u);
     o += fmt::format("\nwinner vs runner-up: {}; the runner-up is {} slower ({:.2f}%)\n",
                      changes_text(d), io::to_string(d.step_time),
                      100.0 * d.step_time.value() / w.result.step_time.value());
@@ -190,14 +222,14 @@ std::string plan_text(const plan_report& r) {
   }
 
   if (!res.per_degrees.empty()) {
-    o += "\nbest layout per (t, p): how many cooks\n";
-    o += "     t    p     d       step    MFU  fit  best layout\n";
+    o += "\nbest layout per (t, p, cp): how many cooks\n";
+    o += "     t    p   cp     d       step    MFU  fit  best layout\n";
     for (const auto& pd : res.per_degrees) {
       const auto& par = pd.best.par;
       const bool across = pd.best.tp_spans_nodes;
-      o += fmt::format("  {:>4} {:>4} {:>5} {:>10} {:>6} {:>4}  {}{}\n", par.tp, par.pp, par.dp,
-                       io::to_string(pd.best.step_time), io::percent(pd.mfu), pd.feasible,
-                       describe_layout(par),
+      o += fmt::format("  {:>4} {:>4} {:>4} {:>5} {:>10} {:>6} {:>4}  {}{}\n", par.tp, par.pp,
+                       pd.best.cp, par.dp, io::to_string(pd.best.step_time), io::percent(pd.mfu),
+                       pd.feasible, describe_layout(par, pd.best.cp),
                        across && res.tp_across_nodes_penalised && !res.tp_across_nodes_needed
                            ? "  (TP crosses nodes: not proposed)"
                            : "");
@@ -228,9 +260,10 @@ nlohmann::json breakdown_json(const step_breakdown& b) {
 }
 
 nlohmann::json layout_json(const parallel_config& par, const step_result& s,
-                           const cluster_topology& topo) {
+                           const cluster_topology& topo, const cp_step_terms& cp) {
   return {{"tp", par.tp},
           {"pp", par.pp},
+          {"cp", cp.cp},
           {"dp", par.dp},
           {"micro_batch", par.micro_batch},
           {"micro_batches", s.micro_batches},
@@ -239,8 +272,11 @@ nlohmann::json layout_json(const parallel_config& par, const step_result& s,
           {"recompute", to_string(par.recompute)},
           {"zero", static_cast<int>(par.zero)},
           {"tp_spans_nodes", par.tp > topo.gpus_per_node},
-          {"layout", describe_layout(par)},
+          {"layout", describe_layout(par, cp.cp)},
           {"step_time_s", s.step_time.value()},
+          {"cp_comm_exposed_s", cp.exposed.value()},
+          {"cp_comm_hidden_s", cp.hidden.value()},
+          {"cp_attention_extra_s", cp.attention_extra.value()},
           {"mfu", s.mfu},
           {"hfu", s.hfu},
           {"tokens_per_s", s.tokens_per_second},
@@ -255,7 +291,9 @@ nlohmann::json comparison_json(const step_comparison& d) {
           {"step_time_s", d.step_time.value()},
           {"mfu", d.mfu},
           {"breakdown_s", breakdown_json(d.delta)},
-          {"largest", breakdown_parts[d.largest].key}};
+          {"cp_comm_exposed_s", d.cp_exposed.value()},
+          {"cp_attention_extra_s", d.attention_extra.value()},
+          {"largest", largest_key(d)}};
 }
 
 nlohmann::json plan_json(const plan_report& r) {
@@ -268,14 +306,15 @@ nlohmann::json plan_json(const plan_report& r) {
   }
   nlohmann::json layouts = nlohmann::json::array();
   for (const auto& l : res.top) {
-    layouts.push_back(layout_json(l.candidate.par, l.result, req.topology));
+    layouts.push_back(layout_json(l.candidate.par, l.result, req.topology, cp_terms_of(l)));
   }
   nlohmann::json per_degrees = nlohmann::json::array();
   for (const auto& pd : res.per_degrees) {
     per_degrees.push_back({{"tp", pd.best.par.tp},
                            {"pp", pd.best.par.pp},
+                           {"cp", pd.best.cp},
                            {"dp", pd.best.par.dp},
-                           {"layout", describe_layout(pd.best.par)},
+                           {"layout", describe_layout(pd.best.par, pd.best.cp)},
                            {"step_time_s", pd.best.step_time.value()},
                            {"mfu", pd.mfu},
                            {"feasible", pd.feasible},
@@ -283,10 +322,9 @@ nlohmann::json plan_json(const plan_report& r) {
   }
   nlohmann::json runner_up = nullptr;
   if (!res.top.empty() && res.runner_up) {
-    runner_up =
-        comparison_json(compare_layouts(res.top[0].candidate.par, res.top[0].result,
-                                        res.runner_up->candidate.par, res.runner_up->result));
-    runner_up["layout"] = describe_layout(res.runner_up->candidate.par);
+    runner_up = comparison_json(compare_planned(res.top[0], *res.runner_up));
+    runner_up["layout"] =
+        describe_layout(res.runner_up->candidate.par, res.runner_up->candidate.cp);
   }
   return {{"schema", "tpcost.plan/1"},
           {"model", model_json(r.model, req.model)},
@@ -302,6 +340,9 @@ nlohmann::json plan_json(const plan_report& r) {
             {"max_tp", req.constraints.max_tp},
             {"fixed_tp", req.constraints.fixed_tp},
             {"fixed_pp", req.constraints.fixed_pp},
+            {"max_cp", req.constraints.max_cp},
+            {"fixed_cp", req.constraints.fixed_cp},
+            {"cp_comm_type", to_string(req.cp_comm)},
             {"tp_overlap", req.options.tp_overlap},
             {"dp_overlap", req.options.dp_overlap}}},
           {"search",
@@ -327,7 +368,7 @@ std::string compare_text(const compare_report& r) {
   for (std::size_t i = 0; i < 2; ++i) {
     const auto& par = r.layouts[i];
     const auto& s = r.results[i];
-    o += fmt::format("{}: {}  (m = {}; TP group: {})\n", names[i], describe_layout(par),
+    o += fmt::format("{}: {}  (m = {}; TP group: {})\n", names[i], describe_layout(par, r.cp[i].cp),
                      s.micro_batches, tp_group_text(par, r.hardware, req.topology));
     o += fmt::format(
         "   step {}, MFU {}, HFU {}, {:.0f} tokens/s; TP: {:.0f} collectives of {} per layer and "
@@ -336,6 +377,14 @@ std::string compare_text(const compare_report& r) {
         s.tp_collectives_per_layer, io::to_string(s.tp_message), io::to_string(s.tp_comm_per_layer),
         to_string(s.tp_algorithm), gib(s.memory.peak().total()), gib(s.memory.capacity),
         s.memory.fits() ? "fits" : "DOES NOT FIT");
+    if (r.cp[i].cp > 1) {
+      o += fmt::format(
+          "   CP: {} ranks ({}), {} of exchange per step exposed, {} hidden behind attention; "
+          "attention against all {} keys adds {}\n",
+          r.cp[i].cp, to_string(r.request.cp_comm), io::to_string(r.cp[i].exposed),
+          io::to_string(r.cp[i].hidden), r.request.model.seq,
+          io::to_string(r.cp[i].attention_extra));
+    }
     if (r.broken[i]) {
       o += fmt::format("   plan would not propose it: {}\n", describe(*r.broken[i]));
     }
@@ -352,15 +401,15 @@ std::string compare_text(const compare_report& r) {
       "\n{} is faster by {:.2f}x ({} vs {}), MFU {} vs {}; the largest part of the difference is "
       "{} ({}).\n",
       b_faster ? "B" : "A", slow.step_time / fast.step_time, io::to_string(fast.step_time),
-      io::to_string(slow.step_time), io::percent(fast.mfu), io::percent(slow.mfu),
-      part_labels[d.largest], signed_time(d.delta.*breakdown_parts[d.largest].time));
+      io::to_string(slow.step_time), io::percent(fast.mfu), io::percent(slow.mfu), largest_label(d),
+      signed_time(largest_delta(d)));
   return o;
 }
 
 nlohmann::json compare_json(const compare_report& r) {
   nlohmann::json layouts = nlohmann::json::array();
   for (std::size_t i = 0; i < 2; ++i) {
-    auto l = layout_json(r.layouts[i], r.results[i], r.request.topology);
+    auto l = layout_json(r.layouts[i], r.results[i], r.request.topology, r.cp[i]);
     l["given"] = r.given[i];
     l["plan_rule_broken"] =
         r.broken[i] ? nlohmann::json(std::string(key_of(*r.broken[i]))) : nlohmann::json(nullptr);

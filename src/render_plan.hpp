@@ -30,6 +30,7 @@ struct compare_report {
   std::array<std::string, 2> given;  ///< the --compare texts
   std::array<parallel_config, 2> layouts;
   std::array<step_result, 2> results;
+  std::array<cp_step_terms, 2> cp;                   ///< each layout's CP terms (cp = 1: none)
   std::array<std::optional<plan_reason>, 2> broken;  ///< a rule that keeps plan from proposing it
   step_comparison difference;                        ///< second − first
 };

@@ -1,5 +1,6 @@
 // `tpcost plan`: the fastest layout for a model on N GPUs, by exhaustive search; or, with
 // --compare, two given layouts side by side.
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <memory>
@@ -25,6 +26,9 @@ namespace tpcost::cli {
 
 namespace {
 
+/// The fewest tokens per CP rank the search proposes by default (see read_inputs).
+constexpr std::int64_t min_tokens_per_cp_rank = 8192;
+
 struct plan_flags {
   model_flags model;
   hardware_flags hardware;
@@ -32,6 +36,7 @@ struct plan_flags {
   std::string gpus, global_batch, max_global_batch;
   std::string top = "5";
   std::string max_tp, fixed_tp, fixed_pp;
+  std::string max_cp, cp, cp_comm_type = "p2p";
   std::string threads = "0";
   std::vector<std::string> compare;
   output_flags output;
@@ -67,7 +72,8 @@ inputs read_inputs(const plan_flags& f) {
   inputs in;
   in.model = to_model(f.model);
   in.hardware = to_hardware(f.hardware);
-  if (to_precision_options({}, f.hardware).linear != linear_precision::bf16) {
+  const auto precision = to_precision_options({}, f.hardware);
+  if (precision.linear != linear_precision::bf16) {
     // --dtype fp8 no longer doubles every matmul (it is step's --precision fp8), and the
     // search does not cost FP8 layouts yet: refused rather than searched in BF16 unsaid.
     throw invalid_spec("--dtype", f.hardware.dtype +
@@ -103,6 +109,22 @@ inputs read_inputs(const plan_flags& f) {
   if (!f.fixed_pp.empty()) {
     req.constraints.fixed_pp = positive(f.fixed_pp, "--fixed-pp");
   }
+  // Default: CP down to 8,192 tokens per rank, the shortest among published CP runs (Llama 3's
+  // long-context stage, CP 16 at 131,072 tokens, arXiv:2407.21783 Sec. 3.3.2; the NeMo and
+  // torchtitan rows of the development set keep 16k-64k per rank). Shorter chunks run the
+  // attention kernel below the efficiency the model assumes, which it does not price, so the
+  // search does not propose them unless asked (--max-cp).
+  req.constraints.max_cp = f.max_cp.empty()
+                               ? std::max<std::int64_t>(1, req.model.seq / min_tokens_per_cp_rank)
+                               : positive(f.max_cp, "--max-cp");
+  if (!f.cp.empty()) {
+    req.constraints.fixed_cp = positive(f.cp, "--cp");
+  }
+  req.cp_comm = parse_cp_comm_type(f.cp_comm_type, "--cp-comm-type");
+  // The attention kernel's η of the GPU generation, as step's long-context model uses it.
+  if (in.hardware.gpu != nullptr) {
+    req.precision = precision_device_for(*in.hardware.gpu, precision, "--precision");
+  }
   const auto threads = parse_count(f.threads, "--threads");
   if (threads < 0 || threads > 4096) {  // -1 would wrap to 4,294,967,295 threads
     throw invalid_spec("--threads", std::to_string(threads) + " is out of range; expected 0..4096");
@@ -118,15 +140,28 @@ std::string run_compare(const plan_flags& f, inputs in, output_format format) {
   r.request = in.request;
   for (std::size_t i = 0; i < 2; ++i) {
     r.given[i] = f.compare[i];
-    r.layouts[i] = parse_layout(f.compare[i], "--compare", r.request.gpus, r.request.global_batch);
+    const auto layout =
+        parse_plan_layout(f.compare[i], "--compare", r.request.gpus, r.request.global_batch);
+    r.layouts[i] = layout.par;
     try {
-      r.results[i] = evaluate_step(inputs_for(r.request, r.layouts[i]));
+      plan_candidate c;
+      c.par = layout.par;
+      c.cp = layout.cp;
+      if (c.cp > 1) {  // the errors step gives: 2*cp chunks, a2a's head split, the kernel
+        validate(r.request.model);
+        validate(context_parallel{.cp = c.cp, .comm = r.request.cp_comm}, r.request.model, c.par.tp,
+                 r.request.topology.gpus_per_node, "cp");
+      }
+      const auto planned = evaluate_planned(r.request, c);
+      r.results[i] = planned.result;
+      r.cp[i] = cp_terms_of(planned);
     } catch (const invalid_spec& e) {
       throw invalid_spec("--compare", "'" + f.compare[i] + "': " + e.detail());
     }
-    r.broken[i] = broken_plan_rule(r.request, r.layouts[i]);
+    r.broken[i] = broken_plan_rule(r.request, r.layouts[i], layout.cp);
   }
-  r.difference = compare_layouts(r.layouts[0], r.results[0], r.layouts[1], r.results[1]);
+  r.difference =
+      compare_layouts(r.layouts[0], r.results[0], r.layouts[1], r.results[1], r.cp[0], r.cp[1]);
   if (f.display.quiet && format == output_format::table) {
     note_assumption(r.hardware.assumption);  // the report's first line says it
     for (std::size_t i = 0; i < 2; ++i) {    // the layout's line says it otherwise
@@ -200,20 +235,31 @@ void add_plan_command(CLI::App& app) {
   search->add_option("--max-tp", f->max_tp, "largest TP degree to consider");
   search->add_option("--fixed-tp", f->fixed_tp, "consider only this TP degree");
   search->add_option("--fixed-pp", f->fixed_pp, "consider only this number of pipeline stages");
+  search->add_option("--max-cp", f->max_cp,
+                     "largest context-parallel degree to consider (cp divides N/(t*p), s divides "
+                     "by 2*cp; default s/8192: at least 8,192 tokens per CP rank, as Llama 3's CP "
+                     "16 at 128k)");
+  search->add_option("--cp", f->cp, "consider only this context-parallel degree");
+  search
+      ->add_option("--cp-comm-type", f->cp_comm_type,
+                   "how CP ranks exchange K,V: p2p|all_gather|a2a|a2a+p2p (Megatron "
+                   "--cp-comm-type)")
+      ->capture_default_str();
   search->add_option("--threads", f->threads, "threads for the search; 0 = every core")
       ->capture_default_str();
   search
       ->add_option("--compare", f->compare,
                    "evaluate two layouts side by side instead of searching, each as "
-                   "\"t=16,p=4,d=8,b=1,v=1,sp=off,recompute=full,zero=0\" (missing keys: d = "
-                   "N/(t*p), others 1/off/none/0)")
+                   "\"t=16,p=4,cp=1,d=8,b=1,v=1,sp=off,recompute=full,zero=0\" (missing keys: d "
+                   "= N/(t*p*cp), others 1/off/none/0)")
       ->expected(2);
   add_software_flags(*search, f->software);
   add_output_flags(*cmd, f->output, "table|json|csv");
   add_display_flags(*cmd, f->display);
   cmd->footer(
       R"(Searched: every t dividing N and the heads, KV heads and MLP size; every p dividing N/t
-and the layers (even stages); d = N/(t*p) dividing G; every micro-batch b dividing G/d;
+and the layers (even stages); every cp dividing N/(t*p) up to --max-cp with s dividing by
+2*cp (fused attention); d = N/(t*p*cp) dividing G; every micro-batch b dividing G/d;
 interleaving v with p*v dividing L; SP on/off; recompute none/selective/full; ZeRO 0-3.
 Ranked by predicted step time; ties: TP in a node, smaller t, smaller p, larger b, smaller
 v, less recompute, SP off, lower ZeRO. A TP group never crosses a slower inter-node link
@@ -226,6 +272,8 @@ Examples:
               --compare "t=16,p=4,recompute=full" "t=8,p=8,recompute=full"
   tpcost plan --model llama-3-70b --gpu h100-sxm --interconnect ib-ndr --gpus 1024 \
               --global-batch 1024 --max-tp 8 --top 10 --format json
+  tpcost plan --model llama-3-8b --gpu h100-sxm --interconnect ib-ndr --gpus 64 \
+              --global-batch 64 --seq 131072
 )");
   add_config_flags(*cmd, f->config);
   cmd->callback([cmd, f] { run_with_config(*cmd, f->config, [&] { run_plan(*f); }); });

@@ -9,6 +9,7 @@
 #include "tpcost/hardware/presets.hpp"
 #include "tpcost/model/model_presets.hpp"
 #include "tpcost/plan/planner.hpp"
+#include "tpcost/step/long_context.hpp"
 
 namespace {
 
@@ -40,6 +41,8 @@ TEST_CASE("plan --format json lists the core's best layouts, best first, with th
   req.global_batch = 512;
   req.top = 4;
   req.options = options_of(stack_profile_by_name("megatron-core", "stack"));  // the CLI's default
+  req.constraints.max_cp = req.model.seq / 8192;  // the CLI's default --max-cp
+  req.precision = precision_device_for(gpu, {}, "precision");
   const auto expected = plan(req);
 
   const auto& layouts = j.at("layouts");
@@ -82,4 +85,49 @@ TEST_CASE("plan --compare --format json gives both layouts and their difference"
   CHECK(j.at("difference").at("step_time_s").get<double>() == Approx(b - a));
   CHECK(j.at("difference").at("largest") == "tp_comm");
   CHECK(j.at("layouts")[0].at("tp_spans_nodes") == true);
+}
+
+TEST_CASE("plan's best layout, with and without CP, run through step gives the same step time",
+          "[cli][plan][cp]") {
+  const std::string machine =
+      "--model llama-3-8b --gpu h100-sxm --interconnect ib-ndr --gpus 64 --global-batch 64 "
+      "--seq 131072";
+  for (const std::string limit : {"--max-cp 32", "--cp 4", "--cp 2 --cp-comm-type all_gather"}) {
+    INFO(limit);
+    const auto [code, out] = run_plan(machine + " " + limit + " --top 1 --format json");
+    REQUIRE(code == 0);
+    const auto j = nlohmann::json::parse(out);
+    const auto& l = j.at("layouts").at(0);
+    std::string args = "step " + machine + " --format json";
+    args += " --tp " + std::to_string(l.at("tp").get<int>());
+    args += " --pp " + std::to_string(l.at("pp").get<int>());
+    args += " --cp " + std::to_string(l.at("cp").get<int>());
+    args += " --dp " + std::to_string(l.at("dp").get<int>());
+    args += " --micro-batch " + std::to_string(l.at("micro_batch").get<int>());
+    args += " --vpp " + std::to_string(l.at("vpp").get<int>());
+    args += " --recompute " + l.at("recompute").get<std::string>();
+    args += " --zero " + std::to_string(l.at("zero").get<int>());
+    args += l.at("sp").get<bool>() ? " --sp" : "";
+    const auto layout = l.at("layout").get<std::string>();
+    const auto first = layout.find(",first=");
+    if (first != std::string::npos) {
+      const auto last = layout.find(",last=");
+      args += " --pp-layout first=" + layout.substr(first + 7, last - first - 7) +
+              ",last=" + layout.substr(last + 6);
+    }
+    if (limit.find("all_gather") != std::string::npos) {
+      args += " --cp-comm-type all_gather";
+    }
+    INFO(args);
+    const auto step = tpcost::test::run(args);
+    REQUIRE(step.exit_code == 0);
+    const auto s = nlohmann::json::parse(step.out);
+    CHECK_THAT(s.at("step_time_s").get<double>(),
+               Catch::WithinRel(l.at("step_time_s").get<double>(), 1e-12));
+    CHECK_THAT(s.at("mfu").get<double>(), Catch::WithinRel(l.at("mfu").get<double>(), 1e-12));
+    if (limit != "--max-cp 32") {
+      CHECK(l.at("cp").get<int>() > 1);
+      CHECK(l.at("cp_comm_exposed_s").get<double>() >= 0.0);
+    }
+  }
 }

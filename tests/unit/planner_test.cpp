@@ -690,3 +690,131 @@ TEST_CASE(
   }
   CHECK(got.counts[plan_reason::dp_batch] > 0);  // the pairs of d = 5,128 and 2,564
 }
+
+namespace {
+
+/// A long-sequence request: the small Llama at 16k tokens on 16 GPUs in nodes of 4, memory
+/// tight enough that some layouts need CP or recomputation, with CP searched up to 8.
+plan_request cp_request(cp_comm_type comm) {
+  auto m = small_llama();
+  m.seq = 16384;
+  auto r = request(m, 16, 8);
+  r.options.attention = attention_kernel::fused;  // CP runs on a fused kernel
+  r.memory_capacity = 6.0 * units::GiB;
+  r.constraints.max_cp = 8;
+  r.cp_comm = comm;
+  r.precision.attention_efficiency = 0.53;  // Hopper's fitted η (efficiency.hpp)
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "With CP, the search's best over a small space is the fastest fitting layout of a brute "
+    "force through evaluate_long_context_step (cp > 1) and evaluate_step (cp = 1)",
+    "[planner][cp]") {
+  for (const auto comm : {cp_comm_type::p2p, cp_comm_type::all_gather}) {
+    INFO(to_string(comm));
+    const auto req = cp_request(comm);
+    std::optional<plan_candidate> best;
+    std::int64_t cp_layouts = 0;
+    for (const std::int64_t cp : {1, 2, 4, 8}) {
+      auto sub = req;
+      sub.gpus = req.gpus / cp;  // every_layout enumerates (t, p, d) of N/cp
+      for (auto par : every_layout(sub)) {
+        if (broken_plan_rule(req, par, cp)) {
+          continue;
+        }
+        plan_candidate c;
+        c.par = par;
+        c.cp = cp;
+        const auto l = evaluate_planned(req, c);
+        if (!l.result.memory.fits()) {
+          continue;
+        }
+        c.step_time = l.result.step_time;
+        c.tp_spans_nodes = par.tp > req.topology.gpus_per_node;
+        cp_layouts += cp > 1 ? 1 : 0;
+        if (c.tp_spans_nodes) {
+          continue;  // an in-node layout fits here, so plan proposes none of these
+        }
+        if (!best || ranks_before(c, *best)) {
+          best = c;
+        }
+      }
+    }
+    REQUIRE(best);
+    CHECK(cp_layouts > 0);
+    const auto found = plan(req);
+    REQUIRE(!found.top.empty());
+    const auto& top = found.top.front();
+    INFO(describe_layout(top.candidate.par, top.candidate.cp) + " vs brute force " +
+         describe_layout(best->par, best->cp));
+    CHECK(top.candidate.cp == best->cp);
+    CHECK(describe_layout(top.candidate.par) == describe_layout(best->par));
+    CHECK_THAT(top.result.step_time.value(), near(best->step_time.value(), 1e-12));
+    // The search's own time for the winner is its full evaluation's.
+    CHECK_THAT(top.candidate.step_time.value(), near(top.result.step_time.value(), 1e-9));
+    check_identities(found.counts);
+  }
+}
+
+TEST_CASE("The search's time of every CP layout it ranks is evaluate_long_context_step's",
+          "[planner][cp]") {
+  std::int64_t with_cp = 0;
+  for (const std::int64_t fixed : {0, 2, 8}) {
+    auto req = cp_request(cp_comm_type::p2p);
+    req.top = 20;
+    req.constraints.fixed_cp = fixed;
+    const auto found = plan(req);
+    for (const auto& l : found.top) {
+      INFO(describe_layout(l.candidate.par, l.candidate.cp));
+      CHECK_THAT(l.candidate.step_time.value(), near(l.result.step_time.value(), 1e-9));
+      CHECK_THAT(l.candidate.peak_memory.value(),
+                 near(l.result.memory.peak().total().value(), 1e-9));
+      if (l.candidate.cp > 1) {
+        ++with_cp;
+        REQUIRE(l.long_context);
+        CHECK(l.long_context->cp_per_layer.total().value() > 0.0);
+        CHECK(l.candidate.par.tp * l.candidate.par.pp * l.candidate.cp * l.candidate.par.dp ==
+              req.gpus);
+      }
+    }
+  }
+  CHECK(with_cp > 0);
+}
+
+TEST_CASE("CP search rules: 2*cp must divide s, --cp must divide N, --max-cp >= 1",
+          "[planner][cp]") {
+  auto req = cp_request(cp_comm_type::p2p);
+  req.model.seq = 16384 + 8;  // 2·cp divides s for cp = 1, 2, 4 but not 8
+  const auto c = plan(req).counts;
+  CHECK(c[plan_reason::cp_sequence] > 0);
+  check_identities(c);
+  auto fixed = cp_request(cp_comm_type::p2p);
+  fixed.constraints.fixed_cp = 3;
+  CHECK_THROWS_WITH(plan(fixed), Catch::Contains("3 does not divide N = 16"));
+  fixed.constraints.fixed_cp = 4;
+  fixed.model.seq = 16384 + 4;
+  CHECK_THROWS_WITH(plan(fixed), Catch::Contains("2*cp = 8 equal chunks"));
+  auto none = cp_request(cp_comm_type::p2p);
+  none.constraints.max_cp = 0;
+  CHECK_THROWS_WITH(plan(none), Catch::Contains("out of range"));
+  // With --cp fixed, every proposed layout has it.
+  auto four = cp_request(cp_comm_type::p2p);
+  four.constraints.fixed_cp = 4;
+  for (const auto& l : plan(four).top) {
+    CHECK(l.candidate.cp == 4);
+  }
+}
+
+TEST_CASE("A layout with cp reads and prints as t=..,p=..,cp=..", "[planner][cp]") {
+  const auto l = parse_plan_layout("t=2,p=1,cp=4,b=1", "--compare", 16, 8);
+  CHECK(l.cp == 4);
+  CHECK(l.par.dp == 2);
+  CHECK(describe_layout(l.par, l.cp) == "t=2,p=1,cp=4,d=2,b=1,v=1,sp=off,recompute=none,zero=0");
+  CHECK_THROWS_WITH(parse_plan_layout("t=2,cp=3", "--compare", 16, 8),
+                    Catch::Contains("t*p*cp = 2*1*3 does not divide N = 16"));
+  CHECK_THROWS_WITH(parse_layout("t=2,cp=4", "--compare", 16, 8),
+                    Catch::Contains("cp = 4 is not accepted here"));
+}

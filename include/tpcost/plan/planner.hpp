@@ -7,7 +7,11 @@
 //   p   the pipeline stages: a divisor of N/t, at most L; the layers split over them as
 //       Megatron-Core's --decoder-first/last-pipeline-num-layers allow (`candidate_splits`:
 //       even, or shorter end stages), so 126 layers can go on 16 stages;
-//   d   = N/(t·p) data-parallel replicas; d must divide G;
+//   cp  the context-parallel degree: a divisor of N/(t·p) at most max_cp (or fixed_cp), with s
+//       a multiple of 2·cp (causal load balancing) and a fused attention kernel; the library
+//       default max_cp = 1 searches no CP, the CLI's --max-cp defaults to 32 (twice Llama 3's
+//       CP = 16 at 128k tokens, arXiv:2407.21783 Sec. 3.3.2);
+//   d   = N/(t·p·cp) data-parallel replicas; d must divide G;
 //   b   the micro-batch: every divisor of G/d; m = G/(d·b) micro-batches per step;
 //   v   interleaved model chunks per GPU: 1, or (with p > 1) every v > 1 with p·v dividing L;
 //       Megatron-Core's interleaved schedule needs m >= p;
@@ -26,6 +30,11 @@
 // slower than the intra-node one (InfiniBand, Ethernet), such layouts are evaluated but only
 // proposed if no layout with t <= GPUs per node fits: they are counted under
 // `tp_across_nodes` otherwise.
+//
+// A cp > 1 layout is costed as evaluate_long_context_step costs it (step/long_context.hpp):
+// the stages of the view (t, p, d·cp) on sequences of s/cp tokens, G·cp of them, plus
+// `long_context_layer_stage` (attention against all s keys, the exposed CP exchange) times
+// `long_context_pipeline_factor`; its full evaluation is evaluate_long_context_step.
 //
 // Speed: the search calls the step model's own stages (step/stages.hpp), each hoisted out of
 // the loops that do not change it: per (t, p) `group_stage` (parameters, DP collectives, the
@@ -62,6 +71,8 @@
 #include "tpcost/model/parallelism.hpp"
 #include "tpcost/model/pipeline_parallel.hpp"
 #include "tpcost/step/compute_model.hpp"
+#include "tpcost/step/context_parallel.hpp"
+#include "tpcost/step/long_context.hpp"
 #include "tpcost/step/step.hpp"
 
 namespace tpcost {
@@ -76,21 +87,24 @@ enum class plan_reason : int {
   tp_straddles,      ///< t neither divides the node size nor fills whole nodes
   pp_limit,          ///< p is not --fixed-pp
   pp_layers,         ///< p > L: a stage would hold no layer
-  dp_batch,          ///< d = N/(t·p) does not divide G
+  cp_sequence,       ///< cp > 1 that s (2·cp chunks), the heads (a2a) or the kernel refuse
+  dp_batch,          ///< d = N/(t·p·cp) does not divide G
   interleave_batch,  ///< v > 1 with m < p (Megatron-Core's interleaved schedule needs m >= p)
   zero_with_pp,      ///< ZeRO-2/3 with p > 1 (DeepSpeed's pipeline engine refuses it)
   memory,            ///< the fullest stage does not fit the GPU's memory
   tp_across_nodes,   ///< fits, but its TP group crosses a slower link and an in-node layout fits
 };
 
-inline constexpr std::size_t plan_reason_count = 12;
-inline constexpr std::size_t plan_pair_reason_count = 8;  ///< tp_limit .. dp_batch judge pairs
+inline constexpr std::size_t plan_reason_count = 13;
+/// tp_limit .. dp_batch judge a (t, p, cp) group layout
+inline constexpr std::size_t plan_pair_reason_count = 9;
 
 inline constexpr std::array<plan_reason, plan_reason_count> all_plan_reasons{
-    plan_reason::tp_limit,     plan_reason::tp_heads,     plan_reason::tp_kv_heads,
-    plan_reason::tp_ffn,       plan_reason::tp_straddles, plan_reason::pp_limit,
-    plan_reason::pp_layers,    plan_reason::dp_batch,     plan_reason::interleave_batch,
-    plan_reason::zero_with_pp, plan_reason::memory,       plan_reason::tp_across_nodes};
+    plan_reason::tp_limit,         plan_reason::tp_heads,     plan_reason::tp_kv_heads,
+    plan_reason::tp_ffn,           plan_reason::tp_straddles, plan_reason::pp_limit,
+    plan_reason::pp_layers,        plan_reason::cp_sequence,  plan_reason::dp_batch,
+    plan_reason::interleave_batch, plan_reason::zero_with_pp, plan_reason::memory,
+    plan_reason::tp_across_nodes};
 
 /// A short key for JSON: "tp_limit", "tp_heads", ...
 constexpr std::string_view key_of(plan_reason reason) {
@@ -109,6 +123,8 @@ constexpr std::string_view key_of(plan_reason reason) {
       return "pp_limit";
     case plan_reason::pp_layers:
       return "pp_layers";
+    case plan_reason::cp_sequence:
+      return "cp_sequence";
     case plan_reason::dp_batch:
       return "dp_batch";
     case plan_reason::interleave_batch:
@@ -140,8 +156,10 @@ constexpr std::string_view describe(plan_reason reason) {
       return "p is not --fixed-pp";
     case plan_reason::pp_layers:
       return "more stages than layers";
+    case plan_reason::cp_sequence:
+      return "cp does not split the sequence into 2*cp chunks (or the heads, for a2a)";
     case plan_reason::dp_batch:
-      return "d = N/(t*p) does not divide the global batch";
+      return "d = N/(t*p*cp) does not divide the global batch";
     case plan_reason::interleave_batch:
       return "interleaving with fewer micro-batches than stages (m < p)";
     case plan_reason::zero_with_pp:
@@ -159,6 +177,8 @@ struct plan_constraints {
   std::int64_t max_tp = 0;    ///< t <= max_tp
   std::int64_t fixed_tp = 0;  ///< t = fixed_tp
   std::int64_t fixed_pp = 0;  ///< p = fixed_pp
+  std::int64_t max_cp = 1;    ///< cp <= max_cp (1: no context parallelism)
+  std::int64_t fixed_cp = 0;  ///< cp = fixed_cp (0: any cp up to max_cp)
 };
 
 /// A search: the model, the hardware, how the software runs, N and G, and the limits.
@@ -175,6 +195,10 @@ struct plan_request {
   /// are ranked by throughput (samples per second), as Calculon rounds the batch per DP degree.
   bool batch_is_maximum = false;
   plan_constraints constraints;
+  cp_comm_type cp_comm = cp_comm_type::p2p;  ///< how CP ranks exchange K,V
+  /// The attention kernel's η and peak for cp > 1 (precision_device_for); the linear layers
+  /// must be BF16: the search does not cost other precisions.
+  precision_device precision{};
   std::size_t top = 5;   ///< layouts to return, best first (at least 1)
   unsigned threads = 0;  ///< at most this many threads; 0: every hardware thread
   /// One thread per this many layouts (estimated), so that a small space, done in well under a
@@ -184,7 +208,7 @@ struct plan_request {
 
 /// One layout as the search ranks it.
 struct plan_candidate {
-  parallel_config par;
+  parallel_config par;  ///< par.dp = d, the replicas of the whole model: N = t·p·cp·d
   seconds step_time{};
   bytes peak_memory{};  ///< of the fullest stage, per GPU
   bool tp_spans_nodes = false;
@@ -193,10 +217,11 @@ struct plan_candidate {
   [[nodiscard]] constexpr seconds time_per_sample() const {
     return step_time / static_cast<double>(par.global_batch);
   }
+  std::int64_t cp = 1;  ///< the context-parallel degree
 };
 
-/// The tie order, after the step time: TP inside a node, smaller t, smaller p, larger b,
-/// smaller v, recompute none < selective < full, SP off < on, lower ZeRO stage, even stages
+/// The tie order, after the step time: TP inside a node, smaller t, smaller p, smaller cp, larger
+/// b, smaller v, recompute none < selective < full, SP off < on, lower ZeRO stage, even stages
 /// before uneven ones (then fewer layers on the first and last stage). Every field of
 /// a layout appears, so two different layouts never tie: the order is total.
 constexpr auto tie_key(const plan_candidate& c) {
@@ -204,6 +229,7 @@ constexpr auto tie_key(const plan_candidate& c) {
   return std::tuple{c.tp_spans_nodes,
                     p.tp,
                     p.pp,
+                    c.cp,
                     -p.micro_batch,
                     p.vpp,
                     static_cast<int>(p.recompute),
@@ -251,7 +277,8 @@ struct plan_counts {
 /// A proposed layout, evaluated in full.
 struct planned_layout {
   plan_candidate candidate;
-  step_result result;
+  step_result result;  ///< evaluate_step, or with cp > 1 long_context->step
+  std::optional<long_context_result> long_context;  ///< cp > 1: evaluate_long_context_step
 };
 
 /// The best layout of one (t, p) pair, for the "how many cooks" table.
@@ -329,7 +356,8 @@ constexpr std::int64_t divisor_count(std::int64_t n) {
 struct plan_pair {
   std::int64_t tp = 1;
   std::int64_t pp = 1;
-  std::int64_t dp = 1;
+  std::int64_t cp = 1;
+  std::int64_t dp = 1;  ///< N/(t·p·cp)
   bool spans_nodes = false;
 };
 
@@ -419,11 +447,27 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
   // per pair; the layouts below allocate nothing.
   const auto global_batch = batch_of(req, pair.dp);
   const auto batches = divisors(global_batch / pair.dp);
+  // With cp > 1, the view of long_context.hpp: (t, p, d·cp) on s/cp tokens, G·cp sequences.
+  const bool long_context = pair.cp > 1;
+  step_environment view_env = env;
+  view_env.model.seq = model.seq / pair.cp;
+  const auto view_batch = global_batch * pair.cp;
+  const context_parallel cp{.cp = pair.cp, .comm = req.cp_comm};
   for (const auto& split : candidate_splits(model.layers, pair.pp)) {
-    const auto x = group_stage(env, {.tp = pair.tp, .pp = pair.pp, .dp = pair.dp}, split);
+    const auto x =
+        group_stage(view_env, {.tp = pair.tp, .pp = pair.pp, .dp = pair.dp * pair.cp}, split);
     const auto chunks = chunk_counts(split);
     for (const auto b : batches) {
-      const auto y = batch_stage(env, x, b, global_batch);
+      const auto y = batch_stage(view_env, x, b, view_batch);
+      long_context_layer_terms lc;
+      std::array<seconds, 3> lc_added{};  // per layer and micro-batch, by recomputation
+      if (long_context) {
+        lc = long_context_layer_stage(view_env, model, b, pair.tp, cp, req.precision);
+        for (const auto mode :
+             {recompute_mode::none, recompute_mode::selective, recompute_mode::full}) {
+          lc_added[static_cast<std::size_t>(mode)] = lc.added(mode);
+        }
+      }
       for (const auto v : chunks) {
         const std::int64_t per_v = 3 * sp_options * (zero_max + 1);
         counts.layouts += per_v;
@@ -444,14 +488,21 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
                 continue;
               }
               ++counts.evaluated;
-              const bytes peak = peak_memory(env, x, y, choice, global_batch);
+              const bytes peak = peak_memory(view_env, x, y, choice, view_batch);
               if (!((req.memory_capacity - peak).value() >= 0.0)) {  // memory_report::fits
                 reject(plan_reason::memory, 1);
                 continue;
               }
-              const seconds time = combine_step(env, x, y, choice).step_time;
+              seconds time = combine_step(view_env, x, y, choice).step_time;
+              if (long_context) {
+                time += long_context_pipeline_factor(model.layers, pair.pp, v, y.micro_batches) *
+                        lc_added[static_cast<std::size_t>(mode)];
+              }
               plan_candidate c;
-              c.par = layout_of(x, y, choice, global_batch);
+              c.par = layout_of(x, y, choice, view_batch);
+              c.par.dp = pair.dp;
+              c.par.global_batch = global_batch;
+              c.cp = pair.cp;
               c.step_time = time;
               c.peak_memory = peak;
               c.tp_spans_nodes = pair.spans_nodes;
@@ -470,9 +521,9 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
   }
 }
 
-/// The first pair rule that (t, p) breaks, if any.
-inline std::optional<plan_reason> pair_rule(const plan_request& req, std::int64_t t,
-                                            std::int64_t p) {
+/// The first pair rule that (t, p, cp) breaks, if any.
+inline std::optional<plan_reason> pair_rule(const plan_request& req, std::int64_t t, std::int64_t p,
+                                            std::int64_t cp = 1) {
   const auto& model = req.model;
   const auto& c = req.constraints;
   const auto g = req.topology.gpus_per_node;
@@ -497,7 +548,18 @@ inline std::optional<plan_reason> pair_rule(const plan_request& req, std::int64_
   if (p > model.layers) {
     return plan_reason::pp_layers;
   }
-  const auto d = req.gpus / (t * p);
+  if (cp > 1) {
+    // validate(context_parallel) without the exception: 2·cp chunks, a2a's head split.
+    const context_parallel layout{.cp = cp, .comm = req.cp_comm};
+    const auto group = a2a_group_size(model, t, layout, g);
+    const auto heads = model.heads / t;
+    const auto kv = kv_heads_of(model) / t;
+    if (req.options.attention != attention_kernel::fused || model.seq % (2 * cp) != 0 ||
+        (group > 1 && (heads % group != 0 || kv < group || kv % group != 0))) {
+      return plan_reason::cp_sequence;
+    }
+  }
+  const auto d = req.gpus / (t * p * cp);
   if (req.batch_is_maximum ? req.global_batch < d : req.global_batch % d != 0) {
     return plan_reason::dp_batch;
   }
@@ -522,11 +584,30 @@ inline void validate_request(const plan_request& req) {
   const auto& c = req.constraints;
   for (const auto& [field, value] :
        {std::pair{"max-tp", c.max_tp}, std::pair{"fixed-tp", c.fixed_tp},
-        std::pair{"fixed-pp", c.fixed_pp}}) {
+        std::pair{"fixed-pp", c.fixed_pp}, std::pair{"fixed-cp", c.fixed_cp}}) {
     if (value < 0 || value > max_parallel_degree) {
       throw invalid_spec(field, std::to_string(value) + " is out of range; expected 1.." +
                                     std::to_string(max_parallel_degree));
     }
+  }
+  if (c.max_cp < 1 || c.max_cp > max_parallel_degree) {
+    throw invalid_spec("max-cp", std::to_string(c.max_cp) + " is out of range; expected 1.." +
+                                     std::to_string(max_parallel_degree));
+  }
+  if (c.fixed_cp > 0) {
+    if (req.gpus % c.fixed_cp != 0) {
+      throw invalid_spec("cp", std::to_string(c.fixed_cp) +
+                                   " does not divide N = " + std::to_string(req.gpus) + " GPUs");
+    }
+    // The sequence split (2·cp chunks) and a2a's head split, named as step names them.
+    validate(context_parallel{.cp = c.fixed_cp, .comm = req.cp_comm}, req.model, 1,
+             req.topology.gpus_per_node, "cp");
+  }
+  if (req.precision.options.linear != linear_precision::bf16 ||
+      req.precision.options.fp8_attention || req.precision.options.fp8_param_gather) {
+    throw invalid_spec("precision",
+                       "plan searches BF16 layouts; cost another precision with "
+                       "'tpcost step --precision'");
   }
   if (req.gpus > req.topology.gpus_per_node && !(req.topology.inter.bandwidth.value() > 0.0)) {
     throw invalid_spec("inter-bandwidth",
@@ -552,15 +633,25 @@ inline plan_search search(const plan_request& req) {
   const auto n = req.gpus;
   // The pair rules, in the calling thread: at most a few thousand pairs.
   std::vector<plan_pair> pairs;
+  const auto& limits = req.constraints;
   for (const auto t : divisors(n)) {
     for (const auto p : divisors(n / t)) {
-      ++out.counts.pairs;
-      if (const auto broken = pair_rule(req, t, p)) {
-        ++out.counts.rejected[static_cast<std::size_t>(*broken)];
-        continue;
+      // cp over the divisors of N/(t·p) up to max_cp (or fixed_cp): the others are no layout.
+      for (const auto cp : divisors(n / (t * p))) {
+        if (limits.fixed_cp > 0 ? cp != limits.fixed_cp : cp > limits.max_cp) {
+          continue;
+        }
+        ++out.counts.pairs;
+        if (const auto broken = pair_rule(req, t, p, cp)) {
+          ++out.counts.rejected[static_cast<std::size_t>(*broken)];
+          continue;
+        }
+        pairs.push_back({.tp = t,
+                         .pp = p,
+                         .cp = cp,
+                         .dp = n / (t * p * cp),
+                         .spans_nodes = t > req.topology.gpus_per_node});
       }
-      pairs.push_back(
-          {.tp = t, .pp = p, .dp = n / (t * p), .spans_nodes = t > req.topology.gpus_per_node});
     }
   }
   out.counts.pairs_searched = static_cast<std::int64_t>(pairs.size());
@@ -671,6 +762,21 @@ inline step_inputs inputs_for(const plan_request& req, const parallel_config& pa
                      .options = req.options};
 }
 
+/// The full evaluation of a layout of `req` with `cp`: evaluate_step, or with cp > 1
+/// evaluate_long_context_step (as `tpcost step` does), so that plan's numbers are step's.
+inline planned_layout evaluate_planned(const plan_request& req, const plan_candidate& c) {
+  planned_layout l{c, {}, std::nullopt};
+  if (c.cp <= 1) {
+    l.result = evaluate_step(inputs_for(req, c.par));
+    return l;
+  }
+  l.long_context = evaluate_long_context_step({.step = inputs_for(req, c.par),
+                                               .cp = {.cp = c.cp, .comm = req.cp_comm},
+                                               .precision = req.precision});
+  l.result = l.long_context->step;
+  return l;
+}
+
 /// Searches every layout of `req` (see the file comment) and evaluates the best `req.top` in
 /// full. Throws `invalid_spec` for invalid inputs; an empty `top` means nothing fits (see
 /// `no_layout_message`).
@@ -683,7 +789,7 @@ inline plan_result plan(const plan_request& req) {
   out.tp_across_nodes_penalised = found.tp_across_nodes_penalised;
   out.threads = found.threads;
   for (std::size_t i = 0; i < found.top.size(); ++i) {
-    planned_layout l{found.top[i], evaluate_step(inputs_for(req, found.top[i].par))};
+    auto l = evaluate_planned(req, found.top[i]);
     if (i == 1) {
       out.runner_up = l;
     }
@@ -697,11 +803,12 @@ inline plan_result plan(const plan_request& req) {
 /// The first search rule a valid layout breaks, if any (memory aside): what keeps `plan` from
 /// proposing it. Call `validate(model, par)` first (evaluate_step does).
 inline std::optional<plan_reason> broken_plan_rule(const plan_request& req,
-                                                   const parallel_config& par) {
+                                                   const parallel_config& par,
+                                                   std::int64_t cp = 1) {
   auto r = req;
-  r.gpus = par.tp * par.pp * par.dp;
+  r.gpus = par.tp * par.pp * par.dp * cp;
   r.global_batch = par.global_batch;
-  if (const auto broken = detail::pair_rule(r, par.tp, par.pp)) {
+  if (const auto broken = detail::pair_rule(r, par.tp, par.pp, cp)) {
     return broken;
   }
   if (par.vpp > 1 && micro_batches(par) < par.pp) {
@@ -713,32 +820,40 @@ inline std::optional<plan_reason> broken_plan_rule(const plan_request& req,
   return std::nullopt;
 }
 
-/// A layout in the syntax `parse_layout` reads: "t=8,p=16,d=8,b=1,v=1,sp=off,recompute=full,
-/// zero=0".
-inline std::string describe_layout(const parallel_config& par) {
+/// A layout in the syntax `parse_plan_layout` reads: "t=8,p=16,d=8,b=1,v=1,sp=off,
+/// recompute=full,zero=0" (",cp=4" after p when cp > 1).
+inline std::string describe_layout(const parallel_config& par, std::int64_t cp = 1) {
   return "t=" + std::to_string(par.tp) + ",p=" + std::to_string(par.pp) +
-         ",d=" + std::to_string(par.dp) + ",b=" + std::to_string(par.micro_batch) +
-         ",v=" + std::to_string(par.vpp) + ",sp=" + (par.sequence_parallel ? "on" : "off") +
+         (cp > 1 ? ",cp=" + std::to_string(cp) : std::string()) + ",d=" + std::to_string(par.dp) +
+         ",b=" + std::to_string(par.micro_batch) + ",v=" + std::to_string(par.vpp) +
+         ",sp=" + (par.sequence_parallel ? "on" : "off") +
          ",recompute=" + std::string(to_string(par.recompute)) +
          ",zero=" + std::to_string(static_cast<int>(par.zero)) +
          (par.first_stage_layers > 0 ? ",first=" + std::to_string(par.first_stage_layers) : "") +
          (par.last_stage_layers > 0 ? ",last=" + std::to_string(par.last_stage_layers) : "");
 }
 
+/// A layout with its context-parallel degree: N = t·p·cp·d.
+struct plan_layout {
+  parallel_config par;
+  std::int64_t cp = 1;
+};
+
 /// Reads a layout written as comma-separated key=value pairs, e.g. "t=16,p=4,d=8,b=1,
-/// recompute=full": t|tp, p|pp, d|dp, b|mb (micro-batch), v|vpp, sp (on|off), recompute|rc
-/// (none|selective|full), zero (0..3), first and last (layers on the end stages). Missing t, b and
-/// v are 1, SP off, recompute none, ZeRO 0; a missing d is N/(t·p) and a missing p is N/(t·d) (p =
-/// 1 when both are missing). With `gpus` > 0, t·p·d must equal it. Throws `invalid_spec(field,
-/// ...)` quoting the text.
-inline parallel_config parse_layout(std::string_view text, std::string_view field,
-                                    std::int64_t gpus, std::int64_t global_batch) {
+/// recompute=full": t|tp, p|pp, cp, d|dp, b|mb (micro-batch), v|vpp, sp (on|off), recompute|rc
+/// (none|selective|full), zero (0..3), first and last (layers on the end stages). Missing t, cp,
+/// b and v are 1, SP off, recompute none, ZeRO 0; a missing d is N/(t·p·cp) and a missing p is
+/// N/(t·cp·d) (p = 1 when both are missing). With `gpus` > 0, t·p·cp·d must equal it. Throws
+/// `invalid_spec(field, ...)` quoting the text.
+inline plan_layout parse_plan_layout(std::string_view text, std::string_view field,
+                                     std::int64_t gpus, std::int64_t global_batch) {
   const std::string quoted = "'" + detail::printable(text) + "': ";
   const auto fail = [&](const std::string& detail) -> void {
     throw invalid_spec(std::string(field), quoted + detail);
   };
   parallel_config par;
   par.global_batch = global_batch;
+  std::int64_t cp = 1;
   bool has_p = false, has_d = false;
   std::size_t start = 0;
   while (start <= text.size()) {
@@ -773,6 +888,8 @@ inline parallel_config parse_layout(std::string_view text, std::string_view fiel
     } else if (key == "p" || key == "pp") {
       par.pp = count();
       has_p = true;
+    } else if (key == "cp") {
+      cp = count();
     } else if (key == "d" || key == "dp") {
       par.dp = count();
       has_d = true;
@@ -806,30 +923,50 @@ inline parallel_config parse_layout(std::string_view text, std::string_view fiel
       par.last_stage_layers = count();
     } else {
       fail("'" + detail::printable(key) +
-           "' is not a layout key; expected t, p, d, b, v, sp, recompute, zero, first, last");
+           "' is not a layout key; expected t, p, cp, d, b, v, sp, recompute, zero, first, "
+           "last");
     }
   }
   if (gpus > 0) {
+    // Each degree is at most 2^24, so t*p and t*cp fit; a product of three may not.
+    std::int64_t tpc = 0, tcd = 0;
     if (!has_d) {
-      if (gpus % (par.tp * par.pp) != 0) {
-        fail("t*p = " + std::to_string(par.tp * par.pp) +
+      if (!multiply_fits(par.tp * par.pp, cp, tpc) || gpus % tpc != 0) {
+        fail((cp > 1 ? "t*p*cp = " + std::to_string(par.tp) + "*" + std::to_string(par.pp) + "*" +
+                           std::to_string(cp)
+                     : "t*p = " + std::to_string(par.tp * par.pp)) +
              " does not divide N = " + std::to_string(gpus));
       }
-      par.dp = gpus / (par.tp * par.pp);
+      par.dp = gpus / tpc;
     } else if (!has_p) {
-      if (gpus % (par.tp * par.dp) != 0) {
-        fail("t*d = " + std::to_string(par.tp * par.dp) +
+      if (!multiply_fits(par.tp * cp, par.dp, tcd) || gpus % tcd != 0) {
+        fail((cp > 1 ? "t*cp*d = " + std::to_string(par.tp) + "*" + std::to_string(cp) + "*" +
+                           std::to_string(par.dp)
+                     : "t*d = " + std::to_string(par.tp * par.dp)) +
              " does not divide N = " + std::to_string(gpus));
       }
-      par.pp = gpus / (par.tp * par.dp);
+      par.pp = gpus / tcd;
     }
-    std::int64_t tpd = 0;  // each degree is at most 2^24, so t*p fits; t*p*d may not
-    if (!multiply_fits(par.tp * par.pp, par.dp, tpd) || tpd != gpus) {
-      fail("t*p*d = " + std::to_string(par.tp) + "*" + std::to_string(par.pp) + "*" +
+    std::int64_t tpd = 0, all = 0;
+    if (!multiply_fits(par.tp * par.pp, par.dp, tpd) || !multiply_fits(tpd, cp, all) ||
+        all != gpus) {
+      fail((cp > 1 ? "t*p*cp*d = " : "t*p*d = ") + std::to_string(par.tp) + "*" +
+           std::to_string(par.pp) + "*" + (cp > 1 ? std::to_string(cp) + "*" : std::string()) +
            std::to_string(par.dp) + " is not N = " + std::to_string(gpus));
     }
   }
-  return par;
+  return {par, cp};
+}
+
+/// parse_plan_layout for a layout without context parallelism (cp = 1 only).
+inline parallel_config parse_layout(std::string_view text, std::string_view field,
+                                    std::int64_t gpus, std::int64_t global_batch) {
+  const auto l = parse_plan_layout(text, field, gpus, global_batch);
+  if (l.cp != 1) {
+    throw invalid_spec(std::string(field), "'" + detail::printable(text) + "': cp = " +
+                                               std::to_string(l.cp) + " is not accepted here");
+  }
+  return l.par;
 }
 
 /// The parts of a step's breakdown, in the order the step reports them.
@@ -846,6 +983,29 @@ inline constexpr std::array<breakdown_part, 6> breakdown_parts{{
     {"optimizer", &step_breakdown::optimizer},
 }};
 
+/// The CP terms of a layout's step, zero at cp = 1 (long_context.hpp): the exposed exchange,
+/// which the step time holds beside the parts of step_breakdown, and the attention against
+/// all s keys beyond the s/cp view, which `compute` holds.
+struct cp_step_terms {
+  std::int64_t cp = 1;
+  seconds exposed{};
+  seconds hidden{};
+  seconds attention_extra{};
+};
+
+inline cp_step_terms cp_terms_of(const planned_layout& l) {
+  if (!l.long_context) {
+    return {};
+  }
+  return {.cp = l.candidate.cp,
+          .exposed = l.long_context->cp_exposed,
+          .hidden = l.long_context->cp_hidden,
+          .attention_extra = l.long_context->attention_extra};
+}
+
+/// `largest` when the exposed CP exchange is the largest difference.
+inline constexpr std::size_t cp_exchange_part = breakdown_parts.size();
+
 /// What separates two evaluated layouts: the layout fields that differ and each part of the
 /// step, `other − base`.
 struct step_comparison {
@@ -853,11 +1013,17 @@ struct step_comparison {
   step_breakdown delta;              ///< other − base, part by part
   seconds step_time{};               ///< other − base
   double mfu = 0.0;                  ///< other − base
-  std::size_t largest = 0;           ///< index in `breakdown_parts` of the largest |delta|
+  std::size_t largest = 0;           ///< index in `breakdown_parts` of the largest |delta|, or
+                                     ///< cp_exchange_part
+  cp_step_terms base_cp, other_cp;
+  seconds cp_exposed{};       ///< other − base: the exposed CP exchange
+  seconds attention_extra{};  ///< other − base: attention beyond the view (inside compute)
 };
 
 inline step_comparison compare_layouts(const parallel_config& base_par, const step_result& base,
-                                       const parallel_config& other_par, const step_result& other) {
+                                       const parallel_config& other_par, const step_result& other,
+                                       const cp_step_terms& base_cp = {},
+                                       const cp_step_terms& other_cp = {}) {
   step_comparison out;
   const auto change = [&](const char* name, const std::string& a, const std::string& b) {
     if (a != b) {
@@ -867,6 +1033,7 @@ inline step_comparison compare_layouts(const parallel_config& base_par, const st
   const auto n = [](std::int64_t v) { return std::to_string(v); };
   change("t", n(base_par.tp), n(other_par.tp));
   change("p", n(base_par.pp), n(other_par.pp));
+  change("cp", n(base_cp.cp), n(other_cp.cp));
   change("d", n(base_par.dp), n(other_par.dp));
   change("b", n(base_par.micro_batch), n(other_par.micro_batch));
   change("v", n(base_par.vpp), n(other_par.vpp));
@@ -891,9 +1058,22 @@ inline step_comparison compare_layouts(const parallel_config& base_par, const st
       out.largest = i;
     }
   }
+  out.base_cp = base_cp;
+  out.other_cp = other_cp;
+  out.cp_exposed = other_cp.exposed - base_cp.exposed;
+  out.attention_extra = other_cp.attention_extra - base_cp.attention_extra;
+  if (std::abs(out.cp_exposed.value()) > largest) {
+    out.largest = cp_exchange_part;
+  }
   out.step_time = other.step_time - base.step_time;
   out.mfu = other.mfu - base.mfu;
   return out;
+}
+
+/// compare_layouts of two planned layouts, their CP terms included.
+inline step_comparison compare_planned(const planned_layout& base, const planned_layout& other) {
+  return compare_layouts(base.candidate.par, base.result, other.candidate.par, other.result,
+                         cp_terms_of(base), cp_terms_of(other));
 }
 
 /// A request that works where the asked one does not, and its best layout.
@@ -957,7 +1137,7 @@ inline std::string no_layout_message(const plan_request& req, const plan_counts&
                                      const plan_alternatives& help) {
   std::string out = "no layout of " + std::to_string(req.gpus) +
                     " GPUs trains this model with G = " + std::to_string(req.global_batch) +
-                    ": of " + std::to_string(counts.pairs) + " (t, p) pairs";
+                    ": of " + std::to_string(counts.pairs) + " (t, p, cp)";
   std::string pairs, layouts;
   for (const auto r : all_plan_reasons) {
     const auto n = counts[r];

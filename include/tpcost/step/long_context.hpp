@@ -98,6 +98,101 @@ constexpr double attention_passes(recompute_mode mode) {
 }
 }  // namespace detail
 
+/// What the view (t, p, d·cp) on s/cp-token sequences leaves out, for one layer and one
+/// micro-batch on one GPU: the stage that `evaluate_long_context_step` and the planner's
+/// search (planner.hpp) both add, one formula in one place.
+struct long_context_layer_terms {
+  /// One forward pass of the attention core against all s keys, less the view's core.
+  seconds attention_core_delta{};
+  seconds attention_core{};         ///< one forward pass of the full attention core of a rank
+  seconds linear_saving_forward{};  ///< linear GEMMs at the precision rate vs BF16, forward
+  seconds linear_saving_backward{};
+  cp_layer_comm cp;  ///< the CP exchange, its exposed part behind attention
+  /// The attention passes (forward, backward, recomputed) beyond the view, for `mode`.
+  [[nodiscard]] constexpr seconds attention_extra(recompute_mode mode) const {
+    return detail::attention_passes(mode) * attention_core_delta;
+  }
+  /// The linear GEMMs' saving: forward (twice with full recomputation) and backward.
+  [[nodiscard]] constexpr seconds linear_saving(recompute_mode mode) const {
+    const double refwd = mode == recompute_mode::full ? 1.0 : 0.0;
+    return (1.0 + refwd) * linear_saving_forward + linear_saving_backward;
+  }
+  /// The time the layer and micro-batch add to the view's: attention, less the saving, plus
+  /// the exposed exchange.
+  [[nodiscard]] constexpr seconds added(recompute_mode mode) const {
+    return attention_extra(mode) - linear_saving(mode) + cp.exposed();
+  }
+};
+
+/// How many times a per-layer, per-micro-batch term enters the step: m micro-batches on the
+/// slowest stage (L/p layers) plus the bubble's (p−1)/v of a stage.
+constexpr double long_context_pipeline_factor(std::int64_t layers, std::int64_t pp,
+                                              std::int64_t vpp, std::int64_t micro_batches) {
+  const double p = static_cast<double>(pp);
+  return static_cast<double>(layers) / p *
+         (static_cast<double>(micro_batches) + (p - 1.0) / static_cast<double>(vpp));
+}
+
+/// The long-context stage for a micro-batch of `micro_batch` sequences of the real model on a
+/// TP group of `tp`, the CP layout `c` and the precision: the view's environment `view` holds
+/// the s/cp-token model, the BF16 GPU, the topology and the attention kernel. Call validate
+/// first; throws invalid_spec("inter-bandwidth") when the CP group spans nodes without an
+/// inter-node link.
+inline long_context_layer_terms long_context_layer_stage(const step_environment& view,
+                                                         const transformer_spec& model,
+                                                         std::int64_t micro_batch, std::int64_t tp,
+                                                         const context_parallel& c,
+                                                         const precision_device& precision) {
+  const auto b = micro_batch;
+  const auto t = tp;
+  const auto& gpu = view.gpu;
+  const auto& topo = view.topology;
+  const auto attention = view.options.attention;
+  long_context_layer_terms out;
+  const auto kernels = layer_compute_time(view.model, b, t, gpu, attention);
+  // Linear GEMMs at the precision's rate: the difference of the layer at the two rates, less
+  // its attention core (which stays BF16 unless FP8 attention is asked for).
+  if (precision.options.linear != linear_precision::bf16) {
+    compute_device fast = gpu;
+    fast.peak = precision.linear_peak.value() > 0.0 ? precision.linear_peak : gpu.peak;
+    if (precision.linear_efficiency > 0.0) {
+      fast.efficiency.matmul = precision.linear_efficiency;
+    }
+    const auto k = layer_compute_time(view.model, b, t, fast, attention);
+    const seconds attn_delta = k.attention_core_forward - kernels.attention_core_forward;
+    out.linear_saving_forward = kernels.other_forward - k.other_forward;
+    out.linear_saving_backward = (kernels.backward - k.backward) + 2.0 * attn_delta;
+  }
+  // The attention core against all s keys, at the attention kernel's own η: cp times the
+  // view's (s/cp)² core, in place of the view's core at η_mm.
+  compute_device attention_gpu = gpu;
+  if (precision.attention_efficiency > 0.0) {
+    // The η is counted on the full s×s (efficiency.hpp); the compute model counts a causal
+    // kernel's half (compute_model.hpp), so the same time is half that η of the peak.
+    attention_gpu.efficiency.matmul = precision.attention_efficiency / 2.0;
+  }
+  if (precision.options.fp8_attention && precision.attention_peak.value() > 0.0) {
+    attention_gpu.peak = precision.attention_peak;  // FP8 attention at the FP8 rate
+  }
+  out.attention_core =
+      static_cast<double>(c.cp) *
+      layer_compute_time(view.model, b, t, attention_gpu, attention).attention_core_forward;
+  out.attention_core_delta = out.attention_core - kernels.attention_core_forward;
+
+  // The CP exchange, each ring step behind its attention block (the full attention of a rank).
+  const double qkv_bytes = precision.options.fp8_attention ? 1.0 : 2.0;
+  const auto exchanges = cp_exchanges(model, b, t, c, qkv_bytes, topo.gpus_per_node);
+  const auto outer = place_strided(c.cp, t, topo.gpus_per_node);
+  const auto inner =
+      place_strided(a2a_group_size(model, t, c, topo.gpus_per_node), t, topo.gpus_per_node);
+  if (outer.spans_nodes() && !(topo.inter.bandwidth.value() > 0.0)) {
+    throw invalid_spec("inter-bandwidth", "the CP group of " + std::to_string(c.cp) +
+                                              " ranks spans nodes; give the inter-node link");
+  }
+  out.cp = sum_cp_comm(exchanges, out.attention_core, 2.0 * out.attention_core, outer, inner, topo);
+  return out;
+}
+
 /// Validates (invalid_spec naming the field: "cp", "precision", "gpus") and evaluates.
 inline long_context_result evaluate_long_context_step(const long_context_inputs& in) {
   const auto& c = in.cp;
@@ -118,64 +213,17 @@ inline long_context_result evaluate_long_context_step(const long_context_inputs&
   r.step = evaluate_step(view);
   r.gpus = r.step.gpus;
 
-  const auto b = s.par.micro_batch;
   const auto t = s.par.tp;
-  const auto kernels = layer_compute_time(view.model, b, t, s.gpu, s.options.attention);
-  // Linear GEMMs at the precision's rate: the difference of the layer at the two rates, less
-  // its attention core (which stays BF16 unless FP8 attention is asked for).
-  seconds linear_saving_layer{};
-  if (in.precision.options.linear != linear_precision::bf16) {
-    compute_device fast = s.gpu;
-    fast.peak = in.precision.linear_peak.value() > 0.0 ? in.precision.linear_peak : s.gpu.peak;
-    if (in.precision.linear_efficiency > 0.0) {
-      fast.efficiency.matmul = in.precision.linear_efficiency;
-    }
-    const auto k = layer_compute_time(view.model, b, t, fast, s.options.attention);
-    const seconds attn_delta = k.attention_core_forward - kernels.attention_core_forward;
-    const seconds fwd = kernels.other_forward - k.other_forward;
-    const seconds bwd = (kernels.backward - k.backward) + 2.0 * attn_delta;
-    const double refwd = s.par.recompute == recompute_mode::full ? 1.0 : 0.0;
-    linear_saving_layer = (1.0 + refwd) * fwd + bwd;
-  }
-  // The attention core against all s keys, at the attention kernel's own η: cp times the
-  // view's (s/cp)² core, in place of the view's core at η_mm.
-  compute_device attention_gpu = s.gpu;
-  if (in.precision.attention_efficiency > 0.0) {
-    // The η is counted on the full s×s (efficiency.hpp); the compute model counts a causal
-    // kernel's half (compute_model.hpp), so the same time is half that η of the peak.
-    attention_gpu.efficiency.matmul = in.precision.attention_efficiency / 2.0;
-  }
-  if (in.precision.options.fp8_attention && in.precision.attention_peak.value() > 0.0) {
-    attention_gpu.peak = in.precision.attention_peak;  // FP8 attention at the FP8 rate
-  }
-  const seconds attention_core =
-      static_cast<double>(c.cp) *
-      layer_compute_time(view.model, b, t, attention_gpu, s.options.attention)
-          .attention_core_forward;
-  const seconds attention_layer =
-      detail::attention_passes(s.par.recompute) * (attention_core - kernels.attention_core_forward);
-
-  // The CP exchange, each ring step behind its attention block (the full attention of a rank).
-  const double qkv_bytes = in.precision.options.fp8_attention ? 1.0 : 2.0;
-  const auto exchanges = cp_exchanges(s.model, b, t, c, qkv_bytes, s.topology.gpus_per_node);
-  const seconds attn_fwd = attention_core;
-  const auto outer = place_strided(c.cp, t, s.topology.gpus_per_node);
-  const auto inner = place_strided(a2a_group_size(s.model, t, c, s.topology.gpus_per_node), t,
-                                   s.topology.gpus_per_node);
-  if (outer.spans_nodes() && !(s.topology.inter.bandwidth.value() > 0.0)) {
-    throw invalid_spec("inter-bandwidth", "the CP group of " + std::to_string(c.cp) +
-                                              " ranks spans nodes; give the inter-node link");
-  }
-  r.cp_per_layer = sum_cp_comm(exchanges, attn_fwd, 2.0 * attn_fwd, outer, inner, s.topology);
+  const auto terms = long_context_layer_stage(environment_of(view), s.model, s.par.micro_batch, t,
+                                              c, in.precision);
+  r.cp_per_layer = terms.cp;
 
   // Per layer and micro-batch → per step: m micro-batches on the slowest stage (L/p layers)
   // plus the bubble's (p−1)/v of a stage.
-  const double m = static_cast<double>(r.step.micro_batches);
-  const double p = static_cast<double>(s.par.pp);
-  const double layers_per_stage = static_cast<double>(s.model.layers) / p;
-  const double pipeline = layers_per_stage * (m + (p - 1.0) / static_cast<double>(s.par.vpp));
-  r.attention_extra = pipeline * attention_layer;
-  r.linear_saving = pipeline * linear_saving_layer;
+  const double pipeline =
+      long_context_pipeline_factor(s.model.layers, s.par.pp, s.par.vpp, r.step.micro_batches);
+  r.attention_extra = pipeline * terms.attention_extra(s.par.recompute);
+  r.linear_saving = pipeline * terms.linear_saving(s.par.recompute);
   r.cp_exposed = pipeline * r.cp_per_layer.exposed();
   r.cp_hidden = pipeline * r.cp_per_layer.hidden();
   r.step.time.compute += r.attention_extra - r.linear_saving;
