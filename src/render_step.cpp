@@ -294,7 +294,7 @@ nlohmann::json json(const step_report& r) {
       {"model_tflops_per_gpu", s.model_flops_per_gpu.value() / 1e12},
       {"hardware_tflops_per_gpu", s.hardware_flops_per_gpu.value() / 1e12},
       {"mfu", s.mfu},
-      {"mfu_flops", to_string(r.inputs.options.mfu_flops)},
+      {"flops_convention", to_string(r.inputs.options.mfu_flops)},
       {"hfu", s.hfu},
       {"utilisation", s.utilisation},
       {"communication",

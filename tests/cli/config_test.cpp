@@ -59,7 +59,6 @@ TEST_CASE("Every value of a choice key is one the core's parser accepts", "[conf
       CAPTURE(std::string(key.pointer), std::string(value));
       ++choices;
       if (key.flag == "--collective") {
-        // "article" is the CLI's name for the core's seed choice (cli_options.cpp).
         CHECK_NOTHROW(parse_collective_choice(value, key.flag));
       } else if (key.flag == "--bandwidth-kind") {
         CHECK_NOTHROW(parse_bandwidth_kind(value, key.flag));
@@ -74,6 +73,10 @@ TEST_CASE("Every value of a choice key is one the core's parser accepts", "[conf
       } else if (key.flag == "--attention") {
         software_flags software;
         software.attention = value;
+        CHECK_NOTHROW(to_step_options(software));
+      } else if (key.flag == "--mfu-flops") {
+        software_flags software;
+        software.mfu_flops = value;
         CHECK_NOTHROW(to_step_options(software));
       } else if (key.flag == "--stack") {
         CHECK_NOTHROW(stack_profile_by_name(value, key.flag));
