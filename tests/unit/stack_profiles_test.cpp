@@ -134,7 +134,8 @@ TEST_CASE("ZeRO-3 memory holds the gathered layer and the prefetched one (by han
   // ZeRO-2 gathers nothing.
   auto z2 = in;
   z2.par.zero = zero_stage::gradients;
-  const auto& s2 = evaluate_step(z2).memory.peak();
+  const auto r2 = evaluate_step(z2);  // held: peak() refers into the result
+  const auto& s2 = r2.memory.peak();
   CHECK_THAT(s2.weights.value(), near(s2.params * 2.0, 1e-12));
   // FSDP2 with pipelines does not reshard after the forward: every layer of the stage stays
   // gathered (4 layers on each of 2 stages), on top of the sharded fp32 weights.
