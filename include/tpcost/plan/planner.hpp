@@ -1012,7 +1012,7 @@ inline step_comparison compare_layouts(const parallel_config& base_par, const st
   change("zero", n(static_cast<int>(base_par.zero)), n(static_cast<int>(other_par.zero)));
   const auto ends = [&](const parallel_config& par) {
     return par.first_stage_layers == 0 && par.last_stage_layers == 0
-               ? std::string("even")
+               ? std::string("default")
                : n(par.first_stage_layers) + "/" + n(par.last_stage_layers);
   };
   change("first/last stage layers", ends(base_par), ends(other_par));
