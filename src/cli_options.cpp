@@ -6,6 +6,8 @@
 #include <fstream>
 #include <iostream>
 
+#include <fmt/format.h>
+
 #include "ascii_text.hpp"
 #include "display.hpp"
 #include "model_options.hpp"
@@ -398,6 +400,16 @@ std::string error_message(const invalid_spec& e) { return flag_of(e.field()) + "
 void note_assumption(const std::string& assumption) {
   if (!assumption.empty()) {
     std::cerr << "tpcost: note: " << assumption << '\n';
+  }
+}
+
+void note_misfit(const memory_report& memory, const std::string& what) {
+  if (!memory.fits()) {
+    std::cerr << fmt::format(
+        "tpcost: warning: {}DOES NOT FIT: the fullest stage needs {:.1f} GiB per GPU of the {:.1f} "
+        "GiB there is\n",
+        what.empty() ? std::string() : what + " ", memory.peak().total() / units::GiB,
+        memory.capacity / units::GiB);
   }
 }
 

@@ -12,6 +12,7 @@
 #include "render.hpp"
 #include "tpcost/layer/tensor_parallel.hpp"
 #include "tpcost/layer/tp_layer_options.hpp"
+#include "tpcost/model/memory.hpp"
 
 namespace tpcost::cli {
 
@@ -121,6 +122,10 @@ void emit(const output_flags& flags, const std::string& text, bool ascii = false
 /// "assumed: ..." line a report starts with (hardware_origin.hpp): it goes to stderr as
 /// "tpcost: note: assumed: ...". Nothing when `assumption` is empty.
 void note_assumption(const std::string& assumption);
+
+/// The -q form of a report's "DOES NOT FIT" line, on stderr: "tpcost: warning: [WHAT ]DOES NOT
+/// FIT: the fullest stage needs X GiB per GPU of the Y GiB there is". Nothing when it fits.
+void note_misfit(const memory_report& memory, const std::string& what = {});
 
 /// A file could not be written: exit code 3.
 class io_error : public tpcost::error {

@@ -145,11 +145,7 @@ std::string profile_note(const chosen_hardware& hw, profile_scope link) {
 
 stack_choice to_stack_choice(const software_flags& f) {
   auto choice = resolve_stack(f.stack, f.attention, f.tp_overlap, f.dp_overlap);
-  if (f.mfu_flops != "full" && f.mfu_flops != "megatron") {
-    throw invalid_spec("--mfu-flops", "'" + f.mfu_flops + "' is not one of full|megatron");
-  }
-  choice.options.mfu_flops =
-      f.mfu_flops == "full" ? flops_convention::full : flops_convention::megatron;
+  choice.options.mfu_flops = parse_flops_convention(f.mfu_flops, "--mfu-flops");
   return choice;
 }
 

@@ -165,13 +165,7 @@ std::string run_compare(const plan_flags& f, inputs in, output_format format) {
   if (f.display.quiet && format == output_format::table) {
     note_assumption(r.hardware.assumption);  // the report's first line says it
     for (std::size_t i = 0; i < 2; ++i) {    // the layout's line says it otherwise
-      const auto& m = r.results[i].memory;
-      if (!m.fits()) {
-        std::cerr << fmt::format(
-            "tpcost: warning: {} DOES NOT FIT: the fullest stage needs {:.1f} GiB per GPU of the "
-            "{:.1f} GiB there is\n",
-            r.given[i], m.peak().total() / units::GiB, m.capacity / units::GiB);
-      }
+      note_misfit(r.results[i].memory, r.given[i]);
     }
     return compare_difference_table(r);
   }

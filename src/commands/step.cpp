@@ -33,12 +33,8 @@ int run_step(const step_command_flags& f) {
   if (format == output_format::csv || quiet) {
     note_assumption(report.hardware.assumption);  // the report's first line says it
   }
-  if (quiet && !report.result.memory.fits()) {  // the report's first line otherwise
-    std::cerr << fmt::format(
-        "tpcost: warning: DOES NOT FIT: the fullest stage needs {:.1f} GiB per GPU of the {:.1f} "
-        "GiB there is\n",
-        report.result.memory.peak().total() / units::GiB,
-        report.result.memory.capacity / units::GiB);
+  if (quiet) {  // the report's first line otherwise
+    note_misfit(report.result.memory);
   }
   emit(f.output, format == output_format::csv ? step_csv(report, true)
                  : quiet                      ? step_breakdown_table(report)

@@ -193,3 +193,18 @@ TEST_CASE("The megatron FLOP convention halves the dense attention core, nothing
   CHECK_THAT((full_r.hardware - full_r.model).value(),
              Catch::Matchers::WithinRel((meg_r.hardware - meg_r.model).value(), 1e-12));
 }
+
+TEST_CASE(
+    "parse_flops_convention reads the two names to_string writes and names the flag otherwise",
+    "[flops]") {
+  for (const auto c : {flops_convention::full, flops_convention::megatron}) {
+    CHECK(parse_flops_convention(to_string(c), "--mfu-flops") == c);
+  }
+  try {
+    (void)parse_flops_convention("palm", "--mfu-flops");
+    FAIL("'palm' was accepted");
+  } catch (const invalid_spec& e) {
+    CHECK(e.field() == "--mfu-flops");
+    CHECK(std::string(e.detail()) == "'palm' is not one of full|megatron");
+  }
+}

@@ -30,6 +30,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "tpcost/base/units.hpp"
@@ -182,6 +183,16 @@ enum class flops_convention { full, megatron };
 
 constexpr std::string_view to_string(flops_convention c) {
   return c == flops_convention::full ? "full" : "megatron";
+}
+
+/// "full" or "megatron"; anything else throws `invalid_spec(field, ...)`.
+inline flops_convention parse_flops_convention(std::string_view text, std::string_view field) {
+  for (const auto c : {flops_convention::full, flops_convention::megatron}) {
+    if (text == to_string(c)) {
+      return c;
+    }
+  }
+  throw invalid_spec(std::string(field), "'" + std::string(text) + "' is not one of full|megatron");
 }
 
 /// FLOPs of one training step of `global_batch` sequences of `seq` tokens.
