@@ -331,7 +331,7 @@ std::string model_name(const chosen_model& model) {
   if (model.preset != nullptr) {
     return std::string(model.preset->name);
   }
-  return model.origin == "hf-config" ? model.hf_config : "a model given by flags";
+  return model.origin == "hf-config" ? model.hf_config : "a model given by its dimensions";
 }
 
 nlohmann::json model_json(const chosen_model& model, const transformer_spec& spec) {
