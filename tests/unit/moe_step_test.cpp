@@ -133,7 +133,7 @@ TEST_CASE("The EP all-to-all runs on NVLink inside a node and over the NICs beyo
   CHECK_THAT(across.time.total().value(), near(across.step_time.value(), 1e-12));
 }
 
-TEST_CASE("Full recomputation reruns the dispatch and combine; the overlap flag hides them",
+TEST_CASE("Full recomputation reruns the dispatch and combine, and the overlap flag hides them",
           "[moe][step]") {
   auto in = inputs(small_moe(), 1, 1, 32);
   in.par.ep = 16;
@@ -167,7 +167,7 @@ TEST_CASE("Experts are sharded by EP x ETP and their optimizer states by the exp
   CHECK_THAT(s.optimizer.value(), near(12.0 * (dense / 32.0 + s.expert_params / 4.0), 1e-12));
 }
 
-TEST_CASE("Load imbalance slows the busiest GPU; a capacity factor caps it", "[moe][step]") {
+TEST_CASE("Load imbalance slows the busiest GPU and a capacity factor caps it", "[moe][step]") {
   auto in = inputs(small_moe(), 1, 1, 32);
   in.par.ep = 8;
   const auto balanced = evaluate_step(in);

@@ -181,8 +181,9 @@ TEST_CASE("MoE, MLA and MTP specs that cannot describe a model name the field", 
   CHECK(field_of_error(s) == "mtp_layers");
 }
 
-TEST_CASE("step costs experts and wide heads; MLA, MTP and the planner's dense-only path refuse",
-          "[moe]") {
+TEST_CASE(
+    "step costs experts and wide heads, while MLA, MTP and the planner's dense-only path refuse",
+    "[moe]") {
   const parallel_config par{.tp = 1, .pp = 1, .dp = 1, .micro_batch = 1, .global_batch = 1};
   CHECK_NOTHROW(validate(preset("mixtral-8x7b"), par));
   CHECK_THROWS_WITH(require_dense_mha(preset("mixtral-8x7b"), "model"),
