@@ -31,7 +31,7 @@ using json = nlohmann::json;
 
 // The config format. Sections group keys by what they describe; a key's flag has the same
 // meaning as on the command line. Keys without a flag are read by one command (checks).
-constexpr std::array<config_key, 71> keys{{
+constexpr std::array<config_key, 77> keys{{
     {"/$schema", "", value_kind::text, "the JSON Schema this file follows (ignored by tpcost)", ""},
     {"/name", "", value_kind::text, "a name for reports, e.g. \"GPT-3 175B on DGX A100\"", ""},
     {"/description", "", value_kind::text, "free text (ignored by tpcost)", ""},
@@ -111,6 +111,22 @@ constexpr std::array<config_key, 71> keys{{
      "a2a+p2p: \"A,B\", the a2a group and the p2p ring, A*B = cp (Megatron "
      "--hierarchical-context-parallel-sizes) (step)",
      ""},
+    {"/parallel/ep", "--ep", value_kind::count,
+     "EP: expert-parallel degree, folded over the t*cp*d ranks of a stage; divides the experts "
+     "(step)",
+     ""},
+    {"/parallel/etp", "--etp", value_kind::count,
+     "ETP: expert tensor-parallel degree; EP*ETP divides t*cp*d (step)", ""},
+    {"/options/moe_token_dispatcher", "--moe-token-dispatcher", value_kind::choice,
+     "how tokens reach their experts, Megatron's --moe-token-dispatcher-type (step)",
+     "alltoall|flex"},
+    {"/options/overlap_moe_expert_parallel_comm", "--overlap-moe-expert-parallel-comm",
+     value_kind::boolean, "hide the MoE all-to-alls behind another micro-batch's compute (step)",
+     ""},
+    {"/options/moe_load_imbalance", "--moe-load-imbalance", value_kind::positive,
+     "the busiest GPU's expert tokens over the balanced share, >= 1 (step)", ""},
+    {"/options/moe_expert_capacity_factor", "--moe-expert-capacity-factor", value_kind::positive,
+     "drop tokens beyond this many times an expert's balanced share (step; default dropless)", ""},
     {"/parallel/vpp", "--vpp", value_kind::count, "v: interleaved model chunks per GPU (step)", ""},
     {"/parallel/pp_layout", "--pp-layout", value_kind::text,
      "uneven pipeline stages: first=N,last=M or Megatron's --pipeline-model-parallel-layout "

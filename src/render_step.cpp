@@ -44,6 +44,44 @@ std::string dp_sentence(const step_result& s, zero_stage zero) {
 
 std::string gib(bytes v) { return fmt::format("{:.1f} GiB", v / units::GiB); }
 
+/// Where an EP group's all-to-all runs: inside one NVLink domain, or across NICs.
+std::string ep_where(const group_placement& g) {
+  return g.spans_nodes()
+             ? fmt::format("across {} nodes ({} per node): NIC and NVLink", g.nodes, g.per_node)
+             : std::string("inside one node: NVLink");
+}
+
+/// The MoE lines of a step with experts (nothing for a dense model).
+std::string experts_text(const step_report& r) {
+  const auto& s = r.result;
+  const auto& e = s.experts;
+  if (e.moe_layers == 0) {
+    return {};
+  }
+  const auto& par = r.inputs.par;
+  const auto& moe = r.inputs.model.moe;
+  const auto& opt = r.inputs.options.experts;
+  std::string o = fmt::format(
+      "experts: {} MoE layers, E={} top-{}; EP={} ETP={} expert-DP={} (folded over t*cp*d); {} "
+      "experts and {:.0f} token copies per GPU and micro-batch; load factor {:.2f}{}\n",
+      e.moe_layers, moe.experts, moe.top_k, par.ep, par.etp, e.expert_dp, moe.experts / par.ep,
+      e.routed_copies, opt.load.factor(),
+      opt.load.capacity_factor > 0.0
+          ? fmt::format(" (capacity factor {:.2f})", opt.load.capacity_factor)
+          : std::string(" (dropless)"));
+  o += fmt::format(
+      "EP all-to-all ({}): one dispatch sends {} over NVLink and {} over the NIC per GPU in {}, "
+      "{}; {:.0f} per layer and micro-batch = {}, {}; exposed per step {}. TP+ETP per MoE layer "
+      "{}\n",
+      s.dispatcher, io::to_string(e.dispatch.intra_node_bytes),
+      io::to_string(e.dispatch.inter_node_bytes), io::to_string(e.dispatch.time),
+      ep_where(e.ep_group), e.all_to_alls, io::to_string(e.all_to_all_per_layer),
+      opt.overlap_comm ? "overlapped with compute (--overlap-moe-expert-parallel-comm)"
+                       : "not overlapped",
+      io::to_string(s.time.ep_comm), io::to_string(e.tp_per_layer));
+  return o;
+}
+
 }  // namespace
 
 std::string step_breakdown_table(const step_report& r) {
@@ -62,6 +100,10 @@ std::string step_breakdown_table(const step_report& r) {
   for (const auto& [name, v] : rows) {
     o +=
         fmt::format("  {:<32} {:>9}  {:>6}\n", name, io::to_string(v), io::percent(v.value() / st));
+  }
+  if (s.experts.moe_layers > 0) {
+    o += fmt::format("  {:<32} {:>9}  {:>6}\n", "exposed EP all-to-all", io::to_string(t.ep_comm),
+                     io::percent(t.ep_comm.value() / st));
   }
   if (r.long_context) {  // the step time includes it; the rows above are evaluate_step's
     const auto exposed = r.long_context->cp_exposed;
@@ -196,8 +238,9 @@ std::string text(const step_report& r) {
       "layer and micro-batch ({}, {} per layer), paid m times, whatever m is. DP: {}\n",
       s.micro_batches, s.tp_collectives_per_layer, io::to_string(s.tp_message),
       to_string(s.tp_algorithm), io::to_string(s.tp_comm_per_layer), dp_sentence(s, in.par.zero));
-  o += fmt::format("pipeline: bubble (p-1)/(v*m) = {}, p2p message {}\n\n",
+  o += fmt::format("pipeline: bubble (p-1)/(v*m) = {}, p2p message {}\n",
                    io::percent(s.bubble_fraction), io::to_string(s.p2p_message));
+  o += experts_text(r) + "\n";
   const auto& peak = s.memory.peak();
   o += fmt::format(
       "memory per GPU (fullest stage {}, {} attention): weights {}, gradients {}, optimizer {}, "
@@ -206,6 +249,13 @@ std::string text(const step_report& r) {
       gib(peak.optimizer), gib(peak.activations), gib(peak.total()), gib(s.memory.capacity),
       s.memory.fits() ? fmt::format("fits, {} headroom", gib(s.memory.headroom()))
                       : fmt::format("DOES NOT FIT, {} over", gib(-s.memory.headroom())));
+  if (s.experts.moe_layers > 0) {
+    o += fmt::format(
+        "expert memory: {:.2f}B routed-expert parameters on this GPU (sharded by EP*ETP = {}), "
+        "their weights, gradients and optimizer {} (ZeRO shards them over expert-DP = {})\n",
+        peak.expert_params / 1e9, par.ep * par.etp, gib(s.experts.expert_states),
+        s.experts.expert_dp);
+  }
   for (const auto& w : s.warnings) {
     o += "warning: " + w + "\n";
   }
@@ -319,6 +369,32 @@ nlohmann::json json(const step_report& r) {
         {"fits", s.memory.fits()}}},
       {"warnings", s.warnings},
   };
+  if (s.experts.moe_layers > 0) {
+    const auto& e = s.experts;
+    j["layout"]["ep"] = par.ep;
+    j["layout"]["etp"] = par.etp;
+    j["breakdown_s"]["ep_comm"] = t.ep_comm.value();
+    j["experts"] = {{"moe_layers", e.moe_layers},
+                    {"ep", par.ep},
+                    {"etp", par.etp},
+                    {"expert_dp", e.expert_dp},
+                    {"dispatcher", s.dispatcher},
+                    {"overlap", in.options.experts.overlap_comm},
+                    {"load_factor", in.options.experts.load.factor()},
+                    {"routed_copies_per_gpu", e.routed_copies},
+                    {"all_to_all",
+                     {{"intra_node_bytes", e.dispatch.intra_node_bytes.value()},
+                      {"inter_node_bytes", e.dispatch.inter_node_bytes.value()},
+                      {"time_s", e.dispatch.time.value()},
+                      {"spans_nodes", e.ep_group.spans_nodes()},
+                      {"nodes", e.ep_group.nodes},
+                      {"per_layer", e.all_to_alls},
+                      {"per_layer_s", e.all_to_all_per_layer.value()},
+                      {"exposed_per_step_s", t.ep_comm.value()}}},
+                    {"tp_per_layer_s", e.tp_per_layer.value()},
+                    {"expert_params_per_gpu", peak.expert_params},
+                    {"expert_states_bytes", e.expert_states.value()}};
+  }
   if (r.long_context) {
     add_long_context_json(r, j);
   }

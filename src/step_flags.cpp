@@ -150,6 +150,47 @@ context_parallel to_context_parallel(const step_flags& f) {
   return c;
 }
 
+namespace {
+
+/// The expert layout against the model, with errors that name the flags (the core's
+/// validate_experts checks the same on the CP view, where d holds d·cp).
+void check_experts(const transformer_spec& model, const parallel_config& par, std::int64_t cp,
+                   const step_flags& f) {
+  if (!is_moe(model.moe)) {
+    if (par.ep != 1 || par.etp != 1) {
+      throw invalid_spec(par.ep != 1 ? "--ep" : "--etp",
+                         "expert parallelism needs a mixture-of-experts model; this one is dense");
+    }
+    if (f.overlap_moe_comm || !f.moe_capacity_factor.empty()) {
+      throw invalid_spec(f.overlap_moe_comm ? "--overlap-moe-expert-parallel-comm"
+                                            : "--moe-expert-capacity-factor",
+                         "applies to mixture-of-experts models; this one is dense");
+    }
+    return;
+  }
+  const auto& moe = model.moe;
+  if (moe.experts % par.ep != 0) {
+    throw invalid_spec("--ep", "EP = " + std::to_string(par.ep) + " does not divide the " +
+                                   std::to_string(moe.experts) +
+                                   " experts; each GPU of the group holds E/EP whole experts");
+  }
+  if (moe.expert_ffn % par.etp != 0) {
+    throw invalid_spec("--etp", "ETP = " + std::to_string(par.etp) +
+                                    " does not divide the expert FFN size " +
+                                    std::to_string(moe.expert_ffn));
+  }
+  const auto folded = checked_product("--ep", {par.ep, par.etp}, "EP*ETP");
+  const auto ranks = checked_product("--ep", {par.tp, cp, par.dp}, "t*cp*d");
+  if (ranks % folded != 0) {
+    throw invalid_spec("--ep", "EP*ETP = " + std::to_string(par.ep) + "*" +
+                                   std::to_string(par.etp) +
+                                   " does not divide the t*cp*d = " + std::to_string(ranks) +
+                                   " ranks of a stage that the expert groups fold over");
+  }
+}
+
+}  // namespace
+
 step_report evaluate_step_flags(const step_flags& f) {
   step_report report;
   report.model = to_model(f.model);
@@ -167,6 +208,8 @@ step_report evaluate_step_flags(const step_flags& f) {
   parallel_config& par = in.par;
   report.cp = to_context_parallel(f);
   resolve_degrees(f, report.cp.cp, par);
+  par.ep = parse_count(f.ep, "--ep");
+  par.etp = parse_count(f.etp, "--etp");
   par.vpp = parse_count(f.vpp, "--vpp");
   par.micro_batch = parse_count(f.micro_batch, "--micro-batch");
   if (f.global_batch.empty()) {
@@ -183,6 +226,23 @@ step_report evaluate_step_flags(const step_flags& f) {
   }
   report.stack = to_stack_choice(f.software);
   in.options = report.stack.options;
+  in.options.experts.dispatcher =
+      parse_token_dispatcher(f.moe_token_dispatcher, "--moe-token-dispatcher");
+  in.options.experts.overlap_comm = f.overlap_moe_comm;
+  in.options.experts.load.load_imbalance =
+      parse_fraction(f.moe_load_imbalance, "--moe-load-imbalance", "a number >= 1 such as 1.2");
+  if (!f.moe_capacity_factor.empty()) {
+    const double c =
+        parse_fraction(f.moe_capacity_factor, "--moe-expert-capacity-factor", "a number > 0");
+    if (!(c > 0.0)) {
+      throw invalid_spec("--moe-expert-capacity-factor",
+                         f.moe_capacity_factor +
+                             " is not positive; give a factor such as 1.0, "
+                             "or leave it out for dropless routing");
+    }
+    in.options.experts.load.capacity_factor = c;
+  }
+  check_experts(report.model.spec, par, report.cp.cp, f);
   report.precision = to_precision_options(f.software, f.hardware);
   if (report.cp.cp == 1 && report.precision.linear == linear_precision::bf16 &&
       !report.precision.fp8_attention && !report.precision.fp8_param_gather) {
@@ -225,6 +285,33 @@ void add_step_flags(CLI::App& cmd, step_flags& f) {
                      "a2a+p2p: A,B = the a2a group and the p2p ring, A*B = cp (Megatron "
                      "--hierarchical-context-parallel-sizes; default: the largest a2a group a "
                      "node holds beside TP)");
+  layout
+      ->add_option("--ep", f.ep,
+                   "EP: expert-parallel degree, folded over the t*cp*d ranks of a stage "
+                   "(Megatron --expert-model-parallel-size; must divide the experts)")
+      ->capture_default_str();
+  layout
+      ->add_option("--etp", f.etp,
+                   "ETP: expert tensor-parallel degree (Megatron "
+                   "--expert-tensor-parallel-size); EP*ETP must divide t*cp*d")
+      ->capture_default_str();
+  layout
+      ->add_option("--moe-token-dispatcher", f.moe_token_dispatcher,
+                   "alltoall (NCCL all-to-all of every token-expert copy) | flex (DeepEP/"
+                   "HybridEP: one copy per GPU and per node); Megatron "
+                   "--moe-token-dispatcher-type")
+      ->capture_default_str();
+  layout->add_flag("--overlap-moe-expert-parallel-comm", f.overlap_moe_comm,
+                   "hide the dispatch/combine all-to-alls behind another micro-batch's compute "
+                   "(Megatron's flag; default off)");
+  layout
+      ->add_option("--moe-load-imbalance", f.moe_load_imbalance,
+                   "tokens the busiest GPU's experts get over the balanced share (1: balanced, "
+                   "as the published benchmarks force)")
+      ->capture_default_str();
+  layout->add_option("--moe-expert-capacity-factor", f.moe_capacity_factor,
+                     "drop tokens beyond this many times an expert's balanced share (Megatron's "
+                     "flag; default dropless)");
   layout->add_option("--vpp", f.vpp, "v: interleaved model chunks per GPU")->capture_default_str();
   layout->add_option("-b,--micro-batch,--batch", f.micro_batch, "b: sequences per micro-batch")
       ->capture_default_str();

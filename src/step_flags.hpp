@@ -22,6 +22,12 @@ struct step_flags {
   std::string cp = "1";
   std::string cp_comm_type = "p2p";
   std::string hierarchical_cp_sizes;  ///< a2a+p2p: "A,B", the a2a group and the ring
+  std::string ep = "1";
+  std::string etp = "1";
+  std::string moe_token_dispatcher = "alltoall";
+  bool overlap_moe_comm = false;
+  std::string moe_load_imbalance = "1";
+  std::string moe_capacity_factor;  ///< empty: dropless
   std::string micro_batch = "1";
   std::string global_batch;
   std::string vpp = "1";

@@ -30,6 +30,7 @@ struct layout_flags {
   std::string stack;
   std::string memory, memory_bandwidth, matmul_efficiency, memory_efficiency;
   std::string cp, cp_comm_type, hierarchical_cp_sizes, precision;
+  std::string ep, etp, moe_token_dispatcher;
   bool fp8_attention = false;
   bool fp8_param_gather = false;
 };
@@ -62,6 +63,9 @@ void add_layout_flags(CLI::App& cmd, layout_flags& f) {
       {"--cp", &f.cp, "cp: context-parallel degree"},
       {"--cp-comm-type", &f.cp_comm_type, "p2p | all_gather | a2a | a2a+p2p"},
       {"--hierarchical-cp-sizes", &f.hierarchical_cp_sizes, "a2a+p2p: A,B with A*B = cp"},
+      {"--ep", &f.ep, "EP: expert-parallel degree (MoE), folded over t*cp*d"},
+      {"--etp", &f.etp, "ETP: expert tensor-parallel degree (MoE)"},
+      {"--moe-token-dispatcher", &f.moe_token_dispatcher, "alltoall | flex (MoE)"},
       {"--precision", &f.precision,
        "bf16 | fp8 | fp8-current | fp8-blockwise | mxfp8 | nvfp4 (the linear layers)"},
       {"--tp-overlap", &f.tp_overlap, "share of the TP collectives hidden behind compute"},

@@ -68,6 +68,8 @@ TEST_CASE("Every value of a choice key is one the core's parser accepts", "[conf
         CHECK_NOTHROW(parse_architecture(value, key.flag));
       } else if (key.flag == "--cp-comm-type") {
         CHECK_NOTHROW(parse_cp_comm_type(value, key.flag));
+      } else if (key.flag == "--moe-token-dispatcher") {
+        CHECK_NOTHROW(parse_token_dispatcher(value, key.flag));
       } else if (key.flag == "--precision") {
         CHECK_NOTHROW(parse_linear_precision(value, key.flag));
       } else if (key.flag == "--attention") {
@@ -87,8 +89,8 @@ TEST_CASE("Every value of a choice key is one the core's parser accepts", "[conf
   }
   // article|seed|ring|tree|hierarchical|auto, algbw|busbw, none|selective|full, fused|unfused,
   // p2p|all_gather|a2a|a2a+p2p, bf16|fp8|fp8-current|fp8-blockwise|mxfp8|nvfp4,
-  // megatron-core|megatron-2021|deepspeed|fsdp2, full|megatron
-  CHECK(choices == 31);
+  // megatron-core|megatron-2021|deepspeed|fsdp2, full|megatron, alltoall|flex
+  CHECK(choices == 33);
 }
 
 TEST_CASE("Every flag of the refined model and the presets has a config key", "[config]") {

@@ -181,17 +181,23 @@ TEST_CASE("MoE, MLA and MTP specs that cannot describe a model name the field", 
   CHECK(field_of_error(s) == "mtp_layers");
 }
 
-TEST_CASE("step, plan and the per-layer model refuse what they do not cost yet, naming it",
-          "[moe]") {
+TEST_CASE(
+    "step costs experts and wide heads, while MLA, MTP and the planner's dense-only path refuse",
+    "[moe]") {
   const parallel_config par{.tp = 1, .pp = 1, .dp = 1, .micro_batch = 1, .global_batch = 1};
-  CHECK_THROWS_WITH(validate(preset("mixtral-8x7b"), par),
-                    Catch::Contains("mixture-of-experts layers, which step, plan, check"));
+  CHECK_NOTHROW(validate(preset("mixtral-8x7b"), par));
+  CHECK_THROWS_WITH(require_dense_mha(preset("mixtral-8x7b"), "model"),
+                    Catch::Contains("mixture-of-experts layers, which plan and the per-layer"));
   auto mla_only = preset("deepseek-v3");
   mla_only.moe = {};
   CHECK_THROWS_WITH(validate(mla_only, par), Catch::Contains("multi-head latent attention"));
+  mla_only.mla = {};
+  CHECK_THROWS_WITH(validate(mla_only, par), Catch::Contains("multi-token-prediction layers"));
   auto wide_heads = preset("llama-3-8b");
   wide_heads.head_dim = 256;
-  CHECK_THROWS_WITH(validate(wide_heads, par), Catch::Contains("a head dimension other than"));
+  CHECK_NOTHROW(validate(wide_heads, par));
+  CHECK_THROWS_WITH(require_dense_mha(wide_heads, "model"),
+                    Catch::Contains("a head dimension other than"));
   CHECK_NOTHROW(validate(preset("llama-3-8b"), par));
 }
 

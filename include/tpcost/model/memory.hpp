@@ -69,6 +69,7 @@
 #include <vector>
 
 #include "tpcost/base/units.hpp"
+#include "tpcost/model/expert_layout.hpp"
 #include "tpcost/model/model.hpp"
 #include "tpcost/model/parallelism.hpp"
 #include "tpcost/model/pipeline_parallel.hpp"
@@ -87,26 +88,69 @@ inline constexpr state_bytes mixed_precision_adam{};
 /// Megatron-LM's default, which accumulates gradients in fp32: 2 + 4 + 12 = 18 bytes.
 inline constexpr state_bytes mixed_precision_adam_fp32_grads{2.0, 4.0, 12.0};
 
-/// Parameters of one layer on one TP rank: the split part over t plus the replicated part.
+/// Parameters of one layer's attention and norms on one TP rank: QKV (weights and bias) and
+/// the output weights split over t; the output bias and the two norms replicated.
+constexpr double attention_params_per_tp_rank(const transformer_spec& spec, std::int64_t tp) {
+  const auto h = spec.hidden;
+  const auto b = spec.linear_biases ? 1 : 0;
+  const auto qkv = q_dim(spec) + 2 * kv_dim(spec);
+  const auto split = h * qkv + q_dim(spec) * h + b * qkv;
+  const auto replicated = b * h + 2 * norm_params(spec);
+  return static_cast<double>(split) / static_cast<double>(tp) + static_cast<double>(replicated);
+}
+
+/// Parameters of one dense layer on one TP rank: the split part over t plus the replicated
+/// part (the biases of the row-parallel layers and the two norms).
 constexpr double layer_params_per_tp_rank(const transformer_spec& spec, std::int64_t tp) {
   const auto h = spec.hidden;
   const auto f = ffn_of(spec);
   const auto m = mlp_matrices(spec);
   const auto b = spec.linear_biases ? 1 : 0;
   // Split over t: QKV (weights and bias), output weights, MLP weights, first-MLP biases.
-  const auto qkv = h + 2 * kv_dim(spec);
-  const auto split = h * qkv + h * h + m * h * f + b * (qkv + (m - 1) * f);
+  const auto qkv = q_dim(spec) + 2 * kv_dim(spec);
+  const auto split = h * qkv + q_dim(spec) * h + m * h * f + b * (qkv + (m - 1) * f);
   // Replicated: the biases of the row-parallel layers and the two norms.
   const auto replicated = b * 2 * h + 2 * norm_params(spec);
   return static_cast<double>(split) / static_cast<double>(tp) + static_cast<double>(replicated);
 }
 
-/// Parameters on one GPU of stage `stage` holding `layers_on_stage` layers (see file comment).
+/// One MoE layer's parameters on one GPU outside its routed experts: attention and norms as a
+/// dense layer's, the shared experts split over t (Megatron-Core SharedExpertMLP is a
+/// column/row-parallel MLP), the router replicated on every rank (TopKRouter's weight).
+constexpr double moe_layer_dense_params_per_gpu(const transformer_spec& spec, std::int64_t tp) {
+  const auto p = moe_params_per_layer(spec);
+  return attention_params_per_tp_rank(spec, tp) +
+         static_cast<double>(p.shared) / static_cast<double>(tp) + static_cast<double>(p.router);
+}
+
+/// One MoE layer's routed-expert parameters on one GPU: E/ep experts, each split over etp
+/// (MoE parallel folding, Megatron-Core core_v0.16.0 moe/experts.py TEGroupedMLP).
+constexpr double expert_params_per_layer_per_gpu(const transformer_spec& spec, std::int64_t ep,
+                                                 std::int64_t etp) {
+  return static_cast<double>(moe_params_per_layer(spec).routed) / static_cast<double>(ep) /
+         static_cast<double>(etp);
+}
+
+/// The layers with experts among `layers` consecutive layers from layer `first` (0-based).
+constexpr std::int64_t moe_layers_in(const transformer_spec& spec, std::int64_t first,
+                                     std::int64_t layers) {
+  return moe_layer_count(spec.moe, first + layers) - moe_layer_count(spec.moe, first);
+}
+
+/// Parameters on one GPU of stage `stage` holding `layers_on_stage` layers, of which
+/// `moe_layers_on_stage` have experts (see file comment).
 constexpr double params_per_gpu(const transformer_spec& spec, const parallel_config& par,
-                                std::int64_t stage, std::int64_t layers_on_stage) {
+                                std::int64_t stage, std::int64_t layers_on_stage,
+                                std::int64_t moe_layers_on_stage = 0) {
   const auto t = static_cast<double>(par.tp);
   const auto embedding = static_cast<double>(spec.vocab) * static_cast<double>(spec.hidden) / t;
-  double params = static_cast<double>(layers_on_stage) * layer_params_per_tp_rank(spec, par.tp);
+  double params = static_cast<double>(layers_on_stage - moe_layers_on_stage) *
+                  layer_params_per_tp_rank(spec, par.tp);
+  if (moe_layers_on_stage > 0) {
+    params += static_cast<double>(moe_layers_on_stage) *
+              (moe_layer_dense_params_per_gpu(spec, par.tp) +
+               expert_params_per_layer_per_gpu(spec, par.ep, par.etp));
+  }
   if (stage == 0) {
     params += embedding;
     if (spec.positions == position_kind::learned) {
@@ -120,6 +164,15 @@ constexpr double params_per_gpu(const transformer_spec& spec, const parallel_con
     }
   }
   return params;
+}
+
+/// The routed-expert parameters among `params_per_gpu`: reduced and sharded over the
+/// expert-DP group, t·d/(ep·etp) ranks, instead of the DP group.
+constexpr double expert_params_per_gpu(const transformer_spec& spec, const parallel_config& par,
+                                       std::int64_t moe_layers_on_stage) {
+  return moe_layers_on_stage > 0 ? static_cast<double>(moe_layers_on_stage) *
+                                       expert_params_per_layer_per_gpu(spec, par.ep, par.etp)
+                                 : 0.0;
 }
 
 /// What the attention core keeps for the backward pass per layer, on one of `tp` GPUs, beyond
@@ -159,7 +212,8 @@ constexpr bytes activation_bytes_per_layer(const transformer_spec& spec, std::in
     return (sequence_parallel ? 2.0 * sbh / t : 2.0 * sbh) * units::B;
   }
   const double replicated = 10.0 * sbh;
-  const double split = 4.0 * sbh + 4.0 * sb * static_cast<double>(kv_dim(spec)) +
+  const double split = 4.0 * sb * static_cast<double>(q_dim(spec)) +
+                       4.0 * sb * static_cast<double>(kv_dim(spec)) +
                        (spec.gated_mlp ? 6.0 : 4.0) * sb * static_cast<double>(ffn_of(spec));
   const bytes core = attention_core_bytes(spec, micro_batch, seq, tp, mode, attention);
   if (sequence_parallel) {
@@ -168,16 +222,58 @@ constexpr bytes activation_bytes_per_layer(const transformer_spec& spec, std::in
   return (replicated + split / t) * units::B + core;
 }
 
+/// Activation bytes one MoE layer keeps for the backward pass on one GPU: the dense layer's
+/// count with its MLP inside replaced by the shared experts' (split over t), and the routed
+/// experts' on the copies this GPU processes (`tokens`, expert_layout.hpp): their FC1 input
+/// (2·h per copy), the inside of each expert (6·f_e/etp gated, 4·f_e/etp plain, per copy, as
+/// a dense MLP's), the expert outputs the combine weights by the router's probabilities (2·h
+/// per copy sent back) and the router's fp32 logits and probabilities (8·E per routed token).
+/// With one expert nothing is routed: the layer is a dense layer. Full recomputation keeps the
+/// layer input only, as for a dense layer.
+constexpr bytes moe_activation_bytes_per_layer(const transformer_spec& spec,
+                                               std::int64_t micro_batch, std::int64_t seq,
+                                               std::int64_t tp, std::int64_t etp,
+                                               bool sequence_parallel, recompute_mode mode,
+                                               attention_kernel attention,
+                                               const expert_tokens& tokens) {
+  const double sb = static_cast<double>(seq) * static_cast<double>(micro_batch);
+  const double h = static_cast<double>(spec.hidden);
+  const double sbh = sb * h;
+  const double t = static_cast<double>(tp);
+  if (mode == recompute_mode::full) {
+    return (sequence_parallel ? 2.0 * sbh / t : 2.0 * sbh) * units::B;
+  }
+  const auto& moe = spec.moe;
+  const double inside = spec.gated_mlp ? 6.0 : 4.0;
+  const double replicated = 10.0 * sbh;
+  const double split = 4.0 * sb * static_cast<double>(q_dim(spec)) +
+                       4.0 * sb * static_cast<double>(kv_dim(spec)) +
+                       inside * sb * static_cast<double>(moe.shared_experts * shared_ffn_of(moe));
+  const double expert_ffn = static_cast<double>(moe.expert_ffn) / static_cast<double>(etp);
+  double routed = tokens.routed * (inside * expert_ffn);
+  if (tokens.routes) {
+    routed += tokens.routed * 2.0 * h + tokens.copies * 2.0 * h +
+              8.0 * tokens.local * static_cast<double>(moe.experts);
+  }
+  const bytes core = attention_core_bytes(spec, micro_batch, seq, tp, mode, attention);
+  if (sequence_parallel) {
+    return ((replicated + split) / t + routed) * units::B + core;
+  }
+  return (replicated + split / t + routed) * units::B + core;
+}
+
 /// Memory of one GPU of one pipeline stage.
 struct stage_memory {
   std::int64_t stage = 0;
   std::int64_t layers = 0;        ///< layers on this stage
   double params = 0.0;            ///< parameters on this GPU
   double layers_in_flight = 0.0;  ///< layers' worth of one micro-batch's activations held
+  double expert_params = 0.0;     ///< of `params`, routed experts (sharded by ep·etp)
   bytes weights{};
   bytes gradients{};
   bytes optimizer{};
   bytes activations{};
+  bytes expert_states{};  ///< of weights + gradients + optimizer, the routed experts'
   [[nodiscard]] constexpr bytes model_states() const { return weights + gradients + optimizer; }
   [[nodiscard]] constexpr bytes total() const { return model_states() + activations; }
 };
@@ -199,9 +295,11 @@ struct memory_report {
 struct stage_memory_terms {
   std::int64_t stages = 1, micro_batches = 1, virtual_stages = 1;
   double dp = 1.0;
+  double expert_dp = 1.0;  ///< t·d/(ep·etp): the ranks that reduce and shard expert states
   int zero = 0;
   state_bytes per_param{};
   bytes per_layer{};       ///< one layer's stored activations, one micro-batch
+  bytes per_moe_layer{};   ///< one MoE layer's, one micro-batch (0 for a dense model)
   bytes working{};         ///< full recomputation: one layer's activations while recomputed
   bytes embedding_mask{};  ///< first stage, per micro-batch in flight
   bytes output_layer{};    ///< last stage: final norm and output inputs, fp32 logits
@@ -217,7 +315,8 @@ inline stage_memory_terms stage_memory_terms_of(const transformer_spec& spec,
                                                 const parallel_config& par, std::int64_t m,
                                                 attention_kernel attention,
                                                 state_bytes per_param = mixed_precision_adam,
-                                                std::int64_t gathered_layers = 2) {
+                                                std::int64_t gathered_layers = 2,
+                                                const expert_load& load = {}) {
   const auto t = static_cast<double>(par.tp);
   const double sb = static_cast<double>(spec.seq) * static_cast<double>(par.micro_batch);
   const double sbh = sb * static_cast<double>(spec.hidden);
@@ -235,6 +334,20 @@ inline stage_memory_terms stage_memory_terms_of(const transformer_spec& spec,
     x.working = activation_bytes_per_layer(spec, par.micro_batch, spec.seq, par.tp,
                                            par.sequence_parallel, recompute_mode::none, attention);
   }
+  if (is_moe(spec.moe)) {
+    x.expert_dp = static_cast<double>(par.tp * par.dp) / static_cast<double>(par.ep * par.etp);
+    const auto tokens =
+        expert_tokens_of(spec, par.micro_batch, spec.seq, par.tp, par.ep, par.etp, load);
+    x.per_moe_layer =
+        moe_activation_bytes_per_layer(spec, par.micro_batch, spec.seq, par.tp, par.etp,
+                                       par.sequence_parallel, par.recompute, attention, tokens);
+    if (par.recompute == recompute_mode::full) {
+      x.working =
+          max(x.working, moe_activation_bytes_per_layer(spec, par.micro_batch, spec.seq, par.tp,
+                                                        par.etp, par.sequence_parallel,
+                                                        recompute_mode::none, attention, tokens));
+    }
+  }
   if (par.zero == zero_stage::parameters) {
     x.gathered_layer = 2.0 * layer_params_per_tp_rank(spec, par.tp) * units::B;
     x.gathered_layers = gathered_layers;
@@ -245,19 +358,43 @@ inline stage_memory_terms stage_memory_terms_of(const transformer_spec& spec,
   return x;
 }
 
-/// Memory of one GPU of stage `stage`, holding `layers` layers and `params` parameters.
+/// Memory of one GPU of stage `stage`, holding `layers` layers (`moe_layers` of them with
+/// experts) and `params` parameters, `expert_params` of them routed experts, whose gradients
+/// and optimizer states ZeRO shards over the expert-DP group (Megatron-Core's distributed
+/// optimizer shards expert parameters over the expert-data-parallel group).
 inline stage_memory stage_memory_at(const stage_memory_terms& x, std::int64_t stage,
-                                    std::int64_t layers, double params) {
+                                    std::int64_t layers, double params, double expert_params = 0.0,
+                                    std::int64_t moe_layers = 0) {
   stage_memory s;
   s.stage = stage;
   s.layers = layers;
   s.params = params;
-  s.weights = params * x.per_param.weights / (x.zero >= 3 ? x.dp : 1.0) * units::B +
+  s.expert_params = expert_params;
+  const double dense = params - expert_params;
+  const auto sharded = [&](double per_param, int from) {
+    return (dense * per_param / (x.zero >= from ? x.dp : 1.0) +
+            expert_params * per_param / (x.zero >= from ? x.expert_dp : 1.0)) *
+           units::B;
+  };
+  s.weights = sharded(x.per_param.weights, 3) +
               static_cast<double>(std::min(x.gathered_layers, layers)) * x.gathered_layer;
-  s.gradients = params * x.per_param.gradients / (x.zero >= 2 ? x.dp : 1.0) * units::B;
-  s.optimizer = params * x.per_param.optimizer / (x.zero >= 1 ? x.dp : 1.0) * units::B;
+  s.gradients = sharded(x.per_param.gradients, 2);
+  s.optimizer = sharded(x.per_param.optimizer, 1);
+  s.expert_states = expert_params *
+                    (x.per_param.weights / (x.zero >= 3 ? x.expert_dp : 1.0) +
+                     x.per_param.gradients / (x.zero >= 2 ? x.expert_dp : 1.0) +
+                     x.per_param.optimizer / (x.zero >= 1 ? x.expert_dp : 1.0)) *
+                    units::B;
   s.layers_in_flight = layers_in_flight(layers, stage, x.stages, x.micro_batches, x.virtual_stages);
-  s.activations = s.layers_in_flight * x.per_layer + x.working;
+  if (moe_layers == 0) {
+    s.activations = s.layers_in_flight * x.per_layer + x.working;
+  } else {
+    // The layers in flight hold dense and MoE layers in the stage's proportion.
+    const double moe_share = static_cast<double>(moe_layers) / static_cast<double>(layers);
+    s.activations =
+        s.layers_in_flight * ((1.0 - moe_share) * x.per_layer + moe_share * x.per_moe_layer) +
+        x.working;
+  }
   if (stage == 0) {
     s.activations += static_cast<double>(std::min(x.stages, x.micro_batches)) * x.embedding_mask;
   }
@@ -274,17 +411,20 @@ inline stage_memory stage_memory_at(const stage_memory_terms& x, std::int64_t st
 inline memory_report memory_per_gpu(const transformer_spec& spec, const parallel_config& par,
                                     bytes capacity, attention_kernel attention,
                                     state_bytes per_param = mixed_precision_adam,
-                                    std::int64_t gathered_layers = 2) {
+                                    std::int64_t gathered_layers = 2,
+                                    const expert_load& load = {}) {
   const auto pipe = summarize_pipeline(spec, par, 2, false);
-  const auto terms =
-      stage_memory_terms_of(spec, par, pipe.micro_batches, attention, per_param, gathered_layers);
+  const auto terms = stage_memory_terms_of(spec, par, pipe.micro_batches, attention, per_param,
+                                           gathered_layers, load);
   memory_report report;
   report.capacity = capacity;
   report.per_param = per_param;
   for (std::int64_t i = 0; i < par.pp; ++i) {
     const auto layers = pipe.split.layers_on(i);
-    report.stages.push_back(
-        stage_memory_at(terms, i, layers, params_per_gpu(spec, par, i, layers)));
+    const auto moe = moe_layers_in(spec, pipe.split.first_layer_of(i), layers);
+    report.stages.push_back(stage_memory_at(terms, i, layers,
+                                            params_per_gpu(spec, par, i, layers, moe),
+                                            expert_params_per_gpu(spec, par, moe), moe));
   }
   for (std::size_t i = 1; i < report.stages.size(); ++i) {
     if (report.stages[i].total() > report.stages[report.peak_stage].total()) {

@@ -81,9 +81,14 @@ inline zero_stage parse_zero_stage(std::string_view text, std::string_view field
 /// One training layout. N = tp·pp·dp GPUs; m = global_batch / (dp·micro_batch) micro-batches
 /// per step and per pipeline.
 struct parallel_config {
-  std::int64_t tp = 1;            ///< t, tensor-parallel degree
-  std::int64_t pp = 1;            ///< p, pipeline stages
-  std::int64_t dp = 1;            ///< d, data-parallel replicas
+  std::int64_t tp = 1;  ///< t, tensor-parallel degree
+  std::int64_t pp = 1;  ///< p, pipeline stages
+  std::int64_t dp = 1;  ///< d, data-parallel replicas
+  /// Expert parallelism, folded over the t·d ranks of a stage (Megatron-Core MoE parallel
+  /// folding): experts split over ep ranks, each expert's FFN over etp ranks; the expert-DP
+  /// group is t·d/(ep·etp). Both 1 for a dense model.
+  std::int64_t ep = 1;
+  std::int64_t etp = 1;
   std::int64_t vpp = 1;           ///< v, virtual stages (model chunks) per GPU; 1 = plain 1F1B
   std::int64_t micro_batch = 1;   ///< b, sequences per micro-batch
   std::int64_t global_batch = 1;  ///< G, sequences per step
@@ -150,16 +155,61 @@ inline void require_degree(const char* field, std::int64_t value, const char* wh
 }
 }  // namespace detail
 
+/// Throws `invalid_spec` naming the field ("ep", "etp", "sequence_parallel") when the expert
+/// layout cannot run the model: EP and ETP on a dense model, EP not dividing the experts, ETP
+/// not dividing an expert's FFN, ep·etp not dividing the t·d ranks of a stage that MoE parallel
+/// folding lays them over (t·cp·d with CP: the CP view passes d·cp), or MoE with t > 1 without
+/// sequence parallelism (Megatron-LM megatron/training/arguments.py asserts it).
+inline void validate_experts(const transformer_spec& model, const parallel_config& par) {
+  if (!is_moe(model.moe)) {
+    if (par.ep != 1 || par.etp != 1) {
+      throw invalid_spec(par.ep != 1 ? "ep" : "etp",
+                         "expert parallelism needs a mixture-of-experts model; this one is dense");
+    }
+    return;
+  }
+  const auto& moe = model.moe;
+  if (moe.experts % par.ep != 0) {
+    throw invalid_spec("ep", "EP = " + std::to_string(par.ep) + " does not divide the " +
+                                 std::to_string(moe.experts) +
+                                 " experts; each GPU of the group holds E/EP whole experts");
+  }
+  if (moe.expert_ffn % par.etp != 0) {
+    throw invalid_spec("etp", "ETP = " + std::to_string(par.etp) +
+                                  " does not divide the expert FFN size " +
+                                  std::to_string(moe.expert_ffn));
+  }
+  const auto folded = par.ep * par.etp;  // each at most 2^24: no overflow
+  if ((par.tp * par.dp) % folded != 0) {
+    throw invalid_spec("ep", "EP*ETP = " + std::to_string(par.ep) + "*" + std::to_string(par.etp) +
+                                 " does not divide the " + std::to_string(par.tp * par.dp) +
+                                 " ranks of a stage (t*cp*d) that the expert groups fold over");
+  }
+  if (moe.shared_experts > 0 && shared_ffn_of(moe) * moe.shared_experts % par.tp != 0) {
+    throw invalid_spec("tp", "t = " + std::to_string(par.tp) +
+                                 " does not divide the shared experts' FFN size " +
+                                 std::to_string(shared_ffn_of(moe) * moe.shared_experts));
+  }
+  if (par.tp > 1 && !par.sequence_parallel) {
+    throw invalid_spec("sequence_parallel",
+                       "an MoE model with t > 1 needs sequence parallelism (--sp): Megatron-LM "
+                       "asserts it ('When using MoE and tensor parallelism, sequence parallelism "
+                       "must be used')");
+  }
+}
+
 /// Throws `invalid_spec` naming the field ("tp", "pp", "dp", "vpp", "micro_batch",
 /// "global_batch") when the layout cannot run the model: t must divide the heads, the KV heads
 /// and the MLP size (Megatron-LM splits each over t); G must be a multiple of d·b; p may not
 /// exceed L. Interleaving and uneven stages are checked in pipeline_parallel.hpp.
 inline void validate(const transformer_spec& model, const parallel_config& par) {
   validate(model);
-  require_dense_mha(model, "model");
+  require_step_costed(model, "model");
   detail::require_degree("tp", par.tp, "the TP degree");
   detail::require_degree("pp", par.pp, "the number of pipeline stages");
   detail::require_degree("dp", par.dp, "the DP degree");
+  detail::require_degree("ep", par.ep, "the EP degree");
+  detail::require_degree("etp", par.etp, "the expert TP degree");
   detail::require_degree("vpp", par.vpp, "the number of virtual stages per GPU");
   detail::require_degree("micro_batch", par.micro_batch, "the micro-batch size");
   detail::require_degree("global_batch", par.global_batch, "the global batch size");
@@ -170,6 +220,7 @@ inline void validate(const transformer_spec& model, const parallel_config& par) 
                                    " is more than the " + std::to_string(max_parallel_degree) +
                                    " GPUs accepted");
   }
+  validate_experts(model, par);
   const auto t = std::to_string(par.tp);
   if (model.heads % par.tp != 0) {
     throw invalid_spec("tp", "t = " + t + " does not divide the " + std::to_string(model.heads) +

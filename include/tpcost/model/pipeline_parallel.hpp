@@ -94,6 +94,11 @@ struct pipeline_split {
   [[nodiscard]] constexpr std::int64_t layers_on(std::int64_t stage) const {
     return stage == 0 ? first : (stage == stages - 1 ? last : middle);
   }
+  /// The index of stage `stage`'s first layer, stages holding consecutive layers (with v > 1
+  /// a stage's chunks are spread out; their MoE layers are counted as if consecutive).
+  [[nodiscard]] constexpr std::int64_t first_layer_of(std::int64_t stage) const {
+    return stage == 0 ? 0 : first + (stage - 1) * middle;
+  }
   [[nodiscard]] constexpr std::int64_t max_layers() const {
     return std::max({first, last, stages > 2 ? middle : std::int64_t{0}});
   }

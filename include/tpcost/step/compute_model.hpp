@@ -81,17 +81,40 @@ struct layer_compute {
   }
 };
 
+/// The MLP part of a layer as the kernels see it on one GPU. A dense layer has only the
+/// TP-split MLP; an MoE layer (step/moe_layer.hpp fills it) has the shared experts as that
+/// TP-split MLP, the router, and the routed experts as grouped GEMMs on the tokens this GPU
+/// receives. Zero fields add nothing, so a dense layer costs what it did before experts.
+struct mlp_block {
+  double ffn = 0.0;              ///< inner size of the TP-split MLP (dense MLP or shared experts)
+  double routed_tokens = 0.0;    ///< token copies this GPU's routed experts process, all together
+  double local_experts = 0.0;    ///< E/ep experts on this GPU (the grouped GEMM's batch)
+  double expert_ffn = 0.0;       ///< one routed expert's inner size on this GPU, f_e/etp
+  double router_tokens = 0.0;    ///< tokens this GPU routes (b·s/t under SP)
+  double router_width = 0.0;     ///< E scores per token; 0: no router (one expert, top-1)
+  double permuted_copies = 0.0;  ///< (token, expert) copies permuted and unpermuted; 0 for E = 1
+  double params_here = 0.0;      ///< the MLP's parameters on this GPU (gradient accumulation)
+};
+
+/// The dense MLP of `model` on one of `tp` GPUs.
+constexpr mlp_block dense_mlp_block(const transformer_spec& model, std::int64_t tp) {
+  return {
+      .ffn = static_cast<double>(ffn_of(model)),
+      .params_here = static_cast<double>(mlp_params_per_layer(model)) / static_cast<double>(tp)};
+}
+
 /// Kernel times of one layer on one of `tp` GPUs for a micro-batch of `micro_batch` sequences
-/// of `model.seq` tokens; 16-bit activations and weights. Call validate(model, par) first.
-constexpr layer_compute layer_compute_time(
-    const transformer_spec& model, std::int64_t micro_batch, std::int64_t tp,
-    const compute_device& gpu, attention_kernel attention_kind = attention_kernel::unfused) {
+/// of `model.seq` tokens with the MLP part `mlp`; 16-bit activations and weights.
+constexpr layer_compute layer_compute_time(const transformer_spec& model, std::int64_t micro_batch,
+                                           std::int64_t tp, const compute_device& gpu,
+                                           attention_kernel attention_kind, const mlp_block& mlp) {
   const double t = static_cast<double>(tp);
   const double s = static_cast<double>(model.seq);
   const double h = static_cast<double>(model.hidden);
+  const double q = static_cast<double>(q_dim(model));
   const double tokens = static_cast<double>(micro_batch) * s;  // T = b·s
-  const double qkv_width = (h + 2.0 * static_cast<double>(kv_dim(model))) / t;
-  const double ffn = static_cast<double>(ffn_of(model));
+  const double qkv_width = (q + 2.0 * static_cast<double>(kv_dim(model))) / t;
+  const double ffn = mlp.ffn;
   const double up_width = ffn * static_cast<double>(mlp_matrices(model) - 1) / t;  // FC1 (+gate)
   const double head = static_cast<double>(head_dim(model));
   const double heads_here = static_cast<double>(micro_batch * model.heads) / t;  // b·a/t
@@ -99,15 +122,22 @@ constexpr layer_compute layer_compute_time(
   const double scores = heads_here * s * s;  // attention-score elements on this GPU
   constexpr double e = 2.0;                  // bytes per 16-bit element
 
-  // Forward matmuls (M, N, K, batch), as Megatron's column/row-parallel layers split them.
+  // Forward matmuls (M, N, K, batch), as Megatron's column/row-parallel layers split them;
+  // the routed experts as one grouped GEMM of E/ep matmuls of the tokens each expert gets
+  // (Megatron-Core TEGroupedMLP), each at the roofline of its own shape.
   struct mm {
     double m, n, k, batch;
   };
+  const double per_expert = mlp.local_experts > 0.0 ? mlp.routed_tokens / mlp.local_experts : 0.0;
+  const double expert_up = mlp.expert_ffn * static_cast<double>(mlp_matrices(model) - 1);
   const mm projections[] = {
-      {tokens, qkv_width, h, 1.0},  // QKV (column-parallel)
-      {tokens, h, h / t, 1.0},      // attention output (row-parallel)
-      {tokens, up_width, h, 1.0},   // FC1 and gate (column-parallel)
-      {tokens, h, ffn / t, 1.0},    // FC2 (row-parallel)
+      {tokens, qkv_width, h, 1.0},                         // QKV (column-parallel)
+      {tokens, h, q / t, 1.0},                             // attention output (row-parallel)
+      {tokens, up_width, h, 1.0},                          // FC1 and gate (column-parallel)
+      {tokens, h, ffn / t, 1.0},                           // FC2 (row-parallel)
+      {per_expert, expert_up, h, mlp.local_experts},       // experts' FC1 and gate
+      {per_expert, h, mlp.expert_ffn, mlp.local_experts},  // experts' FC2
+      {mlp.router_tokens, mlp.router_width, h, 1.0},       // router
   };
   const mm attention[] = {
       {s, s, head, heads_here},  // QKᵀ
@@ -117,6 +147,9 @@ constexpr layer_compute layer_compute_time(
   seconds attn_fwd{};
   seconds bwd{};
   for (const auto& g : projections) {
+    if (g.m * g.n * g.k * g.batch == 0.0) {
+      continue;  // a part the layer does not have
+    }
     proj_fwd += matmul_time(g.m, g.n, g.k, g.batch, e, gpu);
     bwd +=
         matmul_time(g.m, g.k, g.n, g.batch, e, gpu) + matmul_time(g.k, g.n, g.m, g.batch, e, gpu);
@@ -137,26 +170,43 @@ constexpr layer_compute layer_compute_time(
 
   // Element-wise kernels, bytes read + written (Megatron-LM fused kernels, 16-bit):
   // forward: 2 norms 8X, 2 bias-dropout-add 14X (replicated over TP), QKV bias 4·T·qkv,
-  // context permute 4X/t, bias + activation 4·T·(MLP width)/t; softmax 4A + dropout 5A.
-  const double act_width = ffn / t * (model.gated_mlp ? 1.5 : 1.0);
-  const bytes fwd_other =
-      (2 * 4 * x + 2 * 7 * x + 4 * tokens * qkv_width + 4 * x / t + 4 * tokens * act_width) *
-      units::B;
+  // context permute 4·T·q/t, bias + activation 4·T·(MLP width)/t; softmax 4A + dropout 5A.
+  // Routed experts: bias + activation on the tokens they get, and the permutation of
+  // Megatron-Core's alltoall dispatcher (moe_utils.py permute/unpermute: each copy read and
+  // written once on the way out, once on the way back): 8·h per copy, and as much backward.
+  const double gated = model.gated_mlp ? 1.5 : 1.0;
+  const double act_width = ffn / t * gated;
+  const double routed_act = mlp.routed_tokens * (mlp.expert_ffn * gated);
+  const double permute = 8.0 * h * mlp.permuted_copies;
+  const bytes fwd_other = (2 * 4 * x + 2 * 7 * x + 4 * tokens * qkv_width + 4 * tokens * q / t +
+                           4 * tokens * act_width + 4 * routed_act + permute) *
+                          units::B;
   const bytes fwd_attention = (fused ? 0.0 : 4 + 5) * scores * units::B;
   // backward: dropout/bias-grad/residual 26X, norm backward 20X, activation backward + bias grad
-  // 8·T·width/t, permute + QKV bias grad 4X/t + 2·T·qkv; softmax 6A + dropout 5A.
-  const bytes bwd_elementwise = (2 * 13 * x + 2 * 10 * x + 8 * tokens * act_width + 4 * x / t +
-                                 2 * tokens * qkv_width + (fused ? 0.0 : 6 + 5) * scores) *
-                                units::B;
+  // 8·T·width/t, permute + QKV bias grad 4·T·q/t + 2·T·qkv; softmax 6A + dropout 5A.
+  const bytes bwd_elementwise =
+      (2 * 13 * x + 2 * 10 * x + 8 * tokens * act_width + 8 * routed_act + permute +
+       4 * tokens * q / t + 2 * tokens * qkv_width + (fused ? 0.0 : 6 + 5) * scores) *
+      units::B;
   // fp16 gradient accumulation into the main-grad buffer: read 2 + read 2 + write 2 B/param.
   const double layer_params_here =
-      static_cast<double>(attention_params_per_layer(model) + mlp_params_per_layer(model)) / t;
+      static_cast<double>(attention_params_per_layer(model)) / t + mlp.params_here;
   return layer_compute{
       .attention_core_forward = attn_fwd + memory_bound_time(fwd_attention, gpu),
       .other_forward = proj_fwd + memory_bound_time(fwd_other, gpu),
       .backward = bwd + memory_bound_time(bwd_elementwise, gpu),
       .grad_accumulation = memory_bound_time(6.0 * layer_params_here * units::B, gpu),
   };
+}
+
+/// Kernel times of one dense layer on one of `tp` GPUs for a micro-batch of `micro_batch`
+/// sequences of `model.seq` tokens; 16-bit activations and weights. Call validate(model, par)
+/// first.
+constexpr layer_compute layer_compute_time(
+    const transformer_spec& model, std::int64_t micro_batch, std::int64_t tp,
+    const compute_device& gpu, attention_kernel attention_kind = attention_kernel::unfused) {
+  return layer_compute_time(model, micro_batch, tp, gpu, attention_kind,
+                            dense_mlp_block(model, tp));
 }
 
 /// The output layer on the last pipeline stage, per micro-batch: the logit matmul forward and

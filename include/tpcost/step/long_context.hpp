@@ -204,6 +204,11 @@ inline long_context_result evaluate_long_context_step(const long_context_inputs&
                        "context parallelism runs on a fused attention kernel (TE's "
                        "DotProductAttention); use --attention fused");
   }
+  if (is_moe(s.model.moe) && in.precision.options.linear != linear_precision::bf16) {
+    throw invalid_spec("precision",
+                       "low-precision linear layers of a mixture-of-experts model are not costed "
+                       "yet (the saving is counted on dense layers); use --precision bf16");
+  }
   // The view: (t, p, d·cp) on sequences of s/cp tokens, G·cp of them.
   step_inputs view = s;
   view.model.seq = s.model.seq / c.cp;

@@ -37,6 +37,7 @@
 #include "tpcost/model/parallelism.hpp"
 #include "tpcost/model/pipeline_parallel.hpp"
 #include "tpcost/step/compute_model.hpp"
+#include "tpcost/step/moe_layer.hpp"
 #include "tpcost/step/stack_profiles.hpp"
 
 namespace tpcost {
@@ -59,6 +60,7 @@ struct step_options {
   state_bytes state = mixed_precision_adam;  ///< weights, gradients, optimizer per parameter
   /// How MFU counts model FLOPs (flops.hpp); the time does not depend on it.
   flops_convention mfu_flops = flops_convention::full;
+  expert_options experts{};  ///< the token dispatcher, its overlap, the routing load (MoE)
 };
 
 /// Everything a step needs but the layout: the model, the GPU, the cluster, the software.
@@ -76,6 +78,8 @@ struct group_sizes {
   std::int64_t tp = 1;
   std::int64_t pp = 1;
   std::int64_t dp = 1;
+  std::int64_t ep = 1;  ///< folded over the t·d ranks of a stage (moe_layer.hpp)
+  std::int64_t etp = 1;
   [[nodiscard]] constexpr std::int64_t gpus() const { return tp * pp * dp; }
 };
 
@@ -116,6 +120,14 @@ struct group_terms {
   double params_first = 0.0, params_middle = 0.0, params_last = 0.0;
   double params_max = 0.0;  ///< the GPU with the most parameters: it syncs and updates longest
   bytes dp_bytes{};         ///< gradients of params_max, grad_wire_bytes each
+  /// MoE: layers with experts on the first, the fullest middle and the last stage, and the
+  /// routed-expert parameters among each stage's; 0 for a dense model.
+  std::int64_t moe_first = 0, moe_middle = 0, moe_last = 0;
+  double experts_first = 0.0, experts_middle = 0.0, experts_last = 0.0;
+  group_placement ep_group, etp_group, expert_dp_group;  ///< folded expert groups, stage 0
+  /// The expert gradients' collectives on the expert-DP group (the slowest stage's), beside
+  /// the DP collectives of the rest; zero for a dense model.
+  algorithm_cost edp_all_reduce{}, edp_reduce_scatter{}, edp_all_gather{};
   /// The slowest stage's DP collectives (its parameters, its DP group where its rank offset
   /// puts it), as NCCL's tuner picks them.
   algorithm_cost dp_all_reduce{}, dp_reduce_scatter{}, dp_all_gather{};
@@ -143,10 +155,35 @@ inline group_terms group_stage(const step_environment& env, const group_sizes& g
   parallel_config par;
   par.tp = g.tp;
   par.pp = g.pp;
-  x.params_first = params_per_gpu(model, par, 0, split.first);
-  x.params_middle = g.pp > 2 ? params_per_gpu(model, par, 1, split.middle) : 0.0;
-  x.params_last = params_per_gpu(model, par, g.pp - 1, split.last);
+  par.ep = g.ep;
+  par.etp = g.etp;
+  x.moe_first = moe_layers_in(model, 0, split.first);
+  x.moe_last = moe_layers_in(model, split.first_layer_of(g.pp - 1), split.last);
+  for (std::int64_t s = 1; s + 1 < g.pp; ++s) {
+    x.moe_middle =
+        std::max(x.moe_middle, moe_layers_in(model, split.first_layer_of(s), split.middle));
+  }
+  x.params_first = params_per_gpu(model, par, 0, split.first, x.moe_first);
+  x.params_middle = g.pp > 2 ? params_per_gpu(model, par, 1, split.middle, x.moe_middle) : 0.0;
+  x.params_last = params_per_gpu(model, par, g.pp - 1, split.last, x.moe_last);
+  x.experts_first = expert_params_per_gpu(model, par, x.moe_first);
+  x.experts_middle = g.pp > 2 ? expert_params_per_gpu(model, par, x.moe_middle) : 0.0;
+  x.experts_last = expert_params_per_gpu(model, par, x.moe_last);
   x.params_max = std::max({x.params_first, x.params_middle, x.params_last});
+  const bool experts = is_moe(model.moe);
+  const auto expert_layout = expert_rank_layout(g.tp, g.dp, g.pp, g.ep, g.etp);
+  // With ep·etp = t the expert-DP group is the DP group (the same ranks, t apart): the expert
+  // gradients join the dense ones in the same reduction. Otherwise they reduce on their own.
+  const bool own_expert_dp = experts && g.ep * g.etp != g.tp;
+  if (experts) {
+    x.ep_group = place_dimension(topo, expert_layout, parallel_dim::ep);
+    x.etp_group = place_dimension(topo, expert_layout, parallel_dim::tp);
+    x.expert_dp_group = place_dimension(topo, expert_layout, parallel_dim::dp);
+    if (x.ep_group.spans_nodes() || x.etp_group.spans_nodes()) {
+      detail::require_inter_for(topo,
+                                ("the EP group of " + std::to_string(g.ep) + " ranks").c_str());
+    }
+  }
   x.dp_bytes = static_cast<double>(env.options.grad_wire_bytes) * x.params_max * units::B;
   if (g.dp > 1) {
     // Each stage's DP group at its own rank offset. Stages whose first rank has the same
@@ -168,9 +205,10 @@ inline group_terms group_stage(const step_environment& env, const group_sizes& g
         detail::require_inter_for(
             topo, ("the DP group of " + std::to_string(g.dp) + " replicas").c_str());
       }
-      const double params = s == 0          ? x.params_first
-                            : s + 1 == g.pp ? x.params_last
-                                            : x.params_middle;
+      const double kept = own_expert_dp ? 1.0 : 0.0;  // the experts' share left to expert-DP
+      const double params = s == 0          ? x.params_first - kept * x.experts_first
+                            : s + 1 == g.pp ? x.params_last - kept * x.experts_last
+                                            : x.params_middle - kept * x.experts_middle;
       // Gradients travel in the stack's reduction dtype; weights are gathered in 16 bits.
       const bytes gradients = static_cast<double>(env.options.grad_wire_bytes) * params * units::B;
       const bytes weights = 2.0 * params * units::B;
@@ -178,6 +216,25 @@ inline group_terms group_stage(const step_environment& env, const group_sizes& g
       detail::keep_slowest(x.dp_reduce_scatter, topo, group, collective_op::reduce_scatter,
                            gradients);
       detail::keep_slowest(x.dp_all_gather, topo, group, collective_op::all_gather, weights);
+    }
+  }
+  const auto expert_dp = experts ? expert_layout.dp : g.dp;
+  if (own_expert_dp && expert_dp > 1) {
+    // The routed experts' gradients reduce over the expert-DP group (Megatron-Core's expert
+    // DDP buckets), after the dense ones on the same links.
+    if (x.expert_dp_group.spans_nodes()) {
+      detail::require_inter_for(
+          topo, ("the expert-DP group of " + std::to_string(expert_dp) + " ranks").c_str());
+    }
+    for (const double params : {x.experts_first, x.experts_middle, x.experts_last}) {
+      const bytes gradients = static_cast<double>(env.options.grad_wire_bytes) * params * units::B;
+      const bytes weights = 2.0 * params * units::B;
+      detail::keep_slowest(x.edp_all_reduce, topo, x.expert_dp_group, collective_op::all_reduce,
+                           gradients);
+      detail::keep_slowest(x.edp_reduce_scatter, topo, x.expert_dp_group,
+                           collective_op::reduce_scatter, gradients);
+      detail::keep_slowest(x.edp_all_gather, topo, x.expert_dp_group, collective_op::all_gather,
+                           weights);
     }
   }
   if (g.pp > 1 && model.tied_embeddings) {
@@ -194,7 +251,12 @@ inline group_terms group_stage(const step_environment& env, const group_sizes& g
         nccl_cheapest_collective(topo, group, collective_op::all_reduce, embedding_bytes).cost.time;
   }
   x.optimizer_full = optimizer_time(x.params_max, env.gpu);
-  x.optimizer_sharded = optimizer_time(x.params_max / static_cast<double>(g.dp), env.gpu);
+  // The distributed optimizer shards the dense parameters over d and the experts over the
+  // expert-DP group; the stage with the most parameters holds the most experts as well.
+  const double experts_max = std::max({x.experts_first, x.experts_middle, x.experts_last});
+  x.optimizer_sharded = optimizer_time((x.params_max - experts_max) / static_cast<double>(g.dp) +
+                                           experts_max / static_cast<double>(expert_dp),
+                                       env.gpu);
   return x;
 }
 
@@ -208,6 +270,12 @@ struct batch_terms {
   algorithm_cost tp_all_reduce{}, tp_reduce_scatter{}, tp_all_gather{};
   std::array<bytes, 2> p2p_message{};  ///< one send per GPU, [SP off, SP on]
   std::array<seconds, 2> p2p_one{};    ///< one transfer's time, [SP off, SP on]
+  // MoE layers (all zero for a dense model):
+  expert_tokens tokens;       ///< what one GPU routes and processes
+  layer_compute moe_kernels;  ///< one MoE layer, one micro-batch, one GPU
+  ep_exchange dispatch;       ///< one dispatch (a combine costs the same)
+  bytes etp_message{};        ///< the copies an ETP group gathers, h·2 bytes each
+  algorithm_cost etp_reduce_scatter{}, etp_all_gather{};
 };
 
 /// The micro-batch stage, for `micro_batch` sequences and a global batch of `global_batch`.
@@ -221,6 +289,22 @@ inline batch_terms batch_stage(const step_environment& env, const group_terms& x
   y.micro_batch = micro_batch;
   y.micro_batches = global_batch / (x.sizes.dp * micro_batch);
   y.kernels = layer_compute_time(model, micro_batch, t, env.gpu, opt.attention);
+  if (is_moe(model.moe)) {
+    y.tokens = expert_tokens_of(model, micro_batch, model.seq, t, x.sizes.ep, x.sizes.etp,
+                                opt.experts.load);
+    y.moe_kernels = layer_compute_time(model, micro_batch, t, env.gpu, opt.attention,
+                                       moe_mlp_block(model, t, x.sizes.ep, x.sizes.etp, y.tokens));
+    y.dispatch =
+        ep_exchange_of(topo, x.ep_group, model, y.tokens, opt.activation_bytes, opt.experts);
+    if (x.sizes.etp > 1) {
+      y.etp_message = y.tokens.routed * static_cast<double>(model.hidden) *
+                      static_cast<double>(opt.activation_bytes) * units::B;
+      y.etp_reduce_scatter =
+          nccl_cheapest_collective(topo, x.etp_group, collective_op::reduce_scatter, y.etp_message);
+      y.etp_all_gather =
+          nccl_cheapest_collective(topo, x.etp_group, collective_op::all_gather, y.etp_message);
+    }
+  }
   y.logits = logits_compute_time(model, micro_batch, t, env.gpu);
   // In double, as p2p_message_bytes does: b·s·h·d of inputs that pass validation can exceed
   // an int64 (2^24 sequences of 2^31 tokens), and a wrapped product printed a negative size.
@@ -263,6 +347,7 @@ struct layout_choice {
 struct step_timing {
   seconds compute{};  ///< on the critical GPU, m micro-batches
   seconds tp_comm{};  ///< exposed
+  seconds ep_comm{};  ///< exposed MoE dispatch and combine all-to-alls
   seconds bubble{};
   seconds p2p{};
   seconds dp_comm{};  ///< exposed, embedding all-reduce included
@@ -273,6 +358,9 @@ struct step_timing {
   collective_algorithm tp_algorithm = collective_algorithm::ring;
   seconds dp_sync{};  ///< all DP traffic of a step, before overlap
   collective_algorithm dp_algorithm = collective_algorithm::ring;
+  seconds moe_tp_comm_per_layer{};  ///< one MoE layer's TP and ETP collectives, before overlap
+  double ep_all_to_alls_per_layer = 0.0;  ///< dispatches and combines per MoE layer (4 or 6)
+  seconds ep_comm_per_layer{};            ///< their time, one MoE layer, before overlap
 };
 
 /// What stays exposed of `comm` when a share `overlap` of it runs behind `compute`: the hidden
@@ -333,8 +421,10 @@ inline std::string link_field(const group_placement& group) {
   // the one below the other is the absurd one (a real GPU's peak is ~300x its HBM bandwidth).
   const std::string compute_field =
       env.gpu.peak.value() < env.gpu.memory_bandwidth.value() ? "flops" : "memory-bandwidth";
-  const std::array<part, 7> parts{{
+  const std::string ep_link = link_field(x.ep_group);
+  const std::array<part, 8> parts{{
       {compute_field, r.compute, "compute time"},
+      {ep_link, r.ep_comm, "EP all-to-all time"},
       {link_field(x.tp_group), r.tp_comm_per_layer, "TP comm time"},
       {hop_link, r.p2p, "pipeline p2p time"},
       {dp_link, r.dp_sync, "DP gradient sync time"},
@@ -383,20 +473,71 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
       t > 1 ? exposed_after_overlap(y.tp_all_reduce.cost.time, opt.tp_overlap, y.logits)
             : seconds{};
 
+  // An MoE layer (moe_layer.hpp): the attention's half of the TP collectives, the shared
+  // experts' half when there are any, the ETP gather and reduce-scatter of the routed copies,
+  // and 2 all-to-alls forward, 2 backward (and 2 more when full recomputation reruns the
+  // forward). All zero for a dense model.
+  seconds moe_compute{}, moe_tp_exposed{}, ep_exposed{};
+  if (is_moe(env.model.moe)) {
+    moe_compute = y.moe_kernels.total(c.recompute) + y.moe_kernels.grad_accumulation;
+    const double half_ar = 0.5 * counts.all_reduce;
+    const double half_rs = 0.5 * counts.reduce_scatter;
+    const double half_ag = 0.5 * counts.all_gather;
+    const double shared = env.model.moe.shared_experts > 0 ? 1.0 : 0.0;
+    const double passes = c.recompute == recompute_mode::full ? 3.0 : 2.0;  // AG+RS pairs
+    seconds moe_tp{};
+    if (t > 1) {
+      moe_tp =
+          (half_ar * y.tp_all_reduce.cost.time + shared * half_ar * y.tp_all_reduce.cost.time) +
+          (half_rs * y.tp_reduce_scatter.cost.time +
+           shared * half_rs * y.tp_reduce_scatter.cost.time) +
+          (half_ag * y.tp_all_gather.cost.time + shared * half_ag * y.tp_all_gather.cost.time);
+    }
+    moe_tp += passes * y.etp_reduce_scatter.cost.time + passes * y.etp_all_gather.cost.time;
+    moe_tp_exposed = exposed_after_overlap(moe_tp, opt.tp_overlap, moe_compute);
+    r.moe_tp_comm_per_layer = moe_tp;
+    r.ep_all_to_alls_per_layer = 2.0 * passes;
+    r.ep_comm_per_layer = r.ep_all_to_alls_per_layer * y.dispatch.cost.time;
+    // Megatron's --overlap-moe-expert-parallel-comm runs one micro-batch's all-to-alls behind
+    // another's compute (combined 1F1B): hidden up to the layer's compute.
+    ep_exposed = opt.experts.overlap_comm
+                     ? exposed_after_overlap(r.ep_comm_per_layer, 1.0, moe_compute)
+                     : r.ep_comm_per_layer;
+  }
+  const seconds moe_per_layer = moe_compute + moe_tp_exposed + ep_exposed;
+
   // The slowest stage paces the m micro-batches; the bubble costs (p−1)/v of an average stage.
   const seconds per_layer = layer_compute + tp_exposed;
-  const double first = static_cast<double>(x.split.first);
-  const double middle = p > 2 ? static_cast<double>(x.split.middle) : 0.0;
-  const double last = static_cast<double>(x.split.last);
-  const double inner = std::max(first, middle);  // the slowest stage without the output layer
-  const bool last_is_slowest = last * per_layer + y.logits + logits_tp >= inner * per_layer;
+  struct stage_load {
+    double dense = 0.0, moe = 0.0;  // layers without and with experts
+    [[nodiscard]] constexpr seconds compute(seconds dense_layer, seconds moe_layer) const {
+      return dense * dense_layer + moe * moe_layer;
+    }
+  };
+  const auto load_of = [](std::int64_t layers, std::int64_t moe) {
+    return stage_load{static_cast<double>(layers - moe), static_cast<double>(moe)};
+  };
+  const stage_load first = load_of(x.split.first, x.moe_first);
+  const stage_load middle = p > 2 ? load_of(x.split.middle, x.moe_middle) : stage_load{};
+  const stage_load last = load_of(x.split.last, x.moe_last);
+  // The slowest stage without the output layer.
+  const stage_load inner =
+      middle.compute(per_layer, moe_per_layer) > first.compute(per_layer, moe_per_layer) ? middle
+                                                                                         : first;
+  const bool last_is_slowest = last.compute(per_layer, moe_per_layer) + y.logits + logits_tp >=
+                               inner.compute(per_layer, moe_per_layer);
+  const stage_load& slow = last_is_slowest ? last : inner;
   const seconds stage_compute =
-      last_is_slowest ? last * layer_compute + y.logits : inner * layer_compute;
-  const seconds stage_tp = last_is_slowest ? last * tp_exposed + logits_tp : inner * tp_exposed;
-  const seconds slowest = stage_compute + stage_tp;
+      slow.compute(layer_compute, moe_compute) + (last_is_slowest ? y.logits : seconds{});
+  const seconds stage_tp =
+      slow.compute(tp_exposed, moe_tp_exposed) + (last_is_slowest ? logits_tp : seconds{});
+  const seconds stage_ep = slow.moe * ep_exposed;
+  const seconds slowest = stage_compute + stage_tp + stage_ep;
   const double fp = static_cast<double>(p);
-  const seconds average =
-      static_cast<double>(env.model.layers) / fp * per_layer + (y.logits + logits_tp) / fp;
+  const auto moe_total = moe_layers(env.model);
+  const seconds average = static_cast<double>(env.model.layers - moe_total) / fp * per_layer +
+                          static_cast<double>(moe_total) / fp * moe_per_layer +
+                          (y.logits + logits_tp) / fp;
   const std::size_t sp = c.sequence_parallel ? 1 : 0;
   const seconds p2p = p > 1 ? 2.0 * static_cast<double>(c.vpp) * y.p2p_one[sp] : seconds{};
   const double fm = static_cast<double>(y.micro_batches);
@@ -405,30 +546,33 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   // Data parallelism: one gradient sync per step (gradient accumulation), gradients of this
   // GPU's parameters in the stack's dtype; ZeRO-1/distributed optimizer: reduce-scatter of the
   // gradients + all-gather of the 16-bit weights.
-  if (d > 1) {
+  if (d > 1 || x.expert_dp_group.ranks > 1) {
     const double f = opt.dp_overlap;
     // The window the sync can hide in: the last micro-batch's backward on the last stage, with
     // the backward's share of the TP collectives taken as a third (2 of the 6 with full
     // recomputation; an approximation for the other modes).
-    const seconds backward = last * (y.kernels.backward + tp_exposed / 3.0);
+    const seconds backward = last.compute(y.kernels.backward + tp_exposed / 3.0,
+                                          y.moe_kernels.backward + moe_tp_exposed / 3.0);
     if (c.zero == zero_stage::none) {
-      r.dp_sync = x.dp_all_reduce.cost.time;
+      r.dp_sync = x.dp_all_reduce.cost.time + x.edp_all_reduce.cost.time;
       r.dp_algorithm = x.dp_all_reduce.algorithm;
       r.dp_comm = r.dp_sync - f * min(r.dp_sync, backward);
     } else if (c.zero == zero_stage::optimizer) {
       // The distributed optimizer reduce-scatters the gradients (the stack's dtype) and
       // all-gathers the updated 16-bit weights, once per step.
-      r.dp_sync = x.dp_reduce_scatter.cost.time + x.dp_all_gather.cost.time;
+      r.dp_sync = (x.dp_reduce_scatter.cost.time + x.dp_all_gather.cost.time) +
+                  (x.edp_reduce_scatter.cost.time + x.edp_all_gather.cost.time);
       r.dp_algorithm = x.dp_reduce_scatter.algorithm;
       r.dp_comm = r.dp_sync - f * min(r.dp_sync, backward);
     } else if (c.zero == zero_stage::gradients) {
       // ZeRO-2 keeps only this rank's shard of the gradients, so every micro-batch's gradients
       // are reduce-scattered as its backward produces them (m times a step, each hidden behind
       // that backward by `dp_overlap`), and the updated weights are all-gathered once.
-      const seconds rs = x.dp_reduce_scatter.cost.time;
+      const seconds rs = x.dp_reduce_scatter.cost.time + x.edp_reduce_scatter.cost.time;
+      const seconds ag = x.dp_all_gather.cost.time + x.edp_all_gather.cost.time;
       r.dp_algorithm = x.dp_reduce_scatter.algorithm;
-      r.dp_sync = fm * rs + x.dp_all_gather.cost.time;
-      r.dp_comm = fm * (rs - f * min(rs, backward)) + x.dp_all_gather.cost.time;
+      r.dp_sync = fm * rs + ag;
+      r.dp_comm = fm * (rs - f * min(rs, backward)) + ag;
     } else {
       // ZeRO-3 also shards the weights: every micro-batch all-gathers them before its forward
       // and again before its backward (recomputation, when on, reuses the second gather), and
@@ -438,11 +582,13 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
       // from forward to backward: one gather (zero3_gathers_per_micro_batch).
       const double gathers = zero3_gathers_per_micro_batch(profile_of(opt.stack), p);
       const seconds per_micro_batch =
-          gathers * x.dp_all_gather.cost.time + x.dp_reduce_scatter.cost.time;
+          gathers * (x.dp_all_gather.cost.time + x.edp_all_gather.cost.time) +
+          (x.dp_reduce_scatter.cost.time + x.edp_reduce_scatter.cost.time);
       r.dp_algorithm = x.dp_reduce_scatter.algorithm;
       r.dp_sync = fm * per_micro_batch;
       r.dp_comm = fm * (per_micro_batch -
-                        opt.dp_overlap_zero3 * min(per_micro_batch, last * layer_compute));
+                        opt.dp_overlap_zero3 *
+                            min(per_micro_batch, last.compute(layer_compute, moe_compute)));
     }
   }
   r.dp_comm += x.embedding;
@@ -450,6 +596,7 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   r.optimizer = c.zero == zero_stage::none ? x.optimizer_full : x.optimizer_sharded;
   r.compute = fm * stage_compute;
   r.tp_comm = fm * stage_tp;
+  r.ep_comm = fm * stage_ep;
   r.p2p = fm * p2p;
   r.step_time = fm * (slowest + p2p) + r.bubble + r.dp_comm + r.optimizer;
   // A non-finite part makes the step time non-finite (every part enters it with a factor >= 1);
@@ -468,6 +615,8 @@ constexpr parallel_config layout_of(const group_terms& x, const batch_terms& y,
   par.tp = x.sizes.tp;
   par.pp = x.sizes.pp;
   par.dp = x.sizes.dp;
+  par.ep = x.sizes.ep;
+  par.etp = x.sizes.etp;
   par.vpp = c.vpp;
   par.micro_batch = y.micro_batch;
   par.global_batch = global_batch;
@@ -489,13 +638,20 @@ inline bytes peak_memory(const step_environment& env, const group_terms& x, cons
   const auto p = x.sizes.pp;
   const auto terms = stage_memory_terms_of(
       env.model, layout_of(x, y, c, global_batch), y.micro_batches, env.options.attention,
-      env.options.state, zero3_gathered_layers(profile_of(env.options.stack), p, env.model.layers));
-  bytes peak = stage_memory_at(terms, 0, x.split.first, x.params_first).total();
+      env.options.state, zero3_gathered_layers(profile_of(env.options.stack), p, env.model.layers),
+      env.options.experts.load);
+  bytes peak =
+      stage_memory_at(terms, 0, x.split.first, x.params_first, x.experts_first, x.moe_first)
+          .total();
   if (p > 2) {
-    peak = max(peak, stage_memory_at(terms, 1, x.split.middle, x.params_middle).total());
+    peak = max(peak, stage_memory_at(terms, 1, x.split.middle, x.params_middle, x.experts_middle,
+                                     x.moe_middle)
+                         .total());
   }
   if (p > 1) {
-    peak = max(peak, stage_memory_at(terms, p - 1, x.split.last, x.params_last).total());
+    peak = max(
+        peak, stage_memory_at(terms, p - 1, x.split.last, x.params_last, x.experts_last, x.moe_last)
+                  .total());
   }
   return peak;
 }

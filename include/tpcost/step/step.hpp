@@ -54,13 +54,14 @@ struct step_inputs {
 /// Where the time of a step goes, on the critical (slowest) GPU.
 struct step_breakdown {
   seconds compute{};    ///< matmuls and element-wise kernels, recomputation included
-  seconds tp_comm{};    ///< exposed TP collectives
+  seconds tp_comm{};    ///< exposed TP collectives (ETP's too)
+  seconds ep_comm{};    ///< exposed MoE dispatch and combine all-to-alls
   seconds bubble{};     ///< pipeline fill and drain
   seconds p2p{};        ///< activations sent between stages
   seconds dp_comm{};    ///< exposed gradient sync, embedding all-reduce included
   seconds optimizer{};  ///< the optimizer step
   [[nodiscard]] constexpr seconds total() const {
-    return compute + tp_comm + bubble + p2p + dp_comm + optimizer;
+    return compute + tp_comm + ep_comm + bubble + p2p + dp_comm + optimizer;
   }
 };
 
@@ -89,6 +90,20 @@ struct step_result {
   collective_algorithm dp_algorithm = collective_algorithm::ring;
   bytes p2p_message{};
   double bubble_fraction = 0.0;  ///< (p−1)/(v·m)
+  /// MoE (all zero for a dense model): one MoE layer and micro-batch, before overlap.
+  struct expert_figures {
+    std::int64_t moe_layers = 0;     ///< layers with experts
+    std::int64_t expert_dp = 1;      ///< t·cp·d/(ep·etp)
+    ep_all_to_all_cost dispatch;     ///< one dispatch (a combine costs the same)
+    group_placement ep_group;        ///< where it runs
+    double all_to_alls = 0.0;        ///< dispatches and combines per layer (4, or 6 with full
+                                     ///< recomputation)
+    seconds all_to_all_per_layer{};  ///< their time
+    seconds tp_per_layer{};          ///< the layer's TP and ETP collectives
+    double routed_copies = 0.0;      ///< (token, expert) copies the busiest GPU's experts run
+    bytes expert_states{};           ///< the peak stage's expert weights, grads, optimizer
+  } experts;
+  std::string dispatcher;  ///< the token dispatcher, for the report
   memory_report memory;
   std::vector<std::string> warnings;
 };
@@ -112,6 +127,17 @@ inline void validate_step_environment(const compute_device& gpu, const cluster_t
   detail::require_fraction("tp-overlap", options.tp_overlap);
   detail::require_fraction("dp-overlap", options.dp_overlap);
   detail::require_fraction("dp-overlap", options.dp_overlap_zero3);
+  const auto& load = options.experts.load;
+  if (!(load.load_imbalance >= 1.0 && load.load_imbalance <= 1e6)) {
+    throw invalid_spec("moe-load-imbalance",
+                       "must be at least 1 (the busiest GPU's tokens over the balanced share)");
+  }
+  if (!(load.capacity_factor == 0.0 ||
+        (load.capacity_factor > 0.0 && load.capacity_factor <= 1e6))) {
+    throw invalid_spec("moe-expert-capacity-factor",
+                       "must be positive (tokens kept per expert over the balanced share), or 0 "
+                       "for dropless");
+  }
   for (const auto& [field, value] : {std::pair{"matmul-efficiency", gpu.efficiency.matmul},
                                      std::pair{"memory-efficiency", gpu.efficiency.memory}}) {
     if (!(value > 0.0 && value <= 1.0)) {
@@ -158,7 +184,7 @@ inline step_result evaluate_step(const step_inputs& in) {
   }
   const auto env = environment_of(in);
 
-  const group_sizes sizes{.tp = par.tp, .pp = par.pp, .dp = par.dp};
+  const group_sizes sizes{.tp = par.tp, .pp = par.pp, .dp = par.dp, .ep = par.ep, .etp = par.etp};
   const auto x = group_stage(env, sizes, pipe.split);
   const auto y = batch_stage(env, x, par.micro_batch, par.global_batch);
   const layout_choice choice{.vpp = par.vpp,
@@ -183,6 +209,18 @@ inline step_result evaluate_step(const step_inputs& in) {
   r.step_time = timing.step_time;
   r.time.compute = timing.compute;
   r.time.tp_comm = timing.tp_comm;
+  r.time.ep_comm = timing.ep_comm;
+  if (is_moe(model.moe)) {
+    r.experts.moe_layers = moe_layers(model);
+    r.experts.expert_dp = par.tp * par.dp / (par.ep * par.etp);
+    r.experts.dispatch = y.dispatch.cost;
+    r.experts.ep_group = x.ep_group;
+    r.experts.all_to_alls = timing.ep_all_to_alls_per_layer;
+    r.experts.all_to_all_per_layer = timing.ep_comm_per_layer;
+    r.experts.tp_per_layer = timing.moe_tp_comm_per_layer;
+    r.experts.routed_copies = y.tokens.routed;
+    r.dispatcher = std::string(to_string(in.options.experts.dispatcher));
+  }
   r.time.bubble = timing.bubble;
   r.time.p2p = timing.p2p;
   r.time.dp_comm = timing.dp_comm;
@@ -204,7 +242,9 @@ inline step_result evaluate_step(const step_inputs& in) {
   }
   r.memory =
       memory_per_gpu(model, par, in.memory_capacity, in.options.attention, in.options.state,
-                     zero3_gathered_layers(profile_of(in.options.stack), par.pp, model.layers));
+                     zero3_gathered_layers(profile_of(in.options.stack), par.pp, model.layers),
+                     in.options.experts.load);
+  r.experts.expert_states = r.memory.peak().expert_states;
   return r;
 }
 

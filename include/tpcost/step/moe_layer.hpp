@@ -1,0 +1,108 @@
+// An MoE layer in the step model, as Megatron-Core (core_v0.16.0, megatron/core/transformer/
+// moe/) runs it with MoE parallel folding: what its kernels compute on one GPU, where its
+// expert groups lie, and what its token dispatch and combine cost.
+//
+// Per MoE layer and micro-batch, on one GPU (tokens: model/expert_layout.hpp):
+//   attention, norms          as a dense layer's, under TP (and its TP collectives: half of
+//                             a dense layer's, the attention's reduce-scatter/all-gather pair)
+//   router                    a GEMM T × h × E (TopKRouter), replicated over TP
+//   shared experts            a dense MLP of shared·f_s under TP (SharedExpertMLP), with its
+//                             own TP collectives: the other half of a dense layer's
+//   dispatch, combine         the all-to-all of comm/expert_parallel.hpp on the EP group: 2
+//                             forward, 2 backward (2 more with full recomputation); exposed
+//                             unless --overlap-moe-expert-parallel-comm hides them behind the
+//                             layer's compute (Megatron's combined 1F1B overlap; default off)
+//   routed experts            E/ep grouped GEMMs (TEGroupedMLP) on the copies each expert gets,
+//                             each at the roofline of its own shape (compute_model.hpp)
+//   ETP                       with etp > 1 the ETP group all-gathers the received copies before
+//                             the experts and reduce-scatters their outputs (the dispatcher's
+//                             gather_from_sequence_parallel_region over the expert-TP group):
+//                             one all-gather and one reduce-scatter forward, as many backward
+// With one expert and top-1 nothing is routed (no router, no permutation) and ETP = t places
+// the expert as the dense MLP: the layer costs exactly a dense layer (tests/unit/moe_step_test).
+//
+// Placement: Megatron-Core's expert ranks are generated with order "tp-ep-dp-pp" over the same
+// world, the expert tp being etp (parallel_state.py, expert_decoder RankGenerator): ETP ranks
+// adjacent, EP ranks etp apart, expert-DP ranks etp·ep apart (comm/placement.hpp).
+#pragma once
+
+#include <cstdint>
+
+#include "tpcost/comm/expert_parallel.hpp"
+#include "tpcost/comm/placement.hpp"
+#include "tpcost/comm/topology.hpp"
+#include "tpcost/model/expert_layout.hpp"
+#include "tpcost/model/memory.hpp"
+#include "tpcost/model/model.hpp"
+#include "tpcost/step/compute_model.hpp"
+
+namespace tpcost {
+
+/// How the software runs the experts.
+struct expert_options {
+  /// Megatron-Core's --moe-token-dispatcher-type: alltoall or flex (DeepEP/HybridEP). (Its
+  /// default, allgather, is not modelled; the MoE recipes set alltoall or flex.)
+  token_dispatcher dispatcher = token_dispatcher::all_to_all;
+  bool overlap_comm = false;  ///< --overlap-moe-expert-parallel-comm (default off)
+  expert_load load{};         ///< load imbalance and capacity factor (expert_layout.hpp)
+};
+
+/// The MLP part of one MoE layer on one GPU of a TP group of `tp` with expert groups ep × etp.
+constexpr mlp_block moe_mlp_block(const transformer_spec& model, std::int64_t tp, std::int64_t ep,
+                                  std::int64_t etp, const expert_tokens& tokens) {
+  const auto& moe = model.moe;
+  const auto params = moe_params_per_layer(model);
+  mlp_block b;
+  b.ffn = static_cast<double>(moe.shared_experts * shared_ffn_of(moe));
+  b.routed_tokens = tokens.routed;
+  b.local_experts = tokens.local_experts;
+  b.expert_ffn = static_cast<double>(moe.expert_ffn) / static_cast<double>(etp);
+  if (tokens.routes) {
+    b.router_tokens = tokens.local;
+    b.router_width = static_cast<double>(moe.experts);
+    b.permuted_copies = tokens.copies;
+  }
+  b.params_here =
+      static_cast<double>(params.shared) / static_cast<double>(tp) +
+      static_cast<double>(params.router) +
+      static_cast<double>(params.routed) / static_cast<double>(ep) / static_cast<double>(etp);
+  return b;
+}
+
+/// The folded expert ranks of a layout of `tp`·`dp` ranks per stage (dp holds d·cp in the CP
+/// view) and `pp` stages, in Megatron-Core's expert order tp-ep-dp-pp with tp = etp.
+constexpr rank_layout expert_rank_layout(std::int64_t tp, std::int64_t dp, std::int64_t pp,
+                                         std::int64_t ep, std::int64_t etp) {
+  return {.tp = etp, .cp = 1, .ep = ep, .dp = tp * dp / (ep * etp), .pp = pp};
+}
+
+/// One dispatch (or combine) of an MoE layer, with where it runs.
+struct ep_exchange {
+  ep_all_to_all_cost cost;  ///< on the busiest GPU: load-scaled bytes and time
+  group_placement group;    ///< the EP group, as placed
+};
+
+/// The dispatch (or combine) of one micro-batch on the EP group `group`: each GPU sends its T
+/// tokens' copies (comm/expert_parallel.hpp); the busiest GPU receives `load.factor()` times the
+/// balanced share, so the bandwidth part scales by it.
+inline ep_exchange ep_exchange_of(const cluster_topology& topology, const group_placement& group,
+                                  const transformer_spec& model, const expert_tokens& tokens,
+                                  int activation_bytes, const expert_options& options) {
+  ep_exchange out;
+  out.group = group;
+  const auto balanced =
+      ep_all_to_all(topology, group, model.moe, static_cast<std::int64_t>(tokens.local),
+                    model.hidden, static_cast<double>(activation_bytes), options.dispatcher);
+  if (group.ranks == 1) {
+    return out;
+  }
+  const double f = options.load.factor();
+  const seconds alpha =
+      topology.intra.latency + (group.spans_nodes() ? topology.inter.latency : seconds{});
+  out.cost.time = alpha + f * (balanced.time - alpha);
+  out.cost.intra_node_bytes = f * balanced.intra_node_bytes;
+  out.cost.inter_node_bytes = f * balanced.inter_node_bytes;
+  return out;
+}
+
+}  // namespace tpcost
