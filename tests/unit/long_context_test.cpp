@@ -203,3 +203,33 @@ TEST_CASE(
     }
   }
 }
+
+TEST_CASE(
+    "FP8 wire bytes: SP all-gathers carry the quantized input, --fp8-param-gather FP8 weights",
+    "[long_context][precision]") {
+  const auto& h100 = gpu_preset_by_name("h100", "--gpu");
+  auto in = llama3_long_context(1, linear_precision::fp8_delayed);
+  in.step.model.seq = 8192;
+  in.step.par.dp = 128;
+  in.step.par.global_batch = 1024;
+  in.step.options.dp_overlap = 0.0;
+  const auto with = [&](precision_options p) {
+    in.precision = precision_device_for(h100, p, "p");
+    return evaluate_long_context_step(in).step;
+  };
+  const auto bf16_gather =
+      with({.linear = linear_precision::fp8_delayed, .quantized_tp_all_gather = false});  // TE 1.x
+  const auto fp8 = with({.linear = linear_precision::fp8_delayed});
+  const auto fp8_params = with({.linear = linear_precision::fp8_delayed, .fp8_param_gather = true});
+  // SP: 2 all-gathers and 2 reduce-scatters forward, as many backward (plus 2 all-gathers with
+  // full recomputation): the all-gathers at 1 byte of 2 take less, the reduce-scatters as much.
+  CHECK(fp8.tp_comm_per_layer < bf16_gather.tp_comm_per_layer);
+  CHECK(fp8.tp_comm_per_layer > 0.5 * bf16_gather.tp_comm_per_layer);
+  // The distributed optimizer's parameter all-gather: the linear weights in 1 byte.
+  CHECK(fp8_params.dp_sync < fp8.dp_sync);
+  CHECK(fp8_params.tp_comm_per_layer == fp8.tp_comm_per_layer);
+  // A BF16 recipe keeps 2 bytes everywhere: the plain step's.
+  in.precision = precision_device_for(h100, {}, "p");
+  CHECK_THAT(evaluate_long_context_step(in).step.tp_comm_per_layer.value(),
+             near(evaluate_step(in.step).tp_comm_per_layer.value()));
+}

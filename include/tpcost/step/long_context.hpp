@@ -201,6 +201,11 @@ inline long_context_result evaluate_long_context_step(const long_context_inputs&
   // The view: (t, p, d·cp) on sequences of s/cp tokens, G·cp of them.
   step_inputs view = s;
   view.model.seq = s.model.seq / c.cp;
+  // The recipe's wire bytes (precision.hpp): quantized SP all-gathers, FP8 parameter gathers.
+  if (in.precision.options.linear != linear_precision::bf16) {
+    view.options.tp_all_gather_bytes = tp_all_gather_bytes(in.precision.options);
+  }
+  view.options.linear_param_gather_bytes = param_gather_bytes(in.precision.options);
   view.par.dp = s.par.dp * c.cp;
   view.par.global_batch = s.par.global_batch * c.cp;
   long_context_result r;
