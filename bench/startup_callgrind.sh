@@ -3,8 +3,8 @@
 # do not depend on the machine's load (perf's hardware counters are often unavailable in
 # containers, where startup.sh prints n/a). Prints the total and the shares of the dynamic
 # loader and of main, next to /bin/true. With TPCOST_STATIC_RUNTIME (the default) the binary
-# loads libc and libm only; with the shared libstdc++, libfmt, yaml-cpp and toml++ the loader's
-# symbol lookups were 2.8 M of 3.9 M instructions of `tpcost sweep`.
+# is a static PIE and loads nothing; with the shared libstdc++, libfmt, yaml-cpp and toml++ the
+# loader's symbol lookups were 2.8 M of 3.9 M instructions of `tpcost sweep`.
 #   bench/startup_callgrind.sh [BINARY]      (default build/ci/src/tpcost; needs valgrind)
 set -euo pipefail
 bin=${1:-build/ci/src/tpcost}

@@ -180,8 +180,8 @@ constexpr std::array<config_key, 71> keys{{
      ""},
     {"/source/file", "", value_kind::text, "the file tpcost convert read; informational", ""},
     {"/source/framework", "", value_kind::text,
-     "the training framework the file is for (megatron-core, deepspeed, fsdp2); informational "
-     "until the step model reads stack profiles",
+     "the training framework the file is for (megatron-core, deepspeed, fsdp2); convert also "
+     "writes it to /options/stack, which the step reads",
      ""},
     {"/checks/min_efficiency", "--min-efficiency", value_kind::open_fraction,
      "rule: E(t) >= this (also the sweep footer's target)", ""},

@@ -176,7 +176,7 @@ std::string plan_text(const plan_report& r) {
   }
   o += fmt::format(
       "\nsearch: {} (t, p, cp) with t*p*cp dividing N = {}{}, {} searched; their {} layouts, {} "
-      "evaluated, {} proposed; {:.1f} ms on {} thread{}\n",
+      "evaluated, {} fit; {:.1f} ms on {} thread{}\n",
       c.pairs, req.gpus, limits.empty() ? "" : " (" + limits.substr(1) + ")", c.pairs_searched,
       c.layouts, c.evaluated, c.feasible, r.search_seconds * 1e3, res.threads,
       res.threads == 1 ? "" : "s");
@@ -195,10 +195,12 @@ std::string plan_text(const plan_report& r) {
     }
   }
   o += any ? "" : "  none\n";
-  if (res.tp_across_nodes_needed) {
+  if (!res.top.empty() && res.top.front().candidate.tp_spans_nodes &&
+      req.constraints.fixed_tp == 0) {
     o += fmt::format(
-        "note: no layout with t <= {} fits, so these TP groups cross the inter-node link\n",
-        req.topology.gpus_per_node);
+        "note: the winner's TP group spans nodes of {} GPUs and pays the inter-node link on every "
+        "layer; --max-tp {} keeps TP inside a node\n",
+        req.topology.gpus_per_node, req.topology.gpus_per_node);
   }
 
   o += fmt::format(
@@ -230,9 +232,7 @@ std::string plan_text(const plan_report& r) {
       o += fmt::format("  {:>4} {:>4} {:>4} {:>5} {:>10} {:>6} {:>4}  {}{}\n", par.tp, par.pp,
                        pd.best.cp, par.dp, io::to_string(pd.best.step_time), io::percent(pd.mfu),
                        pd.feasible, describe_layout(par, pd.best.cp),
-                       across && res.tp_across_nodes_penalised && !res.tp_across_nodes_needed
-                           ? "  (TP crosses nodes: not proposed)"
-                           : "");
+                       across ? "  (TP crosses nodes)" : "");
     }
   }
   return o;
@@ -353,8 +353,7 @@ nlohmann::json plan_json(const plan_report& r) {
             {"layouts", c.layouts},
             {"evaluated", c.evaluated},
             {"feasible", c.feasible},
-            {"rejected", rejected},
-            {"tp_across_nodes_needed", res.tp_across_nodes_needed}}},
+            {"rejected", rejected}}},
           {"layouts", layouts},
           {"runner_up", runner_up},
           {"per_degrees", per_degrees}};

@@ -45,6 +45,12 @@ config_document to_document(reading& r, const std::string& path) {
   r.config["source"]["file"] = path;
   if (!r.framework.empty()) {
     r.config["source"]["framework"] = r.framework;
+    // The framework the file is for is the stack its step runs on (docs/stacks.md).
+    if (!r.config.contains("options") || !r.config["options"].contains("stack")) {
+      r.put("/options/stack", r.framework,
+            place{path, 0, 0,
+                  std::string("(a ") + format_name(r.format) + ": stack " + r.framework + ")"});
+    }
   }
   const auto origin = [&](const std::string& pointer) {
     const auto it = r.at.find(pointer);

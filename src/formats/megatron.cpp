@@ -414,6 +414,9 @@ std::pair<std::string, std::string> dest_of(const std::string& flag, const std::
   if (name == "fp8_format") {
     return {"fp8", value};
   }
+  if (name == "fp4_format") {
+    return {"fp4", value};
+  }
   if (name == "recompute_activations") {
     return {"recompute_granularity", "selective"};
   }
@@ -758,19 +761,41 @@ struct megatron_mapping {
 
   void map_precision_and_software() {
     if (const auto fp8 = text("fp8")) {
-      r.put("/hardware/dtype", "fp8", at("fp8"));
-      r.put("/options/comm_dtype",
-            on("bf16")   ? "bf16"
-            : on("fp16") ? "fp16"
-                         : "fp32",
-            at(on("bf16") ? "bf16" : "fp8"));
+      // --fp8-format (dest fp8) turns Transformer Engine's FP8 on for the linear layers;
+      // --fp8-recipe picks the scaling, default "delayed" (megatron/training/arguments.py,
+      // choices tensorwise, delayed, mxfp8, blockwise). Weights, activations outside the
+      // GEMMs and the wire stay in --bf16/--fp16: --precision, not --dtype.
       if (*fp8 != "hybrid" && *fp8 != "e4m3") {
-        r.warn(opts, at("fp8"), fmt::format("FP8 recipe '{}' is costed as FP8 GEMMs", *fp8));
+        r.warn(opts, at("fp8"), fmt::format("FP8 format '{}' is not e4m3 or hybrid", *fp8));
       }
+      const auto recipe = text("fp8_recipe").value_or("delayed");
+      const char* precision = recipe == "delayed"      ? "fp8"
+                              : recipe == "tensorwise" ? "fp8-current"
+                              : recipe == "blockwise"  ? "fp8-blockwise"
+                              : recipe == "mxfp8"      ? "mxfp8"
+                                                       : nullptr;
+      if (precision == nullptr) {
+        fail(at("fp8_recipe"), fmt::format("'{}' is not a Megatron FP8 recipe (tensorwise, "
+                                           "delayed, mxfp8, blockwise)",
+                                           recipe));
+      }
+      r.put("/options/precision", precision, at(on("fp8_recipe") ? "fp8_recipe" : "fp8"));
       if (on("fp8_param_gather")) {
         r.put("/options/fp8_param_gather", true, at("fp8_param_gather"));
       }
-    } else if (on("bf16")) {
+    }
+    if (const auto fp4 = text("fp4")) {
+      // --fp4-format e2m1 with --fp4-recipe nvfp4 (the only recipe Megatron-Core offers).
+      const auto recipe = text("fp4_recipe").value_or("nvfp4");
+      if (recipe != "nvfp4") {
+        fail(at("fp4_recipe"), fmt::format("'{}' is not a Megatron FP4 recipe (nvfp4)", recipe));
+      }
+      if (text("fp8")) {
+        fail(at("fp4"), "FP4 and FP8 together: tpcost costs one precision for the linear layers");
+      }
+      r.put("/options/precision", "nvfp4", at("fp4"));
+    }
+    if (on("bf16")) {
       r.put("/hardware/dtype", "bf16", at("bf16"));
     } else if (on("fp16")) {
       r.put("/hardware/dtype", "fp16", at("fp16"));
@@ -817,9 +842,12 @@ struct megatron_mapping {
                fmt::format("attention backend '{}' is not one tpcost knows", *backend));
       }
     }
-    for (const char* overlap : {"overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap"}) {
-      if (const auto* a = get(overlap)) {
-        r.ignore(a->where, "overlap: --dp-overlap/--tp-overlap stay at their defaults");
+    // Megatron-Core's own switches, which the megatron-core stack reads as Megatron does
+    // (docs/stacks.md).
+    for (const char* flag : {"tp_comm_overlap", "overlap_grad_reduce", "overlap_param_gather",
+                             "grad_reduce_in_bf16"}) {
+      if (on(flag)) {
+        r.put(std::string("/options/") + flag, true, at(flag));
       }
     }
   }

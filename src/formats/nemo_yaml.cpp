@@ -77,7 +77,9 @@ std::pair<std::string, bool> dest_of(const std::string& section, const std::stri
   if (section == "comm_overlap" && name == "tp_comm_overlap") {
     return {name, false};
   }
-  if (section == "mixed_precision" && (name == "bf16" || name == "fp16" || name == "fp8")) {
+  if (section == "mixed_precision" &&
+      (name == "bf16" || name == "fp16" || name == "fp8" || name == "fp8_recipe" ||
+       name == "fp8_param_gather" || name == "fp4" || name == "fp4_recipe")) {
     return {name, false};
   }
   return {{}, false};
@@ -119,8 +121,19 @@ reading read_nemo_yaml(const std::string& text, const std::string& file, const r
       if (bf16 || fp16) {
         precision.push_back({bf16 ? "bf16" : "fp16", "True", recipe, where});
       }
-      if (recipe.find("fp8") != std::string::npos) {
+      // Megatron-Bridge's recipes (megatron/bridge/training/mixed_precision.py):
+      // bf16_with_fp8_{delayed,current,subchannel}_scaling_mixed, bf16_with_mxfp8_mixed,
+      // bf16_with_nvfp4_mixed; each sets Megatron's fp8 / fp8_recipe (or fp4 / fp4_recipe).
+      if (recipe.find("nvfp4") != std::string::npos && recipe.find("fp8") == std::string::npos) {
+        precision.push_back({"fp4", "e2m1", recipe, where});
+        precision.push_back({"fp4_recipe", "nvfp4", recipe, where});
+      } else if (recipe.find("fp8") != std::string::npos) {
+        const char* scaling = recipe.find("current_scaling") != std::string::npos ? "tensorwise"
+                              : recipe.find("subchannel") != std::string::npos    ? "blockwise"
+                              : recipe.find("mxfp8") != std::string::npos         ? "mxfp8"
+                                                                                  : "delayed";
         precision.push_back({"fp8", "hybrid", recipe, where});
+        precision.push_back({"fp8_recipe", scaling, recipe, where});
       }
       if (!bf16 && !fp16) {
         r.warn(opts, where,

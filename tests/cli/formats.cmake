@@ -8,9 +8,18 @@ tpcost_cli_case("megatron gpt3 175b script: t=8 p=16, b=1 G=1536, fp16"
   ARGS convert ${meg}/train_gpt3_175b_distributed.sh RC 0
   STDERR "train_gpt3_175b_distributed\\.sh:40:5: --step-batch-size-schedule: a batch-size ramp-up"
   STDOUT "\"global_batch\": 1536,\n    \"micro_batch\": 1\n.*\"dtype\": \"fp16\".*\"heads\": 96,\n    \"hidden\": 12288,.*\"layers\": 96,\n    \"seq\": 2048,\n    \"vocab\": 51200.*\"gpus\": 8,\n    \"pp\": 16,\n    \"tp\": 8\n")
+# --fp8-format hybrid (recipe delayed by default) is --precision fp8 over bf16 weights; the
+# Megatron-Core switches carry over as the megatron-core stack's options.
 tpcost_cli_case("megatron llama3 8b fp8 script: t=1 p=1, b=1 G=128, fp8, SP, distributed optimizer"
   ARGS convert -q ${meg}/train_llama3_8b_h100_fp8.sh RC 0
-  STDOUT "\"global_batch\": 128,\n    \"micro_batch\": 1\n.*\"dtype\": \"fp8\".*\"arch\": \"llama\",\n    \"ffn\": 14336,\n    \"heads\": 32,\n    \"hidden\": 4096,\n    \"kv_heads\": 8,.*\"comm_dtype\": \"bf16\",\n    \"fp8_param_gather\": true,\n    \"sp\": true,\n    \"zero\": 1\n.*\"pp\": 1,\n    \"tp\": 1\n")
+  STDOUT "\"global_batch\": 128,\n    \"micro_batch\": 1\n.*\"dtype\": \"bf16\".*\"arch\": \"llama\",\n    \"ffn\": 14336,\n    \"heads\": 32,\n    \"hidden\": 4096,\n    \"kv_heads\": 8,.*\"fp8_param_gather\": true,\n    \"grad_reduce_in_bf16\": true,\n    \"overlap_grad_reduce\": true,\n    \"overlap_param_gather\": true,\n    \"precision\": \"fp8\",\n    \"sp\": true,\n    \"stack\": \"megatron-core\",\n    \"zero\": 1\n.*\"pp\": 1,\n    \"tp\": 1\n")
+# Megatron-Bridge's recipe names and MixedPrecisionConfig fields give the precision.
+tpcost_cli_case("megatron-bridge yaml: bf16_with_mxfp8_mixed is --precision mxfp8 over bf16"
+  ARGS convert -q ${fmt_dir}/llama3_8b_bridge_mxfp8.yaml RC 0
+  STDOUT "\"dtype\": \"bf16\".*\"precision\": \"mxfp8\"")
+tpcost_cli_case("megatron-bridge yaml: fp8_recipe tensorwise is --precision fp8-current"
+  ARGS convert -q ${fmt_dir}/llama3_8b_bridge_fp8_tensorwise.yaml RC 0
+  STDOUT "\"fp8_param_gather\": true,\n.*\"precision\": \"fp8-current\"")
 # Megatron's --context-parallel-size and --cp-comm-type are the config's CP keys (d = N/(t*p*cp)).
 tpcost_cli_case("megatron script: --context-parallel-size is /parallel/cp"
   ARGS convert -q ${meg}/train_llama3_8b_h100_fp8.sh --set CP_SIZE=2 RC 0
@@ -61,13 +70,13 @@ tpcost_cli_case("sarif for a failed rule points at the layout's line"
 # The other formats.
 tpcost_cli_case("megatron-bridge yaml: t=2, G=512, bf16, GQA, selective, distributed optimizer"
   ARGS convert -q ${fmt_dir}/llama3_8b_bridge.yaml RC 0
-  STDOUT "\"global_batch\": 512.*\"dtype\": \"bf16\".*\"kv_heads\": 8.*\"recompute\": \"selective\",\n    \"sp\": true,\n    \"zero\": 1.*\"tp\": 2\n.*megatron-bridge-yaml")
+  STDOUT "\"global_batch\": 512.*\"dtype\": \"bf16\".*\"kv_heads\": 8.*\"recompute\": \"selective\",\n    \"sp\": true,\n    \"stack\": \"megatron-core\",\n    \"zero\": 1.*\"tp\": 2\n.*megatron-bridge-yaml")
 tpcost_cli_case("torchtitan toml: llama-3-8b preset, FSDP as ZeRO-3, d=32"
   ARGS convert -q ${fmt_dir}/llama3_8b_torchtitan.toml RC 0
-  STDOUT "\"global_batch\": 32,.*\"name\": \"llama-3-8b\".*\"zero\": 3.*\"dp\": 32,.*\"tp\": 2\n.*fsdp2")
+  STDOUT "\"global_batch\": 32,.*\"name\": \"llama-3-8b\".*\"stack\": \"fsdp2\",\n    \"zero\": 3.*\"dp\": 32,.*\"tp\": 2\n.*fsdp2")
 tpcost_cli_case("deepspeed json with an hf config: d = 256/(2*4) = 32, ZeRO-3"
   ARGS convert -q ${fmt_dir}/ds_config.json ${PROJECT_SOURCE_DIR}/examples/hf/llama-3-8b.json RC 0
-  STDOUT "\"micro_batch\": 2.*\"hf_config\": \"[^\"]*llama-3-8b\\.json\".*\"zero\": 3.*\"dp\": 32,\n    \"gpus\": 32")
+  STDOUT "\"micro_batch\": 2.*\"hf_config\": \"[^\"]*llama-3-8b\\.json\".*\"stack\": \"deepspeed\",\n    \"zero\": 3.*\"dp\": 32,\n    \"gpus\": 32")
 tpcost_cli_case("an hf config alone is not a check"
   ARGS check ${PROJECT_SOURCE_DIR}/examples/hf/llama-3-8b.json RC 2
   STDERR "llama-3-8b\\.json: a Hugging Face config\\.json describes only a model")

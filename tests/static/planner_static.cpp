@@ -22,6 +22,6 @@ static_assert(ranks_before(candidate(1.0, 16, true), candidate(2.0, 1, false)));
 static_assert(ranks_before(candidate(1.0, 16, false), candidate(1.0, 1, true)));
 static_assert(ranks_before(candidate(1.0, 4, false), candidate(1.0, 8, false)));
 static_assert(!ranks_before(candidate(1.0, 4, false), candidate(1.0, 4, false)));
-static_assert(key_of(plan_reason::tp_across_nodes) == "tp_across_nodes");
+static_assert(key_of(plan_reason::memory) == "memory");
 static_assert(all_plan_reasons.size() == plan_reason_count);
 }  // namespace

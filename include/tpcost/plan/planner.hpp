@@ -26,10 +26,9 @@
 // ordered by `ranks_before`: TP inside a node first, then smaller t, smaller p, larger b,
 // smaller v, recomputation none < selective < full, SP off before on, lower ZeRO stage.
 //
-// A TP group larger than a node pays the inter-node link on every layer. When that link is
-// slower than the intra-node one (InfiniBand, Ethernet), such layouts are evaluated but only
-// proposed if no layout with t <= GPUs per node fits: they are counted under
-// `tp_across_nodes` otherwise.
+// A TP group larger than a node pays the inter-node link on every layer (topology.hpp prices
+// it); it is ranked by that cost like any other layout, so no rule hides a layout the model
+// rates faster. --max-tp (constraints.max_tp) is there for users who want TP kept in a node.
 //
 // A cp > 1 layout is costed as evaluate_long_context_step costs it (step/long_context.hpp):
 // the stages of the view (t, p, d·cp) on sequences of s/cp tokens, G·cp of them, plus
@@ -92,10 +91,9 @@ enum class plan_reason : int {
   interleave_batch,  ///< v > 1 with m < p (Megatron-Core's interleaved schedule needs m >= p)
   zero_with_pp,      ///< ZeRO-2/3 with p > 1 (DeepSpeed's pipeline engine refuses it)
   memory,            ///< the fullest stage does not fit the GPU's memory
-  tp_across_nodes,   ///< fits, but its TP group crosses a slower link and an in-node layout fits
 };
 
-inline constexpr std::size_t plan_reason_count = 13;
+inline constexpr std::size_t plan_reason_count = 12;
 /// tp_limit .. dp_batch judge a (t, p, cp) group layout
 inline constexpr std::size_t plan_pair_reason_count = 9;
 
@@ -103,8 +101,7 @@ inline constexpr std::array<plan_reason, plan_reason_count> all_plan_reasons{
     plan_reason::tp_limit,         plan_reason::tp_heads,     plan_reason::tp_kv_heads,
     plan_reason::tp_ffn,           plan_reason::tp_straddles, plan_reason::pp_limit,
     plan_reason::pp_layers,        plan_reason::cp_sequence,  plan_reason::dp_batch,
-    plan_reason::interleave_batch, plan_reason::zero_with_pp, plan_reason::memory,
-    plan_reason::tp_across_nodes};
+    plan_reason::interleave_batch, plan_reason::zero_with_pp, plan_reason::memory};
 
 /// A short key for JSON: "tp_limit", "tp_heads", ...
 constexpr std::string_view key_of(plan_reason reason) {
@@ -132,11 +129,9 @@ constexpr std::string_view key_of(plan_reason reason) {
     case plan_reason::zero_with_pp:
       return "zero_with_pp";
     case plan_reason::memory:
-      return "memory";
-    case plan_reason::tp_across_nodes:
       break;
   }
-  return "tp_across_nodes";
+  return "memory";
 }
 
 /// One line for people: what the rule is.
@@ -165,11 +160,9 @@ constexpr std::string_view describe(plan_reason reason) {
     case plan_reason::zero_with_pp:
       return "ZeRO-2/3 with pipeline parallelism";
     case plan_reason::memory:
-      return "does not fit in GPU memory";
-    case plan_reason::tp_across_nodes:
       break;
   }
-  return "TP group crosses the slower inter-node link while an in-node layout fits";
+  return "does not fit in GPU memory";
 }
 
 /// Limits the user puts on the search; 0 means none.
@@ -256,7 +249,7 @@ struct plan_counts {
   std::int64_t pairs_searched = 0;  ///< pairs that passed the pair rules
   std::int64_t layouts = 0;         ///< layouts of the searched pairs
   std::int64_t evaluated = 0;       ///< layouts that passed the layout rules: memory checked
-  std::int64_t feasible = 0;        ///< fit, and proposed
+  std::int64_t feasible = 0;        ///< fit in memory: ranked
   std::array<std::int64_t, plan_reason_count> rejected{};
   [[nodiscard]] constexpr std::int64_t operator[](plan_reason r) const {
     return rejected[static_cast<std::size_t>(r)];
@@ -294,9 +287,7 @@ struct plan_result {
   std::optional<planned_layout> runner_up;  ///< the second best, even with `top` = 1
   std::vector<degree_choice> per_degrees;   ///< the best of each (t, p) that has one, best first
   plan_counts counts;
-  bool tp_across_nodes_needed = false;     ///< nothing fit inside a node; TP crosses nodes
-  bool tp_across_nodes_penalised = false;  ///< the inter-node link is the slower one
-  unsigned threads = 1;                    ///< threads the search ran on
+  unsigned threads = 1;  ///< threads the search ran on
 };
 
 namespace detail {
@@ -423,19 +414,17 @@ constexpr std::int64_t batch_of(const plan_request& req, std::int64_t dp) {
 
 /// What one worker found.
 struct plan_partial {
-  explicit plan_partial(std::size_t k) : inside(k), across(k) {}
-  best_k inside;  ///< layouts whose TP group stays in a node (or crosses a link as fast)
-  best_k across;  ///< layouts whose TP group crosses the slower inter-node link
+  explicit plan_partial(std::size_t k) : best(k) {}
+  best_k best;
   plan_counts counts;
 };
 
 /// Every layout of one pair through the stages (stages.hpp), each hoisted out of the loops
 /// that do not change it: counts, the best k, the pair's best.
 inline void search_pair(const plan_request& req, const step_environment& env, const plan_pair& pair,
-                        bool penalise_across, plan_partial& out, degree_choice& pair_best) {
+                        plan_partial& out, degree_choice& pair_best) {
   const auto& model = req.model;
-  const bool across = penalise_across && pair.spans_nodes;
-  auto& bucket = across ? out.across : out.inside;
+  auto& bucket = out.best;
   auto& counts = out.counts;
   const auto reject = [&](plan_reason r, std::int64_t n) {
     counts.rejected[static_cast<std::size_t>(r)] += n;
@@ -622,8 +611,6 @@ struct plan_search {
   std::vector<plan_candidate> top;  ///< the best max(top, 2), best first
   std::vector<degree_choice> per_degrees;
   plan_counts counts;
-  bool tp_across_nodes_needed = false;
-  bool tp_across_nodes_penalised = false;
   unsigned threads = 1;
 };
 
@@ -661,7 +648,6 @@ inline plan_search search(const plan_request& req) {
                 (pair.pp > 1 ? 13 * divisor_count((req.model.layers + pair.pp - 1) / pair.pp) : 1) *
                 3 * (pair.tp > 1 ? 2 : 1) * (pair.dp > 1 ? 4 : 1);
   }
-  out.tp_across_nodes_penalised = req.topology.inter.bandwidth < req.topology.intra.bandwidth;
 
   const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
   const unsigned wanted = req.threads == 0 ? hardware : req.threads;
@@ -683,7 +669,7 @@ inline plan_search search(const plan_request& req) {
   const auto work = [&](unsigned w) {
     try {
       for (std::size_t i = next.fetch_add(1); i < pairs.size(); i = next.fetch_add(1)) {
-        search_pair(req, env, pairs[i], out.tp_across_nodes_penalised, partials[w], pair_best[i]);
+        search_pair(req, env, pairs[i], partials[w], pair_best[i]);
       }
     } catch (...) {
       failures[w] = std::current_exception();
@@ -710,43 +696,27 @@ inline plan_search search(const plan_request& req) {
   }
 
   // Deterministic merge: the union of every worker's best k, in the total order.
-  std::vector<plan_candidate> inside, across;
-  std::int64_t across_feasible = 0;
+  std::vector<plan_candidate> ranked;
   for (const auto& part : partials) {
     out.counts += part.counts;
-    inside.insert(inside.end(), part.inside.items().begin(), part.inside.items().end());
-    across.insert(across.end(), part.across.items().begin(), part.across.items().end());
+    ranked.insert(ranked.end(), part.best.items().begin(), part.best.items().end());
   }
   for (std::size_t i = 0; i < pairs.size(); ++i) {
+    out.counts.feasible += pair_best[i].feasible;
     if (pair_best[i].feasible > 0) {
       const auto& best = pair_best[i].best;
       pair_best[i].mfu = model_flops_utilisation(
           flops_per_step(req.model, best.par.global_batch, req.model.seq, best.par.recompute).model,
           best.step_time, n, req.gpu.peak);
-      if (out.tp_across_nodes_penalised && pairs[i].spans_nodes) {
-        across_feasible += pair_best[i].feasible;
-      }
       out.per_degrees.push_back(pair_best[i]);
     }
   }
   std::sort(
       out.per_degrees.begin(), out.per_degrees.end(),
       [](const degree_choice& a, const degree_choice& b) { return ranks_before(a.best, b.best); });
-  std::sort(inside.begin(), inside.end(), ranks_before);
-  std::sort(across.begin(), across.end(), ranks_before);
-  const auto& chosen = inside.empty() ? across : inside;
-  out.tp_across_nodes_needed = inside.empty() && !across.empty();
-  if (!out.tp_across_nodes_needed) {
-    out.counts.rejected[static_cast<std::size_t>(plan_reason::tp_across_nodes)] = across_feasible;
-  }
-  // feasible counted what fit; the across-node ones are proposed only when needed.
-  std::int64_t fit = 0;
-  for (const auto& d : out.per_degrees) {
-    fit += d.feasible;
-  }
-  out.counts.feasible = out.tp_across_nodes_needed ? fit : fit - across_feasible;
-  out.top.assign(chosen.begin(),
-                 chosen.begin() + static_cast<std::ptrdiff_t>(std::min(k, chosen.size())));
+  std::sort(ranked.begin(), ranked.end(), ranks_before);
+  out.top.assign(ranked.begin(),
+                 ranked.begin() + static_cast<std::ptrdiff_t>(std::min(k, ranked.size())));
   return out;
 }
 
@@ -785,8 +755,6 @@ inline plan_result plan(const plan_request& req) {
   plan_result out;
   out.counts = found.counts;
   out.per_degrees = std::move(found.per_degrees);
-  out.tp_across_nodes_needed = found.tp_across_nodes_needed;
-  out.tp_across_nodes_penalised = found.tp_across_nodes_penalised;
   out.threads = found.threads;
   for (std::size_t i = 0; i < found.top.size(); ++i) {
     auto l = evaluate_planned(req, found.top[i]);
@@ -1044,7 +1012,7 @@ inline step_comparison compare_layouts(const parallel_config& base_par, const st
   change("zero", n(static_cast<int>(base_par.zero)), n(static_cast<int>(other_par.zero)));
   const auto ends = [&](const parallel_config& par) {
     return par.first_stage_layers == 0 && par.last_stage_layers == 0
-               ? std::string("even")
+               ? std::string("default")
                : n(par.first_stage_layers) + "/" + n(par.last_stage_layers);
   };
   change("first/last stage layers", ends(base_par), ends(other_par));
