@@ -24,20 +24,50 @@ std::string field(std::string_view text) {
 constexpr std::string_view layout_header =
     "tp,pp,dp,vpp,micro_batch,global_batch,sp,recompute,zero,step_s,compute_s,tp_comm_s,"
     "bubble_s,p2p_s,dp_comm_s,optimizer_s,tokens_per_s,mfu,hfu,peak_memory_bytes,"
-    "memory_headroom_bytes,fits,cp,cp_comm_exposed_s";
+    "memory_headroom_bytes,fits,cp,cp_comm_exposed_s,cp_comm_type,cp_comm_hidden_s,precision,"
+    "mfu_precision_peak,mfu_precision_peak_rate";
 
-/// One layout's row; `cp` and `cp_exposed` (the exposed CP exchange, which the step time holds
-/// beside the other parts) close it. dp is d, the replicas: N = tp·pp·cp·dp.
-std::string layout_row(const parallel_config& p, const step_result& r, std::int64_t cp,
-                       seconds cp_exposed) {
+/// The CP and precision columns that close a row (the long-context step's, docs/precision.md):
+/// `mfu` before them is the BF16-peak MFU, `mfu_precision_peak` the one against the peak of the
+/// run's own linear precision, named by `mfu_precision_peak_rate`.
+struct long_context_columns {
+  std::int64_t cp = 1;
+  std::string_view comm_type = "none";  ///< cp = 1: no exchange
+  seconds exposed{}, hidden{};
+  std::string_view precision = "bf16";
+  double mfu_precision_peak = 0.0;
+  std::string_view rate = "bf16";
+};
+
+long_context_columns columns_of(const context_parallel& cp, const precision_options& precision,
+                                const std::optional<long_context_result>& lc,
+                                const step_result& r) {
+  long_context_columns c{.cp = cp.cp,
+                         .comm_type = cp.cp > 1 ? to_string(cp.comm) : "none",
+                         .precision = to_string(precision.linear),
+                         .mfu_precision_peak = r.mfu};
+  if (lc) {
+    c.exposed = lc->cp_exposed;
+    c.hidden = lc->cp_hidden;
+    c.mfu_precision_peak = lc->utilisation.mfu_precision_peak;
+    c.rate = to_string(lc->utilisation.precision_peak);
+  }
+  return c;
+}
+
+/// One layout's row; the CP and precision columns close it. dp is d, the replicas:
+/// N = tp·pp·cp·dp.
+std::string layout_row(const parallel_config& p, const step_result& r,
+                       const long_context_columns& c) {
   const auto& t = r.time;
   return fmt::format(
-      "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", p.tp, p.pp, p.dp,
-      p.vpp, p.micro_batch, p.global_batch, p.sequence_parallel ? "on" : "off",
+      "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+      p.tp, p.pp, p.dp, p.vpp, p.micro_batch, p.global_batch, p.sequence_parallel ? "on" : "off",
       to_string(p.recompute), static_cast<int>(p.zero), r.step_time.value(), t.compute.value(),
       t.tp_comm.value(), t.bubble.value(), t.p2p.value(), t.dp_comm.value(), t.optimizer.value(),
       r.tokens_per_second, r.mfu, r.hfu, r.memory.peak().total().value(),
-      r.memory.headroom().value(), r.memory.fits() ? "yes" : "no", cp, cp_exposed.value());
+      r.memory.headroom().value(), r.memory.fits() ? "yes" : "no", c.cp, c.exposed.value(),
+      c.comm_type, c.hidden.value(), c.precision, c.mfu_precision_peak, c.rate);
 }
 
 }  // namespace
@@ -45,8 +75,8 @@ std::string layout_row(const parallel_config& p, const step_result& r, std::int6
 std::string step_csv(const step_report& report, bool header) {
   std::string out = header ? "model," + std::string(layout_header) + "\n" : "";
   return out + field(model_name(report.model)) + "," +
-         layout_row(report.inputs.par, report.result, report.cp.cp,
-                    report.long_context ? report.long_context->cp_exposed : seconds{});
+         layout_row(report.inputs.par, report.result,
+                    columns_of(report.cp, report.precision, report.long_context, report.result));
 }
 
 std::string plan_csv(const plan_report& report, bool header) {
@@ -54,8 +84,10 @@ std::string plan_csv(const plan_report& report, bool header) {
   const auto name = field(model_name(report.model));
   std::size_t rank = 0;
   for (const auto& l : report.result.top) {
+    const context_parallel cp{.cp = l.candidate.cp, .comm = report.request.cp_comm};
     out += fmt::format("{},{},", ++rank, name) +
-           layout_row(l.candidate.par, l.result, l.candidate.cp, cp_terms_of(l).exposed);
+           layout_row(l.candidate.par, l.result,
+                      columns_of(cp, report.request.precision.options, l.long_context, l.result));
   }
   return out;
 }

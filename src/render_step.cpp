@@ -194,9 +194,13 @@ std::string text(const step_report& r) {
   }
   o += fmt::format(
       "GPU:     peak {}, HBM {} at {}; efficiency {:.2f} of peak (matmul), {:.2f} of HBM "
-      "(element-wise)\n",
+      "(element-wise){}\n",
       io::to_string(in.gpu.peak), gib(in.memory_capacity), io::to_string(in.gpu.memory_bandwidth),
-      in.gpu.efficiency.matmul, in.gpu.efficiency.memory);
+      in.gpu.efficiency.matmul, in.gpu.efficiency.memory,
+      in.options.attention == attention_kernel::fused
+          ? fmt::format(", {:.2f} of peak (fused attention, on its causal FLOPs)",
+                        in.gpu.efficiency.attention)
+          : std::string());
   o += fmt::format(
       "links:   intra-node {} / {} per step{}; inter-node {} / {}{}; {} GPUs per node\n\n",
       io::to_string(in.topology.intra.bandwidth), io::to_string(in.topology.intra.latency),
@@ -428,6 +432,7 @@ nlohmann::json hardware_json(const chosen_hardware& hw, const compute_device& de
           {"memory_bytes", memory.value()},
           {"matmul_efficiency", device.efficiency.matmul},
           {"memory_efficiency", device.efficiency.memory},
+          {"attention_efficiency", device.efficiency.attention},
           {"gpus_per_node", topology.gpus_per_node},
           {"intra_bandwidth_bytes_per_s", topology.intra.bandwidth.value()},
           {"intra_latency_s", topology.intra.latency.value()},

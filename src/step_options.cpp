@@ -127,7 +127,7 @@ chosen_hardware to_hardware(const hardware_flags& f) {
       f.memory.empty() ? out.gpu->memory.value : parse_bytes(f.memory, "--memory");
   // The generation's η (hardware/efficiency.hpp), each with its source; the flags override.
   const auto eta = default_efficiency(out.gpu->arch, tensor_rate::bf16);
-  out.device.efficiency = {.matmul = eta.matmul, .memory = eta.memory};
+  out.device.efficiency = {.matmul = eta.matmul, .memory = eta.memory, .attention = eta.attention};
   out.efficiency_source = eta.source;
   if (!f.matmul_efficiency.empty()) {
     out.device.efficiency.matmul = fraction_flag(f.matmul_efficiency, "--matmul-efficiency");

@@ -143,16 +143,26 @@ reading read_torchtitan_toml(const std::string& text, const std::string& file,
   if (tp > 1) {
     r.put("/options/sp", true, t.at("parallelism", "tensor_parallel_degree"));
   }
-  for (const char* blocked : {"context_parallel_degree", "expert_parallel_degree"}) {
-    if (const auto v = t.degree(blocked); v && *v > 1) {
-      r.blockers.push_back(
-          {reader_note::kind::warning, t.at("parallelism", blocked),
-           fmt::format("{} = {}: {} is not modelled; tpcost would cost a "
-                       "different job",
-                       blocked, *v,
-                       std::string_view(blocked).rfind("context", 0) == 0 ? "context parallelism"
-                                                                          : "expert parallelism")});
+  // Context parallelism: PyTorch's context-parallel SDPA, whose KV exchange is
+  // context_parallel_rotate_method (torchtitan/config/job_config.py): 'allgather' (the default)
+  // all-gathers the KV shards, 'alltoall' rotates them rank to rank, the ring of p2p.
+  if (const auto cp = t.degree("context_parallel_degree"); cp && *cp > 1) {
+    r.put("/parallel/cp", *cp, t.at("parallelism", "context_parallel_degree"));
+    const auto rotate =
+        t.string("parallelism", "context_parallel_rotate_method").value_or("allgather");
+    const auto rotate_at = t.at("parallelism", "context_parallel_rotate_method");
+    if (rotate == "allgather" || rotate == "alltoall") {
+      r.put("/parallel/cp_comm_type", rotate == "allgather" ? "all_gather" : "p2p", rotate_at);
+    } else {
+      fail(rotate_at,
+           fmt::format("'{}' is not a rotate method; expected allgather or alltoall", rotate));
     }
+  }
+  if (const auto ep = t.degree("expert_parallel_degree"); ep && *ep > 1) {
+    r.blockers.push_back({reader_note::kind::warning, t.at("parallelism", "expert_parallel_degree"),
+                          fmt::format("expert_parallel_degree = {}: expert parallelism is not "
+                                      "modelled; tpcost would cost a different job",
+                                      *ep)});
   }
   const auto replicate = t.degree("data_parallel_replicate_degree").value_or(1);
   const auto shard = t.degree("data_parallel_shard_degree").value_or(-1);

@@ -74,6 +74,9 @@ tpcost_cli_case("megatron-bridge yaml: t=2, G=512, bf16, GQA, selective, distrib
 tpcost_cli_case("torchtitan toml: llama-3-8b preset, FSDP as ZeRO-3, d=32"
   ARGS convert -q ${fmt_dir}/llama3_8b_torchtitan.toml RC 0
   STDOUT "\"global_batch\": 32,.*\"name\": \"llama-3-8b\".*\"stack\": \"fsdp2\",\n    \"zero\": 3.*\"dp\": 32,.*\"tp\": 2\n.*fsdp2")
+tpcost_cli_case("torchtitan toml: context_parallel_degree is cp, its rotate method the exchange"
+  ARGS convert -q ${fmt_dir}/llama3_8b_torchtitan_cp.toml RC 0
+  STDOUT "\"cp\": 8,\n    \"cp_comm_type\": \"all_gather\",")
 tpcost_cli_case("deepspeed json with an hf config: d = 256/(2*4) = 32, ZeRO-3"
   ARGS convert -q ${fmt_dir}/ds_config.json ${PROJECT_SOURCE_DIR}/examples/hf/llama-3-8b.json RC 0
   STDOUT "\"micro_batch\": 2.*\"hf_config\": \"[^\"]*llama-3-8b\\.json\".*\"stack\": \"deepspeed\",\n    \"zero\": 3.*\"dp\": 32,\n    \"gpus\": 32")
@@ -95,6 +98,9 @@ tpcost_cli_case("toml syntax error names file:line:column" ARGS check ${badf}/sy
 # fuzzer's find). Refused by type before any conversion.
 tpcost_cli_case("toml float degree is not an integer" ARGS convert ${badf}/float_degree.toml RC 2
   STDERR "float_degree\\.toml:3:28: parallelism\\.pipeline_parallel_degree: expected an integer")
+tpcost_cli_case("toml: an unknown context_parallel_rotate_method names file:line"
+  ARGS convert ${badf}/cp_rotate.toml RC 2
+  STDERR "cp_rotate\\.toml:3:[0-9]+: parallelism\\.context_parallel_rotate_method: 'ring' is not a rotate method; expected allgather or alltoall\n$")
 tpcost_cli_case("a script without megatron arguments" ARGS convert ${badf}/no_args.sh RC 2
   STDERR "no_args\\.sh:1: no Megatron-LM arguments found")
 tpcost_cli_case("global batch not a multiple of DP x micro-batch names the script's line"

@@ -10,10 +10,10 @@
 // (NeMo's tp_comm_overlap, TE userbuffers: --tp-overlap 1), the gradient sync overlapped with
 // the backward (--overlap-grad-reduce), fused attention, no recomputation, b = 1 where the row
 // gives none, CP over p2p (Megatron's default --cp-comm-type), FP8 linear layers with BF16
-// attention. The torchtitan rows run FSDP (ZeRO-3) with full activation checkpointing on a
-// 2.4 TB/s HBM2e H100, as they state. Compared like with like: a step time where the row has
-// one, else model TFLOP/s per GPU (our model FLOPs count the full s×s scores, as NeMo's
-// formula does).
+// attention. The torchtitan rows run the fsdp2 stack profile (ZeRO-3) with full activation
+// checkpointing on a 2.4 TB/s HBM2e H100, as they state. Compared like with like: a step time
+// where the row has one, else model TFLOP/s per GPU (our model FLOPs count the full s×s
+// scores, as NeMo's formula does).
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "tpcost/step/long_context.hpp"
+#include "tpcost/step/stack_profiles.hpp"
 
 namespace tpcost::test {
 
@@ -38,15 +39,26 @@ struct cp_fp8_row {
   double measured_mfu = 0.0;
 };
 
-/// `options`, when given, replaces the software half set below for every row (the stack
-/// profile test, stack_dev_test.cpp).
-inline std::vector<cp_fp8_row> cp_fp8_rows(const std::string& set,
-                                           const step_options* options = nullptr) {
+/// The efficiencies a fit tries in place of efficiency.hpp's (cp_fp8_fit.cpp): η_mm of the
+/// BF16 and of the FP8 GEMMs, and η_attn, for every row of the set.
+struct efficiency_trial {
+  double bf16_matmul = 0.0, fp8_matmul = 0.0, attention = 0.0;
+};
+
+/// The rows of `set` ("fp8_rows", "cp_rows") of the development file.
+inline nlohmann::json cp_fp8_set(const std::string& set) {
   std::ifstream f(std::string(TPCOST_REFERENCE_DIR) + "/cp_fp8_dev_rows.json");
-  const auto j = nlohmann::json::parse(f);
+  return nlohmann::json::parse(f).at(set);
+}
+
+/// `options`, when given, replaces the software half set below for every row (the stack
+/// profile test, stack_dev_test.cpp); `trial`, when given, the efficiencies.
+inline std::vector<cp_fp8_row> evaluate_cp_fp8_rows(const nlohmann::json& rows,
+                                                    const step_options* options = nullptr,
+                                                    const efficiency_trial* trial = nullptr) {
   const auto& ndr = interconnect_preset_by_name("ib-ndr", "interconnect");
   std::vector<cp_fp8_row> out;
-  for (const auto& r : j.at(set)) {
+  for (const auto& r : rows) {
     cp_fp8_row row;
     row.id = r.at("id").get<std::string>();
     const auto& gpu = gpu_preset_by_name(r.at("gpu").get<std::string>(), "gpu");
@@ -79,6 +91,9 @@ inline std::vector<cp_fp8_row> cp_fp8_rows(const std::string& set,
     }
     in.step.memory_capacity = gpu.memory.value;
     in.step.topology = make_topology(gpu, ndr);
+    if (titan) {  // torchtitan's FSDP2 (ZeRO-3 with pipelines allowed), as its notes state
+      in.step.options = options_of(stack_profile_by_name("fsdp2", "stack"));
+    }
     in.step.options.attention = attention_kernel::fused;
     in.step.options.dp_overlap = 1.0;
     in.step.options.tp_overlap = titan ? 0.0 : 1.0;
@@ -90,6 +105,12 @@ inline std::vector<cp_fp8_row> cp_fp8_rows(const std::string& set,
     const bool fp8 = precision.rfind("fp8", 0) == 0;
     in.precision = precision_device_for(
         gpu, {.linear = fp8 ? linear_precision::fp8_delayed : linear_precision::bf16}, "precision");
+    if (trial != nullptr) {
+      in.step.gpu.efficiency.matmul = trial->bf16_matmul;
+      in.step.gpu.efficiency.attention = trial->attention;
+      in.precision.linear_efficiency = fp8 ? trial->fp8_matmul : trial->bf16_matmul;
+      in.precision.attention_efficiency = trial->attention;
+    }
     row.layout = "t" + std::to_string(par.tp) + " p" + std::to_string(par.pp) + " cp" +
                  std::to_string(in.cp.cp) + " d" + std::to_string(par.dp) + ", " +
                  (fp8 ? "fp8" : "bf16");
@@ -126,6 +147,11 @@ inline std::vector<cp_fp8_row> cp_fp8_rows(const std::string& set,
     out.push_back(row);
   }
   return out;
+}
+
+inline std::vector<cp_fp8_row> cp_fp8_rows(const std::string& set,
+                                           const step_options* options = nullptr) {
+  return evaluate_cp_fp8_rows(cp_fp8_set(set), options);
 }
 
 }  // namespace tpcost::test

@@ -64,7 +64,7 @@ TEST_CASE("The optimizer step moves 54 bytes per parameter through HBM", "[compu
 
 TEST_CASE(
     "A fused attention kernel keeps the s x s scores out of HBM: its attention core runs "
-    "at eta_mm",
+    "at eta_attn",
     "[compute_model]") {
   transformer_spec llama{};
   llama.layers = 1;
@@ -77,10 +77,10 @@ TEST_CASE(
   llama = with_architecture(llama, architecture::llama);
   const auto unfused = layer_compute_time(llama, 1, 8, a100, attention_kernel::unfused);
   const auto fused = layer_compute_time(llama, 1, 8, a100, attention_kernel::fused);
-  // QK^T and PV: 2 x 2*s*s*hn FLOP per head, 8 heads per GPU, at eta_mm x peak; the causal
-  // mask lets the kernel skip half of them.
+  // QK^T and PV: 2 x 2*s*s*hn FLOP per head, 8 heads per GPU, at eta_attn x peak (0.50, the
+  // default); the causal mask lets the kernel skip half of them.
   const double s = 8192, hn = 128, heads = 8;
-  const double forward = 0.5 * 2 * 2 * s * s * hn * heads / (0.75 * 312e12);
+  const double forward = 0.5 * 2 * 2 * s * s * hn * heads / (0.50 * 312e12);
   CHECK_THAT(fused.attention_core_forward.value(), near(forward, 1e-9));
   // The backward recomputes QK^T: 2.5 x the forward. Everything else in the backward grows
   // linearly with s (the projections are FLOP-bound here), the attention core with s^2, so

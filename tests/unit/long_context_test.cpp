@@ -5,6 +5,7 @@
 
 #include "support/matchers.hpp"
 #include "tpcost/hardware/presets.hpp"
+#include "tpcost/model/model_presets.hpp"
 
 using namespace tpcost;
 using tpcost::test::near;
@@ -110,10 +111,125 @@ TEST_CASE("A recipe the GPU lacks is refused naming it: Hopper and Blackwell get
                     Catch::StartsWith("--precision: ") && Catch::Contains("H100-SXM"));
   const auto fp8 = precision_device_for(h100, {.linear = linear_precision::fp8_current}, "p");
   CHECK(fp8.linear_peak.value() == h100.peak.fp8.value.value());
-  CHECK(fp8.linear_efficiency == 0.68);
+  CHECK(fp8.linear_efficiency == 0.65);
   CHECK(bf16_device_for(h100).efficiency.matmul == 0.73);
   const auto& b200 = gpu_preset_by_name("b200", "--gpu");
   const auto fp4 = precision_device_for(b200, {.linear = linear_precision::nvfp4}, "p");
   CHECK(fp4.linear_peak.value() == 9000e12);
   CHECK(bf16_device_for(gpu_preset_by_name("a100", "--gpu")).efficiency.matmul == 0.75);
+}
+
+namespace {
+/// One GPU running a whole model: t = p = d = 1, b = G = 1, fused attention.
+step_inputs one_gpu(const transformer_spec& model, const gpu_preset& gpu, recompute_mode mode) {
+  step_inputs in;
+  in.model = model;
+  in.par.recompute = mode;
+  in.gpu = bf16_device_for(gpu);
+  in.memory_capacity = gpu.memory.value;
+  in.topology = make_topology(gpu, interconnect_preset_by_name("ib-ndr", "--interconnect"));
+  in.options.attention = attention_kernel::fused;
+  return in;
+}
+}  // namespace
+
+TEST_CASE("One attention kernel, one cost: evaluate_step's fused core is the CP stage's",
+          "[long_context][attention]") {
+  const auto& h100 = gpu_preset_by_name("h100", "--gpu");
+  for (const auto p : {linear_precision::bf16, linear_precision::fp8_delayed}) {
+    auto in = llama3_long_context(1, p);
+    in.precision = precision_device_for(h100, {.linear = p}, "p");
+    const auto env = environment_of(in.step);
+    const auto core = layer_compute_time(in.step.model, 1, 8, in.step.gpu, attention_kernel::fused)
+                          .attention_core_forward;
+    // cp = 1: the stage's attention is the step model's, nothing added.
+    const auto one = long_context_layer_stage(env, in.step.model, 1, 8, {.cp = 1}, in.precision);
+    CHECK_THAT(one.attention_core.value(), near(core.value()));
+    CHECK(one.attention_core_delta.value() == 0.0);
+    // cp = 4: a rank's s/4 queries against all s keys are a quarter of the whole core, at the
+    // same cost per FLOP; the view (s/4)² core is a sixteenth of it.
+    auto view = in.step;
+    view.model.seq /= 4;
+    const auto four = long_context_layer_stage(environment_of(view), in.step.model, 1, 8, {.cp = 4},
+                                               in.precision);
+    CHECK_THAT(four.attention_core.value(), near(core.value() / 4.0));
+    CHECK_THAT(four.attention_core_delta.value(), near(core.value() * (1.0 / 4.0 - 1.0 / 16.0)));
+  }
+}
+
+TEST_CASE("The fused attention core grows as s^2 per sequence, as s at a fixed token count",
+          "[long_context][attention]") {
+  const auto gpu = bf16_device_for(gpu_preset_by_name("h100", "--gpu"));
+  auto model = llama405b(32768);
+  const auto at = [&](std::int64_t b, std::int64_t s) {
+    model.seq = s;
+    return layer_compute_time(model, b, 8, gpu, attention_kernel::fused)
+        .attention_core_forward.value();
+  };
+  CHECK_THAT(at(1, 65536) / at(1, 32768), near(4.0));
+  CHECK_THAT(at(1, 65536) / at(2, 32768), near(2.0));
+  // ... at the attention kernel's η_attn of the peak on the causal half (compute_model.hpp).
+  const double flops = 4.0 * 65536.0 * 65536.0 * 128.0 * 128.0 / 8.0;  // QKᵀ + PV, 16 heads/GPU
+  CHECK_THAT(at(1, 65536), near(0.5 * flops / (gpu.efficiency.attention * gpu.peak.value())));
+}
+
+TEST_CASE(
+    "HFU stays at or below 100% for every dense preset model up to 131,072 tokens on H100, B200",
+    "[long_context][attention]") {
+  for (const char* name : {"h100", "b200"}) {
+    const auto& gpu = gpu_preset_by_name(name, "--gpu");
+    for (const auto& preset : model_presets) {
+      if (!is_dense_mha(preset.spec)) {
+        continue;  // the step refuses what it does not cost (MoE, MLA, MTP)
+      }
+      for (const std::int64_t s : {4096, 32768, 131072}) {
+        for (const auto mode : {recompute_mode::none, recompute_mode::full}) {
+          auto model = preset.spec;
+          model.seq = s;
+          CAPTURE(name, preset.name, s, to_string(mode));
+          const auto r = evaluate_step(one_gpu(model, gpu, mode));
+          CHECK(r.hfu <= 1.0);
+          CHECK(r.hfu > 0.2);
+        }
+      }
+      auto model = preset.spec;
+      model.seq = 131072;
+      long_context_inputs lc{.step = one_gpu(model, gpu, recompute_mode::none),
+                             .cp = {.cp = 8},
+                             .precision = precision_device_for(gpu, {}, "p")};
+      lc.step.par.global_batch = 1;
+      CAPTURE(name, preset.name);
+      CHECK(evaluate_long_context_step(lc).step.hfu <= 1.0);
+    }
+  }
+}
+
+TEST_CASE(
+    "FP8 wire bytes: SP all-gathers carry the quantized input, --fp8-param-gather FP8 weights",
+    "[long_context][precision]") {
+  const auto& h100 = gpu_preset_by_name("h100", "--gpu");
+  auto in = llama3_long_context(1, linear_precision::fp8_delayed);
+  in.step.model.seq = 8192;
+  in.step.par.dp = 128;
+  in.step.par.global_batch = 1024;
+  in.step.options.dp_overlap = 0.0;
+  const auto with = [&](precision_options p) {
+    in.precision = precision_device_for(h100, p, "p");
+    return evaluate_long_context_step(in).step;
+  };
+  const auto bf16_gather =
+      with({.linear = linear_precision::fp8_delayed, .quantized_tp_all_gather = false});  // TE 1.x
+  const auto fp8 = with({.linear = linear_precision::fp8_delayed});
+  const auto fp8_params = with({.linear = linear_precision::fp8_delayed, .fp8_param_gather = true});
+  // SP: 2 all-gathers and 2 reduce-scatters forward, as many backward (plus 2 all-gathers with
+  // full recomputation): the all-gathers at 1 byte of 2 take less, the reduce-scatters as much.
+  CHECK(fp8.tp_comm_per_layer < bf16_gather.tp_comm_per_layer);
+  CHECK(fp8.tp_comm_per_layer > 0.5 * bf16_gather.tp_comm_per_layer);
+  // The distributed optimizer's parameter all-gather: the linear weights in 1 byte.
+  CHECK(fp8_params.dp_sync < fp8.dp_sync);
+  CHECK(fp8_params.tp_comm_per_layer == fp8.tp_comm_per_layer);
+  // A BF16 recipe keeps 2 bytes everywhere: the plain step's.
+  in.precision = precision_device_for(h100, {}, "p");
+  CHECK_THAT(evaluate_long_context_step(in).step.tp_comm_per_layer.value(),
+             near(evaluate_step(in.step).tp_comm_per_layer.value()));
 }

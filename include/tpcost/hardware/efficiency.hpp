@@ -1,6 +1,7 @@
 // The fraction of a GPU's datasheet peaks that training software reaches, per architecture
 // generation and tensor-core rate: η_mm of the dense tensor-core peak for large matmuls and
-// η_bw of the HBM bandwidth for memory-bound kernels (compute_model.hpp uses both).
+// η_bw of the HBM bandwidth for memory-bound kernels, and η_attn of the fused attention kernel
+// (compute_model.hpp uses all three; η_attn in fused_attention_forward_time only).
 //
 // Every entry names where it comes from: a published measurement, a fit on the development
 // rows of this project (the leave-one-out error is in docs/precision.md), or, where neither
@@ -15,38 +16,48 @@
 
 namespace tpcost {
 
-/// η_mm, η_bw and the fused attention kernel's η with their source.
+/// η_mm, η_bw and the fused attention kernel's η_attn with their source.
 struct sourced_efficiency {
-  double matmul = 0.75;    ///< of the dense peak of the rate, large matmuls
-  double memory = 0.66;    ///< of the HBM bandwidth, memory-bound kernels
-  double attention = 0.0;  ///< fused attention, of its rate's peak, counted on the full s×s
-                           ///< score matrix as model FLOPs count it (a causal kernel does half
-                           ///< that work, so it runs at attention/2 of peak); 0 = matmul
+  double matmul = 0.75;     ///< of the dense peak of the rate, large matmuls
+  double memory = 0.66;     ///< of the HBM bandwidth, memory-bound kernels
+  double attention = 0.50;  ///< η_attn: fused causal attention, of its rate's peak, on the
+                            ///< FLOPs the kernel runs (half the s×s scores; compute_model.hpp)
   std::string_view source;
 };
 
 namespace detail::efficiency {
 inline constexpr std::string_view a100 =
     "A100 BF16: eta_mm 0.75 calibrated on the 27.2 ms of a 22B layer (Korthikanti et al. 2022, "
-    "arXiv:2205.05198, Table 4); eta_bw 0.66 fitted to Narayanan et al. 2021 Table 1";
+    "arXiv:2205.05198, Table 4); eta_bw 0.66 fitted to Narayanan et al. 2021 Table 1; eta_attn "
+    "0.50, the bottom of FlashAttention-2's 50-73% of peak on A100 (Dao 2023, arXiv:2307.08691, "
+    "abstract: the backward, 2.5x the forward's work, is the slower pass; no A100 "
+    "fused-attention development row)";
 inline constexpr std::string_view like_a100 =
     "assumption: no published measurement or development row for this generation and rate; "
     "the A100 BF16 values";
+// Hopper and Blackwell: η_mm and η_attn fitted together by tests/reference/cp_fp8_fit.cpp on
+// development rows only (tests/reference/cp_fp8_dev_rows.json); its leave-one-out table is in
+// docs/precision.md. η_attn is of the FLOPs a causal FlashAttention kernel runs, forward and
+// backward alike: 0.31 of H100's BF16 peak is ~305 TFLOP/s, where FlashAttention-2 runs on H100
+// ("only 35% utilization", Shah et al. 2024, FlashAttention-3, arXiv:2407.08608, abstract), and
+// below FlashAttention-3's forward (75%, same abstract), which the rows' stacks did not all run.
 inline constexpr std::string_view hopper_bf16 =
-    "Hopper BF16: eta_mm 0.73 fitted on the 8 DGX Cloud Nemotron-4 15B BF16 rows (NeMo 25.02, "
-    "tests/reference/cp_fp8_dev_rows.json; leave-one-out error mean 1.0%, worst 2.2%); "
-    "attention 0.53 fitted on the 9 NeMo long-sequence Llama-2 7B H100 rows (4k-1M tokens, CP "
-    "1-32; leave-one-out mean 4.1%, worst 7.7%); eta_bw the A100's 0.66 (not fitted)";
+    "Hopper BF16: eta_mm 0.73 and eta_attn 0.31 fitted with Hopper FP8's eta_mm on 25 H100 "
+    "development rows (8 DGX Cloud Nemotron-4 15B BF16, 8 FP8, 9 NeMo long-sequence Llama-2 7B "
+    "FP8 at 4k-1M tokens, CP 1-32; tests/reference/cp_fp8_fit.cpp); leave-one-out error: BF16 "
+    "rows mean 1.2%, worst 2.2%; long-sequence rows mean 3.0%, worst 5.7%; eta_bw the A100's "
+    "0.66 (not fitted)";
 inline constexpr std::string_view hopper_fp8 =
-    "Hopper FP8: eta_mm 0.68 fitted on the 8 DGX Cloud Nemotron-4 15B FP8 rows (leave-one-out "
-    "mean 2.2%, worst 3.4%); attention as BF16 (FP8 attention not fitted); eta_bw 0.66";
+    "Hopper FP8: eta_mm 0.65 fitted with Hopper BF16's eta_mm and eta_attn on the same 25 H100 "
+    "rows (leave-one-out: DGX Cloud FP8 rows mean 2.3%, worst 4.8%); attention BF16 at eta_attn "
+    "0.31 (FP8 attention not fitted); eta_bw 0.66";
 inline constexpr std::string_view blackwell_fp8 =
-    "Blackwell FP8: eta_mm 0.52 and attention 0.71 fitted together on the 6 consistent NeMo "
-    "long-sequence Llama-3 8B B200 rows (8k-256k tokens; leave-one-out mean 2.2% / 1.9%, worst "
-    "4.6% / 4.3%); eta_bw 0.66 (not fitted)";
+    "Blackwell FP8: eta_mm 0.53 and eta_attn 0.41 fitted together on the 6 consistent NeMo "
+    "long-sequence Llama-3 8B B200 rows (8k-256k tokens, CP 1-4; leave-one-out mean 1.8%, "
+    "worst 3.2%); eta_bw 0.66 (not fitted)";
 inline constexpr std::string_view blackwell_other =
     "assumption: no development row for Blackwell at this rate; eta_mm the Blackwell FP8 fit "
-    "scaled as Hopper's BF16/FP8 ratio (0.73/0.68) for BF16, the FP8 fit for FP4; attention "
+    "scaled by Hopper's BF16/FP8 ratio (0.73/0.65) for BF16, the FP8 fit for FP4; eta_attn "
     "the Blackwell fit";
 }  // namespace detail::efficiency
 
@@ -56,20 +67,20 @@ constexpr sourced_efficiency default_efficiency(gpu_architecture arch, tensor_ra
   using namespace detail::efficiency;
   switch (arch) {
     case gpu_architecture::ampere:
-      return {0.75, 0.66, 0.0, rate == tensor_rate::bf16 ? a100 : like_a100};
+      return {0.75, 0.66, 0.50, rate == tensor_rate::bf16 ? a100 : like_a100};
     case gpu_architecture::hopper:
-      return rate == tensor_rate::bf16 ? sourced_efficiency{0.73, 0.66, 0.53, hopper_bf16}
-                                       : sourced_efficiency{0.68, 0.66, 0.53, hopper_fp8};
+      return rate == tensor_rate::bf16 ? sourced_efficiency{0.73, 0.66, 0.31, hopper_bf16}
+                                       : sourced_efficiency{0.65, 0.66, 0.31, hopper_fp8};
     case gpu_architecture::blackwell:
     case gpu_architecture::blackwell_ultra:
-      return rate == tensor_rate::fp8   ? sourced_efficiency{0.52, 0.66, 0.71, blackwell_fp8}
-             : rate == tensor_rate::fp4 ? sourced_efficiency{0.52, 0.66, 0.71, blackwell_other}
-                                        : sourced_efficiency{0.56, 0.66, 0.71, blackwell_other};
+      return rate == tensor_rate::fp8   ? sourced_efficiency{0.53, 0.66, 0.41, blackwell_fp8}
+             : rate == tensor_rate::fp4 ? sourced_efficiency{0.53, 0.66, 0.41, blackwell_other}
+                                        : sourced_efficiency{0.59, 0.66, 0.41, blackwell_other};
     case gpu_architecture::cdna3:
     case gpu_architecture::cdna4:
       break;
   }
-  return {0.75, 0.66, 0.0, like_a100};
+  return {0.75, 0.66, 0.50, like_a100};
 }
 
 }  // namespace tpcost

@@ -29,6 +29,10 @@ namespace tpcost {
 struct kernel_efficiency {
   double matmul = 0.75;  ///< η_mm: of the dense tensor-core peak, for large matmuls
   double memory = 0.66;  ///< η_bw: of the HBM bandwidth, for memory-bound kernels
+  /// η_attn: of the attention core's dense peak, reached by a fused (flash) attention kernel on
+  /// the FLOPs it runs (the causal half of the s×s scores), forward and backward alike;
+  /// fused_attention_forward_time is its one use. Per generation in hardware/efficiency.hpp.
+  double attention = 0.50;
 };
 
 /// The compute side of one GPU as the step model needs it.
@@ -36,6 +40,9 @@ struct compute_device {
   flops_per_second peak{};              ///< dense peak for the compute dtype
   bytes_per_second memory_bandwidth{};  ///< HBM bandwidth
   kernel_efficiency efficiency{};
+  /// The dense peak the attention core runs at when it differs from `peak` (FP8 attention
+  /// beside BF16 GEMMs, or BF16 attention beside FP8 GEMMs); 0 = `peak`.
+  flops_per_second attention_peak{};
 };
 
 /// One matmul C[M×N] = A[M×K]·B[K×N], `batch` times, with `element` bytes per value.
@@ -60,6 +67,26 @@ inline constexpr double fused_attention_causal_share = 0.5;
 /// FlashAttention's backward pass costs 2.5× its forward: five matmuls (it recomputes QKᵀ and
 /// the softmax) against the forward's two (Dao 2023, Sec. 4.1).
 inline constexpr double fused_attention_backward_factor = 2.5;
+
+/// The attention kernel's cost, the one formula for it: one forward pass of a fused causal
+/// kernel over `full_flops`, the FLOPs of QKᵀ and scores × V on the whole s×s (as model FLOPs
+/// count them), at η_attn of the attention peak. FlashAttention is FLOP-bound at the head
+/// dimensions of LLMs (64-256): its HBM traffic is Q, K, V and O, not the scores (Dao et al.
+/// 2022, arXiv:2205.14135, Theorem 2). The backward is fused_attention_backward_factor times
+/// this, at the same η (the development rows cannot tell the two passes' η apart).
+/// evaluate_step (cp = 1, through layer_compute_time) and the context-parallel stage
+/// (long_context.hpp, which runs the same kernel on s/cp queries against all s keys) both call
+/// it, so one kernel has one cost.
+constexpr seconds fused_attention_forward_time(flops full_flops, const compute_device& gpu) {
+  const flops_per_second peak = gpu.attention_peak.value() > 0.0 ? gpu.attention_peak : gpu.peak;
+  return fused_attention_causal_share * full_flops / (gpu.efficiency.attention * peak);
+}
+
+/// Forward, backward and (per mode) recomputed forward passes of the fused attention core, in
+/// units of its forward pass: 1 + 2.5, +1 recomputed under full or selective recomputation.
+constexpr double fused_attention_passes(recompute_mode mode) {
+  return 1.0 + fused_attention_backward_factor + (mode == recompute_mode::none ? 0.0 : 1.0);
+}
 
 /// Per-GPU compute time of one layer for one micro-batch, by kernel class.
 struct layer_compute {
@@ -157,8 +184,8 @@ constexpr layer_compute layer_compute_time(const transformer_spec& model, std::i
   const bool fused = attention_kind == attention_kernel::fused;
   for (const auto& g : attention) {
     if (fused) {  // FLOP-bound, causal blocks skipped; the backward recomputes QKᵀ
-      const seconds fwd = fused_attention_causal_share * 2.0 * g.m * g.n * g.k * g.batch *
-                          units::FLOP / (gpu.efficiency.matmul * gpu.peak);
+      const seconds fwd =
+          fused_attention_forward_time(2.0 * g.m * g.n * g.k * g.batch * units::FLOP, gpu);
       attn_fwd += fwd;
       bwd += fused_attention_backward_factor * fwd;
     } else {

@@ -37,9 +37,8 @@ struct precision_device {
   precision_options options;
   flops_per_second linear_peak{};  ///< the dense peak of the recipe's rate (0 = the BF16 peak)
   double linear_efficiency = 0.0;  ///< η_mm of that rate (0 = the BF16 η_mm)
-  /// η of the fused attention kernel (FlashAttention/cuDNN), of the peak of its rate, counted
-  /// on the full s×s score matrix as the FLOPs are (0 = η_mm). A causal kernel skips half the
-  /// matrix, so its real fraction of peak is half this.
+  /// η_attn of the fused attention kernel (FlashAttention/cuDNN), of the peak of its rate, on
+  /// the FLOPs it runs (compute_model.hpp, fused_attention_forward_time); 0 = the BF16 device's.
   double attention_efficiency = 0.0;
   /// The dense peak of the attention core's rate: BF16, or FP8 with fp8_attention (0 = the
   /// BF16 peak). Apart from linear_peak: FP8 attention may run beside BF16 or NVFP4 GEMMs.
@@ -52,7 +51,7 @@ inline compute_device bf16_device_for(const gpu_preset& gpu) {
   const auto e = default_efficiency(gpu.arch, tensor_rate::bf16);
   return {.peak = gpu.peak.bf16.value,
           .memory_bandwidth = gpu.memory_bandwidth.value,
-          .efficiency = {.matmul = e.matmul, .memory = e.memory}};
+          .efficiency = {.matmul = e.matmul, .memory = e.memory, .attention = e.attention}};
 }
 
 /// The recipe on a GPU preset: refuses one the GPU cannot run (invalid_spec(field, ...) naming
@@ -91,13 +90,6 @@ struct long_context_result {
   utilisation_report utilisation;
 };
 
-namespace detail {
-/// Forward, backward (2×) and recomputed (per mode) passes of the attention core.
-constexpr double attention_passes(recompute_mode mode) {
-  return 3.0 + (mode == recompute_mode::none ? 0.0 : 1.0);
-}
-}  // namespace detail
-
 /// What the view (t, p, d·cp) on s/cp-token sequences leaves out, for one layer and one
 /// micro-batch on one GPU: the stage that `evaluate_long_context_step` and the planner's
 /// search (planner.hpp) both add, one formula in one place.
@@ -110,7 +102,7 @@ struct long_context_layer_terms {
   cp_layer_comm cp;  ///< the CP exchange, its exposed part behind attention
   /// The attention passes (forward, backward, recomputed) beyond the view, for `mode`.
   [[nodiscard]] constexpr seconds attention_extra(recompute_mode mode) const {
-    return detail::attention_passes(mode) * attention_core_delta;
+    return fused_attention_passes(mode) * attention_core_delta;
   }
   /// The linear GEMMs' saving: forward (twice with full recomputation) and backward.
   [[nodiscard]] constexpr seconds linear_saving(recompute_mode mode) const {
@@ -154,25 +146,27 @@ inline long_context_layer_terms long_context_layer_stage(const step_environment&
   // its attention core (which stays BF16 unless FP8 attention is asked for).
   if (precision.options.linear != linear_precision::bf16) {
     compute_device fast = gpu;
+    fast.attention_peak = gpu.attention_peak.value() > 0.0 ? gpu.attention_peak : gpu.peak;
     fast.peak = precision.linear_peak.value() > 0.0 ? precision.linear_peak : gpu.peak;
     if (precision.linear_efficiency > 0.0) {
       fast.efficiency.matmul = precision.linear_efficiency;
     }
     const auto k = layer_compute_time(view.model, b, t, fast, attention);
+    // Zero with a fused kernel (fast keeps the attention peak); an unfused kernel's score
+    // matmuls ran at the fast peak: take them back, forward and their two gradients.
     const seconds attn_delta = k.attention_core_forward - kernels.attention_core_forward;
     out.linear_saving_forward = kernels.other_forward - k.other_forward;
     out.linear_saving_backward = (kernels.backward - k.backward) + 2.0 * attn_delta;
   }
-  // The attention core against all s keys, at the attention kernel's own η: cp times the
-  // view's (s/cp)² core, in place of the view's core at η_mm.
+  // The attention core against all s keys, by the one kernel cost the view's core has too
+  // (compute_model.hpp, fused_attention_forward_time): cp times the view's (s/cp)² core, in
+  // place of it. At cp = 1 with BF16 attention the two are the same and the delta is zero.
   compute_device attention_gpu = gpu;
   if (precision.attention_efficiency > 0.0) {
-    // The η is counted on the full s×s (efficiency.hpp); the compute model counts a causal
-    // kernel's half (compute_model.hpp), so the same time is half that η of the peak.
-    attention_gpu.efficiency.matmul = precision.attention_efficiency / 2.0;
+    attention_gpu.efficiency.attention = precision.attention_efficiency;
   }
   if (precision.options.fp8_attention && precision.attention_peak.value() > 0.0) {
-    attention_gpu.peak = precision.attention_peak;  // FP8 attention at the FP8 rate
+    attention_gpu.attention_peak = precision.attention_peak;  // FP8 attention at the FP8 rate
   }
   out.attention_core =
       static_cast<double>(c.cp) *
@@ -212,6 +206,11 @@ inline long_context_result evaluate_long_context_step(const long_context_inputs&
   // The view: (t, p, d·cp) on sequences of s/cp tokens, G·cp of them.
   step_inputs view = s;
   view.model.seq = s.model.seq / c.cp;
+  // The recipe's wire bytes (precision.hpp): quantized SP all-gathers, FP8 parameter gathers.
+  if (in.precision.options.linear != linear_precision::bf16) {
+    view.options.tp_all_gather_bytes = tp_all_gather_bytes(in.precision.options);
+  }
+  view.options.linear_param_gather_bytes = param_gather_bytes(in.precision.options);
   view.par.dp = s.par.dp * c.cp;
   view.par.global_batch = s.par.global_batch * c.cp;
   long_context_result r;

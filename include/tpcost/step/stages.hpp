@@ -36,6 +36,7 @@
 #include "tpcost/model/model.hpp"
 #include "tpcost/model/parallelism.hpp"
 #include "tpcost/model/pipeline_parallel.hpp"
+#include "tpcost/model/precision.hpp"
 #include "tpcost/step/compute_model.hpp"
 #include "tpcost/step/moe_layer.hpp"
 #include "tpcost/step/stack_profiles.hpp"
@@ -48,6 +49,14 @@ struct step_options {
   double dp_overlap = 0.0;     ///< share of the DP sync hidden behind the last backward, [0, 1]
   bool scatter_gather = true;  ///< Megatron's p2p split over the TP ranks (Narayanan Sec. 4.1)
   int activation_bytes = 2;    ///< 16-bit activations and gradients on the wire
+  /// Bytes per element of the sequence-parallel TP all-gathers (0 = activation_bytes): TE 2.x
+  /// gathers the quantized GEMM input with an FP8/FP4 recipe (precision.hpp,
+  /// tp_all_gather_bytes); the reduce-scatters and all-reduces stay activation_bytes.
+  double tp_all_gather_bytes = 0.0;
+  /// Bytes per linear-layer weight in the distributed optimizer's (and ZeRO-3's) parameter
+  /// all-gather: 2, or the FP8 data with --fp8-param-gather (precision.hpp,
+  /// param_gather_bytes). Embeddings, norms and biases are gathered in 16 bits.
+  double linear_param_gather_bytes = 2.0;
   /// The attention kernel: its time (compute_model.hpp) and what it keeps for the backward
   /// pass (memory.hpp). The CLI defaults to fused.
   attention_kernel attention = attention_kernel::unfused;
@@ -209,9 +218,17 @@ inline group_terms group_stage(const step_environment& env, const group_sizes& g
       const double params = s == 0          ? x.params_first - kept * x.experts_first
                             : s + 1 == g.pp ? x.params_last - kept * x.experts_last
                                             : x.params_middle - kept * x.experts_middle;
-      // Gradients travel in the stack's reduction dtype; weights are gathered in 16 bits.
+      // Gradients travel in the stack's reduction dtype; weights are gathered in 16 bits, the
+      // linear layers' in linear_param_gather_bytes (FP8 with --fp8-param-gather; MoE models
+      // stay BF16, so the experts' share never enters it).
       const bytes gradients = static_cast<double>(env.options.grad_wire_bytes) * params * units::B;
-      const bytes weights = 2.0 * params * units::B;
+      const double layers = static_cast<double>(s == 0          ? split.first
+                                                : s + 1 == g.pp ? split.last
+                                                                : split.middle);
+      const double linear = static_cast<double>(quantized_params_per_layer(model)) * layers /
+                            static_cast<double>(g.tp);
+      const bytes weights =
+          (2.0 * params - (2.0 - env.options.linear_param_gather_bytes) * linear) * units::B;
       detail::keep_slowest(x.dp_all_reduce, topo, group, collective_op::all_reduce, gradients);
       detail::keep_slowest(x.dp_reduce_scatter, topo, group, collective_op::reduce_scatter,
                            gradients);
@@ -268,6 +285,7 @@ struct batch_terms {
   seconds logits{};                ///< the output layer and its loss
   bytes tp_message{};              ///< b·s·h·(activation bytes) per TP collective
   algorithm_cost tp_all_reduce{}, tp_reduce_scatter{}, tp_all_gather{};
+  algorithm_cost tp_sp_all_gather{};   ///< SP's all-gather of a GEMM input, at its wire bytes
   std::array<bytes, 2> p2p_message{};  ///< one send per GPU, [SP off, SP on]
   std::array<seconds, 2> p2p_one{};    ///< one transfer's time, [SP off, SP on]
   // MoE layers (all zero for a dense model):
@@ -318,6 +336,12 @@ inline batch_terms batch_stage(const step_environment& env, const group_terms& x
         nccl_cheapest_collective(topo, x.tp_group, collective_op::reduce_scatter, y.tp_message);
     y.tp_all_gather =
         nccl_cheapest_collective(topo, x.tp_group, collective_op::all_gather, y.tp_message);
+    y.tp_sp_all_gather = y.tp_all_gather;
+    if (opt.tp_all_gather_bytes > 0.0) {  // the quantized GEMM input (FP8/FP4 recipes)
+      y.tp_sp_all_gather = nccl_cheapest_collective(
+          topo, x.tp_group, collective_op::all_gather,
+          opt.tp_all_gather_bytes / static_cast<double>(opt.activation_bytes) * y.tp_message);
+    }
   }
   for (const bool sp : {false, true}) {
     const std::size_t i = sp ? 1 : 0;
@@ -459,7 +483,7 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   if (t > 1) {
     tp_layer = counts.all_reduce * y.tp_all_reduce.cost.time +
                counts.reduce_scatter * y.tp_reduce_scatter.cost.time +
-               counts.all_gather * y.tp_all_gather.cost.time;
+               counts.all_gather * y.tp_sp_all_gather.cost.time;
     r.tp_algorithm =
         counts.all_reduce > 0 ? y.tp_all_reduce.algorithm : y.tp_reduce_scatter.algorithm;
   }

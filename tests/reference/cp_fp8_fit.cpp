@@ -1,0 +1,159 @@
+// Fits η_mm and η_attn (hardware/efficiency.hpp) on the development rows only, and reports each
+// fitted constant's leave-one-out error: every row predicted by the constants fitted without it.
+//
+//   Hopper: η_mm BF16, η_mm FP8 and η_attn together, on the 8 DGX Cloud Nemotron-4 15B BF16
+//     rows (η_mm BF16, η_attn), the 8 FP8 rows and the 9 NeMo long-sequence Llama-2 7B H100
+//     rows (η_mm FP8, η_attn): 25 rows.
+//   Blackwell: η_mm FP8 and η_attn together on the 6 consistent NeMo Llama-3 8B B200 rows (the
+//     BF16 η_mm, which only the BF16 logits use there, tied to the FP8 one by Hopper's ratio).
+// The torchtitan rows are not fitted (another stack: FSDP2, torchao float8, PyTorch's ring
+// attention, a 500 W HBM2e H100). Objective: the sum of squared relative errors; coordinate
+// descent with golden-section steps on [0.1, 1]. Prints markdown (docs/precision.md).
+#include <cmath>
+#include <cstdio>
+#include <functional>
+
+#include "cp_fp8_rows.hpp"
+
+using namespace tpcost;
+using namespace tpcost::test;
+
+namespace {
+
+struct fitted_set {
+  nlohmann::json rows;  ///< the development rows the fit sees
+  bool blackwell = false;
+};
+
+/// Σ error² of `rows` under `x` = {bf16, fp8, attention}.
+double loss(const nlohmann::json& rows, const efficiency_trial& x) {
+  double sum = 0.0;
+  for (const auto& r : evaluate_cp_fp8_rows(rows, nullptr, &x)) {
+    if (r.refused.empty()) {
+      sum += r.error * r.error;
+    }
+  }
+  return sum;
+}
+
+double golden(const std::function<double(double)>& f, double lo, double hi) {
+  const double g = (std::sqrt(5.0) - 1.0) / 2.0;
+  double a = lo, b = hi, c = b - g * (b - a), d = a + g * (b - a);
+  double fc = f(c), fd = f(d);
+  while (b - a > 1e-4) {
+    if (fc < fd) {
+      b = d, d = c, fd = fc, c = b - g * (b - a), fc = f(c);
+    } else {
+      a = c, c = d, fc = fd, d = a + g * (b - a), fd = f(d);
+    }
+  }
+  return (a + b) / 2.0;
+}
+
+constexpr double hopper_bf16_over_fp8 = 0.73 / 0.65;  // efficiency.hpp's Blackwell BF16 rule
+
+efficiency_trial fit(const nlohmann::json& rows, bool blackwell) {
+  efficiency_trial x{.bf16_matmul = 0.7, .fp8_matmul = 0.6, .attention = 0.4};
+  for (int sweep = 0; sweep < 8; ++sweep) {
+    if (!blackwell) {
+      x.bf16_matmul = golden(
+          [&](double v) {
+            auto y = x;
+            y.bf16_matmul = v;
+            return loss(rows, y);
+          },
+          0.1, 1.0);
+    }
+    x.fp8_matmul = golden(
+        [&](double v) {
+          auto y = x;
+          y.fp8_matmul = v;
+          if (blackwell) {
+            y.bf16_matmul = v * hopper_bf16_over_fp8;
+          }
+          return loss(rows, y);
+        },
+        0.1, 1.0);
+    if (blackwell) {
+      x.bf16_matmul = x.fp8_matmul * hopper_bf16_over_fp8;
+    }
+    x.attention = golden(
+        [&](double v) {
+          auto y = x;
+          y.attention = v;
+          return loss(rows, y);
+        },
+        0.1, 1.0);
+  }
+  return x;
+}
+
+void report(const char* name, const nlohmann::json& rows, bool blackwell) {
+  const auto all = fit(rows, blackwell);
+  std::printf("%s, all %zu rows: eta_mm BF16 %.3f, eta_mm FP8 %.3f, eta_attn %.3f\n\n", name,
+              rows.size(), all.bf16_matmul, all.fp8_matmul, all.attention);
+  std::printf(
+      "| left out | eta_mm BF16 | eta_mm FP8 | eta_attn | in-sample error | leave-one-out "
+      "error |\n|---|---|---|---|---|---|\n");
+  const auto in_sample = evaluate_cp_fp8_rows(rows, nullptr, &all);
+  // Leave-one-out error per group of rows (the constant each group pins).
+  struct group {
+    const char* prefix;
+    double sum = 0.0, worst = 0.0;
+    int n = 0;
+  };
+  group groups[] = {{"dgxc-v25.02-nemotron4-15b-bf16"},
+                    {"dgxc-v25.02-nemotron4-15b-fp8"},
+                    {"nemo-longseq-llama2-7b-h100"},
+                    {"nemo-longseq-llama3-8b-b200"}};
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (!in_sample[i].refused.empty()) {
+      continue;
+    }
+    auto rest = rows;
+    rest.erase(i);
+    const auto x = fit(rest, blackwell);
+    nlohmann::json one = nlohmann::json::array({rows[i]});
+    const double e = evaluate_cp_fp8_rows(one, nullptr, &x).front().error;
+    std::printf("| %s | %.3f | %.3f | %.3f | %+.1f%% | %+.1f%% |\n", in_sample[i].id.c_str(),
+                x.bf16_matmul, x.fp8_matmul, x.attention, 100 * in_sample[i].error, 100 * e);
+    for (auto& g : groups) {
+      if (in_sample[i].id.rfind(g.prefix, 0) == 0) {
+        g.sum += std::fabs(e);
+        g.worst = std::max(g.worst, std::fabs(e));
+        ++g.n;
+      }
+    }
+  }
+  std::printf("\n");
+  for (const auto& g : groups) {
+    if (g.n > 0) {
+      std::printf("leave-one-out, %s (%d rows): mean |error| %.1f%%, worst %.1f%%\n", g.prefix, g.n,
+                  100 * g.sum / g.n, 100 * g.worst);
+    }
+  }
+  std::printf("\n");
+}
+
+}  // namespace
+
+int main() {
+  const auto fp8 = cp_fp8_set("fp8_rows");
+  const auto cp = cp_fp8_set("cp_rows");
+  nlohmann::json hopper = nlohmann::json::array(), blackwell = nlohmann::json::array();
+  for (const auto& r : fp8) {
+    if (r.at("id").get<std::string>().rfind("dgxc", 0) == 0) {
+      hopper.push_back(r);
+    }
+  }
+  for (const auto& r : cp) {
+    const auto id = r.at("id").get<std::string>();
+    if (id.rfind("nemo-longseq-llama2-7b-h100", 0) == 0) {
+      hopper.push_back(r);
+    } else if (id.rfind("nemo-longseq-llama3-8b-b200", 0) == 0) {
+      blackwell.push_back(r);
+    }
+  }
+  report("Hopper (H100)", hopper, false);
+  report("Blackwell (B200)", blackwell, true);
+}
