@@ -217,9 +217,14 @@ std::string plan_text(const plan_report& r) {
     const auto& w = res.top[0];
     const auto& u = *res.runner_up;
     const auto d = compare_planned(w, u);
-    o += fmt::format("\nwinner vs runner-up: {}; the runner-up is {} slower ({:.2f}%)\n",
-                     changes_text(d), io::to_string(d.step_time),
-                     100.0 * d.step_time.value() / w.result.step_time.value());
+    // Below a nanosecond in a step of seconds the two differ by rounding only: the tie order
+    // (planner.hpp, tie_key) did not decide, the last bits of two sums did.
+    const double share = d.step_time.value() / w.result.step_time.value();
+    o += share < 1e-12
+             ? fmt::format("\nwinner vs runner-up: {}; the two are as fast (equal to rounding)\n",
+                           changes_text(d))
+             : fmt::format("\nwinner vs runner-up: {}; the runner-up is {} slower ({:.2f}%)\n",
+                           changes_text(d), io::to_string(d.step_time), 100.0 * share);
     o += difference_table("#1", w.result, "#2", u.result, d);
   }
 
