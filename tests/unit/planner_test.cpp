@@ -288,9 +288,13 @@ TEST_CASE("Equal step times are ordered by the documented tie key", "[planner]")
   b.par.tp = 4;
   CHECK(ranks_before(b, a));  // smaller t first
   b = a;
+  b.peak_memory = a.peak_memory + 1.0 * units::GiB;
+  b.par.tp = 1;
+  CHECK(ranks_before(a, b));  // less memory before any field of the layout
+  b = a;
   b.tp_spans_nodes = true;
   b.par.tp = 1;
-  CHECK(ranks_before(a, b));  // TP in a node before anything else
+  CHECK(ranks_before(a, b));  // then TP in a node
   b = a;
   b.par.micro_batch = 2;
   CHECK(ranks_before(b, a));  // larger b first
@@ -741,11 +745,9 @@ TEST_CASE(
           continue;
         }
         c.step_time = l.result.step_time;
+        c.peak_memory = l.result.memory.peak().total();
         c.tp_spans_nodes = par.tp > req.topology.gpus_per_node;
         cp_layouts += cp > 1 ? 1 : 0;
-        if (c.tp_spans_nodes) {
-          continue;  // an in-node layout fits here, so plan proposes none of these
-        }
         if (!best || ranks_before(c, *best)) {
           best = c;
         }

@@ -23,8 +23,8 @@
 // Every candidate that breaks a rule is counted under its first broken rule (plan_reason, in
 // the order of the enum); every other one is evaluated: its peak memory per GPU against the
 // capacity, then its step time. Those that fit are ranked by step time; equal times are
-// ordered by `ranks_before`: TP inside a node first, then smaller t, smaller p, larger b,
-// smaller v, recomputation none < selective < full, SP off before on, lower ZeRO stage.
+// ordered by `ranks_before`: less peak memory first, then TP inside a node, smaller t, smaller p,
+// larger b, smaller v, recomputation none < selective < full, SP off before on, lower ZeRO stage.
 //
 // A TP group larger than a node pays the inter-node link on every layer (topology.hpp prices
 // it); it is ranked by that cost like any other layout, so no rule hides a layout the model
@@ -233,12 +233,16 @@ constexpr auto tie_key(const plan_candidate& c) {
 }
 
 /// Whether `a` ranks before `b`: a higher throughput (a shorter step over the same batch), or
-/// the same and an earlier `tie_key`.
+/// the same and less peak memory per GPU (more headroom for the same speed), or both the same
+/// and an earlier `tie_key`.
 constexpr bool ranks_before(const plan_candidate& a, const plan_candidate& b) {
   const seconds ta = a.time_per_sample();
   const seconds tb = b.time_per_sample();
   if (ta != tb) {
     return ta < tb;
+  }
+  if (a.peak_memory != b.peak_memory) {
+    return a.peak_memory < b.peak_memory;
   }
   return tie_key(a) < tie_key(b);
 }
