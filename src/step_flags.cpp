@@ -218,7 +218,7 @@ step_report evaluate_step_flags(const step_flags& f) {
   par.global_batch = parse_count(f.global_batch, "--global-batch");
   par.sequence_parallel = f.sp;
   par.recompute = parse_recompute(f.recompute, "--recompute");
-  par.zero = parse_zero_stage(f.zero, "--zero");
+  par.zero = f.zero.empty() ? zero_stage::none : parse_zero_stage(f.zero, "--zero");
   par.embedding_in_split = f.embedding_in_split;
   par.loss_in_split = f.loss_in_split;
   if (!f.pp_layout.empty()) {
@@ -226,6 +226,17 @@ step_report evaluate_step_flags(const step_flags& f) {
   }
   report.stack = to_stack_choice(f.software);
   in.options = report.stack.options;
+  // Without --zero the job shards as its stack does by default (fsdp2: fully_shard, stage 3).
+  const auto& default_zero = report.stack.profile->default_zero;
+  if (f.zero.empty() && par.dp > 1) {
+    par.zero = static_cast<zero_stage>(default_zero.value);
+  }
+  report.stack.settings.push_back({.field = "zero",
+                                   .value = std::to_string(static_cast<int>(par.zero)),
+                                   .source = !f.zero.empty() ? std::string("--zero")
+                                             : par.dp > 1    ? std::string(default_zero.source)
+                                                          : std::string("d = 1: nothing to shard"),
+                                   .from_flag = !f.zero.empty()});
   in.options.experts.dispatcher =
       parse_token_dispatcher(f.moe_token_dispatcher, "--moe-token-dispatcher");
   in.options.experts.overlap_comm = f.overlap_moe_comm;
@@ -319,8 +330,9 @@ void add_step_flags(CLI::App& cmd, step_flags& f) {
   layout->add_flag("--sp", f.sp, "sequence parallelism (Megatron-SP)");
   layout->add_option("--recompute", f.recompute, "activation recomputation: none|selective|full")
       ->capture_default_str();
-  layout->add_option("--zero", f.zero, "ZeRO stage 0..3 (distributed optimizer)")
-      ->capture_default_str();
+  layout->add_option("--zero", f.zero,
+                     "ZeRO stage 0..3 (distributed optimizer; default: the stack's, 0, or 3 "
+                     "under --stack fsdp2)");
   layout->add_option("--pp-layout", f.pp_layout,
                      "uneven stages: first=N,last=N (layers on the end stages, the middle ones "
                      "share the rest), or Megatron-Core's --pipeline-model-parallel-layout "

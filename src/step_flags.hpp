@@ -32,7 +32,7 @@ struct step_flags {
   std::string global_batch;
   std::string vpp = "1";
   std::string recompute = "none";
-  std::string zero = "0";
+  std::string zero;  ///< "" = the stack's default_zero (with d > 1)
   bool sp = false;
   std::string pp_layout;  ///< "first=N,last=N" or a Megatron-Core layout string
   bool embedding_in_split = false;

@@ -61,6 +61,8 @@ struct stack_profile {
   cited<state_bytes> state;
   cited<attention_kernel> attention;
   cited<int> max_zero;
+  /// The ZeRO stage a job of this stack runs when --zero is not given (with d > 1).
+  cited<int> default_zero;
   cited<bool> sharding_with_pp;
   cited<int> gathers_per_micro_batch;
   cited<std::int64_t> gathered_layers;
@@ -92,6 +94,7 @@ inline constexpr std::array<stack_profile, 4> stack_profiles{{
      .max_zero = {3, "--use-distributed-optimizer (stage 1); Megatron-FSDP "
                      "--data-parallel-sharding-strategy optim_grads / optim_grads_params "
                      "(stages 2, 3)"},
+     .default_zero = {0, "megatron/training/arguments.py: use_distributed_optimizer = False (DDP)"},
      .sharding_with_pp = {false, "Megatron-Core pipelines its distributed optimizer (stage 1) "
                                  "only; tpcost keeps DeepSpeed's rule for stages 2 and 3"},
      .gathers_per_micro_batch = {2, "Megatron-FSDP re-gathers weights for the backward"},
@@ -113,6 +116,7 @@ inline constexpr std::array<stack_profile, 4> stack_profiles{{
                    "megatron/model/transformer.py: QK^T, fused scaled-masked softmax, PV as "
                    "separate kernels; the s*s scores are kept for the backward"},
      .max_zero = {0, "no distributed optimizer before Megatron-LM 2022"},
+     .default_zero = {0, "Megatron-LM v2.5 has no distributed optimizer"},
      .sharding_with_pp = {false, "no sharding"},
      .gathers_per_micro_batch = {2, "no sharding"},
      .gathered_layers = {2, "no sharding"}},
@@ -134,6 +138,7 @@ inline constexpr std::array<stack_profile, 4> stack_profiles{{
                    "DeepSpeed leaves attention to the model code; HF Transformers' default is "
                    "SDPA (flash)"},
      .max_zero = {3, "deepspeed/runtime/zero/config.py: stage 0..3"},
+     .default_zero = {0, "deepspeed/runtime/zero/config.py: stage = 0 unless zero_optimization.stage is set"},
      .sharding_with_pp = {false, "deepspeed/runtime/pipe/engine.py: \"ZeRO-2 and ZeRO-3 are "
                                  "incompatible with pipeline parallelism\""},
      .gathers_per_micro_batch = {2, "deepspeed/runtime/zero/partitioned_param_coordinator.py: "
@@ -160,6 +165,7 @@ inline constexpr std::array<stack_profile, 4> stack_profiles{{
                    "torchtitan/models/attention.py: F.scaled_dot_product_attention (flash)"},
      .max_zero = {3, "fully_shard = stage 3; tpcost's stage 1 and 2 stand for HSDP-like "
                      "choices torchtitan does not name"},
+     .default_zero = {3, "torchtitan/config/job_config.py: data_parallel_shard_degree = -1, every block under fully_shard"},
      .sharding_with_pp = {true, "torchtitan/models/llama3/infra/parallelize.py apply_fsdp: FSDP "
                                 "runs with PP, reshard_after_forward = not pp_enabled"},
      .gathers_per_micro_batch = {2, "apply_fsdp: reshard_after_forward = True without PP (1 with "
