@@ -15,9 +15,13 @@ namespace {
 
 std::string gib(bytes v) { return fmt::format("{:.1f} GiB", v / units::GiB); }
 
-constexpr std::array<const char*, 6> part_labels{
-    "compute (recompute included)", "exposed TP collectives",      "pipeline bubble",
-    "p2p between stages",           "exposed DP sync + embedding", "optimizer step"};
+constexpr std::array<const char*, 7> part_labels{"compute (recompute included)",
+                                                 "exposed TP collectives",
+                                                 "exposed EP all-to-all",
+                                                 "pipeline bubble",
+                                                 "p2p between stages",
+                                                 "exposed DP sync + embedding",
+                                                 "optimizer step"};
 
 constexpr const char* cp_exchange_label = "exposed CP exchange";
 constexpr const char* attention_extra_label = "  of compute: attention, s keys";
@@ -91,6 +95,10 @@ std::string difference_table(const std::string& a_name, const step_result& a,
   o += fmt::format("  {:<30} {:>{}} {:>{}} {:>12}\n", "", a_name, w, b_name, w, "difference");
   for (std::size_t i = 0; i < breakdown_parts.size(); ++i) {
     const auto member = breakdown_parts[i].time;
+    if (member == &step_breakdown::ep_comm && !(a.time.ep_comm.value() > 0.0) &&
+        !(b.time.ep_comm.value() > 0.0)) {
+      continue;  // dense layouts: no EP row
+    }
     o += fmt::format("  {:<30} {:>{}} {:>{}} {:>12}{}\n", part_labels[i],
                      time_or_zero(a.time.*member), w, time_or_zero(b.time.*member), w,
                      signed_time(d.delta.*member), i == d.largest ? "  <- largest" : "");
@@ -126,9 +134,12 @@ std::string changes_text(const step_comparison& d) {
 std::string plan_layouts_table(const plan_report& r) {
   const auto& res = r.result;
   const bool batch_column = r.request.batch_is_maximum;
+  const bool ep_column = is_moe(r.request.model.moe);  // dense tables keep their columns
   std::string o = fmt::format(
-      "  #   t   p  cp    d   b     m   v  SP   recompute ZeRO      step    MFU    HFU     memory "
-      "compute    TP bubble   p2p    DP  optim     CP{}\n",
+      "  #   t   p  cp{}    d   b     m   v  SP   recompute ZeRO      step    MFU    HFU     "
+      "memory "
+      "compute    TP bubble   p2p    DP  optim     CP{}{}\n",
+      ep_column ? "  ep" : "", ep_column ? "     EP" : "",
       batch_column ? "       G  samples/s" : "");
   for (std::size_t i = 0; i < res.top.size(); ++i) {
     const auto& par = res.top[i].candidate.par;
@@ -137,14 +148,16 @@ std::string plan_layouts_table(const plan_report& r) {
     const double st = s.step_time.value();
     const auto share = [&](seconds v) { return fmt::format("{:>6.1f}", 100.0 * v.value() / st); };
     o += fmt::format(
-        "  {:<2} {:>2} {:>3} {:>3} {:>4} {:>3} {:>5} {:>3}  {:<3}  {:<9} {:>4} {:>9} {:>6} {:>6} "
-        "{:>10} {}{}{}{}{}{} {}{}\n",
-        i + 1, par.tp, par.pp, res.top[i].candidate.cp, par.dp, par.micro_batch, s.micro_batches,
-        par.vpp, on_off(par.sequence_parallel), to_string(par.recompute),
+        "  {:<2} {:>2} {:>3} {:>3}{} {:>4} {:>3} {:>5} {:>3}  {:<3}  {:<9} {:>4} {:>9} {:>6} {:>6} "
+        "{:>10} {}{}{}{}{}{} {}{}{}\n",
+        i + 1, par.tp, par.pp, res.top[i].candidate.cp,
+        ep_column ? fmt::format(" {:>3}", par.ep) : std::string(), par.dp, par.micro_batch,
+        s.micro_batches, par.vpp, on_off(par.sequence_parallel), to_string(par.recompute),
         static_cast<int>(par.zero), io::to_string(s.step_time), io::percent(s.mfu),
         io::percent(s.hfu), gib(s.memory.peak().total()), share(s.time.compute),
         share(s.time.tp_comm), share(s.time.bubble), share(s.time.p2p), share(s.time.dp_comm),
         share(s.time.optimizer), share(cp.exposed),
+        ep_column ? " " + share(s.time.ep_comm) : std::string(),
         batch_column ? fmt::format(" {:>7} {:>10.1f}", par.global_batch,
                                    static_cast<double>(par.global_batch) / st)
                      : "");
@@ -169,18 +182,21 @@ std::string plan_text(const plan_report& r) {
   if (req.constraints.fixed_pp > 0) {
     limits += fmt::format(" --fixed-pp {}", req.constraints.fixed_pp);
   }
+  if (req.constraints.fixed_ep > 0) {
+    limits += fmt::format(" --ep {}", req.constraints.fixed_ep);
+  }
   limits += req.constraints.fixed_cp > 0 ? fmt::format(" --cp {}", req.constraints.fixed_cp)
                                          : fmt::format(" --max-cp {}", req.constraints.max_cp);
   if (req.constraints.max_cp > 1 || req.constraints.fixed_cp > 1) {
     limits += fmt::format(" --cp-comm-type {}", to_string(req.cp_comm));
   }
   o += fmt::format(
-      "\nsearch: {} (t, p, cp) with t*p*cp dividing N = {}{}, {} searched; their {} layouts, {} "
+      "\nsearch: {} (t, p, cp{}) with t*p*cp dividing N = {}{}, {} searched; their {} layouts, {} "
       "evaluated, {} fit; {:.1f} ms on {} thread{}\n",
-      c.pairs, req.gpus, limits.empty() ? "" : " (" + limits.substr(1) + ")", c.pairs_searched,
-      c.layouts, c.evaluated, c.feasible, r.search_seconds * 1e3, res.threads,
-      res.threads == 1 ? "" : "s");
-  o += "rejected (t, p, cp):\n";
+      c.pairs, is_moe(req.model.moe) ? ", ep" : "", req.gpus,
+      limits.empty() ? "" : " (" + limits.substr(1) + ")", c.pairs_searched, c.layouts, c.evaluated,
+      c.feasible, r.search_seconds * 1e3, res.threads, res.threads == 1 ? "" : "s");
+  o += is_moe(req.model.moe) ? "rejected (t, p, cp, ep):\n" : "rejected (t, p, cp):\n";
   bool any = false;
   for (std::size_t i = 0; i < plan_reason_count; ++i) {
     const auto reason = all_plan_reasons[i];
@@ -269,6 +285,8 @@ nlohmann::json layout_json(const parallel_config& par, const step_result& s,
   return {{"tp", par.tp},
           {"pp", par.pp},
           {"cp", cp.cp},
+          {"ep", par.ep},
+          {"etp", par.etp},
           {"dp", par.dp},
           {"micro_batch", par.micro_batch},
           {"micro_batches", s.micro_batches},
@@ -318,6 +336,7 @@ nlohmann::json plan_json(const plan_report& r) {
     per_degrees.push_back({{"tp", pd.best.par.tp},
                            {"pp", pd.best.par.pp},
                            {"cp", pd.best.cp},
+                           {"ep", pd.best.par.ep},
                            {"dp", pd.best.par.dp},
                            {"layout", describe_layout(pd.best.par, pd.best.cp)},
                            {"step_time_s", pd.best.step_time.value()},
@@ -347,6 +366,7 @@ nlohmann::json plan_json(const plan_report& r) {
             {"fixed_pp", req.constraints.fixed_pp},
             {"max_cp", req.constraints.max_cp},
             {"fixed_cp", req.constraints.fixed_cp},
+            {"fixed_ep", req.constraints.fixed_ep},
             {"cp_comm_type", to_string(req.cp_comm)},
             {"tp_overlap", req.options.tp_overlap},
             {"dp_overlap", req.options.dp_overlap}}},

@@ -35,6 +35,13 @@ transformer_spec small_llama() {
   return with_architecture(m, architecture::llama);
 }
 
+/// small_llama with 8 routed experts of top-2 (Mixtral's routing) on every layer.
+transformer_spec small_moe() {
+  auto m = small_llama();
+  m.moe = moe_spec{.experts = 8, .top_k = 2, .expert_ffn = 1408};
+  return m;
+}
+
 plan_request request(const transformer_spec& model, std::int64_t gpus, std::int64_t batch,
                      std::int64_t gpus_per_node = 4) {
   plan_request r;
@@ -57,42 +64,46 @@ std::vector<parallel_config> every_layout(const plan_request& req) {
   const auto n = req.gpus;
   for (const auto t : detail::divisors(n)) {
     for (const auto p : detail::divisors(n / t)) {
-      if (detail::pair_rule(req, t, p)) {
-        continue;
-      }
-      const auto d = n / (t * p);
-      for (const auto& split : detail::candidate_splits(req.model.layers, p)) {
-        for (const auto b : detail::divisors(req.global_batch / d)) {
-          for (const auto v : detail::chunk_counts(split)) {
-            if (v > 1 && req.global_batch / (d * b) < p) {
-              continue;  // evaluate_step refuses it, as Megatron-Core does
-            }
-            for (const auto rc :
-                 {recompute_mode::none, recompute_mode::selective, recompute_mode::full}) {
-              for (const bool sp : {false, true}) {
-                if (sp && t == 1) {
-                  continue;
-                }
-                const int max_zero = profile_of(req.options.stack).max_zero.value;
-                for (int z = 0; z <= (d > 1 ? max_zero : 0); ++z) {
-                  if (!sharding_allowed(req.options, static_cast<zero_stage>(z), p)) {
-                    continue;  // evaluate_step refuses it, as the planner does
+      for (const auto ep : is_moe(req.model.moe) ? detail::divisors(req.model.moe.experts)
+                                                 : std::vector<std::int64_t>{1}) {
+        if (detail::pair_rule(req, t, p, 1, ep)) {
+          continue;
+        }
+        const auto d = n / (t * p);
+        for (const auto& split : detail::candidate_splits(req.model.layers, p)) {
+          for (const auto b : detail::divisors(req.global_batch / d)) {
+            for (const auto v : detail::chunk_counts(split)) {
+              if (v > 1 && req.global_batch / (d * b) < p) {
+                continue;  // evaluate_step refuses it, as Megatron-Core does
+              }
+              for (const auto rc :
+                   {recompute_mode::none, recompute_mode::selective, recompute_mode::full}) {
+                for (const bool sp : {false, true}) {
+                  if ((sp && t == 1) || (!sp && t > 1 && is_moe(req.model.moe))) {
+                    continue;  // MoE with t > 1 needs SP (validate_experts)
                   }
-                  parallel_config par;
-                  par.tp = t;
-                  par.pp = p;
-                  par.dp = d;
-                  par.vpp = v;
-                  par.micro_batch = b;
-                  par.global_batch = req.global_batch;
-                  par.sequence_parallel = sp;
-                  par.recompute = rc;
-                  par.zero = static_cast<zero_stage>(z);
-                  if (!split.even()) {
-                    par.first_stage_layers = split.first;
-                    par.last_stage_layers = split.last;
+                  const int max_zero = profile_of(req.options.stack).max_zero.value;
+                  for (int z = 0; z <= (d > 1 ? max_zero : 0); ++z) {
+                    if (!sharding_allowed(req.options, static_cast<zero_stage>(z), p)) {
+                      continue;  // evaluate_step refuses it, as the planner does
+                    }
+                    parallel_config par;
+                    par.tp = t;
+                    par.pp = p;
+                    par.dp = d;
+                    par.ep = ep;
+                    par.vpp = v;
+                    par.micro_batch = b;
+                    par.global_batch = req.global_batch;
+                    par.sequence_parallel = sp;
+                    par.recompute = rc;
+                    par.zero = static_cast<zero_stage>(z);
+                    if (!split.even()) {
+                      par.first_stage_layers = split.first;
+                      par.last_stage_layers = split.last;
+                    }
+                    out.push_back(par);
                   }
-                  out.push_back(par);
                 }
               }
             }
@@ -827,4 +838,61 @@ TEST_CASE("A layout with cp reads and prints as t=..,p=..,cp=..", "[planner][cp]
                     Catch::Contains("t*p*cp = 2*1*3 does not divide N = 16"));
   CHECK_THROWS_WITH(parse_layout("t=2,cp=4", "--compare", 16, 8),
                     Catch::Contains("cp = 4 is not accepted here"));
+}
+
+TEST_CASE(
+    "With experts, the best layouts of plan are the best of a brute-force list over every ep "
+    "ranked by evaluate_step",
+    "[planner][moe]") {
+  auto req = request(small_moe(), 16, 32);
+  req.memory_capacity = 1.5 * units::GiB;  // some fit, some do not
+  req.top = 6;
+  const auto expected = brute_force_ranking(req);
+  const auto got = plan(req);
+  REQUIRE(expected.size() >= req.top);
+  REQUIRE(got.top.size() == req.top);
+  for (std::size_t i = 0; i < req.top; ++i) {
+    INFO("rank " << i + 1);
+    CHECK(describe_layout(got.top[i].candidate.par) == describe_layout(expected[i].par));
+    CHECK_THAT(got.top[i].result.step_time.value(), near(expected[i].step_time.value(), 1e-12));
+  }
+  CHECK(got.counts.feasible == static_cast<std::int64_t>(expected.size()));
+  check_identities(got.counts);
+  // ep is searched: more than one ep among the fitting layouts, and an ep of 8 does not fold
+  // over the t*d = 4 ranks of a (t, p) = (1, 4) stage.
+  bool some_ep = false;
+  for (const auto& c : expected) {
+    some_ep = some_ep || c.par.ep > 1;
+  }
+  CHECK(some_ep);
+  CHECK(got.counts[plan_reason::ep_fold] > 0);
+  CHECK(detail::pair_rule(req, 1, 4, 1, 8) == plan_reason::ep_fold);
+  CHECK_FALSE(detail::pair_rule(req, 1, 4, 1, 4));
+
+  // --ep fixes it: the best of the ep = 2 layouts of the brute-force list.
+  req.constraints.fixed_ep = 2;
+  const auto fixed = plan(req);
+  REQUIRE_FALSE(fixed.top.empty());
+  const auto first_ep2 = std::find_if(expected.begin(), expected.end(),
+                                      [](const plan_candidate& c) { return c.par.ep == 2; });
+  REQUIRE(first_ep2 != expected.end());
+  CHECK(describe_layout(fixed.top[0].candidate.par) == describe_layout(first_ep2->par));
+  check_identities(fixed.counts);
+  req.constraints.fixed_ep = 3;  // does not divide the 8 experts
+  CHECK_THROWS_AS(plan(req), invalid_spec);
+}
+
+TEST_CASE("A layout with ep reads back from describe_layout", "[planner][moe]") {
+  parallel_config par;
+  par.tp = 2;
+  par.pp = 2;
+  par.dp = 4;
+  par.ep = 8;
+  par.global_batch = 32;
+  const auto text = describe_layout(par);
+  CHECK(text.find(",ep=8,") != std::string::npos);
+  const auto back = parse_layout(text, "compare", 16, 32);
+  CHECK(back.ep == 8);
+  CHECK(back.etp == 1);
+  CHECK(describe_layout(back) == text);
 }

@@ -77,7 +77,7 @@
 namespace tpcost {
 
 /// Why a candidate was not proposed; each candidate is counted under its first broken rule,
-/// in this order. The first nine judge a (t, p) pair, the others one layout.
+/// in this order. The first ten judge a (t, p, cp, ep) group layout, the others one layout.
 enum class plan_reason : int {
   tp_limit,          ///< t above --max-tp, or not --fixed-tp
   tp_heads,          ///< t does not divide the attention heads
@@ -88,20 +88,22 @@ enum class plan_reason : int {
   pp_layers,         ///< p > L: a stage would hold no layer
   cp_sequence,       ///< cp > 1 that s (2·cp chunks), the heads (a2a) or the kernel refuse
   dp_batch,          ///< d = N/(t·p·cp) does not divide G
+  ep_fold,           ///< EP does not divide the t·cp·d ranks the expert groups fold over
   interleave_batch,  ///< v > 1 with m < p (Megatron-Core's interleaved schedule needs m >= p)
   zero_with_pp,      ///< ZeRO-2/3 with p > 1 (DeepSpeed's pipeline engine refuses it)
   memory,            ///< the fullest stage does not fit the GPU's memory
 };
 
-inline constexpr std::size_t plan_reason_count = 12;
-/// tp_limit .. dp_batch judge a (t, p, cp) group layout
-inline constexpr std::size_t plan_pair_reason_count = 9;
+inline constexpr std::size_t plan_reason_count = 13;
+/// tp_limit .. ep_fold judge a (t, p, cp, ep) group layout
+inline constexpr std::size_t plan_pair_reason_count = 10;
 
 inline constexpr std::array<plan_reason, plan_reason_count> all_plan_reasons{
-    plan_reason::tp_limit,         plan_reason::tp_heads,     plan_reason::tp_kv_heads,
-    plan_reason::tp_ffn,           plan_reason::tp_straddles, plan_reason::pp_limit,
-    plan_reason::pp_layers,        plan_reason::cp_sequence,  plan_reason::dp_batch,
-    plan_reason::interleave_batch, plan_reason::zero_with_pp, plan_reason::memory};
+    plan_reason::tp_limit,  plan_reason::tp_heads,         plan_reason::tp_kv_heads,
+    plan_reason::tp_ffn,    plan_reason::tp_straddles,     plan_reason::pp_limit,
+    plan_reason::pp_layers, plan_reason::cp_sequence,      plan_reason::dp_batch,
+    plan_reason::ep_fold,   plan_reason::interleave_batch, plan_reason::zero_with_pp,
+    plan_reason::memory};
 
 /// A short key for JSON: "tp_limit", "tp_heads", ...
 constexpr std::string_view key_of(plan_reason reason) {
@@ -124,6 +126,8 @@ constexpr std::string_view key_of(plan_reason reason) {
       return "cp_sequence";
     case plan_reason::dp_batch:
       return "dp_batch";
+    case plan_reason::ep_fold:
+      return "ep_fold";
     case plan_reason::interleave_batch:
       return "interleave_batch";
     case plan_reason::zero_with_pp:
@@ -155,6 +159,8 @@ constexpr std::string_view describe(plan_reason reason) {
       return "cp does not split the sequence into 2*cp chunks (or the heads, for a2a)";
     case plan_reason::dp_batch:
       return "d = N/(t*p*cp) does not divide the global batch";
+    case plan_reason::ep_fold:
+      return "ep does not divide the t*cp*d ranks the expert groups fold over";
     case plan_reason::interleave_batch:
       return "interleaving with fewer micro-batches than stages (m < p)";
     case plan_reason::zero_with_pp:
@@ -172,6 +178,7 @@ struct plan_constraints {
   std::int64_t fixed_pp = 0;  ///< p = fixed_pp
   std::int64_t max_cp = 1;    ///< cp <= max_cp (1: no context parallelism)
   std::int64_t fixed_cp = 0;  ///< cp = fixed_cp (0: any cp up to max_cp)
+  std::int64_t fixed_ep = 0;  ///< ep = fixed_ep (0: every ep dividing the experts; MoE only)
 };
 
 /// A search: the model, the hardware, how the software runs, N and G, and the limits.
@@ -223,6 +230,7 @@ constexpr auto tie_key(const plan_candidate& c) {
                     p.tp,
                     p.pp,
                     c.cp,
+                    p.ep,
                     -p.micro_batch,
                     p.vpp,
                     static_cast<int>(p.recompute),
@@ -353,6 +361,7 @@ struct plan_pair {
   std::int64_t pp = 1;
   std::int64_t cp = 1;
   std::int64_t dp = 1;  ///< N/(t·p·cp)
+  std::int64_t ep = 1;  ///< expert parallelism, folded over the t·cp·d ranks of a stage
   bool spans_nodes = false;
 };
 
@@ -435,7 +444,10 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
   };
   const std::int64_t zero_max =
       pair.dp > 1 ? static_cast<std::int64_t>(profile_of(env.options.stack).max_zero.value) : 0;
-  const std::int64_t sp_options = pair.tp > 1 ? 2 : 1;
+  // Megatron-LM asserts SP for MoE with t > 1 ("When using MoE and tensor parallelism, sequence
+  // parallelism must be used"): such pairs search SP on only, like validate_experts.
+  const bool sp_required = is_moe(model.moe) && pair.tp > 1;
+  const std::int64_t sp_options = pair.tp > 1 && !sp_required ? 2 : 1;
   // b divides G/d; v divides every stage's layers (v > 1 only with p > 1). A few small vectors
   // per pair; the layouts below allocate nothing.
   const auto global_batch = batch_of(req, pair.dp);
@@ -447,8 +459,8 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
   const auto view_batch = global_batch * pair.cp;
   const context_parallel cp{.cp = pair.cp, .comm = req.cp_comm};
   for (const auto& split : candidate_splits(model.layers, pair.pp)) {
-    const auto x =
-        group_stage(view_env, {.tp = pair.tp, .pp = pair.pp, .dp = pair.dp * pair.cp}, split);
+    const auto x = group_stage(
+        view_env, {.tp = pair.tp, .pp = pair.pp, .dp = pair.dp * pair.cp, .ep = pair.ep}, split);
     const auto chunks = chunk_counts(split);
     for (const auto b : batches) {
       const auto y = batch_stage(view_env, x, b, view_batch);
@@ -473,7 +485,7 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
           for (std::int64_t sp_i = 0; sp_i < sp_options; ++sp_i) {
             for (std::int64_t z_i = 0; z_i <= zero_max; ++z_i) {
               const layout_choice choice{.vpp = v,
-                                         .sequence_parallel = sp_i == 1,
+                                         .sequence_parallel = sp_i == 1 || sp_required,
                                          .recompute = mode,
                                          .zero = static_cast<zero_stage>(z_i)};
               if (!sharding_allowed(env.options, choice.zero, pair.pp)) {
@@ -516,7 +528,7 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
 
 /// The first pair rule that (t, p, cp) breaks, if any.
 inline std::optional<plan_reason> pair_rule(const plan_request& req, std::int64_t t, std::int64_t p,
-                                            std::int64_t cp = 1) {
+                                            std::int64_t cp = 1, std::int64_t ep = 1) {
   const auto& model = req.model;
   const auto& c = req.constraints;
   const auto g = req.topology.gpus_per_node;
@@ -529,7 +541,8 @@ inline std::optional<plan_reason> pair_rule(const plan_request& req, std::int64_
   if (kv_heads_of(model) % t != 0) {
     return plan_reason::tp_kv_heads;
   }
-  if (ffn_of(model) % t != 0) {
+  if (ffn_of(model) % t != 0 || (model.moe.shared_experts > 0 &&
+                                 shared_ffn_of(model.moe) * model.moe.shared_experts % t != 0)) {
     return plan_reason::tp_ffn;
   }
   if (t <= g ? g % t != 0 : t % g != 0) {
@@ -556,12 +569,16 @@ inline std::optional<plan_reason> pair_rule(const plan_request& req, std::int64_
   if (req.batch_is_maximum ? req.global_batch < d : req.global_batch % d != 0) {
     return plan_reason::dp_batch;
   }
+  // validate_experts: the EP groups fold over the t·cp·d ranks of a stage (etp = 1 here).
+  if ((t * cp * d) % ep != 0) {
+    return plan_reason::ep_fold;
+  }
   return std::nullopt;
 }
 
 inline void validate_request(const plan_request& req) {
   validate(req.model);
-  require_dense_mha(req.model, "model");
+  require_step_costed(req.model, "model");  // MLA and MTP; experts are searched (ep)
   validate_step_environment(req.gpu, req.topology, req.options);
   detail::require_degree("gpus", req.gpus, "the number of GPUs");
   detail::require_degree("global_batch", req.global_batch, "the global batch size");
@@ -582,6 +599,19 @@ inline void validate_request(const plan_request& req) {
       throw invalid_spec(field, std::to_string(value) + " is out of range; expected 1.." +
                                     std::to_string(max_parallel_degree));
     }
+  }
+  if (c.fixed_ep < 0 || c.fixed_ep > max_parallel_degree) {
+    throw invalid_spec("ep", std::to_string(c.fixed_ep) + " is out of range; expected 1.." +
+                                 std::to_string(max_parallel_degree));
+  }
+  if (c.fixed_ep > 1 && !is_moe(req.model.moe)) {
+    throw invalid_spec("ep",
+                       "expert parallelism needs a mixture-of-experts model; this one is dense");
+  }
+  if (c.fixed_ep > 0 && is_moe(req.model.moe) && req.model.moe.experts % c.fixed_ep != 0) {
+    throw invalid_spec("ep", "EP = " + std::to_string(c.fixed_ep) + " does not divide the " +
+                                 std::to_string(req.model.moe.experts) +
+                                 " experts; each GPU of the group holds E/EP whole experts");
   }
   if (c.max_cp < 1 || c.max_cp > max_parallel_degree) {
     throw invalid_spec("max-cp", std::to_string(c.max_cp) + " is out of range; expected 1.." +
@@ -625,6 +655,13 @@ inline plan_search search(const plan_request& req) {
   // The pair rules, in the calling thread: at most a few thousand pairs.
   std::vector<plan_pair> pairs;
   const auto& limits = req.constraints;
+  // ep over the divisors of the experts (validate_experts), or --ep; a dense model has ep = 1.
+  std::vector<std::int64_t> eps{1};
+  if (is_moe(req.model.moe)) {
+    eps = limits.fixed_ep > 0 ? std::vector<std::int64_t>{limits.fixed_ep}
+                              : divisors(req.model.moe.experts);
+  }
+  const auto ep_count = static_cast<std::int64_t>(eps.size());
   for (const auto t : divisors(n)) {
     for (const auto p : divisors(n / t)) {
       // cp over the divisors of N/(t·p) up to max_cp (or fixed_cp): the others are no layout.
@@ -632,16 +669,23 @@ inline plan_search search(const plan_request& req) {
         if (limits.fixed_cp > 0 ? cp != limits.fixed_cp : cp > limits.max_cp) {
           continue;
         }
-        ++out.counts.pairs;
+        out.counts.pairs += ep_count;
         if (const auto broken = pair_rule(req, t, p, cp)) {
-          ++out.counts.rejected[static_cast<std::size_t>(*broken)];
+          out.counts.rejected[static_cast<std::size_t>(*broken)] += ep_count;
           continue;
         }
-        pairs.push_back({.tp = t,
-                         .pp = p,
-                         .cp = cp,
-                         .dp = n / (t * p * cp),
-                         .spans_nodes = t > req.topology.gpus_per_node});
+        for (const auto ep : eps) {
+          if (const auto broken = pair_rule(req, t, p, cp, ep)) {
+            ++out.counts.rejected[static_cast<std::size_t>(*broken)];
+            continue;
+          }
+          pairs.push_back({.tp = t,
+                           .pp = p,
+                           .cp = cp,
+                           .dp = n / (t * p * cp),
+                           .ep = ep,
+                           .spans_nodes = t > req.topology.gpus_per_node});
+        }
       }
     }
   }
@@ -780,7 +824,7 @@ inline std::optional<plan_reason> broken_plan_rule(const plan_request& req,
   auto r = req;
   r.gpus = par.tp * par.pp * par.dp * cp;
   r.global_batch = par.global_batch;
-  if (const auto broken = detail::pair_rule(r, par.tp, par.pp, cp)) {
+  if (const auto broken = detail::pair_rule(r, par.tp, par.pp, cp, par.ep * par.etp)) {
     return broken;
   }
   if (par.vpp > 1 && micro_batches(par) < par.pp) {
@@ -793,12 +837,14 @@ inline std::optional<plan_reason> broken_plan_rule(const plan_request& req,
 }
 
 /// A layout in the syntax `parse_plan_layout` reads: "t=8,p=16,d=8,b=1,v=1,sp=off,
-/// recompute=full,zero=0" (",cp=4" after p when cp > 1).
+/// recompute=full,zero=0" (",cp=4" after p when cp > 1, then ",ep=8" when ep > 1).
 inline std::string describe_layout(const parallel_config& par, std::int64_t cp = 1) {
   return "t=" + std::to_string(par.tp) + ",p=" + std::to_string(par.pp) +
-         (cp > 1 ? ",cp=" + std::to_string(cp) : std::string()) + ",d=" + std::to_string(par.dp) +
-         ",b=" + std::to_string(par.micro_batch) + ",v=" + std::to_string(par.vpp) +
-         ",sp=" + (par.sequence_parallel ? "on" : "off") +
+         (cp > 1 ? ",cp=" + std::to_string(cp) : std::string()) +
+         (par.ep > 1 ? ",ep=" + std::to_string(par.ep) : std::string()) +
+         (par.etp > 1 ? ",etp=" + std::to_string(par.etp) : std::string()) +
+         ",d=" + std::to_string(par.dp) + ",b=" + std::to_string(par.micro_batch) +
+         ",v=" + std::to_string(par.vpp) + ",sp=" + (par.sequence_parallel ? "on" : "off") +
          ",recompute=" + std::string(to_string(par.recompute)) +
          ",zero=" + std::to_string(static_cast<int>(par.zero)) +
          (par.first_stage_layers > 0 ? ",first=" + std::to_string(par.first_stage_layers) : "") +
@@ -812,11 +858,11 @@ struct plan_layout {
 };
 
 /// Reads a layout written as comma-separated key=value pairs, e.g. "t=16,p=4,d=8,b=1,
-/// recompute=full": t|tp, p|pp, cp, d|dp, b|mb (micro-batch), v|vpp, sp (on|off), recompute|rc
-/// (none|selective|full), zero (0..3), first and last (layers on the end stages). Missing t, cp,
-/// b and v are 1, SP off, recompute none, ZeRO 0; a missing d is N/(t·p·cp) and a missing p is
-/// N/(t·cp·d) (p = 1 when both are missing). With `gpus` > 0, t·p·cp·d must equal it. Throws
-/// `invalid_spec(field, ...)` quoting the text.
+/// recompute=full": t|tp, p|pp, cp, ep, etp (expert TP), d|dp, b|mb (micro-batch), v|vpp, sp
+/// (on|off), recompute|rc (none|selective|full), zero (0..3), first and last (layers on the end
+/// stages). Missing t, cp, b and v are 1, SP off, recompute none, ZeRO 0; a missing d is N/(t·p·cp)
+/// and a missing p is N/(t·cp·d) (p = 1 when both are missing). With `gpus` > 0, t·p·cp·d must
+/// equal it. Throws `invalid_spec(field, ...)` quoting the text.
 inline plan_layout parse_plan_layout(std::string_view text, std::string_view field,
                                      std::int64_t gpus, std::int64_t global_batch) {
   const std::string quoted = "'" + detail::printable(text) + "': ";
@@ -862,6 +908,10 @@ inline plan_layout parse_plan_layout(std::string_view text, std::string_view fie
       has_p = true;
     } else if (key == "cp") {
       cp = count();
+    } else if (key == "ep") {
+      par.ep = count();
+    } else if (key == "etp") {
+      par.etp = count();
     } else if (key == "d" || key == "dp") {
       par.dp = count();
       has_d = true;
@@ -895,8 +945,8 @@ inline plan_layout parse_plan_layout(std::string_view text, std::string_view fie
       par.last_stage_layers = count();
     } else {
       fail("'" + detail::printable(key) +
-           "' is not a layout key; expected t, p, cp, d, b, v, sp, recompute, zero, first, "
-           "last");
+           "' is not a layout key; expected t, p, cp, ep, etp, d, b, v, sp, recompute, zero, "
+           "first, last");
     }
   }
   if (gpus > 0) {
@@ -946,9 +996,10 @@ struct breakdown_part {
   std::string_view key;  ///< JSON key
   seconds step_breakdown::*time;
 };
-inline constexpr std::array<breakdown_part, 6> breakdown_parts{{
+inline constexpr std::array<breakdown_part, 7> breakdown_parts{{
     {"compute", &step_breakdown::compute},
     {"tp_comm", &step_breakdown::tp_comm},
+    {"ep_comm", &step_breakdown::ep_comm},
     {"bubble", &step_breakdown::bubble},
     {"p2p", &step_breakdown::p2p},
     {"dp_comm", &step_breakdown::dp_comm},
@@ -1006,6 +1057,8 @@ inline step_comparison compare_layouts(const parallel_config& base_par, const st
   change("t", n(base_par.tp), n(other_par.tp));
   change("p", n(base_par.pp), n(other_par.pp));
   change("cp", n(base_cp.cp), n(other_cp.cp));
+  change("ep", n(base_par.ep), n(other_par.ep));
+  change("etp", n(base_par.etp), n(other_par.etp));
   change("d", n(base_par.dp), n(other_par.dp));
   change("b", n(base_par.micro_batch), n(other_par.micro_batch));
   change("v", n(base_par.vpp), n(other_par.vpp));
