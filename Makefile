@@ -80,7 +80,7 @@ bench: deps
 FUZZ_RUNS ?= 10000000
 FUZZ_TARGETS ?=
 fuzz-long: deps
-	FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_JOBS=$(JOBS) FUZZ_SEED=0 FUZZ_TARGETS="$(FUZZ_TARGETS)" scripts/fuzz.sh
+	FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_JOBS=$(JOBS) FUZZ_SEED=0 FUZZ_TIMEOUT=60 FUZZ_TARGETS="$(FUZZ_TARGETS)" scripts/fuzz.sh
 
 format-check:
 	git ls-files '*.hpp' '*.cpp' | xargs clang-format --dry-run --Werror

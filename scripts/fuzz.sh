@@ -7,6 +7,9 @@
 #   FUZZ_RUNS=N                 (make fuzz-long) each target for N inputs instead, split over
 #                               FUZZ_JOBS processes (default 1), however long it takes
 #   FUZZ_TARGETS="config hf_config"   only these targets (default: all)
+#   FUZZ_TIMEOUT=S              seconds one input may take before libFuzzer calls it a hang
+#                               (default 10; make fuzz-long passes 60: the limit is wall-clock,
+#                               so on a loaded machine a niced fuzzer's 40 ms input can exceed 10 s)
 # The seed is fixed (FUZZ_SEED, default 1) so that a clean local run predicts a clean CI run of
 # the same commit; make fuzz-long passes FUZZ_SEED=0, a random seed per process.
 set -euo pipefail
@@ -70,7 +73,7 @@ run() {
     [[ $seed == 0 ]] || seed=$((seed + i))
     local bound=(-max_total_time="$limit")
     [[ -z ${FUZZ_RUNS:-} ]] || bound=(-runs="$per_job")
-    "$bin" "$work/$target" "${bound[@]}" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+    "$bin" "$work/$target" "${bound[@]}" -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 -max_len=65536 \
       -seed="$seed" -print_final_stats=1 -artifact_prefix="$work/artifacts/" \
       2>"$work/$target.$i.log" &
     pids+=($!)
