@@ -100,6 +100,12 @@ tpcost_cli_case("torchtitan toml: llama-3-8b preset, FSDP as ZeRO-3, d=32"
 tpcost_cli_case("torchtitan toml: context_parallel_degree is cp, its rotate method the exchange"
   ARGS convert -q ${fmt_dir}/llama3_8b_torchtitan_cp.toml RC 0
   STDOUT "\"cp\": 8,\n    \"cp_comm_type\": \"all_gather\",")
+tpcost_cli_case("torchtitan toml: a qwen3 MoE flavour is its preset, expert_parallel_degree is ep"
+  ARGS convert -q ${fmt_dir}/qwen3_30b_a3b_torchtitan.toml RC 0
+  STDOUT "\"name\": \"qwen3-30b-a3b\".*\"dp\": 16,\n    \"ep\": 8,\n    \"etp\": 1,")
+tpcost_cli_case("torchtitan toml: check costs the MoE job with its EP all-to-all"
+  ARGS check ${fmt_dir}/qwen3_30b_a3b_torchtitan.toml --gpu h100-sxm --interconnect ib-ndr
+       --rule min_mfu=0.2 RC 0 STDOUT "step: qwen3-30b-a3b, t=1 p=1 d=16.*PASS  min_mfu")
 tpcost_cli_case("deepspeed json with an hf config: d = 256/(2*4) = 32, ZeRO-3"
   ARGS convert -q ${fmt_dir}/ds_config.json ${PROJECT_SOURCE_DIR}/examples/hf/llama-3-8b.json RC 0
   STDOUT "\"micro_batch\": 2.*\"hf_config\": \"[^\"]*llama-3-8b\\.json\".*\"stack\": \"deepspeed\",\n    \"zero\": 3.*\"dp\": 32,\n    \"gpus\": 32")
