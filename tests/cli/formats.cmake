@@ -94,6 +94,9 @@ tpcost_cli_case("sarif for a failed rule points at the layout's line"
 tpcost_cli_case("megatron-bridge yaml: t=2, G=512, bf16, GQA, selective, distributed optimizer"
   ARGS convert -q ${fmt_dir}/llama3_8b_bridge.yaml RC 0
   STDOUT "\"global_batch\": 512.*\"dtype\": \"bf16\".*\"kv_heads\": 8.*\"recompute\": \"selective\",\n    \"sp\": true,\n    \"stack\": \"megatron-core\",\n    \"zero\": 1.*\"tp\": 2\n.*megatron-bridge-yaml")
+tpcost_cli_case("megatron-bridge yaml: the MoE fields, moe_layer_freq as a list, ETP = TP"
+  ARGS convert -q ${fmt_dir}/moe_bridge.yaml RC 0
+  STDOUT "\"expert_ffn\": 1408,\n    \"experts\": 64,.*\"moe_dense_layers\": 1,.*\"shared_expert_ffn\": 2816,\n    \"top_k\": 6,.*\"ep\": 8,\n    \"etp\": 2,")
 tpcost_cli_case("torchtitan toml: llama-3-8b preset, FSDP as ZeRO-3, d=32"
   ARGS convert -q ${fmt_dir}/llama3_8b_torchtitan.toml RC 0
   STDOUT "\"global_batch\": 32,.*\"name\": \"llama-3-8b\".*\"stack\": \"fsdp2\",\n    \"zero\": 3.*\"dp\": 32,.*\"tp\": 2\n.*fsdp2")
