@@ -212,7 +212,7 @@ TEST_CASE("Bad expert layouts are refused, naming the field", "[moe][step][error
   CHECK(field_of(load) == "moe-load-imbalance");
 }
 
-TEST_CASE("Each pass of a routing MoE layer waits the host time; the one-expert layer does not",
+TEST_CASE("Each pass of a routing MoE layer waits the host time, the one-expert layer none",
           "[moe][step]") {
   auto in = inputs(small_moe(), 1, 1, 32);
   in.par.ep = 16;
