@@ -1,7 +1,8 @@
 // The planner's speed: layouts per second through the fast path on one core, the full step
 // model on one layout for comparison, and the wall time of whole searches (every option) for
 // GPT-3 175B on 1,024 GPUs, Megatron 530B on 5,128 (and 5,120) and Megatron 1T on 16,384, on
-// one thread and on every core. docs/planner.md records the figures and the machine.
+// one thread and on every core, and Qwen3-235B-A22B (MoE, ep and etp searched) on 2,048 H100s
+// on one and two threads. docs/planner.md records the figures and the machine.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -186,6 +187,39 @@ BENCHMARK_CAPTURE(search_cp, megatron_530b_5120_gpus, "megatron-530b", 5120, 256
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(search_cp, megatron_1t_16384_gpus, "megatron-1t", 16384, 8192)
     ->Arg(1)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+/// A mixture-of-experts search: Qwen3-235B-A22B (s = 4096, G = 2048) on 2,048 H100s over
+/// IB-NDR, every ep dividing the 128 experts and every etp dividing the expert FFN of 1536
+/// (ep·etp dividing t·cp·d), cp up to 1; the second argument fixes etp (1: the ep-only space
+/// the planner searched before ETP; 0: every etp).
+void search_moe(benchmark::State& state, const char* model, std::int64_t gpus, std::int64_t batch) {
+  const auto& gpu = gpu_preset_by_name("h100-sxm", "gpu");
+  plan_request req;
+  req.model = model_preset_named(model, "model").spec;
+  req.model.seq = 4096;
+  req.gpu = {gpu.peak.bf16.value, gpu.memory_bandwidth.value, {}};
+  req.memory_capacity = gpu.memory.value;
+  req.topology = make_topology(gpu, interconnect_preset_by_name("ib-ndr", "interconnect"));
+  req.gpus = gpus;
+  req.global_batch = batch;
+  req.threads = static_cast<unsigned>(state.range(0));
+  req.constraints.fixed_etp = state.range(1);
+  plan_result r;
+  for (auto _ : state) {
+    r = plan(req);
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["pairs"] = static_cast<double>(r.counts.pairs_searched);
+  state.counters["layouts"] = static_cast<double>(r.counts.layouts);
+  state.counters["threads"] = static_cast<double>(r.threads);
+}
+BENCHMARK_CAPTURE(search_moe, qwen3_235b_2048_gpus, "qwen3-235b-a22b", 2048, 2048)
+    ->Args({1, 1})
+    ->Args({1, 0})
+    ->Args({2, 1})
+    ->Args({2, 0})
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 

@@ -139,7 +139,7 @@ std::string plan_layouts_table(const plan_report& r) {
       "  #   t   p  cp{}    d   b     m   v  SP   recompute ZeRO      step    MFU    HFU     "
       "memory "
       "compute    TP bubble   p2p    DP  optim     CP{}{}\n",
-      ep_column ? "  ep" : "", ep_column ? "     EP" : "",
+      ep_column ? "  ep etp" : "", ep_column ? "     EP" : "",
       batch_column ? "       G  samples/s" : "");
   for (std::size_t i = 0; i < res.top.size(); ++i) {
     const auto& par = res.top[i].candidate.par;
@@ -151,10 +151,10 @@ std::string plan_layouts_table(const plan_report& r) {
         "  {:<2} {:>2} {:>3} {:>3}{} {:>4} {:>3} {:>5} {:>3}  {:<3}  {:<9} {:>4} {:>9} {:>6} {:>6} "
         "{:>10} {}{}{}{}{}{} {}{}{}\n",
         i + 1, par.tp, par.pp, res.top[i].candidate.cp,
-        ep_column ? fmt::format(" {:>3}", par.ep) : std::string(), par.dp, par.micro_batch,
-        s.micro_batches, par.vpp, on_off(par.sequence_parallel), to_string(par.recompute),
-        static_cast<int>(par.zero), io::to_string(s.step_time), io::percent(s.mfu),
-        io::percent(s.hfu), gib(s.memory.peak().total()), share(s.time.compute),
+        ep_column ? fmt::format(" {:>3} {:>3}", par.ep, par.etp) : std::string(), par.dp,
+        par.micro_batch, s.micro_batches, par.vpp, on_off(par.sequence_parallel),
+        to_string(par.recompute), static_cast<int>(par.zero), io::to_string(s.step_time),
+        io::percent(s.mfu), io::percent(s.hfu), gib(s.memory.peak().total()), share(s.time.compute),
         share(s.time.tp_comm), share(s.time.bubble), share(s.time.p2p), share(s.time.dp_comm),
         share(s.time.optimizer), share(cp.exposed),
         ep_column ? " " + share(s.time.ep_comm) : std::string(),
@@ -185,6 +185,9 @@ std::string plan_text(const plan_report& r) {
   if (req.constraints.fixed_ep > 0) {
     limits += fmt::format(" --ep {}", req.constraints.fixed_ep);
   }
+  if (req.constraints.fixed_etp > 0) {
+    limits += fmt::format(" --etp {}", req.constraints.fixed_etp);
+  }
   limits += req.constraints.fixed_cp > 0 ? fmt::format(" --cp {}", req.constraints.fixed_cp)
                                          : fmt::format(" --max-cp {}", req.constraints.max_cp);
   if (req.constraints.max_cp > 1 || req.constraints.fixed_cp > 1) {
@@ -193,10 +196,10 @@ std::string plan_text(const plan_report& r) {
   o += fmt::format(
       "\nsearch: {} (t, p, cp{}) with t*p*cp dividing N = {}{}, {} searched; their {} layouts, {} "
       "evaluated, {} fit; {:.1f} ms on {} thread{}\n",
-      c.pairs, is_moe(req.model.moe) ? ", ep" : "", req.gpus,
+      c.pairs, is_moe(req.model.moe) ? ", ep, etp" : "", req.gpus,
       limits.empty() ? "" : " (" + limits.substr(1) + ")", c.pairs_searched, c.layouts, c.evaluated,
       c.feasible, r.search_seconds * 1e3, res.threads, res.threads == 1 ? "" : "s");
-  o += is_moe(req.model.moe) ? "rejected (t, p, cp, ep):\n" : "rejected (t, p, cp):\n";
+  o += is_moe(req.model.moe) ? "rejected (t, p, cp, ep, etp):\n" : "rejected (t, p, cp):\n";
   bool any = false;
   for (std::size_t i = 0; i < plan_reason_count; ++i) {
     const auto reason = all_plan_reasons[i];
@@ -337,6 +340,7 @@ nlohmann::json plan_json(const plan_report& r) {
                            {"pp", pd.best.par.pp},
                            {"cp", pd.best.cp},
                            {"ep", pd.best.par.ep},
+                           {"etp", pd.best.par.etp},
                            {"dp", pd.best.par.dp},
                            {"layout", describe_layout(pd.best.par, pd.best.cp)},
                            {"step_time_s", pd.best.step_time.value()},
@@ -367,6 +371,7 @@ nlohmann::json plan_json(const plan_report& r) {
             {"max_cp", req.constraints.max_cp},
             {"fixed_cp", req.constraints.fixed_cp},
             {"fixed_ep", req.constraints.fixed_ep},
+            {"fixed_etp", req.constraints.fixed_etp},
             {"cp_comm_type", to_string(req.cp_comm)},
             {"tp_overlap", req.options.tp_overlap},
             {"dp_overlap", req.options.dp_overlap}}},

@@ -38,6 +38,7 @@ struct plan_flags {
   std::string max_tp, fixed_tp, fixed_pp;
   std::string max_cp, cp, cp_comm_type = "p2p";
   std::string ep;
+  std::string etp;
   std::string threads = "0";
   std::vector<std::string> compare;
   output_flags output;
@@ -124,6 +125,9 @@ inputs read_inputs(const plan_flags& f) {
   req.cp_comm = parse_cp_comm_type(f.cp_comm_type, "--cp-comm-type");
   if (!f.ep.empty()) {
     req.constraints.fixed_ep = positive(f.ep, "--ep");
+  }
+  if (!f.etp.empty()) {
+    req.constraints.fixed_etp = positive(f.etp, "--etp");
   }
   // The attention kernel's η of the GPU generation, as step's long-context model uses it.
   if (in.hardware.gpu != nullptr) {
@@ -245,7 +249,10 @@ void add_plan_command(CLI::App& app) {
       ->capture_default_str();
   search->add_option("--ep", f->ep,
                      "MoE: consider only this expert-parallel degree (default: every ep dividing "
-                     "the experts and t*cp*d; etp = 1)");
+                     "the experts, with ep*etp dividing t*cp*d)");
+  search->add_option("--etp", f->etp,
+                     "MoE: consider only this expert-tensor-parallel degree (default: every etp "
+                     "dividing the expert FFN size, with ep*etp dividing t*cp*d)");
   search->add_option("--threads", f->threads, "threads for the search; 0 = every core")
       ->capture_default_str();
   search
@@ -261,7 +268,8 @@ void add_plan_command(CLI::App& app) {
       R"(Searched: every t dividing N and the heads, KV heads and MLP size; every p dividing N/t
 and the layers (even stages); every cp dividing N/(t*p) up to --max-cp with s dividing by
 2*cp (fused attention); d = N/(t*p*cp) dividing G; for MoE every ep dividing the experts
-and t*cp*d (etp = 1; SP on with t > 1); every micro-batch b dividing G/d;
+and every etp dividing the expert FFN, ep*etp dividing t*cp*d (SP on with t > 1);
+every micro-batch b dividing G/d;
 interleaving v with p*v dividing L; SP on/off; recompute none/selective/full; ZeRO 0-3.
 Ranked by predicted step time; ties: TP in a node, smaller t, smaller p, larger b, smaller
 v, less recompute, SP off, lower ZeRO. A TP group never crosses a slower inter-node link

@@ -233,3 +233,39 @@ TEST_CASE(
   CHECK_THAT(evaluate_long_context_step(in).step.tp_comm_per_layer.value(),
              near(evaluate_step(in.step).tp_comm_per_layer.value()));
 }
+
+TEST_CASE("FP8 on an MoE model speeds its expert GEMMs, not its BF16 all-to-all",
+          "[long_context]") {
+  const auto& h100 = gpu_preset_by_name("h100", "--gpu");
+  long_context_inputs in;
+  in.step.model = model_preset_named("qwen3-30b-a3b", "model").spec;
+  in.step.model.seq = 4096;
+  in.step.par.dp = 32;
+  in.step.par.ep = 8;
+  in.step.par.micro_batch = 1;
+  in.step.par.global_batch = 256;
+  in.step.par.zero = zero_stage::optimizer;
+  in.step.gpu = bf16_device_for(h100);
+  in.step.memory_capacity = h100.memory.value;
+  in.step.topology = make_topology(h100, interconnect_preset_by_name("ib-ndr", "--interconnect"));
+  in.step.options.attention = attention_kernel::fused;
+  in.precision = precision_device_for(h100, {.linear = linear_precision::bf16}, "precision");
+  const auto bf16 = evaluate_long_context_step(in);
+  in.precision =
+      precision_device_for(h100, {.linear = linear_precision::fp8_blockwise}, "precision");
+  const auto fp8 = evaluate_long_context_step(in);
+  CHECK(fp8.linear_saving.value() > 0.0);
+  CHECK(fp8.step.step_time < bf16.step.step_time);
+  // The saving is the MoE layers' GEMMs (experts, router, attention); the dispatch stays BF16.
+  CHECK(fp8.step.time.ep_comm.value() == bf16.step.time.ep_comm.value());
+  CHECK(fp8.step.experts.dispatch.inter_node_bytes.value() ==
+        bf16.step.experts.dispatch.inter_node_bytes.value());
+  // TE's quantized weight copies (precision.hpp): the routed experts' over ep = 8, so less
+  // than an eighth more than their unsharded copy's share, plus the attention's.
+  const double added = (fp8.step.memory.peak().weights - bf16.step.memory.peak().weights).value();
+  const auto& m = in.step.model;
+  const double copy = weight_copy_bytes_per_param(in.precision.options, in.precision.support);
+  const double routed = copy * static_cast<double>(moe_params_per_layer(m).routed * m.layers);
+  CHECK(added > routed / 8.0);
+  CHECK(added < routed / 4.0);
+}

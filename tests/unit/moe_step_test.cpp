@@ -211,3 +211,26 @@ TEST_CASE("Bad expert layouts are refused, naming the field", "[moe][step][error
   load.options.experts.load.load_imbalance = 0.5;
   CHECK(field_of(load) == "moe-load-imbalance");
 }
+
+TEST_CASE("Each pass of a routing MoE layer waits the host time, the one-expert layer none",
+          "[moe][step]") {
+  auto in = inputs(small_moe(), 1, 1, 32);
+  in.par.ep = 16;
+  in.options.experts.host_time_per_pass = seconds{};
+  const auto without = evaluate_step(in);
+  in.options.experts.host_time_per_pass = seconds(1e-3);
+  const auto with = evaluate_step(in);
+  // 7 MoE layers, forward and backward, 8 micro-batches on one stage: 7 * 2 * 8 ms.
+  CHECK_THAT((with.time.compute - without.time.compute).value(), near(7 * 2 * 8 * 1e-3, 1e-9));
+  in.par.recompute = recompute_mode::full;  // the recomputed forward waits once more
+  const auto full = evaluate_step(in);
+  in.options.experts.host_time_per_pass = seconds{};
+  const auto full_without = evaluate_step(in);
+  CHECK_THAT((full.time.compute - full_without.time.compute).value(), near(7 * 3 * 8 * 1e-3, 1e-9));
+  CHECK(moe_host_time_per_pass_s > 0.0);  // on by default
+
+  auto dense = inputs(as_one_expert(llama_like()), 1, 1, 8);
+  const auto a = evaluate_step(dense);
+  dense.options.experts.host_time_per_pass = seconds{};
+  require_same_step(a, evaluate_step(dense));
+}

@@ -64,9 +64,20 @@ std::vector<parallel_config> every_layout(const plan_request& req) {
   const auto n = req.gpus;
   for (const auto t : detail::divisors(n)) {
     for (const auto p : detail::divisors(n / t)) {
-      for (const auto ep : is_moe(req.model.moe) ? detail::divisors(req.model.moe.experts)
-                                                 : std::vector<std::int64_t>{1}) {
-        if (detail::pair_rule(req, t, p, 1, ep)) {
+      const bool moe = is_moe(req.model.moe);
+      const auto eps = moe ? detail::divisors(req.model.moe.experts) : std::vector<std::int64_t>{1};
+      const auto etps =
+          moe ? detail::divisors(req.model.moe.expert_ffn) : std::vector<std::int64_t>{1};
+      for (const auto& [ep, etp] : [&] {
+             std::vector<std::pair<std::int64_t, std::int64_t>> folds;
+             for (const auto e : eps) {
+               for (const auto f : etps) {
+                 folds.emplace_back(e, f);
+               }
+             }
+             return folds;
+           }()) {
+        if (detail::pair_rule(req, t, p, 1, ep * etp)) {
           continue;
         }
         const auto d = n / (t * p);
@@ -92,6 +103,7 @@ std::vector<parallel_config> every_layout(const plan_request& req) {
                     par.pp = p;
                     par.dp = d;
                     par.ep = ep;
+                    par.etp = etp;
                     par.vpp = v;
                     par.micro_batch = b;
                     par.global_batch = req.global_batch;
@@ -842,7 +854,7 @@ TEST_CASE("A layout with cp reads and prints as t=..,p=..,cp=..", "[planner][cp]
 
 TEST_CASE(
     "With experts, the best layouts of plan are the best of a brute-force list over every ep "
-    "ranked by evaluate_step",
+    "and etp ranked by evaluate_step",
     "[planner][moe]") {
   auto req = request(small_moe(), 16, 32);
   req.memory_capacity = 1.5 * units::GiB;  // some fit, some do not
@@ -861,10 +873,13 @@ TEST_CASE(
   // ep is searched: more than one ep among the fitting layouts, and an ep of 8 does not fold
   // over the t*d = 4 ranks of a (t, p) = (1, 4) stage.
   bool some_ep = false;
+  bool some_etp = false;
   for (const auto& c : expected) {
     some_ep = some_ep || c.par.ep > 1;
+    some_etp = some_etp || c.par.etp > 1;
   }
   CHECK(some_ep);
+  CHECK(some_etp);
   CHECK(got.counts[plan_reason::ep_fold] > 0);
   CHECK(detail::pair_rule(req, 1, 4, 1, 8) == plan_reason::ep_fold);
   CHECK_FALSE(detail::pair_rule(req, 1, 4, 1, 4));
@@ -879,6 +894,19 @@ TEST_CASE(
   CHECK(describe_layout(fixed.top[0].candidate.par) == describe_layout(first_ep2->par));
   check_identities(fixed.counts);
   req.constraints.fixed_ep = 3;  // does not divide the 8 experts
+  CHECK_THROWS_AS(plan(req), invalid_spec);
+
+  // --etp fixes etp: the best of the etp = 2 layouts (any ep) of the brute-force list.
+  req.constraints.fixed_ep = 0;
+  req.constraints.fixed_etp = 2;
+  const auto fixed_etp = plan(req);
+  REQUIRE_FALSE(fixed_etp.top.empty());
+  const auto first_etp2 = std::find_if(expected.begin(), expected.end(),
+                                       [](const plan_candidate& c) { return c.par.etp == 2; });
+  REQUIRE(first_etp2 != expected.end());
+  CHECK(describe_layout(fixed_etp.top[0].candidate.par) == describe_layout(first_etp2->par));
+  check_identities(fixed_etp.counts);
+  req.constraints.fixed_etp = 3;  // does not divide the expert FFN of 1408
   CHECK_THROWS_AS(plan(req), invalid_spec);
 }
 

@@ -77,7 +77,7 @@
 namespace tpcost {
 
 /// Why a candidate was not proposed; each candidate is counted under its first broken rule,
-/// in this order. The first ten judge a (t, p, cp, ep) group layout, the others one layout.
+/// in this order. The first ten judge a (t, p, cp, ep, etp) group layout, the others one layout.
 enum class plan_reason : int {
   tp_limit,          ///< t above --max-tp, or not --fixed-tp
   tp_heads,          ///< t does not divide the attention heads
@@ -88,14 +88,14 @@ enum class plan_reason : int {
   pp_layers,         ///< p > L: a stage would hold no layer
   cp_sequence,       ///< cp > 1 that s (2·cp chunks), the heads (a2a) or the kernel refuse
   dp_batch,          ///< d = N/(t·p·cp) does not divide G
-  ep_fold,           ///< EP does not divide the t·cp·d ranks the expert groups fold over
+  ep_fold,           ///< EP·ETP does not divide the t·cp·d ranks the expert groups fold over
   interleave_batch,  ///< v > 1 with m < p (Megatron-Core's interleaved schedule needs m >= p)
   zero_with_pp,      ///< ZeRO-2/3 with p > 1 (DeepSpeed's pipeline engine refuses it)
   memory,            ///< the fullest stage does not fit the GPU's memory
 };
 
 inline constexpr std::size_t plan_reason_count = 13;
-/// tp_limit .. ep_fold judge a (t, p, cp, ep) group layout
+/// tp_limit .. ep_fold judge a (t, p, cp, ep, etp) group layout
 inline constexpr std::size_t plan_pair_reason_count = 10;
 
 inline constexpr std::array<plan_reason, plan_reason_count> all_plan_reasons{
@@ -160,7 +160,7 @@ constexpr std::string_view describe(plan_reason reason) {
     case plan_reason::dp_batch:
       return "d = N/(t*p*cp) does not divide the global batch";
     case plan_reason::ep_fold:
-      return "ep does not divide the t*cp*d ranks the expert groups fold over";
+      return "ep*etp does not divide the t*cp*d ranks the expert groups fold over";
     case plan_reason::interleave_batch:
       return "interleaving with fewer micro-batches than stages (m < p)";
     case plan_reason::zero_with_pp:
@@ -179,6 +179,8 @@ struct plan_constraints {
   std::int64_t max_cp = 1;    ///< cp <= max_cp (1: no context parallelism)
   std::int64_t fixed_cp = 0;  ///< cp = fixed_cp (0: any cp up to max_cp)
   std::int64_t fixed_ep = 0;  ///< ep = fixed_ep (0: every ep dividing the experts; MoE only)
+  /// etp = fixed_etp (0: every etp dividing the expert FFN size; MoE only)
+  std::int64_t fixed_etp = 0;
 };
 
 /// A search: the model, the hardware, how the software runs, N and G, and the limits.
@@ -360,8 +362,9 @@ struct plan_pair {
   std::int64_t tp = 1;
   std::int64_t pp = 1;
   std::int64_t cp = 1;
-  std::int64_t dp = 1;  ///< N/(t·p·cp)
-  std::int64_t ep = 1;  ///< expert parallelism, folded over the t·cp·d ranks of a stage
+  std::int64_t dp = 1;   ///< N/(t·p·cp)
+  std::int64_t ep = 1;   ///< expert parallelism, folded over the t·cp·d ranks of a stage
+  std::int64_t etp = 1;  ///< expert tensor parallelism, folded with ep (ep·etp | t·cp·d)
   bool spans_nodes = false;
 };
 
@@ -460,14 +463,17 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
   const context_parallel cp{.cp = pair.cp, .comm = req.cp_comm};
   for (const auto& split : candidate_splits(model.layers, pair.pp)) {
     const auto x = group_stage(
-        view_env, {.tp = pair.tp, .pp = pair.pp, .dp = pair.dp * pair.cp, .ep = pair.ep}, split);
+        view_env,
+        {.tp = pair.tp, .pp = pair.pp, .dp = pair.dp * pair.cp, .ep = pair.ep, .etp = pair.etp},
+        split);
     const auto chunks = chunk_counts(split);
     for (const auto b : batches) {
       const auto y = batch_stage(view_env, x, b, view_batch);
       long_context_layer_terms lc;
       std::array<seconds, 3> lc_added{};  // per layer and micro-batch, by recomputation
       if (long_context) {
-        lc = long_context_layer_stage(view_env, model, b, pair.tp, cp, req.precision);
+        lc = long_context_layer_stage(view_env, model, b, pair.tp, cp, req.precision, pair.ep,
+                                      pair.etp);
         for (const auto mode :
              {recompute_mode::none, recompute_mode::selective, recompute_mode::full}) {
           lc_added[static_cast<std::size_t>(mode)] = lc.added(mode);
@@ -528,7 +534,7 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
 
 /// The first pair rule that (t, p, cp) breaks, if any.
 inline std::optional<plan_reason> pair_rule(const plan_request& req, std::int64_t t, std::int64_t p,
-                                            std::int64_t cp = 1, std::int64_t ep = 1) {
+                                            std::int64_t cp = 1, std::int64_t folded = 1) {
   const auto& model = req.model;
   const auto& c = req.constraints;
   const auto g = req.topology.gpus_per_node;
@@ -569,8 +575,9 @@ inline std::optional<plan_reason> pair_rule(const plan_request& req, std::int64_
   if (req.batch_is_maximum ? req.global_batch < d : req.global_batch % d != 0) {
     return plan_reason::dp_batch;
   }
-  // validate_experts: the EP groups fold over the t·cp·d ranks of a stage (etp = 1 here).
-  if ((t * cp * d) % ep != 0) {
+  // validate_experts: the expert groups, `folded` = ep·etp ranks, fold over the t·cp·d ranks
+  // of a stage.
+  if ((t * cp * d) % folded != 0) {
     return plan_reason::ep_fold;
   }
   return std::nullopt;
@@ -612,6 +619,19 @@ inline void validate_request(const plan_request& req) {
     throw invalid_spec("ep", "EP = " + std::to_string(c.fixed_ep) + " does not divide the " +
                                  std::to_string(req.model.moe.experts) +
                                  " experts; each GPU of the group holds E/EP whole experts");
+  }
+  if (c.fixed_etp < 0 || c.fixed_etp > max_parallel_degree) {
+    throw invalid_spec("etp", std::to_string(c.fixed_etp) + " is out of range; expected 1.." +
+                                  std::to_string(max_parallel_degree));
+  }
+  if (c.fixed_etp > 1 && !is_moe(req.model.moe)) {
+    throw invalid_spec("etp",
+                       "expert parallelism needs a mixture-of-experts model; this one is dense");
+  }
+  if (c.fixed_etp > 0 && is_moe(req.model.moe) && req.model.moe.expert_ffn % c.fixed_etp != 0) {
+    throw invalid_spec("etp", "ETP = " + std::to_string(c.fixed_etp) +
+                                  " does not divide the expert FFN size " +
+                                  std::to_string(req.model.moe.expert_ffn));
   }
   if (c.max_cp < 1 || c.max_cp > max_parallel_degree) {
     throw invalid_spec("max-cp", std::to_string(c.max_cp) + " is out of range; expected 1.." +
@@ -655,13 +675,18 @@ inline plan_search search(const plan_request& req) {
   // The pair rules, in the calling thread: at most a few thousand pairs.
   std::vector<plan_pair> pairs;
   const auto& limits = req.constraints;
-  // ep over the divisors of the experts (validate_experts), or --ep; a dense model has ep = 1.
+  // ep over the divisors of the experts and etp over those of the expert FFN size
+  // (validate_experts), or --ep / --etp; a dense model has ep = etp = 1. Every (ep, etp) counts
+  // as a pair; those with ep·etp not dividing t·cp·d are rejected (ep_fold).
   std::vector<std::int64_t> eps{1};
+  std::vector<std::int64_t> etps{1};
   if (is_moe(req.model.moe)) {
     eps = limits.fixed_ep > 0 ? std::vector<std::int64_t>{limits.fixed_ep}
                               : divisors(req.model.moe.experts);
+    etps = limits.fixed_etp > 0 ? std::vector<std::int64_t>{limits.fixed_etp}
+                                : divisors(req.model.moe.expert_ffn);
   }
-  const auto ep_count = static_cast<std::int64_t>(eps.size());
+  const auto ep_count = static_cast<std::int64_t>(eps.size() * etps.size());
   for (const auto t : divisors(n)) {
     for (const auto p : divisors(n / t)) {
       // cp over the divisors of N/(t·p) up to max_cp (or fixed_cp): the others are no layout.
@@ -675,16 +700,19 @@ inline plan_search search(const plan_request& req) {
           continue;
         }
         for (const auto ep : eps) {
-          if (const auto broken = pair_rule(req, t, p, cp, ep)) {
-            ++out.counts.rejected[static_cast<std::size_t>(*broken)];
-            continue;
+          for (const auto etp : etps) {
+            if (const auto broken = pair_rule(req, t, p, cp, ep * etp)) {
+              ++out.counts.rejected[static_cast<std::size_t>(*broken)];
+              continue;
+            }
+            pairs.push_back({.tp = t,
+                             .pp = p,
+                             .cp = cp,
+                             .dp = n / (t * p * cp),
+                             .ep = ep,
+                             .etp = etp,
+                             .spans_nodes = t > req.topology.gpus_per_node});
           }
-          pairs.push_back({.tp = t,
-                           .pp = p,
-                           .cp = cp,
-                           .dp = n / (t * p * cp),
-                           .ep = ep,
-                           .spans_nodes = t > req.topology.gpus_per_node});
         }
       }
     }

@@ -43,6 +43,10 @@ struct compute_device {
   /// The dense peak the attention core runs at when it differs from `peak` (FP8 attention
   /// beside BF16 GEMMs, or BF16 attention beside FP8 GEMMs); 0 = `peak`.
   flops_per_second attention_peak{};
+  /// Bytes per element of the linear layers' GEMM operands in their roofline: 2 in BF16, the
+  /// quantized operand's with FP8 GEMMs (precision.hpp linear_operand_bytes). The attention
+  /// matmuls and the logits stay 16-bit.
+  double matmul_operand_bytes = 2.0;
 };
 
 /// One matmul C[M×N] = A[M×K]·B[K×N], `batch` times, with `element` bytes per value.
@@ -120,7 +124,10 @@ struct mlp_block {
   double router_tokens = 0.0;    ///< tokens this GPU routes (b·s/t under SP)
   double router_width = 0.0;     ///< E scores per token; 0: no router (one expert, top-1)
   double permuted_copies = 0.0;  ///< (token, expert) copies permuted and unpermuted; 0 for E = 1
-  double params_here = 0.0;      ///< the MLP's parameters on this GPU (gradient accumulation)
+  /// Copies sorted once more by local expert after the all-to-all and back before the combine
+  /// (the alltoall dispatcher with E/ep > 1; DeepEP's dispatch sends them in place): 0 otherwise.
+  double sorted_copies = 0.0;
+  double params_here = 0.0;  ///< the MLP's parameters on this GPU (gradient accumulation)
 };
 
 /// The dense MLP of `model` on one of `tp` GPUs.
@@ -177,9 +184,10 @@ constexpr layer_compute layer_compute_time(const transformer_spec& model, std::i
     if (g.m * g.n * g.k * g.batch == 0.0) {
       continue;  // a part the layer does not have
     }
-    proj_fwd += matmul_time(g.m, g.n, g.k, g.batch, e, gpu);
+    const double w = gpu.matmul_operand_bytes;
+    proj_fwd += matmul_time(g.m, g.n, g.k, g.batch, w, gpu);
     bwd +=
-        matmul_time(g.m, g.k, g.n, g.batch, e, gpu) + matmul_time(g.k, g.n, g.m, g.batch, e, gpu);
+        matmul_time(g.m, g.k, g.n, g.batch, w, gpu) + matmul_time(g.k, g.n, g.m, g.batch, w, gpu);
   }
   const bool fused = attention_kind == attention_kernel::fused;
   for (const auto& g : attention) {
@@ -198,13 +206,19 @@ constexpr layer_compute layer_compute_time(const transformer_spec& model, std::i
   // Element-wise kernels, bytes read + written (Megatron-LM fused kernels, 16-bit):
   // forward: 2 norms 8X, 2 bias-dropout-add 14X (replicated over TP), QKV bias 4·T·qkv,
   // context permute 4·T·q/t, bias + activation 4·T·(MLP width)/t; softmax 4A + dropout 5A.
-  // Routed experts: bias + activation on the tokens they get, and the permutation of
-  // Megatron-Core's alltoall dispatcher (moe_utils.py permute/unpermute: each copy read and
-  // written once on the way out, once on the way back): 8·h per copy, and as much backward.
+  // Routed experts (Megatron-Core core_v0.16.0, megatron/core/transformer/moe/): bias +
+  // activation on the copies they get; the permutation (moe_utils.py permute before the
+  // dispatch, unpermute after the combine: each copy read and written once each way, 8·h per
+  // copy) and, in the alltoall dispatcher with E/ep > 1, the sort by local expert after the
+  // all-to-all and back (token_dispatcher.py, sort_chunks_by_idxs: another 8·h per copy); the
+  // router's score function and top-k on the T·E fp32 logits (router.py, TopKRouter: logits
+  // read, scores and probs written, the aux-loss scores read and written: 5 × 4 B per logit).
+  // As much again backward.
   const double gated = model.gated_mlp ? 1.5 : 1.0;
   const double act_width = ffn / t * gated;
   const double routed_act = mlp.routed_tokens * (mlp.expert_ffn * gated);
-  const double permute = 8.0 * h * mlp.permuted_copies;
+  const double permute = 8.0 * h * (mlp.permuted_copies + mlp.sorted_copies) +
+                         20.0 * mlp.router_tokens * mlp.router_width;
   const bytes fwd_other = (2 * 4 * x + 2 * 7 * x + 4 * tokens * qkv_width + 4 * tokens * q / t +
                            4 * tokens * act_width + 4 * routed_act + permute) *
                           units::B;

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "tpcost/base/error.hpp"
 #include "tpcost/hardware/efficiency.hpp"
@@ -28,6 +29,7 @@
 #include "tpcost/model/flops.hpp"
 #include "tpcost/model/precision.hpp"
 #include "tpcost/step/context_parallel.hpp"
+#include "tpcost/step/moe_layer.hpp"
 #include "tpcost/step/step.hpp"
 
 namespace tpcost {
@@ -130,11 +132,10 @@ constexpr double long_context_pipeline_factor(std::int64_t layers, std::int64_t 
 /// the s/cp-token model, the BF16 GPU, the topology and the attention kernel. Call validate
 /// first; throws invalid_spec("inter-bandwidth") when the CP group spans nodes without an
 /// inter-node link.
-inline long_context_layer_terms long_context_layer_stage(const step_environment& view,
-                                                         const transformer_spec& model,
-                                                         std::int64_t micro_batch, std::int64_t tp,
-                                                         const context_parallel& c,
-                                                         const precision_device& precision) {
+inline long_context_layer_terms long_context_layer_stage(
+    const step_environment& view, const transformer_spec& model, std::int64_t micro_batch,
+    std::int64_t tp, const context_parallel& c, const precision_device& precision,
+    std::int64_t ep = 1, std::int64_t etp = 1) {
   const auto b = micro_batch;
   const auto t = tp;
   const auto& gpu = view.gpu;
@@ -151,12 +152,36 @@ inline long_context_layer_terms long_context_layer_stage(const step_environment&
     if (precision.linear_efficiency > 0.0) {
       fast.efficiency.matmul = precision.linear_efficiency;
     }
-    const auto k = layer_compute_time(view.model, b, t, fast, attention);
-    // Zero with a fused kernel (fast keeps the attention peak); an unfused kernel's score
-    // matmuls ran at the fast peak: take them back, forward and their two gradients.
-    const seconds attn_delta = k.attention_core_forward - kernels.attention_core_forward;
-    out.linear_saving_forward = kernels.other_forward - k.other_forward;
-    out.linear_saving_backward = (kernels.backward - k.backward) + 2.0 * attn_delta;
+    fast.matmul_operand_bytes = linear_operand_bytes(precision.options);
+    // The saving of one layer with the MLP part `mlp`, forward and backward.
+    const auto saving = [&](const mlp_block& mlp) {
+      const auto slow = layer_compute_time(view.model, b, t, gpu, attention, mlp);
+      const auto k = layer_compute_time(view.model, b, t, fast, attention, mlp);
+      // Zero with a fused kernel (fast keeps the attention peak); an unfused kernel's score
+      // matmuls ran at the fast peak: take them back, forward and their two gradients.
+      const seconds attn_delta = k.attention_core_forward - slow.attention_core_forward;
+      return std::pair{slow.other_forward - k.other_forward,
+                       (slow.backward - k.backward) + 2.0 * attn_delta};
+    };
+    auto [forward, backward] = saving(dense_mlp_block(view.model, t));
+    if (is_moe(view.model.moe)) {
+      // MoE layers (moe_layer.hpp): the routed experts' grouped GEMMs, the shared experts and
+      // the router at the recipe's rate too (TE's GroupedLinear runs the FP8 recipe); the
+      // dispatch and combine stay BF16 (Megatron-Core core_v0.16.0: the alltoall dispatcher
+      // sends the BF16 hidden states, and fused_a2a.py's HybridEP "do[es] not support fp8
+      // dispatch"). The step's layers mix dense and MoE ones: the saving per layer is their
+      // mean, as the long-context terms enter the step per layer.
+      const auto tokens =
+          expert_tokens_of(view.model, b, view.model.seq, t, ep, etp, view.options.experts.load);
+      const auto [mf, mb] =
+          saving(moe_mlp_block(view.model, t, ep, etp, tokens, view.options.experts.dispatcher));
+      const double moe_share =
+          static_cast<double>(moe_layers(view.model)) / static_cast<double>(view.model.layers);
+      forward = (1.0 - moe_share) * forward + moe_share * mf;
+      backward = (1.0 - moe_share) * backward + moe_share * mb;
+    }
+    out.linear_saving_forward = forward;
+    out.linear_saving_backward = backward;
   }
   // The attention core against all s keys, by the one kernel cost the view's core has too
   // (compute_model.hpp, fused_attention_forward_time): cp times the view's (s/cp)² core, in
@@ -198,11 +223,6 @@ inline long_context_result evaluate_long_context_step(const long_context_inputs&
                        "context parallelism runs on a fused attention kernel (TE's "
                        "DotProductAttention); use --attention fused");
   }
-  if (is_moe(s.model.moe) && in.precision.options.linear != linear_precision::bf16) {
-    throw invalid_spec("precision",
-                       "low-precision linear layers of a mixture-of-experts model are not costed "
-                       "yet (the saving is counted on dense layers); use --precision bf16");
-  }
   // The view: (t, p, d·cp) on sequences of s/cp tokens, G·cp of them.
   step_inputs view = s;
   view.model.seq = s.model.seq / c.cp;
@@ -219,7 +239,7 @@ inline long_context_result evaluate_long_context_step(const long_context_inputs&
 
   const auto t = s.par.tp;
   const auto terms = long_context_layer_stage(environment_of(view), s.model, s.par.micro_batch, t,
-                                              c, in.precision);
+                                              c, in.precision, s.par.ep, s.par.etp);
   r.cp_per_layer = terms.cp;
 
   // Per layer and micro-batch → per step: m micro-batches on the slowest stage (L/p layers)
@@ -240,10 +260,26 @@ inline long_context_result evaluate_long_context_step(const long_context_inputs&
     const double shard =
         s.par.zero == zero_stage::parameters ? static_cast<double>(view.par.dp) : 1.0;
     auto& mem = r.step.memory;
+    // Per layer on one GPU: a dense layer's linear weights over t; an MoE layer's attention and
+    // shared experts over t and its routed experts over ep·etp (TE's GroupedLinear keeps the
+    // same copies), in the model's mean of the two kinds.
+    double per_layer =
+        static_cast<double>(quantized_params_per_layer(s.model)) / static_cast<double>(t);
+    if (is_moe(s.model.moe)) {
+      const auto h = s.model.hidden;
+      const auto q = q_dim(s.model);
+      const double attention = static_cast<double>(h * (q + 2 * kv_dim(s.model)) + q * h);
+      const auto moe = moe_params_per_layer(s.model);
+      const double moe_layer =
+          (attention + static_cast<double>(moe.shared)) / static_cast<double>(t) +
+          static_cast<double>(moe.routed) / static_cast<double>(s.par.ep * s.par.etp);
+      const double share =
+          static_cast<double>(moe_layers(s.model)) / static_cast<double>(s.model.layers);
+      per_layer = (1.0 - share) * per_layer + share * moe_layer;
+    }
     for (auto& stage : mem.stages) {
-      stage.weights += copy_bytes * static_cast<double>(quantized_params_per_layer(s.model)) *
-                       static_cast<double>(stage.layers) / static_cast<double>(t) / shard *
-                       units::B;
+      stage.weights +=
+          copy_bytes * per_layer * static_cast<double>(stage.layers) / shard * units::B;
     }
     for (std::size_t i = 0; i < mem.stages.size(); ++i) {
       if (mem.stages[i].total() > mem.stages[mem.peak_stage].total()) {

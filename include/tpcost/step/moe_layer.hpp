@@ -38,6 +38,20 @@
 
 namespace tpcost {
 
+/// The host-bound time of one pass (forward, backward or recomputed forward) of an MoE layer on
+/// one micro-batch that the GPU waits for: the alltoall and flex dispatchers copy the tokens per
+/// expert to the host and synchronise before the experts (token_dispatcher.py,
+/// _maybe_dtoh_and_synchronize, core_v0.16.0), because TE's GroupedLinear takes its splits as
+/// a host list, so the GPU's queue drains and waits for the host to launch the layer's next few
+/// dozen kernels (router, permute, grouped GEMMs, combine), too short to hide it
+/// (arXiv:2603.07685: MoE layers are host-bound, which the recipes attack with CUDA graphs).
+/// The one constant fitted on the 10 BF16 MoE development rows only
+/// (tests/reference/moe_dev_fit.cpp, docs/moe.md): 1.37 ms; leave-one-out mean |error| 15.9%,
+/// worst 36.9%, against 24.1% and 68.9% without it (the 10 FP8/MXFP8 rows, not fitted: 14.7%
+/// and 30.1%, against 33.6% and 70.9%). Runs that capture the MoE layer in CUDA graphs lose less
+/// of it; that is not modelled.
+inline constexpr double moe_host_time_per_pass_s = 1.37e-3;
+
 /// How the software runs the experts.
 struct expert_options {
   /// Megatron-Core's --moe-token-dispatcher-type: alltoall or flex (DeepEP/HybridEP). (Its
@@ -45,11 +59,14 @@ struct expert_options {
   token_dispatcher dispatcher = token_dispatcher::all_to_all;
   bool overlap_comm = false;  ///< --overlap-moe-expert-parallel-comm (default off)
   expert_load load{};         ///< load imbalance and capacity factor (expert_layout.hpp)
+  /// The host-bound time per pass of an MoE layer that routes (moe_host_time_per_pass_s).
+  seconds host_time_per_pass{moe_host_time_per_pass_s};
 };
 
 /// The MLP part of one MoE layer on one GPU of a TP group of `tp` with expert groups ep × etp.
 constexpr mlp_block moe_mlp_block(const transformer_spec& model, std::int64_t tp, std::int64_t ep,
-                                  std::int64_t etp, const expert_tokens& tokens) {
+                                  std::int64_t etp, const expert_tokens& tokens,
+                                  token_dispatcher dispatcher = token_dispatcher::all_to_all) {
   const auto& moe = model.moe;
   const auto params = moe_params_per_layer(model);
   mlp_block b;
@@ -61,12 +78,34 @@ constexpr mlp_block moe_mlp_block(const transformer_spec& model, std::int64_t tp
     b.router_tokens = tokens.local;
     b.router_width = static_cast<double>(moe.experts);
     b.permuted_copies = tokens.copies;
+    // The alltoall dispatcher sorts what it received by local expert (and back); DeepEP
+    // (flex) receives each token once and permutes it to its experts in the one permute.
+    if (dispatcher == token_dispatcher::all_to_all && tokens.local_experts > 1.0) {
+      b.sorted_copies = tokens.routed;
+    }
   }
   b.params_here =
       static_cast<double>(params.shared) / static_cast<double>(tp) +
       static_cast<double>(params.router) +
       static_cast<double>(params.routed) / static_cast<double>(ep) / static_cast<double>(etp);
   return b;
+}
+
+/// One MoE layer's kernel times on one GPU of a TP group of `tp` for one micro-batch: the layer
+/// of layer_compute_time with the MLP part of moe_mlp_block, plus the host-bound time of each
+/// pass (forward, backward; a recomputed forward repeats the forward's) when the layer routes.
+constexpr layer_compute moe_layer_compute(const transformer_spec& model, std::int64_t micro_batch,
+                                          std::int64_t tp, std::int64_t ep, std::int64_t etp,
+                                          const expert_tokens& tokens, const compute_device& gpu,
+                                          attention_kernel attention,
+                                          const expert_options& options) {
+  auto k = layer_compute_time(model, micro_batch, tp, gpu, attention,
+                              moe_mlp_block(model, tp, ep, etp, tokens, options.dispatcher));
+  if (tokens.routes) {
+    k.other_forward += options.host_time_per_pass;
+    k.backward += options.host_time_per_pass;
+  }
+  return k;
 }
 
 /// The folded expert ranks of a layout of `tp`·`dp` ranks per stage (dp holds d·cp in the CP

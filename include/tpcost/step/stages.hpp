@@ -310,8 +310,8 @@ inline batch_terms batch_stage(const step_environment& env, const group_terms& x
   if (is_moe(model.moe)) {
     y.tokens = expert_tokens_of(model, micro_batch, model.seq, t, x.sizes.ep, x.sizes.etp,
                                 opt.experts.load);
-    y.moe_kernels = layer_compute_time(model, micro_batch, t, env.gpu, opt.attention,
-                                       moe_mlp_block(model, t, x.sizes.ep, x.sizes.etp, y.tokens));
+    y.moe_kernels = moe_layer_compute(model, micro_batch, t, x.sizes.ep, x.sizes.etp, y.tokens,
+                                      env.gpu, opt.attention, opt.experts);
     y.dispatch =
         ep_exchange_of(topo, x.ep_group, model, y.tokens, opt.activation_bytes, opt.experts);
     if (x.sizes.etp > 1) {

@@ -1,0 +1,85 @@
+#pragma once
+// The MoE rows of the development set (moe_dev_rows.json: Megatron-LM MoE recipes and
+// Megatron-MoE-ModelZoo, copied with their citations), predicted by the step with experts, each
+// with its stated layout and nothing tuned per row: megatron-core's stack profile, the GPU
+// preset with its generation's efficiencies (hardware/efficiency.hpp), the preset's
+// interconnect, Megatron-LM's FLOP count (--mfu-flops megatron), balanced routing as the
+// benchmarks force it. Shared by the reference test (moe_dev_test.cpp) and the fit of the MoE
+// layer's host time (moe_dev_fit.cpp).
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tpcost/model/model_presets.hpp"
+#include "tpcost/step/long_context.hpp"
+#include "tpcost/step/stack_profiles.hpp"
+
+namespace tpcost::test {
+
+struct moe_row {
+  std::string id;
+  std::string precision;                   ///< the row's linear-layer recipe
+  double measured = 0.0, predicted = 0.0;  ///< model TFLOP/s per GPU (Megatron's count)
+  [[nodiscard]] double error() const { return predicted / measured - 1.0; }
+};
+
+inline nlohmann::json moe_dev_runs() {
+  const std::string path = std::string(TPCOST_REFERENCE_DIR) + "/moe_dev_rows.json";
+  std::ifstream in(path);
+  if (!in) {
+    throw std::runtime_error("cannot read " + path);
+  }
+  return nlohmann::json::parse(in).at("runs");
+}
+
+/// Every row of `runs`; `host_time`, when >= 0, replaces the MoE layer's host-bound time per
+/// pass (moe_layer.hpp, moe_host_time_per_pass_s; in seconds) for the fit.
+inline std::vector<moe_row> evaluate_moe_rows(const nlohmann::json& runs, double host_time = -1.0) {
+  std::vector<moe_row> out;
+  for (const auto& run : runs) {
+    const auto& pl = run.at("parallel");
+    const auto& gpu = gpu_preset_by_name(run.at("gpu").get<std::string>(), "gpu");
+    long_context_inputs lc;
+    step_inputs& in = lc.step;
+    in.model = model_preset_named(run.at("model").get<std::string>(), "model").spec;
+    in.model.seq = run.at("seq");
+    in.par.tp = pl.at("tp");
+    in.par.pp = pl.at("pp");
+    in.par.dp = pl.at("dp");
+    in.par.ep = pl.at("ep");
+    in.par.etp = pl.at("etp");
+    in.par.micro_batch = pl.at("micro_batch");
+    in.par.global_batch = pl.at("global_batch");
+    const std::int64_t ends = pl.at("end_stage_layers");
+    if (ends > 0) {
+      in.par.first_stage_layers = ends;
+      in.par.last_stage_layers = ends;
+    }
+    in.par.sequence_parallel = in.par.tp > 1;
+    in.par.recompute = parse_recompute(run.at("recompute").get<std::string>(), "recompute");
+    in.par.zero = zero_stage::optimizer;
+    in.gpu = bf16_device_for(gpu);
+    in.memory_capacity = gpu.memory.value;
+    in.topology = make_topology(gpu, reference_interconnect(gpu));
+    in.options = options_of(stack_profile_by_name("megatron-core", "stack"));
+    in.options.mfu_flops = flops_convention::megatron;
+    in.options.experts.dispatcher =
+        parse_token_dispatcher(run.at("dispatcher").get<std::string>(), "dispatcher");
+    in.options.experts.overlap_comm = run.at("overlap_moe_comm");
+    if (host_time >= 0.0) {
+      in.options.experts.host_time_per_pass = seconds(host_time);
+    }
+    const auto precision = run.value("precision", std::string("bf16"));
+    lc.precision = precision_device_for(
+        gpu, {.linear = parse_linear_precision(precision, "precision")}, "precision");
+    const auto r = evaluate_long_context_step(lc);
+    out.push_back({run.at("id").get<std::string>(), precision,
+                   run.at("measured").at("tflops_per_gpu").get<double>(),
+                   r.step.model_flops_per_gpu.value() / 1e12});
+  }
+  return out;
+}
+
+}  // namespace tpcost::test
