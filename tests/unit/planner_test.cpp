@@ -156,6 +156,25 @@ void check_identities(const plan_counts& c) {
   CHECK(c.evaluated == c.feasible + c[plan_reason::memory]);
 }
 
+/// Checks plan(req) against brute_force_ranking(req): the same top layouts in the same order
+/// with the same step times, the same count of feasible layouts, and the counts' identities.
+/// Returns the brute-force list and the plan for the caller's own checks.
+std::pair<std::vector<plan_candidate>, plan_result> check_plan_matches_brute_force(
+    const plan_request& req) {
+  auto expected = brute_force_ranking(req);
+  auto got = plan(req);
+  REQUIRE(expected.size() >= req.top);
+  REQUIRE(got.top.size() == req.top);
+  for (std::size_t i = 0; i < req.top; ++i) {
+    INFO("rank " << i + 1);
+    CHECK(describe_layout(got.top[i].candidate.par) == describe_layout(expected[i].par));
+    CHECK_THAT(got.top[i].result.step_time.value(), near(expected[i].step_time.value(), 1e-12));
+  }
+  CHECK(got.counts.feasible == static_cast<std::int64_t>(expected.size()));
+  check_identities(got.counts);
+  return {std::move(expected), std::move(got)};
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -219,17 +238,7 @@ TEST_CASE("The best layouts of plan are the best of a brute-force list ranked by
   llama.options.dp_overlap = 0.5;
   for (auto req : {gpt, llama}) {
     req.top = 8;
-    const auto expected = brute_force_ranking(req);
-    const auto got = plan(req);
-    REQUIRE(expected.size() >= req.top);
-    REQUIRE(got.top.size() == req.top);
-    for (std::size_t i = 0; i < req.top; ++i) {
-      INFO("rank " << i + 1);
-      CHECK(describe_layout(got.top[i].candidate.par) == describe_layout(expected[i].par));
-      CHECK_THAT(got.top[i].result.step_time.value(), near(expected[i].step_time.value(), 1e-12));
-    }
-    CHECK(got.counts.feasible == static_cast<std::int64_t>(expected.size()));
-    check_identities(got.counts);
+    const auto [expected, got] = check_plan_matches_brute_force(req);
     req.top = 1;  // the runner-up is still there to compare with
     const auto one = plan(req);
     REQUIRE(one.top.size() == 1);
@@ -248,17 +257,7 @@ TEST_CASE(
     req.memory_capacity = 1.5 * units::GiB;
     req.options = options_of(stack);
     req.top = 4;
-    const auto expected = brute_force_ranking(req);
-    const auto got = plan(req);
-    REQUIRE(expected.size() >= req.top);
-    REQUIRE(got.top.size() == req.top);
-    for (std::size_t i = 0; i < req.top; ++i) {
-      INFO("rank " << i + 1);
-      CHECK(describe_layout(got.top[i].candidate.par) == describe_layout(expected[i].par));
-      CHECK_THAT(got.top[i].result.step_time.value(), near(expected[i].step_time.value(), 1e-12));
-    }
-    CHECK(got.counts.feasible == static_cast<std::int64_t>(expected.size()));
-    check_identities(got.counts);
+    const auto [expected, got] = check_plan_matches_brute_force(req);
     // The stack's rules shape the space: no ZeRO under megatron-2021, ZeRO-3 with PP only
     // under FSDP2.
     const bool sharded_pp = std::any_of(
@@ -859,17 +858,7 @@ TEST_CASE(
   auto req = request(small_moe(), 16, 32);
   req.memory_capacity = 1.5 * units::GiB;  // some fit, some do not
   req.top = 6;
-  const auto expected = brute_force_ranking(req);
-  const auto got = plan(req);
-  REQUIRE(expected.size() >= req.top);
-  REQUIRE(got.top.size() == req.top);
-  for (std::size_t i = 0; i < req.top; ++i) {
-    INFO("rank " << i + 1);
-    CHECK(describe_layout(got.top[i].candidate.par) == describe_layout(expected[i].par));
-    CHECK_THAT(got.top[i].result.step_time.value(), near(expected[i].step_time.value(), 1e-12));
-  }
-  CHECK(got.counts.feasible == static_cast<std::int64_t>(expected.size()));
-  check_identities(got.counts);
+  const auto [expected, got] = check_plan_matches_brute_force(req);
   // ep is searched: more than one ep among the fitting layouts, and an ep of 8 does not fold
   // over the t*d = 4 ranks of a (t, p) = (1, 4) stage.
   bool some_ep = false;
