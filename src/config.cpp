@@ -31,7 +31,7 @@ using json = nlohmann::json;
 
 // The config format. Sections group keys by what they describe; a key's flag has the same
 // meaning as on the command line. Keys without a flag are read by one command (checks).
-constexpr std::array<config_key, 77> keys{{
+constexpr std::array<config_key, 83> keys{{
     {"/$schema", "", value_kind::text, "the JSON Schema this file follows (ignored by tpcost)", ""},
     {"/name", "", value_kind::text, "a name for reports, e.g. \"GPT-3 175B on DGX A100\"", ""},
     {"/description", "", value_kind::text, "free text (ignored by tpcost)", ""},
@@ -56,6 +56,24 @@ constexpr std::array<config_key, 77> keys{{
      "key/value heads (GQA; default: heads) (step, plan)", ""},
     {"/model/ffn", "--ffn", value_kind::count, "MLP inner size (default 4h) (step, plan)", ""},
     {"/model/vocab", "--vocab", value_kind::count, "V: vocabulary size (step, plan)", ""},
+    {"/model/experts", "--experts", value_kind::count,
+     "E: routed experts per MoE layer (Megatron --num-experts) (step, plan)", ""},
+    {"/model/top_k", "--top-k", value_kind::count,
+     "k: routed experts each token visits (Megatron --moe-router-topk) (step, plan)", ""},
+    {"/model/expert_ffn", "--expert-ffn", value_kind::count,
+     "inner size of one routed expert (Megatron --moe-ffn-hidden-size) (step, plan)", ""},
+    {"/model/shared_expert_ffn", "--shared-expert-ffn", value_kind::count,
+     "inner size of all shared experts together (Megatron "
+     "--moe-shared-expert-intermediate-size) (step, plan)",
+     ""},
+    {"/model/moe_dense_layers", "--moe-dense-layers", value_kind::count,
+     "leading layers with a dense MLP (DeepSeek first_k_dense_replace; leave out for none) "
+     "(step, plan)",
+     ""},
+    {"/model/moe_layer_freq", "--moe-layer-freq", value_kind::count,
+     "after the dense layers, every k-th layer has experts (Megatron --moe-layer-freq k) (step, "
+     "plan)",
+     ""},
     {"/batch/micro_batch", "--batch", value_kind::count, "b: micro-batch size, sequences", ""},
     {"/batch/global_batch", "--global-batch", value_kind::count,
      "G: sequences per optimizer step (step, plan)", ""},

@@ -33,6 +33,37 @@ const std::array<dimension_flag, 7> dimension_flags{{
     {"seq", "--seq", &model_flags::seq, &transformer_spec::seq},
 }};
 
+/// A mixture-of-experts field and the flag that sets it. `set` writes the flag's value into
+/// the spec (the shared experts' total size is one shared expert of that size: the same
+/// matmuls, parameters and FLOPs as Megatron's --moe-shared-expert-intermediate-size).
+struct expert_flag {
+  std::string_view field;  ///< as the core's validate(moe_spec) names it
+  std::string_view flag;
+  std::string model_flags::*text;
+  void (*set)(moe_spec&, std::int64_t);
+};
+
+const std::array<expert_flag, 6> expert_flags{{
+    {"experts", "--experts", &model_flags::experts,
+     [](moe_spec& m, std::int64_t v) { m.experts = v; }},
+    {"top_k", "--top-k", &model_flags::top_k, [](moe_spec& m, std::int64_t v) { m.top_k = v; }},
+    {"expert_ffn", "--expert-ffn", &model_flags::expert_ffn,
+     [](moe_spec& m, std::int64_t v) { m.expert_ffn = v; }},
+    {"shared_ffn", "--shared-expert-ffn", &model_flags::shared_expert_ffn,
+     [](moe_spec& m, std::int64_t v) {
+       m.shared_experts = 1;
+       m.shared_ffn = v;
+     }},
+    {"dense_layers", "--moe-dense-layers", &model_flags::moe_dense_layers,
+     [](moe_spec& m, std::int64_t v) { m.dense_layers = v; }},
+    // Megatron's integer --moe-layer-freq k: layer i has experts when i % k == 0.
+    {"layer_freq", "--moe-layer-freq", &model_flags::moe_layer_freq,
+     [](moe_spec& m, std::int64_t v) {
+       m.layer_freq = v;
+       m.layer_offset = 0;
+     }},
+}};
+
 }  // namespace
 
 std::string hf_seq_message(std::int64_t context_window) {
@@ -64,6 +95,17 @@ void add_model_flags(CLI::App& cmd, model_flags& flags, bool positional_name) {
   group->add_option("--vocab", flags.vocab, "V: vocabulary size");
   group->add_option(flag_names("--seq"), flags.seq,
                     "s: sequence length (also the FLOPs-per-token length)");
+  auto* moe = cmd.add_option_group("Mixture of experts (on a preset, they override it)");
+  moe->add_option("--experts", flags.experts, "E: routed experts per MoE layer");
+  moe->add_option("--top-k", flags.top_k, "k: routed experts each token visits");
+  moe->add_option("--expert-ffn", flags.expert_ffn, "inner size of one routed expert");
+  moe->add_option("--shared-expert-ffn", flags.shared_expert_ffn,
+                  "inner size of all shared experts together (Megatron "
+                  "--moe-shared-expert-intermediate-size)");
+  moe->add_option("--moe-dense-layers", flags.moe_dense_layers,
+                  "leading layers with a dense MLP of --ffn (DeepSeek first_k_dense_replace)");
+  moe->add_option("--moe-layer-freq", flags.moe_layer_freq,
+                  "after them, every k-th layer has experts (Megatron --moe-layer-freq k)");
 }
 
 chosen_model to_model(const model_flags& flags, bool context_window_as_seq) {
@@ -110,11 +152,35 @@ chosen_model to_model(const model_flags& flags, bool context_window_as_seq) {
       out.overridden = out.overridden || out.origin != "flags";
     }
   }
+  for (const auto& d : expert_flags) {
+    if (!(flags.*d.text).empty()) {
+      d.set(out.spec.moe, parse_count(flags.*d.text, d.flag));
+      out.overridden = out.overridden || out.origin != "flags";
+    }
+  }
+  if (is_moe(out.spec.moe)) {
+    // Experts given by flag on a dense model need the rest of the MoE shape, not a range error.
+    if (out.spec.moe.top_k == 0) {
+      throw invalid_spec("--top-k",
+                         "not given; a mixture of experts needs the routed experts "
+                         "each token visits, e.g. --top-k 8");
+    }
+    if (out.spec.moe.expert_ffn == 0) {
+      throw invalid_spec("--expert-ffn",
+                         "not given; a mixture of experts needs the inner size "
+                         "of one routed expert, e.g. --expert-ffn 1536");
+    }
+  }
   try {
     validate(out.spec);
   } catch (const invalid_spec& e) {
     for (const auto& d : dimension_flags) {
       if (e.field() == d.field) {
+        throw invalid_spec(std::string(d.flag), e.detail());
+      }
+    }
+    for (const auto& d : expert_flags) {
+      if (e.field() == d.field || (d.field == "shared_ffn" && e.field() == "shared_experts")) {
         throw invalid_spec(std::string(d.flag), e.detail());
       }
     }

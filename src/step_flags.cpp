@@ -152,40 +152,14 @@ context_parallel to_context_parallel(const step_flags& f) {
 
 namespace {
 
-/// The expert layout against the model, with errors that name the flags (the core's
-/// validate_experts checks the same on the CP view, where d holds d·cp).
-void check_experts(const transformer_spec& model, const parallel_config& par, std::int64_t cp,
-                   const step_flags& f) {
-  if (!is_moe(model.moe)) {
-    if (par.ep != 1 || par.etp != 1) {
-      throw invalid_spec(par.ep != 1 ? "--ep" : "--etp",
-                         "expert parallelism needs a mixture-of-experts model; this one is dense");
-    }
-    if (f.overlap_moe_comm || !f.moe_capacity_factor.empty()) {
-      throw invalid_spec(f.overlap_moe_comm ? "--overlap-moe-expert-parallel-comm"
-                                            : "--moe-expert-capacity-factor",
-                         "applies to mixture-of-experts models; this one is dense");
-    }
-    return;
-  }
-  const auto& moe = model.moe;
-  if (moe.experts % par.ep != 0) {
-    throw invalid_spec("--ep", "EP = " + std::to_string(par.ep) + " does not divide the " +
-                                   std::to_string(moe.experts) +
-                                   " experts; each GPU of the group holds E/EP whole experts");
-  }
-  if (moe.expert_ffn % par.etp != 0) {
-    throw invalid_spec("--etp", "ETP = " + std::to_string(par.etp) +
-                                    " does not divide the expert FFN size " +
-                                    std::to_string(moe.expert_ffn));
-  }
-  const auto folded = checked_product("--ep", {par.ep, par.etp}, "EP*ETP");
-  const auto ranks = checked_product("--ep", {par.tp, cp, par.dp}, "t*cp*d");
-  if (ranks % folded != 0) {
-    throw invalid_spec("--ep", "EP*ETP = " + std::to_string(par.ep) + "*" +
-                                   std::to_string(par.etp) +
-                                   " does not divide the t*cp*d = " + std::to_string(ranks) +
-                                   " ranks of a stage that the expert groups fold over");
+/// The MoE flags that only the CLI has, on a dense model. The expert layout itself (EP, ETP and
+/// the folded groups) is checked by the core's validate_experts when the step is evaluated; its
+/// errors name the core's fields, which error_message turns into these flags.
+void check_expert_flags(const transformer_spec& model, const step_flags& f) {
+  if (!is_moe(model.moe) && (f.overlap_moe_comm || !f.moe_capacity_factor.empty())) {
+    throw invalid_spec(
+        f.overlap_moe_comm ? "--overlap-moe-expert-parallel-comm" : "--moe-expert-capacity-factor",
+        "applies to mixture-of-experts models; this one is dense");
   }
 }
 
@@ -253,7 +227,7 @@ step_report evaluate_step_flags(const step_flags& f) {
     }
     in.options.experts.load.capacity_factor = c;
   }
-  check_experts(report.model.spec, par, report.cp.cp, f);
+  check_expert_flags(report.model.spec, f);
   report.precision = to_precision_options(f.software, f.hardware);
   if (report.cp.cp == 1 && report.precision.linear == linear_precision::bf16 &&
       !report.precision.fp8_attention && !report.precision.fp8_param_gather) {

@@ -12,6 +12,7 @@
 #include <regex>
 #include <set>
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -606,30 +607,229 @@ struct megatron_mapping {
     report_ignored();
   }
 
+  /// Mixture of experts as megatron/training/arguments.py reads it (core_r0.14): --num-experts,
+  /// --moe-router-topk (default 2), --moe-ffn-hidden-size (default --ffn-hidden-size:
+  /// TransformerConfig.__post_init__), --moe-shared-expert-intermediate-size, --moe-layer-freq,
+  /// --expert-model-parallel-size and --expert-tensor-parallel-size (default: the TP degree,
+  /// validate_args). Routing-quality flags (aux loss, score function, expert bias) do not change
+  /// the matmuls or the traffic and are reported as ignored. MLA and MTP cannot be written in a
+  /// tpcost config yet: they block, with the preset to use instead.
   void map_moe() {
-    std::string flags;
-    const auto add = [&](const megatron_arg& a) {
-      flags += fmt::format("{}{} (line {})", flags.empty() ? "" : ", ", a.shown, a.where.line);
-    };
-    const auto* experts = get("num_experts");
-    if (experts == nullptr || experts->value == "0" || experts->value == "1") {
+    const auto experts = count("num_experts");
+    if (!experts || *experts == 1) {
       return;
     }
-    for (const auto& [dest, a] : last) {
-      if (a.value == "None" || a.value == "False") {
-        continue;
+    r.put("/model/experts", *experts, at("num_experts"));
+    if (const auto k = count("moe_router_topk")) {
+      r.put("/model/top_k", *k, at("moe_router_topk"));
+    } else {
+      r.put("/model/top_k", 2, place{file, 0, 0, "--moe-router-topk (Megatron's default, 2)"});
+    }
+    if (const auto f = count("moe_ffn_hidden_size")) {
+      r.put("/model/expert_ffn", *f, at("moe_ffn_hidden_size"));
+    } else if (const auto ffn = count("ffn_hidden_size")) {
+      r.put("/model/expert_ffn", *ffn,
+            place{file, 0, 0, "--ffn-hidden-size (Megatron's default expert size)"});
+    }
+    put_count("/model/shared_expert_ffn", "moe_shared_expert_intermediate_size");
+    map_moe_layer_freq();
+    const auto ep = count("expert_model_parallel_size").value_or(1);
+    r.put("/parallel/ep", ep, at("expert_model_parallel_size"));
+    if (const auto etp = count("expert_tensor_parallel_size")) {
+      r.put("/parallel/etp", *etp, at("expert_tensor_parallel_size"));
+    } else {
+      r.put("/parallel/etp", count("tensor_model_parallel_size").value_or(1),
+            place{file, 0, 0,
+                  "--tensor-model-parallel-size (Megatron's default expert TP is the TP "
+                  "degree)"});
+    }
+    if (on("moe_enable_deepep")) {
+      r.put("/options/moe_token_dispatcher", std::string("flex"), at("moe_enable_deepep"));
+    } else if (const auto d = text("moe_token_dispatcher_type")) {
+      if (*d != "alltoall" && *d != "flex") {
+        fail(at("moe_token_dispatcher_type"),
+             fmt::format("'{}': tpcost costs the alltoall and flex dispatchers", *d));
       }
-      if (dest == "num_experts" || dest.rfind("moe_", 0) == 0 ||
-          ((dest == "expert_model_parallel_size" || dest == "expert_tensor_parallel_size") &&
-           a.value != "1")) {
-        used.insert(dest);
-        add(a);
+      r.put("/options/moe_token_dispatcher", *d, at("moe_token_dispatcher_type"));
+    }
+    if (on("overlap_moe_expert_parallel_comm")) {
+      r.put("/options/overlap_moe_expert_parallel_comm", true,
+            at("overlap_moe_expert_parallel_comm"));
+    }
+    if (const auto* c = get("moe_expert_capacity_factor")) {
+      double v = 0.0;
+      const auto [end, ec] = std::from_chars(c->value.data(), c->value.data() + c->value.size(), v);
+      if (ec != std::errc() || end != c->value.data() + c->value.size() || !(v > 0.0) ||
+          !(v < 1e6)) {
+        fail(c->where, fmt::format("'{}' is not a capacity factor > 0", c->value));
+      }
+      r.put("/options/moe_expert_capacity_factor", v, c->where);
+    }
+    std::string blocked;
+    for (const char* dest : {"multi_latent_attention", "mtp_num_layers"}) {
+      if (const auto* a = get(dest); a != nullptr && a->value != "0") {
+        blocked +=
+            fmt::format("{}{} (line {})", blocked.empty() ? "" : ", ", a->shown, a->where.line);
       }
     }
-    r.blockers.push_back({reader_note::kind::warning, place{file, experts->where.line, 0, {}},
-                          fmt::format("mixture of experts ({}): tpcost costs dense transformers "
-                                      "only and will not cost this model as a dense one",
-                                      flags)});
+    if (!blocked.empty()) {
+      r.blockers.push_back(
+          {reader_note::kind::warning, place{file, 0, 0, {}},
+           fmt::format("{}: a tpcost config cannot describe multi-head latent attention or "
+                       "multi-token prediction yet; name the model with --model (e.g. "
+                       "deepseek-v3) or --hf-config",
+                       blocked)});
+    }
+  }
+
+  /// --moe-layer-freq: an integer k (layer i has experts when i % k == 0) or a Python list
+  /// expression such as ([0]*3+[1]*58) (gpt_layer_specs.py). tpcost's layer rule is leading
+  /// dense layers, then every k-th layer: other patterns fail, naming the argument.
+  void map_moe_layer_freq() {
+    const auto* a = get("moe_layer_freq");
+    if (a == nullptr) {
+      return;
+    }
+    if (!a->unresolved.empty()) {
+      unresolved(*a, "an integer or a list expression such as ([0]*3+[1]*58)");
+    }
+    std::int64_t k = 0;
+    const auto& v = a->value;
+    if (const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), k);
+        ec == std::errc() && end == v.data() + v.size()) {
+      if (k < 1 || k > 2147483647) {
+        fail(a->where, fmt::format("'{}' is not a layer frequency >= 1", v));
+      }
+      if (k > 1) {
+        r.put("/model/moe_layer_freq", k, a->where);
+      }
+      return;
+    }
+    const auto pattern = layer_pattern(v, a->where);
+    const auto layers = count("num_layers");
+    if (layers && static_cast<std::int64_t>(pattern.size()) != *layers) {
+      fail(a->where,
+           fmt::format("'{}' gives {} layers, the model has {}", v, pattern.size(), *layers));
+    }
+    // Leading dense layers d, then experts every k-th layer from d on.
+    const auto first = std::find(pattern.begin(), pattern.end(), 1);
+    if (first == pattern.end()) {
+      fail(a->where, fmt::format("'{}' puts experts in no layer", v));
+    }
+    const auto d = static_cast<std::int64_t>(first - pattern.begin());
+    const auto next = std::find(first + 1, pattern.end(), 1);
+    const std::int64_t freq = next == pattern.end() ? 1 : static_cast<std::int64_t>(next - first);
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+      const auto ii = static_cast<std::int64_t>(i);
+      const int expected = ii >= d && (ii - d) % freq == 0 ? 1 : 0;
+      if (pattern[i] != expected || (freq > 1 && d % freq != 0)) {
+        fail(a->where, fmt::format("'{}': tpcost models leading dense layers, then experts "
+                                   "every k-th layer; this pattern is not one of those",
+                                   v));
+      }
+    }
+    if (d > 0) {
+      r.put("/model/moe_dense_layers", d, a->where);
+    }
+    if (freq > 1) {
+      r.put("/model/moe_layer_freq", freq, a->where);
+    }
+  }
+
+  /// Expands a Python list expression of 0s and 1s: lists, `*` by a count, `+`, parentheses;
+  /// at most 2^20 entries (a pattern has one per layer).
+  std::vector<int> layer_pattern(const std::string& text, const place& where) {
+    constexpr std::size_t limit = std::size_t{1} << 20;
+    std::size_t pos = 0;
+    const auto skip = [&] {
+      while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos])) != 0) {
+        ++pos;
+      }
+    };
+    const auto bad = [&]() -> std::vector<int> {
+      fail(where, fmt::format("'{}' is not an integer or a list expression such as "
+                              "([0]*3+[1]*58)",
+                              text.substr(0, 80)));
+    };
+    const auto number = [&]() -> std::int64_t {
+      skip();
+      std::int64_t n = 0;
+      const auto [end, ec] = std::from_chars(text.data() + pos, text.data() + text.size(), n);
+      if (ec != std::errc() || n < 0) {
+        bad();
+      }
+      pos = static_cast<std::size_t>(end - text.data());
+      return n;
+    };
+    std::function<std::vector<int>(int)> expr = [&](int depth) -> std::vector<int> {
+      if (depth > 16) {
+        bad();
+      }
+      std::vector<int> out;
+      for (;;) {
+        skip();
+        std::vector<int> atom;
+        if (pos < text.size() && text[pos] == '(') {
+          ++pos;
+          atom = expr(depth + 1);
+          skip();
+          if (pos >= text.size() || text[pos] != ')') {
+            bad();
+          }
+          ++pos;
+        } else if (pos < text.size() && text[pos] == '[') {
+          ++pos;
+          for (;;) {
+            const auto n = number();
+            if (n > 1) {
+              bad();
+            }
+            atom.push_back(static_cast<int>(n));
+            skip();
+            if (pos < text.size() && text[pos] == ',') {
+              ++pos;
+              continue;
+            }
+            break;
+          }
+          if (pos >= text.size() || text[pos] != ']') {
+            bad();
+          }
+          ++pos;
+        } else {
+          bad();
+        }
+        skip();
+        if (pos < text.size() && text[pos] == '*') {
+          ++pos;
+          const auto times = number();
+          if (atom.empty() || static_cast<std::size_t>(times) > limit / atom.size()) {
+            bad();
+          }
+          std::vector<int> repeated;
+          for (std::int64_t i = 0; i < times; ++i) {
+            repeated.insert(repeated.end(), atom.begin(), atom.end());
+          }
+          atom = std::move(repeated);
+        }
+        if (out.size() + atom.size() > limit) {
+          bad();
+        }
+        out.insert(out.end(), atom.begin(), atom.end());
+        skip();
+        if (pos < text.size() && text[pos] == '+') {
+          ++pos;
+          continue;
+        }
+        return out;
+      }
+    };
+    auto out = expr(0);
+    skip();
+    if (pos != text.size() || out.empty()) {
+      bad();
+    }
+    return out;
   }
 
   void map_layout() {

@@ -149,6 +149,17 @@ reading read_nemo_yaml(const std::string& text, const std::string& file, const r
       const auto name = key_text(file, kv.first, sname);
       const auto key = sname + "." + name;
       auto [dest, inverted] = dest_of(sname, name);
+      if (dest == "moe_layer_freq" && kv.second.IsSequence()) {
+        // TransformerConfig.moe_layer_freq as a list: Megatron's list expression, one 0/1 entry
+        // per layer, read by the same mapping as a script's --moe-layer-freq.
+        std::string list = "[";
+        for (const auto& e : kv.second) {
+          list += (list.size() > 1 ? "," : "") + (e.IsScalar() ? e.Scalar() : std::string("?"));
+        }
+        list += "]";
+        args.push_back({dest, list, key + ": " + list.substr(0, 80), at(file, kv.second, key)});
+        continue;
+      }
       if (dest.empty() || !kv.second.IsScalar()) {
         if (name != "_target_") {
           ++ignored;

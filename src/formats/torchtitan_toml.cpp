@@ -91,6 +91,19 @@ const char* preset_for(std::string_view name, std::string_view flavor) {
   if (name == "llama2" && flavor == "70B") {
     return "llama-2-70b";
   }
+  // Mixtures of experts (torchtitan/models/qwen3 and deepseek_v3/__init__.py at b5bcd76).
+  if (name == "qwen3" && flavor == "30B-A3B") {
+    return "qwen3-30b-a3b";
+  }
+  if (name == "qwen3" && flavor == "235B-A22B") {
+    return "qwen3-235b-a22b";
+  }
+  if (name == "deepseek_v3" && flavor == "236B") {
+    return "deepseek-v2";
+  }
+  if (name == "deepseek_v3" && flavor == "671B") {
+    return "deepseek-v3";
+  }
   return nullptr;
 }
 
@@ -121,13 +134,6 @@ reading read_torchtitan_toml(const std::string& text, const std::string& file,
   if (name && flavor) {
     if (const char* preset = preset_for(*name, *flavor)) {
       r.put("/model/name", preset, t.at("model", "flavor"));
-    } else if (name->find("deepseek") != std::string::npos ||
-               name->find("llama4") != std::string::npos ||
-               name->find("moe") != std::string::npos) {
-      r.blockers.push_back({reader_note::kind::warning, t.at("model", "name"),
-                            fmt::format("'{}' is a mixture-of-experts model: tpcost costs dense "
-                                        "transformers only and will not cost it as a dense one",
-                                        *name)});
     } else {
       r.warn(opts, t.at("model", "flavor"),
              fmt::format("{} {} is not a tpcost model preset; give --model or --hf-config", *name,
@@ -158,11 +164,11 @@ reading read_torchtitan_toml(const std::string& text, const std::string& file,
            fmt::format("'{}' is not a rotate method; expected allgather or alltoall", rotate));
     }
   }
+  // Expert parallelism borrows its ranks from dp_shard·cp·tp, and experts are not split over
+  // TP (torchtitan/config/configs.py at b5bcd76: efsdp = dp_shard·cp·tp/ep): etp = 1.
   if (const auto ep = t.degree("expert_parallel_degree"); ep && *ep > 1) {
-    r.blockers.push_back({reader_note::kind::warning, t.at("parallelism", "expert_parallel_degree"),
-                          fmt::format("expert_parallel_degree = {}: expert parallelism is not "
-                                      "modelled; tpcost would cost a different job",
-                                      *ep)});
+    r.put("/parallel/ep", *ep, t.at("parallelism", "expert_parallel_degree"));
+    r.put("/parallel/etp", 1, t.at("parallelism", "expert_parallel_degree"));
   }
   const auto replicate = t.degree("data_parallel_replicate_degree").value_or(1);
   const auto shard = t.degree("data_parallel_shard_degree").value_or(-1);

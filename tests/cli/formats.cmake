@@ -24,9 +24,32 @@ tpcost_cli_case("megatron-bridge yaml: fp8_recipe tensorwise is --precision fp8-
 tpcost_cli_case("megatron script: --context-parallel-size is /parallel/cp"
   ARGS convert -q ${meg}/train_llama3_8b_h100_fp8.sh --set CP_SIZE=2 RC 0
   STDOUT "\"parallel\": \\{\n    \"cp\": 2,\n    \"gpus\": 8,")
-tpcost_cli_case("megatron mixtral script: MoE is refused, naming the MoE flags"
-  ARGS check ${meg}/train_mixtral_8x7b_distributed.sh --rule min_efficiency=0.5 RC 2
-  STDERR "train_mixtral_8x7b_distributed\\.sh:51: mixture of experts \\(--expert-model-parallel-size 8 \\(line 85\\), .*--moe-router-topk 2 \\(line 52\\).*--num-experts 8 \\(line 51\\)\\): tpcost costs dense transformers only")
+# Megatron's MoE flags are the config's expert keys; ETP defaults to the TP degree
+# (arguments.py), --moe-ffn-hidden-size to --ffn-hidden-size.
+tpcost_cli_case("megatron mixtral script: the MoE flags are the expert keys"
+  ARGS convert -q ${meg}/train_mixtral_8x7b_distributed.sh RC 0
+  STDOUT "\"expert_ffn\": 14336,\n    \"experts\": 8,.*\"top_k\": 2,.*\"moe_token_dispatcher\": \"alltoall\",.*\"ep\": 8,\n    \"etp\": 1,")
+tpcost_cli_case("megatron mixtral script on 4 nodes: the step prices the EP all-to-all"
+  ARGS check ${meg}/train_mixtral_8x7b_distributed.sh --set NNODES=4 --gpu h100-sxm
+       --interconnect ib-ndr --rule min_mfu=0.3 RC 0 STDOUT "PASS  min_mfu")
+tpcost_cli_case("megatron mixtral script on one node: EP 8 does not fold over d = 2"
+  ARGS check ${meg}/train_mixtral_8x7b_distributed.sh --gpu h100-sxm --rule min_mfu=0.3 RC 2
+  STDERR "EP\\*ETP = 8\\*1 does not divide the t\\*cp\\*d = 2 ranks")
+tpcost_cli_case("megatron deepseek-v3 script: MLA and MTP block, naming the flags"
+  ARGS convert -q ${meg}/deepseek_v3_layer_freq.sh RC 2
+  STDERR "--multi-latent-attention \\(line 12\\), --mtp-num-layers 1 \\(line 12\\): a tpcost config cannot describe multi-head latent attention")
+tpcost_cli_case("megatron --moe-layer-freq ([0]*3+[1]*58): three leading dense layers"
+  ARGS convert -q ${meg}/deepseek_v3_layer_freq.sh --set MLA= RC 0
+  STDOUT "\"moe_dense_layers\": 3,.*\"shared_expert_ffn\": 2048,\n    \"top_k\": 8,.*\"moe_token_dispatcher\": \"flex\",.*\"ep\": 64,")
+tpcost_cli_case("megatron --moe-layer-freq list: one entry per layer"
+  ARGS convert -q ${meg}/deepseek_v3_layer_freq.sh --set FREQ=[0,0,1,1] RC 2
+  STDERR "gives 4 layers, the model has 61")
+tpcost_cli_case("megatron --moe-layer-freq list: a pattern tpcost cannot express"
+  ARGS convert -q ${meg}/deepseek_v3_layer_freq.sh --set "FREQ=([1]*3+[0]*58)" RC 2
+  STDERR "leading dense layers, then experts every k-th layer; this pattern is not one")
+tpcost_cli_case("megatron --moe-layer-freq list: a repetition too long to expand"
+  ARGS convert -q ${meg}/deepseek_v3_layer_freq.sh --set "FREQ=[1]*99999999999" RC 2
+  STDERR "is not an integer or a list expression")
 # TODO: the warning line before the error breaks the one-line rule; see the report.
 # tpcost_cli_case("megatron gpt3 script as committed: 8 GPUs cannot hold t*p = 128"
 #  ARGS check ${meg}/train_gpt3_175b_distributed.sh ${a100} --rule min_memory_headroom=0 RC 2
@@ -71,12 +94,21 @@ tpcost_cli_case("sarif for a failed rule points at the layout's line"
 tpcost_cli_case("megatron-bridge yaml: t=2, G=512, bf16, GQA, selective, distributed optimizer"
   ARGS convert -q ${fmt_dir}/llama3_8b_bridge.yaml RC 0
   STDOUT "\"global_batch\": 512.*\"dtype\": \"bf16\".*\"kv_heads\": 8.*\"recompute\": \"selective\",\n    \"sp\": true,\n    \"stack\": \"megatron-core\",\n    \"zero\": 1.*\"tp\": 2\n.*megatron-bridge-yaml")
+tpcost_cli_case("megatron-bridge yaml: the MoE fields, moe_layer_freq as a list, ETP = TP"
+  ARGS convert -q ${fmt_dir}/moe_bridge.yaml RC 0
+  STDOUT "\"expert_ffn\": 1408,\n    \"experts\": 64,.*\"moe_dense_layers\": 1,.*\"shared_expert_ffn\": 2816,\n    \"top_k\": 6,.*\"ep\": 8,\n    \"etp\": 2,")
 tpcost_cli_case("torchtitan toml: llama-3-8b preset, FSDP as ZeRO-3, d=32"
   ARGS convert -q ${fmt_dir}/llama3_8b_torchtitan.toml RC 0
   STDOUT "\"global_batch\": 32,.*\"name\": \"llama-3-8b\".*\"stack\": \"fsdp2\",\n    \"zero\": 3.*\"dp\": 32,.*\"tp\": 2\n.*fsdp2")
 tpcost_cli_case("torchtitan toml: context_parallel_degree is cp, its rotate method the exchange"
   ARGS convert -q ${fmt_dir}/llama3_8b_torchtitan_cp.toml RC 0
   STDOUT "\"cp\": 8,\n    \"cp_comm_type\": \"all_gather\",")
+tpcost_cli_case("torchtitan toml: a qwen3 MoE flavour is its preset, expert_parallel_degree is ep"
+  ARGS convert -q ${fmt_dir}/qwen3_30b_a3b_torchtitan.toml RC 0
+  STDOUT "\"name\": \"qwen3-30b-a3b\".*\"dp\": 16,\n    \"ep\": 8,\n    \"etp\": 1,")
+tpcost_cli_case("torchtitan toml: check costs the MoE job with its EP all-to-all"
+  ARGS check ${fmt_dir}/qwen3_30b_a3b_torchtitan.toml --gpu h100-sxm --interconnect ib-ndr
+       --rule min_mfu=0.2 RC 0 STDOUT "step: qwen3-30b-a3b, t=1 p=1 d=16.*PASS  min_mfu")
 tpcost_cli_case("deepspeed json with an hf config: d = 256/(2*4) = 32, ZeRO-3"
   ARGS convert -q ${fmt_dir}/ds_config.json ${PROJECT_SOURCE_DIR}/examples/hf/llama-3-8b.json RC 0
   STDOUT "\"micro_batch\": 2.*\"hf_config\": \"[^\"]*llama-3-8b\\.json\".*\"stack\": \"deepspeed\",\n    \"zero\": 3.*\"dp\": 32,\n    \"gpus\": 32")

@@ -181,9 +181,10 @@ inline void validate_experts(const transformer_spec& model, const parallel_confi
   }
   const auto folded = par.ep * par.etp;  // each at most 2^24: no overflow
   if ((par.tp * par.dp) % folded != 0) {
-    throw invalid_spec("ep", "EP*ETP = " + std::to_string(par.ep) + "*" + std::to_string(par.etp) +
-                                 " does not divide the " + std::to_string(par.tp * par.dp) +
-                                 " ranks of a stage (t*cp*d) that the expert groups fold over");
+    throw invalid_spec("ep",
+                       "EP*ETP = " + std::to_string(par.ep) + "*" + std::to_string(par.etp) +
+                           " does not divide the t*cp*d = " + std::to_string(par.tp * par.dp) +
+                           " ranks of a stage that the expert groups fold over");
   }
   if (moe.shared_experts > 0 && shared_ffn_of(moe) * moe.shared_experts % par.tp != 0) {
     throw invalid_spec("tp", "t = " + std::to_string(par.tp) +
