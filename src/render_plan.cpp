@@ -59,6 +59,13 @@ std::string header(const chosen_model& model, const chosen_hardware& hw, const p
   if (req.batch_is_maximum) {
     o += "batch: G is a maximum; each layout runs d*floor(G/d) sequences, ranked by samples/s\n";
   }
+  if (is_moe(req.model.moe)) {  // how every layout's dispatch and combine run
+    o += fmt::format("experts: {} dispatcher, all-to-alls {}\n",
+                     to_string(req.options.experts.dispatcher),
+                     req.options.experts.overlap_comm
+                         ? "overlapped with compute (--overlap-moe-expert-parallel-comm)"
+                         : "exposed (no --overlap-moe-expert-parallel-comm)");
+  }
   o += fmt::format(
       "GPU:   peak {}, HBM {} at {}; efficiency {:.2f} of peak (matmul), {:.2f} of HBM "
       "(element-wise)\n",

@@ -189,8 +189,10 @@ std::string text(const step_report& r) {
   }
   if (const auto& l = s.memory.stages;
       l.size() > 1 && (l.front().layers != l.back().layers || l.front().layers != l[1].layers)) {
-    o += fmt::format("stages:  {} layers on the first, {} on each middle one, {} on the last\n",
-                     l.front().layers, l.size() > 2 ? l[1].layers : 0, l.back().layers);
+    const auto mtp = in.model.mtp_layers;
+    o += fmt::format("stages:  {} layers on the first, {} on each middle one, {} on the last{}\n",
+                     l.front().layers, l.size() > 2 ? l[1].layers : 0, l.back().layers,
+                     mtp > 0 ? fmt::format(" ({} of them MTP)", mtp) : std::string());
   }
   o += fmt::format(
       "GPU:     peak {}, HBM {} at {}; efficiency {:.2f} of peak (matmul), {:.2f} of HBM "

@@ -39,6 +39,9 @@ struct plan_flags {
   std::string max_cp, cp, cp_comm_type = "p2p";
   std::string ep;
   std::string etp;
+  // How the experts run, as step reads them (step_flags.cpp): every layout is priced with them.
+  std::string moe_token_dispatcher = "alltoall";
+  bool overlap_moe_comm = false;
   std::string threads = "0";
   std::vector<std::string> compare;
   output_flags output;
@@ -123,6 +126,13 @@ inputs read_inputs(const plan_flags& f) {
     req.constraints.fixed_cp = positive(f.cp, "--cp");
   }
   req.cp_comm = parse_cp_comm_type(f.cp_comm_type, "--cp-comm-type");
+  req.options.experts.dispatcher =
+      parse_token_dispatcher(f.moe_token_dispatcher, "--moe-token-dispatcher");
+  req.options.experts.overlap_comm = f.overlap_moe_comm;
+  if (f.overlap_moe_comm && !is_moe(req.model.moe)) {
+    throw invalid_spec("--overlap-moe-expert-parallel-comm",
+                       "applies to mixture-of-experts models; this one is dense");
+  }
   if (!f.ep.empty()) {
     req.constraints.fixed_ep = positive(f.ep, "--ep");
   }
@@ -253,6 +263,14 @@ void add_plan_command(CLI::App& app) {
   search->add_option("--etp", f->etp,
                      "MoE: consider only this expert-tensor-parallel degree (default: every etp "
                      "dividing the expert FFN size, with ep*etp dividing t*cp*d)");
+  search
+      ->add_option("--moe-token-dispatcher", f->moe_token_dispatcher,
+                   "MoE: alltoall | flex (DeepEP/HybridEP), as in step (Megatron "
+                   "--moe-token-dispatcher-type)")
+      ->capture_default_str();
+  search->add_flag("--overlap-moe-expert-parallel-comm", f->overlap_moe_comm,
+                   "MoE: hide the all-to-alls behind another micro-batch's compute in every "
+                   "layout, as in step (Megatron's flag; default off)");
   search->add_option("--threads", f->threads, "threads for the search; 0 = every core")
       ->capture_default_str();
   search

@@ -181,18 +181,21 @@ TEST_CASE("MoE, MLA and MTP specs that cannot describe a model name the field", 
   CHECK(field_of_error(s) == "mtp_layers");
 }
 
-TEST_CASE(
-    "step costs experts and wide heads, while MLA, MTP and the planner's dense-only path refuse",
-    "[moe]") {
+TEST_CASE("step costs experts, MLA, MTP and wide heads, while the per-layer model refuses them",
+          "[moe]") {
   const parallel_config par{.tp = 1, .pp = 1, .dp = 1, .micro_batch = 1, .global_batch = 1};
   CHECK_NOTHROW(validate(preset("mixtral-8x7b"), par));
   CHECK_THROWS_WITH(require_dense_mha(preset("mixtral-8x7b"), "model"),
-                    Catch::Contains("mixture-of-experts layers, which plan and the per-layer"));
+                    Catch::Contains("mixture-of-experts layers, which the per-layer"));
   auto mla_only = preset("deepseek-v3");
   mla_only.moe = {};
-  CHECK_THROWS_WITH(validate(mla_only, par), Catch::Contains("multi-head latent attention"));
+  CHECK_NOTHROW(validate(mla_only, par));
+  CHECK_THROWS_WITH(require_dense_mha(mla_only, "model"),
+                    Catch::Contains("multi-head latent attention"));
   mla_only.mla = {};
-  CHECK_THROWS_WITH(validate(mla_only, par), Catch::Contains("multi-token-prediction layers"));
+  CHECK_NOTHROW(validate(mla_only, par));
+  CHECK_THROWS_WITH(require_dense_mha(mla_only, "model"),
+                    Catch::Contains("multi-token-prediction layers"));
   auto wide_heads = preset("llama-3-8b");
   wide_heads.head_dim = 256;
   CHECK_NOTHROW(validate(wide_heads, par));

@@ -92,6 +92,12 @@ inline constexpr state_bytes mixed_precision_adam_fp32_grads{2.0, 4.0, 12.0};
 /// the output weights split over t; the output bias and the two norms replicated.
 constexpr double attention_params_per_tp_rank(const transformer_spec& spec, std::int64_t tp) {
   const auto h = spec.hidden;
+  if (is_mla(spec.mla)) {  // up and output projections split, down projections duplicated
+    return static_cast<double>(mla_tp_split_params(spec.mla, h, spec.heads)) /
+               static_cast<double>(tp) +
+           static_cast<double>(mla_duplicated_params(spec.mla, h, spec.heads) +
+                               2 * norm_params(spec));
+  }
   const auto b = spec.linear_biases ? 1 : 0;
   const auto qkv = q_dim(spec) + 2 * kv_dim(spec);
   const auto split = h * qkv + q_dim(spec) * h + b * qkv;
@@ -106,6 +112,11 @@ constexpr double layer_params_per_tp_rank(const transformer_spec& spec, std::int
   const auto f = ffn_of(spec);
   const auto m = mlp_matrices(spec);
   const auto b = spec.linear_biases ? 1 : 0;
+  if (is_mla(spec.mla)) {
+    return attention_params_per_tp_rank(spec, tp) +
+           static_cast<double>(m * h * f + b * (m - 1) * f) / static_cast<double>(tp) +
+           static_cast<double>(b * h);
+  }
   // Split over t: QKV (weights and bias), output weights, MLP weights, first-MLP biases.
   const auto qkv = q_dim(spec) + 2 * kv_dim(spec);
   const auto split = h * qkv + q_dim(spec) * h + m * h * f + b * (qkv + (m - 1) * f);
@@ -137,8 +148,20 @@ constexpr std::int64_t moe_layers_in(const transformer_spec& spec, std::int64_t 
   return moe_layer_count(spec.moe, first + layers) - moe_layer_count(spec.moe, first);
 }
 
+/// The layers stage `stage` of `pp` holds: its share of the L layers, and on the last stage
+/// the MTP modules, each one layer of the last layer's kind (Megatron-Core places the MTP block
+/// on the last pipeline stage: multi_token_prediction.py mtp_on_this_rank, core_v0.16.0).
+constexpr std::int64_t mtp_layers_on(const transformer_spec& spec, std::int64_t stage,
+                                     std::int64_t pp) {
+  return stage == pp - 1 ? spec.mtp_layers : 0;
+}
+
 /// Parameters on one GPU of stage `stage` holding `layers_on_stage` layers, of which
-/// `moe_layers_on_stage` have experts (see file comment).
+/// `moe_layers_on_stage` have experts (see file comment); on the last stage the layers count
+/// its MTP modules' layers (`mtp_layers_on`), and the rest of each module is added here: the
+/// two input norms and the final norm (replicated) and eh_proj 2h → h (column-parallel), and
+/// with p > 1 a copy of the word embedding, which the MTP modules embed with, tied or not
+/// (gpt_model.py shared_embedding_or_output_weight).
 constexpr double params_per_gpu(const transformer_spec& spec, const parallel_config& par,
                                 std::int64_t stage, std::int64_t layers_on_stage,
                                 std::int64_t moe_layers_on_stage = 0) {
@@ -161,6 +184,14 @@ constexpr double params_per_gpu(const transformer_spec& spec, const parallel_con
     params += static_cast<double>(norm_params(spec));
     if (!spec.tied_embeddings || par.pp > 1) {
       params += embedding;
+    }
+    if (spec.mtp_layers > 0) {
+      const auto h = static_cast<double>(spec.hidden);
+      params += static_cast<double>(spec.mtp_layers) *
+                (3.0 * static_cast<double>(norm_params(spec)) + 2.0 * h * h / t);
+      if (par.pp > 1 && !spec.tied_embeddings) {
+        params += embedding;
+      }
     }
   }
   return params;
@@ -196,6 +227,34 @@ constexpr bytes attention_core_bytes(const transformer_spec& spec, std::int64_t 
   return rows * per_row / static_cast<double>(tp) * units::B;
 }
 
+/// The attention's activations of one layer beyond the 10·s·b·h its norms, input and masks
+/// keep: `replicated` (÷t only with SP) and `split` over t with the heads, in bytes for `sb`
+/// tokens. MHA/GQA: Q and the output-projection input 4·sb·q_dim, K and V 4·sb·kv_dim (the
+/// file comment). MLA, from what Megatron-Core's MLASelfAttention (core_v0.16.0) saves: the
+/// down projections share the layer's norm output as input (counted in the 10·sbh); the q and
+/// kv latents are kept twice, as the latent norm's input and as the up projection's input
+/// (4·sb·(q_lora + kv_lora)), on the layer's s/t tokens under SP and whole without it (the down
+/// projections are duplicated); the attention core keeps Q and K of a·(nope + rope) and V of
+/// a·v, and the output projection its input of a·v, split over t with the heads:
+/// 2·sb·a·(2·(nope + rope) + 2·v). The RoPE kernels keep no input (cos/sin only).
+struct attention_activations {
+  double replicated = 0.0;
+  double split = 0.0;
+};
+constexpr attention_activations attention_activation_bytes(const transformer_spec& spec,
+                                                           double sb) {
+  if (!is_mla(spec.mla)) {
+    return {.replicated = 0.0,
+            .split = 4.0 * sb * static_cast<double>(q_dim(spec)) +
+                     4.0 * sb * static_cast<double>(kv_dim(spec))};
+  }
+  const auto& mla = spec.mla;
+  const double a = static_cast<double>(spec.heads);
+  return {
+      .replicated = 4.0 * sb * static_cast<double>(mla.q_lora_rank + mla.kv_lora_rank),
+      .split = 2.0 * sb * a * static_cast<double>(2 * mla_qk_head_dim(mla) + 2 * mla.v_head_dim)};
+}
+
 /// Activation bytes one layer keeps for the backward pass, for one micro-batch of `micro_batch`
 /// sequences of `seq` tokens, on one of `tp` GPUs, with the given recomputation and attention
 /// kernel (see the file comment for the formula and its sources). Unfused: Korthikanti et al.
@@ -211,10 +270,10 @@ constexpr bytes activation_bytes_per_layer(const transformer_spec& spec, std::in
   if (mode == recompute_mode::full) {
     return (sequence_parallel ? 2.0 * sbh / t : 2.0 * sbh) * units::B;
   }
-  const double replicated = 10.0 * sbh;
-  const double split = 4.0 * sb * static_cast<double>(q_dim(spec)) +
-                       4.0 * sb * static_cast<double>(kv_dim(spec)) +
-                       (spec.gated_mlp ? 6.0 : 4.0) * sb * static_cast<double>(ffn_of(spec));
+  const auto attn = attention_activation_bytes(spec, sb);
+  const double replicated = 10.0 * sbh + attn.replicated;
+  const double split =
+      attn.split + (spec.gated_mlp ? 6.0 : 4.0) * sb * static_cast<double>(ffn_of(spec));
   const bytes core = attention_core_bytes(spec, micro_batch, seq, tp, mode, attention);
   if (sequence_parallel) {
     return (replicated + split) / t * units::B + core;
@@ -245,10 +304,10 @@ constexpr bytes moe_activation_bytes_per_layer(const transformer_spec& spec,
   }
   const auto& moe = spec.moe;
   const double inside = spec.gated_mlp ? 6.0 : 4.0;
-  const double replicated = 10.0 * sbh;
-  const double split = 4.0 * sb * static_cast<double>(q_dim(spec)) +
-                       4.0 * sb * static_cast<double>(kv_dim(spec)) +
-                       inside * sb * static_cast<double>(moe.shared_experts * shared_ffn_of(moe));
+  const auto attn = attention_activation_bytes(spec, sb);
+  const double replicated = 10.0 * sbh + attn.replicated;
+  const double split =
+      attn.split + inside * sb * static_cast<double>(moe.shared_experts * shared_ffn_of(moe));
   const double expert_ffn = static_cast<double>(moe.expert_ffn) / static_cast<double>(etp);
   double routed = tokens.routed * (inside * expert_ffn);
   if (tokens.routes) {
@@ -353,8 +412,13 @@ inline stage_memory_terms stage_memory_terms_of(const transformer_spec& spec,
     x.gathered_layers = gathered_layers;
   }
   x.embedding_mask = sbh / sp_divisor * units::B;  // one byte per element
+  // Each MTP module adds one more output layer and loss (its final norm and output inputs and
+  // fp32 logits) and its own inputs: the two norms' inputs and eh_proj's input of 2h, 8·sbh.
+  const double mtp = static_cast<double>(spec.mtp_layers);
   x.output_layer =
-      (4.0 * sbh / sp_divisor + 4.0 * sb * static_cast<double>(spec.vocab) / t) * units::B;
+      ((1.0 + mtp) * (4.0 * sbh / sp_divisor + 4.0 * sb * static_cast<double>(spec.vocab) / t) +
+       mtp * 8.0 * sbh / sp_divisor) *
+      units::B;
   return x;
 }
 
@@ -420,8 +484,10 @@ inline memory_report memory_per_gpu(const transformer_spec& spec, const parallel
   report.capacity = capacity;
   report.per_param = per_param;
   for (std::int64_t i = 0; i < par.pp; ++i) {
-    const auto layers = pipe.split.layers_on(i);
-    const auto moe = moe_layers_in(spec, pipe.split.first_layer_of(i), layers);
+    const auto mtp = mtp_layers_on(spec, i, par.pp);
+    const auto layers = pipe.split.layers_on(i) + mtp;
+    const auto moe = moe_layers_in(spec, pipe.split.first_layer_of(i), layers - mtp) +
+                     (mtp > 0 ? mtp_moe_layers(spec) : 0);
     report.stages.push_back(stage_memory_at(terms, i, layers,
                                             params_per_gpu(spec, par, i, layers, moe),
                                             expert_params_per_gpu(spec, par, moe), moe));

@@ -46,6 +46,27 @@ constexpr std::int64_t mla_params(const mla_spec& mla, std::int64_t h, std::int6
   return q + kv + out;
 }
 
+/// The MLA parameters Megatron-Core splits over TP (core_v0.16.0, megatron/core/transformer/
+/// multi_latent_attention.py, MLASelfAttention.__init__): the column-parallel up projections
+/// linear_q_up_proj (or linear_q_proj without q_lora) and linear_kv_up_proj, and the
+/// row-parallel linear_proj: `ql·a·(nope + rope) + kvl·a·(nope + v) + a·v·h` (h·a·(nope+rope)
+/// for the queries without q_lora).
+constexpr std::int64_t mla_tp_split_params(const mla_spec& mla, std::int64_t h,
+                                           std::int64_t heads) {
+  const auto qk = heads * mla_qk_head_dim(mla);
+  const auto q = mla.q_lora_rank > 0 ? mla.q_lora_rank * qk : h * qk;
+  return q + mla.kv_lora_rank * heads * (mla.qk_nope_head_dim + mla.v_head_dim) +
+         heads * mla.v_head_dim * h;
+}
+
+/// The MLA parameters every TP rank holds whole: the down projections linear_q_down_proj and
+/// linear_kv_down_proj, which the TE spec builds as TELinear with parallel_mode "duplicated"
+/// (gpt_layer_specs.py, backend.linear()), and the q/kv latent norms.
+constexpr std::int64_t mla_duplicated_params(const mla_spec& mla, std::int64_t h,
+                                             std::int64_t heads) {
+  return mla_params(mla, h, heads) - mla_tp_split_params(mla, h, heads);
+}
+
 /// Forward matmul FLOPs of one token through the MLA projections (2 per multiply-add; the
 /// norms are not matmuls and are not counted).
 constexpr double mla_projection_flops(const mla_spec& mla, std::int64_t h, std::int64_t heads) {

@@ -254,6 +254,11 @@ constexpr bool last_layer_is_moe(const transformer_spec& spec) {
   return is_moe_layer(spec.moe, spec.layers - 1);
 }
 
+/// The MTP modules with experts: all of them when the last layer has experts, else none.
+constexpr std::int64_t mtp_moe_layers(const transformer_spec& spec) {
+  return last_layer_is_moe(spec) ? spec.mtp_layers : 0;
+}
+
 /// Parameters of one norm layer: 2h (LayerNorm weight and bias) or h (RMSNorm weight).
 constexpr std::int64_t norm_params(const transformer_spec& spec) {
   return spec.norm == norm_kind::layer_norm ? 2 * spec.hidden : spec.hidden;
@@ -375,9 +380,9 @@ constexpr bool is_dense_mha(const transformer_spec& spec) {
 }
 
 /// Throws `invalid_spec(field, ...)` naming what is not costed yet when the spec is not
-/// `is_dense_mha`: `model show` describes such models (parameters, FLOPs), and `step` costs
-/// experts and head dimensions other than h/a (`require_step_costed`), but the planner and the
-/// per-layer TP model price only dense MHA/GQA layers.
+/// `is_dense_mha`: `model show` describes such models (parameters, FLOPs), and `step`, `check`
+/// and `plan` cost experts, MLA, MTP and head dimensions other than h/a, but the per-layer TP
+/// model (layer, sweep) prices only dense MHA/GQA layers.
 inline void require_dense_mha(const transformer_spec& spec, const std::string& field) {
   const char* what = is_moe(spec.moe)             ? "mixture-of-experts layers"
                      : is_mla(spec.mla)           ? "multi-head latent attention"
@@ -386,26 +391,9 @@ inline void require_dense_mha(const transformer_spec& spec, const std::string& f
                                                   : nullptr;
   if (what != nullptr) {
     throw invalid_spec(field, std::string("the model has ") + what +
-                                  ", which plan and the per-layer model (layer, sweep) do not "
-                                  "cost yet ('tpcost step' costs experts; 'tpcost model show' "
-                                  "gives its parameters and FLOPs)");
-  }
-}
-
-/// Throws `invalid_spec(field, ...)` naming what the step and the planner do not cost: MLA
-/// (its low-rank projections are not in the step's kernels yet) and multi-token-prediction
-/// layers. Experts and a head dimension other than h/a are costed.
-inline void require_step_costed(const transformer_spec& spec, const std::string& field) {
-  if (is_mla(spec.mla)) {
-    throw invalid_spec(field,
-                       "the model has multi-head latent attention (MLA), whose low-rank "
-                       "projections step and check do not cost yet ('tpcost model show' gives "
-                       "its parameters and FLOPs)");
-  }
-  if (spec.mtp_layers > 0) {
-    throw invalid_spec(field, "the model has " + std::to_string(spec.mtp_layers) +
-                                  " multi-token-prediction layers, which step and check do not "
-                                  "cost yet ('tpcost model show' gives its parameters and FLOPs)");
+                                  ", which the per-layer model (layer, sweep) does not cost "
+                                  "('tpcost step' and 'tpcost plan' cost them; 'tpcost model "
+                                  "show' gives its parameters and FLOPs)");
   }
 }
 

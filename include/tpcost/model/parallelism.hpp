@@ -205,7 +205,6 @@ inline void validate_experts(const transformer_spec& model, const parallel_confi
 /// exceed L. Interleaving and uneven stages are checked in pipeline_parallel.hpp.
 inline void validate(const transformer_spec& model, const parallel_config& par) {
   validate(model);
-  require_step_costed(model, "model");
   detail::require_degree("tp", par.tp, "the TP degree");
   detail::require_degree("pp", par.pp, "the number of pipeline stages");
   detail::require_degree("dp", par.dp, "the DP degree");

@@ -276,7 +276,7 @@ inline pipeline_layout_string parse_pipeline_layout(std::string_view text, std::
         ++at;
       } else {
         fail(std::string("'") + c + "' is not a layer; expected E, t, L, |, (...)*N" +
-             (c == 'm' ? " (MTP layers are not modelled)" : ""));
+             (c == 'm' ? " (the MTP modules sit on the last stage: leave 'm' out)" : ""));
       }
       std::int64_t repeat = 1;
       if (at < text.size() && text[at] == '*') {

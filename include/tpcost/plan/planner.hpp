@@ -86,7 +86,7 @@ enum class plan_reason : int {
   tp_straddles,      ///< t neither divides the node size nor fills whole nodes
   pp_limit,          ///< p is not --fixed-pp
   pp_layers,         ///< p > L: a stage would hold no layer
-  cp_sequence,       ///< cp > 1 that s (2·cp chunks), the heads (a2a) or the kernel refuse
+  cp_sequence,       ///< cp > 1 that s (2·cp chunks), the heads (a2a), the kernel or MLA refuse
   dp_batch,          ///< d = N/(t·p·cp) does not divide G
   ep_fold,           ///< EP·ETP does not divide the t·cp·d ranks the expert groups fold over
   interleave_batch,  ///< v > 1 with m < p (Megatron-Core's interleaved schedule needs m >= p)
@@ -566,7 +566,8 @@ inline std::optional<plan_reason> pair_rule(const plan_request& req, std::int64_
     const auto group = a2a_group_size(model, t, layout, g);
     const auto heads = model.heads / t;
     const auto kv = kv_heads_of(model) / t;
-    if (req.options.attention != attention_kernel::fused || model.seq % (2 * cp) != 0 ||
+    if (req.options.attention != attention_kernel::fused || is_mla(model.mla) ||
+        model.seq % (2 * cp) != 0 ||
         (group > 1 && (heads % group != 0 || kv < group || kv % group != 0))) {
       return plan_reason::cp_sequence;
     }
@@ -585,7 +586,6 @@ inline std::optional<plan_reason> pair_rule(const plan_request& req, std::int64_
 
 inline void validate_request(const plan_request& req) {
   validate(req.model);
-  require_step_costed(req.model, "model");  // MLA and MTP; experts are searched (ep)
   validate_step_environment(req.gpu, req.topology, req.options);
   detail::require_degree("gpus", req.gpus, "the number of GPUs");
   detail::require_degree("global_batch", req.global_batch, "the global batch size");

@@ -100,6 +100,11 @@ struct layer_compute {
   seconds grad_accumulation{};       ///< adding this micro-batch's weight gradients to the buffer
 
   [[nodiscard]] constexpr seconds forward() const { return attention_core_forward + other_forward; }
+  /// Both parts' kernels: a layer and a part costed on its own (MLA's down projections).
+  [[nodiscard]] constexpr layer_compute plus(const layer_compute& o) const {
+    return {attention_core_forward + o.attention_core_forward, other_forward + o.other_forward,
+            backward + o.backward, grad_accumulation + o.grad_accumulation};
+  }
   /// Forward, recomputed forward (per mode) and backward.
   [[nodiscard]] constexpr seconds total(recompute_mode mode) const {
     seconds t = forward() + backward;
@@ -145,13 +150,22 @@ constexpr layer_compute layer_compute_time(const transformer_spec& model, std::i
   const double t = static_cast<double>(tp);
   const double s = static_cast<double>(model.seq);
   const double h = static_cast<double>(model.hidden);
-  const double q = static_cast<double>(q_dim(model));
   const double tokens = static_cast<double>(micro_batch) * s;  // T = b·s
-  const double qkv_width = (q + 2.0 * static_cast<double>(kv_dim(model))) / t;
+  const auto& mla = model.mla;
+  const bool latent = is_mla(mla);
+  const double a = static_cast<double>(model.heads);
+  // With MLA (mla_down_projection_time below for the duplicated down projections): the queries and
+  // keys have nope + rope per head, the values v_head_dim; q is the attention output's width.
+  const double head =
+      latent ? static_cast<double>(mla_qk_head_dim(mla)) : static_cast<double>(head_dim(model));
+  const double head_v = latent ? static_cast<double>(mla.v_head_dim) : head;
+  const double q = latent ? a * head_v : static_cast<double>(q_dim(model));
+  // The q, k, v that enter the attention core on this GPU (and their bias or RoPE kernels).
+  const double qkv_width =
+      latent ? a * (2.0 * head + head_v) / t : (q + 2.0 * static_cast<double>(kv_dim(model))) / t;
   const double ffn = mlp.ffn;
   const double up_width = ffn * static_cast<double>(mlp_matrices(model) - 1) / t;  // FC1 (+gate)
-  const double head = static_cast<double>(head_dim(model));
-  const double heads_here = static_cast<double>(micro_batch * model.heads) / t;  // b·a/t
+  const double heads_here = static_cast<double>(micro_batch * model.heads) / t;    // b·a/t
   const double x = tokens * h;               // elements of a full-width activation
   const double scores = heads_here * s * s;  // attention-score elements on this GPU
   constexpr double e = 2.0;                  // bytes per 16-bit element
@@ -164,8 +178,15 @@ constexpr layer_compute layer_compute_time(const transformer_spec& model, std::i
   };
   const double per_expert = mlp.local_experts > 0.0 ? mlp.routed_tokens / mlp.local_experts : 0.0;
   const double expert_up = mlp.expert_ffn * static_cast<double>(mlp_matrices(model) - 1);
+  // MLA's TP-split up projections (column-parallel linear_q_up_proj or linear_q_proj, and
+  // linear_kv_up_proj) replace the QKV projection; its down projections are duplicated over TP
+  // and costed by mla_down_projection_time.
+  const double q_in = mla.q_lora_rank > 0 ? static_cast<double>(mla.q_lora_rank) : h;
+  const double kv_up_width = a * static_cast<double>(mla.qk_nope_head_dim + mla.v_head_dim) / t;
   const mm projections[] = {
-      {tokens, qkv_width, h, 1.0},                         // QKV (column-parallel)
+      {tokens, latent ? 0.0 : qkv_width, h, 1.0},        // QKV (column-parallel)
+      {tokens, latent ? a * head / t : 0.0, q_in, 1.0},  // MLA q_up / q_proj (column-parallel)
+      {tokens, kv_up_width, static_cast<double>(mla.kv_lora_rank), 1.0},  // MLA kv_up (column)
       {tokens, h, q / t, 1.0},                             // attention output (row-parallel)
       {tokens, up_width, h, 1.0},                          // FC1 and gate (column-parallel)
       {tokens, h, ffn / t, 1.0},                           // FC2 (row-parallel)
@@ -174,8 +195,8 @@ constexpr layer_compute layer_compute_time(const transformer_spec& model, std::i
       {mlp.router_tokens, mlp.router_width, h, 1.0},       // router
   };
   const mm attention[] = {
-      {s, s, head, heads_here},  // QKᵀ
-      {s, head, s, heads_here},  // scores × V
+      {s, s, head, heads_here},    // QKᵀ
+      {s, head_v, s, heads_here},  // scores × V
   };
   seconds proj_fwd{};
   seconds attn_fwd{};
@@ -230,13 +251,57 @@ constexpr layer_compute layer_compute_time(const transformer_spec& model, std::i
        4 * tokens * q / t + 2 * tokens * qkv_width + (fused ? 0.0 : 6 + 5) * scores) *
       units::B;
   // fp16 gradient accumulation into the main-grad buffer: read 2 + read 2 + write 2 B/param.
-  const double layer_params_here =
-      static_cast<double>(attention_params_per_layer(model)) / t + mlp.params_here;
+  const double attention_split =
+      latent ? static_cast<double>(mla_tp_split_params(mla, model.hidden, model.heads))
+             : static_cast<double>(attention_params_per_layer(model));
+  const double layer_params_here = attention_split / t + mlp.params_here;
   return layer_compute{
       .attention_core_forward = attn_fwd + memory_bound_time(fwd_attention, gpu),
       .other_forward = proj_fwd + memory_bound_time(fwd_other, gpu),
       .backward = bwd + memory_bound_time(bwd_elementwise, gpu),
       .grad_accumulation = memory_bound_time(6.0 * layer_params_here * units::B, gpu),
+  };
+}
+
+/// An MLA layer's down projections on one GPU, for a micro-batch of `micro_batch` sequences:
+/// linear_q_down_proj (h → q_lora) and linear_kv_down_proj (h → kv_lora + rope) with their
+/// latent norms. Megatron-Core's TE spec builds them as TELinear with parallel_mode
+/// "duplicated" (core_v0.16.0 gpt_layer_specs.py, backend.linear()) on the layer's input as
+/// it arrives: [s/t, b, h] under sequence parallelism, so each rank projects its own s/t
+/// tokens, and [s, b, h] without it, so every rank projects them all (multi_latent_attention.py,
+/// get_query_key_value_tensors). `tokens_per_rank_divisor` is t with SP and 1 without; their
+/// weights are whole on every rank (gradient accumulation of all of them). Zero for non-MLA.
+constexpr layer_compute mla_down_projection_time(const transformer_spec& model,
+                                                 std::int64_t micro_batch,
+                                                 double tokens_per_rank_divisor,
+                                                 const compute_device& gpu) {
+  const auto& mla = model.mla;
+  if (!is_mla(mla)) {
+    return {};
+  }
+  const double h = static_cast<double>(model.hidden);
+  const double tokens =
+      static_cast<double>(micro_batch) * static_cast<double>(model.seq) / tokens_per_rank_divisor;
+  const double ql = static_cast<double>(mla.q_lora_rank);
+  const double kv = static_cast<double>(mla.kv_lora_rank + mla.qk_rope_head_dim);
+  constexpr double e = 2.0;
+  seconds fwd{}, bwd{};
+  for (const double n : {ql, kv}) {
+    if (n == 0.0) {
+      continue;  // no q_lora: the queries come from h directly (TP-split q_proj)
+    }
+    fwd += matmul_time(tokens, n, h, 1.0, e, gpu);
+    bwd += matmul_time(tokens, h, n, 1.0, e, gpu) + matmul_time(h, n, tokens, 1.0, e, gpu);
+  }
+  // The latent RMSNorms (q_layernorm, kv_layernorm): 4 bytes per element forward, 10 backward,
+  // as the layer's own norms are counted in layer_compute_time.
+  const double latents = tokens * (ql + static_cast<double>(mla.kv_lora_rank));
+  const double params = static_cast<double>(mla_duplicated_params(mla, model.hidden, model.heads));
+  return layer_compute{
+      .attention_core_forward = {},
+      .other_forward = fwd + memory_bound_time(4.0 * latents * units::B, gpu),
+      .backward = bwd + memory_bound_time(10.0 * latents * units::B, gpu),
+      .grad_accumulation = memory_bound_time(6.0 * params * units::B, gpu),
   };
 }
 

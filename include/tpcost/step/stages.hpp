@@ -141,6 +141,16 @@ struct group_terms {
   /// puts it), as NCCL's tuner picks them.
   algorithm_cost dp_all_reduce{}, dp_reduce_scatter{}, dp_all_gather{};
   seconds embedding{};  ///< the tied embedding's gradient all-reduce between the end stages
+  /// Layers on the last stage, its `split.last` plus the model's MTP modules, each one layer of
+  /// the last layer's kind (Megatron-Core puts the MTP block on the last pipeline stage without
+  /// a custom layout: multi_token_prediction.py mtp_on_this_rank, core_v0.16.0).
+  std::int64_t last_layers = 0;
+  std::int64_t first_layers = 0;  ///< `split.first`, or `last_layers` when p = 1
+  /// MLA under SP: the TP all-reduce of the duplicated down projections' gradients (each rank
+  /// saw its own s/t tokens), once per step: finalize_model_grads.py
+  /// _allreduce_non_tensor_model_parallel_grads, for the params TELinear "duplicated" marks
+  /// `sequence_parallel` (extensions/transformer_engine.py). Zero without MLA or with t = 1.
+  seconds mla_tp_grad_sync{};
   seconds optimizer_full{}, optimizer_sharded{};
 };
 
@@ -167,14 +177,20 @@ inline group_terms group_stage(const step_environment& env, const group_sizes& g
   par.ep = g.ep;
   par.etp = g.etp;
   x.moe_first = moe_layers_in(model, 0, split.first);
-  x.moe_last = moe_layers_in(model, split.first_layer_of(g.pp - 1), split.last);
+  x.moe_last =
+      moe_layers_in(model, split.first_layer_of(g.pp - 1), split.last) + mtp_moe_layers(model);
+  x.last_layers = split.last + model.mtp_layers;
+  if (g.pp == 1) {  // one stage is first and last: it holds the MTP modules too
+    x.moe_first = x.moe_last;
+  }
+  x.first_layers = g.pp == 1 ? x.last_layers : split.first;
   for (std::int64_t s = 1; s + 1 < g.pp; ++s) {
     x.moe_middle =
         std::max(x.moe_middle, moe_layers_in(model, split.first_layer_of(s), split.middle));
   }
-  x.params_first = params_per_gpu(model, par, 0, split.first, x.moe_first);
+  x.params_first = params_per_gpu(model, par, 0, x.first_layers, x.moe_first);
   x.params_middle = g.pp > 2 ? params_per_gpu(model, par, 1, split.middle, x.moe_middle) : 0.0;
-  x.params_last = params_per_gpu(model, par, g.pp - 1, split.last, x.moe_last);
+  x.params_last = params_per_gpu(model, par, g.pp - 1, x.last_layers, x.moe_last);
   x.experts_first = expert_params_per_gpu(model, par, x.moe_first);
   x.experts_middle = g.pp > 2 ? expert_params_per_gpu(model, par, x.moe_middle) : 0.0;
   x.experts_last = expert_params_per_gpu(model, par, x.moe_last);
@@ -222,8 +238,8 @@ inline group_terms group_stage(const step_environment& env, const group_sizes& g
       // linear layers' in linear_param_gather_bytes (FP8 with --fp8-param-gather; MoE models
       // stay BF16, so the experts' share never enters it).
       const bytes gradients = static_cast<double>(env.options.grad_wire_bytes) * params * units::B;
-      const double layers = static_cast<double>(s == 0          ? split.first
-                                                : s + 1 == g.pp ? split.last
+      const double layers = static_cast<double>(s == 0          ? x.first_layers
+                                                : s + 1 == g.pp ? x.last_layers
                                                                 : split.middle);
       const double linear = static_cast<double>(quantized_params_per_layer(model)) * layers /
                             static_cast<double>(g.tp);
@@ -254,9 +270,11 @@ inline group_terms group_stage(const step_environment& env, const group_sizes& g
                            weights);
     }
   }
-  if (g.pp > 1 && model.tied_embeddings) {
+  if (g.pp > 1 && (model.tied_embeddings || model.mtp_layers > 0)) {
     // First and last stage both hold the word embedding: all-reduce its gradient (Megatron's
-    // embedding group), over the link their ranks (p-1)·t·d apart share.
+    // embedding group), over the link their ranks (p-1)·t·d apart share. The MTP modules on the
+    // last stage embed their shifted tokens with a copy of it, tied or not (gpt_model.py
+    // shared_embedding_or_output_weight: "MTP need both embedding layer and output layer").
     const bytes embedding_bytes = static_cast<double>(env.options.grad_wire_bytes) *
                                   static_cast<double>(model.vocab * model.hidden) /
                                   static_cast<double>(g.tp) * units::B;
@@ -266,6 +284,15 @@ inline group_terms group_stage(const step_environment& env, const group_sizes& g
     }
     x.embedding =
         nccl_cheapest_collective(topo, group, collective_op::all_reduce, embedding_bytes).cost.time;
+  }
+  if (is_mla(model.mla) && g.tp > 1) {
+    const double layers = static_cast<double>(
+        std::max({split.first, g.pp > 2 ? split.middle : std::int64_t{0}, x.last_layers}));
+    const bytes grads =
+        static_cast<double>(env.options.grad_wire_bytes) * layers *
+        static_cast<double>(mla_duplicated_params(model.mla, model.hidden, model.heads)) * units::B;
+    x.mla_tp_grad_sync =
+        nccl_cheapest_collective(topo, x.tp_group, collective_op::all_reduce, grads).cost.time;
   }
   x.optimizer_full = optimizer_time(x.params_max, env.gpu);
   // The distributed optimizer shards the dense parameters over d and the experts over the
@@ -294,6 +321,16 @@ struct batch_terms {
   ep_exchange dispatch;       ///< one dispatch (a combine costs the same)
   bytes etp_message{};        ///< the copies an ETP group gathers, h·2 bytes each
   algorithm_cost etp_reduce_scatter{}, etp_all_gather{};
+  // MLA (zero otherwise): the duplicated down projections, [SP off, SP on] (compute_model.hpp
+  // mla_down_projection_time), and the TP collectives on the attention's input side, which
+  // replace a dense layer's all-reduce (no SP) or all-gather + reduce-scatter (SP) of b·s·h.
+  std::array<layer_compute, 2> mla_down{};
+  seconds mla_in_all_reduce{}, mla_in_all_gather{}, mla_in_reduce_scatter{};
+  double mla_in_collectives[2] = {0.0, 0.0};  ///< per pass: [no SP: all-reduces, SP: gathers]
+  // MTP (zero otherwise), per module and micro-batch: the projection 2h → h and the norms
+  // around it, [SP off, SP on] its TP collectives.
+  seconds mtp_projection{};
+  std::array<seconds, 2> mtp_projection_tp{};
 };
 
 /// The micro-batch stage, for `micro_batch` sequences and a global batch of `global_batch`.
@@ -324,6 +361,8 @@ inline batch_terms batch_stage(const step_environment& env, const group_terms& x
     }
   }
   y.logits = logits_compute_time(model, micro_batch, t, env.gpu);
+  y.mla_down = {mla_down_projection_time(model, micro_batch, 1.0, env.gpu),
+                mla_down_projection_time(model, micro_batch, static_cast<double>(t), env.gpu)};
   // In double, as p2p_message_bytes does: b·s·h·d of inputs that pass validation can exceed
   // an int64 (2^24 sequences of 2^31 tokens), and a wrapped product printed a negative size.
   y.tp_message = static_cast<double>(micro_batch) * static_cast<double>(model.seq) *
@@ -341,6 +380,63 @@ inline batch_terms batch_stage(const step_environment& env, const group_terms& x
       y.tp_sp_all_gather = nccl_cheapest_collective(
           topo, x.tp_group, collective_op::all_gather,
           opt.tp_all_gather_bytes / static_cast<double>(opt.activation_bytes) * y.tp_message);
+    }
+  }
+  if (is_mla(model.mla)) {
+    // Megatron-Core's MLA (multi_latent_attention.py, get_query_key_value_tensors, core_v0.16.0)
+    // under SP: the column-parallel up projections all-gather their inputs, the q and kv
+    // latents (q_lora, kv_lora; h for linear_q_proj without q_lora), and the rope key is
+    // gathered from the sequence-parallel region: 3 all-gathers forward, 3 reduce-scatters of
+    // their gradients backward. Without SP the up projections' input gradients are all-reduced
+    // (2), the rope key needs none. The output projection keeps the b·s·h collectives.
+    const auto& mla = model.mla;
+    const double sp_widths[] = {
+        static_cast<double>(mla.q_lora_rank > 0 ? mla.q_lora_rank : model.hidden),
+        static_cast<double>(mla.kv_lora_rank), static_cast<double>(mla.qk_rope_head_dim)};
+    const double per_width = static_cast<double>(micro_batch) * static_cast<double>(model.seq) *
+                             static_cast<double>(opt.activation_bytes);
+    for (std::size_t i = 0; i < 3; ++i) {
+      const double w = sp_widths[i];
+      if (w == 0.0) {
+        continue;
+      }
+      y.mla_in_collectives[1] += 1.0;
+      y.mla_in_collectives[0] += i < 2 ? 1.0 : 0.0;
+      if (t > 1) {
+        const bytes message = per_width * w * units::B;
+        const auto cost = [&](collective_op op) {
+          return nccl_cheapest_collective(topo, x.tp_group, op, message).cost.time;
+        };
+        y.mla_in_all_gather += cost(collective_op::all_gather);
+        y.mla_in_reduce_scatter += cost(collective_op::reduce_scatter);
+        if (i < 2) {
+          y.mla_in_all_reduce += cost(collective_op::all_reduce);
+        }
+      }
+    }
+  }
+  if (model.mtp_layers > 0) {
+    // Each MTP module (multi_token_prediction.py, MultiTokenPredictionLayer._concat_embeddings):
+    // enorm and hnorm on h each, eh_proj a column-parallel 2h → h/t, then
+    // gather_from_tensor_model_parallel_region rebuilds h (an all-gather of b·s·h forward) and,
+    // under SP, scatter_to_sequence_parallel_region splits the sequence (an all-gather of its
+    // gradient backward). eh_proj's own input: SP's all-gather of b·s·2h forward and its
+    // reduce-scatter backward; without SP the all-reduce of its input gradient.
+    const double tokens = static_cast<double>(micro_batch) * static_cast<double>(model.seq);
+    const double h = static_cast<double>(model.hidden);
+    y.mtp_projection = matmul_time(tokens, h / static_cast<double>(t), 2.0 * h, 1, 2, env.gpu) +
+                       matmul_time(tokens, 2.0 * h, h / static_cast<double>(t), 1, 2, env.gpu) +
+                       matmul_time(2.0 * h, h / static_cast<double>(t), tokens, 1, 2, env.gpu) +
+                       memory_bound_time(2.0 * (4.0 + 10.0) * tokens * h * units::B, env.gpu);
+    if (t > 1) {
+      const bytes x1 = y.tp_message;
+      const auto cost = [&](collective_op op, double scale) {
+        return nccl_cheapest_collective(topo, x.tp_group, op, scale * x1).cost.time;
+      };
+      const seconds gather_h = cost(collective_op::all_gather, 1.0);
+      y.mtp_projection_tp[0] = cost(collective_op::all_reduce, 2.0) + gather_h;
+      y.mtp_projection_tp[1] = cost(collective_op::all_gather, 2.0) +
+                               cost(collective_op::reduce_scatter, 2.0) + 2.0 * gather_h;
     }
   }
   for (const bool sp : {false, true}) {
@@ -477,18 +573,37 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   const auto p = x.sizes.pp;
   const auto d = x.sizes.dp;
   step_timing r;
+  const std::size_t sp = c.sequence_parallel ? 1 : 0;
   const auto counts = tp_collectives_per_layer(c.recompute, c.sequence_parallel);
   r.tp_collectives_per_layer = counts.all_reduce + counts.reduce_scatter + counts.all_gather;
+  // MLA's attention input side (batch_stage): its collectives replace the dense layer's one
+  // all-reduce of b·s·h backward (no SP), or its all-gather per forward pass (2 with full
+  // recomputation) and reduce-scatter backward (SP). The same change in an MoE layer.
+  const double forward_passes = c.recompute == recompute_mode::full ? 2.0 : 1.0;
+  seconds mla_tp_change{};
+  if (is_mla(env.model.mla)) {
+    const double n = y.mla_in_collectives[sp];
+    r.tp_collectives_per_layer += sp == 1 ? (forward_passes + 1.0) * (n - 1.0) : n - 1.0;
+    if (t > 1) {
+      mla_tp_change = sp == 1
+                          ? forward_passes * (y.mla_in_all_gather - y.tp_sp_all_gather.cost.time) +
+                                (y.mla_in_reduce_scatter - y.tp_reduce_scatter.cost.time)
+                          : y.mla_in_all_reduce - y.tp_all_reduce.cost.time;
+    }
+  }
   seconds tp_layer{};
   if (t > 1) {
     tp_layer = counts.all_reduce * y.tp_all_reduce.cost.time +
                counts.reduce_scatter * y.tp_reduce_scatter.cost.time +
-               counts.all_gather * y.tp_sp_all_gather.cost.time;
+               counts.all_gather * y.tp_sp_all_gather.cost.time + mla_tp_change;
     r.tp_algorithm =
         counts.all_reduce > 0 ? y.tp_all_reduce.algorithm : y.tp_reduce_scatter.algorithm;
   }
   r.tp_comm_per_layer = tp_layer;
-  const seconds layer_compute = y.kernels.total(c.recompute) + y.kernels.grad_accumulation;
+  // A layer's kernels with MLA's duplicated down projections, which SP puts on s/t tokens.
+  const layer_compute dense_kernels = y.kernels.plus(y.mla_down[sp]);
+  const layer_compute moe_kernels = y.moe_kernels.plus(y.mla_down[sp]);
+  const seconds layer_compute = dense_kernels.total(c.recompute) + dense_kernels.grad_accumulation;
   // Overlap hides a share of the TP collectives, but at most the compute they overlap with:
   // exposed = comm − hidden, hidden <= compute.
   const seconds tp_exposed = exposed_after_overlap(tp_layer, opt.tp_overlap, layer_compute);
@@ -496,6 +611,14 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   const seconds logits_tp =
       t > 1 ? exposed_after_overlap(y.tp_all_reduce.cost.time, opt.tp_overlap, y.logits)
             : seconds{};
+  // The MTP modules on the last stage (their layers are among x.last_layers): per module the
+  // projection 2h → h with its norms and TP collectives, and one more output layer and loss
+  // (gpt_model.py _postprocess: output_layer and compute_language_model_loss per module).
+  const double mtp = static_cast<double>(env.model.mtp_layers);
+  const seconds mtp_tp =
+      exposed_after_overlap(y.mtp_projection_tp[sp], opt.tp_overlap, y.mtp_projection);
+  const seconds output_compute = (1.0 + mtp) * y.logits + mtp * y.mtp_projection;
+  const seconds output_tp = (1.0 + mtp) * logits_tp + mtp * mtp_tp;
 
   // An MoE layer (moe_layer.hpp): the attention's half of the TP collectives, the shared
   // experts' half when there are any, the ETP gather and reduce-scatter of the routed copies,
@@ -503,7 +626,7 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   // forward). All zero for a dense model.
   seconds moe_compute{}, moe_tp_exposed{}, ep_exposed{};
   if (is_moe(env.model.moe)) {
-    moe_compute = y.moe_kernels.total(c.recompute) + y.moe_kernels.grad_accumulation;
+    moe_compute = moe_kernels.total(c.recompute) + moe_kernels.grad_accumulation;
     const double half_ar = 0.5 * counts.all_reduce;
     const double half_rs = 0.5 * counts.reduce_scatter;
     const double half_ag = 0.5 * counts.all_gather;
@@ -515,7 +638,8 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
           (half_ar * y.tp_all_reduce.cost.time + shared * half_ar * y.tp_all_reduce.cost.time) +
           (half_rs * y.tp_reduce_scatter.cost.time +
            shared * half_rs * y.tp_reduce_scatter.cost.time) +
-          (half_ag * y.tp_all_gather.cost.time + shared * half_ag * y.tp_all_gather.cost.time);
+          (half_ag * y.tp_all_gather.cost.time + shared * half_ag * y.tp_all_gather.cost.time) +
+          mla_tp_change;
     }
     moe_tp += passes * y.etp_reduce_scatter.cost.time + passes * y.etp_all_gather.cost.time;
     moe_tp_exposed = exposed_after_overlap(moe_tp, opt.tp_overlap, moe_compute);
@@ -541,28 +665,29 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   const auto load_of = [](std::int64_t layers, std::int64_t moe) {
     return stage_load{static_cast<double>(layers - moe), static_cast<double>(moe)};
   };
-  const stage_load first = load_of(x.split.first, x.moe_first);
+  const stage_load first = load_of(x.first_layers, x.moe_first);
   const stage_load middle = p > 2 ? load_of(x.split.middle, x.moe_middle) : stage_load{};
-  const stage_load last = load_of(x.split.last, x.moe_last);
+  const stage_load last = load_of(x.last_layers, x.moe_last);
   // The slowest stage without the output layer.
   const stage_load inner =
       middle.compute(per_layer, moe_per_layer) > first.compute(per_layer, moe_per_layer) ? middle
                                                                                          : first;
-  const bool last_is_slowest = last.compute(per_layer, moe_per_layer) + y.logits + logits_tp >=
-                               inner.compute(per_layer, moe_per_layer);
+  const bool last_is_slowest =
+      last.compute(per_layer, moe_per_layer) + output_compute + output_tp >=
+      inner.compute(per_layer, moe_per_layer);
   const stage_load& slow = last_is_slowest ? last : inner;
   const seconds stage_compute =
-      slow.compute(layer_compute, moe_compute) + (last_is_slowest ? y.logits : seconds{});
+      slow.compute(layer_compute, moe_compute) + (last_is_slowest ? output_compute : seconds{});
   const seconds stage_tp =
-      slow.compute(tp_exposed, moe_tp_exposed) + (last_is_slowest ? logits_tp : seconds{});
+      slow.compute(tp_exposed, moe_tp_exposed) + (last_is_slowest ? output_tp : seconds{});
   const seconds stage_ep = slow.moe * ep_exposed;
   const seconds slowest = stage_compute + stage_tp + stage_ep;
   const double fp = static_cast<double>(p);
-  const auto moe_total = moe_layers(env.model);
-  const seconds average = static_cast<double>(env.model.layers - moe_total) / fp * per_layer +
+  const auto moe_total = moe_layers(env.model) + mtp_moe_layers(env.model);
+  const auto layers_total = env.model.layers + env.model.mtp_layers;
+  const seconds average = static_cast<double>(layers_total - moe_total) / fp * per_layer +
                           static_cast<double>(moe_total) / fp * moe_per_layer +
-                          (y.logits + logits_tp) / fp;
-  const std::size_t sp = c.sequence_parallel ? 1 : 0;
+                          (output_compute + output_tp) / fp;
   const seconds p2p = p > 1 ? 2.0 * static_cast<double>(c.vpp) * y.p2p_one[sp] : seconds{};
   const double fm = static_cast<double>(y.micro_batches);
   r.bubble = static_cast<double>(p - 1) / static_cast<double>(c.vpp) * (average + p2p);
@@ -575,8 +700,8 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
     // The window the sync can hide in: the last micro-batch's backward on the last stage, with
     // the backward's share of the TP collectives taken as a third (2 of the 6 with full
     // recomputation; an approximation for the other modes).
-    const seconds backward = last.compute(y.kernels.backward + tp_exposed / 3.0,
-                                          y.moe_kernels.backward + moe_tp_exposed / 3.0);
+    const seconds backward = last.compute(dense_kernels.backward + tp_exposed / 3.0,
+                                          moe_kernels.backward + moe_tp_exposed / 3.0);
     if (c.zero == zero_stage::none) {
       r.dp_sync = x.dp_all_reduce.cost.time + x.edp_all_reduce.cost.time;
       r.dp_algorithm = x.dp_all_reduce.algorithm;
@@ -616,6 +741,9 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
     }
   }
   r.dp_comm += x.embedding;
+  if (c.sequence_parallel) {
+    r.dp_comm += x.mla_tp_grad_sync;
+  }
   // Optimizer: memory-bound over this GPU's (ZeRO-partitioned) parameters.
   r.optimizer = c.zero == zero_stage::none ? x.optimizer_full : x.optimizer_sharded;
   r.compute = fm * stage_compute;
@@ -665,7 +793,7 @@ inline bytes peak_memory(const step_environment& env, const group_terms& x, cons
       env.options.state, zero3_gathered_layers(profile_of(env.options.stack), p, env.model.layers),
       env.options.experts.load);
   bytes peak =
-      stage_memory_at(terms, 0, x.split.first, x.params_first, x.experts_first, x.moe_first)
+      stage_memory_at(terms, 0, x.first_layers, x.params_first, x.experts_first, x.moe_first)
           .total();
   if (p > 2) {
     peak = max(peak, stage_memory_at(terms, 1, x.split.middle, x.params_middle, x.experts_middle,
@@ -673,9 +801,9 @@ inline bytes peak_memory(const step_environment& env, const group_terms& x, cons
                          .total());
   }
   if (p > 1) {
-    peak = max(
-        peak, stage_memory_at(terms, p - 1, x.split.last, x.params_last, x.experts_last, x.moe_last)
-                  .total());
+    peak = max(peak, stage_memory_at(terms, p - 1, x.last_layers, x.params_last, x.experts_last,
+                                     x.moe_last)
+                         .total());
   }
   return peak;
 }
