@@ -119,9 +119,9 @@ BENCHMARK(BM_EvaluateStep);
 /// A whole search: every (t, p), every option, the top 5 evaluated in full. Arg: threads (0 =
 /// every core, one thread per 65,536 layouts: small spaces stay on one). Counters: layouts
 /// enumerated and evaluated per search, threads used.
-void search(benchmark::State& state, const char* model, std::int64_t gpus, std::int64_t batch) {
-  auto req = request(model, gpus, batch);
-  req.threads = static_cast<unsigned>(state.range(0));
+/// Runs plan(req) per iteration; counters: layouts enumerated and evaluated per search, pairs
+/// searched, threads used, layouts per second.
+void run_search(benchmark::State& state, const plan_request& req) {
   plan_result r;
   for (auto _ : state) {
     r = plan(req);
@@ -129,9 +129,16 @@ void search(benchmark::State& state, const char* model, std::int64_t gpus, std::
   }
   state.counters["layouts"] = static_cast<double>(r.counts.layouts);
   state.counters["evaluated"] = static_cast<double>(r.counts.evaluated);
+  state.counters["pairs"] = static_cast<double>(r.counts.pairs_searched);
   state.counters["threads"] = static_cast<double>(r.threads);
   state.counters["layouts_per_s"] = benchmark::Counter(
       static_cast<double>(r.counts.layouts), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void search(benchmark::State& state, const char* model, std::int64_t gpus, std::int64_t batch) {
+  auto req = request(model, gpus, batch);
+  req.threads = static_cast<unsigned>(state.range(0));
+  run_search(state, req);
 }
 BENCHMARK_CAPTURE(search, gpt3_175b_1024_gpus, "gpt-3-175b", 1024, 1536)
     ->Arg(1)
@@ -169,13 +176,7 @@ void search_cp(benchmark::State& state, const char* model, std::int64_t gpus, st
   req.options.attention = attention_kernel::fused;
   req.constraints.max_cp = 32;
   req.precision.attention_efficiency = 0.53;
-  plan_result r;
-  for (auto _ : state) {
-    r = plan(req);
-    benchmark::DoNotOptimize(r);
-  }
-  state.counters["layouts"] = static_cast<double>(r.counts.layouts);
-  state.counters["threads"] = static_cast<double>(r.threads);
+  run_search(state, req);
 }
 BENCHMARK_CAPTURE(search_cp, gpt3_175b_1024_gpus, "gpt-3-175b", 1024, 1536)
     ->Arg(1)
@@ -206,14 +207,7 @@ void search_moe(benchmark::State& state, const char* model, std::int64_t gpus, s
   req.global_batch = batch;
   req.threads = static_cast<unsigned>(state.range(0));
   req.constraints.fixed_etp = state.range(1);
-  plan_result r;
-  for (auto _ : state) {
-    r = plan(req);
-    benchmark::DoNotOptimize(r);
-  }
-  state.counters["pairs"] = static_cast<double>(r.counts.pairs_searched);
-  state.counters["layouts"] = static_cast<double>(r.counts.layouts);
-  state.counters["threads"] = static_cast<double>(r.threads);
+  run_search(state, req);
 }
 BENCHMARK_CAPTURE(search_moe, qwen3_235b_2048_gpus, "qwen3-235b-a22b", 2048, 2048)
     ->Args({1, 1})
@@ -238,14 +232,7 @@ void search_moe_mla(benchmark::State& state) {
   req.global_batch = 15360;
   req.options.attention = attention_kernel::fused;
   req.threads = static_cast<unsigned>(state.range(0));
-  plan_result r;
-  for (auto _ : state) {
-    r = plan(req);
-    benchmark::DoNotOptimize(r);
-  }
-  state.counters["layouts"] = static_cast<double>(r.counts.layouts);
-  state.counters["evaluated"] = static_cast<double>(r.counts.evaluated);
-  state.counters["threads"] = static_cast<double>(r.threads);
+  run_search(state, req);
 }
 BENCHMARK(search_moe_mla)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 

@@ -403,6 +403,12 @@ void note_assumption(const std::string& assumption) {
   }
 }
 
+void require_experts_for(const transformer_spec& model, bool given, const std::string& flag) {
+  if (given && !is_moe(model.moe)) {
+    throw invalid_spec(flag, "applies to mixture-of-experts models; this one is dense");
+  }
+}
+
 void note_misfit(const memory_report& memory, const std::string& what) {
   if (!memory.fits()) {
     std::cerr << fmt::format(

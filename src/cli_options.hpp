@@ -127,6 +127,10 @@ void note_assumption(const std::string& assumption);
 /// FIT: the fullest stage needs X GiB per GPU of the Y GiB there is". Nothing when it fits.
 void note_misfit(const memory_report& memory, const std::string& what = {});
 
+/// Throws invalid_spec(flag, "applies to mixture-of-experts models; this one is dense") when
+/// `given` and the model is dense: the MoE-only flags of step and plan.
+void require_experts_for(const transformer_spec& model, bool given, const std::string& flag);
+
 /// A file could not be written: exit code 3.
 class io_error : public tpcost::error {
  public:

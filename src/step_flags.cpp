@@ -1,5 +1,6 @@
 #include "step_flags.hpp"
 
+#include "cli_options.hpp"
 #include "short_flags.hpp"
 #include "tpcost/base/checked.hpp"
 #include "tpcost/base/parse.hpp"
@@ -150,21 +151,6 @@ context_parallel to_context_parallel(const step_flags& f) {
   return c;
 }
 
-namespace {
-
-/// The MoE flags that only the CLI has, on a dense model. The expert layout itself (EP, ETP and
-/// the folded groups) is checked by the core's validate_experts when the step is evaluated; its
-/// errors name the core's fields, which error_message turns into these flags.
-void check_expert_flags(const transformer_spec& model, const step_flags& f) {
-  if (!is_moe(model.moe) && (f.overlap_moe_comm || !f.moe_capacity_factor.empty())) {
-    throw invalid_spec(
-        f.overlap_moe_comm ? "--overlap-moe-expert-parallel-comm" : "--moe-expert-capacity-factor",
-        "applies to mixture-of-experts models; this one is dense");
-  }
-}
-
-}  // namespace
-
 step_report evaluate_step_flags(const step_flags& f) {
   step_report report;
   report.model = to_model(f.model);
@@ -227,7 +213,11 @@ step_report evaluate_step_flags(const step_flags& f) {
     }
     in.options.experts.load.capacity_factor = c;
   }
-  check_expert_flags(report.model.spec, f);
+  // The expert layout itself (EP, ETP, the folded groups) is checked by the core's
+  // validate_experts when the step is evaluated; error_message names its fields as flags.
+  require_experts_for(report.model.spec, f.overlap_moe_comm, "--overlap-moe-expert-parallel-comm");
+  require_experts_for(report.model.spec, !f.moe_capacity_factor.empty(),
+                      "--moe-expert-capacity-factor");
   report.precision = to_precision_options(f.software, f.hardware);
   if (report.cp.cp == 1 && report.precision.linear == linear_precision::bf16 &&
       !report.precision.fp8_attention && !report.precision.fp8_param_gather) {

@@ -129,10 +129,7 @@ inputs read_inputs(const plan_flags& f) {
   req.options.experts.dispatcher =
       parse_token_dispatcher(f.moe_token_dispatcher, "--moe-token-dispatcher");
   req.options.experts.overlap_comm = f.overlap_moe_comm;
-  if (f.overlap_moe_comm && !is_moe(req.model.moe)) {
-    throw invalid_spec("--overlap-moe-expert-parallel-comm",
-                       "applies to mixture-of-experts models; this one is dense");
-  }
+  require_experts_for(req.model, f.overlap_moe_comm, "--overlap-moe-expert-parallel-comm");
   if (!f.ep.empty()) {
     req.constraints.fixed_ep = positive(f.ep, "--ep");
   }

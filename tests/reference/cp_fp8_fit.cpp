@@ -14,6 +14,7 @@
 #include <functional>
 
 #include "cp_fp8_rows.hpp"
+#include "golden_section.hpp"
 
 using namespace tpcost;
 using namespace tpcost::test;
@@ -36,27 +37,13 @@ double loss(const nlohmann::json& rows, const efficiency_trial& x) {
   return sum;
 }
 
-double golden(const std::function<double(double)>& f, double lo, double hi) {
-  const double g = (std::sqrt(5.0) - 1.0) / 2.0;
-  double a = lo, b = hi, c = b - g * (b - a), d = a + g * (b - a);
-  double fc = f(c), fd = f(d);
-  while (b - a > 1e-4) {
-    if (fc < fd) {
-      b = d, d = c, fd = fc, c = b - g * (b - a), fc = f(c);
-    } else {
-      a = c, c = d, fc = fd, d = a + g * (b - a), fd = f(d);
-    }
-  }
-  return (a + b) / 2.0;
-}
-
 constexpr double hopper_bf16_over_fp8 = 0.73 / 0.65;  // efficiency.hpp's Blackwell BF16 rule
 
 efficiency_trial fit(const nlohmann::json& rows, bool blackwell) {
   efficiency_trial x{.bf16_matmul = 0.7, .fp8_matmul = 0.6, .attention = 0.4};
   for (int sweep = 0; sweep < 8; ++sweep) {
     if (!blackwell) {
-      x.bf16_matmul = golden(
+      x.bf16_matmul = golden_section_minimum(
           [&](double v) {
             auto y = x;
             y.bf16_matmul = v;
@@ -64,7 +51,7 @@ efficiency_trial fit(const nlohmann::json& rows, bool blackwell) {
           },
           0.1, 1.0);
     }
-    x.fp8_matmul = golden(
+    x.fp8_matmul = golden_section_minimum(
         [&](double v) {
           auto y = x;
           y.fp8_matmul = v;
@@ -77,7 +64,7 @@ efficiency_trial fit(const nlohmann::json& rows, bool blackwell) {
     if (blackwell) {
       x.bf16_matmul = x.fp8_matmul * hopper_bf16_over_fp8;
     }
-    x.attention = golden(
+    x.attention = golden_section_minimum(
         [&](double v) {
           auto y = x;
           y.attention = v;

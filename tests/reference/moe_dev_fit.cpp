@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <functional>
 
+#include "golden_section.hpp"
 #include "moe_dev_rows.hpp"
 
 using namespace tpcost;
@@ -24,23 +25,9 @@ double loss(const nlohmann::json& runs, double host_ms) {
   return sum;
 }
 
-double golden(const std::function<double(double)>& f, double lo, double hi) {
-  const double g = (std::sqrt(5.0) - 1.0) / 2.0;
-  double a = lo, b = hi, c = b - g * (b - a), d = a + g * (b - a);
-  double fc = f(c), fd = f(d);
-  while (b - a > 1e-4) {
-    if (fc < fd) {
-      b = d, d = c, fd = fc, c = b - g * (b - a), fc = f(c);
-    } else {
-      a = c, c = d, fc = fd, d = a + g * (b - a), fd = f(d);
-    }
-  }
-  return (a + b) / 2.0;
-}
-
 /// The host time per pass in ms that fits `runs` best.
 double fit(const nlohmann::json& runs) {
-  return golden([&](double v) { return loss(runs, v); }, 0.0, 5.0);
+  return golden_section_minimum([&](double v) { return loss(runs, v); }, 0.0, 5.0);
 }
 
 struct summary {
