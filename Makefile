@@ -57,9 +57,14 @@ docs: demo-build
 docs-check: demo-build
 	python3 scripts/regen-docs.py --check --tpcost $(TPCOST_BIN)
 
-# The SC21 Table 1 validation of the step model, as a table (README "Validation").
+# The SC21 Table 1 validation of the step model, as a table (README "Validation"), and the
+# error band of every prediction: every development row's leave-one-out or plain residual,
+# grouped, rewritten into data/error_band.json (compiled into the binary; CTest fails when the
+# committed file is stale) and printed per group (docs/error-band.md).
 validate: build
 	./build/dev/tests/tpcost_sc21_table
+	./build/dev/tests/tpcost_error_band --write data/error_band.json
+	./build/dev/tests/tpcost_error_band --markdown
 
 package-check: deps
 	cmake --preset ci >/dev/null

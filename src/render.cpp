@@ -1185,6 +1185,22 @@ std::string gha_escape(std::string_view text, bool property) {
   return out;
 }
 
+/// The step's error band, the edge the step rules were judged at, and the rules that pass at
+/// the central value only.
+std::string check_band_text(const file_check& f) {
+  if (f.band.empty()) {
+    return {};
+  }
+  std::string out =
+      fmt::format("  step time {}; step rules judged at the {}\n", f.band,
+                  f.pessimistic ? "band's pessimistic edge (--pessimistic)"
+                                : "central value (--pessimistic: at the band's edge)");
+  for (const auto& c : f.central_only) {
+    out += fmt::format("  passes only at the central value: {}\n", c);
+  }
+  return out;
+}
+
 std::string check_text(const std::vector<file_check>& files) {
   std::string out;
   std::size_t failed = 0;
@@ -1227,6 +1243,7 @@ std::string check_text(const std::vector<file_check>& files) {
       out += fmt::format("  {:<{}}  {:<{}}  {:<{}}  {}\n", row[0], widths[0], row[1], widths[1],
                          row[2], widths[2], row[3]);
     }
+    out += check_band_text(f);
   }
   out +=
       fmt::format("{} file{} checked: {} passed, {} failed, {} invalid\n", files.size(),
@@ -1248,6 +1265,11 @@ nlohmann::json check_json(const std::vector<file_check>& files) {
            {"passed", o.passed}});
     }
     nlohmann::json entry = {{"file", f.source}, {"passed", passed(f)}, {"rules", rules}};
+    if (!f.band.empty()) {
+      entry["band"] = f.band;
+      entry["judged_at"] = f.pessimistic ? "pessimistic" : "central";
+      entry["passes_only_at_central"] = f.central_only;
+    }
     if (!f.name.empty()) {
       entry["name"] = f.name;
     }

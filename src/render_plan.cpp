@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "error_band.hpp"
 #include "render_step.hpp"
 #include "tpcost/io/format.hpp"
 
@@ -174,6 +175,91 @@ std::string plan_layouts_table(const plan_report& r) {
 
 namespace {
 
+/// The error band of one layout of a plan (error_band.hpp): BF16 linear layers, as plan costs.
+band_choice layout_band(const plan_request& req, const chosen_hardware& hw,
+                        const parallel_config& par, std::int64_t cp) {
+  step_inputs in;
+  in.model = req.model;
+  in.par = par;
+  return choose_band(
+      band_input_of(hw, in, linear_precision::bf16, cp, profile_of(req.options.stack).name),
+      shipped_band_groups());
+}
+
+band_choice layout_band(const plan_report& r, const planned_layout& l) {
+  return layout_band(r.request, r.hardware, l.candidate.par, l.candidate.cp);
+}
+
+bool bands_overlap(const band_choice& a, seconds ta, const band_choice& b, seconds tb) {
+  const auto [a_lo, a_hi] = time_band(a, ta.value());
+  const auto [b_lo, b_hi] = time_band(b, tb.value());
+  return a_lo <= b_hi && b_lo <= a_hi;
+}
+
+std::string band_range(const band_choice& b, seconds t) {
+  const auto [lo, hi] = time_band(b, t.value());
+  return fmt::format("{} to {}", io::to_string(seconds(lo)), io::to_string(seconds(hi)));
+}
+
+/// What separates a layout from the winner besides a time the band cannot tell apart.
+std::string separation_text(const planned_layout& w, const planned_layout& l,
+                            std::int64_t gpus_per_node) {
+  std::vector<std::string> parts;
+  const double dh = (l.result.memory.headroom() - w.result.memory.headroom()) / units::GiB;
+  if (std::fabs(dh) >= 0.05) {
+    parts.push_back(fmt::format("{:+.1f} GiB headroom", dh));
+  }
+  const auto nodes = [&](const parallel_config& p, std::int64_t cp) {
+    return (p.tp * cp + gpus_per_node - 1) / gpus_per_node;
+  };
+  if (nodes(l.candidate.par, l.candidate.cp) != nodes(w.candidate.par, w.candidate.cp) ||
+      l.candidate.tp_spans_nodes != w.candidate.tp_spans_nodes) {
+    parts.push_back(l.candidate.tp_spans_nodes ? "TP crosses nodes" : "TP inside a node");
+  }
+  if (l.candidate.par.pp != w.candidate.par.pp) {
+    parts.push_back(
+        fmt::format("{} stages", l.candidate.par.pp < w.candidate.par.pp ? "fewer" : "more"));
+  }
+  if ((l.candidate.par.vpp > 1) != (w.candidate.par.vpp > 1)) {
+    parts.push_back(l.candidate.par.vpp > 1 ? "interleaved schedule" : "simpler schedule (1F1B)");
+  }
+  std::string out;
+  for (const auto& p : parts) {
+    out += (out.empty() ? "" : ", ") + p;
+  }
+  return out.empty() ? "nothing else" : out;
+}
+
+/// The winner's band and the listed layouts whose bands overlap it.
+std::string ties_text(const plan_report& r) {
+  const auto& top = r.result.top;
+  if (top.empty()) {
+    return {};
+  }
+  const auto wb = layout_band(r, top[0]);
+  std::string o = fmt::format("  winner likely {} ({})\n", band_range(wb, top[0].result.step_time),
+                              band_basis_text(wb));
+  std::string list;
+  std::size_t ties = 0;
+  for (std::size_t i = 1; i < top.size(); ++i) {
+    if (!bands_overlap(wb, top[0].result.step_time, layout_band(r, top[i]),
+                       top[i].result.step_time)) {
+      continue;
+    }
+    ++ties;
+    list += fmt::format("    #{}: {}\n", i + 1,
+                        separation_text(top[0], top[i], r.request.topology.gpus_per_node));
+  }
+  o += ties == 0
+           ? fmt::format("  none of the other {} listed layouts is within the winner's band\n",
+                         top.size() - 1)
+           : fmt::format(
+                 "  indistinguishable from the winner within the model's error: {} of the "
+                 "other {} listed layouts; what else separates them:\n{}",
+                 ties, top.size() - 1, list);
+  return o;
+}
+
 std::string plan_text(const plan_report& r) {
   const auto& req = r.request;
   const auto& res = r.result;
@@ -238,6 +324,7 @@ std::string plan_text(const plan_report& r) {
   if (!res.top.empty()) {
     const auto& w = res.top.front();
     o += fmt::format("  winner: --compare {}\n", describe_layout(w.candidate.par, w.candidate.cp));
+    o += ties_text(r);
   }
   if (!res.top.empty() && res.runner_up) {
     const auto& w = res.top[0];
@@ -338,8 +425,18 @@ nlohmann::json plan_json(const plan_report& r) {
     rejected[std::string(key_of(reason))] = c[reason];
   }
   nlohmann::json layouts = nlohmann::json::array();
+  std::size_t index = 0;
   for (const auto& l : res.top) {
-    layouts.push_back(layout_json(l.candidate.par, l.result, req.topology, cp_terms_of(l)));
+    auto j = layout_json(l.candidate.par, l.result, req.topology, cp_terms_of(l));
+    const auto b = layout_band(r, l);
+    const auto [lo, hi] = time_band(b, l.result.step_time.value());
+    j["step_time_band_s"] = {lo, hi};
+    j["band"] = band_basis_json(b);
+    j["indistinguishable_from_winner"] =
+        index > 0 && bands_overlap(layout_band(r, res.top[0]), res.top[0].result.step_time, b,
+                                   l.result.step_time);
+    layouts.push_back(j);
+    ++index;
   }
   nlohmann::json per_degrees = nlohmann::json::array();
   for (const auto& pd : res.per_degrees) {
@@ -396,6 +493,21 @@ nlohmann::json plan_json(const plan_report& r) {
           {"per_degrees", per_degrees}};
 }
 
+/// Both layouts' error bands, and whether the difference is within them.
+std::string compare_bands_text(const compare_report& r) {
+  std::array<band_choice, 2> bands;
+  std::string o;
+  for (std::size_t i = 0; i < 2; ++i) {
+    bands[i] = layout_band(r.request, r.hardware, r.layouts[i], r.cp[i].cp);
+    o += fmt::format("{} likely {} ({})\n", i == 0 ? "A" : "B",
+                     band_range(bands[i], r.results[i].step_time), band_basis_text(bands[i]));
+  }
+  o += bands_overlap(bands[0], r.results[0].step_time, bands[1], r.results[1].step_time)
+           ? "the bands overlap: the two are indistinguishable within the model's error\n"
+           : "the bands do not overlap: the difference is larger than the model's error\n";
+  return o;
+}
+
 std::string compare_text(const compare_report& r) {
   const auto& req = r.request;
   std::string o = header(r.model, r.hardware, req, "Compare");
@@ -439,6 +551,7 @@ std::string compare_text(const compare_report& r) {
       b_faster ? "B" : "A", slow.step_time / fast.step_time, io::to_string(fast.step_time),
       io::to_string(slow.step_time), io::percent(fast.mfu), io::percent(slow.mfu), largest_label(d),
       signed_time(largest_delta(d)));
+  o += compare_bands_text(r);
   return o;
 }
 
@@ -447,6 +560,10 @@ nlohmann::json compare_json(const compare_report& r) {
   for (std::size_t i = 0; i < 2; ++i) {
     auto l = layout_json(r.layouts[i], r.results[i], r.request.topology, r.cp[i]);
     l["given"] = r.given[i];
+    const auto b = layout_band(r.request, r.hardware, r.layouts[i], r.cp[i].cp);
+    const auto [lo, hi] = time_band(b, r.results[i].step_time.value());
+    l["step_time_band_s"] = {lo, hi};
+    l["band"] = band_basis_json(b);
     l["plan_rule_broken"] =
         r.broken[i] ? nlohmann::json(std::string(key_of(*r.broken[i]))) : nlohmann::json(nullptr);
     layouts.push_back(l);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "error_band.hpp"
 #include "tpcost/io/format.hpp"
 
 namespace tpcost::cli {
@@ -160,6 +161,20 @@ std::string long_context_text(const step_report& r) {
   return o;
 }
 
+/// The step's error band (error_band.hpp): step time, tokens/s and MFU at the band's edges.
+std::string band_text(const step_report& r) {
+  const auto band = band_of(r);
+  const auto& s = r.result;
+  const auto [t_lo, t_hi] = time_band(band, s.step_time.value());
+  const auto [k_lo, k_hi] = rate_band(band, s.tokens_per_second);
+  const auto [m_lo, m_hi] = rate_band(band, s.mfu);
+  return fmt::format("  likely {} to {} ({}); {:.0f} to {:.0f} tokens/s, MFU {} to {}\n",
+                     io::to_string(seconds(t_lo)), io::to_string(seconds(t_hi)),
+                     band_basis_text(band), k_lo, k_hi, io::percent(m_lo), io::percent(m_hi));
+}
+
+nlohmann::json band_pair(std::pair<double, double> b) { return {b.first, b.second}; }
+
 std::string text(const step_report& r) {
   const auto& in = r.inputs;
   const auto& par = in.par;
@@ -218,6 +233,7 @@ std::string text(const step_report& r) {
       "hardware\n",
       io::to_string(s.step_time), s.tokens_per_second, s.model_flops_per_gpu.value() / 1e12,
       s.hardware_flops_per_gpu.value() / 1e12);
+  o += band_text(r);
   if (r.long_context) {
     const auto& u = r.long_context->utilisation;
     o += fmt::format(
@@ -302,6 +318,7 @@ void add_long_context_json(const step_report& r, nlohmann::json& j) {
 }
 
 nlohmann::json json(const step_report& r) {
+  const auto band = band_of(r);
   const auto& in = r.inputs;
   const auto& par = in.par;
   const auto& s = r.result;
@@ -337,6 +354,7 @@ nlohmann::json json(const step_report& r) {
         {"dp_overlap", in.options.dp_overlap}}},
       {"stack", r.stack.profile != nullptr ? stack_json(r.stack) : nlohmann::json(nullptr)},
       {"step_time_s", s.step_time.value()},
+      {"step_time_band_s", band_pair(time_band(band, s.step_time.value()))},
       {"breakdown_s",
        {{"compute", t.compute.value()},
         {"tp_comm", t.tp_comm.value()},
@@ -345,11 +363,14 @@ nlohmann::json json(const step_report& r) {
         {"dp_comm", t.dp_comm.value()},
         {"optimizer", t.optimizer.value()}}},
       {"tokens_per_s", s.tokens_per_second},
+      {"tokens_per_s_band", band_pair(rate_band(band, s.tokens_per_second))},
       {"model_flops_per_step", s.flops.model.value()},
       {"hardware_flops_per_step", s.flops.hardware.value()},
       {"model_tflops_per_gpu", s.model_flops_per_gpu.value() / 1e12},
       {"hardware_tflops_per_gpu", s.hardware_flops_per_gpu.value() / 1e12},
       {"mfu", s.mfu},
+      {"mfu_band", band_pair(rate_band(band, s.mfu))},
+      {"band", band_basis_json(band)},
       {"flops_convention", to_string(r.inputs.options.mfu_flops)},
       {"hfu", s.hfu},
       {"utilisation", s.utilisation},

@@ -7,15 +7,19 @@
 #include <optional>
 #include <tuple>
 
+#include <fmt/format.h>
+
 #include "cli_options.hpp"
 #include "commands/commands.hpp"
 #include "config.hpp"
 #include "config_overlay.hpp"
+#include "error_band.hpp"
 #include "formats/load.hpp"
 #include "render.hpp"
 #include "step_flags.hpp"
 #include "tpcost/base/degree_list.hpp"
 #include "tpcost/base/parse.hpp"
+#include "tpcost/io/format.hpp"
 #include "tpcost/plan/checks.hpp"
 
 namespace tpcost::cli {
@@ -40,6 +44,7 @@ struct check_options {
   std::vector<std::string> rules;  ///< --rule NAME=VALUE, over every file's checks section
   std::vector<std::string> set;
   bool strict = false;
+  bool pessimistic = false;  ///< judge the step rules at the error band's pessimistic edge
   layer_flags layer;
   refined_flags refined;
   layout_flags layout;
@@ -260,12 +265,22 @@ file_check check_one(const config_document& doc, const check_options& opts, step
                     .error = {},
                     .line = layout_line(doc),
                     .assumption = {}};
+  if (opts.pessimistic && !any_step_rule) {
+    throw invalid_spec("--pessimistic",
+                       "judges step rules (min_mfu, max_step_time) at the error band's edge; " +
+                           doc.source + " enables none, and its other rules have no band");
+  }
   std::optional<step_metrics> step_part;
+  std::optional<band_choice> band;
   layer_flags layer = opts.layer;
   if (any_step_rule) {
     step.overlay->apply(doc);
     const auto s = evaluate_config_step(doc, step, rules, opts.layer);
     step_part = step_metrics_of(s.result);
+    band = band_of(s);
+    const auto [lo, hi] = time_band(*band, s.result.step_time.value());
+    report.band = fmt::format("likely {} to {} ({})", io::to_string(seconds(lo)),
+                              io::to_string(seconds(hi)), band_basis_text(*band));
     report.step = step_summary(s);
     report.hardware = std::string(s.hardware.gpu->name) + " + " + s.hardware.network;
     report.assumption = s.hardware.assumption;
@@ -294,6 +309,29 @@ file_check check_one(const config_document& doc, const check_options& opts, step
   }
   metrics.step = step_part;
   report.outcomes = evaluate_rules(metrics, rules);
+  if (band) {
+    // The same rules at the band's pessimistic edge: the slow end of the step time, the low end
+    // of MFU.
+    auto edge = metrics;
+    edge.step->step_time = seconds(time_band(*band, step_part->step_time.value()).second);
+    edge.step->mfu = rate_band(*band, step_part->mfu).first;
+    const auto at_edge = evaluate_rules(edge, rules);
+    for (std::size_t i = 0; i < at_edge.size(); ++i) {
+      if (report.outcomes[i].passed && !at_edge[i].passed) {
+        const bool time = at_edge[i].kind == rule_kind::max_step_time;
+        const auto value = [&](double v) {
+          return time ? io::to_string(seconds(v)) : io::percent(v);
+        };
+        report.central_only.push_back(fmt::format(
+            "{}: {} central, {} at the band's pessimistic edge", rule_name(at_edge[i].kind),
+            value(report.outcomes[i].measured), value(at_edge[i].measured)));
+      }
+    }
+    if (opts.pessimistic) {
+      report.outcomes = at_edge;
+      report.pessimistic = true;
+    }
+  }
   return report;
 }
 
@@ -460,6 +498,9 @@ void add_check_command(CLI::App& app, int& exit_code) {
                   "NAME=VALUE: a rule over every file's checks section, e.g. --rule min_mfu=0.4 "
                   "--rule min_memory_headroom=4GiB (repeatable)");
   add_reader_flags(*cmd, opts->set, opts->strict);
+  cmd->add_flag("--pessimistic", opts->pessimistic,
+                "judge min_mfu and max_step_time at the error band's pessimistic edge (the slow "
+                "end of the step time; docs/error-band.md) instead of the central value");
   add_layer_flags(*cmd, opts->layer);
   add_refined_flags(*cmd, opts->refined);
   opts->refined.rules_read_gpus_per_node = true;

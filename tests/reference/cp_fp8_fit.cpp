@@ -13,8 +13,7 @@
 #include <cstdio>
 #include <functional>
 
-#include "cp_fp8_rows.hpp"
-#include "golden_section.hpp"
+#include "dev_fits.hpp"
 
 using namespace tpcost;
 using namespace tpcost::test;
@@ -26,57 +25,8 @@ struct fitted_set {
   bool blackwell = false;
 };
 
-/// Σ error² of `rows` under `x` = {bf16, fp8, attention}.
-double loss(const nlohmann::json& rows, const efficiency_trial& x) {
-  double sum = 0.0;
-  for (const auto& r : evaluate_cp_fp8_rows(rows, nullptr, &x)) {
-    if (r.refused.empty()) {
-      sum += r.error * r.error;
-    }
-  }
-  return sum;
-}
-
-constexpr double hopper_bf16_over_fp8 = 0.73 / 0.65;  // efficiency.hpp's Blackwell BF16 rule
-
-efficiency_trial fit(const nlohmann::json& rows, bool blackwell) {
-  efficiency_trial x{.bf16_matmul = 0.7, .fp8_matmul = 0.6, .attention = 0.4};
-  for (int sweep = 0; sweep < 8; ++sweep) {
-    if (!blackwell) {
-      x.bf16_matmul = golden_section_minimum(
-          [&](double v) {
-            auto y = x;
-            y.bf16_matmul = v;
-            return loss(rows, y);
-          },
-          0.1, 1.0);
-    }
-    x.fp8_matmul = golden_section_minimum(
-        [&](double v) {
-          auto y = x;
-          y.fp8_matmul = v;
-          if (blackwell) {
-            y.bf16_matmul = v * hopper_bf16_over_fp8;
-          }
-          return loss(rows, y);
-        },
-        0.1, 1.0);
-    if (blackwell) {
-      x.bf16_matmul = x.fp8_matmul * hopper_bf16_over_fp8;
-    }
-    x.attention = golden_section_minimum(
-        [&](double v) {
-          auto y = x;
-          y.attention = v;
-          return loss(rows, y);
-        },
-        0.1, 1.0);
-  }
-  return x;
-}
-
 void report(const char* name, const nlohmann::json& rows, bool blackwell) {
-  const auto all = fit(rows, blackwell);
+  const auto all = fit_efficiencies(rows, blackwell);
   std::printf("%s, all %zu rows: eta_mm BF16 %.3f, eta_mm FP8 %.3f, eta_attn %.3f\n\n", name,
               rows.size(), all.bf16_matmul, all.fp8_matmul, all.attention);
   std::printf(
@@ -99,7 +49,7 @@ void report(const char* name, const nlohmann::json& rows, bool blackwell) {
     }
     auto rest = rows;
     rest.erase(i);
-    const auto x = fit(rest, blackwell);
+    const auto x = fit_efficiencies(rest, blackwell);
     nlohmann::json one = nlohmann::json::array({rows[i]});
     const double e = evaluate_cp_fp8_rows(one, nullptr, &x).front().error;
     std::printf("| %s | %.3f | %.3f | %.3f | %+.1f%% | %+.1f%% |\n", in_sample[i].id.c_str(),

@@ -9,26 +9,12 @@
 #include <cstdio>
 #include <functional>
 
-#include "golden_section.hpp"
-#include "moe_dev_rows.hpp"
+#include "dev_fits.hpp"
 
 using namespace tpcost;
 using namespace tpcost::test;
 
 namespace {
-
-double loss(const nlohmann::json& runs, double host_ms) {
-  double sum = 0.0;
-  for (const auto& r : evaluate_moe_rows(runs, host_ms * 1e-3)) {
-    sum += r.error() * r.error();
-  }
-  return sum;
-}
-
-/// The host time per pass in ms that fits `runs` best.
-double fit(const nlohmann::json& runs) {
-  return golden_section_minimum([&](double v) { return loss(runs, v); }, 0.0, 5.0);
-}
 
 struct summary {
   double sum = 0.0, worst = 0.0;
@@ -51,7 +37,7 @@ int main() {
       bf16.push_back(run);
     }
   }
-  const double host = fit(bf16);
+  const double host = fit_moe_host_ms(bf16);
   const auto without = evaluate_moe_rows(all, 0.0);
   const auto fitted = evaluate_moe_rows(all, host * 1e-3);
   std::printf("host time per MoE pass fitted on the %zu BF16 rows: %.3f ms\n\n", bf16.size(), host);
@@ -80,7 +66,7 @@ int main() {
         rest.push_back(bf16[j]);
       }
     }
-    const double loo_host = fit(rest);
+    const double loo_host = fit_moe_host_ms(rest);
     loo_min = std::min(loo_min, loo_host);
     loo_max = std::max(loo_max, loo_host);
     const auto one = nlohmann::json::array({bf16[b]});

@@ -1,0 +1,104 @@
+#include "error_band.hpp"
+
+#include <fmt/format.h>
+
+#include "render_step.hpp"
+#include "tpcost/base/error.hpp"
+#include "tpcost/version.hpp"
+
+namespace tpcost::cli {
+
+std::vector<band_group> read_band_groups(std::string_view text, const std::string& origin) {
+  const auto doc = nlohmann::json::parse(text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    throw invalid_spec(origin, "not a JSON document");
+  }
+  if (doc.value("schema", std::string()) != "tpcost.error-band/1") {
+    throw invalid_spec(origin, "not a tpcost.error-band/1 document");
+  }
+  const auto version = doc.value("tpcost_version", std::string());
+  if (version != TPCOST_VERSION) {
+    throw invalid_spec(origin, "made by tpcost " + version + ", not by this binary (" +
+                                   TPCOST_VERSION + "); regenerate it with `make validate`");
+  }
+  std::vector<band_group> out;
+  try {
+    for (const auto& g : doc.at("groups")) {
+      out.push_back({.name = g.at("name"),
+                     .key = {g.at("generation"), g.at("moe"), g.at("precision"), g.at("stack")},
+                     .rows = g.at("rows"),
+                     .left_one_out = g.at("left_one_out_rows"),
+                     .cp_rows = g.at("cp_rows"),
+                     .ep_rows = g.at("ep_rows"),
+                     .pp_rows = g.at("pp_rows"),
+                     .centre = g.at("centre"),
+                     .half_width = g.at("half_width"),
+                     .mean_abs = g.at("mean_abs_error"),
+                     .worst = g.at("worst_abs_error")});
+    }
+  } catch (const nlohmann::json::exception&) {
+    throw invalid_spec(origin, "a group lacks a field or has one of the wrong type");
+  }
+  return out;
+}
+
+const std::vector<band_group>& shipped_band_groups() {
+  static const auto groups = read_band_groups(shipped_error_band_json(), "data/error_band.json");
+  return groups;
+}
+
+band_input band_input_of(const chosen_hardware& hw, const step_inputs& in, linear_precision p,
+                         std::int64_t cp, std::string_view stack) {
+  band_input out;
+  out.key.generation = hw.gpu != nullptr ? std::string(band_generation(hw.gpu->arch)) : "";
+  out.key.moe = is_moe(in.model.moe);
+  out.key.precision = std::string(band_precision(p));
+  out.key.stack = std::string(stack);
+  out.cp = cp > 1;
+  out.ep = in.par.ep > 1;
+  out.pp = in.par.pp > 1;
+  out.assumed_efficiency =
+      hw.gpu == nullptr || hw.efficiency_source.find("assumption") != std::string_view::npos;
+  return out;
+}
+
+band_choice band_of(const step_report& r) {
+  return choose_band(
+      band_input_of(r.hardware, r.inputs, r.precision.linear, r.cp.cp,
+                    r.stack.profile != nullptr ? r.stack.profile->name : std::string_view()),
+      shipped_band_groups());
+}
+
+std::pair<double, double> time_band(const band_choice& b, double t) {
+  return {t * b.band.low(), t * b.band.high()};
+}
+
+std::pair<double, double> rate_band(const band_choice& b, double rate) {
+  return {rate / b.band.high(), rate / b.band.low()};
+}
+
+std::string band_basis_text(const band_choice& b) {
+  if (b.group == nullptr) {
+    return b.rule;
+  }
+  const auto& g = *b.group;
+  const auto basis = fmt::format("{} {} runs, {} mean {:.1f}%, worst {:.1f}%", g.rows, g.name,
+                                 g.left_one_out == g.rows ? "leave-one-out"
+                                 : g.left_one_out == 0    ? "plain"
+                                                          : "leave-one-out/plain",
+                                 100.0 * g.mean_abs, 100.0 * g.worst);
+  return b.rule.empty() ? basis : fmt::format("{}; {}", b.rule, basis);
+}
+
+nlohmann::json band_basis_json(const band_choice& b) {
+  return {{"group", b.group != nullptr ? nlohmann::json(b.group->name) : nlohmann::json(nullptr)},
+          {"rows", b.group != nullptr ? b.group->rows : 0},
+          {"left_one_out_rows", b.group != nullptr ? b.group->left_one_out : 0},
+          {"mean_abs_error", b.group != nullptr ? b.group->mean_abs : 0.0},
+          {"worst_abs_error", b.group != nullptr ? b.group->worst : 0.0},
+          {"comparable", b.comparable},
+          {"relative", {b.band.low(), b.band.high()}},
+          {"rule", b.rule.empty() ? nlohmann::json(nullptr) : nlohmann::json(b.rule)}};
+}
+
+}  // namespace tpcost::cli
