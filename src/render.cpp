@@ -989,6 +989,7 @@ std::string gib_text(double bytes_value) {
 nlohmann::json rule_unit(rule_kind kind) {
   switch (kind) {
     case rule_kind::min_memory_headroom:
+    case rule_kind::fits_memory:
       return "B";
     case rule_kind::max_step_time:
       return "s";
@@ -1013,9 +1014,12 @@ std::string measured_text(const rule_outcome& o) {
       return "MFU = " + io::percent(o.measured);
     case rule_kind::min_memory_headroom:
       return o.measured >= 0.0 ? fmt::format("headroom = {}", gib_text(o.measured))
-                               : fmt::format("headroom = {} (does not fit)", gib_text(o.measured));
+                               : fmt::format("headroom = {} (does not fit: stage {})",
+                                             gib_text(o.measured), o.stage);
     case rule_kind::max_step_time:
       return "step = " + io::to_string(seconds(o.measured));
+    case rule_kind::fits_memory:
+      return fmt::format("stage {} needs {}", o.stage, gib_text(o.measured));
   }
   return "?";
 }
@@ -1041,6 +1045,8 @@ std::string limit_text(const rule_outcome& o) {
       return fmt::format("{} {}", relation, gib_text(o.limit));
     case rule_kind::max_step_time:
       return fmt::format("{} {}", relation, io::to_string(seconds(o.limit)));
+    case rule_kind::fits_memory:
+      return fmt::format("{} {} per GPU", relation, gib_text(o.limit));
   }
   return "?";
 }
@@ -1068,6 +1074,10 @@ std::string failure_text(const rule_outcome& o) {
     case rule_kind::max_step_time:
       return fmt::format("{}{}the {} ceiling", measured_text(o), side,
                          io::to_string(seconds(o.limit)));
+    case rule_kind::fits_memory:
+      return fmt::format("does not fit: stage {} needs {} per GPU, {} more than the {} there is",
+                         o.stage, gib_text(o.measured), gib_text(o.measured - o.limit),
+                         gib_text(o.limit));
   }
   return measured_text(o);
 }
@@ -1263,6 +1273,9 @@ nlohmann::json check_json(const std::vector<file_check>& files) {
            {"unit", rule_unit(o.kind)},
            {"limit", std::isfinite(o.limit) ? nlohmann::json(o.limit) : nlohmann::json(nullptr)},
            {"passed", o.passed}});
+      if (o.stage >= 0) {
+        rules.back()["stage"] = o.stage;  // the fullest pipeline stage the memory rules read
+      }
     }
     nlohmann::json entry = {{"file", f.source}, {"passed", passed(f)}, {"rules", rules}};
     if (!f.band.empty()) {
@@ -1356,7 +1369,7 @@ std::string check_sarif(const std::vector<file_check>& files) {
   for (const auto kind :
        {rule_kind::min_efficiency, rule_kind::max_ratio, rule_kind::tp_within_half_critical,
         rule_kind::tp_within_node, rule_kind::min_utilisation, rule_kind::min_mfu,
-        rule_kind::min_memory_headroom, rule_kind::max_step_time}) {
+        rule_kind::min_memory_headroom, rule_kind::max_step_time, rule_kind::fits_memory}) {
     describe(rule_name(kind), fmt::format("tpcost rule {}", rule_name(kind)));
   }
   nlohmann::json results = nlohmann::json::array();

@@ -144,18 +144,24 @@ std::vector<rule> rules_of(const config_document& doc, const layer_flags& flags)
     }
     rules.push_back({kind, limit});
   }
-  if (rules.empty()) {
-    throw config_error(doc.source + ": /checks",
-                       "no rule is enabled; add e.g. \"checks\": {\"min_efficiency\": 0.7}");
-  }
   return rules;
+}
+
+/// Whether the file (with check's flags) describes a whole step, so that its memory can be
+/// judged: a model, a GPU, a global batch and the GPU count, the keys evaluate_config_step needs.
+bool describes_step(const step_reader& step) {
+  const bool model = step.given("--model") || step.given("--hf-config") ||
+                     (step.given("--layers") && step.given("--hidden") && step.given("--heads") &&
+                      step.given("--vocab") && step.given("--seq"));
+  return model && step.given("--gpu") && step.given("--global-batch") &&
+         (step.given("--dp") || step.given("--gpus"));
 }
 
 /// "min_mfu, max_step_time": the enabled step rules, for messages.
 std::string step_rule_names(const std::vector<rule>& rules) {
   std::string out;
   for (const auto& r : rules) {
-    if (reads_step(r.kind)) {
+    if (reads_step(r.kind) && r.kind != rule_kind::fits_memory) {  // fits_memory is implicit
       out += (out.empty() ? "" : ", ") + std::string(rule_name(r.kind));
     }
   }
@@ -245,13 +251,38 @@ file_check check_one(const config_document& doc, const check_options& opts, step
     throw config_error(doc.source + ": /parallel/tp",
                        "missing; a check needs the TP degree of the config, e.g. 8");
   }
-  const auto rules = rules_of(doc, opts.layer);
+  auto rules = rules_of(doc, opts.layer);
   const auto degrees = parse_degree_list(opts.layout.tp, "--tp");
   if (degrees.size() != 1) {
     throw invalid_spec("--tp", "a check needs one TP degree, not a list");
   }
-  const bool any_step_rule =
+  bool any_step_rule =
       std::any_of(rules.begin(), rules.end(), [](const rule& r) { return reads_step(r.kind); });
+  // Memory is judged whatever rules the file names: a layout that does not fit cannot run, and
+  // a gate that passes it is wrong. min_memory_headroom (a floor >= 0) already implies it.
+  bool applied = true;
+  if (any_step_rule) {
+    step.overlay->apply(doc);
+  } else {
+    try {
+      step.overlay->apply(doc);
+    } catch (const invalid_spec&) {
+      applied = false;  // a per-layer config whose keys make no step: its own rules are judged
+    }
+  }
+  const bool judge_memory = any_step_rule || (applied && describes_step(step));
+  if (judge_memory && std::none_of(rules.begin(), rules.end(), [](const rule& r) {
+        return r.kind == rule_kind::min_memory_headroom;
+      })) {
+    rules.insert(rules.begin(), rule{rule_kind::fits_memory, 0.0});
+    any_step_rule = true;
+  }
+  if (rules.empty()) {
+    throw config_error(doc.source + ": /checks",
+                       "no rule is enabled and no whole step to judge the memory of; add e.g. "
+                       "\"checks\": {\"min_efficiency\": 0.7}, or give the model, the GPU, the "
+                       "GPU count and the global batch");
+  }
   const bool any_layer_rule =
       std::any_of(rules.begin(), rules.end(), [](const rule& r) { return !reads_step(r.kind); });
 
@@ -274,7 +305,6 @@ file_check check_one(const config_document& doc, const check_options& opts, step
   std::optional<band_choice> band;
   layer_flags layer = opts.layer;
   if (any_step_rule) {
-    step.overlay->apply(doc);
     const auto s = evaluate_config_step(doc, step, rules, opts.layer);
     step_part = step_metrics_of(s.result);
     band = band_of(s);

@@ -28,12 +28,16 @@ enum class rule_kind {
   min_mfu,              ///< the step's model FLOPs utilisation >= limit
   min_memory_headroom,  ///< capacity − the fullest stage's memory >= limit (bytes)
   max_step_time,        ///< the step time <= limit (seconds)
+  /// The fullest stage's memory <= the GPU's capacity (bytes). Not a key of "checks": `check`
+  /// judges it on every file that describes a whole step, whatever rules the file names, since a
+  /// layout that does not fit cannot pass any other rule.
+  fits_memory,
 };
 
 /// True for the rules that need the whole step (a model, N GPUs, a global batch), not one layer.
 constexpr bool reads_step(rule_kind kind) {
   return kind == rule_kind::min_mfu || kind == rule_kind::min_memory_headroom ||
-         kind == rule_kind::max_step_time;
+         kind == rule_kind::max_step_time || kind == rule_kind::fits_memory;
 }
 
 /// One rule with its limit (boolean rules ignore `limit`).
@@ -48,6 +52,7 @@ struct rule_outcome {
   double measured = 0.0;
   double limit = 0.0;
   bool passed = false;
+  std::int64_t stage = -1;  ///< the memory rules: the fullest pipeline stage; -1 otherwise
 };
 
 /// The rule's name as written in a config's "checks" section.
@@ -69,6 +74,8 @@ constexpr std::string_view rule_name(rule_kind kind) {
       return "min_memory_headroom";
     case rule_kind::max_step_time:
       return "max_step_time";
+    case rule_kind::fits_memory:
+      return "fits_memory";
   }
   return "?";
 }
@@ -76,7 +83,8 @@ constexpr std::string_view rule_name(rule_kind kind) {
 /// True for rules whose pass condition is `measured <= limit`, false for `>=`.
 constexpr bool is_upper_bound(rule_kind kind) {
   return kind == rule_kind::max_ratio || kind == rule_kind::tp_within_half_critical ||
-         kind == rule_kind::tp_within_node || kind == rule_kind::max_step_time;
+         kind == rule_kind::tp_within_node || kind == rule_kind::max_step_time ||
+         kind == rule_kind::fits_memory;
 }
 
 /// The whole-step metrics the step rules read, in SI units.
@@ -84,11 +92,19 @@ struct step_metrics {
   double mfu = 0.0;
   bytes memory_headroom{};  ///< negative when the layout does not fit
   seconds step_time{};
+  bytes peak_memory{};          ///< the fullest stage's memory per GPU
+  bytes memory_capacity{};      ///< the GPU's HBM
+  std::int64_t peak_stage = 0;  ///< the fullest pipeline stage
 };
 
 /// The step rules' metrics of an evaluated step.
 inline step_metrics step_metrics_of(const step_result& step) {
-  return {.mfu = step.mfu, .memory_headroom = step.memory.headroom(), .step_time = step.step_time};
+  return {.mfu = step.mfu,
+          .memory_headroom = step.memory.headroom(),
+          .step_time = step.step_time,
+          .peak_memory = step.memory.peak().total(),
+          .memory_capacity = step.memory.capacity,
+          .peak_stage = step.memory.peak().stage};
 }
 
 /// The metrics the rules read, at the config's TP degree, from either model.
@@ -180,6 +196,12 @@ inline std::vector<rule_outcome> evaluate_rules(const rule_metrics& m,
         break;
       case rule_kind::min_memory_headroom:
         o.measured = detail::step_of(m, r.kind).memory_headroom.value();
+        o.stage = detail::step_of(m, r.kind).peak_stage;
+        break;
+      case rule_kind::fits_memory:
+        o.measured = detail::step_of(m, r.kind).peak_memory.value();
+        o.limit = detail::step_of(m, r.kind).memory_capacity.value();
+        o.stage = detail::step_of(m, r.kind).peak_stage;
         break;
       case rule_kind::max_step_time:
         o.measured = detail::step_of(m, r.kind).step_time.value();
