@@ -2,18 +2,18 @@
 
 #include <filesystem>
 #include <ostream>
-#include <regex>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "formats/scan.hpp"
+#include "tpcost/io/json_brief.hpp"
 
 namespace tpcost::cli::formats {
 
 namespace {
 
 using json = nlohmann::json;
-
-bool has_line(const std::string& text, const std::regex& re) { return std::regex_search(text, re); }
 
 /// A JSON document that is not tpcost's: DeepSpeed by its batch or ZeRO keys, an HF config by
 /// its architecture keys.
@@ -87,23 +87,20 @@ source_format detect_format(const std::string& text, const std::string& path) {
   }
   if (first != std::string::npos && (text[first] == '{' || text[first] == '[') && ext != ".toml") {
     try {
-      return classify_json(json::parse(text));
-    } catch (const json::exception&) {
-      return source_format::tpcost_json;  // its own reader reports the syntax error
+      return classify_json(parse_untrusted_json(text, path_for_message(path)));
+    } catch (const invalid_spec&) {
+      return source_format::tpcost_json;  // its own reader reports the syntax error or depth
     }
   }
-  static const std::regex log_re(R"(-{3,} arguments -{3,})");
-  if (has_line(text, log_re)) {
+  // Hand-written scanners, not std::regex: libstdc++'s matcher recurses once per character
+  // and a 50 KB line overflowed the stack (formats/scan.hpp).
+  if (scan::has_arguments_banner(text)) {
     return source_format::megatron_log;
   }
-  static const std::regex toml_section(
-      R"((^|\n)\s*\[\[?\s*(job|model|training|parallelism|optimizer|lr_scheduler|activation_checkpoint|checkpoint|float8|mx|compile|metrics|experimental|comm|fault_tolerance|validation)\s*\]\]?\s*(#[^\n]*)?(\r?\n|$))");
-  if (ext == ".toml" || has_line(text, toml_section)) {
+  if (ext == ".toml" || scan::any_line(text, scan::is_toml_section)) {
     return source_format::torchtitan_toml;
   }
-  static const std::regex yaml_section(
-      R"((^|\n)(model|train|optimizer|ddp|mixed_precision|dataset|checkpoint|logger|scheduler|tokenizer|rng|dist|comm_overlap|profiling|ft|straggler)\s*:)");
-  if (ext == ".yaml" || ext == ".yml" || has_line(text, yaml_section)) {
+  if (ext == ".yaml" || ext == ".yml" || scan::any_line(text, scan::is_yaml_section)) {
     return source_format::nemo_yaml;
   }
   return source_format::megatron_script;
@@ -126,7 +123,8 @@ loaded_file load_any(const std::string& path, const read_options& opts) {
       return out;
     }
     case source_format::deepspeed_json:
-      out.read = read_deepspeed_json(json::parse(text), text, path, opts);
+      out.read =
+          read_deepspeed_json(parse_untrusted_json(text, path_for_message(path)), text, path, opts);
       break;
     case source_format::megatron_log:
       out.read = read_megatron_log(text, path, opts);
