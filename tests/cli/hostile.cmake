@@ -133,3 +133,6 @@ tpcost_cli_case("hostile: DeepSpeed offload device 5 is exit 2, not a type_error
 tpcost_cli_case("hostile: DeepSpeed bf16.enabled \"yes\" is exit 2, not a type_error"
   ARGS convert ${hostile}/deepspeed_bf16_yes.json RC 2
   STDERR "bf16\\.enabled: found \"yes\"; expected true or false")
+tpcost_cli_case("hostile: --size -0B prints no negative zero"
+  ARGS collective --op all-reduce --size -0B --ranks 8 RC 0
+  STDOUT "all-reduce of 0 B \\(0 B\\) over 8 ranks")
