@@ -58,7 +58,7 @@ config_document to_document(reading& r, const std::string& path) {
   };
   config_document doc;
   try {
-    doc = parse_config(r.config.dump(), path);
+    doc = parse_config(r.config.dump(-1, ' ', false, json::error_handler_t::replace), path);
   } catch (const config_error& e) {
     const std::string prefix = path + ": ";
     if (e.field().rfind(prefix, 0) == 0) {
@@ -119,7 +119,8 @@ loaded_file load_any(const std::string& path, const read_options& opts) {
       out.read.format = format;
       out.read.config["model"]["hf_config"] = absolute(path);
       out.read.at["/model/hf_config"] = place{path, 0, 0, {}};
-      out.doc = parse_config(out.read.config.dump(), path);
+      out.doc =
+          parse_config(out.read.config.dump(-1, ' ', false, json::error_handler_t::replace), path);
       return out;
     }
     case source_format::deepspeed_json:
