@@ -136,3 +136,8 @@ tpcost_cli_case("hostile: DeepSpeed bf16.enabled \"yes\" is exit 2, not a type_e
 tpcost_cli_case("hostile: --size -0B prints no negative zero"
   ARGS collective --op all-reduce --size -0B --ranks 8 RC 0
   STDOUT "all-reduce of 0 B \\(0 B\\) over 8 ranks")
+string(REPEAT "n" 254 name254)
+tpcost_cli_case("hostile: -o with a legal 254-byte name writes it"
+  ARGS sweep -o ${deep}/${name254} RC 0)
+set_tests_properties("cli: hostile: -o with a legal 254-byte name writes it"
+                     PROPERTIES FIXTURES_REQUIRED deep_json)
