@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "formats/scan.hpp"
+#include "output_safe.hpp"
 #include "tpcost/io/json_brief.hpp"
 
 namespace tpcost::cli::formats {
@@ -181,7 +182,7 @@ void print_notes(const loaded_file& file, std::ostream& out, bool ignored) {
   std::string skipped;
   for (const auto& n : file.read.notes) {
     if (n.severity == reader_note::kind::warning) {
-      out << "tpcost: warning: " << n.where.text() << ": " << n.text << '\n';
+      out << "tpcost: warning: " << output_safe(n.where.text() + ": " + n.text) << '\n';
     } else if (ignored) {
       const auto what =
           n.where.key.empty() ? n.text : n.where.key + (n.text.empty() ? "" : " (" + n.text + ")");
@@ -189,8 +190,9 @@ void print_notes(const loaded_file& file, std::ostream& out, bool ignored) {
     }
   }
   if (!skipped.empty()) {
-    out << "tpcost: note: " << file.doc.source
-        << ": ignored (no effect on what tpcost models): " << skipped << '\n';
+    out << "tpcost: note: "
+        << output_safe(file.doc.source + ": ignored (no effect on what tpcost models): " + skipped)
+        << '\n';
   }
 }
 

@@ -141,3 +141,6 @@ tpcost_cli_case("hostile: -o with a legal 254-byte name writes it"
   ARGS sweep -o ${deep}/${name254} RC 0)
 set_tests_properties("cli: hostile: -o with a legal 254-byte name writes it"
                      PROPERTIES FIXTURES_REQUIRED deep_json)
+tpcost_cli_case("hostile: a YAML scalar's newline and ESC reach stderr escaped, on one line"
+  ARGS convert ${hostile}/yaml_newline_value.yaml RC 2 ENV GITHUB_ACTIONS=true
+  STDERR "num_layers: '4\\\\x0a::error ::injected\\\\x1b.31m' is not a whole number")
