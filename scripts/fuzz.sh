@@ -72,7 +72,9 @@ run() {
     local seed=${FUZZ_SEED:-1}
     [[ $seed == 0 ]] || seed=$((seed + i))
     local bound=(-max_total_time="$limit")
-    [[ -z ${FUZZ_RUNS:-} ]] || bound=(-runs="$per_job")
+    # A dictionary of the reader's syntax (tests/fuzz/dict), where the target has one.
+    [[ ! -f tests/fuzz/dict/$target.dict ]] || bound+=(-dict="tests/fuzz/dict/$target.dict")
+    [[ -z ${FUZZ_RUNS:-} ]] || bound=(-runs="$per_job" "${bound[@]:1}")
     "$bin" "$work/$target" "${bound[@]}" -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 -max_len=65536 \
       -seed="$seed" -print_final_stats=1 -artifact_prefix="$work/artifacts/" \
       2>"$work/$target.$i.log" &

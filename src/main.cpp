@@ -20,6 +20,7 @@
 #include "commands/commands.hpp"
 #include "exit_codes.hpp"
 #include "flag_guards.hpp"
+#include "output_safe.hpp"
 #include "plot.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/version.hpp"
@@ -34,7 +35,8 @@ using tpcost::cli::exit_success;
 using tpcost::cli::exit_tool_missing;
 
 int fail(const std::string& message, int code) {
-  std::cerr << "tpcost: error: " << message << '\n';
+  // One line, whatever the message quotes: no newline, ESC or "::" workflow command gets out.
+  std::cerr << "tpcost: error: " << tpcost::cli::output_safe(message) << '\n';
   return code;
 }
 

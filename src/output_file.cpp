@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -84,7 +85,11 @@ void replace_atomically(std::string_view flag, const std::string& path, std::str
   if (base.empty()) {
     refuse(flag, path, "names a directory; give a file name");
   }
-  std::string name = dir + "/." + base + ".tpcost-XXXXXX";
+  // "." + base + ".tpcost-XXXXXX" is 15 bytes longer than base: cut base so that the temporary
+  // name stays within NAME_MAX (255) for any legal target name (a 254-byte name exited 3).
+  constexpr std::size_t name_max = 255, added = 15;
+  const auto stem = base.substr(0, std::min(base.size(), name_max - added));
+  std::string name = dir + "/." + stem + ".tpcost-XXXXXX";
   std::vector<char> temp(name.begin(), name.end());
   temp.push_back('\0');
   const int fd = ::mkostemp(temp.data(), O_CLOEXEC);

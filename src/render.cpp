@@ -1424,7 +1424,8 @@ std::string check_sarif(const std::vector<file_check>& files) {
 std::string render_check(const std::vector<file_check>& files, output_format format) {
   switch (format) {
     case output_format::json:
-      return check_json(files).dump(2) + "\n";
+      // A file name or message that is not UTF-8 becomes U+FFFD, not a type_error (exit 4).
+      return check_json(files).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     case output_format::junit:
       return check_junit(files);
     case output_format::sarif:

@@ -66,7 +66,8 @@ collective_comparison select(collective_comparison c, const std::string& algorit
 void run_collective(const collective_options& opts) {
   const auto format = parse_output_format(opts.output.format, "table|json");
   const auto op = parse_collective_op(opts.op, "--op");
-  const auto size = parse_bytes(opts.size, "--size");
+  // + 0.0 turns "-0B" into +0, which prints as "0 B", never "-0 B" (issue 30).
+  const auto size = bytes(parse_bytes(opts.size, "--size").value() + 0.0);
   const auto ranks = parse_count(opts.ranks, "--ranks");
   hardware_origin origin;
   auto topology = to_topology(opts.refined, opts.bandwidth, origin);

@@ -29,7 +29,9 @@ void run_convert(const convert_flags& f) {
     files.push_back(formats::load_any(path, opts));
     formats::print_notes(files.back(), std::cerr, !f.quiet);
   }
-  emit(f.output, document_json(formats::merge(files)).dump(2) + "\n");
+  emit(f.output, document_json(formats::merge(files))
+                         .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+                     "\n");
 }
 
 }  // namespace

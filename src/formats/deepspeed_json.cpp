@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include "formats/reading.hpp"
+#include "tpcost/base/checked.hpp"
+#include "tpcost/io/json_brief.hpp"
 
 namespace tpcost::cli::formats {
 
@@ -37,7 +39,8 @@ reading read_deepspeed_json(const nlohmann::json& doc, const std::string& text,
       return std::nullopt;
     }
     if (!v.is_number_integer() || v.get<std::int64_t>() < 1) {
-      fail(at(text, file, path), fmt::format("found {}; expected a whole number >= 1", v.dump()));
+      fail(at(text, file, path),
+           fmt::format("found {}; expected a whole number >= 1", json_brief(v)));
     }
     return v.get<std::int64_t>();
   };
@@ -57,14 +60,22 @@ reading read_deepspeed_json(const nlohmann::json& doc, const std::string& text,
     r.put("/batch/global_batch", *train, at(text, file, "train_batch_size"));
   }
   if (train && micro && gas) {
-    // DeepSpeed asserts train = micro x gas x DP (runtime/config.py _batch_assertion).
-    if (*train % (*micro * *gas) != 0) {
+    // DeepSpeed asserts train = micro x gas x DP (runtime/config.py _batch_assertion). The
+    // product is checked before it is formed: 2^32 x 2^32 wrapped to 0 and was divided by.
+    std::int64_t per_replica = 0;
+    if (!multiply_fits(*micro, *gas, per_replica)) {
+      fail(at(text, file, "gradient_accumulation_steps"),
+           fmt::format("train_micro_batch_size_per_gpu x gradient_accumulation_steps = {} x {} "
+                       "overflows a 64-bit integer; the inputs are far beyond any real run",
+                       *micro, *gas));
+    }
+    if (*train % per_replica != 0) {
       fail(at(text, file, "train_batch_size"),
            fmt::format("{} is not a multiple of train_micro_batch_size_per_gpu x "
                        "gradient_accumulation_steps = {} x {}",
                        *train, *micro, *gas));
     }
-    const auto dp = *train / (*micro * *gas);
+    const auto dp = *train / per_replica;
     r.put("/parallel/dp", dp, at(text, file, "gradient_accumulation_steps"));
     r.put("/parallel/gpus", dp * tp, at(text, file, "train_batch_size"));
   }
@@ -74,21 +85,42 @@ reading read_deepspeed_json(const nlohmann::json& doc, const std::string& text,
       if (!z["stage"].is_number_integer() || z["stage"].get<std::int64_t>() < 0 ||
           z["stage"].get<std::int64_t>() > 3) {
         fail(at(text, file, "zero_optimization.stage"),
-             fmt::format("found {}; expected a ZeRO stage 0..3", z["stage"].dump()));
+             fmt::format("found {}; expected a ZeRO stage 0..3", json_brief(z["stage"])));
       }
       r.put("/options/zero", z["stage"].get<std::int64_t>(),
             at(text, file, "zero_optimization.stage"));
     }
     for (const char* offload : {"offload_optimizer", "offload_param"}) {
-      if (z.contains(offload) && z[offload].is_object() &&
-          z[offload].value("device", "none") != "none") {
+      if (!z.contains(offload) || !z[offload].is_object() || !z[offload].contains("device")) {
+        continue;
+      }
+      const auto key = std::string("zero_optimization.") + offload + ".device";
+      const auto& device = z[offload]["device"];
+      if (!device.is_string() && !device.is_null()) {  // typed here, never by nlohmann's value()
+        fail(at(text, file, key),
+             fmt::format("found {}; expected \"none\", \"cpu\" or \"nvme\"", json_brief(device)));
+      }
+      if (device.is_string() && device.get<std::string>() != "none") {
         r.warn(opts, at(text, file, std::string("zero_optimization.") + offload),
                "offloading to the CPU or NVMe is not modelled");
       }
     }
   }
   const auto enabled = [&](const char* key) {
-    return doc.contains(key) && doc[key].is_object() && doc[key].value("enabled", false) == true;
+    if (!doc.contains(key) || !doc[key].is_object() || !doc[key].contains("enabled")) {
+      return false;
+    }
+    const auto& v = doc[key]["enabled"];
+    if (v.is_string() && v.get<std::string>() == "auto") {
+      r.warn(opts, at(text, file, std::string(key) + ".enabled"),
+             "\"auto\" is filled in by the Hugging Face Trainer at run time; give --dtype");
+      return false;
+    }
+    if (!v.is_boolean()) {
+      fail(at(text, file, std::string(key) + ".enabled"),
+           fmt::format("found {}; expected true or false", json_brief(v)));
+    }
+    return v.get<bool>();
   };
   if (enabled("bf16")) {
     r.put("/hardware/dtype", "bf16", at(text, file, "bf16.enabled"));

@@ -2,18 +2,19 @@
 
 #include <filesystem>
 #include <ostream>
-#include <regex>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "formats/scan.hpp"
+#include "output_safe.hpp"
+#include "tpcost/io/json_brief.hpp"
 
 namespace tpcost::cli::formats {
 
 namespace {
 
 using json = nlohmann::json;
-
-bool has_line(const std::string& text, const std::regex& re) { return std::regex_search(text, re); }
 
 /// A JSON document that is not tpcost's: DeepSpeed by its batch or ZeRO keys, an HF config by
 /// its architecture keys.
@@ -58,7 +59,7 @@ config_document to_document(reading& r, const std::string& path) {
   };
   config_document doc;
   try {
-    doc = parse_config(r.config.dump(), path);
+    doc = parse_config(r.config.dump(-1, ' ', false, json::error_handler_t::replace), path);
   } catch (const config_error& e) {
     const std::string prefix = path + ": ";
     if (e.field().rfind(prefix, 0) == 0) {
@@ -87,23 +88,20 @@ source_format detect_format(const std::string& text, const std::string& path) {
   }
   if (first != std::string::npos && (text[first] == '{' || text[first] == '[') && ext != ".toml") {
     try {
-      return classify_json(json::parse(text));
-    } catch (const json::exception&) {
-      return source_format::tpcost_json;  // its own reader reports the syntax error
+      return classify_json(parse_untrusted_json(text, path_for_message(path)));
+    } catch (const invalid_spec&) {
+      return source_format::tpcost_json;  // its own reader reports the syntax error or depth
     }
   }
-  static const std::regex log_re(R"(-{3,} arguments -{3,})");
-  if (has_line(text, log_re)) {
+  // Hand-written scanners, not std::regex: libstdc++'s matcher recurses once per character
+  // and a 50 KB line overflowed the stack (formats/scan.hpp).
+  if (scan::has_arguments_banner(text)) {
     return source_format::megatron_log;
   }
-  static const std::regex toml_section(
-      R"((^|\n)\s*\[\[?\s*(job|model|training|parallelism|optimizer|lr_scheduler|activation_checkpoint|checkpoint|float8|mx|compile|metrics|experimental|comm|fault_tolerance|validation)\s*\]\]?\s*(#[^\n]*)?(\r?\n|$))");
-  if (ext == ".toml" || has_line(text, toml_section)) {
+  if (ext == ".toml" || scan::any_line(text, scan::is_toml_section)) {
     return source_format::torchtitan_toml;
   }
-  static const std::regex yaml_section(
-      R"((^|\n)(model|train|optimizer|ddp|mixed_precision|dataset|checkpoint|logger|scheduler|tokenizer|rng|dist|comm_overlap|profiling|ft|straggler)\s*:)");
-  if (ext == ".yaml" || ext == ".yml" || has_line(text, yaml_section)) {
+  if (ext == ".yaml" || ext == ".yml" || scan::any_line(text, scan::is_yaml_section)) {
     return source_format::nemo_yaml;
   }
   return source_format::megatron_script;
@@ -122,11 +120,13 @@ loaded_file load_any(const std::string& path, const read_options& opts) {
       out.read.format = format;
       out.read.config["model"]["hf_config"] = absolute(path);
       out.read.at["/model/hf_config"] = place{path, 0, 0, {}};
-      out.doc = parse_config(out.read.config.dump(), path);
+      out.doc =
+          parse_config(out.read.config.dump(-1, ' ', false, json::error_handler_t::replace), path);
       return out;
     }
     case source_format::deepspeed_json:
-      out.read = read_deepspeed_json(json::parse(text), text, path, opts);
+      out.read =
+          read_deepspeed_json(parse_untrusted_json(text, path_for_message(path)), text, path, opts);
       break;
     case source_format::megatron_log:
       out.read = read_megatron_log(text, path, opts);
@@ -182,7 +182,7 @@ void print_notes(const loaded_file& file, std::ostream& out, bool ignored) {
   std::string skipped;
   for (const auto& n : file.read.notes) {
     if (n.severity == reader_note::kind::warning) {
-      out << "tpcost: warning: " << n.where.text() << ": " << n.text << '\n';
+      out << "tpcost: warning: " << output_safe(n.where.text() + ": " + n.text) << '\n';
     } else if (ignored) {
       const auto what =
           n.where.key.empty() ? n.text : n.where.key + (n.text.empty() ? "" : " (" + n.text + ")");
@@ -190,8 +190,9 @@ void print_notes(const loaded_file& file, std::ostream& out, bool ignored) {
     }
   }
   if (!skipped.empty()) {
-    out << "tpcost: note: " << file.doc.source
-        << ": ignored (no effect on what tpcost models): " << skipped << '\n';
+    out << "tpcost: note: "
+        << output_safe(file.doc.source + ": ignored (no effect on what tpcost models): " + skipped)
+        << '\n';
   }
 }
 

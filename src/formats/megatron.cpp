@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
-#include <regex>
 #include <set>
 #include <string_view>
 #include <vector>
@@ -17,10 +16,18 @@
 #include <fmt/format.h>
 
 #include "formats/reading.hpp"
+#include "formats/scan.hpp"
 
 namespace tpcost::cli::formats {
 
 namespace {
+
+/// The script evaluator's budget (docs/fuzzing.md, "Limits"): a value is at most the size of
+/// the largest config file, the expansion of a whole script at most 16 times that, and $(( ))
+/// at most 64 parentheses deep (each a stack frame).
+constexpr std::size_t max_script_value_bytes = std::size_t{1} << 20;
+constexpr std::size_t max_script_expansion = std::size_t{16} << 20;
+constexpr int max_script_nesting = 64;
 
 // --- The shell side: words, variables, flags ------------------------------------------------
 
@@ -39,6 +46,8 @@ struct shell_reader {
   std::map<std::string, std::string> vars;             // NAME -> value
   std::map<std::string, std::string> unresolved_vars;  // NAME -> why
   std::map<std::string, std::size_t> assigned_on;      // NAME -> line
+  std::size_t at_line = 1;   ///< the line being read, for the budget's errors
+  std::size_t expanded = 0;  ///< bytes produced by expansion so far (the budget)
 
   static bool is_name_start(char c) {
     return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_';
@@ -59,9 +68,22 @@ struct shell_reader {
     return std::nullopt;
   }
 
+  /// a / b or a % b, or nullopt where bash fails ("division by 0") or the quotient does not fit
+  /// an int64 (INT64_MIN / -1 is SIGFPE on x86, not a wrap).
+  static std::optional<std::int64_t> divide(std::int64_t a, std::int64_t b, char op) {
+    if (b == 0 || (b == -1 && a == INT64_MIN)) {
+      return std::nullopt;
+    }
+    return op == '/' ? a / b : a % b;
+  }
+
+  /// Thrown by arithmetic() past max_script_nesting parentheses; expand() names the line.
+  struct nested_too_deep {};
+
   /// Integer arithmetic of $(( )): + - * / % and parentheses, on already expanded text.
   static std::optional<std::int64_t> arithmetic(std::string_view s) {
     std::size_t i = 0;
+    int depth = 0;
     const auto skip = [&] {
       while (i < s.size() && s[i] == ' ') {
         ++i;
@@ -72,7 +94,11 @@ struct shell_reader {
       skip();
       if (i < s.size() && s[i] == '(') {
         ++i;
+        if (++depth > max_script_nesting) {
+          throw nested_too_deep{};  // each level is a stack frame: bounded, not per byte
+        }
         auto v = expr();
+        --depth;
         skip();
         if (!v || i >= s.size() || s[i] != ')') {
           return std::nullopt;
@@ -98,7 +124,7 @@ struct shell_reader {
         }
         const char o = s[i++];
         const auto r = atom();
-        if (!r || (o != '*' && *r == 0)) {
+        if (!r) {
           return std::nullopt;
         }
         if (o == '*') {
@@ -107,7 +133,7 @@ struct shell_reader {
           }
           v = *v * *r;
         } else {
-          v = o == '/' ? *v / *r : *v % *r;
+          v = divide(*v, *r, o);
         }
       }
       return v;
@@ -137,6 +163,7 @@ struct shell_reader {
   std::string expand(std::string_view s, std::vector<std::string>& missing, int depth = 0) {
     std::string out;
     for (std::size_t i = 0; i < s.size(); ++i) {
+      check_budget(out.size());
       if (s[i] != '$' || i + 1 >= s.size()) {
         out += s[i];
         continue;
@@ -150,7 +177,13 @@ struct shell_reader {
         }
         std::vector<std::string> inner_missing;
         const auto inner = expand(s.substr(i + 3, close - i - 3), inner_missing, depth + 1);
-        const auto v = inner_missing.empty() ? arithmetic(inner) : std::nullopt;
+        std::optional<std::int64_t> v;
+        try {
+          v = inner_missing.empty() ? arithmetic(inner) : std::nullopt;
+        } catch (const nested_too_deep&) {
+          over_budget(
+              fmt::format("$(( )) nests more than {} parentheses deep", max_script_nesting));
+        }
         if (v) {
           out += std::to_string(*v);
         } else {
@@ -214,7 +247,30 @@ struct shell_reader {
         out += s[i];
       }
     }
+    expanded += out.size();
+    check_budget(out.size());
     return out;
+  }
+
+  /// Throws "FILE:LINE: ..." when the script's evaluation passes its budget (docs/fuzzing.md):
+  /// a value of more than max_script_value_bytes, or more than max_script_expansion bytes
+  /// expanded in all. A 330-byte script doubling A="$A$A" 34 times grew past 2.7 GB.
+  void check_budget(std::size_t value_bytes) const {
+    if (value_bytes > max_script_value_bytes) {
+      over_budget(
+          fmt::format("a value expands past {} bytes (a variable doubled in a loop?); a "
+                      "launch script's values are far shorter",
+                      max_script_value_bytes));
+    }
+    if (expanded > max_script_expansion) {
+      over_budget(
+          fmt::format("expanding the script's variables makes more than {} bytes in "
+                      "all; a launch script makes far less",
+                      max_script_expansion));
+    }
+  }
+  [[noreturn]] void over_budget(const std::string& why) const {
+    fail(place{file, at_line, 0, {}}, why);
   }
 
   /// The default of ${NAME:-"text"}: quotes removed, variables expanded.
@@ -280,6 +336,7 @@ struct shell_reader {
       word w;
       w.line = line;
       w.column = col;
+      at_line = line;
       const std::size_t start = i;
       while (i < text.size()) {
         const char d = text[i];
@@ -352,6 +409,7 @@ struct shell_reader {
           advance();
         }
       }
+      check_budget(w.text.size());
       w.raw = text.substr(start, i - start);
       out.back().push_back(std::move(w));
     }
@@ -441,7 +499,10 @@ std::vector<megatron_arg> script_args(shell_reader& sh) {
             break;
           }
           const auto end = std::min(w.text.find_first_of(" \t", start), w.text.size());
-          word part = w;
+          word part;  // not a copy of w: its text may be long, and it has many parts
+          part.line = w.line;
+          part.column = w.column;
+          part.unresolved = w.unresolved;
           part.text = w.text.substr(start, end - start);
           part.raw = part.text;
           words.push_back(part);
@@ -1145,9 +1206,6 @@ reading read_megatron_log(const std::string& text, const std::string& file,
   r.format = source_format::megatron_log;
   // _print_args: "---- arguments ----", then "  name ..... value" sorted, then "---- end of
   // arguments ----". A launcher may prefix each line (a rank, a timestamp).
-  static const std::regex begin_re(R"(-{3,} arguments -{3,})");
-  static const std::regex end_re(R"(-{3,} end of arguments -{3,})");
-  static const std::regex arg_re(R"(^.*?\s([A-Za-z_][A-Za-z0-9_]*) \.+ (.*?)\s*$)");
   std::vector<megatron_arg> args;
   std::size_t line_no = 0, begin_line = 0;
   bool inside = false, done = false;
@@ -1158,19 +1216,19 @@ reading read_megatron_log(const std::string& text, const std::string& file,
     ++line_no;
     pos = nl + 1;
     if (!inside) {
-      if (std::regex_search(line, begin_re) && line.find("end of") == std::string::npos) {
+      if (scan::has_arguments_banner(line) && line.find("end of") == std::string::npos) {
         inside = true;
         begin_line = line_no;
       }
       continue;
     }
-    if (std::regex_search(line, end_re)) {
+    if (scan::has_end_banner(line)) {
       done = true;
       break;
     }
-    std::smatch m;
-    if (std::regex_match(line, m, arg_re)) {
-      args.push_back({m[1], m[2], m[1].str() + " " + m[2].str(), {file, line_no, 0, m[1]}, {}});
+    if (const auto a = scan::parse_log_arg(line)) {  // not std::regex: it recursed per byte
+      const std::string name(a->name), value(a->value);
+      args.push_back({name, value, name + " " + value, {file, line_no, 0, name}, {}});
     }
     if (nl == text.size()) {
       break;

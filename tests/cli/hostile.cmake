@@ -91,3 +91,56 @@ tpcost_cli_case("hostile: --print-config prints no config that --config rejects"
 tpcost_cli_case("hostile: a config name cannot inject a workflow command"
   ARGS check ${hostile}/ci_injection.json RC 0 ENV GITHUB_ACTIONS=true
   STDOUT "ci_injection\\.json: x\\\\x0a::warning file=evil::injected \\(TP 8")
+
+# Issue 30, round two: a case per root cause. Crashes first: recursion per byte or per level,
+# SIGFPE on a quotient or a wrapped product; then unbounded work and exceptions on user input.
+tpcost_cli_case("hostile: a 50 KB line of dashes is no std::regex stack overflow"
+  ARGS convert ${deep}/long_dashes.txt RC 2 STDERR "long_dashes\\.txt:1: no Megatron-LM arguments")
+tpcost_cli_case("hostile: a 50 KB log line is no std::regex stack overflow"
+  ARGS convert ${deep}/long_line.log RC 2 STDERR "long_line\\.log:1: no Megatron-LM arguments block")
+tpcost_cli_case("hostile: DeepSpeed nested 100000 deep is no recursive dump"
+  ARGS convert ${deep}/deep_deepspeed.json RC 2 STDERR "deep_deepspeed\\.json: nesting deeper than")
+tpcost_cli_case("hostile: $(( )) nested 100000 deep"
+  ARGS convert ${deep}/deep_arithmetic.sh RC 2
+  STDERR "deep_arithmetic\\.sh:1: \\$\\(\\( \\)\\) nests more than 64 parentheses deep")
+tpcost_cli_case("hostile: parallel.pp_layout nested 40000 deep"
+  ARGS step ${h100} --gpus 64 --pp 4 -G 64 --config ${deep}/deep_layout.json RC 2
+  STDERR "pp_layout: 'Et\\(+' \\.\\.\\. \\(80004 bytes\\): nests more than 16 parentheses deep")
+set_tests_properties("cli: hostile: a 50 KB line of dashes is no std::regex stack overflow"
+                     "cli: hostile: a 50 KB log line is no std::regex stack overflow"
+                     "cli: hostile: DeepSpeed nested 100000 deep is no recursive dump"
+                     "cli: hostile: $(( )) nested 100000 deep"
+                     "cli: hostile: parallel.pp_layout nested 40000 deep"
+                     PROPERTIES FIXTURES_REQUIRED deep_json)
+tpcost_cli_case("hostile: INT64_MIN / -1 in a script is no SIGFPE"
+  ARGS convert ${hostile}/script_div_minus1.sh RC 2
+  STDERR "script_div_minus1\\.sh:2:24: --tensor-model-parallel-size: .*\\$TP \\(line 1: ")
+tpcost_cli_case("hostile: INT64_MIN % -1 in a script is no SIGFPE"
+  ARGS convert ${hostile}/script_mod_minus1.sh RC 2
+  STDERR "script_mod_minus1\\.sh:2:24: --tensor-model-parallel-size: .*is not set in the script")
+tpcost_cli_case("hostile: division by 0 in a script"
+  ARGS convert ${hostile}/script_div_zero.sh RC 2
+  STDERR "script_div_zero\\.sh:2:24: --tensor-model-parallel-size: .*is not set in the script")
+tpcost_cli_case("hostile: a script doubling a variable 34 times stops at the budget"
+  ARGS convert ${hostile}/script_doubling.sh RC 2
+  STDERR "script_doubling\\.sh:21: a value expands past 1048576 bytes")
+tpcost_cli_case("hostile: DeepSpeed micro x GAS that wraps to 0 is no SIGFPE"
+  ARGS convert ${hostile}/deepspeed_batch_wrap.json RC 2
+  STDERR "deepspeed_batch_wrap\\.json:1: gradient_accumulation_steps: .* overflows a 64-bit")
+tpcost_cli_case("hostile: DeepSpeed offload device 5 is exit 2, not a type_error"
+  ARGS convert ${hostile}/deepspeed_offload_device_number.json RC 2
+  STDERR "zero_optimization\\.offload_optimizer\\.device: found 5; expected")
+tpcost_cli_case("hostile: DeepSpeed bf16.enabled \"yes\" is exit 2, not a type_error"
+  ARGS convert ${hostile}/deepspeed_bf16_yes.json RC 2
+  STDERR "bf16\\.enabled: found \"yes\"; expected true or false")
+tpcost_cli_case("hostile: --size -0B prints no negative zero"
+  ARGS collective --op all-reduce --size -0B --ranks 8 RC 0
+  STDOUT "all-reduce of 0 B \\(0 B\\) over 8 ranks")
+string(REPEAT "n" 254 name254)
+tpcost_cli_case("hostile: -o with a legal 254-byte name writes it"
+  ARGS sweep -o ${deep}/${name254} RC 0)
+set_tests_properties("cli: hostile: -o with a legal 254-byte name writes it"
+                     PROPERTIES FIXTURES_REQUIRED deep_json)
+tpcost_cli_case("hostile: a YAML scalar's newline and ESC reach stderr escaped, on one line"
+  ARGS convert ${hostile}/yaml_newline_value.yaml RC 2 ENV GITHUB_ACTIONS=true
+  STDERR "num_layers: '4\\\\x0a::error ::injected\\\\x1b.31m' is not a whole number")

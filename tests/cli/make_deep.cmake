@@ -6,3 +6,17 @@ string(REPEAT "]" 100000 close)
 file(WRITE "${OUT}/deep_hf.json" "{\"hidden_size\": ${open}${close}}")
 file(WRITE "${OUT}/deep_profile.json" "{\"schema\": ${open}${close}}")
 file(WRITE "${OUT}/deep_nccl.json" "{\"results\": [{\"size\": 1, \"out_of_place\": ${open}${close}}]}")
+
+# Issue 30: inputs that crashed a reader by recursing once per byte or per level.
+string(REPEAT "-" 50000 dashes)
+file(WRITE "${OUT}/long_dashes.txt" "${dashes}\n")  # std::regex in format detection
+string(REPEAT " " 50000 spaces)
+file(WRITE "${OUT}/long_line.log"
+     "---- arguments ----\n  x${spaces}y\n---- end of arguments ----\n")  # the log reader
+file(WRITE "${OUT}/deep_deepspeed.json" "{\"train_batch_size\": ${open}${close}}")
+string(REPEAT "(" 100000 parens)
+file(WRITE "${OUT}/deep_arithmetic.sh"
+     "TP=$((${parens}1))\npython pretrain_gpt.py --tensor-model-parallel-size $TP\n")
+string(REPEAT "(" 40000 lopen)
+string(REPEAT ")" 40000 lclose)
+file(WRITE "${OUT}/deep_layout.json" "{\"parallel\": {\"pp_layout\": \"Et${lopen}t${lclose}L\"}}")

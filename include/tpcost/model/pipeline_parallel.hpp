@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "tpcost/base/error.hpp"
+#include "tpcost/base/quote.hpp"
 #include "tpcost/base/units.hpp"
 #include "tpcost/model/model.hpp"
 #include "tpcost/model/parallelism.hpp"
@@ -248,10 +249,14 @@ struct pipeline_layout_string {
 inline pipeline_layout_string parse_pipeline_layout(std::string_view text, std::int64_t stages,
                                                     std::int64_t layers, std::string_view field) {
   const auto fail = [&](const std::string& why) -> void {
-    throw invalid_spec(std::string(field), "'" + std::string(text.substr(0, 200)) + "': " + why);
+    throw invalid_spec(std::string(field), quote_value(text) + ": " + why);
   };
   std::size_t at = 0;
   constexpr std::size_t max_expanded = std::size_t{1} << 20;
+  // Each '(' is a stack frame of the parser: 30,000 of them overflowed the stack. Megatron-Core's
+  // layouts nest one level ("(t*8|)*14"); 16 is far beyond any real one (docs/fuzzing.md).
+  constexpr int max_nesting = 16;
+  int depth = 0;
   // sequence := item*; item := (char | '(' sequence ')') ['*' count]
   const auto expand = [&](const auto& self, bool nested) -> std::string {
     std::string out;
@@ -267,7 +272,11 @@ inline pipeline_layout_string parse_pipeline_layout(std::string_view text, std::
       std::string atom;
       if (c == '(') {
         ++at;
+        if (++depth > max_nesting) {
+          fail("nests more than " + std::to_string(max_nesting) + " parentheses deep");
+        }
         atom = self(self, true);
+        --depth;
       } else if (c == ',' || c == ' ') {
         ++at;
         continue;
