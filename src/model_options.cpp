@@ -23,11 +23,12 @@ struct dimension_flag {
   std::int64_t transformer_spec::*value;
 };
 
-const std::array<dimension_flag, 7> dimension_flags{{
+const std::array<dimension_flag, 8> dimension_flags{{
     {"layers", "--layers", &model_flags::layers, &transformer_spec::layers},
     {"hidden", "--hidden", &model_flags::hidden, &transformer_spec::hidden},
     {"heads", "--heads", &model_flags::heads, &transformer_spec::heads},
     {"kv_heads", "--kv-heads", &model_flags::kv_heads, &transformer_spec::kv_heads},
+    {"head_dim", "--head-dim", &model_flags::head_dim, &transformer_spec::head_dim},
     {"ffn", "--ffn", &model_flags::ffn, &transformer_spec::ffn},
     {"vocab", "--vocab", &model_flags::vocab, &transformer_spec::vocab},
     {"seq", "--seq", &model_flags::seq, &transformer_spec::seq},
@@ -91,6 +92,8 @@ void add_model_flags(CLI::App& cmd, model_flags& flags, bool positional_name) {
   group->add_option("--hidden", flags.hidden, "h: hidden size");
   group->add_option("--heads", flags.heads, "a: attention heads");
   group->add_option("--kv-heads", flags.kv_heads, "key/value heads (GQA); default: --heads");
+  group->add_option("--head-dim", flags.head_dim,
+                    "per-head width (Megatron --kv-channels); default h/heads");
   group->add_option("--ffn", flags.ffn, "MLP inner size; default 4h");
   group->add_option("--vocab", flags.vocab, "V: vocabulary size");
   group->add_option(flag_names("--seq"), flags.seq,
@@ -129,7 +132,8 @@ chosen_model to_model(const model_flags& flags, bool context_window_as_seq) {
   } else {
     std::string missing;
     for (const auto& d : dimension_flags) {
-      if ((d.field != "kv_heads" && d.field != "ffn") && (flags.*d.text).empty()) {
+      if ((d.field != "kv_heads" && d.field != "ffn" && d.field != "head_dim") &&
+          (flags.*d.text).empty()) {
         missing += (missing.empty() ? "" : ", ") + std::string(d.flag);
       }
     }

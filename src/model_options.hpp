@@ -18,7 +18,7 @@ struct model_flags {
   std::string name;       ///< preset name (positional for `model show`, --model elsewhere)
   std::string hf_config;  ///< path to a config.json
   std::string arch;       ///< gpt | llama conventions
-  std::string layers, hidden, heads, kv_heads, ffn, vocab, seq;
+  std::string layers, hidden, heads, kv_heads, head_dim, ffn, vocab, seq;
   /// Mixture of experts, as Megatron-LM's flags give it (--num-experts, --moe-router-topk,
   /// --moe-ffn-hidden-size, --moe-shared-expert-intermediate-size, --moe-layer-freq).
   std::string experts, top_k, expert_ffn, shared_expert_ffn, moe_dense_layers, moe_layer_freq;

@@ -969,7 +969,7 @@ struct megatron_mapping {
     (void)get("add_bias_linear");
     const bool untied = on("untie_embeddings_and_output_weights");
     (void)text("position_embedding_type");
-    (void)get("kv_channels");
+    map_head_dim(hidden, heads);
     (void)get("max_position_embeddings");
     (void)get("rotary_base");
     (void)get("rotary_percent");
@@ -986,6 +986,16 @@ struct megatron_mapping {
                          untied ? "untied" : "tied", arch));
     }
     map_vocab();
+  }
+
+  /// --kv-channels: the per-head width. arguments.py defaults it to
+  /// hidden / heads; it is kept only where it differs (Qwen3-32B: 128 against 5120 / 64 = 80).
+  void map_head_dim(std::optional<std::int64_t> hidden, std::optional<std::int64_t> heads) {
+    if (const auto kv = count("kv_channels")) {
+      if (!hidden || !heads || *kv * *heads != *hidden) {
+        r.put("/model/head_dim", *kv, at("kv_channels"));
+      }
+    }
   }
 
   /// --vocab-size, or the tokenizer's, padded as Megatron pads it (vocab_utils.py:

@@ -144,3 +144,16 @@ tpcost_cli_case("--set resolves it" ARGS convert -q ${badf}/unresolved.sh --set 
   STDERR "vocabulary size is not stated" STDOUT "\"tp\": 4")
 tpcost_cli_case("a bad --rule" ARGS check ${meg}/gpt3_175b_training.log --rule min_mfu=2 RC 2
   STDERR "--rule: min_mfu: ")
+# --kv-channels is the head dimension (Qwen3-32B: 128, not 5120 / 64 = 80); the script costs
+# what its config.json costs at Megatron's padded vocabulary (151936 -> 152576 at t = 8).
+tpcost_cli_case("megatron qwen3-32b script: --kv-channels 128 is the head dimension"
+  ARGS convert -q ${meg}/qwen3_32b_kv_channels.sh RC 0
+  STDOUT "\"ffn\": 25600,\n    \"head_dim\": 128,\n    \"heads\": 64,")
+tpcost_cli_case("megatron qwen3-32b script: the step its config.json costs"
+  ARGS step --config ${meg}/qwen3_32b_kv_channels.sh --gpu h100-sxm --interconnect ib-ndr RC 0
+  STDOUT "step time 19\\.06 s   55027 tokens/s")
+tpcost_cli_case("qwen3-32b config.json: the same step as its launch script"
+  ARGS step --hf-config ${PROJECT_SOURCE_DIR}/tests/cli/data/qwen3_32b_config.json --vocab 152576
+       --seq 4096 --tp 8 --pp 1 --dp 4 --batch 1 --global-batch 256 --sp --zero 1
+       --stack megatron-core --gpu h100-sxm --interconnect ib-ndr RC 0
+  STDOUT "step time 19\\.06 s   55027 tokens/s")
