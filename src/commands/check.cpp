@@ -296,7 +296,10 @@ file_check check_one(const config_document& doc, const check_options& opts, step
                     .error = {},
                     .line = layout_line(doc),
                     .assumption = {}};
-  if (opts.pessimistic && !any_step_rule) {
+  const bool any_banded_rule = std::any_of(rules.begin(), rules.end(), [](const rule& r) {
+    return r.kind == rule_kind::min_mfu || r.kind == rule_kind::max_step_time;
+  });
+  if (opts.pessimistic && !any_banded_rule) {
     throw invalid_spec("--pessimistic",
                        "judges step rules (min_mfu, max_step_time) at the error band's edge; " +
                            doc.source + " enables none, and its other rules have no band");
