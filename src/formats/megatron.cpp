@@ -664,6 +664,7 @@ struct megatron_mapping {
     map_model();
     map_precision_and_software();
     map_gpus();
+    refuse_contradictions();
     report_twice();
     report_ignored();
   }
@@ -1146,6 +1147,46 @@ struct megatron_mapping {
     r.put("/parallel/gpus", *per_node * *n,
           place{file, nodes->where.line, nodes->where.column,
                 fmt::format("--nproc_per_node {} x --nnodes {}", *per_node, *n)});
+  }
+
+  /// The degrees and batch sizes Megatron's validate_args refuses (arguments.py, core_r0.14):
+  /// the GPUs a multiple of t·p·cp, the global batch a multiple of d·b, the micro-batch no
+  /// larger than the global batch, EP dividing the experts. Each names the file and line.
+  void refuse_contradictions() {
+    const auto value = [&](const char* pointer) -> std::int64_t {
+      const auto ptr = nlohmann::json::json_pointer(pointer);
+      return r.config.contains(ptr) ? r.config[ptr].get<std::int64_t>() : 0;
+    };
+    const auto where = [&](const char* pointer) { return r.at[pointer]; };
+    const auto micro = value("/batch/micro_batch");
+    const auto global = value("/batch/global_batch");
+    if (micro != 0 && global != 0 && micro > global) {
+      fail(where("/batch/micro_batch"),
+           fmt::format("the micro-batch {} is larger than the global batch {}", micro, global));
+    }
+    const auto experts = value("/model/experts");
+    const auto ep = value("/parallel/ep");
+    if (experts != 0 && ep != 0 && experts % ep != 0) {
+      fail(where("/parallel/ep"), fmt::format("EP {} does not divide the {} experts", ep, experts));
+    }
+    const auto gpus = value("/parallel/gpus");
+    const auto model = value("/parallel/tp") * value("/parallel/pp") *
+                       std::max<std::int64_t>(1, value("/parallel/cp"));
+    if (gpus == 0 || model == 0) {
+      return;
+    }
+    if (gpus % model != 0) {
+      fail(where("/parallel/gpus"),
+           fmt::format("{} GPUs are not a multiple of t*p*cp = {}*{}*{} = {}", gpus,
+                       value("/parallel/tp"), value("/parallel/pp"),
+                       std::max<std::int64_t>(1, value("/parallel/cp")), model));
+    }
+    const auto d = gpus / model;
+    if (micro != 0 && global != 0 && global % (d * micro) != 0) {
+      fail(where("/batch/global_batch"),
+           fmt::format("G = {} is not a multiple of d*b = {}*{} = {} (d = {} GPUs / t*p*cp {})",
+                       global, d, micro, d * micro, gpus, model));
+    }
   }
 
   void report_ignored() {

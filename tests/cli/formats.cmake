@@ -5,9 +5,9 @@ set(a100 --gpu|a100-sxm4-80gb|--interconnect|ib-hdr)
 
 # The real Megatron-LM example scripts (tests/config/megatron/README.md): layout, batch, precision.
 tpcost_cli_case("megatron gpt3 175b script: t=8 p=16, b=1 G=1536, fp16"
-  ARGS convert ${meg}/train_gpt3_175b_distributed.sh RC 0
+  ARGS convert ${meg}/train_gpt3_175b_distributed.sh --set NUM_NODES=16 RC 0
   STDERR "train_gpt3_175b_distributed\\.sh:40:5: --step-batch-size-schedule: a batch-size ramp-up"
-  STDOUT "\"global_batch\": 1536,\n    \"micro_batch\": 1\n.*\"dtype\": \"fp16\".*\"heads\": 96,\n    \"hidden\": 12288,.*\"layers\": 96,\n    \"seq\": 2048,\n    \"vocab\": 51200.*\"gpus\": 8,\n    \"pp\": 16,\n    \"tp\": 8\n")
+  STDOUT "\"global_batch\": 1536,\n    \"micro_batch\": 1\n.*\"dtype\": \"fp16\".*\"heads\": 96,\n    \"hidden\": 12288,.*\"layers\": 96,\n    \"seq\": 2048,\n    \"vocab\": 51200.*\"gpus\": 128,\n    \"pp\": 16,\n    \"tp\": 8\n")
 # --fp8-format hybrid (recipe delayed by default) is --precision fp8 over bf16 weights; the
 # Megatron-Core switches carry over as the megatron-core stack's options.
 tpcost_cli_case("megatron llama3 8b fp8 script: t=1 p=1, b=1 G=128, fp8, SP, distributed optimizer"
@@ -35,6 +35,28 @@ tpcost_cli_case("megatron mixtral script on 4 nodes: the step prices the EP all-
 tpcost_cli_case("megatron mixtral script on one node: EP 8 does not fold over d = 2"
   ARGS check ${meg}/train_mixtral_8x7b_distributed.sh --gpu h100-sxm --rule min_mfu=0.3 RC 2
   STDERR "EP\\*ETP = 8\\*1 does not divide the t\\*cp\\*d = 2 ranks")
+# --kv-channels is /model/head_dim where it differs from h/heads (Qwen3: 128, not 2048/32).
+tpcost_cli_case("megatron qwen3-30b-a3b script: --kv-channels 128 is /model/head_dim"
+  ARGS convert -q ${meg}/qwen3_30b_a3b_kv_channels.sh RC 0
+  STDOUT "\"ffn\": 6144,\n    \"head_dim\": 128,\n")
+add_test(NAME "cli: megatron qwen3-30b-a3b script costs what the preset costs"
+  COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:tpcost_cli>
+    "-DARGS_A=step|--config|${meg}/qwen3_30b_a3b_kv_channels.sh|--gpu|h100-sxm|--quiet"
+    "-DARGS_B=step|--config|${meg}/qwen3_30b_a3b_preset.json|--gpu|h100-sxm|--quiet"
+    -P ${CMAKE_CURRENT_SOURCE_DIR}/same_report.cmake)
+# Contradictions Megatron's validate_args refuses: one line naming file:line and both values.
+tpcost_cli_case("megatron script: a global batch not divisible by d*b is refused"
+  ARGS convert ${meg}/qwen3_30b_a3b_kv_channels.sh --set GBS=1538 --set MBS=4 RC 2
+  STDERR "qwen3_30b_a3b_kv_channels\\.sh:[0-9]+:[0-9]+: --global-batch-size: G = 1538 is not a multiple of d\\*b = 8\\*4 = 32")
+tpcost_cli_case("megatron script: a micro-batch larger than the global batch is refused"
+  ARGS convert ${meg}/qwen3_30b_a3b_kv_channels.sh --set GBS=4 --set MBS=8 RC 2
+  STDERR "qwen3_30b_a3b_kv_channels\\.sh:[0-9]+:[0-9]+: --micro-batch-size: the micro-batch 8 is larger than the global batch 4")
+tpcost_cli_case("megatron script: EP not dividing the experts is refused"
+  ARGS convert ${meg}/qwen3_30b_a3b_kv_channels.sh --set EP=3 RC 2
+  STDERR "qwen3_30b_a3b_kv_channels\\.sh:[0-9]+:[0-9]+: --expert-model-parallel-size: EP 3 does not divide the 128 experts")
+tpcost_cli_case("megatron script: GPUs not a multiple of t*p*cp are refused"
+  ARGS convert ${meg}/train_gpt3_175b_distributed.sh RC 2
+  STDERR "train_gpt3_175b_distributed\\.sh:[0-9]+:[0-9]+: --nproc_per_node 8 x --nnodes 1: 8 GPUs are not a multiple of t\\*p\\*cp = 8\\*16\\*1 = 128")
 tpcost_cli_case("megatron deepseek-v3 script: MLA and MTP block, naming the flags"
   ARGS convert -q ${meg}/deepseek_v3_layer_freq.sh RC 2
   STDERR "--multi-latent-attention \\(line 12\\), --mtp-num-layers 1 \\(line 12\\): a tpcost config cannot describe multi-head latent attention")
