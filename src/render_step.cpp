@@ -317,6 +317,23 @@ void add_long_context_json(const step_report& r, nlohmann::json& j) {
   j["mfu_precision_peak_rate"] = to_string(u.precision_peak);
 }
 
+/// One object per pipeline stage: its layers, the terms, and the two peaks PyTorch reports.
+nlohmann::json stages_json(const memory_report& m) {
+  auto out = nlohmann::json::array();
+  for (std::size_t i = 0; i < m.stages.size(); ++i) {
+    const auto& st = m.stages[i];
+    out.push_back({{"stage", st.stage},
+                   {"layers", st.layers},
+                   {"weights_bytes", st.weights.value()},
+                   {"gradients_bytes", st.gradients.value()},
+                   {"optimizer_bytes", st.optimizer.value()},
+                   {"activations_bytes", st.activations.value()},
+                   {"allocated_bytes", st.total().value()},
+                   {"reserved_bytes", m.reserved(i).value()}});
+  }
+  return out;
+}
+
 nlohmann::json json(const step_report& r) {
   const auto band = band_of(r);
   const auto& in = r.inputs;
@@ -391,9 +408,13 @@ nlohmann::json json(const step_report& r) {
         {"optimizer_bytes", peak.optimizer.value()},
         {"activations_bytes", peak.activations.value()},
         {"total_bytes", peak.total().value()},
+        {"allocated_bytes", peak.total().value()},
+        {"reserved_bytes", s.memory.reserved(s.memory.peak_stage).value()},
+        {"outside_allocator_bytes", outside_allocator.value()},
         {"capacity_bytes", s.memory.capacity.value()},
         {"headroom_bytes", s.memory.headroom().value()},
-        {"fits", s.memory.fits()}}},
+        {"fits", s.memory.fits()},
+        {"stages", stages_json(s.memory)}}},
       {"warnings", s.warnings},
   };
   if (s.experts.moe_layers > 0) {

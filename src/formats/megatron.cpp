@@ -657,6 +657,11 @@ struct megatron_mapping {
     }
   }
 
+  /// arguments.py: --ffn-hidden-size defaults to int(4h * 2/3 / 64) * 64 with --swiglu, else 4h.
+  static std::int64_t default_ffn(std::int64_t hidden, bool swiglu) {
+    return swiglu ? (4 * hidden * 2 / 3) / 64 * 64 : 4 * hidden;
+  }
+
   void map() {
     r.framework = "megatron-core";
     map_moe();
@@ -692,6 +697,10 @@ struct megatron_mapping {
     } else if (const auto ffn = count("ffn_hidden_size")) {
       r.put("/model/expert_ffn", *ffn,
             place{file, 0, 0, "--ffn-hidden-size (Megatron's default expert size)"});
+    } else if (const auto hidden = count("hidden_size")) {
+      // Neither size given: the expert takes the dense FFN's default (below).
+      r.put("/model/expert_ffn", default_ffn(*hidden, on("swiglu")),
+            place{file, 0, 0, "--hidden-size (Megatron's default expert size: the FFN's)"});
     }
     put_count("/model/shared_expert_ffn", "moe_shared_expert_intermediate_size");
     map_moe_layer_freq();
@@ -956,9 +965,7 @@ struct megatron_mapping {
     if (const auto ffn = count("ffn_hidden_size")) {
       r.put("/model/ffn", *ffn, at("ffn_hidden_size"));
     } else if (hidden) {
-      // arguments.py: with --swiglu, int(4h * 2/3 / 64) * 64; else 4h.
-      const auto ffn_default = swiglu ? (4 * *hidden * 2 / 3) / 64 * 64 : 4 * *hidden;
-      r.put("/model/ffn", ffn_default,
+      r.put("/model/ffn", default_ffn(*hidden, swiglu),
             place{file, 0, 0,
                   swiglu ? "--swiglu (Megatron's default FFN size)"
                          : "--hidden-size (Megatron's default FFN size, 4h)"});
@@ -1113,6 +1120,11 @@ struct megatron_mapping {
         r.warn(opts, at("attention_backend"),
                fmt::format("attention backend '{}' is not one tpcost knows", *backend));
       }
+    } else if (text("transformer_impl") == "local" && !on("use_flash_attn")) {
+      // core_v0.16.0 megatron/core/models/gpt/gpt_layer_specs.py, get_gpt_layer_local_spec: the
+      // local implementation's core attention is DotProductAttention, which writes the s*s
+      // scores, softmax and dropout to memory (megatron/core/transformer/dot_product_attention.py).
+      r.put("/options/attention", "unfused", at("transformer_impl"));
     }
     // Megatron-Core's own switches, which the megatron-core stack reads as Megatron does
     // (docs/stacks.md).

@@ -202,7 +202,7 @@ TEST_CASE("A small layout's memory, derived by hand stage by stage", "[memory]")
   // stage 0 (1F1B) holds min(p - 0, m) = 2 micro-batches of its 2 layers: 4*784 = 3136, plus
   //   the embedding dropout masks, 2 * sbh = 64                               -> 3200
   // stage 1 holds 1 micro-batch: 2*784 = 1568, plus final-norm and output inputs 4*sbh = 128
-  //   and fp32 logits 4*s*b*V/t = 128                                         -> 1824
+  //   and the logits at the loss, 16-bit and fp32, 6*s*b*V/t = 192            -> 1888
   const auto spec = gpt_spec(4, 8, 2, 16, 4);
   parallel_config par{.tp = 2, .pp = 2, .dp = 2, .micro_batch = 1, .global_batch = 8};
   const auto r = memory_per_gpu(spec, par, bytes(20000.0), unfused);
@@ -214,7 +214,7 @@ TEST_CASE("A small layout's memory, derived by hand stage by stage", "[memory]")
   CHECK(r.stages[1].model_states().value() == 16000.0);
   CHECK(r.stages[0].layers_in_flight == 4.0);
   CHECK(r.stages[0].activations.value() == 3200.0);
-  CHECK(r.stages[1].activations.value() == 1824.0);
+  CHECK(r.stages[1].activations.value() == 1888.0);
   CHECK(r.peak_stage == 0);
   CHECK(r.peak().total().value() == 19456.0);
   CHECK(r.headroom().value() == 544.0);
@@ -246,14 +246,14 @@ TEST_CASE("A small layout's memory, derived by hand stage by stage", "[memory]")
 
   // A fused attention kernel keeps 4*a*s*b/t = 4*2*4/2 = 16 B of statistics per layer instead
   // of 5*a*s^2*b/t = 80 B of scores: 32 * (10 + 24/2) + 16 = 720 B per layer.
-  //   no recomputation: stage 0 4*720 + 64 = 2944; stage 1 2*720 + 256 = 1696
+  //   no recomputation: stage 0 4*720 + 64 = 2944; stage 1 2*720 + 320 = 1760
   //   full recomputation: the working set is one fused layer, 4*64 + 720 + 64 = 1040
   CHECK(memory_per_gpu(spec, par, bytes(2e4), fused).stages[0].activations.value() ==
         4 * 64 + 720 + 64);
   par.recompute = recompute_mode::none;
   const auto f = memory_per_gpu(spec, par, bytes(2e4), fused);
   CHECK(f.stages[0].activations.value() == 2944.0);
-  CHECK(f.stages[1].activations.value() == 1696.0);
+  CHECK(f.stages[1].activations.value() == 1760.0);
 }
 
 TEST_CASE("Over all TP ranks, the parameters add up to the model's, plus the replicas",
@@ -312,4 +312,26 @@ TEST_CASE("Megatron's fp32 gradient buffer makes 18 bytes per parameter", "[memo
   const auto a = memory_per_gpu(spec, par, bytes(1e9), unfused);
   const auto b = memory_per_gpu(spec, par, bytes(1e9), unfused, mixed_precision_adam_fp32_grads);
   CHECK(b.peak().model_states().value() == a.peak().model_states().value() * 18.0 / 16.0);
+}
+
+TEST_CASE("The caching allocator's reserve and the planner's margin", "[memory]") {
+  // 15% of the reserve is fragmentation: 85 GiB allocated are 100 GiB reserved.
+  CHECK_THAT(reserved_of(85.0 * units::GiB).value(), near((100.0 * units::GiB).value(), 1e-12));
+  CHECK(reserved_of(bytes(0.0)).value() == 0.0);
+  // 80 GiB: 1 GiB outside the allocator, 79 GiB for its reserve, 0.85 * 79 = 67.15 GiB
+  // allocated at most, a reserve of 12.85 GiB.
+  CHECK_THAT(default_memory_reserve(80.0 * units::GiB).value(),
+             near((12.85 * units::GiB).value(), 1e-12));
+  // The largest allocated peak the default reserve allows fills the GPU when reserved.
+  const bytes capacity = 186.0 * units::GiB;
+  const bytes allowed = capacity - default_memory_reserve(capacity);
+  CHECK_THAT((reserved_of(allowed) + outside_allocator).value(), near(capacity.value(), 1e-12));
+  CHECK_NOTHROW(validate_memory_reserve(bytes(0.0), capacity));
+  CHECK_THROWS_AS(validate_memory_reserve(bytes(-1.0), capacity), invalid_spec);
+  CHECK_THROWS_AS(validate_memory_reserve(capacity, capacity), invalid_spec);
+  // A report's stage reserve is the same rule on its allocated peak.
+  const auto spec = gpt_spec(4, 8, 2, 16, 4);
+  const parallel_config par{.tp = 2, .pp = 2, .dp = 2, .micro_batch = 1, .global_batch = 8};
+  const auto r = memory_per_gpu(spec, par, bytes(20000.0), attention_kernel::fused);
+  CHECK(r.reserved(1).value() == reserved_of(r.stages[1].total()).value());
 }

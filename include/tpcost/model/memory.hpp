@@ -58,10 +58,16 @@
 // first stage holds p micro-batches of its L/p layers, i.e. L layers' worth; interleaved: times
 // 1 + (p−1)/(p·v)). Added, as in Korthikanti et al. Sec. 4.3: the embedding dropout mask, sbh
 // per micro-batch in flight on the first stage, and on the last stage the final norm and
-// output-layer inputs, 4·sbh, and the fp32 logits for the loss, 4·s·b·V/t (÷t on the sbh terms
-// with SP). Full recomputation also needs one layer's full activations while it recomputes;
-// that working set, one layer without recomputation for the attention kernel in use (no s×s
-// tensors with a fused one), is added to every stage.
+// output-layer inputs, 4·sbh (÷t with SP), and the logits at the loss, 6·s·b·V/t: where
+// Korthikanti et al. count the fp32 logits (4·s·b·V/t), Megatron-Core's cross entropy
+// (core_v0.16.0 megatron/core/tensor_parallel/cross_entropy.py, `calculate_logits_max`) makes
+// its fp32 softmax from the output layer's 16-bit logits with `.float()`, so both are live at
+// the loss (2 + 4 bytes), and in the backward the 16-bit gradient it hands the output layer
+// takes the 16-bit logits' place while the fp32 softmax is still held. The Megatron-LM
+// functional tests' peaks (docs/memory.md) are 20% over the count without the 16-bit copy. Full
+// recomputation also needs one layer's full activations while it recomputes; that working set, one
+// layer without recomputation for the attention kernel in use (no s×s tensors with a fused one), is
+// added to every stage.
 #pragma once
 
 #include <algorithm>
@@ -69,6 +75,7 @@
 #include <vector>
 
 #include "tpcost/base/units.hpp"
+#include "tpcost/model/allocator.hpp"
 #include "tpcost/model/expert_layout.hpp"
 #include "tpcost/model/model.hpp"
 #include "tpcost/model/parallelism.hpp"
@@ -347,6 +354,9 @@ struct memory_report {
   /// `capacity − peak total`; negative when the layout does not fit.
   [[nodiscard]] bytes headroom() const { return capacity - peak().total(); }
   [[nodiscard]] bool fits() const { return headroom().value() >= 0.0; }
+  /// Peak reserved bytes of stage `i` (allocator.hpp): the allocated peak and the caching
+  /// allocator's fragmentation.
+  [[nodiscard]] bytes reserved(std::size_t i) const { return reserved_of(stages[i].total()); }
 };
 
 /// What every stage's memory shares for one layout (all but the stage's layers and
@@ -413,10 +423,11 @@ inline stage_memory_terms stage_memory_terms_of(const transformer_spec& spec,
   }
   x.embedding_mask = sbh / sp_divisor * units::B;  // one byte per element
   // Each MTP module adds one more output layer and loss (its final norm and output inputs and
-  // fp32 logits) and its own inputs: the two norms' inputs and eh_proj's input of 2h, 8·sbh.
+  // logits at the loss) and its own inputs: the two norms' inputs and eh_proj's input of 2h,
+  // 8·sbh.
   const double mtp = static_cast<double>(spec.mtp_layers);
   x.output_layer =
-      ((1.0 + mtp) * (4.0 * sbh / sp_divisor + 4.0 * sb * static_cast<double>(spec.vocab) / t) +
+      ((1.0 + mtp) * (4.0 * sbh / sp_divisor + 6.0 * sb * static_cast<double>(spec.vocab) / t) +
        mtp * 8.0 * sbh / sp_divisor) *
       units::B;
   return x;
