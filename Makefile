@@ -65,6 +65,7 @@ validate: build
 	./build/dev/tests/tpcost_sc21_table
 	./build/dev/tests/tpcost_error_band --write data/error_band.json
 	./build/dev/tests/tpcost_error_band --markdown
+	python3 scripts/validate-memory.py --tpcost build/dev/src/tpcost --write docs/memory.md
 
 package-check: deps
 	cmake --preset ci >/dev/null

@@ -80,7 +80,7 @@ def megatron_row(binary, row, tmp):
             argv += ["--vocab", str(vocab)]
     report, reason = run_tpcost(binary, argv)
     if report is None:
-        return None, reason
+        return None, reason.replace(tmp + os.sep, "")  # the same text wherever it runs
     stage = report["memory"]["stages"][-1]
     return stage["allocated_bytes"], None
 
@@ -147,12 +147,12 @@ def table(results):
         if e:
             a = [abs(x) for x in e]
             worst = max(e, key=abs)
-            lines.append(f"{metric}: {len(e)} runs judged, mean |error| {100 * statistics.mean(a):.1f}%, "
+            lines.append(f"- {metric}: {len(e)} runs judged, mean |error| {100 * statistics.mean(a):.1f}%, "
                          f"median {100 * statistics.median(a):.1f}%, bias {100 * statistics.mean(e):+.1f}%, "
                          f"worst {100 * worst:+.1f}%; within 10%: {sum(x <= 0.10 for x in a)}, "
                          f"within 25%: {sum(x <= 0.25 for x in a)}")
     unread = [r for r in results if r["predicted"] is None]
-    lines.append(f"not judged: {len(unread)} of {len(results)} runs (the reason is in the table)")
+    lines.append(f"- not judged: {len(unread)} of {len(results)} runs (the reason is in the table)")
     return "\n".join(lines) + "\n"
 
 

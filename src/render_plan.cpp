@@ -201,6 +201,16 @@ std::string band_range(const band_choice& b, seconds t) {
   return fmt::format("{} to {}", io::to_string(seconds(lo)), io::to_string(seconds(hi)));
 }
 
+/// How close the winner's fullest stage comes to the reserve plan keeps free.
+std::string reserve_text(const memory_report& m, bytes reserve) {
+  const auto& peak = m.peak();
+  return fmt::format(
+      "  winner's memory: stage {} peaks at {} allocated (about {} reserved) of {}; {} kept free "
+      "(--memory-reserve), {} to spare beyond it\n",
+      peak.stage, gib(peak.total()), gib(m.reserved(m.peak_stage)), gib(m.capacity), gib(reserve),
+      gib(m.capacity - reserve - peak.total()));
+}
+
 /// What separates a layout from the winner besides a time the band cannot tell apart.
 std::string separation_text(const planned_layout& w, const planned_layout& l,
                             std::int64_t gpus_per_node) {
@@ -324,6 +334,7 @@ std::string plan_text(const plan_report& r) {
   if (!res.top.empty()) {
     const auto& w = res.top.front();
     o += fmt::format("  winner: --compare {}\n", describe_layout(w.candidate.par, w.candidate.cp));
+    o += reserve_text(w.result.memory, req.memory_reserve);
     o += ties_text(r);
   }
   if (!res.top.empty() && res.runner_up) {
@@ -465,6 +476,7 @@ nlohmann::json plan_json(const plan_report& r) {
            {{"gpus", req.gpus},
             {"global_batch", req.global_batch},
             {"global_batch_is_maximum", req.batch_is_maximum},
+            {"memory_reserve_bytes", req.memory_reserve.value()},
             {"stack", profile_of(req.options.stack).name},
             {"seq", req.model.seq},
             {"attention", to_string(req.options.attention)},

@@ -180,15 +180,22 @@ std::string text(const step_report& r) {
   const auto& par = in.par;
   const auto& s = r.result;
   std::string o;
-  if (!r.hardware.assumption.empty()) {  // first: an answer for a network the user did not name
-    o += r.hardware.assumption + "\n";
-  }
-  if (!s.memory.fits()) {  // first, so that no one reads the time of a layout that cannot run
+  // First, whether it fits: no one should read the time of a layout that cannot run.
+  if (!s.memory.fits()) {
     o += fmt::format(
         "DOES NOT FIT: the fullest stage ({}) needs {} per GPU, {} more than the {} there is; "
         "the times below are for a layout that cannot run\n",
         s.memory.peak().stage, gib(s.memory.peak().total()), gib(-s.memory.headroom()),
         gib(s.memory.capacity));
+  } else {
+    o += fmt::format(
+        "fits: the fullest stage ({}) needs {} per GPU of the {} there is (about {} reserved by "
+        "PyTorch's caching allocator), {} headroom\n",
+        s.memory.peak().stage, gib(s.memory.peak().total()), gib(s.memory.capacity),
+        gib(s.memory.reserved(s.memory.peak_stage)), gib(s.memory.headroom()));
+  }
+  if (!r.hardware.assumption.empty()) {  // an answer for a network the user did not name
+    o += r.hardware.assumption + "\n";
   }
   o += fmt::format("Training step: {} on {} x {}, {} between nodes\n", model_name(r.model), s.gpus,
                    r.hardware.gpu->name, r.hardware.network);

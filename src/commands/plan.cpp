@@ -43,6 +43,7 @@ struct plan_flags {
   std::string moe_token_dispatcher = "alltoall";
   bool overlap_moe_comm = false;
   std::string threads = "0";
+  std::string memory_reserve;  ///< empty: default_memory_reserve of the GPU's capacity
   std::vector<std::string> compare;
   output_flags output;
   display_flags display;
@@ -64,6 +65,32 @@ std::int64_t required(const std::string& text, const char* flag, const char* exa
     throw invalid_spec(flag, std::string("is required: ") + example);
   }
   return positive(text, flag);
+}
+
+/// --memory-reserve: a size with its unit ("8GiB") or a share of the GPU's memory ("10%"); a
+/// bare number is refused (bytes or GiB? the user must say).
+bytes parse_memory_reserve(const std::string& text, bytes capacity) {
+  const char* flag = "--memory-reserve";
+  if (!text.empty() && text.back() == '%') {
+    const double share = parse_fraction(text, flag, "a share of the GPU's memory such as 10%");
+    if (!(share >= 0.0 && share < 1.0)) {
+      throw invalid_spec(flag, text + ": a share of the GPU's memory must be at least 0% and "
+                                      "less than 100%");
+    }
+    return capacity * share;
+  }
+  if (text.empty() || (text.back() != 'B' && text.back() != 'b')) {
+    throw invalid_spec(flag, "'" + text + "' has no unit; give a size such as 8GiB or a share "
+                                          "of the GPU's memory such as 10%");
+  }
+  const bytes reserve = parse_bytes(text, flag);
+  try {
+    validate_memory_reserve(reserve, capacity);
+  } catch (const invalid_spec& e) {
+    throw invalid_spec(flag, fmt::format("{}: {} ({:.1f} GiB)", text, e.detail(),
+                                         capacity / units::GiB));
+  }
+  return reserve;
 }
 
 /// The request the flags describe, and the model and hardware behind it.
@@ -89,6 +116,9 @@ inputs read_inputs(const plan_flags& f) {
   req.model = in.model.spec;
   req.gpu = in.hardware.device;
   req.memory_capacity = in.hardware.memory_capacity;
+  req.memory_reserve = f.memory_reserve.empty()
+                           ? default_memory_reserve(req.memory_capacity)
+                           : parse_memory_reserve(f.memory_reserve, req.memory_capacity);
   req.topology = in.hardware.topology;
   req.options = to_step_options(f.software);
   req.gpus = required(f.gpus, "--gpus", "the number of GPUs, e.g. 512");
@@ -268,6 +298,12 @@ void add_plan_command(CLI::App& app) {
   search->add_flag("--overlap-moe-expert-parallel-comm", f->overlap_moe_comm,
                    "MoE: hide the all-to-alls behind another micro-batch's compute in every "
                    "layout, as in step (Megatron's flag; default off)");
+  search
+      ->add_option("--memory-reserve", f->memory_reserve,
+                   "SIZE or PCT%: GPU memory kept free of allocated bytes (default: the caching "
+                   "allocator's 15% and 1 GiB for CUDA and NCCL, 12.85 GiB of 80 GiB; "
+                   "docs/memory.md)")
+      ->type_name("SIZE");
   search->add_option("--threads", f->threads, "threads for the search; 0 = every core")
       ->capture_default_str();
   search

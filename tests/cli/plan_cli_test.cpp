@@ -37,6 +37,7 @@ TEST_CASE("plan --format json lists the core's best layouts, best first, with th
   req.gpu = {
       gpu.peak.bf16.value, gpu.memory_bandwidth.value, {eta.matmul, eta.memory, eta.attention}};
   req.memory_capacity = gpu.memory.value;
+  req.memory_reserve = default_memory_reserve(req.memory_capacity);  // the CLI's default
   req.topology = make_topology(gpu, interconnect_preset_by_name("ib-ndr", "interconnect"));
   req.gpus = 256;
   req.global_batch = 512;

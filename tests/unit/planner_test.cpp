@@ -913,3 +913,34 @@ TEST_CASE("A layout with ep reads back from describe_layout", "[planner][moe]") 
   CHECK(back.etp == 1);
   CHECK(describe_layout(back) == text);
 }
+
+TEST_CASE("plan keeps its memory reserve free: no proposed layout reaches into it", "[planner]") {
+  auto req = request(small_gpt(), 16, 32);
+  req.memory_capacity = 3.0 * units::GiB;
+  req.top = 8;
+  const auto free_plan = plan(req);
+  REQUIRE(!free_plan.top.empty());
+  // A reserve that the lightest layout of the unreserved plan's top still clears but the
+  // winner does not: the winner must change, and every layout listed must keep the reserve.
+  const auto lightest = std::min_element(
+      free_plan.top.begin(), free_plan.top.end(), [](const auto& a, const auto& b) {
+        return a.result.memory.peak().total() < b.result.memory.peak().total();
+      });
+  const bytes winner_peak = free_plan.top.front().result.memory.peak().total();
+  const bytes lightest_peak = lightest->result.memory.peak().total();
+  REQUIRE(lightest_peak < winner_peak);
+  req.memory_reserve = req.memory_capacity - 0.5 * (winner_peak + lightest_peak);
+  const auto kept = plan(req);
+  REQUIRE(!kept.top.empty());
+  for (const auto& l : kept.top) {
+    CHECK(l.result.memory.peak().total() <= req.memory_capacity - req.memory_reserve);
+  }
+  CHECK(describe_layout(kept.top.front().candidate.par) !=
+        describe_layout(free_plan.top.front().candidate.par));
+  CHECK(kept.counts[plan_reason::memory] > free_plan.counts[plan_reason::memory]);
+  // A reserve of the whole GPU, or a negative one, is refused.
+  req.memory_reserve = req.memory_capacity;
+  CHECK_THROWS_AS(plan(req), invalid_spec);
+  req.memory_reserve = bytes(-1.0);
+  CHECK_THROWS_AS(plan(req), invalid_spec);
+}

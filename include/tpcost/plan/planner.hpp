@@ -168,7 +168,7 @@ constexpr std::string_view describe(plan_reason reason) {
     case plan_reason::memory:
       break;
   }
-  return "does not fit in GPU memory";
+  return "does not fit in GPU memory less the reserve";
 }
 
 /// Limits the user puts on the search; 0 means none.
@@ -188,6 +188,10 @@ struct plan_request {
   transformer_spec model;
   compute_device gpu;
   bytes memory_capacity{};
+  /// Kept free of allocated bytes on every GPU (allocator.hpp: the caching allocator's
+  /// fragmentation, the CUDA context, NCCL's buffers): a layout is proposed only when its
+  /// fullest stage's peak stays under memory_capacity - memory_reserve.
+  bytes memory_reserve{};
   cluster_topology topology;
   step_options options;
   std::int64_t gpus = 0;          ///< N
@@ -500,7 +504,7 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
               }
               ++counts.evaluated;
               const bytes peak = peak_memory(view_env, x, y, choice, view_batch);
-              if (!((req.memory_capacity - peak).value() >= 0.0)) {  // memory_report::fits
+              if (!((req.memory_capacity - req.memory_reserve - peak).value() >= 0.0)) {
                 reject(plan_reason::memory, 1);
                 continue;
               }
@@ -592,6 +596,7 @@ inline void validate_request(const plan_request& req) {
   if (!(req.memory_capacity.value() > 0.0)) {
     throw invalid_spec("memory", "must be a positive number of bytes per GPU");
   }
+  validate_memory_reserve(req.memory_reserve, req.memory_capacity);
   if (req.top < 1) {
     throw invalid_spec("top", "must be at least 1");
   }
