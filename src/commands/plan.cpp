@@ -74,21 +74,23 @@ bytes parse_memory_reserve(const std::string& text, bytes capacity) {
   if (!text.empty() && text.back() == '%') {
     const double share = parse_fraction(text, flag, "a share of the GPU's memory such as 10%");
     if (!(share >= 0.0 && share < 1.0)) {
-      throw invalid_spec(flag, text + ": a share of the GPU's memory must be at least 0% and "
-                                      "less than 100%");
+      throw invalid_spec(flag, text +
+                                   ": a share of the GPU's memory must be at least 0% and "
+                                   "less than 100%");
     }
     return capacity * share;
   }
   if (text.empty() || (text.back() != 'B' && text.back() != 'b')) {
-    throw invalid_spec(flag, "'" + text + "' has no unit; give a size such as 8GiB or a share "
-                                          "of the GPU's memory such as 10%");
+    throw invalid_spec(flag, "'" + text +
+                                 "' has no unit; give a size such as 8GiB or a share "
+                                 "of the GPU's memory such as 10%");
   }
   const bytes reserve = parse_bytes(text, flag);
   try {
     validate_memory_reserve(reserve, capacity);
   } catch (const invalid_spec& e) {
-    throw invalid_spec(flag, fmt::format("{}: {} ({:.1f} GiB)", text, e.detail(),
-                                         capacity / units::GiB));
+    throw invalid_spec(flag,
+                       fmt::format("{}: {} ({:.1f} GiB)", text, e.detail(), capacity / units::GiB));
   }
   return reserve;
 }
