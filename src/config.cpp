@@ -31,7 +31,7 @@ using json = nlohmann::json;
 
 // The config format. Sections group keys by what they describe; a key's flag has the same
 // meaning as on the command line. Keys without a flag are read by one command (checks).
-constexpr std::array<config_key, 84> keys{{
+constexpr std::array<config_key, 89> keys{{
     {"/$schema", "", value_kind::text, "the JSON Schema this file follows (ignored by tpcost)", ""},
     {"/name", "", value_kind::text, "a name for reports, e.g. \"GPT-3 175B on DGX A100\"", ""},
     {"/description", "", value_kind::text, "free text (ignored by tpcost)", ""},
@@ -208,6 +208,21 @@ constexpr std::array<config_key, 84> keys{{
      "Megatron-Core's --overlap-param-gather (step, plan)", ""},
     {"/options/grad_reduce_in_bf16", "--grad-reduce-in-bf16", value_kind::boolean,
      "Megatron-Core's --grad-reduce-in-bf16 (step, plan)", ""},
+    {"/options/use_precision_aware_optimizer", "--use-precision-aware-optimizer",
+     value_kind::boolean,
+     "Megatron-Core's --use-precision-aware-optimizer: the dtypes below set the states (step, "
+     "plan)",
+     ""},
+    {"/options/main_grads_dtype", "--main-grads-dtype", value_kind::choice,
+     "with the precision-aware optimizer, the gradient buffer's dtype (step, plan)", "fp32|bf16"},
+    {"/options/main_params_dtype", "--main-params-dtype", value_kind::choice,
+     "with the precision-aware optimizer, the master weights' dtype (step, plan)", "fp32|fp16"},
+    {"/options/exp_avg_dtype", "--exp-avg-dtype", value_kind::choice,
+     "with the precision-aware optimizer, Adam's first moment's dtype (step, plan)",
+     "fp32|fp16|bf16|fp8"},
+    {"/options/exp_avg_sq_dtype", "--exp-avg-sq-dtype", value_kind::choice,
+     "with the precision-aware optimizer, Adam's second moment's dtype (step, plan)",
+     "fp32|fp16|bf16|fp8"},
     {"/options/tp_overlap", "--tp-overlap", value_kind::fraction,
      "share of the TP collectives hidden behind compute (step)", ""},
     {"/options/dp_overlap", "--dp-overlap", value_kind::fraction,

@@ -1,9 +1,12 @@
 #include "stack_flags.hpp"
 
+#include <tuple>
+
 #include <fmt/format.h>
 
 #include "cli_options.hpp"
 #include "tpcost/base/error.hpp"
+#include "tpcost/model/optimizer_states.hpp"
 
 namespace tpcost::cli {
 
@@ -24,6 +27,21 @@ void add_stack_flags(CLI::Option_group& group, stack_flags& f) {
                  "forward");
   group.add_flag("--grad-reduce-in-bf16", f.grad_reduce_in_bf16,
                  "Megatron-Core: reduce gradients in bf16 (default fp32)");
+  group.add_flag("--use-precision-aware-optimizer", f.precision_aware_optimizer,
+                 "Megatron-Core: Transformer Engine's FusedAdam with the dtypes below; fp32 "
+                 "master weights kept as 16-bit remainders (docs/memory.md)");
+  for (auto [flag, value, what] :
+       {std::tuple{"--main-grads-dtype", &f.main_grads_dtype, "gradient buffer: fp32|bf16"},
+        std::tuple{"--main-params-dtype", &f.main_params_dtype, "master weights: fp32|fp16"},
+        std::tuple{"--exp-avg-dtype", &f.exp_avg_dtype, "Adam's first moment: fp32|fp16|bf16|fp8"},
+        std::tuple{"--exp-avg-sq-dtype", &f.exp_avg_sq_dtype,
+                   "Adam's second moment: fp32|fp16|bf16|fp8"}}) {
+    group
+        .add_option(
+            flag, *value,
+            std::string("with --use-precision-aware-optimizer, the ") + what + " (default fp32)")
+        ->type_name("DTYPE");
+  }
 }
 
 namespace {
@@ -40,10 +58,12 @@ stack_choice resolve_stack(const stack_flags& f, const std::string& attention,
   out.profile = &stack_profile_by_name(f.stack.empty() ? "megatron-core" : f.stack, "--stack");
   const auto& p = *out.profile;
   const bool megatron = p.stack == software_stack::megatron_core;
-  for (const auto& [flag, given] : {std::pair{"--tp-comm-overlap", f.tp_comm_overlap},
-                                    std::pair{"--overlap-grad-reduce", f.overlap_grad_reduce},
-                                    std::pair{"--overlap-param-gather", f.overlap_param_gather},
-                                    std::pair{"--grad-reduce-in-bf16", f.grad_reduce_in_bf16}}) {
+  for (const auto& [flag, given] :
+       {std::pair{"--tp-comm-overlap", f.tp_comm_overlap},
+        std::pair{"--overlap-grad-reduce", f.overlap_grad_reduce},
+        std::pair{"--overlap-param-gather", f.overlap_param_gather},
+        std::pair{"--grad-reduce-in-bf16", f.grad_reduce_in_bf16},
+        std::pair{"--use-precision-aware-optimizer", f.precision_aware_optimizer}}) {
     if (given && !megatron) {
       throw invalid_spec(flag, std::string("is a Megatron-Core flag; --stack ") +
                                    std::string(p.name) +
@@ -119,10 +139,50 @@ stack_choice resolve_stack(const stack_flags& f, const std::string& attention,
     wire_source = "--grad-reduce-in-bf16";
     state_source = "--grad-reduce-in-bf16: bf16 main_grad buffer, 2 + 2 + 12 bytes";
   }
-  add("grad_wire_bytes", bytes_name(o.grad_wire_bytes), wire_source, f.grad_reduce_in_bf16);
+  // The precision-aware optimizer: its dtypes set the states (optimizer_states.hpp).
+  precision_aware_adam adam;
+  for (auto [flag, text, dtype] :
+       {std::tuple{"--main-grads-dtype", &f.main_grads_dtype, &adam.main_grads},
+        std::tuple{"--main-params-dtype", &f.main_params_dtype, &adam.main_params},
+        std::tuple{"--exp-avg-dtype", &f.exp_avg_dtype, &adam.exp_avg},
+        std::tuple{"--exp-avg-sq-dtype", &f.exp_avg_sq_dtype, &adam.exp_avg_sq}}) {
+    if (text->empty()) {
+      continue;
+    }
+    *dtype = parse_optimizer_dtype(*text, flag);
+    if (!f.precision_aware_optimizer && *dtype != optimizer_dtype::fp32) {
+      // megatron/core/optimizer/optimizer_config.py, OptimizerConfig.__post_init__.
+      throw invalid_spec(flag, *text +
+                                   ": needs --use-precision-aware-optimizer (Megatron-Core "
+                                   "asserts fp32 without it)");
+    }
+  }
+  try {
+    validate(adam);
+  } catch (const invalid_spec& e) {
+    throw invalid_spec("--" + e.field(), e.detail());
+  }
+  if (f.precision_aware_optimizer) {
+    o.state = state_bytes_of(adam);
+    state_source = fmt::format(
+        "--use-precision-aware-optimizer: gradients {}, master weights {} ({}), moments {} + "
+        "{} (Transformer Engine FusedAdam)",
+        bytes_name(static_cast<int>(bytes_of(adam.main_grads))),
+        adam.main_params == optimizer_dtype::fp32 ? "fp32" : "fp16",
+        adam.main_params == optimizer_dtype::fp32 ? "kept as 16-bit remainders" : "2 B",
+        bytes_name(static_cast<int>(bytes_of(adam.exp_avg))),
+        bytes_name(static_cast<int>(bytes_of(adam.exp_avg_sq))));
+    if (adam.main_grads == optimizer_dtype::bf16) {
+      o.grad_wire_bytes = 2;  // the bf16 gradient buffer is what the DP sync reduces
+      wire_source = "--main-grads-dtype bf16: the bf16 gradient buffer is reduced";
+    }
+  }
+  const bool state_flag = f.grad_reduce_in_bf16 || f.precision_aware_optimizer;
+  add("grad_wire_bytes", bytes_name(o.grad_wire_bytes), wire_source,
+      f.grad_reduce_in_bf16 || adam.main_grads == optimizer_dtype::bf16);
   add("state_bytes_per_param",
       fmt::format("{:g}+{:g}+{:g} B/param", o.state.weights, o.state.gradients, o.state.optimizer),
-      state_source, f.grad_reduce_in_bf16);
+      state_source, state_flag);
 
   // The rules the stack's sharding follows (no flag changes them).
   add("max_zero", std::to_string(p.max_zero.value), std::string(p.max_zero.source), false);

@@ -20,6 +20,9 @@ struct stack_flags {
   bool overlap_grad_reduce = false;
   bool overlap_param_gather = false;
   bool grad_reduce_in_bf16 = false;
+  // Megatron-Core's precision-aware optimizer (tpcost/model/optimizer_states.hpp).
+  bool precision_aware_optimizer = false;
+  std::string main_grads_dtype, main_params_dtype, exp_avg_dtype, exp_avg_sq_dtype;
 };
 
 /// One value of the software half and where it came from.

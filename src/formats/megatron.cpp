@@ -4,6 +4,7 @@
 // (megatron/training/arguments.py: the flags, their defaults, `_print_args`; vocab_utils.py:
 // the vocabulary padding).
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cstdint>
@@ -14,6 +15,8 @@
 #include <vector>
 
 #include <fmt/format.h>
+
+#include "tpcost/model/optimizer_states.hpp"
 
 #include "formats/reading.hpp"
 #include "formats/scan.hpp"
@@ -1129,9 +1132,24 @@ struct megatron_mapping {
     // Megatron-Core's own switches, which the megatron-core stack reads as Megatron does
     // (docs/stacks.md).
     for (const char* flag : {"tp_comm_overlap", "overlap_grad_reduce", "overlap_param_gather",
-                             "grad_reduce_in_bf16"}) {
+                             "grad_reduce_in_bf16", "use_precision_aware_optimizer"}) {
       if (on(flag)) {
         r.put(std::string("/options/") + flag, true, at(flag));
+      }
+    }
+    // The precision-aware optimizer's dtypes (optimizer_states.hpp), in the flags' spelling;
+    // a Megatron-Bridge dump may write torch's names.
+    for (const char* flag :
+         {"main_grads_dtype", "main_params_dtype", "exp_avg_dtype", "exp_avg_sq_dtype"}) {
+      if (const auto dtype = text(flag)) {
+        optimizer_dtype d{};
+        try {
+          d = parse_optimizer_dtype(*dtype, flag);
+        } catch (const invalid_spec& e) {
+          fail(at(flag), e.detail());
+        }
+        constexpr std::array<const char*, 4> names{"fp32", "fp16", "bf16", "fp8"};
+        r.put(std::string("/options/") + flag, names[static_cast<std::size_t>(d)], at(flag));
       }
     }
   }

@@ -71,6 +71,11 @@ std::pair<std::string, bool> dest_of(const std::string& section, const std::stri
   if ((section == "optimizer" || section == "ddp") && name == "use_distributed_optimizer") {
     return {name, false};
   }
+  if (section == "optimizer" &&
+      (name == "use_precision_aware_optimizer" || name == "main_grads_dtype" ||
+       name == "main_params_dtype" || name == "exp_avg_dtype" || name == "exp_avg_sq_dtype")) {
+    return {name, false};
+  }
   if (section == "ddp" && (name == "overlap_grad_reduce" || name == "overlap_param_gather")) {
     return {name, false};
   }

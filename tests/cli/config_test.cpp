@@ -14,6 +14,7 @@
 #include "step_flags.hpp"
 #include "step_options.hpp"
 #include "tpcost/layer/tp_layer_options.hpp"
+#include "tpcost/model/optimizer_states.hpp"
 
 using namespace tpcost;
 using namespace tpcost::cli;
@@ -82,6 +83,9 @@ TEST_CASE("Every value of a choice key is one the core's parser accepts", "[conf
         CHECK_NOTHROW(to_step_options(software));
       } else if (key.flag == "--stack") {
         CHECK_NOTHROW(stack_profile_by_name(value, key.flag));
+      } else if (key.flag == "--main-grads-dtype" || key.flag == "--main-params-dtype" ||
+                 key.flag == "--exp-avg-dtype" || key.flag == "--exp-avg-sq-dtype") {
+        CHECK_NOTHROW(parse_optimizer_dtype(value, key.flag));
       } else {
         FAIL("a choice key without a parser check");
       }
@@ -89,8 +93,9 @@ TEST_CASE("Every value of a choice key is one the core's parser accepts", "[conf
   }
   // article|seed|ring|tree|hierarchical|auto, algbw|busbw, none|selective|full, fused|unfused,
   // p2p|all_gather|a2a|a2a+p2p, bf16|fp8|fp8-current|fp8-blockwise|mxfp8|nvfp4,
-  // megatron-core|megatron-2021|deepspeed|fsdp2, full|megatron, alltoall|flex
-  CHECK(choices == 33);
+  // megatron-core|megatron-2021|deepspeed|fsdp2, full|megatron, alltoall|flex, fp32|bf16,
+  // fp32|fp16, fp32|fp16|bf16|fp8 twice
+  CHECK(choices == 45);
 }
 
 TEST_CASE("Every flag of the refined model and the presets has a config key", "[config]") {

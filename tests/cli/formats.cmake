@@ -179,3 +179,22 @@ tpcost_cli_case("qwen3-32b config.json: the same step as its launch script"
        --seq 4096 --tp 8 --pp 1 --dp 4 --batch 1 --global-batch 256 --sp --zero 1
        --stack megatron-core --gpu h100-sxm --interconnect ib-ndr RC 0
   STDOUT "step time 19\\.06 s   55027 tokens/s")
+# Megatron-Core's precision-aware optimizer (issue 25): its dtypes set the model states.
+tpcost_cli_case("megatron: the precision-aware optimizer's dtypes are read"
+  ARGS convert -q ${meg}/qwen3_32b_precision_aware.sh RC 0
+  STDOUT "\"exp_avg_dtype\": \"bf16\",\n *\"exp_avg_sq_dtype\": \"bf16\",\n *\"main_grads_dtype\": \"bf16\",\n *\"main_params_dtype\": \"fp32\",.*\"use_precision_aware_optimizer\": true")
+tpcost_cli_case("megatron: bf16 gradients and moments, 16-bit master remainders: 2+2+6 bytes"
+  ARGS step --config ${meg}/qwen3_32b_precision_aware.sh --gpu h100-sxm --interconnect ib-ndr RC 0
+  STDOUT "state_bytes_per_param +2\\+2\\+6 B/param +flag: --use-precision-aware-optimizer.*memory per GPU \\(fullest stage 0, fused attention\\): weights 7\\.6 GiB, gradients 7\\.6 GiB, optimizer 5\\.7 GiB")
+tpcost_cli_case("megatron: a dtype Megatron does not know names its line"
+  ARGS step --config ${meg}/qwen3_32b_precision_aware.sh --gpu h100-sxm --interconnect ib-ndr --set EXP_AVG=fp9 RC 2
+  STDERR "^tpcost: error: [^\n]*qwen3_32b_precision_aware\\.sh:18:5: --exp-avg-dtype: 'fp9'; expected fp32, fp16, bf16 or fp8\n$")
+tpcost_cli_case("step: an optimizer dtype without --use-precision-aware-optimizer"
+  ARGS step --model llama-3-8b --gpu h100-sxm --gpus 8 -G 8 --exp-avg-dtype bf16 RC 2
+  STDERR "^tpcost: error: --exp-avg-dtype: bf16: needs --use-precision-aware-optimizer \\(Megatron-Core asserts fp32 without it\\)\n$")
+tpcost_cli_case("step: a bf16 master weight is refused as Megatron refuses it"
+  ARGS step --model llama-3-8b --gpu h100-sxm --gpus 8 -G 8 --use-precision-aware-optimizer --main-params-dtype bf16 RC 2
+  STDERR "^tpcost: error: --main-params-dtype: must be fp32 or fp16")
+tpcost_cli_case("step: the precision-aware optimizer on another stack"
+  ARGS step --model llama-3-8b --gpu h100-sxm --gpus 8 -G 8 --stack fsdp2 --use-precision-aware-optimizer RC 2
+  STDERR "^tpcost: error: --use-precision-aware-optimizer: is a Megatron-Core flag; --stack fsdp2 does not take it")

@@ -2,6 +2,7 @@
 // against it, a small layout derived by hand, pipeline in-flight factors, ZeRO stages and
 // capacity.
 #include "tpcost/model/memory.hpp"
+#include "tpcost/model/optimizer_states.hpp"
 
 #include <catch2/catch.hpp>
 #include <random>
@@ -334,4 +335,30 @@ TEST_CASE("The caching allocator's reserve and the planner's margin", "[memory]"
   const parallel_config par{.tp = 2, .pp = 2, .dp = 2, .micro_batch = 1, .global_batch = 8};
   const auto r = memory_per_gpu(spec, par, bytes(20000.0), attention_kernel::fused);
   CHECK(r.reserved(1).value() == reserved_of(r.stages[1].total()).value());
+}
+
+TEST_CASE("The precision-aware optimizer's bytes per parameter", "[memory]") {
+  // Defaults: fp32 gradients, fp32 master weights as 16-bit remainders, fp32 moments: 2+4+10.
+  const precision_aware_adam defaults;
+  CHECK(state_bytes_of(defaults).weights == 2.0);
+  CHECK(state_bytes_of(defaults).gradients == 4.0);
+  CHECK(state_bytes_of(defaults).optimizer == 2.0 + 4.0 + 4.0);
+  // Without the remainders, Megatron's plain 18 bytes.
+  auto full = defaults;
+  full.store_param_remainders = false;
+  CHECK(state_bytes_of(full).optimizer == mixed_precision_adam_fp32_grads.optimizer);
+  CHECK(state_bytes_of(full).gradients == mixed_precision_adam_fp32_grads.gradients);
+  // bf16 gradients and moments, fp8 second moment, fp16 master weights.
+  const precision_aware_adam low{.main_grads = optimizer_dtype::bf16,
+                                 .main_params = optimizer_dtype::fp16,
+                                 .exp_avg = optimizer_dtype::bf16,
+                                 .exp_avg_sq = optimizer_dtype::fp8};
+  CHECK(state_bytes_of(low).gradients == 2.0);
+  CHECK(state_bytes_of(low).optimizer == 2.0 + 2.0 + 1.0);
+  CHECK(parse_optimizer_dtype("torch.bfloat16", "x") == optimizer_dtype::bf16);
+  CHECK(parse_optimizer_dtype("fp8", "x") == optimizer_dtype::fp8);
+  CHECK_THROWS_AS(parse_optimizer_dtype("fp9", "x"), invalid_spec);
+  CHECK_THROWS_AS(validate(precision_aware_adam{.main_params = optimizer_dtype::bf16}),
+                  invalid_spec);
+  CHECK_THROWS_AS(validate(precision_aware_adam{.main_grads = optimizer_dtype::fp8}), invalid_spec);
 }
