@@ -8,8 +8,8 @@ with and the peak memory it logged:
   by the last global rank (the last pipeline stage). The row's arguments are written out as a
   launch script and read by `tpcost step --from`, as a user would point tpcost at the script;
   the prediction compared is the last stage's `allocated_bytes`.
-- torchtitan's NVFP4 doc table: the peak *reserved* memory; the prediction compared is the
-  fullest stage's `reserved_bytes`.
+- torchtitan's NVFP4 doc table and its end-2024 H100 benchmark tables: the peak *reserved*
+  memory; the prediction compared is the fullest stage's `reserved_bytes`.
 
 A row tpcost cannot read or cost is listed with tpcost's own one-line reason; one whose GPU
 count the repository does not state (the release tests) is listed as not judged. Nothing here
@@ -91,12 +91,14 @@ def torchtitan_row(binary, row):
             "--arch", "llama", "--layers", str(m["layers"]), "--hidden", str(m["hidden"]),
             "--ffn", str(m["ffn"]), "--heads", str(m["heads"]), "--kv-heads", str(m["kv_heads"]),
             "--vocab", str(m["vocab"]), "--seq", str(row["seq_len"]),
-            "--micro-batch", str(row["micro_batch"] // lay["dp"] if row["micro_batch"] > row["global_batch"] // lay["dp"] else row["micro_batch"]),
+            "--micro-batch", str(row["micro_batch"]),
             "--global-batch", str(row["global_batch"]), "--zero", "3", "--recompute", "selective"]
     if "head_dim" in m:
         argv += ["--head-dim", str(m["head_dim"])]
     fp8 = str(row.get("fp8") or "")
-    if fp8.startswith("nvfp4"):
+    if fp8 == "fp8-current":  # torchao's float8 tensorwise: dynamic (current) scaling
+        argv += ["--precision", "fp8-current"]
+    elif fp8.startswith("nvfp4"):
         argv += ["--precision", "nvfp4"]
     elif fp8.startswith("mxfp8"):
         argv += ["--precision", "mxfp8"]
