@@ -91,6 +91,8 @@ stack_choice resolve_stack(const stack_flags& f, const std::string& attention,
   }
   add("attention", std::string(to_string(o.attention)),
       attention.empty() ? std::string(p.attention.source) : "--attention", !attention.empty());
+  add("selective_recompute", o.selective == selective_policy::per_op ? "per-op" : "attention core",
+      std::string(p.selective.source), false);
 
   // TP overlap.
   std::string tp_source(p.tp_overlap.source);

@@ -93,3 +93,34 @@ TEST_CASE(
   CHECK(fused.backward < unfused.backward);
   CHECK(fused.other_forward == unfused.other_forward);
 }
+
+TEST_CASE("Per-op checkpointing reruns wk, wo, w3 and the element-wise forward, not attention",
+          "[compute_model]") {
+  transformer_spec llama{};
+  llama.layers = 1;
+  llama.hidden = 8192;
+  llama.heads = 64;
+  llama.kv_heads = 8;
+  llama.ffn = 28672;
+  llama.vocab = 128256;
+  llama.seq = 8192;
+  llama = with_architecture(llama, architecture::llama);
+  const double t = 8;
+  const auto k = layer_compute_time(llama, 1, 8, a100, attention_kernel::fused);
+  const double tokens = 8192, h = 8192, kv = 1024, f = 28672;
+  // The three recomputed matmuls, each at its TP-split shape (large: compute-bound at eta_mm).
+  const seconds mms = matmul_time(tokens, kv / t, h, 1, 2, a100) +
+                      matmul_time(tokens, h, h / t, 1, 2, a100) +
+                      matmul_time(tokens, f / t, h, 1, 2, a100);
+  const seconds elementwise = k.per_op_recompute - mms;
+  CHECK(elementwise.value() > 0.0);
+  // The element-wise part is what the forward's memory-bound kernels cost: other_forward less
+  // the projection matmuls; the attention core is not rerun.
+  CHECK(k.per_op_recompute < k.other_forward);
+  CHECK(k.total(recompute_mode::selective, selective_policy::per_op).value() ==
+        (k.forward() + k.backward + k.per_op_recompute).value());
+  CHECK(k.total(recompute_mode::selective).value() ==
+        (k.forward() + k.backward + k.attention_core_forward).value());
+  CHECK(fused_attention_passes(recompute_mode::selective, selective_policy::per_op) == 3.5);
+  CHECK(fused_attention_passes(recompute_mode::selective) == 4.5);
+}

@@ -362,3 +362,52 @@ TEST_CASE("The precision-aware optimizer's bytes per parameter", "[memory]") {
                   invalid_spec);
   CHECK_THROWS_AS(validate(precision_aware_adam{.main_grads = optimizer_dtype::fp8}), invalid_spec);
 }
+
+TEST_CASE("torchtitan's per-op checkpointing keeps the saved matmuls' outputs, derived by hand",
+          "[memory]") {
+  // Llama-like: h = 8, 2 heads of 4 (q = 8), 1 KV head (kv = 4), gated f = 16; b·s = 4 tokens.
+  auto spec = with_architecture(
+      {.layers = 2, .hidden = 8, .heads = 2, .kv_heads = 1, .ffn = 16, .vocab = 16, .seq = 4},
+      architecture::llama);
+  // wq, wk, wv, wo, w1, w3, w2: the 1st, 3rd, 5th and 7th are saved.
+  const auto mm = per_op_matmuls(spec);
+  CHECK(mm[0].saved);
+  CHECK(!mm[1].saved);
+  CHECK(mm[2].saved);
+  CHECK(!mm[3].saved);
+  CHECK(mm[4].saved);
+  CHECK(!mm[5].saved);
+  CHECK(mm[6].saved);
+  // Recomputed FLOPs per token: wk 2*8*4, wo 2*8*8, w3 2*8*16 = 64 + 128 + 256.
+  CHECK(per_op_recomputed_flops_per_token(spec) == 448.0);
+  // Per token, t = 1: input 2*8, wq 2*8, wv 2*4, w1 2*16, w2 2*8, attention output 2*8 and its
+  // log-sum-exp 4*2: 16 + 16 + 8 + 32 + 16 + 16 + 8 = 112 B; 4 tokens: 448 B.
+  CHECK(per_op_activation_bytes_per_layer(spec, 1, 4, 1, false).value() == 448.0);
+  CHECK(activation_bytes_per_layer(spec, 1, 4, 1, false, recompute_mode::selective,
+                                   attention_kernel::fused, selective_policy::per_op)
+            .value() == 448.0);
+  // t = 2 with SP: input 2*8/2, wq 2*8/2, wv 2*4/2, w1 2*16/2, w2 2*8 (row-parallel, whole),
+  // attention output 2*8/2, log-sum-exp 4*2/2, two reduce-scatter outputs 2*(2*8/2):
+  // 8 + 8 + 4 + 16 + 16 + 8 + 4 + 16 = 80 B per token.
+  CHECK(per_op_activation_bytes_per_layer(spec, 1, 4, 2, true).value() == 320.0);
+  // Per-op keeps less than Megatron's selective count of the same layer, and the stage adds,
+  // while a layer is recomputed, what per-op dropped of it.
+  const auto megatron = activation_bytes_per_layer(spec, 1, 4, 1, false, recompute_mode::selective,
+                                                   attention_kernel::fused);
+  CHECK(megatron.value() > 448.0);
+  const parallel_config par{.tp = 1,
+                            .pp = 1,
+                            .dp = 1,
+                            .micro_batch = 1,
+                            .global_batch = 1,
+                            .recompute = recompute_mode::selective};
+  const auto terms = stage_memory_terms_of(spec, par, 1, attention_kernel::fused,
+                                           mixed_precision_adam, 2, {}, selective_policy::per_op);
+  const auto everything = activation_bytes_per_layer(spec, 1, 4, 1, false, recompute_mode::none,
+                                                     attention_kernel::fused);
+  CHECK(terms.per_layer.value() == 448.0);
+  CHECK(terms.working.value() == everything.value() - 448.0);
+  // The other stacks' selective is unchanged.
+  CHECK(stage_memory_terms_of(spec, par, 1, attention_kernel::fused).per_layer.value() ==
+        megatron.value());
+}

@@ -35,6 +35,7 @@
 
 #include "tpcost/base/units.hpp"
 #include "tpcost/model/model.hpp"
+#include "tpcost/model/op_checkpoint.hpp"
 #include "tpcost/model/parallelism.hpp"
 #include "tpcost/model/published_flops.hpp"
 
@@ -122,13 +123,20 @@ constexpr flops model_flops_per_token(const transformer_spec& spec, std::int64_t
 /// core (QKᵀ and attention over V, Korthikanti et al. 2022 Sec. 5) with selective
 /// recomputation; every layer's forward pass with full recomputation. The logits are never
 /// recomputed.
-constexpr flops recompute_flops_per_token(const transformer_spec& spec, std::int64_t seq,
-                                          recompute_mode mode) {
+constexpr flops recompute_flops_per_token(
+    const transformer_spec& spec, std::int64_t seq, recompute_mode mode,
+    selective_policy policy = selective_policy::attention_core) {
   const auto fwd = forward_flops_per_token(spec, seq);
   switch (mode) {
     case recompute_mode::none:
       return flops{};
     case recompute_mode::selective:
+      // torchtitan's per-op policy reruns the matmuls it does not save (op_checkpoint.hpp) of
+      // a dense model; MoE and MLA layers keep the attention core's count (parallelism.hpp).
+      if (policy == selective_policy::per_op && !is_moe(spec.moe) && !is_mla(spec.mla)) {
+        return static_cast<double>(spec.layers) * per_op_recomputed_flops_per_token(spec) *
+               units::FLOP;
+      }
       return fwd.attention;
     case recompute_mode::full:
       break;
@@ -206,14 +214,15 @@ struct step_flops {
 /// the recomputed work (which Megatron-LM does not count).
 constexpr step_flops flops_per_step(const transformer_spec& spec, std::int64_t global_batch,
                                     std::int64_t seq, recompute_mode mode,
-                                    flops_convention convention = flops_convention::full) {
+                                    flops_convention convention = flops_convention::full,
+                                    selective_policy policy = selective_policy::attention_core) {
   const double tokens = static_cast<double>(global_batch) * static_cast<double>(seq);
   const flops model = convention == flops_convention::full
                           ? model_flops_per_token(spec, seq)
                           : megatron_model_flops_per_token(spec, seq);
   return step_flops{
       .model = tokens * model,
-      .hardware = tokens * (model + recompute_flops_per_token(spec, seq, mode)),
+      .hardware = tokens * (model + recompute_flops_per_token(spec, seq, mode, policy)),
   };
 }
 

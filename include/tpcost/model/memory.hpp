@@ -78,6 +78,7 @@
 #include "tpcost/model/allocator.hpp"
 #include "tpcost/model/expert_layout.hpp"
 #include "tpcost/model/model.hpp"
+#include "tpcost/model/op_checkpoint.hpp"
 #include "tpcost/model/parallelism.hpp"
 #include "tpcost/model/pipeline_parallel.hpp"
 
@@ -267,15 +268,45 @@ constexpr attention_activations attention_activation_bytes(const transformer_spe
 /// kernel (see the file comment for the formula and its sources). Unfused: Korthikanti et al.
 /// 2022, Table 2. Fused: the selective count plus `attention_core_bytes` without recomputation,
 /// the selective count with it, `2·s·b·h` (÷t with SP) with full recomputation.
-constexpr bytes activation_bytes_per_layer(const transformer_spec& spec, std::int64_t micro_batch,
-                                           std::int64_t seq, std::int64_t tp,
-                                           bool sequence_parallel, recompute_mode mode,
-                                           attention_kernel attention) {
+/// What torchtitan's per-op checkpointing (op_checkpoint.hpp) keeps of one dense layer, for one
+/// micro-batch on one of `tp` GPUs: the block's input (the checkpoint's own, 2·h per token,
+/// sequence-split under SP), the outputs of the saved matmuls (16-bit; a column-parallel
+/// output split over t, a row-parallel one whole on each rank), with SP the reduce-scatter
+/// outputs of the two row-parallel layers (2·h/t each), and the attention kernel's output and
+/// its fp32 log-sum-exp per row and head (4·a/t per token).
+constexpr bytes per_op_activation_bytes_per_layer(const transformer_spec& spec,
+                                                  std::int64_t micro_batch, std::int64_t seq,
+                                                  std::int64_t tp, bool sequence_parallel) {
+  const double sb = static_cast<double>(seq) * static_cast<double>(micro_batch);
+  const double t = static_cast<double>(tp);
+  const double h = static_cast<double>(spec.hidden);
+  double per_token = 2.0 * h / (sequence_parallel ? t : 1.0);  // the block input
+  for (const auto& m : per_op_matmuls(spec)) {
+    if (m.saved) {
+      per_token += 2.0 * (m.row_parallel ? m.out : m.out / t);
+    }
+  }
+  per_token += 2.0 * static_cast<double>(q_dim(spec)) / t +  // the attention output
+               4.0 * static_cast<double>(spec.heads) / t;    // its log-sum-exp
+  if (sequence_parallel) {
+    per_token += 2.0 * 2.0 * h / t;  // the reduce-scatters after wo and w2
+  }
+  return sb * per_token * units::B;
+}
+
+constexpr bytes activation_bytes_per_layer(
+    const transformer_spec& spec, std::int64_t micro_batch, std::int64_t seq, std::int64_t tp,
+    bool sequence_parallel, recompute_mode mode, attention_kernel attention,
+    selective_policy policy = selective_policy::attention_core) {
   const double sb = static_cast<double>(seq) * static_cast<double>(micro_batch);
   const double sbh = sb * static_cast<double>(spec.hidden);
   const double t = static_cast<double>(tp);
   if (mode == recompute_mode::full) {
     return (sequence_parallel ? 2.0 * sbh / t : 2.0 * sbh) * units::B;
+  }
+  if (mode == recompute_mode::selective && policy == selective_policy::per_op &&
+      !is_mla(spec.mla)) {
+    return per_op_activation_bytes_per_layer(spec, micro_batch, seq, tp, sequence_parallel);
   }
   const auto attn = attention_activation_bytes(spec, sb);
   const double replicated = 10.0 * sbh + attn.replicated;
@@ -380,12 +411,11 @@ struct stage_memory_terms {
 
 /// The shared terms of `par` (only its t, p, d, v, b, SP, recomputation and ZeRO stage are read)
 /// with `m` micro-batches; see the file comment for every term.
-inline stage_memory_terms stage_memory_terms_of(const transformer_spec& spec,
-                                                const parallel_config& par, std::int64_t m,
-                                                attention_kernel attention,
-                                                state_bytes per_param = mixed_precision_adam,
-                                                std::int64_t gathered_layers = 2,
-                                                const expert_load& load = {}) {
+inline stage_memory_terms stage_memory_terms_of(
+    const transformer_spec& spec, const parallel_config& par, std::int64_t m,
+    attention_kernel attention, state_bytes per_param = mixed_precision_adam,
+    std::int64_t gathered_layers = 2, const expert_load& load = {},
+    selective_policy policy = selective_policy::attention_core) {
   const auto t = static_cast<double>(par.tp);
   const double sb = static_cast<double>(spec.seq) * static_cast<double>(par.micro_batch);
   const double sbh = sb * static_cast<double>(spec.hidden);
@@ -398,10 +428,16 @@ inline stage_memory_terms stage_memory_terms_of(const transformer_spec& spec,
   x.zero = static_cast<int>(par.zero);
   x.per_param = per_param;
   x.per_layer = activation_bytes_per_layer(spec, par.micro_batch, spec.seq, par.tp,
-                                           par.sequence_parallel, par.recompute, attention);
+                                           par.sequence_parallel, par.recompute, attention, policy);
+  const bytes everything =
+      activation_bytes_per_layer(spec, par.micro_batch, spec.seq, par.tp, par.sequence_parallel,
+                                 recompute_mode::none, attention);
   if (par.recompute == recompute_mode::full) {
-    x.working = activation_bytes_per_layer(spec, par.micro_batch, spec.seq, par.tp,
-                                           par.sequence_parallel, recompute_mode::none, attention);
+    x.working = everything;
+  } else if (par.recompute == recompute_mode::selective && policy == selective_policy::per_op) {
+    // While a layer is recomputed for its backward, what per-op checkpointing dropped of it is
+    // live again beside what it kept.
+    x.working = max(bytes{}, everything - x.per_layer);
   }
   if (is_moe(spec.moe)) {
     x.expert_dp = static_cast<double>(par.tp * par.dp) / static_cast<double>(par.ep * par.etp);
@@ -486,11 +522,11 @@ inline stage_memory stage_memory_at(const stage_memory_terms& x, std::int64_t st
 inline memory_report memory_per_gpu(const transformer_spec& spec, const parallel_config& par,
                                     bytes capacity, attention_kernel attention,
                                     state_bytes per_param = mixed_precision_adam,
-                                    std::int64_t gathered_layers = 2,
-                                    const expert_load& load = {}) {
+                                    std::int64_t gathered_layers = 2, const expert_load& load = {},
+                                    selective_policy policy = selective_policy::attention_core) {
   const auto pipe = summarize_pipeline(spec, par, 2, false);
   const auto terms = stage_memory_terms_of(spec, par, pipe.micro_batches, attention, per_param,
-                                           gathered_layers, load);
+                                           gathered_layers, load, policy);
   memory_report report;
   report.capacity = capacity;
   report.per_param = per_param;

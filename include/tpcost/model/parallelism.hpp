@@ -24,6 +24,18 @@ namespace tpcost {
 /// * full: only each layer's input is stored; the whole forward pass is run again.
 enum class recompute_mode { none, selective, full };
 
+/// What `selective` recomputes, as the stack runs it (stack_profiles.hpp):
+/// * attention_core: Megatron-Core's --recompute-granularity selective (recompute_modules
+///   ["core_attn"], the default): the attention core only, as above;
+/// * per_op: torchtitan's selective_ac_option = "op" (its op policy saves the outputs of the
+///   matmuls but every second one, of the attention kernel and of the reduce-scatters, and
+///   recomputes everything else: "saves output of all compute ops, except every second mm").
+///   In a Llama layer's order wq, wk, wv, wo, w1, w3, w2 the saved ones are wq, wv, w1 and
+///   w2; wk, wo and w3 and every element-wise op (norms, RoPE, SiLU, residuals) run again.
+///   The attention kernel is saved, not recomputed. (memory.hpp, compute_model.hpp, flops.hpp;
+///   MoE and MLA layers keep the attention_core count: tpcost has not derived theirs.)
+enum class selective_policy { attention_core, per_op };
+
 /// How the attention core (scores, softmax, dropout, scores × V) runs. It sets the kernels'
 /// time (compute_model.hpp) and what a layer stores for the backward pass (memory.hpp).
 enum class attention_kernel {

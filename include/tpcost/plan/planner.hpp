@@ -480,7 +480,7 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
                                       pair.etp);
         for (const auto mode :
              {recompute_mode::none, recompute_mode::selective, recompute_mode::full}) {
-          lc_added[static_cast<std::size_t>(mode)] = lc.added(mode);
+          lc_added[static_cast<std::size_t>(mode)] = lc.added(mode, req.options.selective);
         }
       }
       for (const auto v : chunks) {
@@ -787,7 +787,9 @@ inline plan_search search(const plan_request& req) {
     if (pair_best[i].feasible > 0) {
       const auto& best = pair_best[i].best;
       pair_best[i].mfu = model_flops_utilisation(
-          flops_per_step(req.model, best.par.global_batch, req.model.seq, best.par.recompute).model,
+          flops_per_step(req.model, best.par.global_batch, req.model.seq, best.par.recompute,
+                         flops_convention::full, req.options.selective)
+              .model,
           best.step_time, n, req.gpu.peak);
       out.per_degrees.push_back(pair_best[i]);
     }

@@ -21,6 +21,7 @@
 
 #include "tpcost/base/units.hpp"
 #include "tpcost/model/model.hpp"
+#include "tpcost/model/op_checkpoint.hpp"
 #include "tpcost/model/parallelism.hpp"
 
 namespace tpcost {
@@ -87,9 +88,13 @@ constexpr seconds fused_attention_forward_time(flops full_flops, const compute_d
 }
 
 /// Forward, backward and (per mode) recomputed forward passes of the fused attention core, in
-/// units of its forward pass: 1 + 2.5, +1 recomputed under full or selective recomputation.
-constexpr double fused_attention_passes(recompute_mode mode) {
-  return 1.0 + fused_attention_backward_factor + (mode == recompute_mode::none ? 0.0 : 1.0);
+/// units of its forward pass: 1 + 2.5, +1 recomputed under full or selective recomputation
+/// (but not under torchtitan's per-op policy, which saves the attention kernel's output).
+constexpr double fused_attention_passes(
+    recompute_mode mode, selective_policy policy = selective_policy::attention_core) {
+  const bool rerun = mode == recompute_mode::full ||
+                     (mode == recompute_mode::selective && policy != selective_policy::per_op);
+  return 1.0 + fused_attention_backward_factor + (rerun ? 1.0 : 0.0);
 }
 
 /// Per-GPU compute time of one layer for one micro-batch, by kernel class.
@@ -98,20 +103,26 @@ struct layer_compute {
   seconds other_forward{};           ///< projections, MLP, norms, residuals
   seconds backward{};                ///< data and weight gradients, element-wise backward
   seconds grad_accumulation{};       ///< adding this micro-batch's weight gradients to the buffer
+  /// What torchtitan's per-op checkpointing runs again (op_checkpoint.hpp): the matmuls it does
+  /// not save and every element-wise forward kernel; the attention core stays saved. An MoE or
+  /// MLA layer, whose per-op list tpcost has not derived, takes the attention core instead.
+  seconds per_op_recompute{};
 
   [[nodiscard]] constexpr seconds forward() const { return attention_core_forward + other_forward; }
   /// Both parts' kernels: a layer and a part costed on its own (MLA's down projections).
   [[nodiscard]] constexpr layer_compute plus(const layer_compute& o) const {
     return {attention_core_forward + o.attention_core_forward, other_forward + o.other_forward,
-            backward + o.backward, grad_accumulation + o.grad_accumulation};
+            backward + o.backward, grad_accumulation + o.grad_accumulation,
+            per_op_recompute + o.per_op_recompute};
   }
-  /// Forward, recomputed forward (per mode) and backward.
-  [[nodiscard]] constexpr seconds total(recompute_mode mode) const {
+  /// Forward, recomputed forward (per mode and, for selective, the stack's policy) and backward.
+  [[nodiscard]] constexpr seconds total(
+      recompute_mode mode, selective_policy policy = selective_policy::attention_core) const {
     seconds t = forward() + backward;
     if (mode == recompute_mode::full) {
       t += forward();
     } else if (mode == recompute_mode::selective) {
-      t += attention_core_forward;
+      t += policy == selective_policy::per_op ? per_op_recompute : attention_core_forward;
     }
     return t;
   }
@@ -255,11 +266,26 @@ constexpr layer_compute layer_compute_time(const transformer_spec& model, std::i
       latent ? static_cast<double>(mla_tp_split_params(mla, model.hidden, model.heads))
              : static_cast<double>(attention_params_per_layer(model));
   const double layer_params_here = attention_split / t + mlp.params_here;
+  const seconds attention_core = attn_fwd + memory_bound_time(fwd_attention, gpu);
+  // Per-op checkpointing of a dense layer: the matmuls it does not save, each at the roofline
+  // of its TP-split shape, and the element-wise forward kernels.
+  seconds per_op = attention_core;
+  if (!latent && mlp.local_experts == 0.0) {
+    per_op = memory_bound_time(fwd_other, gpu);
+    for (const auto& m : per_op_matmuls(model)) {
+      if (!m.saved && m.in * m.out > 0.0) {
+        per_op += m.row_parallel
+                      ? matmul_time(tokens, m.out, m.in / t, 1.0, gpu.matmul_operand_bytes, gpu)
+                      : matmul_time(tokens, m.out / t, m.in, 1.0, gpu.matmul_operand_bytes, gpu);
+      }
+    }
+  }
   return layer_compute{
-      .attention_core_forward = attn_fwd + memory_bound_time(fwd_attention, gpu),
+      .attention_core_forward = attention_core,
       .other_forward = proj_fwd + memory_bound_time(fwd_other, gpu),
       .backward = bwd + memory_bound_time(bwd_elementwise, gpu),
       .grad_accumulation = memory_bound_time(6.0 * layer_params_here * units::B, gpu),
+      .per_op_recompute = per_op,
   };
 }
 
@@ -300,6 +326,7 @@ constexpr layer_compute mla_down_projection_time(const transformer_spec& model,
   return layer_compute{
       .attention_core_forward = {},
       .other_forward = fwd + memory_bound_time(4.0 * latents * units::B, gpu),
+      // per_op_recompute: none; an MLA layer takes the attention core's under per-op (above)
       .backward = bwd + memory_bound_time(10.0 * latents * units::B, gpu),
       .grad_accumulation = memory_bound_time(6.0 * params * units::B, gpu),
   };

@@ -103,8 +103,9 @@ struct long_context_layer_terms {
   seconds linear_saving_backward{};
   cp_layer_comm cp;  ///< the CP exchange, its exposed part behind attention
   /// The attention passes (forward, backward, recomputed) beyond the view, for `mode`.
-  [[nodiscard]] constexpr seconds attention_extra(recompute_mode mode) const {
-    return fused_attention_passes(mode) * attention_core_delta;
+  [[nodiscard]] constexpr seconds attention_extra(
+      recompute_mode mode, selective_policy policy = selective_policy::attention_core) const {
+    return fused_attention_passes(mode, policy) * attention_core_delta;
   }
   /// The linear GEMMs' saving: forward (twice with full recomputation) and backward.
   [[nodiscard]] constexpr seconds linear_saving(recompute_mode mode) const {
@@ -113,8 +114,9 @@ struct long_context_layer_terms {
   }
   /// The time the layer and micro-batch add to the view's: attention, less the saving, plus
   /// the exposed exchange.
-  [[nodiscard]] constexpr seconds added(recompute_mode mode) const {
-    return attention_extra(mode) - linear_saving(mode) + cp.exposed();
+  [[nodiscard]] constexpr seconds added(
+      recompute_mode mode, selective_policy policy = selective_policy::attention_core) const {
+    return attention_extra(mode, policy) - linear_saving(mode) + cp.exposed();
   }
 };
 
@@ -246,7 +248,7 @@ inline long_context_result evaluate_long_context_step(const long_context_inputs&
   // plus the bubble's (p−1)/v of a stage.
   const double pipeline =
       long_context_pipeline_factor(s.model.layers, s.par.pp, s.par.vpp, r.step.micro_batches);
-  r.attention_extra = pipeline * terms.attention_extra(s.par.recompute);
+  r.attention_extra = pipeline * terms.attention_extra(s.par.recompute, s.options.selective);
   r.linear_saving = pipeline * terms.linear_saving(s.par.recompute);
   r.cp_exposed = pipeline * r.cp_per_layer.exposed();
   r.cp_hidden = pipeline * r.cp_per_layer.hidden();
@@ -290,7 +292,7 @@ inline long_context_result evaluate_long_context_step(const long_context_inputs&
 
   // FLOPs and utilisation of the real model (sequences of s tokens, G of them).
   r.step.flops = flops_per_step(s.model, s.par.global_batch, s.model.seq, s.par.recompute,
-                                s.options.mfu_flops);
+                                s.options.mfu_flops, s.options.selective);
   const double n = static_cast<double>(r.gpus);
   r.step.tokens_per_second =
       static_cast<double>(s.par.global_batch * s.model.seq) / r.step.step_time.value();

@@ -60,6 +60,8 @@ struct stack_profile {
   cited<int> grad_wire_bytes;
   cited<state_bytes> state;
   cited<attention_kernel> attention;
+  /// What --recompute selective recomputes (parallelism.hpp, selective_policy).
+  cited<selective_policy> selective;
   cited<int> max_zero;
   /// The ZeRO stage a job of this stack runs when --zero is not given (with d > 1).
   cited<int> default_zero;
@@ -91,6 +93,9 @@ inline constexpr std::array<stack_profile, 4> stack_profiles{{
      .attention = {attention_kernel::fused,
                    "megatron/core/transformer/enums.py AttnBackend.auto: Transformer Engine "
                    "picks its flash or fused (cuDNN) kernel"},
+     .selective = {selective_policy::attention_core,
+                   "megatron/core/transformer/transformer_config.py: recompute_granularity "
+                   "'selective' recomputes recompute_modules, default ['core_attn']"},
      .max_zero = {3, "--use-distributed-optimizer (stage 1); Megatron-FSDP "
                      "--data-parallel-sharding-strategy optim_grads / optim_grads_params "
                      "(stages 2, 3)"},
@@ -115,6 +120,8 @@ inline constexpr std::array<stack_profile, 4> stack_profiles{{
      .attention = {attention_kernel::unfused,
                    "megatron/model/transformer.py: QK^T, fused scaled-masked softmax, PV as "
                    "separate kernels; the s*s scores are kept for the backward"},
+     .selective = {selective_policy::attention_core,
+                   "Korthikanti et al. 2022, Sec. 5: the attention core (--recompute-activations)"},
      .max_zero = {0, "no distributed optimizer before Megatron-LM 2022"},
      .default_zero = {0, "Megatron-LM v2.5 has no distributed optimizer"},
      .sharding_with_pp = {false, "no sharding"},
@@ -137,6 +144,9 @@ inline constexpr std::array<stack_profile, 4> stack_profiles{{
      .attention = {attention_kernel::fused,
                    "DeepSpeed leaves attention to the model code; HF Transformers' default is "
                    "SDPA (flash)"},
+     .selective = {selective_policy::attention_core,
+                   "DeepSpeed checkpoints whole layers; tpcost keeps Korthikanti et al.'s selective "
+                   "count"},
      .max_zero = {3, "deepspeed/runtime/zero/config.py: stage 0..3"},
      .default_zero = {0, "deepspeed/runtime/zero/config.py: stage = 0 unless zero_optimization.stage is set"},
      .sharding_with_pp = {false, "deepspeed/runtime/pipe/engine.py: \"ZeRO-2 and ZeRO-3 are "
@@ -163,6 +173,10 @@ inline constexpr std::array<stack_profile, 4> stack_profiles{{
                                 "gathered copy)"},
      .attention = {attention_kernel::fused,
                    "torchtitan/models/attention.py: F.scaled_dot_product_attention (flash)"},
+     .selective = {selective_policy::per_op,
+                   "torchtitan's Llama 3 configs: [activation_checkpoint] mode = \"selective\", "
+                   "selective_ac_option = \"op\" (every second matmul and the element-wise ops "
+                   "recomputed)"},
      .max_zero = {3, "fully_shard = stage 3; tpcost's stage 1 and 2 stand for HSDP-like "
                      "choices torchtitan does not name"},
      .default_zero = {3, "torchtitan/config/job_config.py: data_parallel_shard_degree = -1, every block under fully_shard"},

@@ -70,6 +70,9 @@ struct step_options {
   /// How MFU counts model FLOPs (flops.hpp); the time does not depend on it.
   flops_convention mfu_flops = flops_convention::full;
   expert_options experts{};  ///< the token dispatcher, its overlap, the routing load (MoE)
+  /// What --recompute selective recomputes: the attention core (Megatron-Core) or torchtitan's
+  /// per-op policy (parallelism.hpp).
+  selective_policy selective = selective_policy::attention_core;
 };
 
 /// Everything a step needs but the layout: the model, the GPU, the cluster, the software.
@@ -507,6 +510,7 @@ constexpr step_options options_of(const stack_profile& stack) {
   o.grad_wire_bytes = stack.grad_wire_bytes.value;
   o.state = stack.state.value;
   o.attention = stack.attention.value;
+  o.selective = stack.selective.value;
   return o;
 }
 
@@ -603,7 +607,8 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   // A layer's kernels with MLA's duplicated down projections, which SP puts on s/t tokens.
   const layer_compute dense_kernels = y.kernels.plus(y.mla_down[sp]);
   const layer_compute moe_kernels = y.moe_kernels.plus(y.mla_down[sp]);
-  const seconds layer_compute = dense_kernels.total(c.recompute) + dense_kernels.grad_accumulation;
+  const seconds layer_compute =
+      dense_kernels.total(c.recompute, opt.selective) + dense_kernels.grad_accumulation;
   // Overlap hides a share of the TP collectives, but at most the compute they overlap with:
   // exposed = comm − hidden, hidden <= compute.
   const seconds tp_exposed = exposed_after_overlap(tp_layer, opt.tp_overlap, layer_compute);
@@ -626,7 +631,7 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   // forward). All zero for a dense model.
   seconds moe_compute{}, moe_tp_exposed{}, ep_exposed{};
   if (is_moe(env.model.moe)) {
-    moe_compute = moe_kernels.total(c.recompute) + moe_kernels.grad_accumulation;
+    moe_compute = moe_kernels.total(c.recompute, opt.selective) + moe_kernels.grad_accumulation;
     const double half_ar = 0.5 * counts.all_reduce;
     const double half_rs = 0.5 * counts.reduce_scatter;
     const double half_ag = 0.5 * counts.all_gather;
@@ -791,7 +796,7 @@ inline bytes peak_memory(const step_environment& env, const group_terms& x, cons
   const auto terms = stage_memory_terms_of(
       env.model, layout_of(x, y, c, global_batch), y.micro_batches, env.options.attention,
       env.options.state, zero3_gathered_layers(profile_of(env.options.stack), p, env.model.layers),
-      env.options.experts.load);
+      env.options.experts.load, env.options.selective);
   bytes peak =
       stage_memory_at(terms, 0, x.first_layers, x.params_first, x.experts_first, x.moe_first)
           .total();

@@ -226,7 +226,8 @@ inline step_result evaluate_step(const step_inputs& in) {
   r.time.dp_comm = timing.dp_comm;
   r.time.optimizer = timing.optimizer;
 
-  r.flops = flops_per_step(model, par.global_batch, model.seq, par.recompute, in.options.mfu_flops);
+  r.flops = flops_per_step(model, par.global_batch, model.seq, par.recompute, in.options.mfu_flops,
+                           in.options.selective);
   const double n = static_cast<double>(r.gpus);
   r.tokens_per_second = static_cast<double>(par.global_batch * model.seq) / r.step_time.value();
   r.model_flops_per_gpu = r.flops.model / r.step_time / n;
@@ -243,7 +244,7 @@ inline step_result evaluate_step(const step_inputs& in) {
   r.memory =
       memory_per_gpu(model, par, in.memory_capacity, in.options.attention, in.options.state,
                      zero3_gathered_layers(profile_of(in.options.stack), par.pp, model.layers),
-                     in.options.experts.load);
+                     in.options.experts.load, in.options.selective);
   r.experts.expert_states = r.memory.peak().expert_states;
   return r;
 }
