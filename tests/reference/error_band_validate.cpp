@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "dev_fits.hpp"
+#include "gb300_b200_torchtitan_rows.hpp"
 #include "megatron_readme_rows.hpp"
 #include "sc21.hpp"
 #include "tpcost/step/error_band.hpp"
@@ -161,6 +162,21 @@ void add_moe(std::vector<dev_row>& out) {
   }
 }
 
+/// The third-round rows (gb300_b200_torchtitan_rows.hpp): plain, nothing fitted on them.
+void add_round3(std::vector<dev_row>& out) {
+  for (const auto& run : round3_dev_rows()) {
+    const auto r = evaluate_round3_row(run);
+    out.push_back({.id = r.id,
+                   .file = "gb300_b200_torchtitan_rows.json",
+                   .key = {generation_of(r.gpu), r.moe, precision_of(r.precision), r.stack},
+                   .cp = r.cp,
+                   .ep = r.ep,
+                   .pp = r.pp,
+                   .in_sample = r.error(),
+                   .residual = r.error()});
+  }
+}
+
 std::string group_name(const band_key& k) {
   return k.generation + (k.moe ? " MoE " : " dense ") + k.precision + " " + k.stack;
 }
@@ -253,6 +269,7 @@ nlohmann::json document() {
   add_cp_fp8(rows, blackwell, true, true, "megatron-core");
   add_cp_fp8(rows, titan, false, false, "fsdp2");
   add_moe(rows);
+  add_round3(rows);
 
   const auto shipped = build_groups(rows, nullptr);
   const auto checks = check_rows(rows);

@@ -125,7 +125,8 @@ struct band_input {
 
 /// The band for `in`: the group with its key when it has one, widened ×band_widening when the
 /// input uses CP, EP or PP and no row of the group did; else the nearest group of the same
-/// family (dense or MoE) by generation, then precision, then stack, widened ×band_widening;
+/// family (dense or MoE) by generation, then stack, then precision (the stack moves the error
+/// more than the precision does: docs/error-band.md), widened ×band_widening;
 /// with none of the family, or an assumed efficiency, centred at the prediction, ±band_widening
 /// × the median half width of the groups. The low edge never goes below 5% of the prediction.
 inline band_choice choose_band(const band_input& in, const std::vector<band_group>& groups) {
@@ -134,8 +135,8 @@ inline band_choice choose_band(const band_input& in, const std::vector<band_grou
     if (g.key.moe != in.key.moe) {
       return -1;
     }
-    return (g.key.generation == in.key.generation ? 4 : 0) +
-           (g.key.precision == in.key.precision ? 2 : 0) + (g.key.stack == in.key.stack ? 1 : 0);
+    return (g.key.generation == in.key.generation ? 4 : 0) + (g.key.stack == in.key.stack ? 2 : 0) +
+           (g.key.precision == in.key.precision ? 1 : 0);
   };
   int best = -1;
   for (const auto& g : groups) {
