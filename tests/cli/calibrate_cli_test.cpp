@@ -189,3 +189,25 @@ TEST_CASE("the profile keeps its residuals, and collective prints the band they 
   CHECK(k.at("results")[0].at("time_band_s").is_null());
   std::remove(profile_path.c_str());
 }
+
+TEST_CASE("an inter-node profile bands the collectives that cross nodes, not those inside one",
+          "[cli]") {
+  const std::string file =
+      std::string(TPCOST_TEST_DATA_DIR) + "/nccl/synthetic-2node-h100-all_reduce.txt";
+  const std::string profile_path = "calibrate_cli_test_band_2node.json";
+  std::remove(profile_path.c_str());
+  REQUIRE(tpcost::test::run("calibrate " + file + " --out " + profile_path).exit_code == 0);
+  const auto across = tpcost::test::run("collective --gpu h100-sxm --interconnect-file " +
+                                        profile_path + " --ranks 16 --size 8GiB --format json");
+  REQUIRE(across.exit_code == 0);
+  const auto a = nlohmann::json::parse(across.out);
+  CHECK(a.at("band").at("measured") == true);
+  CHECK(a.at("results")[0].at("time_band_s").is_array());
+  const auto inside = tpcost::test::run("collective --gpu h100-sxm --interconnect-file " +
+                                        profile_path + " --ranks 8 --size 8GiB");
+  REQUIRE(inside.exit_code == 0);
+  CHECK(inside.out.find("no measured band: " + profile_path +
+                        " measured the inter-node link, and this group stays in one node") !=
+        std::string::npos);
+  std::remove(profile_path.c_str());
+}
