@@ -16,7 +16,8 @@
 //     long-sequence Llama-2 7B H100 rows; Blackwell: the 6 consistent NeMo Llama-3 8B B200 rows.
 //   the MoE host time per pass: the 10 BF16 MoE rows.
 // Plain (nothing fitted on them): SC21 Table 1 (the A100 η come from Korthikanti et al. 2022),
-// the Megatron-LM README H100 rows, the torchtitan CP rows, the FP8/MXFP8 MoE rows.
+// the Megatron-LM README H100 rows, the torchtitan CP rows, the FP8/MXFP8 MoE rows, the 16
+// third-round rows (gb300_b200_torchtitan_rows.hpp).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

@@ -12,7 +12,7 @@
 // nominal 85% because the centre is estimated from the same few rows: at 80% the rows held
 // leave-one-out came to 79%, at 85% to 86%; docs/error-band.md). With
 // too few rows for that rank, or an input no group resembles, the band widens by the rule
-// below and says so.
+// below and says so. The formula itself is base/conformal.hpp's, shared with calibrate.
 #pragma once
 
 #include <algorithm>
