@@ -1,5 +1,10 @@
 #include "error_band.hpp"
 
+#include <cmath>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
 #include <fmt/format.h>
 
 #include "render_step.hpp"
@@ -21,23 +26,54 @@ std::vector<band_group> read_band_groups(std::string_view text, const std::strin
     throw invalid_spec(origin, "made by tpcost " + version + ", not by this binary (" +
                                    TPCOST_VERSION + "); regenerate it with `make validate`");
   }
+  const auto fraction = [&](const nlohmann::json& g, const char* key, bool signed_value) {
+    const auto& v = g.at(key);
+    if (!v.is_number() || !std::isfinite(v.get<double>())) {
+      throw invalid_spec(origin, fmt::format("group '{}': {} is {}, not a finite number",
+                                             g.value("name", std::string("?")), key, v.dump()));
+    }
+    if (!signed_value && v.get<double>() < 0.0) {
+      throw invalid_spec(origin, fmt::format("group '{}': {} is {}, below zero",
+                                             g.value("name", std::string("?")), key, v.dump()));
+    }
+    return v.get<double>();
+  };
+  const auto count = [&](const nlohmann::json& g, const char* key) {
+    const auto& v = g.at(key);
+    if (!v.is_number_unsigned()) {
+      throw invalid_spec(origin, fmt::format("group '{}': {} is {}, not a whole number >= 0",
+                                             g.value("name", std::string("?")), key, v.dump()));
+    }
+    return v.get<std::size_t>();
+  };
   std::vector<band_group> out;
   try {
+    if (!doc.at("groups").is_array() || doc.at("groups").empty()) {
+      throw invalid_spec(origin, "\"groups\" is not a list of groups, or is empty");
+    }
     for (const auto& g : doc.at("groups")) {
       out.push_back({.name = g.at("name"),
                      .key = {g.at("generation"), g.at("moe"), g.at("precision"), g.at("stack")},
-                     .rows = g.at("rows"),
-                     .left_one_out = g.at("left_one_out_rows"),
-                     .cp_rows = g.at("cp_rows"),
-                     .ep_rows = g.at("ep_rows"),
-                     .pp_rows = g.at("pp_rows"),
-                     .centre = g.at("centre"),
-                     .half_width = g.at("half_width"),
-                     .mean_abs = g.at("mean_abs_error"),
-                     .worst = g.at("worst_abs_error")});
+                     .rows = count(g, "rows"),
+                     .left_one_out = count(g, "left_one_out_rows"),
+                     .cp_rows = count(g, "cp_rows"),
+                     .ep_rows = count(g, "ep_rows"),
+                     .pp_rows = count(g, "pp_rows"),
+                     .centre = fraction(g, "centre", true),
+                     .half_width = fraction(g, "half_width", false),
+                     .mean_abs = fraction(g, "mean_abs_error", false),
+                     .worst = fraction(g, "worst_abs_error", false)});
+    }
+    // The rows the groups came from: each residual a finite number above -1 (a time ratio).
+    for (const auto& r : doc.at("rows")) {
+      const auto& v = r.at("residual");
+      if (!v.is_number() || !std::isfinite(v.get<double>()) || !(v.get<double>() > -1.0)) {
+        throw invalid_spec(origin, fmt::format("row '{}': residual is {}, not a finite number > -1",
+                                               r.value("id", std::string("?")), v.dump()));
+      }
     }
   } catch (const nlohmann::json::exception&) {
-    throw invalid_spec(origin, "a group lacks a field or has one of the wrong type");
+    throw invalid_spec(origin, "a group or row lacks a field or has one of the wrong type");
   }
   return out;
 }
@@ -45,6 +81,42 @@ std::vector<band_group> read_band_groups(std::string_view text, const std::strin
 const std::vector<band_group>& shipped_band_groups() {
   static const auto groups = read_band_groups(shipped_error_band_json(), "data/error_band.json");
   return groups;
+}
+
+namespace {
+std::optional<std::vector<band_group>>& band_file_groups() {
+  static std::optional<std::vector<band_group>> groups;
+  return groups;
+}
+}  // namespace
+
+const std::vector<band_group>& active_band_groups() {
+  const auto& file = band_file_groups();
+  return file ? *file : shipped_band_groups();
+}
+
+void add_error_band_flag(CLI::App& cmd, std::string& path) {
+  cmd.add_option("--error-band", path,
+                 "a band document written by `make validate` (tpcost_error_band --write) in "
+                 "place of the compiled-in data/error_band.json (docs/error-band.md)");
+}
+
+void use_error_band_file(const std::string& path) {
+  if (path.empty()) {
+    band_file_groups().reset();
+    return;
+  }
+  const auto origin = "--error-band: " + path;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw invalid_spec(origin, "cannot open the file");
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (text.str().size() > (std::size_t{16} << 20)) {
+    throw invalid_spec(origin, "over 16 MiB; not a band document");
+  }
+  band_file_groups() = read_band_groups(text.str(), origin);
 }
 
 band_input band_input_of(const chosen_hardware& hw, const step_inputs& in, linear_precision p,
@@ -66,7 +138,7 @@ band_choice band_of(const step_report& r) {
   return choose_band(
       band_input_of(r.hardware, r.inputs, r.precision.linear, r.cp.cp,
                     r.stack.profile != nullptr ? r.stack.profile->name : std::string_view()),
-      shipped_band_groups());
+      active_band_groups());
 }
 
 std::pair<double, double> time_band(const band_choice& b, double t) {

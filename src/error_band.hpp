@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "step_options.hpp"
@@ -23,6 +24,18 @@ std::string_view shipped_error_band_json();
 std::vector<band_group> read_band_groups(std::string_view text, const std::string& origin);
 /// The shipped groups, read once.
 const std::vector<band_group>& shipped_band_groups();
+/// The groups step, plan and check take their band from: those of --error-band FILE when the
+/// command named one (use_error_band_file), else the shipped ones.
+const std::vector<band_group>& active_band_groups();
+
+/// Registers --error-band FILE (step, plan, check).
+void add_error_band_flag(CLI::App& cmd, std::string& path);
+/// Makes the band document at `path` (tpcost_error_band --write, `make validate`) the one
+/// active_band_groups() returns; "" restores the shipped data. Throws invalid_spec
+/// ("--error-band: FILE", ...) for a file that cannot be read or is not a band document of
+/// this binary: another schema or version, malformed JSON, a field missing or of the wrong
+/// type, a negative width or count, a non-finite number, no group.
+void use_error_band_file(const std::string& path);
 
 /// What the inputs of a step resemble.
 band_input band_input_of(const chosen_hardware& hw, const step_inputs& in, linear_precision p,

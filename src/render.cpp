@@ -866,7 +866,8 @@ std::string refined_explain_text(const refined_explanation& x, const hardware_or
 
 // ---- tpcost collective ---------------------------------------------------------------------
 
-std::string collective_text(const collective_comparison& c, const hardware_origin& origin) {
+std::string collective_text(const collective_comparison& c, const hardware_origin& origin,
+                            const collective_band& band) {
   std::string o = assumption_line(origin);
   o += fmt::format("{} of {} ({:.0f} B) over {}: ", to_string(c.op), io::to_string(c.message),
                    c.message.value(), plural(c.group.ranks, "rank", "ranks"));
@@ -893,8 +894,22 @@ std::string collective_text(const collective_comparison& c, const hardware_origi
                  row.busbw ? io::to_string(*row.busbw) : "-"});
   }
   o += layout(t, false, {0});
+  o += "\n";
+  if (band.band) {
+    const auto& b = band.band->band;
+    const auto& row = c.rows.size() == 1
+                          ? c.rows.front()
+                          : *std::find_if(c.rows.begin(), c.rows.end(),
+                                          [&](const auto& r) { return r.algorithm == c.cheapest; });
+    o += fmt::format("likely {} to {} for {} ({:+.1f}% to {:+.1f}% of every time above): {}\n",
+                     io::to_string(row.cost.time * b.low()),
+                     io::to_string(row.cost.time * b.high()), to_string(row.algorithm),
+                     100.0 * (b.low() - 1.0), 100.0 * (b.high() - 1.0), band.basis);
+  } else if (!band.basis.empty()) {
+    o += band.basis + "\n";
+  }
   o += fmt::format(
-      "\ncheapest (auto): {}, what NCCL's tuner picks (NCCL v2.23 model, "
+      "cheapest (auto): {}, what NCCL's tuner picks (NCCL v2.23 model, "
       "docs/collectives.md)\n",
       to_string(c.cheapest));
   o += "hierarchical: a textbook two-level bound, not one of NCCL's algorithms\n";
@@ -1530,15 +1545,37 @@ std::string render_explain(const refined_explanation& explanation, output_format
 }
 
 std::string render_collective(const collective_comparison& comparison, output_format format,
-                              const hardware_origin& origin) {
+                              const hardware_origin& origin, const collective_band& band) {
   if (format == output_format::json) {
     nlohmann::json j = comparison;
     if (origin.any()) {
       j["inputs"]["hardware"] = hardware_json(origin);
     }
+    for (auto& row : j["results"]) {
+      const double t = row.at("time_s").get<double>();
+      row["time_band_s"] =
+          band.band ? nlohmann::json::array({t * band.band->band.low(), t * band.band->band.high()})
+                    : nlohmann::json(nullptr);
+    }
+    if (band.band) {
+      const auto& b = *band.band;
+      j["band"] = {{"measured", true},
+                   {"kind", "leave-one-size-out"},
+                   {"coverage", band_coverage},
+                   {"points", b.points},
+                   {"near_the_size", b.near},
+                   {"min_size_bytes", b.min_size.value()},
+                   {"max_size_bytes", b.max_size.value()},
+                   {"relative", {b.band.low(), b.band.high()}},
+                   {"mean_abs_error", b.mean_abs},
+                   {"worst_abs_error", b.worst},
+                   {"basis", band.basis}};
+    } else {
+      j["band"] = {{"measured", false}, {"basis", band.basis}};
+    }
     return j.dump(2) + "\n";
   }
-  return collective_text(comparison, origin);
+  return collective_text(comparison, origin, band);
 }
 
 std::string hardware_summary(const hardware_origin& origin) {

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "collective_band.hpp"
 #include "hardware_origin.hpp"
 #include "tpcost/layer/sweep.hpp"
 #include "tpcost/plan/checks.hpp"
@@ -52,7 +53,7 @@ std::string render_sweep(const refined_sweep_result& result, output_format forma
 std::string render_explain(const refined_explanation& explanation, output_format format,
                            const hardware_origin& origin = {});
 std::string render_collective(const collective_comparison& comparison, output_format format,
-                              const hardware_origin& origin = {});
+                              const hardware_origin& origin = {}, const collective_band& band = {});
 /// "H100-SXM + IB-NDR", "H100-SXM + profile.json (intra-node)"; empty without presets.
 std::string hardware_summary(const hardware_origin& origin);
 

@@ -77,6 +77,13 @@ std::string section(const calibration_result& r, const std::vector<nccl_run>& ru
   out += fmt::format("one line   alpha = {}  beta = {}  busbw error: {}\n",
                      io::to_string(p.link.latency), io::to_string(p.link.bandwidth),
                      stats_text(p.error));
+  if (const auto b = profile_band(p)) {
+    out += fmt::format(
+        "  band      {} to {} of the line's time: {:.0f}% split-conformal, {} points left out "
+        "one size at a time (mean {}, worst {})\n",
+        signed_percent(b->band.low() - 1.0), signed_percent(b->band.high() - 1.0),
+        100.0 * band_coverage, b->points, io::percent(b->mean_abs), io::percent(b->worst));
+  }
   if (!p.segments.empty()) {
     out += fmt::format("{} lines    busbw error: {}\n", p.segments.size(),
                        stats_text(p.piecewise_error));
@@ -94,10 +101,11 @@ std::string section(const calibration_result& r, const std::vector<nccl_run>& ru
   const bool piecewise = !p.segments.empty();
   std::vector<std::vector<std::string>> table;
   if (piecewise) {
-    table.push_back({"size", "placement", "time us", "busbw GB/s", "line GB/s", "error",
+    table.push_back({"size", "placement", "time us", "busbw GB/s", "line GB/s", "error", "left out",
                      "lines GB/s", "error"});
   } else {
-    table.push_back({"size", "placement", "time us", "busbw GB/s", "line GB/s", "error"});
+    table.push_back(
+        {"size", "placement", "time us", "busbw GB/s", "line GB/s", "error", "left out"});
   }
   for (const auto& pt : r.points) {
     std::vector<std::string> row{size_label(pt.size),
@@ -105,7 +113,8 @@ std::string section(const calibration_result& r, const std::vector<nccl_run>& ru
                                  fmt::format("{:.2f}", pt.time.value() * 1e6),
                                  gbs(pt.busbw),
                                  gbs(pt.line_busbw),
-                                 signed_percent(pt.line_error)};
+                                 signed_percent(pt.line_error),
+                                 signed_percent(pt.loo_error)};
     if (piecewise) {
       row.push_back(gbs(pt.piecewise_busbw));
       row.push_back(signed_percent(pt.piecewise_error));
@@ -113,7 +122,7 @@ std::string section(const calibration_result& r, const std::vector<nccl_run>& ru
     table.push_back(std::move(row));
   }
   using enum align;
-  out += layout_columns(table, {right, left, right, right, right, right, right, right});
+  out += layout_columns(table, {right, left, right, right, right, right, right, right, right});
   return out;
 }
 
@@ -131,13 +140,25 @@ std::string render_calibration(const calibration_report& report, output_format f
                           {"busbw_bytes_per_s", pt.busbw.value()},
                           {"line_busbw_bytes_per_s", pt.line_busbw.value()},
                           {"line_rel_error", pt.line_error},
+                          {"line_left_out_rel_error", pt.loo_error},
                           {"piecewise_busbw_bytes_per_s", pt.piecewise_busbw.value()},
                           {"piecewise_rel_error", pt.piecewise_error},
                           {"segment", pt.segment},
                           {"source", pt.source},
                           {"line", pt.line}});
       }
-      list.push_back({{"profile", profile_to_json(r.profile)}, {"points", points}});
+      nlohmann::json band = nullptr;
+      if (const auto b = profile_band(r.profile)) {
+        band = {{"kind", "leave-one-size-out"},
+                {"coverage", band_coverage},
+                {"points", b->points},
+                {"centre", b->band.centre},
+                {"half_width", b->band.half_width},
+                {"relative", {b->band.low(), b->band.high()}},
+                {"mean_abs_error", b->mean_abs},
+                {"worst_abs_error", b->worst}};
+      }
+      list.push_back({{"profile", profile_to_json(r.profile)}, {"points", points}, {"band", band}});
     }
     nlohmann::json j = {{"schema", "tpcost.calibration/1"},
                         {"tool", {{"name", "tpcost"}, {"version", TPCOST_VERSION}}},

@@ -183,7 +183,7 @@ band_choice layout_band(const plan_request& req, const chosen_hardware& hw,
   in.par = par;
   return choose_band(
       band_input_of(hw, in, linear_precision::bf16, cp, profile_of(req.options.stack).name),
-      shipped_band_groups());
+      active_band_groups());
 }
 
 band_choice layout_band(const plan_report& r, const planned_layout& l) {

@@ -45,6 +45,7 @@ struct check_options {
   std::vector<std::string> set;
   bool strict = false;
   bool pessimistic = false;  ///< judge the step rules at the error band's pessimistic edge
+  std::string error_band;    ///< --error-band FILE
   layer_flags layer;
   refined_flags refined;
   layout_flags layout;
@@ -464,6 +465,7 @@ std::vector<std::pair<std::string, std::optional<config_document>>> documents_of
 
 int run_check(CLI::App& cmd, const check_options& opts) {
   const auto format = parse_output_format(opts.output.format, "table|json|junit|sarif");
+  use_error_band_file(opts.error_band);
   config_overlay overlay(cmd);
   step_reader step(cmd);  // before any file sets check's flags
   std::vector<file_check> reports;
@@ -534,6 +536,7 @@ void add_check_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--pessimistic", opts->pessimistic,
                 "judge min_mfu and max_step_time at the error band's pessimistic edge (the slow "
                 "end of the step time; docs/error-band.md) instead of the central value");
+  add_error_band_flag(*cmd, opts->error_band);
   add_layer_flags(*cmd, opts->layer);
   add_refined_flags(*cmd, opts->refined);
   opts->refined.rules_read_gpus_per_node = true;

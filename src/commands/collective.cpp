@@ -81,8 +81,10 @@ void run_collective(const collective_options& opts) {
     throw invalid_spec(opts.refined.intra_bandwidth.empty() ? "--bandwidth" : "--intra-bandwidth",
                        "must be a positive finite number of bytes/s");
   }
-  const auto comparison = compare_collectives(topology, op, ranks, size, per_node);
-  emit(opts.output, render_collective(select(comparison, opts.algorithm), format, origin));
+  const auto comparison =
+      select(compare_collectives(topology, op, ranks, size, per_node), opts.algorithm);
+  emit(opts.output,
+       render_collective(comparison, format, origin, collective_band_of(comparison, origin)));
 }
 
 }  // namespace

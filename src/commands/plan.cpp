@@ -12,6 +12,7 @@
 #include "commands/commands.hpp"
 #include "config_overlay.hpp"
 #include "display.hpp"
+#include "error_band.hpp"
 #include "model_options.hpp"
 #include "plan_chart.hpp"
 #include "render_csv.hpp"
@@ -45,6 +46,7 @@ struct plan_flags {
   std::string threads = "0";
   std::string memory_reserve;  ///< empty: default_memory_reserve of the GPU's capacity
   std::vector<std::string> compare;
+  std::string error_band;  ///< --error-band FILE
   output_flags output;
   display_flags display;
   config_flags config;
@@ -251,6 +253,7 @@ void run_plan(const plan_flags& f) {
                        "csv lists the layouts of a search; --compare prints table|json");
   }
   validate(f.display, format);
+  use_error_band_file(f.error_band);
   auto in = read_inputs(f);
   emit(f.output,
        f.compare.empty() ? run_search(std::move(in), format, f)
@@ -317,6 +320,7 @@ void add_plan_command(CLI::App& app) {
   add_software_flags(*search, f->software);
   add_output_flags(*cmd, f->output, "table|json|csv");
   add_display_flags(*cmd, f->display);
+  add_error_band_flag(*cmd, f->error_band);
   cmd->footer(
       R"(Searched: every t dividing N and the heads, KV heads and MLP size; every p dividing N/t
 and the layers (even stages); every cp dividing N/(t*p) up to --max-cp with s dividing by

@@ -8,6 +8,7 @@
 #include "cli_options.hpp"
 #include "commands/commands.hpp"
 #include "config_overlay.hpp"
+#include "error_band.hpp"
 #include "exit_codes.hpp"
 #include "render_csv.hpp"
 #include "render_step.hpp"
@@ -21,6 +22,7 @@ struct step_command_flags {
   step_flags step;
   bool require_fit = false;
   bool quiet = false;
+  std::string error_band;  ///< --error-band FILE
   output_flags output;
   config_flags config;
 };
@@ -28,6 +30,7 @@ struct step_command_flags {
 /// 1 when the layout does not fit and --require-fit asked that it must.
 int run_step(const step_command_flags& f) {
   const auto format = parse_output_format(f.output.format, "table|json|csv");
+  use_error_band_file(f.error_band);
   const auto report = evaluate_step_flags(f.step);
   const bool quiet = f.quiet && format == output_format::table;
   if (format == output_format::csv || quiet) {
@@ -54,6 +57,7 @@ void add_step_command(CLI::App& app, int& exit_code) {
                 "print the breakdown table alone (the notes, if any, on stderr), as sweep -q");
   cmd->add_flag("--require-fit", f->require_fit,
                 "exit 1 (after printing) when the layout does not fit in GPU memory");
+  add_error_band_flag(*cmd, f->error_band);
   cmd->footer(R"(Examples:
   tpcost step --model gpt3-175b --gpu a100-sxm4-80gb --interconnect ib-hdr --gpus 1024 \
               --tp 8 --pp 16 --micro-batch 1 --global-batch 1536 --recompute full

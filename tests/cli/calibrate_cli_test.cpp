@@ -143,3 +143,71 @@ TEST_CASE(
   }
   CHECK_THAT(busbw, Catch::Matchers::WithinRel(374.61e9, 0.10));
 }
+
+TEST_CASE("the profile keeps its residuals, and collective prints the band they give", "[cli]") {
+  const std::string profile_path = "calibrate_cli_test_band_profile.json";
+  std::remove(profile_path.c_str());
+  const auto [code, out] =
+      tpcost::test::run("calibrate " + h100 + " --out " + profile_path + " --format json");
+  REQUIRE(code == 0);
+  const auto c = nlohmann::json::parse(out).at("calibrations")[0];
+  const std::vector<tpcost::nccl_run> runs{
+      tpcost::resolve_run(tpcost::parse_nccl_tests_text(read_file(h100), h100), {})};
+  const auto expected = tpcost::calibrate(runs, {});
+  const auto whole = tpcost::profile_band(expected.profile);
+  REQUIRE(whole);
+  CHECK(c.at("band").at("points") == expected.points.size());
+  CHECK(c.at("band").at("relative")[0].get<double>() == whole->band.low());
+  CHECK(c.at("band").at("relative")[1].get<double>() == whole->band.high());
+  for (std::size_t i = 0; i < expected.points.size(); ++i) {
+    CHECK(c.at("points")[i].at("line_left_out_rel_error").get<double>() ==
+          expected.points[i].loo_error);
+  }
+  // The profile file holds them; the collective on the link it measured reads its band back.
+  const auto profiles = tpcost::read_profile_file(profile_path, "--interconnect-file");
+  REQUIRE(profiles.at(0).residuals.size() == expected.points.size());
+  const auto [rc, json] = tpcost::test::run("collective --interconnect-file " + profile_path +
+                                            " --size 64MiB --ranks 8 --format json");
+  REQUIRE(rc == 0);
+  const auto j = nlohmann::json::parse(json);
+  const auto near = tpcost::profile_band(profiles.at(0), tpcost::bytes(64.0 * 1024 * 1024));
+  REQUIRE(near);
+  CHECK(j.at("band").at("measured") == true);
+  CHECK(j.at("band").at("points") == near->points);
+  for (const auto& row : j.at("results")) {
+    const double t = row.at("time_s");
+    CHECK(row.at("time_band_s")[0].get<double>() == t * near->band.low());
+    CHECK(row.at("time_band_s")[1].get<double>() == t * near->band.high());
+  }
+  // The same profile for a group that crosses nodes: the link it measured is not used.
+  const auto [rc2, json2] =
+      tpcost::test::run("collective --interconnect-file " + profile_path +
+                        " --size 64MiB --ranks 16 --inter-bandwidth 50GB/s --format json");
+  REQUIRE(rc2 == 0);
+  const auto k = nlohmann::json::parse(json2);
+  CHECK(k.at("band").at("measured") == false);
+  CHECK(k.at("results")[0].at("time_band_s").is_null());
+  std::remove(profile_path.c_str());
+}
+
+TEST_CASE("an inter-node profile bands the collectives that cross nodes, not those inside one",
+          "[cli]") {
+  const std::string file =
+      std::string(TPCOST_TEST_DATA_DIR) + "/nccl/synthetic-2node-h100-all_reduce.txt";
+  const std::string profile_path = "calibrate_cli_test_band_2node.json";
+  std::remove(profile_path.c_str());
+  REQUIRE(tpcost::test::run("calibrate " + file + " --out " + profile_path).exit_code == 0);
+  const auto across = tpcost::test::run("collective --gpu h100-sxm --interconnect-file " +
+                                        profile_path + " --ranks 16 --size 8GiB --format json");
+  REQUIRE(across.exit_code == 0);
+  const auto a = nlohmann::json::parse(across.out);
+  CHECK(a.at("band").at("measured") == true);
+  CHECK(a.at("results")[0].at("time_band_s").is_array());
+  const auto inside = tpcost::test::run("collective --gpu h100-sxm --interconnect-file " +
+                                        profile_path + " --ranks 8 --size 8GiB");
+  REQUIRE(inside.exit_code == 0);
+  CHECK(inside.out.find("no measured band: " + profile_path +
+                        " measured the inter-node link, and this group stays in one node") !=
+        std::string::npos);
+  std::remove(profile_path.c_str());
+}

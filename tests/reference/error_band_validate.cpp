@@ -16,7 +16,8 @@
 //     long-sequence Llama-2 7B H100 rows; Blackwell: the 6 consistent NeMo Llama-3 8B B200 rows.
 //   the MoE host time per pass: the 10 BF16 MoE rows.
 // Plain (nothing fitted on them): SC21 Table 1 (the A100 η come from Korthikanti et al. 2022),
-// the Megatron-LM README H100 rows, the torchtitan CP rows, the FP8/MXFP8 MoE rows.
+// the Megatron-LM README H100 rows, the torchtitan CP rows, the FP8/MXFP8 MoE rows, the 16
+// third-round rows (gb300_b200_torchtitan_rows.hpp).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -30,6 +31,7 @@
 #include <vector>
 
 #include "dev_fits.hpp"
+#include "gb300_b200_torchtitan_rows.hpp"
 #include "megatron_readme_rows.hpp"
 #include "sc21.hpp"
 #include "tpcost/step/error_band.hpp"
@@ -161,6 +163,21 @@ void add_moe(std::vector<dev_row>& out) {
   }
 }
 
+/// The third-round rows (gb300_b200_torchtitan_rows.hpp): plain, nothing fitted on them.
+void add_round3(std::vector<dev_row>& out) {
+  for (const auto& run : round3_dev_rows()) {
+    const auto r = evaluate_round3_row(run);
+    out.push_back({.id = r.id,
+                   .file = "gb300_b200_torchtitan_rows.json",
+                   .key = {generation_of(r.gpu), r.moe, precision_of(r.precision), r.stack},
+                   .cp = r.cp,
+                   .ep = r.ep,
+                   .pp = r.pp,
+                   .in_sample = r.error(),
+                   .residual = r.error()});
+  }
+}
+
 std::string group_name(const band_key& k) {
   return k.generation + (k.moe ? " MoE " : " dense ") + k.precision + " " + k.stack;
 }
@@ -253,6 +270,7 @@ nlohmann::json document() {
   add_cp_fp8(rows, blackwell, true, true, "megatron-core");
   add_cp_fp8(rows, titan, false, false, "fsdp2");
   add_moe(rows);
+  add_round3(rows);
 
   const auto shipped = build_groups(rows, nullptr);
   const auto checks = check_rows(rows);

@@ -492,3 +492,66 @@ TEST_CASE("A profile replaces the link it measured: across nodes the inter-node 
   CHECK(scope_of(p, 8) == profile_scope::inter_node);
   CHECK(to_string(profile_scope::inter_node) == "inter-node");
 }
+
+TEST_CASE("Each size is judged by the line fitted without it, and the band is conformal",
+          "[calibration][band]") {
+  // A hand-made sweep, 1 KiB .. 1 GiB, in-place and out-of-place, exactly on one line except
+  // the 1 MiB timings, 10% slow.
+  const link_spec link{300 * units::GB / units::s, 5 * units::us};
+  nccl_run run;
+  run.source = "hand-made";
+  run.collective = collective_kind::all_reduce;
+  run.ranks = 8;
+  for (const auto m : sizes(10, 30)) {
+    for (const auto where : {placement::out_of_place, placement::in_place}) {
+      nccl_sample sample;
+      sample.size = m;
+      sample.where = where;
+      sample.time = ring_time(collective_kind::all_reduce, 8, m, link) *
+                    (m.value() == std::ldexp(1.0, 20) ? 1.1 : 1.0);
+      run.samples.push_back(sample);
+    }
+  }
+  const std::vector<nccl_run> runs{run};
+  calibration_options one_line;
+  one_line.segments = 1;
+  const auto result = calibrate(runs, one_line);
+  const auto& p = result.profile;
+  REQUIRE(p.residuals.size() == result.points.size());
+  for (const auto& pt : result.points) {
+    if (pt.size.value() == std::ldexp(1.0, 20)) {
+      // Without it the rest is exact: the left-out residual is the 10%, which the in-sample
+      // fit, pulled towards the point, understates.
+      CHECK_THAT(pt.loo_error, near(0.1, 1e-9));
+      CHECK(pt.line_error < pt.loo_error);
+    } else {
+      CHECK(std::fabs(pt.loo_error) < 0.1);
+    }
+  }
+  // The band is the step's formula on those residuals: over every point, and near a size.
+  std::vector<double> all;
+  for (const auto& r : p.residuals) {
+    all.push_back(r.residual);
+  }
+  const auto whole = profile_band(p);
+  REQUIRE(whole);
+  CHECK(whole->points == 42);
+  CHECK(whole->band.centre == conformal_band(all).centre);
+  CHECK(whole->band.half_width == conformal_band(all).half_width);
+  const auto at = profile_band(p, bytes(std::ldexp(1.0, 20)));
+  REQUIRE(at);
+  CHECK(at->near);
+  CHECK(at->points == 10);  // 256 KiB .. 4 MiB, both placements
+  CHECK(at->min_size.value() == std::ldexp(1.0, 18));
+  CHECK(at->max_size.value() == std::ldexp(1.0, 22));
+  CHECK(at->band.holds(0.1));
+  // Far outside the sweep: every point's band, widened.
+  const auto far = profile_band(p, bytes(std::ldexp(1.0, 40)));
+  REQUIRE(far);
+  CHECK_FALSE(far->near);
+  CHECK(far->band.half_width == conformal_band(all).half_width * band_widening);
+  // A profile without residuals (written before them): no band.
+  auto old = p;
+  old.residuals.clear();
+  CHECK_FALSE(profile_band(old));
+}

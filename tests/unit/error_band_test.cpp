@@ -74,3 +74,15 @@ TEST_CASE("no comparable measured runs: the nearest group widened, or the median
   const relative_band wide{.centre = -0.5, .half_width = 2.0};
   CHECK(wide.low() > 0.0);
 }
+
+TEST_CASE("the nearest group shares the generation, then the stack, then the precision", "[band]") {
+  auto titan = group("Hopper", false, "FP8", 0.40, 0.30);
+  titan.key.stack = "fsdp2";
+  const std::vector<band_group> groups{group("Hopper", false, "16-bit", 0.0, 0.05), titan};
+  // torchtitan BF16: no group of its own; the FP8 torchtitan rows, not the megatron-core BF16.
+  const auto c = choose_band({.key = {"Hopper", false, "16-bit", "fsdp2"}}, groups);
+  REQUIRE(c.group == &groups[1]);
+  CHECK_FALSE(c.comparable);
+  CHECK_THAT(c.band.half_width, WithinRel(0.30 * band_widening, 1e-12));
+  CHECK_THAT(c.band.centre, WithinRel(0.40, 1e-12));
+}

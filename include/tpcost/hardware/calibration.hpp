@@ -49,6 +49,7 @@
 #include <utility>
 #include <vector>
 
+#include "tpcost/base/conformal.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/base/quote.hpp"
 #include "tpcost/base/units.hpp"
@@ -842,6 +843,13 @@ struct fit_segment {
   residual_stats error;
 };
 
+/// One fitted point's residual as the profile keeps it: the single line's leave-one-size-out
+/// residual t / t_line − 1, t_line from the line refitted without every point of that size.
+struct profile_residual {
+  bytes size{};
+  double residual = 0.0;
+};
+
 /// The calibrated interconnect: what the profile file holds and `--interconnect-file` reads.
 struct interconnect_profile {
   collective_kind collective = collective_kind::all_reduce;
@@ -857,6 +865,9 @@ struct interconnect_profile {
   std::vector<fit_segment> segments;  ///< the piecewise fit (empty when not asked for)
   residual_stats piecewise_error;
   std::vector<std::string> sources;
+  /// Every fitted point's leave-one-size-out residual (the band's evidence, profile_band);
+  /// empty in a profile written before tpcost kept them.
+  std::vector<profile_residual> residuals;
 };
 
 /// The profile field that states the bandwidth convention; the loader requires this text.
@@ -873,6 +884,10 @@ struct fitted_point {
   double line_error = 0.0;        ///< line_busbw/busbw − 1
   bytes_per_second piecewise_busbw{};
   double piecewise_error = 0.0;
+  /// t / t_line − 1 with the line refitted without every point of this size (leave-one-size-
+  /// out: the in-place and out-of-place timings of a size go together); line_error where the
+  /// fit without them is impossible (fewer than 3 distinct sizes).
+  double loo_error = 0.0;
   std::size_t segment = 0;  ///< index into profile.segments
   std::string source;
   std::size_t line = 0;
@@ -1071,6 +1086,33 @@ inline calibration_result calibrate(std::span<const nccl_run> runs,
   }
   profile.error = detail::fit::stats_of(line_errors);
   profile.piecewise_error = profile.error;
+  // Leave-one-size-out: each distinct size's points judged by the line fitted without them.
+  for (std::size_t i = 0; i < result.points.size();) {
+    std::size_t end = i;
+    while (end < result.points.size() &&
+           result.points[end].size.value() == result.points[i].size.value()) {
+      ++end;
+    }
+    std::vector<timed_size> rest;
+    for (std::size_t j = 0; j < timed.size(); ++j) {
+      if (j < i || j >= end) {
+        rest.push_back(timed[j]);
+      }
+    }
+    std::optional<link_spec> without;
+    if (detail::fit::distinct_sizes(rest) >= 2) {
+      try {
+        without = fit_ring_alpha_beta(kind, n, rest, group).link;
+      } catch (const invalid_spec&) {  // the rest does not grow with the size: keep in-sample
+      }
+    }
+    for (std::size_t j = i; j < end; ++j) {
+      auto& p = result.points[j];
+      p.loo_error = without ? p.time / ring_time(kind, n, p.size, *without) - 1.0 : p.line_error;
+      profile.residuals.push_back({p.size, p.loo_error});
+    }
+    i = end;
+  }
 
   // Piecewise: group the points by distinct size, split into contiguous ranges.
   std::vector<std::vector<timed_size>> by_size;
@@ -1127,6 +1169,57 @@ inline calibration_result calibrate(std::span<const nccl_run> runs,
     profile.piecewise_error = detail::fit::stats_of(all_errors);
   }
   return result;
+}
+
+/// The band of a time the profile's line predicts, from its residuals (conformal_band, the
+/// step's formula): over the points within a factor 4 of `size` (two sizes either side in
+/// nccl-tests' doubling sweep: the error of the one line changes with the size, as NCCL
+/// changes protocol), or over every point when no size is given (calibrate's summary). With
+/// fewer than band_min_rows points near the size (outside the sweep), every point's band
+/// widened ×band_widening, `near` false. nullopt when the profile holds no residuals.
+struct measured_band {
+  relative_band band;
+  std::size_t points = 0;
+  bool near = true;  ///< from the points near the size
+  double mean_abs = 0.0, worst = 0.0;
+  bytes min_size{}, max_size{};  ///< of the points used
+};
+
+inline std::optional<measured_band> profile_band(const interconnect_profile& profile,
+                                                 std::optional<bytes> size = std::nullopt) {
+  if (profile.residuals.empty()) {
+    return std::nullopt;
+  }
+  const auto pick = [&](bool all) {
+    measured_band out;
+    std::vector<double> r;
+    for (const auto& p : profile.residuals) {
+      if (all || (4.0 * p.size.value() >= size->value() && p.size.value() <= 4.0 * size->value())) {
+        if (r.empty() || p.size.value() < out.min_size.value()) {
+          out.min_size = p.size;
+        }
+        out.max_size = r.empty() ? p.size : std::max(out.max_size, p.size);
+        r.push_back(p.residual);
+        out.mean_abs += std::fabs(p.residual);
+        out.worst = std::max(out.worst, std::fabs(p.residual));
+      }
+    }
+    out.points = r.size();
+    out.mean_abs /= std::max<double>(1.0, static_cast<double>(r.size()));
+    out.band = conformal_band(r);
+    return out;
+  };
+  if (!size) {
+    return pick(true);
+  }
+  auto near = pick(false);
+  if (near.points >= band_min_rows) {
+    return near;
+  }
+  auto all = pick(true);
+  all.near = false;
+  all.band.half_width *= band_widening;
+  return all;
 }
 
 /// The profile to use when a file holds several: the all-reduce one with the most ranks,

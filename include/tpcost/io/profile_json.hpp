@@ -5,7 +5,8 @@
 //    "profiles": [{"collective": "all_reduce", "ranks": 8, "nodes": 1,
 //                  "model": "...", "alpha_s": 1.3e-06, "beta_bytes_per_s": 4.2e+11,
 //                  "bandwidth_convention": "per-direction link bandwidth (nccl-tests busbw at
-//                  large M)", "fit": {...}, "residuals": {...}, "segments": [...],
+//                  large M)", "fit": {...}, "residuals": {..., "leave_one_size_out":
+//                  [{"size_bytes", "residual"}, ...]}, "segments": [...],
 //                  "sources": [...]}]}
 //
 // Required in a profile: collective, ranks, alpha_s, beta_bytes_per_s and
@@ -97,6 +98,11 @@ inline nlohmann::json profile_to_json(const interconnect_profile& p) {
   if (!p.segments.empty()) {
     j["residuals"]["piecewise"] = stats_json(p.piecewise_error);
   }
+  nlohmann::json points = nlohmann::json::array();
+  for (const auto& r : p.residuals) {
+    points.push_back({{"size_bytes", r.size.value()}, {"residual", r.residual}});
+  }
+  j["residuals"]["leave_one_size_out"] = points;
   return j;
 }
 
@@ -178,7 +184,7 @@ inline residual_stats read_stats(const json& j, const std::string& pointer, bool
   if (allow_piecewise) {
     only_keys(j, pointer,
               {"median_abs_rel_busbw_error", "worst_abs_rel_busbw_error", "worst_at_size_bytes",
-               "piecewise"});
+               "piecewise", "leave_one_size_out"});
   } else {
     only_keys(j, pointer,
               {"median_abs_rel_busbw_error", "worst_abs_rel_busbw_error", "worst_at_size_bytes"});
@@ -284,6 +290,24 @@ inline interconnect_profile read_profile(const json& j, const std::string& point
     if (residuals->contains("piecewise")) {
       p.piecewise_error =
           read_stats((*residuals)["piecewise"], pointer + "/residuals/piecewise", false);
+    }
+    if (const auto loo = residuals->find("leave_one_size_out"); loo != residuals->end()) {
+      const auto lp = pointer + "/residuals/leave_one_size_out";
+      if (!loo->is_array()) {
+        fail(lp, "is " + json_brief(*loo) + ", expected an array of {size_bytes, residual}");
+      }
+      for (std::size_t i = 0; i < loo->size(); ++i) {
+        const auto ip = lp + "/" + std::to_string(i);
+        const auto& r = (*loo)[i];
+        object_at(r, ip);
+        only_keys(r, ip, {"size_bytes", "residual"});
+        const double size = number(required(r, "size_bytes", ip), ip + "/size_bytes", 0.0, true,
+                                   "a size in bytes > 0");
+        // A residual t/t_line - 1 is above -1 (a time is positive).
+        const double residual = number(required(r, "residual", ip), ip + "/residual", -1.0, true,
+                                       "a finite residual > -1 (measured / fitted - 1)");
+        p.residuals.push_back({bytes(size), residual});
+      }
     }
   }
   if (const auto segments = j.find("segments"); segments != j.end()) {

@@ -12,29 +12,20 @@
 // nominal 85% because the centre is estimated from the same few rows: at 80% the rows held
 // leave-one-out came to 79%, at 85% to 86%; docs/error-band.md). With
 // too few rows for that rank, or an input no group resembles, the band widens by the rule
-// below and says so.
+// below and says so. The formula itself is base/conformal.hpp's, shared with calibrate.
 #pragma once
 
 #include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "tpcost/base/conformal.hpp"
 #include "tpcost/hardware/hardware.hpp"
 #include "tpcost/model/precision.hpp"
 
 namespace tpcost {
-
-/// The nominal coverage of the conformal rank (the measured leave-one-out coverage is the test:
-/// at least 80% of the development rows), and how much an input the groups resemble only partly (or
-/// not at all) widens it.
-inline constexpr double band_coverage = 0.85;
-inline constexpr double band_widening = 2.0;  ///< × the half width: no comparable rows
-/// Fewer rows than this and a group is not shipped: its inputs take the nearest group's band,
-/// widened (conformal_band itself, below that, gives the widest residual widened).
-inline constexpr std::size_t band_min_rows = 4;
 
 /// What makes errors alike: the keys of a group of development rows.
 struct band_key {
@@ -75,39 +66,6 @@ struct band_group {
   double worst = 0.0;                                 ///< max |residual|
 };
 
-/// The conformal band of `residuals`: {centre, half width}; with fewer than band_min_rows, the
-/// widest |r − c| × band_widening.
-struct relative_band {
-  double centre = 0.0, half_width = 0.0;
-  [[nodiscard]] double low() const { return std::max(1.0 + centre - half_width, 0.05); }
-  [[nodiscard]] double high() const { return 1.0 + centre + half_width; }
-  [[nodiscard]] bool holds(double residual) const {
-    return 1.0 + residual >= low() && 1.0 + residual <= high();
-  }
-};
-
-inline relative_band conformal_band(const std::vector<double>& residuals) {
-  relative_band b;
-  if (residuals.empty()) {
-    return b;
-  }
-  const auto n = residuals.size();
-  double sum = 0.0;
-  for (const double r : residuals) {
-    sum += r;
-  }
-  b.centre = sum / static_cast<double>(n);
-  std::vector<double> spread;
-  spread.reserve(n);
-  for (const double r : residuals) {
-    spread.push_back(std::fabs(r - b.centre));
-  }
-  std::sort(spread.begin(), spread.end());
-  const auto rank = static_cast<std::size_t>(std::ceil(band_coverage * static_cast<double>(n + 1)));
-  b.half_width = n >= band_min_rows && rank <= n ? spread[rank - 1] : spread.back() * band_widening;
-  return b;
-}
-
 /// What the inputs resemble, and the band that follows.
 struct band_choice {
   const band_group* group = nullptr;  ///< the group the band comes from; nullptr: none
@@ -125,7 +83,8 @@ struct band_input {
 
 /// The band for `in`: the group with its key when it has one, widened ×band_widening when the
 /// input uses CP, EP or PP and no row of the group did; else the nearest group of the same
-/// family (dense or MoE) by generation, then precision, then stack, widened ×band_widening;
+/// family (dense or MoE) by generation, then stack, then precision (the stack moves the error
+/// more than the precision does: docs/error-band.md), widened ×band_widening;
 /// with none of the family, or an assumed efficiency, centred at the prediction, ±band_widening
 /// × the median half width of the groups. The low edge never goes below 5% of the prediction.
 inline band_choice choose_band(const band_input& in, const std::vector<band_group>& groups) {
@@ -134,8 +93,8 @@ inline band_choice choose_band(const band_input& in, const std::vector<band_grou
     if (g.key.moe != in.key.moe) {
       return -1;
     }
-    return (g.key.generation == in.key.generation ? 4 : 0) +
-           (g.key.precision == in.key.precision ? 2 : 0) + (g.key.stack == in.key.stack ? 1 : 0);
+    return (g.key.generation == in.key.generation ? 4 : 0) + (g.key.stack == in.key.stack ? 2 : 0) +
+           (g.key.precision == in.key.precision ? 1 : 0);
   };
   int best = -1;
   for (const auto& g : groups) {

@@ -1,0 +1,109 @@
+#pragma once
+// The third-round development rows (tests/reference/gb300_b200_torchtitan_rows.json: the GB300
+// Megatron-Bridge performance-summary runs, SimuMax's single-node B200 BF16 validation runs and
+// torchtitan's H100 FSDP runs, copied with their sources and inferred fields), predicted by the
+// long-context step with each row's layout and the setup its fields spell out: the stack profile
+// it names with the TP and gradient-sync overlaps it states, the GPU preset with its generation's
+// efficiencies (hardware/efficiency.hpp), the preset's reference interconnect unless the row
+// names one, fused attention, sequence parallelism when t > 1. Nothing is fitted on them: the
+// error-band validation (error_band_validate.cpp) takes their plain residuals, step time against
+// step time (the GB300 and torchtitan rows' from their tokens/s, by exact arithmetic).
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tpcost/model/model_presets.hpp"
+#include "tpcost/step/long_context.hpp"
+#include "tpcost/step/stack_profiles.hpp"
+
+namespace tpcost::test {
+
+struct round3_row {
+  std::string id;
+  std::string gpu, precision, stack;
+  bool moe = false, cp = false, ep = false, pp = false;
+  double measured = 0.0, predicted = 0.0;  ///< step time, s
+  [[nodiscard]] double error() const { return measured / predicted - 1.0; }
+};
+
+inline nlohmann::json round3_dev_rows() {
+  const std::string path = std::string(TPCOST_REFERENCE_DIR) + "/gb300_b200_torchtitan_rows.json";
+  std::ifstream in(path);
+  if (!in) {
+    throw std::runtime_error("cannot read " + path);
+  }
+  return nlohmann::json::parse(in).at("rows");
+}
+
+inline round3_row evaluate_round3_row(const nlohmann::json& r) {
+  const auto& gpu = gpu_preset_by_name(r.at("gpu").get<std::string>(), "gpu");
+  long_context_inputs lc;
+  step_inputs& in = lc.step;
+  const bool moe = r.contains("model_preset");
+  if (moe) {
+    in.model = model_preset_named(r.at("model_preset").get<std::string>(), "model").spec;
+    in.model.layers = r.at("model_layers");
+  } else {
+    const auto& m = r.at("model");
+    in.model = with_architecture({.layers = m.at("layers"),
+                                  .hidden = m.at("hidden"),
+                                  .heads = m.at("heads"),
+                                  .kv_heads = m.at("kv_heads"),
+                                  .ffn = m.at("ffn"),
+                                  .vocab = m.at("vocab")},
+                                 architecture::llama);
+  }
+  in.model.seq = r.at("seq");
+  auto& par = in.par;
+  par.tp = r.at("tp");
+  par.pp = r.at("pp");
+  par.vpp = r.at("vpp");
+  par.dp = r.at("dp");
+  par.ep = r.at("ep");
+  par.etp = r.at("etp");
+  par.micro_batch = r.at("micro_batch");
+  par.global_batch = r.at("global_batch");
+  par.sequence_parallel = par.tp > 1;
+  par.recompute = parse_recompute(r.at("recompute").get<std::string>(), "recompute");
+  par.zero = static_cast<zero_stage>(r.at("zero").get<int>());
+  in.gpu = bf16_device_for(gpu);
+  in.memory_capacity = gpu.memory.value;
+  if (r.contains("memory_bandwidth_tb_s")) {
+    in.gpu.memory_bandwidth = bytes_per_second(r.at("memory_bandwidth_tb_s").get<double>() * 1e12);
+    in.memory_capacity = bytes(r.at("memory_gb").get<double>() * 1e9);
+  }
+  in.topology = make_topology(
+      gpu, r.contains("interconnect") ? interconnect_preset_by_name(
+                                            r.at("interconnect").get<std::string>(), "interconnect")
+                                      : reference_interconnect(gpu));
+  const auto stack = r.at("stack").get<std::string>();
+  in.options = options_of(stack_profile_by_name(stack, "stack"));
+  in.options.attention = attention_kernel::fused;
+  in.options.tp_overlap = r.at("tp_overlap");
+  in.options.dp_overlap = r.at("dp_overlap");
+  in.options.dp_overlap_zero3 = r.at("dp_overlap");
+  if (moe) {
+    in.options.experts.dispatcher =
+        parse_token_dispatcher(r.at("dispatcher").get<std::string>(), "dispatcher");
+    in.options.experts.overlap_comm = false;
+  }
+  lc.cp = {.cp = r.at("cp").get<std::int64_t>()};
+  const auto precision = r.at("precision").get<std::string>();
+  lc.precision = precision_device_for(
+      gpu, {.linear = parse_linear_precision(precision, "precision")}, "precision");
+  const auto x = evaluate_long_context_step(lc);
+  return {.id = r.at("id").get<std::string>(),
+          .gpu = r.at("gpu").get<std::string>(),
+          .precision = precision,
+          .stack = stack,
+          .moe = moe,
+          .cp = lc.cp.cp > 1,
+          .ep = par.ep > 1,
+          .pp = par.pp > 1,
+          .measured = r.at("measured_step_s").get<double>(),
+          .predicted = x.step.step_time.value()};
+}
+
+}  // namespace tpcost::test
