@@ -7,7 +7,10 @@
 #include <cctype>
 #include <charconv>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
+#include <list>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -15,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "config.hpp"
 #include "formats/reading.hpp"
 #include "formats/scan.hpp"
 
@@ -28,6 +32,9 @@ namespace {
 constexpr std::size_t max_script_value_bytes = std::size_t{1} << 20;
 constexpr std::size_t max_script_expansion = std::size_t{16} << 20;
 constexpr int max_script_nesting = 64;
+/// `source FILE` / `. FILE` are followed at most this many files deep (a launch script sources
+/// a config or two; SC21's run_table_1.sh sources CONFIG.sh and SBATCH.sh, one level).
+constexpr int max_source_depth = 8;
 
 // --- The shell side: words, variables, flags ------------------------------------------------
 
@@ -35,19 +42,45 @@ struct word {
   std::string text;  ///< after expansion and quote removal
   std::string raw;   ///< as written
   std::size_t line = 0, column = 0;
-  bool op = false;  ///< a shell operator: ( ) ; | & — never a flag's value
+  const std::string* file = nullptr;  ///< the file it is in (a sourced one, or the script)
+  bool op = false;                    ///< a shell operator: ( ) ; | & — never a flag's value
   std::vector<std::string> unresolved;
 };
 
 struct shell_reader {
+  shell_reader(const std::string& t, const std::string& f, const read_options& o)
+      : text(t), file(f), opts(o) {}
+
   const std::string& text;
   const std::string& file;
   const read_options& opts;
   std::map<std::string, std::string> vars;             // NAME -> value
   std::map<std::string, std::string> unresolved_vars;  // NAME -> why
-  std::map<std::string, std::size_t> assigned_on;      // NAME -> line
+  std::map<std::string, place> assigned_on;            // NAME -> where
   std::size_t at_line = 1;   ///< the line being read, for the budget's errors
   std::size_t expanded = 0;  ///< bytes produced by expansion so far (the budget)
+
+  /// The files sourced so far (stable addresses: words point at their file's name), the chain
+  /// of files being read (for the cycle check) and the launch folder `pwd` stands for.
+  struct sourcing {
+    std::list<std::string> names;
+    std::vector<place> chain;  ///< the `source` lines that led to the file being read
+    std::string launch_dir;
+    std::string top;  ///< the script's own name, normalized
+  };
+  std::shared_ptr<sourcing> sources = std::make_shared<sourcing>();
+
+  /// An `if`/`elif`/`else` chain: a branch whose condition the reader can decide (a string
+  /// comparison of known values, `[ "$MODEL_SIZE" == "39B" ]`) is taken or skipped as bash
+  /// would; once a condition cannot be decided, every later branch is read (the old way).
+  struct branch {
+    bool outer_live = true;
+    bool decided = true;  ///< every condition so far decided
+    bool taken = false;   ///< a branch so far was true
+    bool live = true;
+  };
+  std::vector<branch> ifs;
+  [[nodiscard]] bool live() const { return ifs.empty() || ifs.back().live; }
 
   static bool is_name_start(char c) {
     return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_';
@@ -63,6 +96,9 @@ struct shell_reader {
     }
     if (const auto it = vars.find(name); it != vars.end()) {
       return it->second;
+    }
+    if (name == "PWD") {
+      return sources->launch_dir;  // the script is launched from its folder (SC21's README)
     }
     missing.push_back(name);
     return std::nullopt;
@@ -194,11 +230,15 @@ struct shell_reader {
           out += s.substr(i, close + 2 - i);
         }
         i = close + 1;
-      } else if (n == '(') {  // $(command): not run
+      } else if (n == '(') {  // $(command): not run, but $(pwd) and $(dirname $0) are folders
         const auto close = s.find(')', i + 2);
         const auto end = close == std::string_view::npos ? s.size() : close + 1;
-        missing.push_back(std::string(s.substr(i, end - i)));
-        out += s.substr(i, end - i);
+        if (const auto dir = folder_of_command(s.substr(i, end - i))) {
+          out += *dir;
+        } else {
+          missing.push_back(std::string(s.substr(i, end - i)));
+          out += s.substr(i, end - i);
+        }
         i = end - 1;
       } else if (n == '{') {
         const auto close = s.find('}', i + 2);
@@ -250,6 +290,31 @@ struct shell_reader {
     expanded += out.size();
     check_budget(out.size());
     return out;
+  }
+
+  /// The folder a command substitution names, where it is one of the idioms launch scripts use
+  /// to find their own folder: $(pwd) (the launch folder, taken to be the script's), $(dirname
+  /// $0) (the script's), $(dirname ${BASH_SOURCE[0]}) (the file being read).
+  [[nodiscard]] std::optional<std::string> folder_of_command(std::string_view cmd) const {
+    std::string c;
+    for (const char ch : cmd) {
+      if (ch != '"' && ch != '\'') {
+        c += ch;
+      }
+    }
+    if (c == "$(pwd)" || c == "$(dirname $0)" || c == "$(dirname ${0})") {
+      return sources->launch_dir;
+    }
+    if (c == "$(dirname ${BASH_SOURCE[0]})" || c == "$(dirname ${BASH_SOURCE})" ||
+        c == "$(dirname $BASH_SOURCE)") {
+      return folder(file);
+    }
+    return std::nullopt;
+  }
+
+  static std::string folder(const std::string& path) {
+    const auto dir = std::filesystem::path(path).parent_path().string();
+    return dir.empty() ? "." : dir;
   }
 
   /// Throws "FILE:LINE: ..." when the script's evaluation passes its budget (docs/fuzzing.md):
@@ -326,6 +391,7 @@ struct shell_reader {
         w.text = w.raw = std::string(1, c);
         w.line = line;
         w.column = col;
+        w.file = &file;
         out.back().push_back(w);
         advance();
         if (c == ';' || c == '|' || c == '&') {
@@ -336,6 +402,7 @@ struct shell_reader {
       word w;
       w.line = line;
       w.column = col;
+      w.file = &file;
       at_line = line;
       const std::size_t start = i;
       while (i < text.size()) {
@@ -417,14 +484,91 @@ struct shell_reader {
     return out;
   }
 
-  /// At the end of a logical line, applies its leading assignments (NAME=value).
+  static bool flag_like(const std::string& s) {
+    return s.size() > 2 && s[0] == '-' && s[1] == '-' &&
+           std::isalpha(static_cast<unsigned char>(s[2])) != 0;
+  }
+
+  /// The value of `[ A == B ]`, `[[ A != B ]]` (also `=`) when both sides are known; nullopt
+  /// for any other condition (-n, -f, ||, &&, a command).
+  static std::optional<bool> condition(const std::vector<word>& w) {
+    std::size_t n = w.size();
+    if (n > 0 && w[n - 1].op && w[n - 1].raw == ";") {
+      --n;
+    }
+    if (n != 6 || w[1].op || w[5].op || w[2].op || w[3].op || w[4].op) {
+      return std::nullopt;
+    }
+    const bool single = w[1].raw == "[" && w[5].raw == "]";
+    const bool dbl = w[1].raw == "[[" && w[5].raw == "]]";
+    const auto& cmp = w[3].raw;
+    if ((!single && !dbl) || (cmp != "==" && cmp != "=" && cmp != "!=") ||
+        !w[2].unresolved.empty() || !w[4].unresolved.empty()) {
+      return std::nullopt;
+    }
+    return (w[2].text == w[4].text) == (cmp != "!=");
+  }
+
+  /// if/elif/else/fi at the head of a logical line: updates the branch stack.
+  void control(const std::vector<word>& words) {
+    if (words.empty() || words[0].op) {
+      return;
+    }
+    const auto& k = words[0].raw;
+    if (k == "if") {
+      branch b;
+      b.outer_live = live();
+      const auto c = condition(words);
+      b.decided = c.has_value();
+      b.taken = c.value_or(false);
+      b.live = b.outer_live && c.value_or(true);
+      ifs.push_back(b);
+    } else if (ifs.empty()) {
+      return;
+    } else if (k == "elif") {
+      auto& b = ifs.back();
+      if (b.decided && b.taken) {
+        b.live = false;
+      } else if (!b.decided) {
+        b.live = b.outer_live;
+      } else {
+        const auto c = condition(words);
+        b.decided = c.has_value();
+        b.taken = c.value_or(false);
+        b.live = b.outer_live && c.value_or(true);
+      }
+    } else if (k == "else") {
+      auto& b = ifs.back();
+      b.live = b.outer_live && (!b.decided || !b.taken);
+    } else if (k == "fi") {
+      ifs.pop_back();
+    }
+  }
+
+  /// At the end of a logical line: follows if/elif/else/fi, drops the line in a branch not
+  /// taken, applies its leading assignments (NAME=value), reads the flags in an exported
+  /// variable's value (the launcher hands it to the job: SC21's CONFIG.sh exports
+  /// MEGATRON_PARAMS), and follows `source FILE` / `. FILE`.
   void end_line(std::vector<std::vector<word>>& out) {
     auto& words = out.back();
+    const bool was_live = live();
+    control(words);
+    const bool head = !words.empty() && !words[0].op &&
+                      (words[0].raw == "else" || words[0].raw == "elif" || words[0].raw == "fi");
+    if (!(head ? live() : was_live)) {
+      words.clear();  // a branch not taken
+      return;
+    }
     std::size_t k = 0;
-    while (k < words.size() && (words[k].raw == "export" || words[k].raw == "local" ||
-                                words[k].raw == "readonly" || words[k].raw == "declare")) {
+    bool exported = false;
+    while (k < words.size() &&
+           (words[k].raw == "export" || words[k].raw == "local" || words[k].raw == "readonly" ||
+            words[k].raw == "declare" || words[k].raw == "then" || words[k].raw == "else" ||
+            words[k].raw == "do")) {
+      exported = exported || words[k].raw == "export";
       ++k;
     }
+    std::vector<word> inside;  // the words of exported values that hold flags
     for (; k < words.size(); ++k) {
       const auto& raw = words[k].raw;
       const auto eq = raw.find('=');
@@ -435,6 +579,9 @@ struct shell_reader {
       }
       const auto name = raw.substr(0, eq);
       const auto value_at = words[k].text.find('=');
+      if (exported && value_at != std::string::npos) {
+        split_flags(words[k], words[k].text.substr(value_at + 1), inside);
+      }
       if (opts.set.count(name) == 0) {
         if (words[k].unresolved.empty()) {
           vars[name] = words[k].text.substr(value_at + 1);
@@ -447,12 +594,149 @@ struct shell_reader {
           }
           unresolved_vars[name] = why;
         }
-        assigned_on[name] = words[k].line;
+        assigned_on[name] = place{file, words[k].line, 0, {}};
       }
     }
+    std::vector<std::vector<word>> sourced;
+    if (k + 1 < words.size() && !words[k].op && !words[k + 1].op &&
+        (words[k].raw == "source" || words[k].raw == ".")) {
+      sourced = include(words[k], words[k + 1]);
+    }
+    words.insert(words.end(), std::make_move_iterator(inside.begin()),
+                 std::make_move_iterator(inside.end()));
     if (!words.empty()) {
       out.emplace_back();
     }
+    for (auto& line : sourced) {
+      if (!line.empty()) {
+        out.back() = std::move(line);
+        out.emplace_back();
+      }
+    }
+  }
+
+  /// The words of `value` (an exported variable's), as flags at the assignment's place, if
+  /// any of them is a flag.
+  static void split_flags(const word& w, const std::string& value, std::vector<word>& into) {
+    std::vector<word> parts;
+    bool flags = false;
+    std::size_t pos = 0;
+    while (pos < value.size()) {
+      const auto start = value.find_first_not_of(" \t\n", pos);
+      if (start == std::string::npos) {
+        break;
+      }
+      const auto end = std::min(value.find_first_of(" \t\n", start), value.size());
+      word part;
+      part.line = w.line;
+      part.column = w.column;
+      part.file = w.file;
+      part.text = value.substr(start, end - start);
+      part.raw = part.text;
+      for (const auto& n : w.unresolved) {  // the variables this part still names
+        if (part.text.find("$" + n) != std::string::npos ||
+            part.text.find("${" + n) != std::string::npos || part.text.find(n) == 0) {
+          part.unresolved.push_back(n);
+        }
+      }
+      flags = flags || flag_like(part.text);
+      parts.push_back(std::move(part));
+      pos = end;
+    }
+    if (flags) {
+      into.insert(into.end(), std::make_move_iterator(parts.begin()),
+                  std::make_move_iterator(parts.end()));
+    }
+  }
+
+  /// `source FILE` / `. FILE`: the file's logical lines, read with this script's variables
+  /// (which it may change). A relative path is taken from the folder of the file that sources
+  /// it; `pwd` stands for the script's folder. Bounded by max_source_depth, cycles refused.
+  std::vector<std::vector<word>> include(const word& cmd, const word& path_word) {
+    const place here{file, cmd.line, cmd.column, cmd.raw + " " + path_word.raw};
+    std::string path = path_word.text;
+    auto missing = path_word.unresolved;
+    for (const char* pwd : {"`pwd`", "$(pwd)"}) {
+      const std::string p(pwd);
+      if (path.rfind(p, 0) == 0) {
+        path = sources->launch_dir + path.substr(p.size());
+        missing.erase(std::remove(missing.begin(), missing.end(), std::string("$(pwd)")),
+                      missing.end());
+      }
+    }
+    if (!missing.empty()) {
+      const auto& first = missing.front();
+      const bool settable =
+          std::all_of(first.begin(), first.end(), [](char c) { return is_name_char(c); });
+      fail(here, fmt::format("{}{} is not set in the script{}; the file to source is not known",
+                             first.front() == '$' ? "" : "$", first,
+                             settable ? fmt::format(" (give --set {}=VALUE)", first) : ""));
+    }
+    if (path.find('`') != std::string::npos) {
+      fail(here, "a command substitution tpcost does not run names the file to source");
+    }
+    std::filesystem::path p(path);
+    if (p.is_relative()) {
+      p = std::filesystem::path(folder(file)) / p;
+    }
+    p = p.lexically_normal();
+    if (std::error_code ec; p.is_absolute()) {  // $(pwd)/x: named from the working folder
+      const auto cwd = std::filesystem::current_path(ec);
+      const auto near = p.lexically_proximate(cwd);
+      if (!ec && !near.empty() && near.begin()->string() != "..") {
+        p = near;
+      }
+    }
+    const auto name = p.string();
+    auto& chain = sources->chain;
+    if (chain.size() >= static_cast<std::size_t>(max_source_depth)) {
+      fail(here, fmt::format("sources {} more than {} files deep (a cycle through different "
+                             "paths?); a launch script sources a config or two",
+                             name, max_source_depth));
+    }
+    if (name == sources->top ||
+        std::any_of(chain.begin(), chain.end(), [&](const place& f) { return f.key == name; })) {
+      std::string how;
+      for (const auto& f : chain) {
+        how += fmt::format("{}:{} sources {}, ", f.file, f.line, f.key);
+      }
+      fail(here, fmt::format("sources {}, which is already being read: a cycle ({}then this "
+                             "line sources it again)",
+                             name, how));
+    }
+    std::string text_of;
+    if (opts.read_source) {
+      text_of = opts.read_source(name);
+    } else {
+      std::error_code ec;
+      if (!std::filesystem::exists(p, ec)) {
+        fail(here, fmt::format("{} does not exist (a relative path is taken from the folder of "
+                               "the file that sources it, `pwd` as the script's folder)",
+                               name));
+      }
+      if (!std::filesystem::is_regular_file(p, ec)) {
+        fail(here, fmt::format("{} is not a regular file", name));
+      }
+      text_of = read_config_text(name);
+    }
+    sources->names.push_back(std::move(text_of));
+    const std::string& child_text = sources->names.back();
+    sources->names.push_back(name);
+    const std::string& child_file = sources->names.back();
+    shell_reader child{child_text, child_file, opts};
+    child.vars = std::move(vars);
+    child.unresolved_vars = std::move(unresolved_vars);
+    child.assigned_on = std::move(assigned_on);
+    child.sources = sources;
+    child.expanded = expanded;
+    chain.push_back(place{file, cmd.line, cmd.column, name});
+    auto lines = child.lines();
+    chain.pop_back();
+    vars = std::move(child.vars);
+    unresolved_vars = std::move(child.unresolved_vars);
+    assigned_on = std::move(child.assigned_on);
+    expanded = child.expanded;
+    return lines;
   }
 };
 
@@ -502,6 +786,7 @@ std::vector<megatron_arg> script_args(shell_reader& sh) {
           word part;  // not a copy of w: its text may be long, and it has many parts
           part.line = w.line;
           part.column = w.column;
+          part.file = w.file;
           part.unresolved = w.unresolved;
           part.text = w.text.substr(start, end - start);
           part.raw = part.text;
@@ -536,11 +821,18 @@ std::vector<megatron_arg> script_args(shell_reader& sh) {
       }
       for (auto& n : unresolved) {
         if (const auto it = sh.unresolved_vars.find(n); it != sh.unresolved_vars.end()) {
-          n += fmt::format(" (line {}: {})", sh.assigned_on[n], it->second);
+          const auto& set_at = sh.assigned_on[n];
+          n += set_at.file == (w.file != nullptr ? *w.file : sh.file)
+                   ? fmt::format(" (line {}: {})", set_at.line, it->second)
+                   : fmt::format(" ({}:{}: {})", set_at.file, set_at.line, it->second);
         }
       }
       auto [dest, stored] = dest_of(flag, value, has_value);
-      args.push_back({dest, stored, shown, {sh.file, w.line, w.column, flag}, unresolved});
+      args.push_back({dest,
+                      stored,
+                      shown,
+                      {w.file != nullptr ? *w.file : sh.file, w.line, w.column, flag},
+                      unresolved});
     }
   }
   return args;
@@ -1098,6 +1390,18 @@ struct megatron_mapping {
                            "modelled; costed as full recomputation of every layer",
                            *n, layers));
       }
+    } else if (const auto m = text("activations_checkpoint_method")) {
+      // The 2021 spelling (Megatron-LM 6985e58, SC21's scripts): --activations-checkpoint-method
+      // uniform or block recomputes each layer's forward (megatron/model/transformer.py
+      // _checkpointed_forward, one layer per chunk by default): full recomputation.
+      if (*m != "uniform" && *m != "block") {
+        fail(at("activations_checkpoint_method"),
+             fmt::format("'{}' is not an activation checkpointing method (uniform, block)", *m));
+      }
+      (void)get("activations_checkpoint_num_layers");
+      r.put("/options/recompute", "full", at("activations_checkpoint_method"));
+    } else if (on("checkpoint_activations")) {
+      r.put("/options/recompute", "full", at("checkpoint_activations"));  // same era: uniform
     }
     if (on("use_distributed_optimizer")) {
       // docs/user-guide/features/dist_optimizer.md: optimizer state and master weights are
@@ -1230,7 +1534,13 @@ reading read_megatron_script(const std::string& text, const std::string& file,
                              const read_options& opts) {
   reading r;
   r.format = source_format::megatron_script;
-  shell_reader sh{text, file, opts, {}, {}, {}};
+  shell_reader sh{text, file, opts};
+  {
+    std::error_code ec;  // absolute: `pwd`/CONFIG.sh must not be taken from the folder again
+    const auto dir = std::filesystem::absolute(file == "-" ? "." : shell_reader::folder(file), ec);
+    sh.sources->launch_dir = ec ? "." : dir.lexically_normal().string();
+    sh.sources->top = std::filesystem::path(file).lexically_normal().string();
+  }
   auto args = script_args(sh);
   static const std::set<std::string> core = {"tensor_model_parallel_size",
                                              "pipeline_model_parallel_size",

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -17,6 +18,9 @@ namespace tpcost::cli::formats {
 struct read_options {
   std::map<std::string, std::string> set;
   bool strict = false;
+  /// The text of a file a launch script sources (`source FILE`); empty: read from disk. The
+  /// fuzzer gives its own, so that it never reads the machine's files.
+  std::function<std::string(const std::string& path)> read_source = {};
 };
 
 /// A place in the user's file, as errors print it: "train.sh:42: --micro-batch-size".
