@@ -848,6 +848,7 @@ struct megatron_mapping {
   bool from_log;
   std::map<std::string, megatron_arg> last;
   std::set<std::string> used;
+  std::optional<int> core_minor = std::nullopt;  ///< the release a script names (core_v0.N)
 
   std::vector<std::pair<megatron_arg, megatron_arg>> twice;  ///< (first, last) values differ
 
@@ -1403,7 +1404,9 @@ struct megatron_mapping {
     } else if (on("checkpoint_activations")) {
       r.put("/options/recompute", "full", at("checkpoint_activations"));  // same era: uniform
     }
-    if (on("use_distributed_optimizer")) {
+    if (on("use_megatron_fsdp")) {
+      map_megatron_fsdp();
+    } else if (on("use_distributed_optimizer")) {
       // docs/user-guide/features/dist_optimizer.md: optimizer state and master weights are
       // sharded over DP, the gradient buffer is not: ZeRO-1.
       r.put("/options/zero", 1, at("use_distributed_optimizer"));
@@ -1426,6 +1429,55 @@ struct megatron_mapping {
         r.put(std::string("/options/") + flag, true, at(flag));
       }
     }
+  }
+
+  /// Megatron-FSDP (--use-megatron-fsdp): --data-parallel-sharding-strategy no_shard, optim,
+  /// optim_grads, optim_grads_params shard nothing, the optimizer state, and the gradients, and
+  /// the parameters too over DP: ZeRO 0 to 3. The flag's default is the release's
+  /// (megatron/training/arguments.py): 'no_shard' up to core_v0.17.1 (9539a12, 266f1c97),
+  /// 'optim_grads_params' from core_v0.18.0 (ba7b5eb) on; a Megatron-Bridge ddp: section is a
+  /// DistributedDataParallelConfig, whose field defaults to 'no_shard' at every release
+  /// (megatron/core/distributed/distributed_data_parallel_config.py, core_v0.17.1 to d98e8a6).
+  void map_megatron_fsdp() {
+    std::string strategy;
+    place from = at("data_parallel_sharding_strategy");
+    if (const auto given = text("data_parallel_sharding_strategy")) {
+      strategy = *given;
+    } else if (style == megatron_style::config) {
+      strategy = "no_shard";
+      from = place{file, 0, 0,
+                   "ddp.data_parallel_sharding_strategy (DistributedDataParallelConfig's "
+                   "default, no_shard)"};
+    } else if (core_minor && *core_minor <= 17) {
+      strategy = "no_shard";
+      from = place{file, 0, 0,
+                   fmt::format("--data-parallel-sharding-strategy (the default of core_v0.{}, "
+                               "no_shard)",
+                               *core_minor)};
+    } else {
+      strategy = "optim_grads_params";
+      from = place{file, 0, 0,
+                   "--data-parallel-sharding-strategy (Megatron-LM's default from core_v0.18, "
+                   "optim_grads_params)"};
+      if (!core_minor) {
+        r.warn(opts, at("use_megatron_fsdp"),
+               "the script does not name its Megatron-LM release and gives no "
+               "--data-parallel-sharding-strategy: taken as optim_grads_params (ZeRO-3), the "
+               "default from core_v0.18; up to core_v0.17 it was no_shard (ZeRO-0)");
+      }
+    }
+    const int zero = strategy == "no_shard"             ? 0
+                     : strategy == "optim"              ? 1
+                     : strategy == "optim_grads"        ? 2
+                     : strategy == "optim_grads_params" ? 3
+                                                        : -1;
+    if (zero < 0) {
+      fail(from, fmt::format("'{}' is not a Megatron-FSDP sharding strategy (no_shard, optim, "
+                             "optim_grads, optim_grads_params)",
+                             strategy));
+    }
+    (void)get("use_distributed_optimizer");  // Megatron-FSDP shards by its strategy instead
+    r.put("/options/zero", zero, from);
   }
 
   void map_gpus() {
@@ -1524,8 +1576,8 @@ struct megatron_mapping {
 }  // namespace
 
 void map_megatron(std::vector<megatron_arg> args, reading& r, const read_options& opts,
-                  const std::string& file, megatron_style style) {
-  megatron_mapping m{r, opts, file, style, style != megatron_style::script, {}, {}, {}};
+                  const std::string& file, megatron_style style, std::optional<int> core_minor) {
+  megatron_mapping m{r, opts, file, style, style != megatron_style::script, {}, {}, core_minor, {}};
   m.collect(std::move(args));
   m.map();
 }
@@ -1557,7 +1609,27 @@ reading read_megatron_script(const std::string& text, const std::string& file,
          "--pipeline-model-parallel-size, --num-layers, --hidden-size, --micro-batch-size, "
          "--global-batch-size, ...)");
   }
-  map_megatron(std::move(args), r, opts, file, megatron_style::script);
+  // The Megatron-LM release a script names (a `git checkout core_r0.17.0`, a container tag
+  // core_v0.18.0...), for the defaults that changed between releases.
+  std::optional<int> release;
+  std::string all = text;
+  for (auto it = sh.sources->names.begin(); it != sh.sources->names.end(); ++it) {
+    all += "\n" + *it;  // the sourced files' texts (and names)
+  }
+  for (const auto& [name, value] : opts.set) {
+    all += "\n" + value;  // --set MCORE_RELEASE=core_v0.17.1
+  }
+  for (const char* tag : {"core_v0.", "core_r0."}) {
+    for (auto at = all.find(tag); at != std::string::npos; at = all.find(tag, at + 1)) {
+      int minor = 0;
+      const auto* begin = all.data() + at + 8;
+      const auto [end, ec] = std::from_chars(begin, all.data() + all.size(), minor);
+      if (ec == std::errc() && end != begin && minor < 1000) {
+        release = release ? std::max(*release, minor) : minor;
+      }
+    }
+  }
+  map_megatron(std::move(args), r, opts, file, megatron_style::script, release);
   return r;
 }
 

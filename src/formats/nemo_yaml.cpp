@@ -71,7 +71,9 @@ std::pair<std::string, bool> dest_of(const std::string& section, const std::stri
   if ((section == "optimizer" || section == "ddp") && name == "use_distributed_optimizer") {
     return {name, false};
   }
-  if (section == "ddp" && (name == "overlap_grad_reduce" || name == "overlap_param_gather")) {
+  if (section == "ddp" &&
+      (name == "overlap_grad_reduce" || name == "overlap_param_gather" ||
+       name == "use_megatron_fsdp" || name == "data_parallel_sharding_strategy")) {
     return {name, false};
   }
   if (section == "comm_overlap" && name == "tp_comm_overlap") {

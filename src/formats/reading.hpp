@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -91,8 +92,10 @@ enum class megatron_style { script, log, config };
 
 /// Maps Megatron arguments onto tpcost's config (shared by the script, the log and the
 /// Megatron-Bridge YAML, whose model keys are Megatron's TransformerConfig fields).
+/// `core_minor`: the Megatron-Core release N of core_v0.N a script names, if any.
 void map_megatron(std::vector<megatron_arg> args, reading& r, const read_options& opts,
-                  const std::string& file, megatron_style style);
+                  const std::string& file, megatron_style style,
+                  std::optional<int> core_minor = std::nullopt);
 
 /// Throws the one-line error "FILE:LINE[:COL]: KEY" + detail.
 [[noreturn]] void fail(const place& where, const std::string& detail);

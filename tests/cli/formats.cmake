@@ -208,3 +208,29 @@ tpcost_cli_case("sourced files more than 8 deep are refused"
 tpcost_cli_case("a sourced path through an unset variable asks for --set"
   ARGS convert ${badf}/source_unknown_var.sh RC 2
   STDERR "source_unknown_var\\.sh:3:1: source \\$\\{CONFIG_DIR\\}/model\\.sh: \\$CONFIG_DIR is not set in the script \\(give --set CONFIG_DIR=VALUE\\)")
+
+# Megatron-FSDP (issue 29): --data-parallel-sharding-strategy no_shard, optim, optim_grads,
+# optim_grads_params are ZeRO 0-3. Megatron-LM's own example (examples/megatron_fsdp).
+set(mfsdp ${meg}/train_llama3_8b_fsdp_h100_fp8.sh)
+tpcost_cli_case("megatron-fsdp script: optim_grads_params is ZeRO-3"
+  ARGS convert -q ${mfsdp} RC 0 STDOUT "\"zero\": 3\n")
+tpcost_cli_case("megatron-fsdp script: optim is ZeRO-1"
+  ARGS convert -q ${mfsdp} --set SHARDING_STRATEGY=optim RC 0 STDOUT "\"zero\": 1\n")
+tpcost_cli_case("megatron-fsdp script: no_shard is ZeRO-0"
+  ARGS convert -q ${mfsdp} --set SHARDING_STRATEGY=no_shard RC 0 STDOUT "\"zero\": 0\n")
+tpcost_cli_case("megatron-fsdp script: without --use-megatron-fsdp the distributed optimizer, ZeRO-1"
+  ARGS convert -q ${mfsdp} --set USE_MEGATRON_FSDP=0 RC 0 STDOUT "\"zero\": 1\n")
+tpcost_cli_case("megatron-fsdp script: check costs ZeRO-3"
+  ARGS check ${mfsdp} --gpu h100-sxm --rule min_mfu=0.3 RC 0 STDOUT "t=1 p=1 d=8, b=1 G=128.*ZeRO-3")
+tpcost_cli_case("megatron-fsdp script: an unknown strategy names the flag"
+  ARGS convert ${mfsdp} --set SHARDING_STRATEGY=full RC 2
+  STDERR "train_llama3_8b_fsdp_h100_fp8\\.sh:117:9: --data-parallel-sharding-strategy: 'full' is not a Megatron-FSDP sharding strategy")
+tpcost_cli_case("megatron-fsdp default without a release: optim_grads_params, with a warning"
+  ARGS convert ${meg}/megatron_fsdp_default.sh RC 0
+  STDERR "megatron_fsdp_default\\.sh:11:5: --use-megatron-fsdp: the script does not name its Megatron-LM release .* taken as optim_grads_params \\(ZeRO-3\\)"
+  STDOUT "\"zero\": 3\n")
+tpcost_cli_case("megatron-fsdp default at core_v0.17.1: no_shard"
+  ARGS convert -q ${meg}/megatron_fsdp_default.sh --set MCORE_RELEASE=core_v0.17.1 RC 0
+  STDOUT "\"zero\": 0\n")
+tpcost_cli_case("megatron-bridge yaml: ddp.use_megatron_fsdp with optim_grads is ZeRO-2"
+  ARGS convert -q ${fmt_dir}/llama3_8b_bridge_fsdp.yaml RC 0 STDOUT "\"zero\": 2\n")
