@@ -190,6 +190,11 @@ step_report evaluate_config_step(const config_document& doc, const step_reader& 
   }
   need("--gpu", "/hardware/gpu",
        "a GPU preset for the peak, the HBM capacity and bandwidth, e.g. \"h100-sxm\"");
+  if (doc.batch_per_rank > 0 && !step.given("--dp")) {
+    need("--gpus", "/parallel/gpus",
+         "the job's GPU count N (give --gpus; or /parallel/dp): the global batch is " +
+             doc.batch_per_rank_origin + " x DP, DP = N/(t*p*cp)");
+  }
   need("--global-batch", "/batch/global_batch", "the sequences per step, e.g. 1536");
   if (!step.given("--dp")) {
     need("--gpus", "/parallel/gpus", "the job's GPU count N (or /parallel/dp)");

@@ -72,6 +72,8 @@ config_document to_document(reading& r, const std::string& path) {
   for (auto& entry : doc.entries) {
     entry.origin = origin(std::string(entry.key->pointer));
   }
+  doc.batch_per_rank = r.batch_per_rank;
+  doc.batch_per_rank_origin = r.batch_per_rank > 0 ? r.batch_per_rank_at.text() : std::string();
   return doc;
 }
 
@@ -159,6 +161,10 @@ config_document merge(const std::vector<loaded_file>& files) {
     }
     if (out.name.empty()) {
       out.name = f.doc.name;
+    }
+    if (out.batch_per_rank == 0) {
+      out.batch_per_rank = f.doc.batch_per_rank;
+      out.batch_per_rank_origin = f.doc.batch_per_rank_origin;
     }
     for (const auto& e : f.doc.entries) {
       auto it = std::find_if(out.entries.begin(), out.entries.end(),

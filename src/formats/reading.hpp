@@ -69,6 +69,10 @@ struct reading {
   std::map<std::string, place> at;  ///< JSON pointer -> where its value came from
   std::vector<reader_note> notes;
   std::vector<reader_note> blockers;  ///< what tpcost cannot cost at all (MoE): an error to use
+  /// The global batch as sequences per DP rank, where DP is known only with the GPU count
+  /// (config_document::batch_per_rank).
+  std::int64_t batch_per_rank = 0;
+  place batch_per_rank_at;
 
   /// Sets `pointer` (e.g. "/parallel/tp") to `value`, remembering where it came from.
   void put(const std::string& pointer, nlohmann::json value, place from);

@@ -234,3 +234,30 @@ tpcost_cli_case("megatron-fsdp default at core_v0.17.1: no_shard"
   STDOUT "\"zero\": 0\n")
 tpcost_cli_case("megatron-bridge yaml: ddp.use_megatron_fsdp with optim_grads is ZeRO-2"
   ARGS convert -q ${fmt_dir}/llama3_8b_bridge_fsdp.yaml RC 0 STDOUT "\"zero\": 2\n")
+
+# torchtitan's global batch (issue 29): local_batch_size x DP, DP from --gpus when the TOML says
+# data_parallel_shard_degree = -1; its one warning printed once.
+set(tt_auto ${fmt_dir}/llama3_8b_torchtitan_dp_auto.toml)
+tpcost_cli_case("torchtitan toml with --gpus 64: G = local_batch_size x DP = 2 x 32"
+  ARGS check ${tt_auto} --gpus 64 --gpu h100-sxm --interconnect ib-ndr --rule min_mfu=0.3 RC 0
+  STDERR "^tpcost: warning: [^\n]*selective_ac_option: checkpointing every 2 layers[^\n]*\n$"
+  STDOUT "step: llama-3-8b, t=2 p=1 d=32, b=2 G=64,.*PASS  min_mfu")
+tpcost_cli_case("torchtitan toml: step --from with --gpus 64 derives G"
+  ARGS step --from ${tt_auto} --gpus 64 --gpu h100-sxm --interconnect ib-ndr RC 0
+  STDERR "selective_ac_option" STDOUT "t=2 p=1 d=32  b=2 G=64 ")
+tpcost_cli_case("torchtitan toml: --dp 16 derives G = 32"
+  ARGS step --from ${tt_auto} --gpus 64 --dp 16 --pp 2 --gpu h100-sxm --interconnect ib-ndr RC 0
+  STDERR "selective_ac_option" STDOUT "d=16  b=2 G=32 ")
+tpcost_cli_case("torchtitan toml without --gpus: check asks for the GPU count"
+  ARGS check ${fmt_dir}/llama3_8b_torchtitan_tokens_auto.toml --gpu h100-sxm --interconnect ib-ndr
+       --rule min_mfu=0.3 RC 2
+  STDERR "/parallel/gpus: missing; .*the global batch is [^ ]*tokens_auto\\.toml:[0-9]+:[0-9]+: training\\.num_tokens_per_microbatch_per_dp_rank x DP")
+tpcost_cli_case("torchtitan toml: tokens per micro-batch x DP with --gpus 64"
+  ARGS check ${fmt_dir}/llama3_8b_torchtitan_tokens_auto.toml --gpus 64 --gpu h100-sxm
+       --interconnect ib-ndr --rule min_mfu=0.3 RC 0 STDOUT "t=2 p=1 d=32, b=2 G=64,")
+tpcost_cli_case("torchtitan toml: the token-counted batch of b5bcd76"
+  ARGS convert -q ${fmt_dir}/llama3_8b_torchtitan_tokens.toml RC 0
+  STDOUT "\"global_batch\": 256,\n    \"micro_batch\": 2\n.*\"seq\": 8192")
+tpcost_cli_case("torchtitan toml: tokens that are not whole sequences name the key"
+  ARGS convert ${badf}/tokens_seq.toml RC 2
+  STDERR "tokens_seq\\.toml:3:[0-9]+: training\\.num_tokens_per_microbatch_per_dp_rank: 10000 tokens are not a whole number of sequences of training\\.max_context_length = 8192")
