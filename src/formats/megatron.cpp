@@ -1292,31 +1292,64 @@ struct megatron_mapping {
     }
   }
 
-  /// --vocab-size, or the tokenizer's, padded as Megatron pads it (vocab_utils.py:
-  /// a multiple of --make-vocab-size-divisible-by (128) times the TP degree).
+  /// The vocabulary, padded as Megatron pads it (_vocab_size_with_padding, megatron/training/
+  /// tokenizer/tokenizer.py at core_v0.16.0: up to a multiple of --make-vocab-size-divisible-by,
+  /// default 128, times the TP degree). The sizes fixed by the tokenizer's type (build_tokenizer
+  /// there): GPT2BPETokenizer, the default of pretrain_gpt.py (args_defaults at 6985e58,
+  /// core_v0.16.0 and d98e8a6), 50,257 tokens in its gpt2-vocab.json; Llama2Tokenizer 32,000;
+  /// NullTokenizer --vocab-size + 1 (its EOD token); TikTokenizer --vocab-size, else 2^17.
+  /// BERT word pieces, SentencePiece and Hugging Face tokenizers take it from their files:
+  /// --vocab-size, which Megatron ignores for them, is read as the size if given. A log
+  /// prints the padded size itself.
   void map_vocab() {
+    if (style == megatron_style::log) {
+      if (const auto padded = count("padded_vocab_size")) {
+        (void)get("vocab_size");
+        (void)get("tokenizer_type");
+        r.put("/model/vocab", *padded, at("padded_vocab_size"));
+        return;
+      }
+    }
+    // Peeked, not read: the type matters only where it fixes the size (a script that names
+    // two tokenizers in the branches of an `if` is not warned about otherwise).
+    const auto peek = [&](const char* dest) -> std::string {
+      const auto it = last.find(dest);
+      return it == last.end() || !it->second.unresolved.empty() ? std::string() : it->second.value;
+    };
+    const auto type = peek("tokenizer_type");
     std::optional<std::int64_t> vocab = count("vocab_size");
     place from = at("vocab_size");
-    // The tokenizer matters only without --vocab-size (then it is read, and reported if
-    // given twice).
-    const auto tokenizer = vocab ? std::nullopt : text("tokenizer_type");
-    const bool gpt2_files = !vocab && last.count("vocab_file") > 0 && on("merge_file");
-    if (!vocab) {
+    const auto fixed = [&](std::int64_t n, const char* what) {
+      vocab = n;
+      from = at(last.count("tokenizer_type") > 0 ? "tokenizer_type" : "vocab_file");
+      from.key += fmt::format(" ({}: {} tokens)", what, n);
+    };
+    if (type == "NullTokenizer" && vocab) {
+      (void)get("tokenizer_type");
+      from.key += fmt::format(" (NullTokenizer: {} + its EOD token)", *vocab);
+      vocab = *vocab + 1;
+    } else if (type == "TikTokenizer" && !vocab) {
+      (void)get("tokenizer_type");
+      fixed(131072, "TikTokenizer's default size, 2^17");
+    } else if (!vocab) {
+      const auto tokenizer = text("tokenizer_type");
       (void)get("vocab_file");
-    }
-    if (!vocab && (tokenizer == "GPT2BPETokenizer" || (!tokenizer && gpt2_files))) {
-      vocab = 50257;  // GPT-2 BPE (gpt2-vocab.json)
-      from = tokenizer ? at("tokenizer_type") : at("vocab_file");
-      from.key += " (GPT-2 BPE: 50257 tokens)";
-    } else if (!vocab && tokenizer == "Llama2Tokenizer") {
-      vocab = 32000;  // Llama 2 SentencePiece
-      from = at("tokenizer_type");
-      from.key += " (Llama 2 tokenizer: 32000 tokens)";
+      (void)get("merge_file");
+      const bool pretrain_gpt_default = !tokenizer && last.count("vocab_file") > 0;
+      if (tokenizer == "GPT2BPETokenizer" || pretrain_gpt_default) {
+        fixed(50257, "GPT-2 BPE");
+      } else if (tokenizer == "Llama2Tokenizer") {
+        fixed(32000, "Llama 2 tokenizer");
+      }
     }
     if (!vocab) {
-      r.warn(opts, tokenizer ? at("tokenizer_type") : place{file, 0, 0, "--vocab-size"},
-             "the vocabulary size is not stated; give --vocab N (or --model / --hf-config) with "
-             "the command");
+      const bool yaml = style == megatron_style::config;
+      r.warn(opts, last.count("tokenizer_type") > 0 ? at("tokenizer_type") : at("vocab_size"),
+             fmt::format("the vocabulary size is not stated{}: add {} to the {} (or name the "
+                         "model with --model or --hf-config)",
+                         type.empty() ? "" : fmt::format(" ({} reads it from its files)", type),
+                         yaml ? "tokenizer.vocab_size: N" : "--vocab-size N",
+                         yaml ? "YAML" : "script's arguments"));
       return;
     }
     const auto multiple = count("make_vocab_size_divisible_by").value_or(128) *

@@ -261,3 +261,20 @@ tpcost_cli_case("torchtitan toml: the token-counted batch of b5bcd76"
 tpcost_cli_case("torchtitan toml: tokens that are not whole sequences name the key"
   ARGS convert ${badf}/tokens_seq.toml RC 2
   STDERR "tokens_seq\\.toml:3:[0-9]+: training\\.num_tokens_per_microbatch_per_dp_rank: 10000 tokens are not a whole number of sequences of training\\.max_context_length = 8192")
+
+# Megatron's tokenizers whose type fixes the vocabulary (issue 29), padded to a multiple of
+# 128 x t = 512 (_vocab_size_with_padding).
+set(tok ${meg}/tokenizers.sh)
+tpcost_cli_case("megatron GPT2BPETokenizer: 50257 tokens, padded to 50688 at t = 4"
+  ARGS convert -q ${tok} RC 0 STDOUT "\"vocab\": 50688\n")
+tpcost_cli_case("megatron Llama2Tokenizer: 32000 tokens, padded to 32256 at t = 4"
+  ARGS convert -q ${tok} --set TOK=Llama2Tokenizer RC 0 STDOUT "\"vocab\": 32256\n")
+tpcost_cli_case("megatron TikTokenizer without --vocab-size: 2^17"
+  ARGS convert -q ${tok} --set TOK=TikTokenizer --set VOCAB_ARGS=--tokenizer-model=t.json RC 0
+  STDOUT "\"vocab\": 131072\n")
+tpcost_cli_case("megatron NullTokenizer: --vocab-size + its EOD token, 128257 padded to 128512"
+  ARGS convert -q ${tok} --set TOK=NullTokenizer --set VOCAB_ARGS=--vocab-size=128256 RC 0
+  STDOUT "\"vocab\": 128512\n")
+tpcost_cli_case("megatron HuggingFaceTokenizer: the size is asked for in the script's terms"
+  ARGS convert -q ${tok} --set TOK=HuggingFaceTokenizer --set VOCAB_ARGS=--tokenizer-model=m RC 0
+  STDERR "tokenizers\\.sh:10:12: --tokenizer-type: the vocabulary size is not stated \\(HuggingFaceTokenizer reads it from its files\\): add --vocab-size N to the script's arguments")
