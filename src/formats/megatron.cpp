@@ -1002,8 +1002,14 @@ struct megatron_mapping {
       r.put("/options/moe_token_dispatcher", std::string("flex"), at("moe_enable_deepep"));
     } else if (const auto d = text("moe_token_dispatcher_type")) {
       if (*d != "alltoall" && *d != "flex") {
+        // The allgather dispatcher gathers every token of the TP*EP group to every rank and
+        // masks locally (megatron/core/transformer/moe/token_dispatcher.py
+        // MoEAllGatherTokenDispatcher): traffic tpcost's step does not model.
         fail(at("moe_token_dispatcher_type"),
-             fmt::format("'{}': tpcost costs the alltoall and flex dispatchers", *d));
+             fmt::format("'{}' is not costed: tpcost models the alltoall and flex (DeepEP) "
+                         "dispatchers, not the {} one, whose traffic grows with the whole "
+                         "EP group's tokens; give alltoall to cost the job with all-to-alls",
+                         *d, *d));
       }
       r.put("/options/moe_token_dispatcher", *d, at("moe_token_dispatcher_type"));
     }
@@ -1019,21 +1025,6 @@ struct megatron_mapping {
         fail(c->where, fmt::format("'{}' is not a capacity factor > 0", c->value));
       }
       r.put("/options/moe_expert_capacity_factor", v, c->where);
-    }
-    std::string blocked;
-    for (const char* dest : {"multi_latent_attention", "mtp_num_layers"}) {
-      if (const auto* a = get(dest); a != nullptr && a->value != "0") {
-        blocked +=
-            fmt::format("{}{} (line {})", blocked.empty() ? "" : ", ", a->shown, a->where.line);
-      }
-    }
-    if (!blocked.empty()) {
-      r.blockers.push_back(
-          {reader_note::kind::warning, place{file, 0, 0, {}},
-           fmt::format("{}: a tpcost config cannot describe multi-head latent attention or "
-                       "multi-token prediction yet; name the model with --model (e.g. "
-                       "deepseek-v3) or --hf-config",
-                       blocked)});
     }
   }
 
@@ -1213,6 +1204,30 @@ struct megatron_mapping {
       }
       r.put("/parallel/vpp", *layers / pp / *per, at("num_layers_per_virtual_pipeline_stage"));
     }
+    // Uneven stages: Megatron-Core's --pipeline-model-parallel-layout string, or the layers of
+    // the first and last stages (--decoder-first/last-pipeline-num-layers, the middle stages
+    // sharing the rest), as tpcost's --pp-layout reads them.
+    if (const auto layout = text("pipeline_model_parallel_layout")) {
+      r.put("/parallel/pp_layout", *layout, at("pipeline_model_parallel_layout"));
+    } else {
+      const auto first = count("decoder_first_pipeline_num_layers");
+      const auto last_stage = count("decoder_last_pipeline_num_layers");
+      if (first && last_stage) {
+        r.put("/parallel/pp_layout", fmt::format("first={},last={}", *first, *last_stage),
+              at("decoder_first_pipeline_num_layers"));
+      } else if (first || last_stage) {
+        r.warn(opts,
+               at(first ? "decoder_first_pipeline_num_layers" : "decoder_last_pipeline_num_layers"),
+               "one uneven end stage alone is not modelled; the layers are split as evenly as "
+               "the stages allow");
+      }
+    }
+    for (const char* dest :
+         {"account_for_embedding_in_pipeline_split", "account_for_loss_in_pipeline_split"}) {
+      if (on(dest)) {
+        r.put(std::string("/parallel/") + dest, true, at(dest));
+      }
+    }
     put_count("/batch/micro_batch", "micro_batch_size");
     put_count("/batch/global_batch", "global_batch_size");
     for (const char* ramp : {"rampup_batch_size", "step_batch_size_schedule"}) {
@@ -1264,6 +1279,7 @@ struct megatron_mapping {
     const bool untied = on("untie_embeddings_and_output_weights");
     (void)text("position_embedding_type");
     map_head_dim(hidden, heads);
+    map_mla();
     (void)get("max_position_embeddings");
     (void)get("rotary_base");
     (void)get("rotary_percent");
@@ -1280,6 +1296,44 @@ struct megatron_mapping {
                          untied ? "untied" : "tied", arch));
     }
     map_vocab();
+  }
+
+  /// --multi-latent-attention and its dimensions; without the switch Megatron builds no MLA and
+  /// the dimension flags have no effect (listed as ignored). A flag not given takes
+  /// arguments.py's default (core_v0.16.0: --q-lora-rank None, i.e. queries projected from h,
+  /// --kv-lora-rank 32, --qk-head-dim 128, --qk-pos-emb-head-dim 64, --v-head-dim 128); a
+  /// Megatron-Bridge model: is an MLATransformerConfig, whose defaults differ (q_lora_rank 512,
+  /// kv_lora_rank 512: megatron/core/transformer/transformer_config.py at core_v0.16.0).
+  /// --mtp-num-layers N: DeepSeek-V3's multi-token prediction modules.
+  void map_mla() {
+    if (on("multi_latent_attention")) {
+      const bool yaml = style == megatron_style::config;
+      struct dimension {
+        const char* dest;
+        const char* pointer;
+        std::int64_t flag_default, config_default;
+      };
+      static constexpr dimension dims[] = {
+          {"q_lora_rank", "/model/q_lora_rank", 0, 512},
+          {"kv_lora_rank", "/model/kv_lora_rank", 32, 512},
+          {"qk_head_dim", "/model/qk_nope_head_dim", 128, 128},
+          {"qk_pos_emb_head_dim", "/model/qk_rope_head_dim", 64, 64},
+          {"v_head_dim", "/model/v_head_dim", 128, 128},
+      };
+      for (const auto& d : dims) {
+        if (const auto v = count(d.dest)) {
+          r.put(d.pointer, *v, at(d.dest));
+        } else if (const auto def = yaml ? d.config_default : d.flag_default; def > 0) {
+          r.put(d.pointer, def,
+                place{file, 0, 0,
+                      fmt::format("{} ({}'s default, {})", at(d.dest).key,
+                                  yaml ? "MLATransformerConfig" : "Megatron", def)});
+        }
+      }
+    }
+    if (const auto* a = get("mtp_num_layers"); a != nullptr && a->value != "0") {
+      r.put("/model/mtp_layers", *count("mtp_num_layers"), a->where);
+    }
   }
 
   /// --kv-channels: the per-head width. arguments.py defaults it to

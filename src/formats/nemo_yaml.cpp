@@ -52,6 +52,12 @@ std::pair<std::string, bool> dest_of(const std::string& section, const std::stri
     if (name == "num_moe_experts") {
       return {"num_experts", false};
     }
+    if (name == "num_layers_in_first_pipeline_stage") {
+      return {"decoder_first_pipeline_num_layers", false};  // TransformerConfig's name for it
+    }
+    if (name == "num_layers_in_last_pipeline_stage") {
+      return {"decoder_last_pipeline_num_layers", false};
+    }
     if (name == "gated_linear_unit") {
       return {"swiglu", false};
     }

@@ -57,9 +57,24 @@ tpcost_cli_case("megatron script: EP not dividing the experts is refused"
 tpcost_cli_case("megatron script: GPUs not a multiple of t*p*cp are refused"
   ARGS convert ${meg}/train_gpt3_175b_distributed.sh RC 2
   STDERR "train_gpt3_175b_distributed\\.sh:[0-9]+:[0-9]+: --nproc_per_node 8 x --nnodes 1: 8 GPUs are not a multiple of t\\*p\\*cp = 8\\*16\\*1 = 128")
-tpcost_cli_case("megatron deepseek-v3 script: MLA and MTP block, naming the flags"
-  ARGS convert -q ${meg}/deepseek_v3_layer_freq.sh RC 2
-  STDERR "--multi-latent-attention \\(line 12\\), --mtp-num-layers 1 \\(line 12\\): a tpcost config cannot describe multi-head latent attention")
+tpcost_cli_case("megatron deepseek-v3 script: the MLA and MTP flags are the config's keys"
+  ARGS convert -q ${meg}/deepseek_v3_layer_freq.sh RC 0
+  STDOUT "\"kv_lora_rank\": 512,.*\"mtp_layers\": 1,\n    \"q_lora_rank\": 1536,\n    \"qk_nope_head_dim\": 128,\n    \"qk_rope_head_dim\": 64,.*\"v_head_dim\": 128,.*\"pp_layout\": \"first=3,last=2\",")
+# The script costs what the preset costs with the same layout (MLA and MTP both change the
+# step: --set MLA= drops them, and the report differs).
+add_test(NAME "cli: megatron deepseek-v3 script costs what --model deepseek-v3 costs"
+  COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:tpcost_cli>
+    "-DARGS_A=step|--config|${meg}/deepseek_v3_layer_freq.sh|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
+    "-DARGS_B=step|--model|deepseek-v3|--tp|1|--pp|16|--pp-layout|first=3,last=2|--ep|64|--etp|1|--gpus|1024|--batch|1|--global-batch|8192|--zero|1|--dtype|bf16|--moe-token-dispatcher|flex|--stack|megatron-core|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
+    -P ${CMAKE_CURRENT_SOURCE_DIR}/same_report.cmake)
+add_test(NAME "cli: megatron-bridge deepseek-v3 yaml costs what --model deepseek-v3 costs"
+  COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:tpcost_cli>
+    "-DARGS_A=step|--config|${fmt_dir}/deepseek_v3_bridge.yaml|--gpus|1024|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
+    "-DARGS_B=step|--model|deepseek-v3|--tp|1|--pp|16|--pp-layout|first=3,last=2|--ep|64|--etp|1|--gpus|1024|--batch|1|--global-batch|8192|--zero|1|--dtype|bf16|--stack|megatron-core|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
+    -P ${CMAKE_CURRENT_SOURCE_DIR}/same_report.cmake)
+tpcost_cli_case("megatron: the allgather dispatcher is refused with the one to use"
+  ARGS convert ${fmt_dir}/bad/allgather.sh RC 2
+  STDERR "allgather\\.sh:6:5: --moe-token-dispatcher-type: 'allgather' is not costed: tpcost models the alltoall and flex \\(DeepEP\\) dispatchers")
 tpcost_cli_case("megatron --moe-layer-freq ([0]*3+[1]*58): three leading dense layers"
   ARGS convert -q ${meg}/deepseek_v3_layer_freq.sh --set MLA= RC 0
   STDOUT "\"moe_dense_layers\": 3,.*\"shared_expert_ffn\": 2048,\n    \"top_k\": 8,.*\"moe_token_dispatcher\": \"flex\",.*\"ep\": 64,")
