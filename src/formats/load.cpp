@@ -184,10 +184,14 @@ config_document merge(const std::vector<loaded_file>& files) {
   return out;
 }
 
-void print_notes(const loaded_file& file, std::ostream& out, bool ignored) {
+void print_notes(const loaded_file& file, std::ostream& out, bool ignored, bool missing) {
   std::string skipped;
   for (const auto& n : file.read.notes) {
-    if (n.severity == reader_note::kind::warning) {
+    if (n.severity == reader_note::kind::missing) {
+      if (missing) {
+        out << "tpcost: warning: " << output_safe(n.where.text() + ": " + n.text) << '\n';
+      }
+    } else if (n.severity == reader_note::kind::warning) {
       out << "tpcost: warning: " << output_safe(n.where.text() + ": " + n.text) << '\n';
     } else if (ignored) {
       const auto what =

@@ -31,7 +31,9 @@ config_document merge(const std::vector<loaded_file>& files);
 
 /// "tpcost: warning: FILE:LINE: KEY: ..." for each warning; with `ignored`, also one line per
 /// file listing what had no effect.
-void print_notes(const loaded_file& file, std::ostream& out, bool ignored);
+/// Prints the warnings; the ignored values if `ignored`; what the file lacks if `missing`
+/// (convert: check and step name it in their own error, once, where it is needed).
+void print_notes(const loaded_file& file, std::ostream& out, bool ignored, bool missing = false);
 
 /// Parses "--set VAR=VALUE" values into a map; throws invalid_spec naming --set.
 std::map<std::string, std::string> parse_set(const std::vector<std::string>& assignments);

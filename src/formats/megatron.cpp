@@ -1398,7 +1398,7 @@ struct megatron_mapping {
     }
     if (!vocab) {
       const bool yaml = style == megatron_style::config;
-      r.warn(opts, last.count("tokenizer_type") > 0 ? at("tokenizer_type") : at("vocab_size"),
+      r.lack(last.count("tokenizer_type") > 0 ? at("tokenizer_type") : at("vocab_size"),
              fmt::format("the vocabulary size is not stated{}: add {} to the {} (or name the "
                          "model with --model or --hf-config)",
                          type.empty() ? "" : fmt::format(" ({} reads it from its files)", type),
@@ -1579,7 +1579,15 @@ struct megatron_mapping {
     // torchrun --nproc_per_node N --nnodes M: the job's N*M GPUs and N per node.
     const auto per_node = count("nproc_per_node");
     const auto* nodes = get("nnodes");
-    if (!per_node || nodes == nullptr) {
+    if (!per_node) {
+      return;
+    }
+    if (nodes == nullptr) {
+      // torchrun's --nnodes defaults to "1:1" (torch/distributed/run.py): one node.
+      r.put("/hardware/gpus_per_node", *per_node, at("nproc_per_node"));
+      r.put("/parallel/gpus", *per_node,
+            place{file, at("nproc_per_node").line, at("nproc_per_node").column,
+                  fmt::format("--nproc_per_node {} (torchrun's --nnodes default, 1)", *per_node)});
       return;
     }
     r.put("/hardware/gpus_per_node", *per_node, at("nproc_per_node"));

@@ -39,6 +39,7 @@ struct reader_note {
   enum class kind {
     ignored,  ///< no effect on what tpcost models (learning rate, data paths, logging)
     warning,  ///< it would change the step, but tpcost cannot model it (an error with --strict)
+    missing,  ///< the file does not state it: convert says so; check and step name it if needed
   };
   kind severity = kind::ignored;
   place where;
@@ -79,6 +80,8 @@ struct reading {
   void ignore(place where, std::string why = {});
   /// A value tpcost cannot model; throws (config_error) with --strict.
   void warn(const read_options& opts, place where, std::string text);
+  /// A value the file does not state (the vocabulary of a tokenizer read from its files).
+  void lack(place where, std::string text);
 };
 
 /// One Megatron argument by its argparse `dest` name, from a script, a log or a YAML key.

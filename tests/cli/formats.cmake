@@ -266,7 +266,7 @@ tpcost_cli_case("torchtitan toml: --dp 16 derives G = 32"
 tpcost_cli_case("torchtitan toml without --gpus: check asks for the GPU count"
   ARGS check ${fmt_dir}/llama3_8b_torchtitan_tokens_auto.toml --gpu h100-sxm --interconnect ib-ndr
        --rule min_mfu=0.3 RC 2
-  STDERR "/parallel/gpus: missing; .*the global batch is [^ ]*tokens_auto\\.toml:[0-9]+:[0-9]+: training\\.num_tokens_per_microbatch_per_dp_rank x DP")
+  STDERR "tokens_auto\\.toml: the step rules \\(min_mfu\\) need the GPU count: --gpus N with the command \\(the global batch is [^ ]*tokens_auto\\.toml:[0-9]+:[0-9]+: training\\.num_tokens_per_microbatch_per_dp_rank x DP")
 tpcost_cli_case("torchtitan toml: tokens per micro-batch x DP with --gpus 64"
   ARGS check ${fmt_dir}/llama3_8b_torchtitan_tokens_auto.toml --gpus 64 --gpu h100-sxm
        --interconnect ib-ndr --rule min_mfu=0.3 RC 0 STDOUT "t=2 p=1 d=32, b=2 G=64,")
@@ -293,3 +293,22 @@ tpcost_cli_case("megatron NullTokenizer: --vocab-size + its EOD token, 128257 pa
 tpcost_cli_case("megatron HuggingFaceTokenizer: the size is asked for in the script's terms"
   ARGS convert -q ${tok} --set TOK=HuggingFaceTokenizer --set VOCAB_ARGS=--tokenizer-model=m RC 0
   STDERR "tokenizers\\.sh:10:12: --tokenizer-type: the vocabulary size is not stated \\(HuggingFaceTokenizer reads it from its files\\): add --vocab-size N to the script's arguments")
+
+# check names everything a file lacks in one run, once, in the file's own terms (issue 29).
+tpcost_cli_case("check of a script: every missing value at once, as flags"
+  ARGS check ${tok} --set TOK=HuggingFaceTokenizer --set VOCAB_ARGS=--tokenizer-model=m
+       --rule min_mfu=0.3 RC 2
+  STDERR "tokenizers\\.sh: the step rules \\(min_mfu\\) need the model's --vocab-size N in the script \\(or --vocab N with the command\\) [^;]*; the GPU: --gpu NAME with the command")
+tpcost_cli_case("check of a script without a rule: --rule, not a JSON checks block"
+  ARGS check ${tok} RC 2
+  STDERR "tokenizers\\.sh: no rule is enabled and no whole step to judge the memory of; give a rule with the command, e.g. --rule min_mfu=0.4")
+tpcost_cli_case("check takes --vocab for a script whose tokenizer reads it from its files"
+  ARGS check ${tok} --set TOK=HuggingFaceTokenizer --set VOCAB_ARGS=--tokenizer-model=m
+       --rule min_mfu=0.2 --vocab 128256 --gpu h100-sxm RC 0
+  STDOUT "t=4 p=1 d=2, b=1 G=64.*PASS  min_mfu")
+tpcost_cli_case("check of a Bridge YAML: the GPU and the GPU count at once"
+  ARGS check ${fmt_dir}/llama3_8b_bridge.yaml --rule min_mfu=0.3 RC 2
+  STDERR "llama3_8b_bridge\\.yaml: the step rules \\(min_mfu\\) need the GPU: --gpu NAME with the command, e.g. --gpu h100-sxm; the GPU count: --gpus N with the command\n$")
+tpcost_cli_case("torchrun without --nnodes is one node"
+  ARGS convert -q ${badf}/unresolved.sh --set TP_SIZE=4 RC 0 STDERR "vocabulary size is not stated"
+  STDOUT "\"gpus_per_node\": 8\n.*\"gpus\": 8,")
