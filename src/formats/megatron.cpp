@@ -35,6 +35,9 @@ constexpr int max_script_nesting = 64;
 /// `source FILE` / `. FILE` are followed at most this many files deep (a launch script sources
 /// a config or two; SC21's run_table_1.sh sources CONFIG.sh and SBATCH.sh, one level).
 constexpr int max_source_depth = 8;
+/// ... and at most this many sourced in all: without it, a file that sources two others eight
+/// deep is read 2^8 times, one that sources a thousand 1000^8.
+constexpr std::size_t max_sourced_files = 64;
 
 // --- The shell side: words, variables, flags ------------------------------------------------
 
@@ -66,7 +69,8 @@ struct shell_reader {
     std::list<std::string> names;
     std::vector<place> chain;  ///< the `source` lines that led to the file being read
     std::string launch_dir;
-    std::string top;  ///< the script's own name, normalized
+    std::string top;        ///< the script's own name, normalized
+    std::size_t count = 0;  ///< files sourced so far
   };
   std::shared_ptr<sourcing> sources = std::make_shared<sourcing>();
 
@@ -703,6 +707,11 @@ struct shell_reader {
       fail(here, fmt::format("sources {}, which is already being read: a cycle ({}then this "
                              "line sources it again)",
                              name, how));
+    }
+    if (++sources->count > max_sourced_files) {
+      fail(here, fmt::format("sources more than {} files in all; a launch script sources a "
+                             "config or two",
+                             max_sourced_files));
     }
     std::string text_of;
     if (opts.read_source) {
