@@ -638,8 +638,11 @@ struct shell_reader {
       part.text = value.substr(start, end - start);
       part.raw = part.text;
       for (const auto& n : w.unresolved) {  // the variables this part still names
-        if (part.text.find("$" + n) != std::string::npos ||
-            part.text.find("${" + n) != std::string::npos || part.text.find(n) == 0) {
+        const bool named = !n.empty() && n.front() == '$'
+                               ? part.text.find(n) != std::string::npos
+                               : part.text.find("$" + n) != std::string::npos ||
+                                     part.text.find("${" + n) != std::string::npos;
+        if (named) {
           part.unresolved.push_back(n);
         }
       }
@@ -670,10 +673,10 @@ struct shell_reader {
     }
     if (!missing.empty()) {
       const auto& first = missing.front();
-      const bool settable =
-          std::all_of(first.begin(), first.end(), [](char c) { return is_name_char(c); });
+      const bool settable = !first.empty() && std::all_of(first.begin(), first.end(),
+                                                          [](char c) { return is_name_char(c); });
       fail(here, fmt::format("{}{} is not set in the script{}; the file to source is not known",
-                             first.front() == '$' ? "" : "$", first,
+                             !first.empty() && first.front() == '$' ? "" : "$", first,
                              settable ? fmt::format(" (give --set {}=VALUE)", first) : ""));
     }
     if (path.find('`') != std::string::npos) {
@@ -902,8 +905,9 @@ struct megatron_mapping {
       names += (names.empty() ? "" : ", ") + (n.front() == '$' ? n : "$" + n);
     }
     const auto first = a.unresolved.front().substr(0, a.unresolved.front().find(' '));
-    const bool settable = std::all_of(first.begin(), first.end(),
-                                      [](char c) { return shell_reader::is_name_char(c); });
+    const bool settable = !first.empty() && std::all_of(first.begin(), first.end(), [](char c) {
+      return shell_reader::is_name_char(c);
+    });
     fail(a.where,
          fmt::format("'{}': {} is not set in the script{}; expected {}", a.shown, names,
                      settable ? fmt::format(" (give --set {}=VALUE)", first) : "", expected));
