@@ -321,3 +321,12 @@ tpcost_cli_case("script if chain: --set MODE=large takes the elif, and skips a n
   ARGS convert -q ${fmt_dir}/if_chain.sh --set MODE=large RC 0 STDOUT "\"pp\": 4,\n    \"tp\": 4\n")
 tpcost_cli_case("script if chain: no branch true takes the else"
   ARGS convert -q ${fmt_dir}/if_chain.sh --set MODE=huge RC 0 STDOUT "\"pp\": 4,\n    \"tp\": 8\n")
+
+# torchtitan's data-parallel degrees: replicate alone is DDP (ZeRO-0), replicate x shard HSDP.
+tpcost_cli_case("torchtitan toml: data_parallel_replicate_degree alone is DDP, ZeRO-0"
+  ARGS convert -q ${fmt_dir}/llama3_8b_torchtitan_ddp.toml RC 0
+  STDOUT "\"stack\": \"fsdp2\",\n    \"zero\": 0\n.*\"dp\": 32,")
+tpcost_cli_case("torchtitan toml: HSDP is ZeRO-3 over all of DP, with a warning"
+  ARGS convert -q ${fmt_dir}/llama3_8b_torchtitan_hsdp.toml RC 0
+  STDERR "llama3_8b_torchtitan_hsdp\\.toml:[0-9]+:[0-9]+: parallelism\\.data_parallel_replicate_degree: HSDP shards over data_parallel_shard_degree only, replicated 4 times"
+  STDOUT "\"zero\": 3\n.*\"dp\": 32,")
