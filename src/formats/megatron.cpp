@@ -830,6 +830,13 @@ std::vector<megatron_arg> script_args(shell_reader& sh) {
         unresolved = words[i + 1].unresolved;
         has_value = true;
         ++i;
+        // A list flag (nargs='+' in arguments.py) takes every word up to the next flag.
+        while (flag == "--recompute-modules" && i + 1 < words.size() && !words[i + 1].op &&
+               !looks_like_flag(words[i + 1].text)) {
+          value += " " + words[i + 1].text;
+          shown += " " + words[i + 1].raw;
+          ++i;
+        }
       }
       for (auto& n : unresolved) {
         if (const auto it = sh.unresolved_vars.find(n); it != sh.unresolved_vars.end()) {
@@ -1311,6 +1318,39 @@ struct megatron_mapping {
     map_vocab();
   }
 
+  /// --recompute-modules (TransformerConfig.recompute_modules, core_v0.16.0: default
+  /// ["core_attn"]): tpcost's selective recomputation reruns the attention core; other modules
+  /// (mlp, moe, moe_act, layernorm, mla_up_proj, shared_experts) are a warning.
+  void map_recompute_modules() {
+    const auto modules = text("recompute_modules");
+    if (!modules) {
+      return;
+    }
+    std::string others;
+    bool attention = false;
+    std::string word;
+    for (const char c : *modules + " ") {
+      if (c == ' ' || c == ',' || c == '[' || c == ']' || c == '\'' || c == '"') {
+        if (!word.empty()) {
+          attention = attention || word == "core_attn";
+          if (word != "core_attn") {
+            others += (others.empty() ? "" : ", ") + word;
+          }
+        }
+        word.clear();
+      } else {
+        word += c;
+      }
+    }
+    if (!others.empty() || !attention) {
+      r.warn(opts, at("recompute_modules"),
+             fmt::format("recomputation of {} is not modelled; costed as selective "
+                         "recomputation of the attention core (core_attn){}",
+                         others.empty() ? "nothing" : others,
+                         attention ? "" : ", which the modules leave out"));
+    }
+  }
+
   /// --multi-latent-attention and its dimensions; without the switch Megatron builds no MLA and
   /// the dimension flags have no effect (listed as ignored). A flag not given takes
   /// arguments.py's default (core_v0.16.0: --q-lora-rank None, i.e. queries projected from h,
@@ -1478,6 +1518,9 @@ struct megatron_mapping {
         r.warn(
             opts, at("recompute_granularity"),
             fmt::format("'{}' is not a recompute granularity tpcost models (full, selective)", *g));
+      }
+      if (*g == "selective") {
+        map_recompute_modules();
       }
       const auto method = text("recompute_method");
       const auto n = count("recompute_num_layers");

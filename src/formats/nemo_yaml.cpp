@@ -157,6 +157,14 @@ reading read_nemo_yaml(const std::string& text, const std::string& file, const r
       const auto name = key_text(file, kv.first, sname);
       const auto key = sname + "." + name;
       auto [dest, inverted] = dest_of(sname, name);
+      if (dest == "recompute_modules" && kv.second.IsSequence()) {
+        std::string list;  // TransformerConfig.recompute_modules: names, as a script lists them
+        for (const auto& e : kv.second) {
+          list += (list.empty() ? "" : " ") + (e.IsScalar() ? e.Scalar() : std::string("?"));
+        }
+        args.push_back({dest, list, key + ": " + list.substr(0, 80), at(file, kv.second, key)});
+        continue;
+      }
       if (dest == "moe_layer_freq" && kv.second.IsSequence()) {
         // TransformerConfig.moe_layer_freq as a list: Megatron's list expression, one 0/1 entry
         // per layer, read by the same mapping as a script's --moe-layer-freq.

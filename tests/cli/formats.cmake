@@ -330,3 +330,15 @@ tpcost_cli_case("torchtitan toml: HSDP is ZeRO-3 over all of DP, with a warning"
   ARGS convert -q ${fmt_dir}/llama3_8b_torchtitan_hsdp.toml RC 0
   STDERR "llama3_8b_torchtitan_hsdp\\.toml:[0-9]+:[0-9]+: parallelism\\.data_parallel_replicate_degree: HSDP shards over data_parallel_shard_degree only, replicated 4 times"
   STDOUT "\"zero\": 3\n.*\"dp\": 32,")
+
+# --recompute-modules (a list): tpcost's selective recomputation is the attention core's.
+tpcost_cli_case("megatron --recompute-modules beyond core_attn is a warning naming them"
+  ARGS convert -q ${fmt_dir}/recompute_modules.sh RC 0
+  STDERR "recompute_modules\\.sh:8:[0-9]+: --recompute-modules: recomputation of mlp, moe_act is not modelled"
+  STDOUT "\"recompute\": \"selective\"")
+tpcost_cli_case("megatron --recompute-modules core_attn is what tpcost models"
+  ARGS convert -q ${fmt_dir}/recompute_modules.sh --set MODULES=core_attn RC 0
+  STDOUT "\"recompute\": \"selective\"")
+tpcost_cli_case("megatron-bridge yaml: recompute_modules as a list"
+  ARGS convert -q ${fmt_dir}/llama3_8b_bridge_recompute_modules.yaml RC 0
+  STDERR "model\\.recompute_modules: recomputation of mlp is not modelled")
