@@ -1300,6 +1300,16 @@ struct megatron_mapping {
     (void)text("position_embedding_type");
     map_head_dim(hidden, heads);
     map_mla();
+    // --window-size (arguments.py at core_v0.16.0; TransformerConfig.window_size in a Bridge
+    // YAML): sliding-window attention, which tpcost's step does not model.
+    if (const auto* w = get("window_size"); w != nullptr && w->value != "None") {
+      (void)get("window_attn_skip_freq");
+      r.warn(opts, w->where,
+             fmt::format("sliding-window attention ('{}') is not modelled; costed with full "
+                         "causal attention over the sequence (more attention FLOPs than the job "
+                         "runs)",
+                         w->value));
+    }
     (void)get("max_position_embeddings");
     (void)get("rotary_base");
     (void)get("rotary_percent");

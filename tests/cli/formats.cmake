@@ -342,3 +342,7 @@ tpcost_cli_case("megatron --recompute-modules core_attn is what tpcost models"
 tpcost_cli_case("megatron-bridge yaml: recompute_modules as a list"
   ARGS convert -q ${fmt_dir}/llama3_8b_bridge_recompute_modules.yaml RC 0
   STDERR "model\\.recompute_modules: recomputation of mlp is not modelled")
+tpcost_cli_case("megatron --window-size: sliding-window attention is a warning"
+  ARGS convert -q ${tok} "--set" "VOCAB_ARGS=--window-size=(4096,0)" RC 0
+  STDERR "tokenizers\\.sh:10:[0-9]+: --window-size: sliding-window attention \\('\\(4096,0\\)'\\) is not modelled"
+  STDOUT "\"vocab\": 50688")
