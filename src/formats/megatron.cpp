@@ -1574,6 +1574,22 @@ struct megatron_mapping {
                fmt::format("attention backend '{}' is not one tpcost knows", *backend));
       }
     }
+    // Flags Megatron-LM removed after v2.6 (megatron/arguments.py at v2.5 e269e20 has them,
+    // core_r0.5.0 not): the script is for the Megatron-LM of the SC21 runs, the megatron-2021
+    // stack; --DDP-impl torch overlaps the gradient all-reduce with the backward (PyTorch DDP),
+    // local (the default) does not.
+    for (const char* old :
+         {"DDP_impl", "activations_checkpoint_method", "checkpoint_activations"}) {
+      if (last.count(old) > 0 && style != megatron_style::config) {
+        r.put("/options/stack", "megatron-2021",
+              place{file, at(old).line, at(old).column,
+                    at(old).key + " (a Megatron-LM v2 flag: the megatron-2021 stack)"});
+        if (const auto ddp = text("DDP_impl"); ddp == "torch") {
+          r.put("/options/dp_overlap", 1.0, at("DDP_impl"));
+        }
+        break;
+      }
+    }
     // Megatron-Core's own switches, which the megatron-core stack reads as Megatron does
     // (docs/stacks.md).
     for (const char* flag : {"tp_comm_overlap", "overlap_grad_reduce", "overlap_param_gather",

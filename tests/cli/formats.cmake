@@ -202,15 +202,16 @@ set(sc21 ${meg}/sc21/run_table_1.sh)
 tpcost_cli_case("sc21 run_table_1.sh --set MODEL_SIZE=76B: the row's layout, model and batch"
   ARGS convert -q ${sc21} --set MODEL_SIZE=76B RC 0
   STDOUT "\"global_batch\": 1792,\n    \"micro_batch\": 2\n.*\"dtype\": \"fp16\".*\"heads\": 80,\n    \"hidden\": 10240,\n    \"kv_heads\": 80,\n    \"layers\": 60,\n    \"seq\": 2048,\n    \"vocab\": 51200\n.*\"recompute\": \"full\",.*\"pp\": 4,\n    \"tp\": 8,\n    \"vpp\": 3\n")
-tpcost_cli_case("sc21 run_table_1.sh as committed: the 1.7B row the script names"
+tpcost_cli_case("sc21 run_table_1.sh as committed: the 1.7B row the script names, torch DDP"
   ARGS convert -q ${sc21} RC 0
-  STDOUT "\"global_batch\": 512,\n    \"micro_batch\": 16\n.*\"hidden\": 2304,.*\"vocab\": 50304\n.*\"pp\": 1,\n    \"tp\": 1\n")
-# Costed with the inputs the SC21 reference (tests/reference/sc21.hpp) gives the step model:
-# the 76B row of Table 1 on 1,024 A100s, V = 51200, full recomputation, fp16.
+  STDOUT "\"global_batch\": 512,\n    \"micro_batch\": 16\n.*\"hidden\": 2304,.*\"vocab\": 50304\n.*\"dp_overlap\": 1\\.0,.*\"stack\": \"megatron-2021\".*\"pp\": 1,\n    \"tp\": 1\n")
+# Costed with the inputs the SC21 reference (tests/reference/sc21.hpp, stack_dev_test.cpp)
+# gives the step model: the 76B row of Table 1 on 1,024 A100s, V = 51200, full recomputation,
+# fp16, the megatron-2021 stack (--DDP-impl is a Megatron-LM v2 flag) with local DDP.
 add_test(NAME "cli: sc21 run_table_1.sh 76B costs what the row's flags cost"
   COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:tpcost_cli>
     "-DARGS_A=step|--config|${sc21}|--set|MODEL_SIZE=76B|--gpus|1024|--gpu|a100-sxm4-80gb|--interconnect|ib-hdr|--quiet"
-    "-DARGS_B=step|--layers|60|--hidden|10240|--heads|80|--seq|2048|--vocab|51200|--arch|gpt|--tp|8|--pp|4|--vpp|3|--dp|32|--batch|2|--global-batch|1792|--recompute|full|--dtype|fp16|--stack|megatron-core|--gpu|a100-sxm4-80gb|--interconnect|ib-hdr|--quiet"
+    "-DARGS_B=step|--layers|60|--hidden|10240|--heads|80|--seq|2048|--vocab|51200|--arch|gpt|--tp|8|--pp|4|--vpp|3|--dp|32|--batch|2|--global-batch|1792|--recompute|full|--dtype|fp16|--stack|megatron-2021|--gpu|a100-sxm4-80gb|--interconnect|ib-hdr|--quiet"
     -P ${CMAKE_CURRENT_SOURCE_DIR}/same_report.cmake)
 tpcost_cli_case("a sourced file that does not exist names the source line"
   ARGS convert ${badf}/source_missing.sh RC 2
