@@ -272,9 +272,10 @@ void run_with_config(CLI::App& cmd, const config_flags& flags, const std::functi
   if (!paths.empty()) {
     const formats::read_options opts{formats::parse_set(flags.set), flags.strict};
     std::vector<formats::loaded_file> files;
+    std::set<std::string> warned;
     for (const auto& p : paths) {
       files.push_back(formats::load_any(p, opts));
-      formats::print_notes(files.back(), std::cerr, false);
+      formats::print_notes(files.back(), std::cerr, false, false, &warned);
     }
     doc = formats::merge(files);
     overlay.apply(*doc);

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string_view>
 #include <tuple>
 
@@ -519,10 +520,11 @@ std::vector<std::pair<std::string, std::optional<config_document>>> documents_of
   const auto flag_rules = rules_from_flags(opts.rules);
   std::vector<std::pair<std::string, std::optional<formats::loaded_file>>> files;
   std::vector<formats::loaded_file> models;
+  std::set<std::string> warned;  // a file named twice warns once
   for (const auto& file : opts.files) {
     try {
       auto f = formats::load_any(file, read);
-      formats::print_notes(f, std::cerr, false);
+      formats::print_notes(f, std::cerr, false, false, &warned);
       if (f.read.format == formats::source_format::hf_config) {
         models.push_back(std::move(f));
       } else {

@@ -184,15 +184,22 @@ config_document merge(const std::vector<loaded_file>& files) {
   return out;
 }
 
-void print_notes(const loaded_file& file, std::ostream& out, bool ignored, bool missing) {
+void print_notes(const loaded_file& file, std::ostream& out, bool ignored, bool missing,
+                 std::set<std::string>* seen) {
   std::string skipped;
+  const auto warn = [&](const reader_note& n) {
+    const auto line = "tpcost: warning: " + output_safe(n.where.text() + ": " + n.text);
+    if (seen == nullptr || seen->insert(line).second) {
+      out << line << '\n';
+    }
+  };
   for (const auto& n : file.read.notes) {
     if (n.severity == reader_note::kind::missing) {
       if (missing) {
-        out << "tpcost: warning: " << output_safe(n.where.text() + ": " + n.text) << '\n';
+        warn(n);
       }
     } else if (n.severity == reader_note::kind::warning) {
-      out << "tpcost: warning: " << output_safe(n.where.text() + ": " + n.text) << '\n';
+      warn(n);
     } else if (ignored) {
       const auto what =
           n.where.key.empty() ? n.text : n.where.key + (n.text.empty() ? "" : " (" + n.text + ")");

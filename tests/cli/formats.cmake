@@ -347,3 +347,6 @@ tpcost_cli_case("megatron --window-size: sliding-window attention is a warning"
   ARGS convert -q ${tok} "--set" "VOCAB_ARGS=--window-size=(4096,0)" RC 0
   STDERR "tokenizers\\.sh:10:[0-9]+: --window-size: sliding-window attention \\('\\(4096,0\\)'\\) is not modelled"
   STDOUT "\"vocab\": 50688")
+tpcost_cli_case("a file given twice warns once"
+  ARGS step --config ${tt_auto} --from ${tt_auto} --gpus 64 --gpu h100-sxm --interconnect ib-ndr
+  RC 0 STDERR "^tpcost: warning: [^\n]*selective_ac_option[^\n]*\n$" STDOUT "G=64")
