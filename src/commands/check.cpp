@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -39,6 +40,8 @@ struct layout_flags {
   std::string cp, cp_comm_type, hierarchical_cp_sizes, precision;
   std::string ep, etp, moe_token_dispatcher;
   std::string vocab, kv_heads, head_dim, ffn;
+  std::map<std::string, std::string> more;  ///< the other step options, by flag name
+  std::map<std::string, bool> more_flags;   ///< the other step switches, by flag name
   bool fp8_attention = false;
   bool fp8_param_gather = false;
 };
@@ -93,6 +96,42 @@ void add_layout_flags(CLI::App& cmd, layout_flags& f) {
   }
   group->add_flag("--fp8-attention", f.fp8_attention, "the attention core in FP8 too");
   group->add_flag("--fp8-param-gather", f.fp8_param_gather, "parameters kept in FP8");
+  // The rest of step's model and layout flags, so that every what-if of `step` is one of check
+  // (copy_command_line hands them over by name).
+  static constexpr std::pair<const char*, const char*> more[] = {
+      {"--arch", "gpt | llama conventions (over the model's)"},
+      {"--experts", "E: routed experts per MoE layer"},
+      {"--top-k", "k: routed experts each token visits"},
+      {"--expert-ffn", "inner size of one routed expert"},
+      {"--shared-expert-ffn", "inner size of all shared experts together"},
+      {"--moe-dense-layers", "leading layers with a dense MLP"},
+      {"--moe-layer-freq", "after them, every k-th layer has experts"},
+      {"--moe-expert-capacity-factor", "tokens an expert takes, over its even share"},
+      {"--moe-load-imbalance", "tokens the busiest GPU's experts take, over the mean"},
+      {"--kv-lora-rank", "MLA: the key/value latent"},
+      {"--q-lora-rank", "MLA: the query latent"},
+      {"--qk-nope-head-dim", "MLA: per head, the query/key part without positions"},
+      {"--qk-rope-head-dim", "MLA: per head, the rotary query/key part"},
+      {"--v-head-dim", "MLA: per head, the value width"},
+      {"--mtp-layers", "multi-token prediction modules"},
+      {"--pp-layout", "uneven stages: first=N,last=N or Megatron-Core's layout string"},
+      {"--mfu-flops", "model FLOPs behind MFU: full | megatron"},
+  };
+  for (const auto& [name, help] : more) {
+    group->add_option(name, f.more[name], help);
+  }
+  static constexpr std::pair<const char*, const char*> switches[] = {
+      {"--tp-comm-overlap", "Megatron-Core: TE userbuffers overlap of the TP collectives"},
+      {"--overlap-grad-reduce", "Megatron-Core: gradient reduction behind the backward"},
+      {"--overlap-param-gather", "Megatron-Core: the distributed optimizer's gather overlapped"},
+      {"--grad-reduce-in-bf16", "Megatron-Core: reduce gradients in BF16"},
+      {"--overlap-moe-expert-parallel-comm", "hide the MoE all-to-alls behind compute"},
+      {"--account-for-embedding-in-pipeline-split", "the embedding counts as a layer"},
+      {"--account-for-loss-in-pipeline-split", "the loss counts as a layer"},
+  };
+  for (const auto& [name, help] : switches) {
+    group->add_flag(name, f.more_flags[name], help);
+  }
 }
 
 /// The step a config describes, read by `tpcost step`'s own flags on a private App: the config

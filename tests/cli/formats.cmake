@@ -350,3 +350,10 @@ tpcost_cli_case("megatron --window-size: sliding-window attention is a warning"
 tpcost_cli_case("a file given twice warns once"
   ARGS step --config ${tt_auto} --from ${tt_auto} --gpus 64 --gpu h100-sxm --interconnect ib-ndr
   RC 0 STDERR "^tpcost: warning: [^\n]*selective_ac_option[^\n]*\n$" STDOUT "G=64")
+# check takes every model and layout flag of step: the MLA and MTP flags on the command line
+# put back what --set MLA= takes out of the DeepSeek-V3 script.
+add_test(NAME "cli: check takes step's MLA and MTP flags"
+  COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:tpcost_cli>
+    "-DARGS_A=check|${meg}/deepseek_v3_layer_freq.sh|--memory|200GiB|--gpu|h100-sxm|--interconnect|ib-ndr|--rule|min_mfu=0.1"
+    "-DARGS_B=check|${meg}/deepseek_v3_layer_freq.sh|--memory|200GiB|--set|MLA=|--kv-lora-rank|512|--q-lora-rank|1536|--qk-nope-head-dim|128|--qk-rope-head-dim|64|--v-head-dim|128|--mtp-layers|1|--gpu|h100-sxm|--interconnect|ib-ndr|--rule|min_mfu=0.1"
+    -P ${CMAKE_CURRENT_SOURCE_DIR}/same_report.cmake)
