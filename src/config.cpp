@@ -31,7 +31,7 @@ using json = nlohmann::json;
 
 // The config format. Sections group keys by what they describe; a key's flag has the same
 // meaning as on the command line. Keys without a flag are read by one command (checks).
-constexpr std::array<config_key, 89> keys{{
+constexpr std::array<config_key, 95> keys{{
     {"/$schema", "", value_kind::text, "the JSON Schema this file follows (ignored by tpcost)", ""},
     {"/name", "", value_kind::text, "a name for reports, e.g. \"GPT-3 175B on DGX A100\"", ""},
     {"/description", "", value_kind::text, "free text (ignored by tpcost)", ""},
@@ -78,6 +78,25 @@ constexpr std::array<config_key, 89> keys{{
      "after the dense layers, every k-th layer has experts (Megatron --moe-layer-freq k) (step, "
      "plan)",
      ""},
+    {"/model/q_lora_rank", "--q-lora-rank", value_kind::count,
+     "MLA: the query latent (Megatron --q-lora-rank, HF q_lora_rank; leave out for queries "
+     "projected from h) (step, plan)",
+     ""},
+    {"/model/kv_lora_rank", "--kv-lora-rank", value_kind::count,
+     "MLA: the key/value latent; makes the attention Multi-head Latent Attention (Megatron "
+     "--kv-lora-rank) (step, plan)",
+     ""},
+    {"/model/qk_nope_head_dim", "--qk-nope-head-dim", value_kind::count,
+     "MLA: per head, the query/key part without positions (Megatron --qk-head-dim) (step, plan)",
+     ""},
+    {"/model/qk_rope_head_dim", "--qk-rope-head-dim", value_kind::count,
+     "MLA: per head, the query/key part with rotary positions (Megatron --qk-pos-emb-head-dim) "
+     "(step, plan)",
+     ""},
+    {"/model/v_head_dim", "--v-head-dim", value_kind::count,
+     "MLA: per head, the value width (Megatron --v-head-dim) (step, plan)", ""},
+    {"/model/mtp_layers", "--mtp-layers", value_kind::count,
+     "multi-token prediction modules (Megatron --mtp-num-layers, DeepSeek-V3 1) (step, plan)", ""},
     {"/batch/micro_batch", "--batch", value_kind::count, "b: micro-batch size, sequences", ""},
     {"/batch/global_batch", "--global-batch", value_kind::count,
      "G: sequences per optimizer step (step, plan)", ""},

@@ -63,6 +63,10 @@ struct config_document {
   std::string source;  ///< the file name as given ("-" for stdin)
   std::string name;    ///< the optional top-level "name"
   std::vector<config_entry> entries;
+  /// A global batch the file fixes only with its DP degree, which comes from the GPU count:
+  /// torchtitan's local_batch_size x DP. The sequences per DP rank (0: none) and their origin.
+  std::int64_t batch_per_rank = 0;
+  std::string batch_per_rank_origin;
 
   /// The entry for `pointer`, or nullptr.
   [[nodiscard]] const config_entry* find(std::string_view pointer) const;

@@ -1,5 +1,6 @@
 #include "config_overlay.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -157,6 +158,41 @@ void config_overlay::apply(const config_document& doc) {
       reset_to_default(*opt);
     }
   }
+  derive_global_batch(doc);
+}
+
+void config_overlay::derive_global_batch(const config_document& doc) {
+  if (doc.batch_per_rank <= 0) {
+    return;
+  }
+  const auto value = [&](const char* flag) -> std::int64_t {
+    const auto* opt = cmd_.get_option_no_throw(flag);
+    if (opt == nullptr || opt->count() == 0 || opt->results().empty()) {
+      return 0;
+    }
+    std::int64_t v = 0;
+    const auto& s = opt->results().front();
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    return ec == std::errc() && end == s.data() + s.size() && v > 0 ? v : 0;
+  };
+  auto* global = cmd_.get_option_no_throw("--global-batch");
+  if (global == nullptr || global->count() > 0) {
+    return;  // given on the command line, or by the file
+  }
+  // d = N / (t*p*cp), as the frameworks derive it; an N that t*p*cp does not divide is left
+  // to the step to refuse.
+  std::int64_t d = value("--dp");
+  const auto model = std::max<std::int64_t>(1, value("--tp")) *
+                     std::max<std::int64_t>(1, value("--pp")) *
+                     std::max<std::int64_t>(1, value("--cp"));
+  if (d == 0 && value("--gpus") > 0 && value("--gpus") % model == 0) {
+    d = value("--gpus") / model;
+  }
+  if (d == 0 || doc.batch_per_rank > INT32_MAX / d) {
+    return;
+  }
+  set_value(*global, std::to_string(doc.batch_per_rank * d));
+  field_by_flag_["--global-batch"] = doc.batch_per_rank_origin + " x DP " + std::to_string(d);
 }
 
 nlohmann::json config_overlay::merged(const config_document* doc) const {
@@ -236,9 +272,10 @@ void run_with_config(CLI::App& cmd, const config_flags& flags, const std::functi
   if (!paths.empty()) {
     const formats::read_options opts{formats::parse_set(flags.set), flags.strict};
     std::vector<formats::loaded_file> files;
+    std::set<std::string> warned;
     for (const auto& p : paths) {
       files.push_back(formats::load_any(p, opts));
-      formats::print_notes(files.back(), std::cerr, false);
+      formats::print_notes(files.back(), std::cerr, false, false, &warned);
     }
     doc = formats::merge(files);
     overlay.apply(*doc);

@@ -46,6 +46,9 @@ class config_overlay {
   [[nodiscard]] std::optional<invalid_spec> attributed(const invalid_spec& e) const;
 
  private:
+  /// --global-batch from the file's sequences per DP rank and the DP degree the flags give.
+  void derive_global_batch(const config_document& doc);
+
   CLI::App& cmd_;
   std::set<std::string> from_command_line_;
   std::map<std::string, std::string>

@@ -65,6 +65,29 @@ const std::array<expert_flag, 6> expert_flags{{
      }},
 }};
 
+/// An MLA or MTP field and the flag that sets it.
+struct latent_flag {
+  std::string_view field;  ///< as validate(mla_spec) and validate(transformer_spec) name it
+  std::string_view flag;
+  std::string model_flags::*text;
+  std::int64_t* (*target)(transformer_spec&);
+};
+
+const std::array<latent_flag, 6> latent_flags{{
+    {"q_lora_rank", "--q-lora-rank", &model_flags::q_lora_rank,
+     [](transformer_spec& s) { return &s.mla.q_lora_rank; }},
+    {"kv_lora_rank", "--kv-lora-rank", &model_flags::kv_lora_rank,
+     [](transformer_spec& s) { return &s.mla.kv_lora_rank; }},
+    {"qk_nope_head_dim", "--qk-nope-head-dim", &model_flags::qk_nope_head_dim,
+     [](transformer_spec& s) { return &s.mla.qk_nope_head_dim; }},
+    {"qk_rope_head_dim", "--qk-rope-head-dim", &model_flags::qk_rope_head_dim,
+     [](transformer_spec& s) { return &s.mla.qk_rope_head_dim; }},
+    {"v_head_dim", "--v-head-dim", &model_flags::v_head_dim,
+     [](transformer_spec& s) { return &s.mla.v_head_dim; }},
+    {"mtp_layers", "--mtp-layers", &model_flags::mtp_layers,
+     [](transformer_spec& s) { return &s.mtp_layers; }},
+}};
+
 }  // namespace
 
 std::string hf_seq_message(std::int64_t context_window) {
@@ -109,6 +132,18 @@ void add_model_flags(CLI::App& cmd, model_flags& flags, bool positional_name) {
                   "leading layers with a dense MLP of --ffn (DeepSeek first_k_dense_replace)");
   moe->add_option("--moe-layer-freq", flags.moe_layer_freq,
                   "after them, every k-th layer has experts (Megatron --moe-layer-freq k)");
+  auto* mla = cmd.add_option_group("Multi-head Latent Attention and multi-token prediction");
+  mla->add_option("--kv-lora-rank", flags.kv_lora_rank,
+                  "the key/value latent: MLA instead of MHA/GQA (Megatron --kv-lora-rank)");
+  mla->add_option("--q-lora-rank", flags.q_lora_rank,
+                  "the query latent; 0: queries projected from h (Megatron --q-lora-rank)");
+  mla->add_option("--qk-nope-head-dim", flags.qk_nope_head_dim,
+                  "per head, the query/key part without positions (Megatron --qk-head-dim)");
+  mla->add_option("--qk-rope-head-dim", flags.qk_rope_head_dim,
+                  "per head, the rotary query/key part (Megatron --qk-pos-emb-head-dim)");
+  mla->add_option("--v-head-dim", flags.v_head_dim, "per head, the value width");
+  mla->add_option("--mtp-layers", flags.mtp_layers,
+                  "multi-token prediction modules (Megatron --mtp-num-layers)");
 }
 
 chosen_model to_model(const model_flags& flags, bool context_window_as_seq) {
@@ -162,6 +197,12 @@ chosen_model to_model(const model_flags& flags, bool context_window_as_seq) {
       out.overridden = out.overridden || out.origin != "flags";
     }
   }
+  for (const auto& d : latent_flags) {
+    if (!(flags.*d.text).empty()) {
+      *d.target(out.spec) = parse_count(flags.*d.text, d.flag);
+      out.overridden = out.overridden || out.origin != "flags";
+    }
+  }
   if (is_moe(out.spec.moe)) {
     // Experts given by flag on a dense model need the rest of the MoE shape, not a range error.
     if (out.spec.moe.top_k == 0) {
@@ -185,6 +226,11 @@ chosen_model to_model(const model_flags& flags, bool context_window_as_seq) {
     }
     for (const auto& d : expert_flags) {
       if (e.field() == d.field || (d.field == "shared_ffn" && e.field() == "shared_experts")) {
+        throw invalid_spec(std::string(d.flag), e.detail());
+      }
+    }
+    for (const auto& d : latent_flags) {
+      if (e.field() == d.field) {
         throw invalid_spec(std::string(d.flag), e.detail());
       }
     }

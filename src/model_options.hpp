@@ -22,6 +22,8 @@ struct model_flags {
   /// Mixture of experts, as Megatron-LM's flags give it (--num-experts, --moe-router-topk,
   /// --moe-ffn-hidden-size, --moe-shared-expert-intermediate-size, --moe-layer-freq).
   std::string experts, top_k, expert_ffn, shared_expert_ffn, moe_dense_layers, moe_layer_freq;
+  /// Multi-head Latent Attention (mla.hpp) and DeepSeek-V3's multi-token prediction modules.
+  std::string q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim, mtp_layers;
 };
 
 /// Registers --hf-config, --arch and the dimension overrides; and the preset name, as a

@@ -1,10 +1,14 @@
 // `tpcost check`: evaluates the rules in each config's "checks" section. Exit 0 when every
 // rule of every file passes, 1 when a rule fails, 2 when an input is invalid.
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
+#include <string_view>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -35,6 +39,9 @@ struct layout_flags {
   std::string memory, memory_bandwidth, matmul_efficiency, memory_efficiency;
   std::string cp, cp_comm_type, hierarchical_cp_sizes, precision;
   std::string ep, etp, moe_token_dispatcher;
+  std::string vocab, kv_heads, head_dim, ffn;
+  std::map<std::string, std::string> more;  ///< the other step options, by flag name
+  std::map<std::string, bool> more_flags;   ///< the other step switches, by flag name
   bool fp8_attention = false;
   bool fp8_param_gather = false;
 };
@@ -63,6 +70,10 @@ void add_layout_flags(CLI::App& cmd, layout_flags& f) {
       {"--vpp", &f.vpp, "v: interleaved model chunks per GPU"},
       {"-G,--global-batch", &f.global_batch, "G: sequences per step"},
       {"--layers", &f.layers, "L: transformer layers (over the model's)"},
+      {"--vocab", &f.vocab, "V: vocabulary size (over the model's)"},
+      {"--kv-heads", &f.kv_heads, "key/value heads (GQA; over the model's)"},
+      {"--head-dim", &f.head_dim, "per-head width (over the model's)"},
+      {"--ffn", &f.ffn, "MLP inner size (over the model's)"},
       {"--zero", &f.zero, "ZeRO stage 0..3"},
       {"--stack", &f.stack, "software stack profile (docs/stacks.md)"},
       {"--attention", &f.attention, "fused | unfused"},
@@ -86,6 +97,42 @@ void add_layout_flags(CLI::App& cmd, layout_flags& f) {
   }
   group->add_flag("--fp8-attention", f.fp8_attention, "the attention core in FP8 too");
   group->add_flag("--fp8-param-gather", f.fp8_param_gather, "parameters kept in FP8");
+  // The rest of step's model and layout flags, so that every what-if of `step` is one of check
+  // (copy_command_line hands them over by name).
+  static constexpr std::pair<const char*, const char*> more[] = {
+      {"--arch", "gpt | llama conventions (over the model's)"},
+      {"--experts", "E: routed experts per MoE layer"},
+      {"--top-k", "k: routed experts each token visits"},
+      {"--expert-ffn", "inner size of one routed expert"},
+      {"--shared-expert-ffn", "inner size of all shared experts together"},
+      {"--moe-dense-layers", "leading layers with a dense MLP"},
+      {"--moe-layer-freq", "after them, every k-th layer has experts"},
+      {"--moe-expert-capacity-factor", "tokens an expert takes, over its even share"},
+      {"--moe-load-imbalance", "tokens the busiest GPU's experts take, over the mean"},
+      {"--kv-lora-rank", "MLA: the key/value latent"},
+      {"--q-lora-rank", "MLA: the query latent"},
+      {"--qk-nope-head-dim", "MLA: per head, the query/key part without positions"},
+      {"--qk-rope-head-dim", "MLA: per head, the rotary query/key part"},
+      {"--v-head-dim", "MLA: per head, the value width"},
+      {"--mtp-layers", "multi-token prediction modules"},
+      {"--pp-layout", "uneven stages: first=N,last=N or Megatron-Core's layout string"},
+      {"--mfu-flops", "model FLOPs behind MFU: full | megatron"},
+  };
+  for (const auto& [name, help] : more) {
+    group->add_option(name, f.more[name], help);
+  }
+  static constexpr std::pair<const char*, const char*> switches[] = {
+      {"--tp-comm-overlap", "Megatron-Core: TE userbuffers overlap of the TP collectives"},
+      {"--overlap-grad-reduce", "Megatron-Core: gradient reduction behind the backward"},
+      {"--overlap-param-gather", "Megatron-Core: the distributed optimizer's gather overlapped"},
+      {"--grad-reduce-in-bf16", "Megatron-Core: reduce gradients in BF16"},
+      {"--overlap-moe-expert-parallel-comm", "hide the MoE all-to-alls behind compute"},
+      {"--account-for-embedding-in-pipeline-split", "the embedding counts as a layer"},
+      {"--account-for-loss-in-pipeline-split", "the loss counts as a layer"},
+  };
+  for (const auto& [name, help] : switches) {
+    group->add_flag(name, f.more_flags[name], help);
+  }
 }
 
 /// The step a config describes, read by `tpcost step`'s own flags on a private App: the config
@@ -169,31 +216,128 @@ std::string step_rule_names(const std::vector<rule>& rules) {
   return out;
 }
 
+/// How a file names what it lacks: a launch script by its flags, a YAML or TOML by its keys,
+/// tpcost's config by its JSON pointers; what the command line can add is named too.
+struct file_terms {
+  std::string format;  ///< /source/format: "megatron-lm-script", "torchtitan-toml", ...
+
+  explicit file_terms(const config_document& doc) {
+    if (const auto* f = doc.find("/source/format")) {
+      format = f->text;
+    }
+  }
+  [[nodiscard]] bool script() const { return format == "megatron-lm-script"; }
+  [[nodiscard]] bool yaml() const { return format == "megatron-bridge-yaml"; }
+  [[nodiscard]] bool toml() const { return format == "torchtitan-toml"; }
+  [[nodiscard]] bool foreign() const { return !format.empty() && format != "tpcost"; }
+
+  /// The model dimension `dim` (layers, hidden, heads, vocab, seq) as the file would give it.
+  [[nodiscard]] std::string dimension(std::string_view dim) const {
+    static constexpr std::array<std::array<std::string_view, 4>, 5> names{{
+        {"layers", "--num-layers N", "model.num_layers", "--layers"},
+        {"hidden", "--hidden-size N", "model.hidden_size", "--hidden"},
+        {"heads", "--num-attention-heads N", "model.num_attention_heads", "--heads"},
+        {"vocab", "--vocab-size N", "tokenizer.vocab_size (or model.vocab_size)", "--vocab"},
+        {"seq", "--seq-length N", "model.seq_length", "--seq"},
+    }};
+    for (const auto& n : names) {
+      if (n[0] == dim) {
+        if (script()) {
+          return fmt::format("{} in the script (or {} N with the command)", n[1], n[3]);
+        }
+        if (yaml()) {
+          return fmt::format("{} in the YAML (or {} N with the command)", n[2], n[3]);
+        }
+        return fmt::format("/model/{} (or {} N)", dim, n[3]);
+      }
+    }
+    return std::string(dim);
+  }
+};
+
 /// The whole step of the config, for the step rules. A CI gate should not guess the job, so
 /// the keys `step` would default (the GPU, N, the global batch) must be in the file or on the
 /// command line; a network not named is the GPU's reference NIC, as in every command, and the
-/// report says so.
+/// report says so. Everything missing is named at once, in the file's own terms.
 step_report evaluate_config_step(const config_document& doc, const step_reader& step,
                                  const std::vector<rule>& rules, const layer_flags& layer) {
-  const auto need = [&](const char* flag, std::string_view pointer, const std::string& what) {
-    if (!step.given(flag)) {
-      throw config_error(doc.source + ": " + std::string(pointer),
-                         "missing; the step rules (" + step_rule_names(rules) + ") need " + what);
-    }
+  const file_terms terms(doc);
+  struct lack {
+    std::string pointer;  ///< tpcost's key
+    std::string what;     ///< what it is, in the file's terms
   };
+  std::vector<lack> missing;
   // A reader of a launch script gives the model as its dimensions, without a preset.
-  const bool model_by_dimensions = step.given("--layers") && step.given("--hidden") &&
-                                   step.given("--heads") && step.given("--vocab") &&
-                                   step.given("--seq");
-  if (!step.given("--hf-config") && !model_by_dimensions) {
-    need("--model", "/model/name",
-         "a model preset, e.g. \"gpt-3-175b\" (tpcost model list), or /model/hf_config");
+  const bool by_name = step.given("--model") || step.given("--hf-config");
+  std::vector<std::pair<std::string, std::string>> dims;  // pointer, in the file's terms
+  for (const auto& [flag, dim] :
+       {std::pair{"--layers", "layers"}, std::pair{"--hidden", "hidden"},
+        std::pair{"--heads", "heads"}, std::pair{"--vocab", "vocab"}, std::pair{"--seq", "seq"}}) {
+    if (!step.given(flag)) {
+      dims.emplace_back(std::string("/model/") + dim, terms.dimension(dim));
+    }
   }
-  need("--gpu", "/hardware/gpu",
-       "a GPU preset for the peak, the HBM capacity and bandwidth, e.g. \"h100-sxm\"");
-  need("--global-batch", "/batch/global_batch", "the sequences per step, e.g. 1536");
-  if (!step.given("--dp")) {
-    need("--gpus", "/parallel/gpus", "the job's GPU count N (or /parallel/dp)");
+  if (!by_name && (dims.size() == 5 || !terms.foreign())) {
+    missing.push_back(
+        {"/model/name",
+         terms.toml() ? "the model: [model] name and flavor of a model tpcost has a preset for "
+                        "(or --model NAME, --hf-config FILE with the command)"
+         : terms.foreign()
+             ? "the model: --model NAME or --hf-config FILE with the command"
+             : "a model preset, e.g. \"gpt-3-175b\" (tpcost model list), or /model/hf_config"});
+  } else if (!by_name && !dims.empty()) {
+    std::string list;
+    for (const auto& d : dims) {
+      list += (list.empty() ? "" : ", ") + d.second;
+    }
+    missing.push_back({dims.front().first, "the model's " + list +
+                                               " (or name the model with --model or "
+                                               "--hf-config)"});
+  }
+  if (!step.given("--gpu")) {
+    missing.push_back({"/hardware/gpu", terms.foreign()
+                                            ? "the GPU: --gpu NAME with the command, e.g. --gpu "
+                                              "h100-sxm"
+                                            : "a GPU preset for the peak, the HBM capacity and "
+                                              "bandwidth, e.g. \"h100-sxm\""});
+  }
+  const bool gpus = step.given("--dp") || step.given("--gpus");
+  if (!step.given("--global-batch") && (doc.batch_per_rank == 0 || gpus)) {
+    missing.push_back({"/batch/global_batch",
+                       doc.batch_per_rank > 0
+                           ? "the global batch: " + doc.batch_per_rank_origin +
+                                 " x DP, and t*p*cp does not divide the GPU count"
+                       : terms.script() ? "the global batch: --global-batch-size N in the script"
+                       : terms.yaml()   ? "the global batch: train.global_batch_size in the YAML"
+                       : terms.toml()   ? "the global batch: training.global_batch_size in the TOML"
+                       : terms.foreign() ? "the global batch: --global-batch N with the command"
+                                         : "the sequences per step, e.g. 1536"});
+  }
+  if (!gpus) {
+    const std::string derived =
+        doc.batch_per_rank > 0
+            ? " (the global batch is " + doc.batch_per_rank_origin + " x DP, DP = N/(t*p*cp))"
+            : "";
+    missing.push_back(
+        {"/parallel/gpus",
+         (terms.script()    ? "the GPU count: torchrun --nproc_per_node (and --nnodes) in the "
+                              "script, or --gpus N with the command"
+          : terms.foreign() ? "the GPU count: --gpus N with the command"
+                            : "the job's GPU count N (or /parallel/dp)") +
+             derived});
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (std::size_t i = terms.foreign() ? 0 : 1; i < missing.size(); ++i) {
+      list += (list.empty() ? "" : "; ") + missing[i].what;
+    }
+    if (!terms.foreign()) {  // tpcost's config: the first key, then the others
+      throw config_error(doc.source + ": " + missing.front().pointer,
+                         "missing; the step rules (" + step_rule_names(rules) + ") need " +
+                             missing.front().what +
+                             (list.empty() ? "" : "; also missing: " + list));
+    }
+    throw config_error(doc.source, "the step rules (" + step_rule_names(rules) + ") need " + list);
   }
   step_flags flags = step.flags;
   if (flags.hardware.intra_bandwidth.empty() && !layer.bandwidth.empty()) {
@@ -279,10 +423,15 @@ file_check check_one(const config_document& doc, const check_options& opts, step
     any_step_rule = true;
   }
   if (rules.empty()) {
-    throw config_error(doc.source + ": /checks",
-                       "no rule is enabled and no whole step to judge the memory of; add e.g. "
-                       "\"checks\": {\"min_efficiency\": 0.7}, or give the model, the GPU, the "
-                       "GPU count and the global batch");
+    throw config_error(
+        file_terms(doc).foreign() ? doc.source : doc.source + ": /checks",
+        file_terms(doc).foreign()
+            ? "no rule is enabled and no whole step to judge the memory of; give a rule with "
+              "the command, e.g. --rule min_mfu=0.4 (or give the model, the GPU, the GPU count "
+              "and the global batch)"
+            : "no rule is enabled and no whole step to judge the memory of; add e.g. "
+              "\"checks\": {\"min_efficiency\": 0.7}, or give the model, the GPU, the GPU "
+              "count and the global batch");
   }
   const bool any_layer_rule =
       std::any_of(rules.begin(), rules.end(), [](const rule& r) { return !reads_step(r.kind); });
@@ -411,10 +560,11 @@ std::vector<std::pair<std::string, std::optional<config_document>>> documents_of
   const auto flag_rules = rules_from_flags(opts.rules);
   std::vector<std::pair<std::string, std::optional<formats::loaded_file>>> files;
   std::vector<formats::loaded_file> models;
+  std::set<std::string> warned;  // a file named twice warns once
   for (const auto& file : opts.files) {
     try {
       auto f = formats::load_any(file, read);
-      formats::print_notes(f, std::cerr, false);
+      formats::print_notes(f, std::cerr, false, false, &warned);
       if (f.read.format == formats::source_format::hf_config) {
         models.push_back(std::move(f));
       } else {

@@ -27,7 +27,7 @@ void run_convert(const convert_flags& f) {
   std::vector<formats::loaded_file> files;
   for (const auto& path : f.files) {
     files.push_back(formats::load_any(path, opts));
-    formats::print_notes(files.back(), std::cerr, !f.quiet);
+    formats::print_notes(files.back(), std::cerr, !f.quiet, true);
   }
   emit(f.output, document_json(formats::merge(files))
                          .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +

@@ -72,6 +72,8 @@ config_document to_document(reading& r, const std::string& path) {
   for (auto& entry : doc.entries) {
     entry.origin = origin(std::string(entry.key->pointer));
   }
+  doc.batch_per_rank = r.batch_per_rank;
+  doc.batch_per_rank_origin = r.batch_per_rank > 0 ? r.batch_per_rank_at.text() : std::string();
   return doc;
 }
 
@@ -160,6 +162,10 @@ config_document merge(const std::vector<loaded_file>& files) {
     if (out.name.empty()) {
       out.name = f.doc.name;
     }
+    if (out.batch_per_rank == 0) {
+      out.batch_per_rank = f.doc.batch_per_rank;
+      out.batch_per_rank_origin = f.doc.batch_per_rank_origin;
+    }
     for (const auto& e : f.doc.entries) {
       auto it = std::find_if(out.entries.begin(), out.entries.end(),
                              [&](const config_entry& x) { return x.key == e.key; });
@@ -178,11 +184,22 @@ config_document merge(const std::vector<loaded_file>& files) {
   return out;
 }
 
-void print_notes(const loaded_file& file, std::ostream& out, bool ignored) {
+void print_notes(const loaded_file& file, std::ostream& out, bool ignored, bool missing,
+                 std::set<std::string>* seen) {
   std::string skipped;
+  const auto warn = [&](const reader_note& n) {
+    const auto line = "tpcost: warning: " + output_safe(n.where.text() + ": " + n.text);
+    if (seen == nullptr || seen->insert(line).second) {
+      out << line << '\n';
+    }
+  };
   for (const auto& n : file.read.notes) {
-    if (n.severity == reader_note::kind::warning) {
-      out << "tpcost: warning: " << output_safe(n.where.text() + ": " + n.text) << '\n';
+    if (n.severity == reader_note::kind::missing) {
+      if (missing) {
+        warn(n);
+      }
+    } else if (n.severity == reader_note::kind::warning) {
+      warn(n);
     } else if (ignored) {
       const auto what =
           n.where.key.empty() ? n.text : n.where.key + (n.text.empty() ? "" : " (" + n.text + ")");

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,12 @@ config_document merge(const std::vector<loaded_file>& files);
 
 /// "tpcost: warning: FILE:LINE: KEY: ..." for each warning; with `ignored`, also one line per
 /// file listing what had no effect.
-void print_notes(const loaded_file& file, std::ostream& out, bool ignored);
+/// Prints the warnings; the ignored values if `ignored`; what the file lacks if `missing`
+/// (convert: check and step name it in their own error, once, where it is needed).
+/// `seen`, if given, holds the warnings already printed: a file given twice (--config and --from)
+/// warns once.
+void print_notes(const loaded_file& file, std::ostream& out, bool ignored, bool missing = false,
+                 std::set<std::string>* seen = nullptr);
 
 /// Parses "--set VAR=VALUE" values into a map; throws invalid_spec naming --set.
 std::map<std::string, std::string> parse_set(const std::vector<std::string>& assignments);

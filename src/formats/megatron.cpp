@@ -8,7 +8,10 @@
 #include <cctype>
 #include <charconv>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
+#include <list>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -16,8 +19,8 @@
 
 #include <fmt/format.h>
 
+#include "config.hpp"
 #include "tpcost/model/optimizer_states.hpp"
-
 #include "formats/reading.hpp"
 #include "formats/scan.hpp"
 
@@ -31,6 +34,12 @@ namespace {
 constexpr std::size_t max_script_value_bytes = std::size_t{1} << 20;
 constexpr std::size_t max_script_expansion = std::size_t{16} << 20;
 constexpr int max_script_nesting = 64;
+/// `source FILE` / `. FILE` are followed at most this many files deep (a launch script sources
+/// a config or two; SC21's run_table_1.sh sources CONFIG.sh and SBATCH.sh, one level).
+constexpr int max_source_depth = 8;
+/// ... and at most this many sourced in all: without it, a file that sources two others eight
+/// deep is read 2^8 times, one that sources a thousand 1000^8.
+constexpr std::size_t max_sourced_files = 64;
 
 // --- The shell side: words, variables, flags ------------------------------------------------
 
@@ -38,19 +47,46 @@ struct word {
   std::string text;  ///< after expansion and quote removal
   std::string raw;   ///< as written
   std::size_t line = 0, column = 0;
-  bool op = false;  ///< a shell operator: ( ) ; | & — never a flag's value
+  const std::string* file = nullptr;  ///< the file it is in (a sourced one, or the script)
+  bool op = false;                    ///< a shell operator: ( ) ; | & — never a flag's value
   std::vector<std::string> unresolved;
 };
 
 struct shell_reader {
+  shell_reader(const std::string& t, const std::string& f, const read_options& o)
+      : text(t), file(f), opts(o) {}
+
   const std::string& text;
   const std::string& file;
   const read_options& opts;
   std::map<std::string, std::string> vars;             // NAME -> value
   std::map<std::string, std::string> unresolved_vars;  // NAME -> why
-  std::map<std::string, std::size_t> assigned_on;      // NAME -> line
+  std::map<std::string, place> assigned_on;            // NAME -> where
   std::size_t at_line = 1;   ///< the line being read, for the budget's errors
   std::size_t expanded = 0;  ///< bytes produced by expansion so far (the budget)
+
+  /// The files sourced so far (stable addresses: words point at their file's name), the chain
+  /// of files being read (for the cycle check) and the launch folder `pwd` stands for.
+  struct sourcing {
+    std::list<std::string> names;
+    std::vector<place> chain;  ///< the `source` lines that led to the file being read
+    std::string launch_dir;
+    std::string top;        ///< the script's own name, normalized
+    std::size_t count = 0;  ///< files sourced so far
+  };
+  std::shared_ptr<sourcing> sources = std::make_shared<sourcing>();
+
+  /// An `if`/`elif`/`else` chain: a branch whose condition the reader can decide (a string
+  /// comparison of known values, `[ "$MODEL_SIZE" == "39B" ]`) is taken or skipped as bash
+  /// would; once a condition cannot be decided, every later branch is read (the old way).
+  struct branch {
+    bool outer_live = true;
+    bool decided = true;  ///< every condition so far decided
+    bool taken = false;   ///< a branch so far was true
+    bool live = true;
+  };
+  std::vector<branch> ifs;
+  [[nodiscard]] bool live() const { return ifs.empty() || ifs.back().live; }
 
   static bool is_name_start(char c) {
     return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_';
@@ -66,6 +102,9 @@ struct shell_reader {
     }
     if (const auto it = vars.find(name); it != vars.end()) {
       return it->second;
+    }
+    if (name == "PWD") {
+      return sources->launch_dir;  // the script is launched from its folder (SC21's README)
     }
     missing.push_back(name);
     return std::nullopt;
@@ -197,11 +236,15 @@ struct shell_reader {
           out += s.substr(i, close + 2 - i);
         }
         i = close + 1;
-      } else if (n == '(') {  // $(command): not run
+      } else if (n == '(') {  // $(command): not run, but $(pwd) and $(dirname $0) are folders
         const auto close = s.find(')', i + 2);
         const auto end = close == std::string_view::npos ? s.size() : close + 1;
-        missing.push_back(std::string(s.substr(i, end - i)));
-        out += s.substr(i, end - i);
+        if (const auto dir = folder_of_command(s.substr(i, end - i))) {
+          out += *dir;
+        } else {
+          missing.push_back(std::string(s.substr(i, end - i)));
+          out += s.substr(i, end - i);
+        }
         i = end - 1;
       } else if (n == '{') {
         const auto close = s.find('}', i + 2);
@@ -253,6 +296,31 @@ struct shell_reader {
     expanded += out.size();
     check_budget(out.size());
     return out;
+  }
+
+  /// The folder a command substitution names, where it is one of the idioms launch scripts use
+  /// to find their own folder: $(pwd) (the launch folder, taken to be the script's), $(dirname
+  /// $0) (the script's), $(dirname ${BASH_SOURCE[0]}) (the file being read).
+  [[nodiscard]] std::optional<std::string> folder_of_command(std::string_view cmd) const {
+    std::string c;
+    for (const char ch : cmd) {
+      if (ch != '"' && ch != '\'') {
+        c += ch;
+      }
+    }
+    if (c == "$(pwd)" || c == "$(dirname $0)" || c == "$(dirname ${0})") {
+      return sources->launch_dir;
+    }
+    if (c == "$(dirname ${BASH_SOURCE[0]})" || c == "$(dirname ${BASH_SOURCE})" ||
+        c == "$(dirname $BASH_SOURCE)") {
+      return folder(file);
+    }
+    return std::nullopt;
+  }
+
+  static std::string folder(const std::string& path) {
+    const auto dir = std::filesystem::path(path).parent_path().string();
+    return dir.empty() ? "." : dir;
   }
 
   /// Throws "FILE:LINE: ..." when the script's evaluation passes its budget (docs/fuzzing.md):
@@ -329,6 +397,7 @@ struct shell_reader {
         w.text = w.raw = std::string(1, c);
         w.line = line;
         w.column = col;
+        w.file = &file;
         out.back().push_back(w);
         advance();
         if (c == ';' || c == '|' || c == '&') {
@@ -339,6 +408,7 @@ struct shell_reader {
       word w;
       w.line = line;
       w.column = col;
+      w.file = &file;
       at_line = line;
       const std::size_t start = i;
       while (i < text.size()) {
@@ -420,14 +490,91 @@ struct shell_reader {
     return out;
   }
 
-  /// At the end of a logical line, applies its leading assignments (NAME=value).
+  static bool flag_like(const std::string& s) {
+    return s.size() > 2 && s[0] == '-' && s[1] == '-' &&
+           std::isalpha(static_cast<unsigned char>(s[2])) != 0;
+  }
+
+  /// The value of `[ A == B ]`, `[[ A != B ]]` (also `=`) when both sides are known; nullopt
+  /// for any other condition (-n, -f, ||, &&, a command).
+  static std::optional<bool> condition(const std::vector<word>& w) {
+    std::size_t n = w.size();
+    if (n > 0 && w[n - 1].op && w[n - 1].raw == ";") {
+      --n;
+    }
+    if (n != 6 || w[1].op || w[5].op || w[2].op || w[3].op || w[4].op) {
+      return std::nullopt;
+    }
+    const bool single = w[1].raw == "[" && w[5].raw == "]";
+    const bool dbl = w[1].raw == "[[" && w[5].raw == "]]";
+    const auto& cmp = w[3].raw;
+    if ((!single && !dbl) || (cmp != "==" && cmp != "=" && cmp != "!=") ||
+        !w[2].unresolved.empty() || !w[4].unresolved.empty()) {
+      return std::nullopt;
+    }
+    return (w[2].text == w[4].text) == (cmp != "!=");
+  }
+
+  /// if/elif/else/fi at the head of a logical line: updates the branch stack.
+  void control(const std::vector<word>& words) {
+    if (words.empty() || words[0].op) {
+      return;
+    }
+    const auto& k = words[0].raw;
+    if (k == "if") {
+      branch b;
+      b.outer_live = live();
+      const auto c = condition(words);
+      b.decided = c.has_value();
+      b.taken = c.value_or(false);
+      b.live = b.outer_live && c.value_or(true);
+      ifs.push_back(b);
+    } else if (ifs.empty()) {
+      return;
+    } else if (k == "elif") {
+      auto& b = ifs.back();
+      if (b.decided && b.taken) {
+        b.live = false;
+      } else if (!b.decided) {
+        b.live = b.outer_live;
+      } else {
+        const auto c = condition(words);
+        b.decided = c.has_value();
+        b.taken = c.value_or(false);
+        b.live = b.outer_live && c.value_or(true);
+      }
+    } else if (k == "else") {
+      auto& b = ifs.back();
+      b.live = b.outer_live && (!b.decided || !b.taken);
+    } else if (k == "fi") {
+      ifs.pop_back();
+    }
+  }
+
+  /// At the end of a logical line: follows if/elif/else/fi, drops the line in a branch not
+  /// taken, applies its leading assignments (NAME=value), reads the flags in an exported
+  /// variable's value (the launcher hands it to the job: SC21's CONFIG.sh exports
+  /// MEGATRON_PARAMS), and follows `source FILE` / `. FILE`.
   void end_line(std::vector<std::vector<word>>& out) {
     auto& words = out.back();
+    const bool was_live = live();
+    control(words);
+    const bool head = !words.empty() && !words[0].op &&
+                      (words[0].raw == "else" || words[0].raw == "elif" || words[0].raw == "fi");
+    if (!(head ? live() : was_live)) {
+      words.clear();  // a branch not taken
+      return;
+    }
     std::size_t k = 0;
-    while (k < words.size() && (words[k].raw == "export" || words[k].raw == "local" ||
-                                words[k].raw == "readonly" || words[k].raw == "declare")) {
+    bool exported = false;
+    while (k < words.size() &&
+           (words[k].raw == "export" || words[k].raw == "local" || words[k].raw == "readonly" ||
+            words[k].raw == "declare" || words[k].raw == "then" || words[k].raw == "else" ||
+            words[k].raw == "do")) {
+      exported = exported || words[k].raw == "export";
       ++k;
     }
+    std::vector<word> inside;  // the words of exported values that hold flags
     for (; k < words.size(); ++k) {
       const auto& raw = words[k].raw;
       const auto eq = raw.find('=');
@@ -438,6 +585,9 @@ struct shell_reader {
       }
       const auto name = raw.substr(0, eq);
       const auto value_at = words[k].text.find('=');
+      if (exported && value_at != std::string::npos) {
+        split_flags(words[k], words[k].text.substr(value_at + 1), inside);
+      }
       if (opts.set.count(name) == 0) {
         if (words[k].unresolved.empty()) {
           vars[name] = words[k].text.substr(value_at + 1);
@@ -450,12 +600,157 @@ struct shell_reader {
           }
           unresolved_vars[name] = why;
         }
-        assigned_on[name] = words[k].line;
+        assigned_on[name] = place{file, words[k].line, 0, {}};
       }
     }
+    std::vector<std::vector<word>> sourced;
+    if (k + 1 < words.size() && !words[k].op && !words[k + 1].op &&
+        (words[k].raw == "source" || words[k].raw == ".")) {
+      sourced = include(words[k], words[k + 1]);
+    }
+    words.insert(words.end(), std::make_move_iterator(inside.begin()),
+                 std::make_move_iterator(inside.end()));
     if (!words.empty()) {
       out.emplace_back();
     }
+    for (auto& line : sourced) {
+      if (!line.empty()) {
+        out.back() = std::move(line);
+        out.emplace_back();
+      }
+    }
+  }
+
+  /// The words of `value` (an exported variable's), as flags at the assignment's place, if
+  /// any of them is a flag.
+  static void split_flags(const word& w, const std::string& value, std::vector<word>& into) {
+    std::vector<word> parts;
+    bool flags = false;
+    std::size_t pos = 0;
+    while (pos < value.size()) {
+      const auto start = value.find_first_not_of(" \t\n", pos);
+      if (start == std::string::npos) {
+        break;
+      }
+      const auto end = std::min(value.find_first_of(" \t\n", start), value.size());
+      word part;
+      part.line = w.line;
+      part.column = w.column;
+      part.file = w.file;
+      part.text = value.substr(start, end - start);
+      part.raw = part.text;
+      for (const auto& n : w.unresolved) {  // the variables this part still names
+        const bool named = !n.empty() && n.front() == '$'
+                               ? part.text.find(n) != std::string::npos
+                               : part.text.find("$" + n) != std::string::npos ||
+                                     part.text.find("${" + n) != std::string::npos;
+        if (named) {
+          part.unresolved.push_back(n);
+        }
+      }
+      flags = flags || flag_like(part.text);
+      parts.push_back(std::move(part));
+      pos = end;
+    }
+    if (flags) {
+      into.insert(into.end(), std::make_move_iterator(parts.begin()),
+                  std::make_move_iterator(parts.end()));
+    }
+  }
+
+  /// `source FILE` / `. FILE`: the file's logical lines, read with this script's variables
+  /// (which it may change). A relative path is taken from the folder of the file that sources
+  /// it; `pwd` stands for the script's folder. Bounded by max_source_depth, cycles refused.
+  std::vector<std::vector<word>> include(const word& cmd, const word& path_word) {
+    const place here{file, cmd.line, cmd.column, cmd.raw + " " + path_word.raw};
+    std::string path = path_word.text;
+    auto missing = path_word.unresolved;
+    for (const char* pwd : {"`pwd`", "$(pwd)"}) {
+      const std::string p(pwd);
+      if (path.rfind(p, 0) == 0) {
+        path = sources->launch_dir + path.substr(p.size());
+        missing.erase(std::remove(missing.begin(), missing.end(), std::string("$(pwd)")),
+                      missing.end());
+      }
+    }
+    if (!missing.empty()) {
+      const auto& first = missing.front();
+      const bool settable = !first.empty() && std::all_of(first.begin(), first.end(),
+                                                          [](char c) { return is_name_char(c); });
+      fail(here, fmt::format("{}{} is not set in the script{}; the file to source is not known",
+                             !first.empty() && first.front() == '$' ? "" : "$", first,
+                             settable ? fmt::format(" (give --set {}=VALUE)", first) : ""));
+    }
+    if (path.find('`') != std::string::npos) {
+      fail(here, "a command substitution tpcost does not run names the file to source");
+    }
+    std::filesystem::path p(path);
+    if (p.is_relative()) {
+      p = std::filesystem::path(folder(file)) / p;
+    }
+    p = p.lexically_normal();
+    if (std::error_code ec; p.is_absolute()) {  // $(pwd)/x: named from the working folder
+      const auto cwd = std::filesystem::current_path(ec);
+      const auto near = p.lexically_proximate(cwd);
+      if (!ec && !near.empty() && near.begin()->string() != "..") {
+        p = near;
+      }
+    }
+    const auto name = p.string();
+    auto& chain = sources->chain;
+    if (chain.size() >= static_cast<std::size_t>(max_source_depth)) {
+      fail(here, fmt::format("sources {} more than {} files deep (a cycle through different "
+                             "paths?); a launch script sources a config or two",
+                             name, max_source_depth));
+    }
+    if (name == sources->top ||
+        std::any_of(chain.begin(), chain.end(), [&](const place& f) { return f.key == name; })) {
+      std::string how;
+      for (const auto& f : chain) {
+        how += fmt::format("{}:{} sources {}, ", f.file, f.line, f.key);
+      }
+      fail(here, fmt::format("sources {}, which is already being read: a cycle ({}then this "
+                             "line sources it again)",
+                             name, how));
+    }
+    if (++sources->count > max_sourced_files) {
+      fail(here, fmt::format("sources more than {} files in all; a launch script sources a "
+                             "config or two",
+                             max_sourced_files));
+    }
+    std::string text_of;
+    if (opts.read_source) {
+      text_of = opts.read_source(name);
+    } else {
+      std::error_code ec;
+      if (!std::filesystem::exists(p, ec)) {
+        fail(here, fmt::format("{} does not exist (a relative path is taken from the folder of "
+                               "the file that sources it, `pwd` as the script's folder)",
+                               name));
+      }
+      if (!std::filesystem::is_regular_file(p, ec)) {
+        fail(here, fmt::format("{} is not a regular file", name));
+      }
+      text_of = read_config_text(name);
+    }
+    sources->names.push_back(std::move(text_of));
+    const std::string& child_text = sources->names.back();
+    sources->names.push_back(name);
+    const std::string& child_file = sources->names.back();
+    shell_reader child{child_text, child_file, opts};
+    child.vars = std::move(vars);
+    child.unresolved_vars = std::move(unresolved_vars);
+    child.assigned_on = std::move(assigned_on);
+    child.sources = sources;
+    child.expanded = expanded;
+    chain.push_back(place{file, cmd.line, cmd.column, name});
+    auto lines = child.lines();
+    chain.pop_back();
+    vars = std::move(child.vars);
+    unresolved_vars = std::move(child.unresolved_vars);
+    assigned_on = std::move(child.assigned_on);
+    expanded = child.expanded;
+    return lines;
   }
 };
 
@@ -505,6 +800,7 @@ std::vector<megatron_arg> script_args(shell_reader& sh) {
           word part;  // not a copy of w: its text may be long, and it has many parts
           part.line = w.line;
           part.column = w.column;
+          part.file = w.file;
           part.unresolved = w.unresolved;
           part.text = w.text.substr(start, end - start);
           part.raw = part.text;
@@ -536,14 +832,28 @@ std::vector<megatron_arg> script_args(shell_reader& sh) {
         unresolved = words[i + 1].unresolved;
         has_value = true;
         ++i;
+        // A list flag (nargs='+' in arguments.py) takes every word up to the next flag.
+        while (flag == "--recompute-modules" && i + 1 < words.size() && !words[i + 1].op &&
+               !looks_like_flag(words[i + 1].text)) {
+          value += " " + words[i + 1].text;
+          shown += " " + words[i + 1].raw;
+          ++i;
+        }
       }
       for (auto& n : unresolved) {
         if (const auto it = sh.unresolved_vars.find(n); it != sh.unresolved_vars.end()) {
-          n += fmt::format(" (line {}: {})", sh.assigned_on[n], it->second);
+          const auto& set_at = sh.assigned_on[n];
+          n += set_at.file == (w.file != nullptr ? *w.file : sh.file)
+                   ? fmt::format(" (line {}: {})", set_at.line, it->second)
+                   : fmt::format(" ({}:{}: {})", set_at.file, set_at.line, it->second);
         }
       }
       auto [dest, stored] = dest_of(flag, value, has_value);
-      args.push_back({dest, stored, shown, {sh.file, w.line, w.column, flag}, unresolved});
+      args.push_back({dest,
+                      stored,
+                      shown,
+                      {w.file != nullptr ? *w.file : sh.file, w.line, w.column, flag},
+                      unresolved});
     }
   }
   return args;
@@ -559,6 +869,7 @@ struct megatron_mapping {
   bool from_log;
   std::map<std::string, megatron_arg> last;
   std::set<std::string> used;
+  std::optional<int> core_minor = std::nullopt;  ///< the release a script names (core_v0.N)
 
   std::vector<std::pair<megatron_arg, megatron_arg>> twice;  ///< (first, last) values differ
 
@@ -603,8 +914,9 @@ struct megatron_mapping {
       names += (names.empty() ? "" : ", ") + (n.front() == '$' ? n : "$" + n);
     }
     const auto first = a.unresolved.front().substr(0, a.unresolved.front().find(' '));
-    const bool settable = std::all_of(first.begin(), first.end(),
-                                      [](char c) { return shell_reader::is_name_char(c); });
+    const bool settable = !first.empty() && std::all_of(first.begin(), first.end(), [](char c) {
+      return shell_reader::is_name_char(c);
+    });
     fail(a.where,
          fmt::format("'{}': {} is not set in the script{}; expected {}", a.shown, names,
                      settable ? fmt::format(" (give --set {}=VALUE)", first) : "", expected));
@@ -721,8 +1033,14 @@ struct megatron_mapping {
       r.put("/options/moe_token_dispatcher", std::string("flex"), at("moe_enable_deepep"));
     } else if (const auto d = text("moe_token_dispatcher_type")) {
       if (*d != "alltoall" && *d != "flex") {
+        // The allgather dispatcher gathers every token of the TP*EP group to every rank and
+        // masks locally (megatron/core/transformer/moe/token_dispatcher.py
+        // MoEAllGatherTokenDispatcher): traffic tpcost's step does not model.
         fail(at("moe_token_dispatcher_type"),
-             fmt::format("'{}': tpcost costs the alltoall and flex dispatchers", *d));
+             fmt::format("'{}' is not costed: tpcost models the alltoall and flex (DeepEP) "
+                         "dispatchers, not the {} one, whose traffic grows with the whole "
+                         "EP group's tokens; give alltoall to cost the job with all-to-alls",
+                         *d, *d));
       }
       r.put("/options/moe_token_dispatcher", *d, at("moe_token_dispatcher_type"));
     }
@@ -738,21 +1056,6 @@ struct megatron_mapping {
         fail(c->where, fmt::format("'{}' is not a capacity factor > 0", c->value));
       }
       r.put("/options/moe_expert_capacity_factor", v, c->where);
-    }
-    std::string blocked;
-    for (const char* dest : {"multi_latent_attention", "mtp_num_layers"}) {
-      if (const auto* a = get(dest); a != nullptr && a->value != "0") {
-        blocked +=
-            fmt::format("{}{} (line {})", blocked.empty() ? "" : ", ", a->shown, a->where.line);
-      }
-    }
-    if (!blocked.empty()) {
-      r.blockers.push_back(
-          {reader_note::kind::warning, place{file, 0, 0, {}},
-           fmt::format("{}: a tpcost config cannot describe multi-head latent attention or "
-                       "multi-token prediction yet; name the model with --model (e.g. "
-                       "deepseek-v3) or --hf-config",
-                       blocked)});
     }
   }
 
@@ -932,6 +1235,30 @@ struct megatron_mapping {
       }
       r.put("/parallel/vpp", *layers / pp / *per, at("num_layers_per_virtual_pipeline_stage"));
     }
+    // Uneven stages: Megatron-Core's --pipeline-model-parallel-layout string, or the layers of
+    // the first and last stages (--decoder-first/last-pipeline-num-layers, the middle stages
+    // sharing the rest), as tpcost's --pp-layout reads them.
+    if (const auto layout = text("pipeline_model_parallel_layout")) {
+      r.put("/parallel/pp_layout", *layout, at("pipeline_model_parallel_layout"));
+    } else {
+      const auto first = count("decoder_first_pipeline_num_layers");
+      const auto last_stage = count("decoder_last_pipeline_num_layers");
+      if (first && last_stage) {
+        r.put("/parallel/pp_layout", fmt::format("first={},last={}", *first, *last_stage),
+              at("decoder_first_pipeline_num_layers"));
+      } else if (first || last_stage) {
+        r.warn(opts,
+               at(first ? "decoder_first_pipeline_num_layers" : "decoder_last_pipeline_num_layers"),
+               "one uneven end stage alone is not modelled; the layers are split as evenly as "
+               "the stages allow");
+      }
+    }
+    for (const char* dest :
+         {"account_for_embedding_in_pipeline_split", "account_for_loss_in_pipeline_split"}) {
+      if (on(dest)) {
+        r.put(std::string("/parallel/") + dest, true, at(dest));
+      }
+    }
     put_count("/batch/micro_batch", "micro_batch_size");
     put_count("/batch/global_batch", "global_batch_size");
     for (const char* ramp : {"rampup_batch_size", "step_batch_size_schedule"}) {
@@ -981,6 +1308,17 @@ struct megatron_mapping {
     const bool untied = on("untie_embeddings_and_output_weights");
     (void)text("position_embedding_type");
     map_head_dim(hidden, heads);
+    map_mla();
+    // --window-size (arguments.py at core_v0.16.0; TransformerConfig.window_size in a Bridge
+    // YAML): sliding-window attention, which tpcost's step does not model.
+    if (const auto* w = get("window_size"); w != nullptr && w->value != "None") {
+      (void)get("window_attn_skip_freq");
+      r.warn(opts, w->where,
+             fmt::format("sliding-window attention ('{}') is not modelled; costed with full "
+                         "causal attention over the sequence (more attention FLOPs than the job "
+                         "runs)",
+                         w->value));
+    }
     (void)get("max_position_embeddings");
     (void)get("rotary_base");
     (void)get("rotary_percent");
@@ -999,6 +1337,77 @@ struct megatron_mapping {
     map_vocab();
   }
 
+  /// --recompute-modules (TransformerConfig.recompute_modules, core_v0.16.0: default
+  /// ["core_attn"]): tpcost's selective recomputation reruns the attention core; other modules
+  /// (mlp, moe, moe_act, layernorm, mla_up_proj, shared_experts) are a warning.
+  void map_recompute_modules() {
+    const auto modules = text("recompute_modules");
+    if (!modules) {
+      return;
+    }
+    std::string others;
+    bool attention = false;
+    std::string word;
+    for (const char c : *modules + " ") {
+      if (c == ' ' || c == ',' || c == '[' || c == ']' || c == '\'' || c == '"') {
+        if (!word.empty()) {
+          attention = attention || word == "core_attn";
+          if (word != "core_attn") {
+            others += (others.empty() ? "" : ", ") + word;
+          }
+        }
+        word.clear();
+      } else {
+        word += c;
+      }
+    }
+    if (!others.empty() || !attention) {
+      r.warn(opts, at("recompute_modules"),
+             fmt::format("recomputation of {} is not modelled; costed as selective "
+                         "recomputation of the attention core (core_attn){}",
+                         others.empty() ? "nothing" : others,
+                         attention ? "" : ", which the modules leave out"));
+    }
+  }
+
+  /// --multi-latent-attention and its dimensions; without the switch Megatron builds no MLA and
+  /// the dimension flags have no effect (listed as ignored). A flag not given takes
+  /// arguments.py's default (core_v0.16.0: --q-lora-rank None, i.e. queries projected from h,
+  /// --kv-lora-rank 32, --qk-head-dim 128, --qk-pos-emb-head-dim 64, --v-head-dim 128); a
+  /// Megatron-Bridge model: is an MLATransformerConfig, whose defaults differ (q_lora_rank 512,
+  /// kv_lora_rank 512: megatron/core/transformer/transformer_config.py at core_v0.16.0).
+  /// --mtp-num-layers N: DeepSeek-V3's multi-token prediction modules.
+  void map_mla() {
+    if (on("multi_latent_attention")) {
+      const bool yaml = style == megatron_style::config;
+      struct dimension {
+        const char* dest;
+        const char* pointer;
+        std::int64_t flag_default, config_default;
+      };
+      static constexpr dimension dims[] = {
+          {"q_lora_rank", "/model/q_lora_rank", 0, 512},
+          {"kv_lora_rank", "/model/kv_lora_rank", 32, 512},
+          {"qk_head_dim", "/model/qk_nope_head_dim", 128, 128},
+          {"qk_pos_emb_head_dim", "/model/qk_rope_head_dim", 64, 64},
+          {"v_head_dim", "/model/v_head_dim", 128, 128},
+      };
+      for (const auto& d : dims) {
+        if (const auto v = count(d.dest)) {
+          r.put(d.pointer, *v, at(d.dest));
+        } else if (const auto def = yaml ? d.config_default : d.flag_default; def > 0) {
+          r.put(d.pointer, def,
+                place{file, 0, 0,
+                      fmt::format("{} ({}'s default, {})", at(d.dest).key,
+                                  yaml ? "MLATransformerConfig" : "Megatron", def)});
+        }
+      }
+    }
+    if (const auto* a = get("mtp_num_layers"); a != nullptr && a->value != "0") {
+      r.put("/model/mtp_layers", *count("mtp_num_layers"), a->where);
+    }
+  }
+
   /// --kv-channels: the per-head width. arguments.py defaults it to
   /// hidden / heads; it is kept only where it differs (Qwen3-32B: 128 against 5120 / 64 = 80).
   void map_head_dim(std::optional<std::int64_t> hidden, std::optional<std::int64_t> heads) {
@@ -1009,31 +1418,64 @@ struct megatron_mapping {
     }
   }
 
-  /// --vocab-size, or the tokenizer's, padded as Megatron pads it (vocab_utils.py:
-  /// a multiple of --make-vocab-size-divisible-by (128) times the TP degree).
+  /// The vocabulary, padded as Megatron pads it (_vocab_size_with_padding, megatron/training/
+  /// tokenizer/tokenizer.py at core_v0.16.0: up to a multiple of --make-vocab-size-divisible-by,
+  /// default 128, times the TP degree). The sizes fixed by the tokenizer's type (build_tokenizer
+  /// there): GPT2BPETokenizer, the default of pretrain_gpt.py (args_defaults at 6985e58,
+  /// core_v0.16.0 and d98e8a6), 50,257 tokens in its gpt2-vocab.json; Llama2Tokenizer 32,000;
+  /// NullTokenizer --vocab-size + 1 (its EOD token); TikTokenizer --vocab-size, else 2^17.
+  /// BERT word pieces, SentencePiece and Hugging Face tokenizers take it from their files:
+  /// --vocab-size, which Megatron ignores for them, is read as the size if given. A log
+  /// prints the padded size itself.
   void map_vocab() {
+    if (style == megatron_style::log) {
+      if (const auto padded = count("padded_vocab_size")) {
+        (void)get("vocab_size");
+        (void)get("tokenizer_type");
+        r.put("/model/vocab", *padded, at("padded_vocab_size"));
+        return;
+      }
+    }
+    // Peeked, not read: the type matters only where it fixes the size (a script that names
+    // two tokenizers in the branches of an `if` is not warned about otherwise).
+    const auto peek = [&](const char* dest) -> std::string {
+      const auto it = last.find(dest);
+      return it == last.end() || !it->second.unresolved.empty() ? std::string() : it->second.value;
+    };
+    const auto type = peek("tokenizer_type");
     std::optional<std::int64_t> vocab = count("vocab_size");
     place from = at("vocab_size");
-    // The tokenizer matters only without --vocab-size (then it is read, and reported if
-    // given twice).
-    const auto tokenizer = vocab ? std::nullopt : text("tokenizer_type");
-    const bool gpt2_files = !vocab && last.count("vocab_file") > 0 && on("merge_file");
-    if (!vocab) {
+    const auto fixed = [&](std::int64_t n, const char* what) {
+      vocab = n;
+      from = at(last.count("tokenizer_type") > 0 ? "tokenizer_type" : "vocab_file");
+      from.key += fmt::format(" ({}: {} tokens)", what, n);
+    };
+    if (type == "NullTokenizer" && vocab) {
+      (void)get("tokenizer_type");
+      from.key += fmt::format(" (NullTokenizer: {} + its EOD token)", *vocab);
+      vocab = *vocab + 1;
+    } else if (type == "TikTokenizer" && !vocab) {
+      (void)get("tokenizer_type");
+      fixed(131072, "TikTokenizer's default size, 2^17");
+    } else if (!vocab) {
+      const auto tokenizer = text("tokenizer_type");
       (void)get("vocab_file");
-    }
-    if (!vocab && (tokenizer == "GPT2BPETokenizer" || (!tokenizer && gpt2_files))) {
-      vocab = 50257;  // GPT-2 BPE (gpt2-vocab.json)
-      from = tokenizer ? at("tokenizer_type") : at("vocab_file");
-      from.key += " (GPT-2 BPE: 50257 tokens)";
-    } else if (!vocab && tokenizer == "Llama2Tokenizer") {
-      vocab = 32000;  // Llama 2 SentencePiece
-      from = at("tokenizer_type");
-      from.key += " (Llama 2 tokenizer: 32000 tokens)";
+      (void)get("merge_file");
+      const bool pretrain_gpt_default = !tokenizer && last.count("vocab_file") > 0;
+      if (tokenizer == "GPT2BPETokenizer" || pretrain_gpt_default) {
+        fixed(50257, "GPT-2 BPE");
+      } else if (tokenizer == "Llama2Tokenizer") {
+        fixed(32000, "Llama 2 tokenizer");
+      }
     }
     if (!vocab) {
-      r.warn(opts, tokenizer ? at("tokenizer_type") : place{file, 0, 0, "--vocab-size"},
-             "the vocabulary size is not stated; give --vocab N (or --model / --hf-config) with "
-             "the command");
+      const bool yaml = style == megatron_style::config;
+      r.lack(last.count("tokenizer_type") > 0 ? at("tokenizer_type") : at("vocab_size"),
+             fmt::format("the vocabulary size is not stated{}: add {} to the {} (or name the "
+                         "model with --model or --hf-config)",
+                         type.empty() ? "" : fmt::format(" ({} reads it from its files)", type),
+                         yaml ? "tokenizer.vocab_size: N" : "--vocab-size N",
+                         yaml ? "YAML" : "script's arguments"));
       return;
     }
     const auto multiple = count("make_vocab_size_divisible_by").value_or(128) *
@@ -1096,6 +1538,9 @@ struct megatron_mapping {
             opts, at("recompute_granularity"),
             fmt::format("'{}' is not a recompute granularity tpcost models (full, selective)", *g));
       }
+      if (*g == "selective") {
+        map_recompute_modules();
+      }
       const auto method = text("recompute_method");
       const auto n = count("recompute_num_layers");
       const auto layers = r.config.contains("model") && r.config["model"].contains("layers")
@@ -1108,8 +1553,22 @@ struct megatron_mapping {
                            "modelled; costed as full recomputation of every layer",
                            *n, layers));
       }
+    } else if (const auto m = text("activations_checkpoint_method")) {
+      // The 2021 spelling (Megatron-LM 6985e58, SC21's scripts): --activations-checkpoint-method
+      // uniform or block recomputes each layer's forward (megatron/model/transformer.py
+      // _checkpointed_forward, one layer per chunk by default): full recomputation.
+      if (*m != "uniform" && *m != "block") {
+        fail(at("activations_checkpoint_method"),
+             fmt::format("'{}' is not an activation checkpointing method (uniform, block)", *m));
+      }
+      (void)get("activations_checkpoint_num_layers");
+      r.put("/options/recompute", "full", at("activations_checkpoint_method"));
+    } else if (on("checkpoint_activations")) {
+      r.put("/options/recompute", "full", at("checkpoint_activations"));  // same era: uniform
     }
-    if (on("use_distributed_optimizer")) {
+    if (on("use_megatron_fsdp")) {
+      map_megatron_fsdp();
+    } else if (on("use_distributed_optimizer")) {
       // docs/user-guide/features/dist_optimizer.md: optimizer state and master weights are
       // sharded over DP, the gradient buffer is not: ZeRO-1.
       r.put("/options/zero", 1, at("use_distributed_optimizer"));
@@ -1128,6 +1587,22 @@ struct megatron_mapping {
       // local implementation's core attention is DotProductAttention, which writes the s*s
       // scores, softmax and dropout to memory (megatron/core/transformer/dot_product_attention.py).
       r.put("/options/attention", "unfused", at("transformer_impl"));
+    }
+    // Flags Megatron-LM removed after v2.6 (megatron/arguments.py at v2.5 e269e20 has them,
+    // core_r0.5.0 not): the script is for the Megatron-LM of the SC21 runs, the megatron-2021
+    // stack; --DDP-impl torch overlaps the gradient all-reduce with the backward (PyTorch DDP),
+    // local (the default) does not.
+    for (const char* old :
+         {"DDP_impl", "activations_checkpoint_method", "checkpoint_activations"}) {
+      if (last.count(old) > 0 && style != megatron_style::config) {
+        r.put("/options/stack", "megatron-2021",
+              place{file, at(old).line, at(old).column,
+                    at(old).key + " (a Megatron-LM v2 flag: the megatron-2021 stack)"});
+        if (const auto ddp = text("DDP_impl"); ddp == "torch") {
+          r.put("/options/dp_overlap", 1.0, at("DDP_impl"));
+        }
+        break;
+      }
     }
     // Megatron-Core's own switches, which the megatron-core stack reads as Megatron does
     // (docs/stacks.md).
@@ -1154,6 +1629,55 @@ struct megatron_mapping {
     }
   }
 
+  /// Megatron-FSDP (--use-megatron-fsdp): --data-parallel-sharding-strategy no_shard, optim,
+  /// optim_grads, optim_grads_params shard nothing, the optimizer state, and the gradients, and
+  /// the parameters too over DP: ZeRO 0 to 3. The flag's default is the release's
+  /// (megatron/training/arguments.py): 'no_shard' up to core_v0.17.1 (9539a12, 266f1c97),
+  /// 'optim_grads_params' from core_v0.18.0 (ba7b5eb) on; a Megatron-Bridge ddp: section is a
+  /// DistributedDataParallelConfig, whose field defaults to 'no_shard' at every release
+  /// (megatron/core/distributed/distributed_data_parallel_config.py, core_v0.17.1 to d98e8a6).
+  void map_megatron_fsdp() {
+    std::string strategy;
+    place from = at("data_parallel_sharding_strategy");
+    if (const auto given = text("data_parallel_sharding_strategy")) {
+      strategy = *given;
+    } else if (style == megatron_style::config) {
+      strategy = "no_shard";
+      from = place{file, 0, 0,
+                   "ddp.data_parallel_sharding_strategy (DistributedDataParallelConfig's "
+                   "default, no_shard)"};
+    } else if (core_minor && *core_minor <= 17) {
+      strategy = "no_shard";
+      from = place{file, 0, 0,
+                   fmt::format("--data-parallel-sharding-strategy (the default of core_v0.{}, "
+                               "no_shard)",
+                               *core_minor)};
+    } else {
+      strategy = "optim_grads_params";
+      from = place{file, 0, 0,
+                   "--data-parallel-sharding-strategy (Megatron-LM's default from core_v0.18, "
+                   "optim_grads_params)"};
+      if (!core_minor) {
+        r.warn(opts, at("use_megatron_fsdp"),
+               "the script does not name its Megatron-LM release and gives no "
+               "--data-parallel-sharding-strategy: taken as optim_grads_params (ZeRO-3), the "
+               "default from core_v0.18; up to core_v0.17 it was no_shard (ZeRO-0)");
+      }
+    }
+    const int zero = strategy == "no_shard"             ? 0
+                     : strategy == "optim"              ? 1
+                     : strategy == "optim_grads"        ? 2
+                     : strategy == "optim_grads_params" ? 3
+                                                        : -1;
+    if (zero < 0) {
+      fail(from, fmt::format("'{}' is not a Megatron-FSDP sharding strategy (no_shard, optim, "
+                             "optim_grads, optim_grads_params)",
+                             strategy));
+    }
+    (void)get("use_distributed_optimizer");  // Megatron-FSDP shards by its strategy instead
+    r.put("/options/zero", zero, from);
+  }
+
   void map_gpus() {
     if (style == megatron_style::config) {
       return;
@@ -1166,7 +1690,15 @@ struct megatron_mapping {
     // torchrun --nproc_per_node N --nnodes M: the job's N*M GPUs and N per node.
     const auto per_node = count("nproc_per_node");
     const auto* nodes = get("nnodes");
-    if (!per_node || nodes == nullptr) {
+    if (!per_node) {
+      return;
+    }
+    if (nodes == nullptr) {
+      // torchrun's --nnodes defaults to "1:1" (torch/distributed/run.py): one node.
+      r.put("/hardware/gpus_per_node", *per_node, at("nproc_per_node"));
+      r.put("/parallel/gpus", *per_node,
+            place{file, at("nproc_per_node").line, at("nproc_per_node").column,
+                  fmt::format("--nproc_per_node {} (torchrun's --nnodes default, 1)", *per_node)});
       return;
     }
     r.put("/hardware/gpus_per_node", *per_node, at("nproc_per_node"));
@@ -1250,8 +1782,8 @@ struct megatron_mapping {
 }  // namespace
 
 void map_megatron(std::vector<megatron_arg> args, reading& r, const read_options& opts,
-                  const std::string& file, megatron_style style) {
-  megatron_mapping m{r, opts, file, style, style != megatron_style::script, {}, {}, {}};
+                  const std::string& file, megatron_style style, std::optional<int> core_minor) {
+  megatron_mapping m{r, opts, file, style, style != megatron_style::script, {}, {}, core_minor, {}};
   m.collect(std::move(args));
   m.map();
 }
@@ -1260,7 +1792,13 @@ reading read_megatron_script(const std::string& text, const std::string& file,
                              const read_options& opts) {
   reading r;
   r.format = source_format::megatron_script;
-  shell_reader sh{text, file, opts, {}, {}, {}};
+  shell_reader sh{text, file, opts};
+  {
+    std::error_code ec;  // absolute: `pwd`/CONFIG.sh must not be taken from the folder again
+    const auto dir = std::filesystem::absolute(file == "-" ? "." : shell_reader::folder(file), ec);
+    sh.sources->launch_dir = ec ? "." : dir.lexically_normal().string();
+    sh.sources->top = std::filesystem::path(file).lexically_normal().string();
+  }
   auto args = script_args(sh);
   static const std::set<std::string> core = {"tensor_model_parallel_size",
                                              "pipeline_model_parallel_size",
@@ -1277,7 +1815,27 @@ reading read_megatron_script(const std::string& text, const std::string& file,
          "--pipeline-model-parallel-size, --num-layers, --hidden-size, --micro-batch-size, "
          "--global-batch-size, ...)");
   }
-  map_megatron(std::move(args), r, opts, file, megatron_style::script);
+  // The Megatron-LM release a script names (a `git checkout core_r0.17.0`, a container tag
+  // core_v0.18.0...), for the defaults that changed between releases.
+  std::optional<int> release;
+  std::string all = text;
+  for (auto it = sh.sources->names.begin(); it != sh.sources->names.end(); ++it) {
+    all += "\n" + *it;  // the sourced files' texts (and names)
+  }
+  for (const auto& [name, value] : opts.set) {
+    all += "\n" + value;  // --set MCORE_RELEASE=core_v0.17.1
+  }
+  for (const char* tag : {"core_v0.", "core_r0."}) {
+    for (auto at = all.find(tag); at != std::string::npos; at = all.find(tag, at + 1)) {
+      int minor = 0;
+      const auto* begin = all.data() + at + 8;
+      const auto [end, ec] = std::from_chars(begin, all.data() + all.size(), minor);
+      if (ec == std::errc() && end != begin && minor < 1000) {
+        release = release ? std::max(*release, minor) : minor;
+      }
+    }
+  }
+  map_megatron(std::move(args), r, opts, file, megatron_style::script, release);
   return r;
 }
 

@@ -52,6 +52,12 @@ std::pair<std::string, bool> dest_of(const std::string& section, const std::stri
     if (name == "num_moe_experts") {
       return {"num_experts", false};
     }
+    if (name == "num_layers_in_first_pipeline_stage") {
+      return {"decoder_first_pipeline_num_layers", false};  // TransformerConfig's name for it
+    }
+    if (name == "num_layers_in_last_pipeline_stage") {
+      return {"decoder_last_pipeline_num_layers", false};
+    }
     if (name == "gated_linear_unit") {
       return {"swiglu", false};
     }
@@ -76,7 +82,9 @@ std::pair<std::string, bool> dest_of(const std::string& section, const std::stri
        name == "main_params_dtype" || name == "exp_avg_dtype" || name == "exp_avg_sq_dtype")) {
     return {name, false};
   }
-  if (section == "ddp" && (name == "overlap_grad_reduce" || name == "overlap_param_gather")) {
+  if (section == "ddp" &&
+      (name == "overlap_grad_reduce" || name == "overlap_param_gather" ||
+       name == "use_megatron_fsdp" || name == "data_parallel_sharding_strategy")) {
     return {name, false};
   }
   if (section == "comm_overlap" && name == "tp_comm_overlap") {
@@ -154,6 +162,14 @@ reading read_nemo_yaml(const std::string& text, const std::string& file, const r
       const auto name = key_text(file, kv.first, sname);
       const auto key = sname + "." + name;
       auto [dest, inverted] = dest_of(sname, name);
+      if (dest == "recompute_modules" && kv.second.IsSequence()) {
+        std::string list;  // TransformerConfig.recompute_modules: names, as a script lists them
+        for (const auto& e : kv.second) {
+          list += (list.empty() ? "" : " ") + (e.IsScalar() ? e.Scalar() : std::string("?"));
+        }
+        args.push_back({dest, list, key + ": " + list.substr(0, 80), at(file, kv.second, key)});
+        continue;
+      }
       if (dest == "moe_layer_freq" && kv.second.IsSequence()) {
         // TransformerConfig.moe_layer_freq as a list: Megatron's list expression, one 0/1 entry
         // per layer, read by the same mapping as a script's --moe-layer-freq.

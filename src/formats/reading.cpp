@@ -76,6 +76,10 @@ void reading::warn(const read_options& opts, place where, std::string text) {
   notes.push_back({reader_note::kind::warning, std::move(where), std::move(text)});
 }
 
+void reading::lack(place where, std::string text) {
+  notes.push_back({reader_note::kind::missing, std::move(where), std::move(text)});
+}
+
 void fail(const place& where, const std::string& detail) {
   throw config_error(where.text(), detail);
 }

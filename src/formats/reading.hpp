@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,9 @@ namespace tpcost::cli::formats {
 struct read_options {
   std::map<std::string, std::string> set;
   bool strict = false;
+  /// The text of a file a launch script sources (`source FILE`); empty: read from disk. The
+  /// fuzzer gives its own, so that it never reads the machine's files.
+  std::function<std::string(const std::string& path)> read_source = {};
 };
 
 /// A place in the user's file, as errors print it: "train.sh:42: --micro-batch-size".
@@ -34,6 +39,7 @@ struct reader_note {
   enum class kind {
     ignored,  ///< no effect on what tpcost models (learning rate, data paths, logging)
     warning,  ///< it would change the step, but tpcost cannot model it (an error with --strict)
+    missing,  ///< the file does not state it: convert says so; check and step name it if needed
   };
   kind severity = kind::ignored;
   place where;
@@ -64,12 +70,18 @@ struct reading {
   std::map<std::string, place> at;  ///< JSON pointer -> where its value came from
   std::vector<reader_note> notes;
   std::vector<reader_note> blockers;  ///< what tpcost cannot cost at all (MoE): an error to use
+  /// The global batch as sequences per DP rank, where DP is known only with the GPU count
+  /// (config_document::batch_per_rank).
+  std::int64_t batch_per_rank = 0;
+  place batch_per_rank_at;
 
   /// Sets `pointer` (e.g. "/parallel/tp") to `value`, remembering where it came from.
   void put(const std::string& pointer, nlohmann::json value, place from);
   void ignore(place where, std::string why = {});
   /// A value tpcost cannot model; throws (config_error) with --strict.
   void warn(const read_options& opts, place where, std::string text);
+  /// A value the file does not state (the vocabulary of a tokenizer read from its files).
+  void lack(place where, std::string text);
 };
 
 /// One Megatron argument by its argparse `dest` name, from a script, a log or a YAML key.
@@ -87,8 +99,10 @@ enum class megatron_style { script, log, config };
 
 /// Maps Megatron arguments onto tpcost's config (shared by the script, the log and the
 /// Megatron-Bridge YAML, whose model keys are Megatron's TransformerConfig fields).
+/// `core_minor`: the Megatron-Core release N of core_v0.N a script names, if any.
 void map_megatron(std::vector<megatron_arg> args, reading& r, const read_options& opts,
-                  const std::string& file, megatron_style style);
+                  const std::string& file, megatron_style style,
+                  std::optional<int> core_minor = std::nullopt);
 
 /// Throws the one-line error "FILE:LINE[:COL]: KEY" + detail.
 [[noreturn]] void fail(const place& where, const std::string& detail);

@@ -65,6 +65,9 @@ struct toml_reader {
     if (v && *v < 1 && !(*v == -1 && std::string_view(key) == "data_parallel_shard_degree")) {
       fail(at("parallelism", key), fmt::format("{} is not a degree >= 1", *v));
     }
+    if (v && *v > 2147483647) {  // replicate x shard must not overflow
+      fail(at("parallelism", key), fmt::format("{} is not a degree in 1..2147483647", *v));
+    }
     return v;
   }
 };
@@ -177,8 +180,21 @@ reading read_torchtitan_toml(const std::string& text, const std::string& file,
     dp = replicate * shard;
     r.put("/parallel/dp", *dp, t.at("parallelism", "data_parallel_shard_degree"));
   }
-  if (shard != 1) {
+  // torchtitan/models/llama3/infra/parallelize.py at v0.2.2: FSDP (fully_shard) when
+  // dp_shard or cp is enabled (ParallelDims.fsdp_enabled), else DDP over the replicas
+  // (apply_ddp): ZeRO-3 or 0. HSDP (replicate and shard) shards over the shard group only.
+  const bool cp_on = t.degree("context_parallel_degree").value_or(1) > 1;
+  if (shard != 1 || cp_on) {
     r.put("/options/zero", 3, t.at("parallelism", "data_parallel_shard_degree"));
+    if (replicate > 1) {
+      r.warn(opts, t.at("parallelism", "data_parallel_replicate_degree"),
+             fmt::format("HSDP shards over data_parallel_shard_degree only, replicated {} "
+                         "times; costed as ZeRO-3 over all of DP (less memory per GPU than the "
+                         "job has)",
+                         replicate));
+    }
+  } else if (replicate > 1) {
+    r.put("/options/zero", 0, t.at("parallelism", "data_parallel_replicate_degree"));
   }
   if (const auto schedule = t.string("parallelism", "pipeline_parallel_schedule");
       schedule && pp > 1 && *schedule != "1F1B") {
@@ -187,30 +203,70 @@ reading read_torchtitan_toml(const std::string& text, const std::string& file,
   }
 
   // Batch: local_batch_size per DP rank; micro-batches of pipeline_parallel_microbatch_size
-  // under PP; the global batch, if not given, is local x DP.
-  const auto local = t.integer("training", "local_batch_size");
-  const auto old_local = t.integer("training", "batch_size");
-  const auto local_at =
-      local ? t.at("training", "local_batch_size") : t.at("training", "batch_size");
-  const auto per_rank = local ? local : old_local;
-  if (pp > 1) {
-    r.put("/batch/micro_batch",
-          t.integer("parallelism", "pipeline_parallel_microbatch_size").value_or(1),
-          t.at("parallelism", "pipeline_parallel_microbatch_size"));
-  } else if (per_rank) {
-    r.put("/batch/micro_batch", *per_rank, local_at);
+  // under PP; the global batch, if not given, is local x DP (torchtitan/config/job_config.py at
+  // v0.2.2). After v0.2.2 (torchtitan/config/configs.py and trainer.py at b5bcd76) the batch is
+  // counted in tokens: num_tokens_per_microbatch_per_dp_rank per micro-batch (max_context_length
+  // tokens a sequence), num_pp_microbatches of them per DP rank under PP, and
+  // num_tokens_per_train_step in all (-1: per rank x DP).
+  const auto seq_key = t.integer("training", "seq_len") ? "seq_len" : "max_context_length";
+  const auto seq = t.integer("training", seq_key);
+  if (seq) {
+    r.put("/model/seq", *seq, t.at("training", seq_key));
   }
-  if (const auto global = t.integer("training", "global_batch_size"); global && *global > 0) {
-    r.put("/batch/global_batch", *global, t.at("training", "global_batch_size"));
-  } else if (per_rank && dp) {
-    r.put("/batch/global_batch", *per_rank * *dp, local_at);
-  } else if (per_rank) {
-    r.warn(opts, local_at,
-           "the global batch is local_batch_size x DP, and DP depends on the GPU count; give "
-           "--global-batch");
+  const auto in_sequences = [&](const char* key) -> std::optional<std::int64_t> {
+    const auto tokens = t.integer("training", key);
+    if (!tokens || *tokens <= 0) {
+      return std::nullopt;
+    }
+    if (!seq || *seq <= 0 || *tokens % *seq != 0) {
+      fail(t.at("training", key),
+           fmt::format("{} tokens are not a whole number of sequences of training.{} = {}", *tokens,
+                       seq_key, seq ? std::to_string(*seq) : "(not given)"));
+    }
+    return *tokens / *seq;
+  };
+  std::optional<std::int64_t> per_rank;
+  place per_rank_at;
+  if (const auto micro = in_sequences("num_tokens_per_microbatch_per_dp_rank")) {
+    const auto micro_at = t.at("training", "num_tokens_per_microbatch_per_dp_rank");
+    r.put("/batch/micro_batch", *micro, micro_at);
+    const auto count = pp > 1 ? t.integer("parallelism", "num_pp_microbatches").value_or(1) : 1;
+    if (count < 1 || count > 2147483647 || *micro > 2147483647) {
+      fail(t.at("parallelism", "num_pp_microbatches"),
+           fmt::format("{} micro-batches of {} sequences is not a batch tpcost can cost", count,
+                       *micro));
+    }
+    per_rank = *micro * count;
+    per_rank_at = micro_at;
+    if (const auto global = in_sequences("num_tokens_per_train_step")) {
+      r.put("/batch/global_batch", *global, t.at("training", "num_tokens_per_train_step"));
+    }
+  } else {
+    const auto local = t.integer("training", "local_batch_size");
+    const auto old_local = t.integer("training", "batch_size");
+    per_rank_at = local ? t.at("training", "local_batch_size") : t.at("training", "batch_size");
+    per_rank = local ? local : old_local;
+    if (pp > 1) {
+      r.put("/batch/micro_batch",
+            t.integer("parallelism", "pipeline_parallel_microbatch_size").value_or(1),
+            t.at("parallelism", "pipeline_parallel_microbatch_size"));
+    } else if (per_rank) {
+      r.put("/batch/micro_batch", *per_rank, per_rank_at);
+    }
+    if (const auto global = t.integer("training", "global_batch_size"); global && *global > 0) {
+      r.put("/batch/global_batch", *global, t.at("training", "global_batch_size"));
+    }
   }
-  if (const auto seq = t.integer("training", "seq_len")) {
-    r.put("/model/seq", *seq, t.at("training", "seq_len"));
+  if (r.config.contains("batch") && r.config["batch"].contains("global_batch")) {
+    // given
+  } else if (per_rank && dp && *per_rank > 0 && *dp > 0 && *per_rank <= 2147483647 &&
+             *dp <= 2147483647) {
+    r.put("/batch/global_batch", *per_rank * *dp, per_rank_at);
+  } else if (per_rank && *per_rank > 0 && *per_rank <= 2147483647) {
+    // DP is the GPU count over tp*pp*cp: the global batch follows once --gpus (or --dp) is
+    // given (config_overlay derives it), as torchtitan derives it at launch.
+    r.batch_per_rank = *per_rank;
+    r.batch_per_rank_at = per_rank_at;
   }
 
   // Precision: FSDP2's parameter dtype; Float8 through the model converters.

@@ -106,11 +106,15 @@ tpcost_cli_case("hostile: $(( )) nested 100000 deep"
 tpcost_cli_case("hostile: parallel.pp_layout nested 40000 deep"
   ARGS step ${h100} --gpus 64 --pp 4 -G 64 --config ${deep}/deep_layout.json RC 2
   STDERR "pp_layout: 'Et\\(+' \\.\\.\\. \\(80004 bytes\\): nests more than 16 parentheses deep")
+tpcost_cli_case("hostile: sourced files fanning out stop at 64 in all"
+  ARGS convert ${deep}/fan_out.sh RC 2
+  STDERR "fan_a2\\.sh:2:1: source fan_b1\\.sh: sources more than 64 files in all")
 set_tests_properties("cli: hostile: a 50 KB line of dashes is no std::regex stack overflow"
                      "cli: hostile: a 50 KB log line is no std::regex stack overflow"
                      "cli: hostile: DeepSpeed nested 100000 deep is no recursive dump"
                      "cli: hostile: $(( )) nested 100000 deep"
                      "cli: hostile: parallel.pp_layout nested 40000 deep"
+                     "cli: hostile: sourced files fanning out stop at 64 in all"
                      PROPERTIES FIXTURES_REQUIRED deep_json)
 tpcost_cli_case("hostile: INT64_MIN / -1 in a script is no SIGFPE"
   ARGS convert ${hostile}/script_div_minus1.sh RC 2

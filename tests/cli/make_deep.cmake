@@ -20,3 +20,19 @@ file(WRITE "${OUT}/deep_arithmetic.sh"
 string(REPEAT "(" 40000 lopen)
 string(REPEAT ")" 40000 lclose)
 file(WRITE "${OUT}/deep_layout.json" "{\"parallel\": {\"pp_layout\": \"Et${lopen}t${lclose}L\"}}")
+
+# Issue 29: a script whose sourced files fan out (3 files sourcing 30 each): the reader stops
+# at 64 files in all, not after 3 x 30 readings (or, with more fan-out, never).
+set(fan "")
+foreach(i RANGE 2)
+  string(APPEND fan "source fan_a${i}.sh\n")
+  set(inner "")
+  foreach(j RANGE 29)
+    string(APPEND inner "source fan_b${j}.sh\n")
+  endforeach()
+  file(WRITE "${OUT}/fan_a${i}.sh" "${inner}")
+endforeach()
+foreach(j RANGE 29)
+  file(WRITE "${OUT}/fan_b${j}.sh" "X=1\n")
+endforeach()
+file(WRITE "${OUT}/fan_out.sh" "${fan}torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 2\n")

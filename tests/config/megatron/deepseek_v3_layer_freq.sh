@@ -1,7 +1,8 @@
 #!/bin/bash
 # Written for tpcost's tests (not from Megatron-LM): DeepSeek-V3's MoE flags as the
 # Megatron-MoE-ModelZoo launches it (3 dense layers, then experts in every layer), with MLA
-# and the MTP layer, which a tpcost config cannot describe yet. $FREQ replaces the pattern;
+# (DeepSeek-V3's q_lora 1536, kv_lora 512, head dims 128 + 64, v 128: its HF config.json) and
+# the MTP layer, on 16 stages of 3, 14 x 4 and 2 layers. $FREQ replaces the pattern;
 # --set MLA= drops the MLA and MTP switches.
 FREQ=${FREQ:-"([0]*3+[1]*58)"}
 MLA="--multi-latent-attention --mtp-num-layers 1"
@@ -16,5 +17,6 @@ torchrun --nproc_per_node 8 --nnodes 128 pretrain_gpt.py \
     --moe-router-score-function sigmoid --moe-router-enable-expert-bias \
     --moe-token-dispatcher-type flex --moe-enable-deepep \
     --tensor-model-parallel-size 1 --pipeline-model-parallel-size 16 \
+    --decoder-first-pipeline-num-layers 3 --decoder-last-pipeline-num-layers 2 \
     --expert-model-parallel-size 64 --use-distributed-optimizer \
     --micro-batch-size 1 --global-batch-size 8192 --bf16

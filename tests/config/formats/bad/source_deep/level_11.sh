@@ -1,0 +1,3 @@
+#!/bin/bash
+# The end of the chain.
+TP=1
