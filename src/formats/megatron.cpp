@@ -20,9 +20,9 @@
 #include <fmt/format.h>
 
 #include "config.hpp"
-#include "tpcost/model/optimizer_states.hpp"
 #include "formats/reading.hpp"
 #include "formats/scan.hpp"
+#include "tpcost/model/optimizer_states.hpp"
 
 namespace tpcost::cli::formats {
 
