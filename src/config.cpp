@@ -31,7 +31,7 @@ using json = nlohmann::json;
 
 // The config format. Sections group keys by what they describe; a key's flag has the same
 // meaning as on the command line. Keys without a flag are read by one command (checks).
-constexpr std::array<config_key, 95> keys{{
+constexpr std::array<config_key, 97> keys{{
     {"/$schema", "", value_kind::text, "the JSON Schema this file follows (ignored by tpcost)", ""},
     {"/name", "", value_kind::text, "a name for reports, e.g. \"GPT-3 175B on DGX A100\"", ""},
     {"/description", "", value_kind::text, "free text (ignored by tpcost)", ""},
@@ -54,6 +54,10 @@ constexpr std::array<config_key, 95> keys{{
      "a: attention heads, for activation memory (default: h/128)", ""},
     {"/model/kv_heads", "--kv-heads", value_kind::count,
      "key/value heads (GQA; default: heads) (step, plan)", ""},
+    {"/model/hidden_dropout", "--hidden-dropout", value_kind::fraction,
+     "hidden dropout probability (Megatron --hidden-dropout; 0 keeps no masks) (step, plan)", ""},
+    {"/model/attention_dropout", "--attention-dropout", value_kind::fraction,
+     "attention dropout probability (Megatron --attention-dropout) (step, plan)", ""},
     {"/model/head_dim", "--head-dim", value_kind::count,
      "per-head width of queries, keys and values (Megatron --kv-channels, HF head_dim; "
      "default: hidden/heads) (step, plan)",

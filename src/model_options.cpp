@@ -121,6 +121,11 @@ void add_model_flags(CLI::App& cmd, model_flags& flags, bool positional_name) {
   group->add_option("--vocab", flags.vocab, "V: vocabulary size");
   group->add_option(flag_names("--seq"), flags.seq,
                     "s: sequence length (also the FLOPs-per-token length)");
+  group->add_option("--hidden-dropout", flags.hidden_dropout,
+                    "P: hidden dropout (Megatron's default 0.1); 0 keeps no masks");
+  group->add_option("--attention-dropout", flags.attention_dropout,
+                    "P: attention dropout (Megatron's default 0.1); 0 keeps no mask or copy of "
+                    "the unfused softmax output");
   auto* moe = cmd.add_option_group("Mixture of experts (on a preset, they override it)");
   moe->add_option("--experts", flags.experts, "E: routed experts per MoE layer");
   moe->add_option("--top-k", flags.top_k, "k: routed experts each token visits");
@@ -201,6 +206,17 @@ chosen_model to_model(const model_flags& flags, bool context_window_as_seq) {
     if (!(flags.*d.text).empty()) {
       *d.target(out.spec) = parse_count(flags.*d.text, d.flag);
       out.overridden = out.overridden || out.origin != "flags";
+    }
+  }
+  for (auto [text, flag, on] :
+       {std::tuple{&flags.hidden_dropout, "--hidden-dropout", &out.spec.hidden_dropout},
+        std::tuple{&flags.attention_dropout, "--attention-dropout", &out.spec.attention_dropout}}) {
+    if (!text->empty()) {
+      const double p = parse_fraction(*text, flag, "a probability such as 0.1 or 0");
+      if (!(p >= 0.0 && p < 1.0)) {
+        throw invalid_spec(flag, *text + " is not a dropout probability; expected 0 <= P < 1");
+      }
+      *on = p > 0.0;
     }
   }
   if (is_moe(out.spec.moe)) {

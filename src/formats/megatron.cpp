@@ -1271,7 +1271,29 @@ struct megatron_mapping {
   }
 
   void map_model() {
+    // A hybrid Mamba-Transformer (pretrain_mamba.py: --is-hybrid-model, --hybrid-*-pattern, the
+    // --mamba-* sizes) is mostly Mamba layers, which tpcost does not model: costing its
+    // --num-layers as transformer layers would be wrong by a factor, so it is refused.
+    for (const char* flag : {"is_hybrid_model", "hybrid_layer_pattern", "hybrid_override_pattern",
+                             "mamba_num_heads", "mamba_state_dim", "mamba_head_dim"}) {
+      if (get(flag) != nullptr) {
+        fail(at(flag),
+             "a hybrid Mamba-Transformer model: tpcost costs transformer layers, not Mamba "
+             "layers");
+      }
+    }
     put_count("/model/layers", "num_layers");
+    // --hidden-dropout and --attention-dropout (default 0.1): 0 keeps no masks (memory.hpp).
+    for (const char* flag : {"hidden_dropout", "attention_dropout"}) {
+      if (const auto p = text(flag)) {
+        double value = 0.0;
+        const auto [end, ec] = std::from_chars(p->data(), p->data() + p->size(), value);
+        if (ec != std::errc() || end != p->data() + p->size() || !(value >= 0.0 && value < 1.0)) {
+          fail(at(flag), fmt::format("'{}' is not a dropout probability; expected 0 <= P < 1", *p));
+        }
+        r.put(std::string("/model/") + flag, value, at(flag));
+      }
+    }
     const auto hidden = count("hidden_size");
     if (hidden) {
       r.put("/model/hidden", *hidden, at("hidden_size"));

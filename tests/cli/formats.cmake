@@ -12,7 +12,7 @@ tpcost_cli_case("megatron gpt3 175b script: t=8 p=16, b=1 G=1536, fp16"
 # Megatron-Core switches carry over as the megatron-core stack's options.
 tpcost_cli_case("megatron llama3 8b fp8 script: t=1 p=1, b=1 G=128, fp8, SP, distributed optimizer"
   ARGS convert -q ${meg}/train_llama3_8b_h100_fp8.sh RC 0
-  STDOUT "\"global_batch\": 128,\n    \"micro_batch\": 1\n.*\"dtype\": \"bf16\".*\"arch\": \"llama\",\n    \"ffn\": 14336,\n    \"heads\": 32,\n    \"hidden\": 4096,\n    \"kv_heads\": 8,.*\"fp8_param_gather\": true,\n    \"grad_reduce_in_bf16\": true,\n    \"overlap_grad_reduce\": true,\n    \"overlap_param_gather\": true,\n    \"precision\": \"fp8\",\n    \"sp\": true,\n    \"stack\": \"megatron-core\",\n    \"zero\": 1\n.*\"pp\": 1,\n    \"tp\": 1\n")
+  STDOUT "\"global_batch\": 128,\n    \"micro_batch\": 1\n.*\"dtype\": \"bf16\".*\"arch\": \"llama\",\n    \"attention_dropout\": 0\\.0,\n    \"ffn\": 14336,\n    \"heads\": 32,\n    \"hidden\": 4096,\n    \"hidden_dropout\": 0\\.0,\n    \"kv_heads\": 8,.*\"fp8_param_gather\": true,\n    \"grad_reduce_in_bf16\": true,\n    \"overlap_grad_reduce\": true,\n    \"overlap_param_gather\": true,\n    \"precision\": \"fp8\",\n    \"sp\": true,\n    \"stack\": \"megatron-core\",\n    \"zero\": 1\n.*\"pp\": 1,\n    \"tp\": 1\n")
 # Megatron-Bridge's recipe names and MixedPrecisionConfig fields give the precision.
 tpcost_cli_case("megatron-bridge yaml: bf16_with_mxfp8_mixed is --precision mxfp8 over bf16"
   ARGS convert -q ${fmt_dir}/llama3_8b_bridge_mxfp8.yaml RC 0
@@ -376,3 +376,23 @@ add_test(NAME "cli: check takes step's MLA and MTP flags"
     "-DARGS_A=check|${meg}/deepseek_v3_layer_freq.sh|--memory|200GiB|--gpu|h100-sxm|--interconnect|ib-ndr|--rule|min_mfu=0.1"
     "-DARGS_B=check|${meg}/deepseek_v3_layer_freq.sh|--memory|200GiB|--set|MLA=|--kv-lora-rank|512|--q-lora-rank|1536|--qk-nope-head-dim|128|--qk-rope-head-dim|64|--v-head-dim|128|--mtp-layers|1|--gpu|h100-sxm|--interconnect|ib-ndr|--rule|min_mfu=0.1"
     -P ${CMAKE_CURRENT_SOURCE_DIR}/same_report.cmake)
+# A hybrid Mamba-Transformer is refused, naming the flag (its --num-layers are mostly Mamba).
+tpcost_cli_case("megatron: a hybrid Mamba model is refused where its flag is"
+  ARGS step --config ${badf}/hybrid_mamba.sh --gpu gb200 RC 2
+  STDERR "^tpcost: error: [^\n]*hybrid_mamba\\.sh:6:5: --mamba-num-heads[^\n]*: a hybrid Mamba-Transformer model: tpcost costs transformer layers, not Mamba layers\n$")
+# Dropout 0 keeps no masks (issue 25): the same GPT script with --hidden-dropout and
+# --attention-dropout 0 needs 2 bytes per s*b*h and 3 per unfused score less.
+tpcost_cli_case("megatron: dropout 0 is read" ARGS convert -q ${meg}/gpt_no_dropout.sh --set DROP=0 RC 0
+  STDOUT "\"attention_dropout\": 0\\.0,.*\"hidden_dropout\": 0\\.0,")
+tpcost_cli_case("megatron: with Megatron's default dropout the masks are kept"
+  ARGS step --config ${meg}/gpt_no_dropout.sh --gpu h100-sxm RC 0
+  STDOUT "activations 3\\.8 GiB = 4\\.9 GiB of 80\\.0 GiB")
+tpcost_cli_case("megatron: without dropout they are not"
+  ARGS step --config ${meg}/gpt_no_dropout.sh --gpu h100-sxm --set DROP=0 RC 0
+  STDOUT "activations 2\\.7 GiB = 3\\.7 GiB of 80\\.0 GiB")
+tpcost_cli_case("megatron: a dropout probability out of range names its line"
+  ARGS step --config ${meg}/gpt_no_dropout.sh --gpu h100-sxm --set DROP=1.5 RC 2
+  STDERR "^tpcost: error: [^\n]*gpt_no_dropout\\.sh:7:5: --hidden-dropout: '1\\.5' is not a dropout probability; expected 0 <= P < 1\n$")
+tpcost_cli_case("step: --hidden-dropout out of range"
+  ARGS step --model llama-3-8b --gpu h100-sxm --gpus 8 -G 8 --hidden-dropout 2 RC 2
+  STDERR "^tpcost: error: --hidden-dropout: 2 is not a dropout probability; expected 0 <= P < 1\n$")

@@ -411,3 +411,30 @@ TEST_CASE("torchtitan's per-op checkpointing keeps the saved matmuls' outputs, d
   CHECK(stage_memory_terms_of(spec, par, 1, attention_kernel::fused).per_layer.value() ==
         megatron.value());
 }
+
+TEST_CASE("Without dropout no masks are kept: 2 bytes per s*b*h and 3 per unfused score less",
+          "[memory]") {
+  // GPT, L=4, h=8, a=2, V=16, s=4 as above; t=1, b=1: sbh = 32, a*s*s*b = 32 scores.
+  auto spec = gpt_spec(4, 8, 2, 16, 4);
+  const auto with = activation_bytes_per_layer(spec, 1, 4, 1, false, recompute_mode::none,
+                                               attention_kernel::unfused);
+  spec.hidden_dropout = false;
+  const auto no_hidden = activation_bytes_per_layer(spec, 1, 4, 1, false, recompute_mode::none,
+                                                    attention_kernel::unfused);
+  CHECK(with.value() - no_hidden.value() == 2.0 * 32.0);
+  spec.attention_dropout = false;
+  const auto neither = activation_bytes_per_layer(spec, 1, 4, 1, false, recompute_mode::none,
+                                                  attention_kernel::unfused);
+  CHECK(no_hidden.value() - neither.value() == 3.0 * 32.0);
+  // A fused kernel keeps no mask either way; the embedding's mask goes with hidden dropout.
+  CHECK(activation_bytes_per_layer(spec, 1, 4, 1, false, recompute_mode::none,
+                                   attention_kernel::fused)
+            .value() == activation_bytes_per_layer(gpt_spec(4, 8, 2, 16, 4), 1, 4, 1, false,
+                                                   recompute_mode::none, attention_kernel::fused)
+                                .value() -
+                            2.0 * 32.0);
+  const parallel_config par{.tp = 1, .pp = 1, .dp = 1, .micro_batch = 1, .global_batch = 1};
+  CHECK(stage_memory_terms_of(spec, par, 1, attention_kernel::fused).embedding_mask.value() == 0.0);
+  CHECK(stage_memory_terms_of(gpt_spec(4, 8, 2, 16, 4), par, 1, attention_kernel::fused)
+            .embedding_mask.value() == 32.0);
+}

@@ -230,8 +230,10 @@ constexpr bytes attention_core_bytes(const transformer_spec& spec, std::int64_t 
   const double rows = static_cast<double>(spec.heads) * static_cast<double>(seq) *
                       static_cast<double>(micro_batch);  // a·s·b softmax rows
   const double per_row = attention == attention_kernel::fused
-                             ? 4.0                              // fp32 logsumexp
-                             : 5.0 * static_cast<double>(seq);  // 2 + 1 + 2 bytes per score
+                             ? 4.0  // fp32 logsumexp
+                             // softmax output 2 + dropout mask 1 + dropout output 2 bytes
+                             // per score; the softmax output alone without dropout
+                             : (spec.attention_dropout ? 5.0 : 2.0) * static_cast<double>(seq);
   return rows * per_row / static_cast<double>(tp) * units::B;
 }
 
@@ -261,6 +263,12 @@ constexpr attention_activations attention_activation_bytes(const transformer_spe
   return {
       .replicated = 4.0 * sb * static_cast<double>(mla.q_lora_rank + mla.kv_lora_rank),
       .split = 2.0 * sb * a * static_cast<double>(2 * mla_qk_head_dim(mla) + 2 * mla.v_head_dim)};
+}
+
+/// The per-s·b·h bytes of a layer that are never split without SP: the two norms' inputs (4),
+/// the QKV input (2), the MLP input (2) and, with hidden dropout, its two 1-byte masks (2).
+constexpr double norm_input_and_mask_bytes(const transformer_spec& spec) {
+  return spec.hidden_dropout ? 10.0 : 8.0;
 }
 
 /// Activation bytes one layer keeps for the backward pass, for one micro-batch of `micro_batch`
@@ -309,7 +317,7 @@ constexpr bytes activation_bytes_per_layer(
     return per_op_activation_bytes_per_layer(spec, micro_batch, seq, tp, sequence_parallel);
   }
   const auto attn = attention_activation_bytes(spec, sb);
-  const double replicated = 10.0 * sbh + attn.replicated;
+  const double replicated = norm_input_and_mask_bytes(spec) * sbh + attn.replicated;
   const double split =
       attn.split + (spec.gated_mlp ? 6.0 : 4.0) * sb * static_cast<double>(ffn_of(spec));
   const bytes core = attention_core_bytes(spec, micro_batch, seq, tp, mode, attention);
@@ -343,7 +351,7 @@ constexpr bytes moe_activation_bytes_per_layer(const transformer_spec& spec,
   const auto& moe = spec.moe;
   const double inside = spec.gated_mlp ? 6.0 : 4.0;
   const auto attn = attention_activation_bytes(spec, sb);
-  const double replicated = 10.0 * sbh + attn.replicated;
+  const double replicated = norm_input_and_mask_bytes(spec) * sbh + attn.replicated;
   const double split =
       attn.split + inside * sb * static_cast<double>(moe.shared_experts * shared_ffn_of(moe));
   const double expert_ffn = static_cast<double>(moe.expert_ffn) / static_cast<double>(etp);
@@ -457,7 +465,8 @@ inline stage_memory_terms stage_memory_terms_of(
     x.gathered_layer = 2.0 * layer_params_per_tp_rank(spec, par.tp) * units::B;
     x.gathered_layers = gathered_layers;
   }
-  x.embedding_mask = sbh / sp_divisor * units::B;  // one byte per element
+  x.embedding_mask =
+      (spec.hidden_dropout ? sbh / sp_divisor : 0.0) * units::B;  // one byte per element
   // Each MTP module adds one more output layer and loss (its final norm and output inputs and
   // logits at the loss) and its own inputs: the two norms' inputs and eh_proj's input of 2h,
   // 8·sbh.

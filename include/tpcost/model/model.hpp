@@ -69,6 +69,11 @@ struct transformer_spec {
   mla_spec mla{};               ///< Multi-head Latent Attention instead of MHA/GQA when set
   moe_spec moe{};               ///< mixture-of-experts layers when set
   std::int64_t mtp_layers = 0;  ///< DeepSeek-V3 multi-token-prediction modules (depth D)
+  // Dropout with p > 0 (Megatron-LM's default, 0.1) keeps 1-byte masks for the backward pass;
+  // with p = 0 PyTorch's dropout returns its input (aten/src/ATen/native/Dropout.cpp,
+  // _dropout_impl: `if (p == 0 || !train ...) return input`): no mask, no copy (memory.hpp).
+  bool hidden_dropout = true;     ///< after attention, after the MLP and on the embeddings
+  bool attention_dropout = true;  ///< on the softmax output (unfused attention)
 };
 
 /// Sets the convention flags of `spec` to a named bundle (dimensions are left as they are).
