@@ -17,7 +17,8 @@
 //   the MoE host time per pass: the 10 BF16 MoE rows.
 // Plain (nothing fitted on them): SC21 Table 1 (the A100 η come from Korthikanti et al. 2022),
 // the Megatron-LM README H100 rows, the torchtitan CP rows, the FP8/MXFP8 MoE rows, the 16
-// third-round rows (gb300_b200_torchtitan_rows.hpp).
+// third-round rows (gb300_b200_torchtitan_rows.hpp), the 12 fourth-round rows
+// (moe_cp_dev_rows.hpp).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -33,6 +34,7 @@
 #include "dev_fits.hpp"
 #include "gb300_b200_torchtitan_rows.hpp"
 #include "megatron_readme_rows.hpp"
+#include "moe_cp_dev_rows.hpp"
 #include "sc21.hpp"
 #include "tpcost/step/error_band.hpp"
 #include "tpcost/version.hpp"
@@ -178,6 +180,53 @@ void add_round3(std::vector<dev_row>& out) {
   }
 }
 
+/// The fourth-round rows (moe_cp_dev_rows.hpp): plain, nothing fitted on them; each run by the
+/// harness of the file whose format it takes.
+void add_round4(std::vector<dev_row>& out) {
+  const std::string file = "moe_cp_dev_rows.json";
+  const auto runs = moe_cp_dev_set("moe_runs");
+  const auto moe = evaluate_moe_rows(runs);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto& pl = runs[i].at("parallel");
+    out.push_back({.id = moe[i].id,
+                   .file = file,
+                   .key = {generation_of(runs[i].at("gpu").get<std::string>()), true,
+                           precision_of(moe[i].precision), "megatron-core"},
+                   .cp = pl.value("cp", std::int64_t{1}) > 1,
+                   .ep = pl.at("ep").get<std::int64_t>() > 1,
+                   .pp = pl.at("pp").get<std::int64_t>() > 1,
+                   .in_sample = moe[i].error(),
+                   .residual = moe[i].error()});
+  }
+  const auto cp_rows = moe_cp_dev_set("cp_rows");
+  const auto cp = evaluate_cp_fp8_rows(cp_rows);
+  for (std::size_t i = 0; i < cp_rows.size(); ++i) {
+    if (!cp[i].refused.empty()) {
+      throw std::runtime_error(file + ": " + cp[i].id + " refused: " + cp[i].refused);
+    }
+    const auto& r = cp_rows[i];
+    out.push_back({.id = cp[i].id,
+                   .file = file,
+                   .key = {generation_of(r.at("gpu").get<std::string>()), false,
+                           precision_of(r.at("precision").get<std::string>()), "megatron-core"},
+                   .cp = int_or_one(r, "cp") > 1,
+                   .pp = int_or_one(r, "pp") > 1,
+                   .in_sample = cp[i].error,
+                   .residual = cp[i].error});
+  }
+  for (const auto& run : moe_cp_dev_set("nemo_rows")) {
+    const auto r = evaluate_round3_row(run);
+    out.push_back({.id = r.id,
+                   .file = file,
+                   .key = {generation_of(r.gpu), r.moe, precision_of(r.precision), r.stack},
+                   .cp = r.cp,
+                   .ep = r.ep,
+                   .pp = r.pp,
+                   .in_sample = r.error(),
+                   .residual = r.error()});
+  }
+}
+
 std::string group_name(const band_key& k) {
   return k.generation + (k.moe ? " MoE " : " dense ") + k.precision + " " + k.stack;
 }
@@ -271,6 +320,7 @@ nlohmann::json document() {
   add_cp_fp8(rows, titan, false, false, "fsdp2");
   add_moe(rows);
   add_round3(rows);
+  add_round4(rows);
 
   const auto shipped = build_groups(rows, nullptr);
   const auto checks = check_rows(rows);

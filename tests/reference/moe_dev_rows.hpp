@@ -4,8 +4,9 @@
 // with its stated layout and nothing tuned per row: megatron-core's stack profile, the GPU
 // preset with its generation's efficiencies (hardware/efficiency.hpp), the preset's
 // interconnect, Megatron-LM's FLOP count (--mfu-flops megatron), balanced routing as the
-// benchmarks force it. Shared by the reference test (moe_dev_test.cpp) and the fit of the MoE
-// layer's host time (moe_dev_fit.cpp).
+// benchmarks force it; a row's CP and uneven end stages where it gives them (the fourth-round
+// rows of moe_cp_dev_rows.json). Shared by the reference test (moe_dev_test.cpp), the fit of the
+// MoE layer's host time (moe_dev_fit.cpp) and the error-band validation.
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -57,6 +58,10 @@ inline std::vector<moe_row> evaluate_moe_rows(const nlohmann::json& runs, double
       in.par.first_stage_layers = ends;
       in.par.last_stage_layers = ends;
     }
+    // moe_cp_dev_rows.json: the end stages apart, and CP.
+    in.par.first_stage_layers = pl.value("first_stage_layers", in.par.first_stage_layers);
+    in.par.last_stage_layers = pl.value("last_stage_layers", in.par.last_stage_layers);
+    lc.cp = {.cp = pl.value("cp", std::int64_t{1})};
     in.par.sequence_parallel = in.par.tp > 1;
     in.par.recompute = parse_recompute(run.at("recompute").get<std::string>(), "recompute");
     in.par.zero = zero_stage::optimizer;
