@@ -520,6 +520,18 @@ std::string compare_bands_text(const compare_report& r) {
   return o;
 }
 
+/// "fits", "fits, inside the 12.9 GiB reserve plan keeps free" or "DOES NOT FIT": a given
+/// layout is evaluated whatever its memory, the reserve is what a search would have refused.
+std::string fit_text(const memory_report& m, bytes reserve) {
+  if (!m.fits()) {
+    return "DOES NOT FIT";
+  }
+  return m.headroom() < reserve
+             ? fmt::format("fits, inside the {} reserve plan keeps free (--memory-reserve)",
+                           gib(reserve))
+             : "fits";
+}
+
 std::string compare_text(const compare_report& r) {
   const auto& req = r.request;
   std::string o = header(r.model, r.hardware, req, "Compare");
@@ -536,7 +548,7 @@ std::string compare_text(const compare_report& r) {
         io::to_string(s.step_time), io::percent(s.mfu), io::percent(s.hfu), s.tokens_per_second,
         s.tp_collectives_per_layer, io::to_string(s.tp_message), io::to_string(s.tp_comm_per_layer),
         to_string(s.tp_algorithm), gib(s.memory.peak().total()), gib(s.memory.capacity),
-        s.memory.fits() ? "fits" : "DOES NOT FIT");
+        fit_text(s.memory, req.memory_reserve));
     if (r.cp[i].cp > 1) {
       o += fmt::format(
           "   CP: {} ranks ({}), {} of exchange per step exposed, {} hidden behind attention; "

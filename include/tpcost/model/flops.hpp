@@ -132,7 +132,8 @@ constexpr flops recompute_flops_per_token(
       return flops{};
     case recompute_mode::selective:
       // torchtitan's per-op policy reruns the matmuls it does not save (op_checkpoint.hpp) of
-      // a dense model; MoE and MLA layers keep the attention core's count (parallelism.hpp).
+      // a dense model; a MoE or MLA model keeps the attention core's count for all its layers
+      // (its per-op list is not derived; parallelism.hpp).
       if (policy == selective_policy::per_op && !is_moe(spec.moe) && !is_mla(spec.mla)) {
         return static_cast<double>(spec.layers) * per_op_recomputed_flops_per_token(spec) *
                units::FLOP;

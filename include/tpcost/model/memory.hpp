@@ -271,11 +271,6 @@ constexpr double norm_input_and_mask_bytes(const transformer_spec& spec) {
   return spec.hidden_dropout ? 10.0 : 8.0;
 }
 
-/// Activation bytes one layer keeps for the backward pass, for one micro-batch of `micro_batch`
-/// sequences of `seq` tokens, on one of `tp` GPUs, with the given recomputation and attention
-/// kernel (see the file comment for the formula and its sources). Unfused: Korthikanti et al.
-/// 2022, Table 2. Fused: the selective count plus `attention_core_bytes` without recomputation,
-/// the selective count with it, `2·s·b·h` (÷t with SP) with full recomputation.
 /// What torchtitan's per-op checkpointing (op_checkpoint.hpp) keeps of one dense layer, for one
 /// micro-batch on one of `tp` GPUs: the block's input (the checkpoint's own, 2·h per token,
 /// sequence-split under SP), the outputs of the saved matmuls (16-bit; a column-parallel
@@ -302,6 +297,12 @@ constexpr bytes per_op_activation_bytes_per_layer(const transformer_spec& spec,
   return sb * per_token * units::B;
 }
 
+/// Activation bytes one layer keeps for the backward pass, for one micro-batch of `micro_batch`
+/// sequences of `seq` tokens, on one of `tp` GPUs, with the given recomputation and attention
+/// kernel (see the file comment for the formula and its sources). Unfused: Korthikanti et al.
+/// 2022, Table 2. Fused: the selective count plus `attention_core_bytes` without recomputation,
+/// the selective count with it, `2·s·b·h` (÷t with SP) with full recomputation; under
+/// torchtitan's per-op policy (`policy`), what `per_op_activation_bytes_per_layer` keeps.
 constexpr bytes activation_bytes_per_layer(
     const transformer_spec& spec, std::int64_t micro_batch, std::int64_t seq, std::int64_t tp,
     bool sequence_parallel, recompute_mode mode, attention_kernel attention,
