@@ -922,6 +922,16 @@ struct megatron_mapping {
                      settable ? fmt::format(" (give --set {}=VALUE)", first) : "", expected));
   }
 
+  /// The whole of `s` as a decimal number, or nothing (a trailing character, not a number).
+  static std::optional<double> whole_decimal(const std::string& s) {
+    double v = 0.0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || end != s.data() + s.size()) {
+      return std::nullopt;
+    }
+    return v;
+  }
+
   std::optional<std::int64_t> count(const std::string& dest) {
     const auto* a = get(dest);
     if (a == nullptr) {
@@ -1049,13 +1059,11 @@ struct megatron_mapping {
             at("overlap_moe_expert_parallel_comm"));
     }
     if (const auto* c = get("moe_expert_capacity_factor")) {
-      double v = 0.0;
-      const auto [end, ec] = std::from_chars(c->value.data(), c->value.data() + c->value.size(), v);
-      if (ec != std::errc() || end != c->value.data() + c->value.size() || !(v > 0.0) ||
-          !(v < 1e6)) {
+      const auto v = whole_decimal(c->value);
+      if (!v || !(*v > 0.0) || !(*v < 1e6)) {
         fail(c->where, fmt::format("'{}' is not a capacity factor > 0", c->value));
       }
-      r.put("/options/moe_expert_capacity_factor", v, c->where);
+      r.put("/options/moe_expert_capacity_factor", *v, c->where);
     }
   }
 
@@ -1286,12 +1294,11 @@ struct megatron_mapping {
     // --hidden-dropout and --attention-dropout (default 0.1): 0 keeps no masks (memory.hpp).
     for (const char* flag : {"hidden_dropout", "attention_dropout"}) {
       if (const auto p = text(flag)) {
-        double value = 0.0;
-        const auto [end, ec] = std::from_chars(p->data(), p->data() + p->size(), value);
-        if (ec != std::errc() || end != p->data() + p->size() || !(value >= 0.0 && value < 1.0)) {
+        const auto value = whole_decimal(*p);
+        if (!value || !(*value >= 0.0 && *value < 1.0)) {
           fail(at(flag), fmt::format("'{}' is not a dropout probability; expected 0 <= P < 1", *p));
         }
-        r.put(std::string("/model/") + flag, value, at(flag));
+        r.put(std::string("/model/") + flag, *value, at(flag));
       }
     }
     const auto hidden = count("hidden_size");

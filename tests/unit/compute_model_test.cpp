@@ -12,7 +12,20 @@ namespace {
 constexpr compute_device a100{.peak = flops_per_second(312e12),
                               .memory_bandwidth = bytes_per_second(2039e9),
                               .efficiency = {.matmul = 0.75, .memory = 0.66}};
+
+/// One layer of Llama 3 70B (GQA, SwiGLU) at 8,192 tokens.
+transformer_spec llama_70b_layer() {
+  transformer_spec llama{};
+  llama.layers = 1;
+  llama.hidden = 8192;
+  llama.heads = 64;
+  llama.kv_heads = 8;
+  llama.ffn = 28672;
+  llama.vocab = 128256;
+  llama.seq = 8192;
+  return with_architecture(llama, architecture::llama);
 }
+}  // namespace
 
 TEST_CASE("A large square matmul is compute-bound at eta_mm x peak", "[compute_model]") {
   // 8192^3: 2*8192^3 = 1.0995e12 FLOP at 0.75*312e12 = 4.699 ms; its 3*8192^2*2 B = 403 MB
@@ -66,15 +79,7 @@ TEST_CASE(
     "A fused attention kernel keeps the s x s scores out of HBM: its attention core runs "
     "at eta_attn",
     "[compute_model]") {
-  transformer_spec llama{};
-  llama.layers = 1;
-  llama.hidden = 8192;
-  llama.heads = 64;
-  llama.kv_heads = 8;
-  llama.ffn = 28672;
-  llama.vocab = 128256;
-  llama.seq = 8192;
-  llama = with_architecture(llama, architecture::llama);
+  const auto llama = llama_70b_layer();
   const auto unfused = layer_compute_time(llama, 1, 8, a100, attention_kernel::unfused);
   const auto fused = layer_compute_time(llama, 1, 8, a100, attention_kernel::fused);
   // QK^T and PV: 2 x 2*s*s*hn FLOP per head, 8 heads per GPU, at eta_attn x peak (0.50, the
@@ -96,15 +101,7 @@ TEST_CASE(
 
 TEST_CASE("Per-op checkpointing reruns wk, wo, w3 and the element-wise forward, not attention",
           "[compute_model]") {
-  transformer_spec llama{};
-  llama.layers = 1;
-  llama.hidden = 8192;
-  llama.heads = 64;
-  llama.kv_heads = 8;
-  llama.ffn = 28672;
-  llama.vocab = 128256;
-  llama.seq = 8192;
-  llama = with_architecture(llama, architecture::llama);
+  const auto llama = llama_70b_layer();
   const double t = 8;
   const auto k = layer_compute_time(llama, 1, 8, a100, attention_kernel::fused);
   const double tokens = 8192, h = 8192, kv = 1024, f = 28672;
