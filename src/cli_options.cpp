@@ -399,7 +399,7 @@ std::string error_message(const invalid_spec& e) { return flag_of(e.field()) + "
 
 void note_assumption(const std::string& assumption) {
   if (!assumption.empty()) {
-    std::cerr << "tpcost: note: " << assumption << '\n';
+    std::cerr << "tpcost: note: " << output_safe(assumption) << '\n';
   }
 }
 
@@ -414,7 +414,7 @@ void note_misfit(const memory_report& memory, const std::string& what) {
     std::cerr << fmt::format(
         "tpcost: warning: {}DOES NOT FIT: the fullest stage needs {:.1f} GiB per GPU of the {:.1f} "
         "GiB there is\n",
-        what.empty() ? std::string() : what + " ", memory.peak().total() / units::GiB,
+        what.empty() ? std::string() : output_safe(what) + " ", memory.peak().total() / units::GiB,
         memory.capacity / units::GiB);
   }
 }

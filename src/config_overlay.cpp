@@ -281,7 +281,9 @@ void run_with_config(CLI::App& cmd, const config_flags& flags, const std::functi
     overlay.apply(*doc);
   }
   if (flags.print) {
-    std::cout << overlay.merged(doc ? &*doc : nullptr).dump(2) << '\n';
+    std::cout << overlay.merged(doc ? &*doc : nullptr)
+                     .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+              << '\n';
     return;
   }
   try {

@@ -1097,55 +1097,13 @@ std::string failure_text(const rule_outcome& o) {
   return measured_text(o);
 }
 
-/// `text` with every byte that is not part of well-formed UTF-8 replaced by U+FFFD: an XML
-/// document (JUnit) with a stray byte of a Latin-1 file name is not well-formed, and a CI
-/// server that cannot parse the report loses every verdict in it.
-std::string valid_utf8(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const auto u = static_cast<unsigned char>(text[i]);
-    // The length of the sequence u starts, and the range its second byte must be in
-    // (RFC 3629 Sec. 4: no overlong forms, no surrogates, nothing above U+10FFFF).
-    std::size_t length = 0;
-    unsigned char low = 0x80;
-    unsigned char high = 0xBF;
-    if (u < 0x80) {
-      length = 1;
-    } else if (u >= 0xC2 && u <= 0xDF) {
-      length = 2;
-    } else if (u >= 0xE0 && u <= 0xEF) {
-      length = 3;
-      low = u == 0xE0 ? 0xA0 : 0x80;
-      high = u == 0xED ? 0x9F : 0xBF;
-    } else if (u >= 0xF0 && u <= 0xF4) {
-      length = 4;
-      low = u == 0xF0 ? 0x90 : 0x80;
-      high = u == 0xF4 ? 0x8F : 0xBF;
-    }
-    bool ok = length > 0 && i + length <= text.size();
-    for (std::size_t k = 1; ok && k < length; ++k) {
-      const auto c = static_cast<unsigned char>(text[i + k]);
-      ok = k == 1 ? (c >= low && c <= high) : (c >= 0x80 && c <= 0xBF);
-    }
-    if (ok) {
-      out.append(text.substr(i, length));
-      i += length;
-    } else {
-      out += "\xEF\xBF\xBD";
-      ++i;
-    }
-  }
-  return out;
-}
-
-/// `text` for an XML attribute: well-formed UTF-8, control bytes as \xNN (XML 1.0 forbids
-/// most of them even as references, and a newline in an attribute is read as a space), and
-/// the five markup characters as entities.
+/// `text` for an XML attribute: sanitised (output_safe: well-formed UTF-8 with stray bytes and
+/// control bytes as \xNN, which XML 1.0 forbids even as references, U+FFFE/U+FFFF as \uFFFE/
+/// \uFFFF), and the five markup characters as entities. A JUnit report a CI server cannot
+/// parse loses every verdict in it.
 std::string xml_escape(std::string_view text) {
   std::string out;
-  for (const char c : detail::printable(valid_utf8(text))) {
+  for (const char c : output_safe(text)) {
     switch (c) {
       case '&':
         out += "&amp;";
@@ -1189,10 +1147,11 @@ std::string uri_reference(std::string_view path) {
   return out;
 }
 
-/// GitHub workflow-command escaping of a property or message.
+/// GitHub workflow-command escaping of a property or message, after the output sanitiser (no
+/// control byte, ESC included, reaches the runner's log; CR and LF are \xNN already).
 std::string gha_escape(std::string_view text, bool property) {
   std::string out;
-  for (const char c : text) {
+  for (const char c : output_safe(text)) {
     if (c == '%') {
       out += "%25";
     } else if (c == '\r') {
@@ -1233,7 +1192,9 @@ std::string check_text(const std::vector<file_check>& files) {
   for (const auto& f : files) {
     if (!f.error.empty()) {
       ++invalid;
-      out += fmt::format("{}: INVALID (see the error above)\n", f.source);
+      // Sanitised as every line that names the file: a name with a newline and "::error" would
+      // otherwise start a workflow command on stdout.
+      out += fmt::format("{}: INVALID (see the error above)\n", output_safe(f.source));
       continue;
     }
     failed += passed(f) ? 0U : 1U;
@@ -1248,8 +1209,9 @@ std::string check_text(const std::vector<file_check>& files) {
     }
     // A config's name and path with control bytes as \xNN: a newline in "name" would start a
     // line that a CI runner reads as a command ("::warning file=...::" under GitHub Actions).
-    out += fmt::format("{}{}{} ({})\n", detail::printable(f.source), f.name.empty() ? "" : ": ",
-                       detail::printable(f.name), context);
+    // The path is kept whole (it must name the file); the config's name is cut to 80 bytes.
+    out += fmt::format("{}{}{} ({})\n", output_safe(f.source), f.name.empty() ? "" : ": ",
+                       bounded(f.name), context);
     if (!f.step.empty()) {
       out += fmt::format("  step: {}\n", f.step);
     }
@@ -1371,8 +1333,8 @@ std::string check_junit(const std::vector<file_check>& files) {
 
 /// SARIF 2.1.0 (OASIS, https://docs.oasis-open.org/sarif/sarif/v2.1.0/) for GitHub code
 /// scanning: one result per failed rule or invalid file. Every string goes through
-/// nlohmann::json, which escapes it as JSON requires; bytes that are not UTF-8 are replaced
-/// (U+FFFD) rather than failing the report.
+/// nlohmann::json, which escapes it as JSON requires; messages pass the output sanitiser first
+/// (output_safe: no ESC or stray byte reaches a viewer), the uri is percent-encoded.
 std::string check_sarif(const std::vector<file_check>& files) {
   nlohmann::json rules = nlohmann::json::array();
   const auto describe = [&](std::string_view id, std::string_view text) {
@@ -1400,13 +1362,13 @@ std::string check_sarif(const std::vector<file_check>& files) {
   for (const auto& f : files) {
     if (!f.assumption.empty()) {
       notifications.push_back({{"level", "warning"},
-                               {"message", {{"text", f.assumption}}},
+                               {"message", {{"text", output_safe(f.assumption)}}},
                                {"locations", location(f)}});
     }
     if (!f.error.empty()) {
       results.push_back({{"ruleId", "invalid-config"},
                          {"level", "error"},
-                         {"message", {{"text", f.error}}},
+                         {"message", {{"text", output_safe(f.error)}}},
                          {"locations", location(f)}});
     }
     for (const auto& o : f.outcomes) {

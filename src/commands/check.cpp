@@ -640,7 +640,7 @@ int run_check(CLI::App& cmd, const check_options& opts) {
     } catch (const invalid_spec& e) {
       // An invalid file is reported on stderr and the others are still checked.
       const auto message = loaded ? error_message(e) : read_errors.at(next_error++);
-      std::cerr << "tpcost: error: " << message << '\n';
+      std::cerr << "tpcost: error: " << output_safe(message) << '\n';  // the one sanitiser
       reports.push_back(file_check{.source = file,
                                    .name = {},
                                    .tp = 0,

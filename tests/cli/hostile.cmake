@@ -148,3 +148,8 @@ set_tests_properties("cli: hostile: -o with a legal 254-byte name writes it"
 tpcost_cli_case("hostile: a YAML scalar's newline and ESC reach stderr escaped, on one line"
   ARGS convert ${hostile}/yaml_newline_value.yaml RC 2 ENV GITHUB_ACTIONS=true
   STDERR "num_layers: '4\\\\x0a::error ::injected\\\\x1b.31m' is not a whole number")
+
+# Issue 30, one output sanitiser: file names in check's text, JUnit and annotations.
+add_test(NAME "cli: hostile: check's reports sanitise file names (newline, ::error, U+FFFE, ESC)"
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/hostile_names.sh $<TARGET_FILE:tpcost_cli>
+                 ${PROJECT_SOURCE_DIR}/examples/configs ${XMLLINT})

@@ -1,4 +1,4 @@
-// Quoting untrusted text in an error message: bounded, on one line.
+// The one output sanitiser, and quoting untrusted text in a message: bounded, on one line.
 //
 // An error names the offending value so that the user can find it, but a value can be a
 // 60 KB line or a JSON document; like git and curl, an error quotes at most the first
@@ -27,35 +27,110 @@ inline std::size_t quoted_prefix(std::string_view text, std::size_t limit) {
   return keep;
 }
 
-/// `text` with control bytes written as \xNN, so that an error stays on one line (the one
-/// escaper of error messages; parse.hpp's errors use it too).
-inline std::string printable(std::string_view text) {
-  static constexpr std::string_view hex = "0123456789abcdef";
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) {
-      out += "\\x";
-      out += hex[u >> 4U];
-      out += hex[u & 0xfU];
-    } else {
-      out += c;
+/// The length of the well-formed UTF-8 sequence (RFC 3629) at text[i], or 0 if there is none.
+inline std::size_t utf8_length(std::string_view text, std::size_t i) {
+  const auto u = static_cast<unsigned char>(text[i]);
+  const std::size_t n = (u >= 0xC2 && u <= 0xDF)   ? 2
+                        : (u >= 0xE0 && u <= 0xEF) ? 3
+                        : (u >= 0xF0 && u <= 0xF4) ? 4
+                                                   : 0;
+  if (n == 0 || i + n > text.size()) {
+    return 0;
+  }
+  for (std::size_t k = 1; k < n; ++k) {
+    if ((static_cast<unsigned char>(text[i + k]) & 0xC0U) != 0x80U) {
+      return 0;
     }
   }
-  return out;
+  const auto b1 = static_cast<unsigned char>(text[i + 1]);
+  if ((u == 0xE0 && b1 < 0xA0) || (u == 0xED && b1 >= 0xA0) ||  // overlong, surrogate
+      (u == 0xF0 && b1 < 0x90) || (u == 0xF4 && b1 >= 0x90)) {  // overlong, > U+10FFFF
+    return 0;
+  }
+  return n;
 }
 }  // namespace detail
 
-/// `text` cut to at most `limit` bytes (never inside a UTF-8 character), control bytes as
-/// \xNN, and " ... (N bytes)" after a cut value.
-inline std::string bounded(std::string_view text, std::size_t limit = max_quoted_bytes) {
+/// THE output sanitiser (issue 30): every user-controlled string on its way to stdout, stderr,
+/// JUnit, SARIF or a GitHub annotation passes here. It
+///  - cuts `text` to at most `limit` bytes, never inside a UTF-8 character, and says how long
+///    the whole was (" ... (N bytes)"); the default, npos, keeps it whole (a composed line);
+///  - writes every control byte (C0 including tab and newline, DEL) as \xNN, so that the text
+///    stays on one line and no terminal escape sequence gets through;
+///  - writes a byte that is not part of well-formed UTF-8 as \xNN (the result is valid UTF-8);
+///  - writes the noncharacters U+FFFE / U+FFFF (XML rejects them) as \uFFFE / \uFFFF;
+///  - writes a leading "::" as "\x3a:", so that the text can never start a GitHub Actions
+///    workflow command ("::error file=...::") on the line it begins.
+/// The result contains no byte that XML 1.0 rejects and no line break; it is idempotent.
+inline std::string output_safe(std::string_view text, std::size_t limit = std::string_view::npos);
+
+namespace detail {
+/// The suffix output_safe writes after a value cut from `size` bytes.
+inline std::string cut_suffix(std::size_t size) {
+  return " ... (" + std::to_string(size) + " bytes)";
+}
+
+/// output_safe's escaping of `body`, appended to `out` (no cut); `starts_line`: `body` may begin
+/// a line, so a leading "::" is escaped too.
+inline void append_safe(std::string& out, std::string_view body, bool starts_line) {
+  static constexpr std::string_view hex = "0123456789abcdef";
+  const auto escape = [&](unsigned char u) {
+    out += "\\x";
+    out += hex[u >> 4U];
+    out += hex[u & 0xfU];
+  };
+  std::size_t i = 0;
+  if (starts_line && body.starts_with("::")) {
+    escape(':');
+    ++i;
+  }
+  while (i < body.size()) {
+    const auto u = static_cast<unsigned char>(body[i]);
+    if (u < 0x80) {
+      if (u < 0x20 || u == 0x7f) {
+        escape(u);
+      } else {
+        out += static_cast<char>(u);
+      }
+      ++i;
+      continue;
+    }
+    const auto n = detail::utf8_length(body, i);
+    if (n == 0) {
+      escape(u);
+      ++i;
+      continue;
+    }
+    const auto seq = body.substr(i, n);
+    if (seq == "\xEF\xBF\xBE" || seq == "\xEF\xBF\xBF") {
+      out += seq[2] == '\xBE' ? "\\uFFFE" : "\\uFFFF";
+    } else {
+      out += seq;
+    }
+    i += n;
+  }
+}
+}  // namespace detail
+
+inline std::string output_safe(std::string_view text, std::size_t limit) {
   const auto keep = detail::quoted_prefix(text, limit);
-  auto out = detail::printable(text.substr(0, keep));
+  std::string out;
+  out.reserve(keep + 24);
+  detail::append_safe(out, text.substr(0, keep), true);
   if (keep < text.size()) {
-    out += " ... (" + std::to_string(text.size()) + " bytes)";
+    out += detail::cut_suffix(text.size());
   }
   return out;
+}
+
+namespace detail {
+/// `text` whole, sanitised (output_safe without a cut): the escaper parse.hpp's errors use.
+inline std::string printable(std::string_view text) { return output_safe(text); }
+}  // namespace detail
+
+/// `text` cut to at most `limit` bytes (default 80) and sanitised: how an error repeats a value.
+inline std::string bounded(std::string_view text, std::size_t limit = max_quoted_bytes) {
+  return output_safe(text, limit);
 }
 
 /// `'text'`, bounded as above (the suffix after the closing quote): how an error quotes a value.
@@ -63,13 +138,13 @@ inline std::string quote_value(std::string_view text, std::size_t limit = max_qu
   const auto keep = detail::quoted_prefix(text, limit);
   // Appended, not "'" + std::string&&: GCC 12 at -O3 warns (-Wrestrict, a false positive) on
   // that operator+ once quote_value is inlined into some callers (calibration.hpp's).
-  std::string out(1, '\'');
-  out += detail::printable(text.substr(0, keep));
-  out += '\'';
+  std::string quoted(1, '\'');
+  detail::append_safe(quoted, text.substr(0, keep), false);
+  quoted += '\'';
   if (keep < text.size()) {
-    out += " ... (" + std::to_string(text.size()) + " bytes)";
+    quoted += detail::cut_suffix(text.size());
   }
-  return out;
+  return quoted;
 }
 
 }  // namespace tpcost
