@@ -186,12 +186,29 @@ config_document merge(const std::vector<loaded_file>& files) {
 
 void print_notes(const loaded_file& file, std::ostream& out, bool ignored, bool missing,
                  std::set<std::string>* seen) {
+  // Issue 30: a script can repeat a flag 20,000 times or pass 20,000 unknown ones. Identical
+  // warnings print once, at most max_warning_lines print, and the note names at most
+  // max_ignored_named keys; each cut says how many it left out.
+  std::set<std::string> local;
+  if (seen == nullptr) {
+    seen = &local;
+  }
+  std::size_t printed = 0;
+  std::size_t suppressed = 0;
   std::string skipped;
+  std::size_t named = 0;
+  std::size_t unnamed = 0;
   const auto warn = [&](const reader_note& n) {
     const auto line = "tpcost: warning: " + output_safe(n.where.text() + ": " + n.text);
-    if (seen == nullptr || seen->insert(line).second) {
-      out << line << '\n';
+    if (!seen->insert(line).second) {
+      return;
     }
+    if (printed == max_warning_lines) {
+      ++suppressed;
+      return;
+    }
+    ++printed;
+    out << line << '\n';
   };
   for (const auto& n : file.read.notes) {
     if (n.severity == reader_note::kind::missing) {
@@ -201,12 +218,24 @@ void print_notes(const loaded_file& file, std::ostream& out, bool ignored, bool 
     } else if (n.severity == reader_note::kind::warning) {
       warn(n);
     } else if (ignored) {
+      if (named == max_ignored_named) {
+        ++unnamed;
+        continue;
+      }
+      ++named;
       const auto what =
           n.where.key.empty() ? n.text : n.where.key + (n.text.empty() ? "" : " (" + n.text + ")");
-      skipped += (skipped.empty() ? "" : ", ") + what;
+      skipped += (skipped.empty() ? "" : ", ") + bounded(what);
     }
   }
+  if (suppressed > 0) {
+    out << "tpcost: warning: " << output_safe(file.doc.source) << ": ... and " << suppressed
+        << " more warning" << (suppressed == 1 ? "" : "s") << " suppressed\n";
+  }
   if (!skipped.empty()) {
+    if (unnamed > 0) {
+      skipped += ", ... and " + std::to_string(unnamed) + " more";
+    }
     out << "tpcost: note: "
         << output_safe(file.doc.source + ": ignored (no effect on what tpcost models): " + skipped)
         << '\n';

@@ -4,6 +4,7 @@
 // config_document, whose entries remember where in the user's file each value came from.
 #pragma once
 
+#include <cstddef>
 #include <iosfwd>
 #include <set>
 #include <string>
@@ -29,6 +30,12 @@ loaded_file load_any(const std::string& path, const read_options& opts);
 /// One document from several files (a launch script and the HF config.json of its model): an
 /// HF config supplies /model/hf_config; any other value given twice must agree.
 config_document merge(const std::vector<loaded_file>& files);
+
+/// The most warning lines print_notes writes for one file (identical ones count once); the
+/// rest are counted in one line.
+inline constexpr std::size_t max_warning_lines = 20;
+/// The most ignored keys or flags its note names; the rest are counted.
+inline constexpr std::size_t max_ignored_named = 20;
 
 /// "tpcost: warning: FILE:LINE: KEY: ..." for each warning; with `ignored`, also one line per
 /// file listing what had no effect.
