@@ -7,6 +7,7 @@
 #include "render.hpp"
 #include "render_hardware.hpp"
 #include "tpcost/base/error.hpp"
+#include "tpcost/base/quote.hpp"
 #include "tpcost/hardware/presets.hpp"
 
 namespace tpcost::cli {
@@ -30,8 +31,8 @@ void run_hardware_show(const hardware_options& opts) {
   } else if (const auto* net = find_interconnect_preset(opts.name)) {
     emit(opts.output, render_interconnect_preset(*net, format));
   } else {
-    throw invalid_spec("hardware show", "'" + opts.name +
-                                            "' is not a GPU or interconnect preset; " +
+    throw invalid_spec("hardware show", quote_value(opts.name) +
+                                            " is not a GPU or interconnect preset; " +
                                             preset_suggestion(opts.name) +
                                             " ('tpcost hardware list' shows them all)");
   }

@@ -888,9 +888,10 @@ struct megatron_mapping {
     for (const auto& [first, second] : twice) {
       if (used.count(second.dest) > 0) {
         r.warn(opts, second.where,
-               fmt::format("given twice (line {}: '{}', line {}: '{}'); Megatron's argparse "
+               fmt::format("given twice (line {}: {}, line {}: {}); Megatron's argparse "
                            "keeps the last",
-                           first.where.line, first.value, second.where.line, second.value));
+                           first.where.line, quote_value(first.value), second.where.line,
+                           quote_value(second.value)));
       }
     }
   }
@@ -918,7 +919,7 @@ struct megatron_mapping {
       return shell_reader::is_name_char(c);
     });
     fail(a.where,
-         fmt::format("'{}': {} is not set in the script{}; expected {}", a.shown, names,
+         fmt::format("{}: {} is not set in the script{}; expected {}", quote_value(a.shown), names,
                      settable ? fmt::format(" (give --set {}=VALUE)", first) : "", expected));
   }
 
@@ -944,7 +945,7 @@ struct megatron_mapping {
     const auto& s = a->value;
     const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (ec != std::errc() || end != s.data() + s.size() || v < 1 || v > 2147483647) {
-      fail(a->where, fmt::format("'{}' is not a whole number in 1..2147483647", s));
+      fail(a->where, fmt::format("{} is not a whole number in 1..2147483647", quote_value(s)));
     }
     return v;
   }
@@ -1047,10 +1048,10 @@ struct megatron_mapping {
         // masks locally (megatron/core/transformer/moe/token_dispatcher.py
         // MoEAllGatherTokenDispatcher): traffic tpcost's step does not model.
         fail(at("moe_token_dispatcher_type"),
-             fmt::format("'{}' is not costed: tpcost models the alltoall and flex (DeepEP) "
+             fmt::format("{} is not costed: tpcost models the alltoall and flex (DeepEP) "
                          "dispatchers, not the {} one, whose traffic grows with the whole "
                          "EP group's tokens; give alltoall to cost the job with all-to-alls",
-                         *d, *d));
+                         quote_value(*d), bounded(*d)));
       }
       r.put("/options/moe_token_dispatcher", *d, at("moe_token_dispatcher_type"));
     }
@@ -1061,7 +1062,7 @@ struct megatron_mapping {
     if (const auto* c = get("moe_expert_capacity_factor")) {
       const auto v = whole_decimal(c->value);
       if (!v || !(*v > 0.0) || !(*v < 1e6)) {
-        fail(c->where, fmt::format("'{}' is not a capacity factor > 0", c->value));
+        fail(c->where, fmt::format("{} is not a capacity factor > 0", quote_value(c->value)));
       }
       r.put("/options/moe_expert_capacity_factor", *v, c->where);
     }
@@ -1083,7 +1084,7 @@ struct megatron_mapping {
     if (const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), k);
         ec == std::errc() && end == v.data() + v.size()) {
       if (k < 1 || k > 2147483647) {
-        fail(a->where, fmt::format("'{}' is not a layer frequency >= 1", v));
+        fail(a->where, fmt::format("{} is not a layer frequency >= 1", quote_value(v)));
       }
       if (k > 1) {
         r.put("/model/moe_layer_freq", k, a->where);
@@ -1093,13 +1094,13 @@ struct megatron_mapping {
     const auto pattern = layer_pattern(v, a->where);
     const auto layers = count("num_layers");
     if (layers && static_cast<std::int64_t>(pattern.size()) != *layers) {
-      fail(a->where,
-           fmt::format("'{}' gives {} layers, the model has {}", v, pattern.size(), *layers));
+      fail(a->where, fmt::format("{} gives {} layers, the model has {}", quote_value(v),
+                                 pattern.size(), *layers));
     }
     // Leading dense layers d, then experts every k-th layer from d on.
     const auto first = std::find(pattern.begin(), pattern.end(), 1);
     if (first == pattern.end()) {
-      fail(a->where, fmt::format("'{}' puts experts in no layer", v));
+      fail(a->where, fmt::format("{} puts experts in no layer", quote_value(v)));
     }
     const auto d = static_cast<std::int64_t>(first - pattern.begin());
     const auto next = std::find(first + 1, pattern.end(), 1);
@@ -1108,9 +1109,9 @@ struct megatron_mapping {
       const auto ii = static_cast<std::int64_t>(i);
       const int expected = ii >= d && (ii - d) % freq == 0 ? 1 : 0;
       if (pattern[i] != expected || (freq > 1 && d % freq != 0)) {
-        fail(a->where, fmt::format("'{}': tpcost models leading dense layers, then experts "
+        fail(a->where, fmt::format("{}: tpcost models leading dense layers, then experts "
                                    "every k-th layer; this pattern is not one of those",
-                                   v));
+                                   quote_value(v)));
       }
     }
     if (d > 0) {
@@ -1296,7 +1297,8 @@ struct megatron_mapping {
       if (const auto p = text(flag)) {
         const auto value = whole_decimal(*p);
         if (!value || !(*value >= 0.0 && *value < 1.0)) {
-          fail(at(flag), fmt::format("'{}' is not a dropout probability; expected 0 <= P < 1", *p));
+          fail(at(flag), fmt::format("{} is not a dropout probability; expected 0 <= P < 1",
+                                     quote_value(*p)));
         }
         r.put(std::string("/model/") + flag, *value, at(flag));
       }
@@ -1519,7 +1521,8 @@ struct megatron_mapping {
       // choices tensorwise, delayed, mxfp8, blockwise). Weights, activations outside the
       // GEMMs and the wire stay in --bf16/--fp16: --precision, not --dtype.
       if (*fp8 != "hybrid" && *fp8 != "e4m3") {
-        r.warn(opts, at("fp8"), fmt::format("FP8 format '{}' is not e4m3 or hybrid", *fp8));
+        r.warn(opts, at("fp8"),
+               fmt::format("FP8 format {} is not e4m3 or hybrid", quote_value(*fp8)));
       }
       const auto recipe = text("fp8_recipe").value_or("delayed");
       const char* precision = recipe == "delayed"      ? "fp8"
@@ -1528,9 +1531,9 @@ struct megatron_mapping {
                               : recipe == "mxfp8"      ? "mxfp8"
                                                        : nullptr;
       if (precision == nullptr) {
-        fail(at("fp8_recipe"), fmt::format("'{}' is not a Megatron FP8 recipe (tensorwise, "
+        fail(at("fp8_recipe"), fmt::format("{} is not a Megatron FP8 recipe (tensorwise, "
                                            "delayed, mxfp8, blockwise)",
-                                           recipe));
+                                           quote_value(recipe)));
       }
       r.put("/options/precision", precision, at(on("fp8_recipe") ? "fp8_recipe" : "fp8"));
       if (on("fp8_param_gather")) {
@@ -1541,7 +1544,8 @@ struct megatron_mapping {
       // --fp4-format e2m1 with --fp4-recipe nvfp4 (the only recipe Megatron-Core offers).
       const auto recipe = text("fp4_recipe").value_or("nvfp4");
       if (recipe != "nvfp4") {
-        fail(at("fp4_recipe"), fmt::format("'{}' is not a Megatron FP4 recipe (nvfp4)", recipe));
+        fail(at("fp4_recipe"),
+             fmt::format("{} is not a Megatron FP4 recipe (nvfp4)", quote_value(recipe)));
       }
       if (text("fp8")) {
         fail(at("fp4"), "FP4 and FP8 together: tpcost costs one precision for the linear layers");
@@ -1563,9 +1567,9 @@ struct megatron_mapping {
       if (*g == "full" || *g == "selective") {
         r.put("/options/recompute", *g, at("recompute_granularity"));
       } else {
-        r.warn(
-            opts, at("recompute_granularity"),
-            fmt::format("'{}' is not a recompute granularity tpcost models (full, selective)", *g));
+        r.warn(opts, at("recompute_granularity"),
+               fmt::format("{} is not a recompute granularity tpcost models (full, selective)",
+                           quote_value(*g)));
       }
       if (*g == "selective") {
         map_recompute_modules();
@@ -1588,7 +1592,8 @@ struct megatron_mapping {
       // _checkpointed_forward, one layer per chunk by default): full recomputation.
       if (*m != "uniform" && *m != "block") {
         fail(at("activations_checkpoint_method"),
-             fmt::format("'{}' is not an activation checkpointing method (uniform, block)", *m));
+             fmt::format("{} is not an activation checkpointing method (uniform, block)",
+                         quote_value(*m)));
       }
       (void)get("activations_checkpoint_num_layers");
       r.put("/options/recompute", "full", at("activations_checkpoint_method"));
@@ -1609,7 +1614,7 @@ struct megatron_mapping {
         r.put("/options/attention", "unfused", at("attention_backend"));
       } else {
         r.warn(opts, at("attention_backend"),
-               fmt::format("attention backend '{}' is not one tpcost knows", *backend));
+               fmt::format("attention backend {} is not one tpcost knows", quote_value(*backend)));
       }
     } else if (text("transformer_impl") == "local" && !on("use_flash_attn")) {
       // core_v0.16.0 megatron/core/models/gpt/gpt_layer_specs.py, get_gpt_layer_local_spec: the
@@ -1699,9 +1704,9 @@ struct megatron_mapping {
                      : strategy == "optim_grads_params" ? 3
                                                         : -1;
     if (zero < 0) {
-      fail(from, fmt::format("'{}' is not a Megatron-FSDP sharding strategy (no_shard, optim, "
+      fail(from, fmt::format("{} is not a Megatron-FSDP sharding strategy (no_shard, optim, "
                              "optim_grads, optim_grads_params)",
-                             strategy));
+                             quote_value(strategy)));
     }
     (void)get("use_distributed_optimizer");  // Megatron-FSDP shards by its strategy instead
     r.put("/options/zero", zero, from);

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "formats/reading.hpp"
+#include "tpcost/base/quote.hpp"
 
 namespace tpcost::cli::formats {
 
@@ -149,8 +150,9 @@ reading read_nemo_yaml(const std::string& text, const std::string& file, const r
         precision.push_back({"fp8_recipe", scaling, recipe, where});
       }
       if (!bf16 && !fp16) {
-        r.warn(opts, where,
-               fmt::format("mixed-precision recipe '{}' is not one tpcost knows", recipe));
+        r.warn(
+            opts, where,
+            fmt::format("mixed-precision recipe {} is not one tpcost knows", quote_value(recipe)));
       }
       continue;
     }

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "formats/reading.hpp"
+#include "tpcost/base/quote.hpp"
 #include "tpcost/model/model_presets.hpp"
 
 namespace tpcost::cli::formats {
@@ -163,8 +164,8 @@ reading read_torchtitan_toml(const std::string& text, const std::string& file,
     if (rotate == "allgather" || rotate == "alltoall") {
       r.put("/parallel/cp_comm_type", rotate == "allgather" ? "all_gather" : "p2p", rotate_at);
     } else {
-      fail(rotate_at,
-           fmt::format("'{}' is not a rotate method; expected allgather or alltoall", rotate));
+      fail(rotate_at, fmt::format("{} is not a rotate method; expected allgather or alltoall",
+                                  quote_value(rotate)));
     }
   }
   // Expert parallelism borrows its ranks from dp_shard·cp·tp, and experts are not split over
@@ -199,7 +200,7 @@ reading read_torchtitan_toml(const std::string& text, const std::string& file,
   if (const auto schedule = t.string("parallelism", "pipeline_parallel_schedule");
       schedule && pp > 1 && *schedule != "1F1B") {
     r.warn(opts, t.at("parallelism", "pipeline_parallel_schedule"),
-           fmt::format("pipeline schedule '{}' is costed as 1F1B", *schedule));
+           fmt::format("pipeline schedule {} is costed as 1F1B", quote_value(*schedule)));
   }
 
   // Batch: local_batch_size per DP rank; micro-batches of pipeline_parallel_microbatch_size
@@ -286,7 +287,7 @@ reading read_torchtitan_toml(const std::string& text, const std::string& file,
           t.at("training", "mixed_precision_param"));
   } else {
     r.warn(opts, t.at("training", "mixed_precision_param"),
-           fmt::format("'{}' is not a dtype tpcost knows (bfloat16, float32)", param));
+           fmt::format("{} is not a dtype tpcost knows (bfloat16, float32)", quote_value(param)));
   }
 
   // Activation checkpointing.
@@ -307,7 +308,7 @@ reading read_torchtitan_toml(const std::string& text, const std::string& file,
       }
     } else {
       r.warn(opts, t.at("activation_checkpoint", "mode"),
-             fmt::format("activation checkpointing mode '{}' is not modelled", *mode));
+             fmt::format("activation checkpointing mode {} is not modelled", quote_value(*mode)));
     }
   }
   if (const auto* async_tp = t.node("parallelism", "enable_async_tensor_parallel");

@@ -153,3 +153,34 @@ tpcost_cli_case("hostile: a YAML scalar's newline and ESC reach stderr escaped, 
 add_test(NAME "cli: hostile: check's reports sanitise file names (newline, ::error, U+FFFE, ESC)"
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/hostile_names.sh $<TARGET_FILE:tpcost_cli>
                  ${PROJECT_SOURCE_DIR}/examples/configs ${XMLLINT})
+
+# Issue 30, messages without bounds: every echoed value is cut to 80 bytes; warnings are
+# deduplicated and capped at 20 lines, the note of ignored flags names at most 20.
+string(REPEAT "a" 80 a80)
+tpcost_cli_case("hostile: a 100 KB Megatron value is echoed in 80 bytes"
+  ARGS convert ${deep}/long_value.sh RC 2
+  STDERR "--num-layers: '${a80}' \\.\\.\\. \\(100000 bytes\\) is not a whole number")
+tpcost_cli_case("hostile: a 100 KB YAML value is echoed in 80 bytes"
+  ARGS convert ${deep}/long_value.yaml RC 2
+  STDERR "num_layers: '${a80}' \\.\\.\\. \\(100000 bytes\\) is not a whole number")
+tpcost_cli_case("hostile: a 50,000-entry --moe-layer-freq is echoed in 80 bytes"
+  ARGS convert ${deep}/long_freq.sh RC 2 STDERR "--moe-layer-freq: '.1,1,1[0-9,]*' \\.\\.\\. \\(100003 bytes\\) gives 50001 layers")
+string(REPEAT "g" 20000 g20k)
+tpcost_cli_case("hostile: a 20 KB --gpu name is echoed in 80 bytes"
+  ARGS step --model gpt-3-175b --gpu ${g20k} RC 2
+  STDERR "--gpu: 'g+' \\.\\.\\. \\(20000 bytes\\) is not a GPU preset")
+tpcost_cli_case("hostile: a 20 KB hardware show name is echoed in 80 bytes"
+  ARGS hardware show ${g20k} RC 2
+  STDERR "hardware show: 'g+' \\.\\.\\. \\(20000 bytes\\) is not a GPU or interconnect preset")
+tpcost_cli_case("hostile: a flag given 2000 times prints 20 warnings and a count"
+  ARGS convert ${deep}/repeated_flag.sh RC 0
+  STDERR "given twice.*repeated_flag\\.sh: \\.\\.\\. and 1980 more warnings suppressed\n$")
+tpcost_cli_case("hostile: 2000 unknown flags are named 20 times and counted"
+  ARGS convert ${deep}/unknown_flags.sh RC 0
+  STDERR "ignored \\(no effect on what tpcost models\\): --unknown-flag-.*, \\.\\.\\. and 1980 more\n$")
+set_tests_properties("cli: hostile: a 100 KB Megatron value is echoed in 80 bytes"
+                     "cli: hostile: a 100 KB YAML value is echoed in 80 bytes"
+                     "cli: hostile: a 50,000-entry --moe-layer-freq is echoed in 80 bytes"
+                     "cli: hostile: a flag given 2000 times prints 20 warnings and a count"
+                     "cli: hostile: 2000 unknown flags are named 20 times and counted"
+                     PROPERTIES FIXTURES_REQUIRED deep_json)

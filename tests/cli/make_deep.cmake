@@ -36,3 +36,23 @@ foreach(j RANGE 29)
   file(WRITE "${OUT}/fan_b${j}.sh" "X=1\n")
 endforeach()
 file(WRITE "${OUT}/fan_out.sh" "${fan}torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 2\n")
+
+# Issue 30: values echoed whole in a message (cut to 80 bytes now), and a flag repeated or
+# unknown 2,000 times (warnings capped at 20 lines, the ignored note at 20 names).
+string(REPEAT "a" 100000 long)
+file(WRITE "${OUT}/long_value.sh"
+     "python pretrain_gpt.py --num-layers ${long} --tensor-model-parallel-size 2\n")
+file(WRITE "${OUT}/long_value.yaml" "model:\n  num_layers: ${long}\n")
+string(REPEAT "1," 50000 freq)
+file(WRITE "${OUT}/long_freq.sh"
+     "python pretrain_gpt.py --num-layers 4 --num-experts 8 --moe-layer-freq [${freq}1]\n")
+set(repeated "")
+set(unknown "")
+foreach(i RANGE 1 2000)
+  string(APPEND repeated " --num-layers ${i}")
+  string(APPEND unknown " --unknown-flag-${i} 1")
+endforeach()
+file(WRITE "${OUT}/repeated_flag.sh"
+     "python pretrain_gpt.py${repeated} --tensor-model-parallel-size 2\n")
+file(WRITE "${OUT}/unknown_flags.sh"
+     "python pretrain_gpt.py --num-layers 2${unknown} --tensor-model-parallel-size 2\n")

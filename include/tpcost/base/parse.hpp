@@ -93,7 +93,7 @@ inline bool ends_with(std::string_view text, std::string_view stem, bool case_in
 
 [[noreturn]] inline void fail(std::string_view field, std::string_view text,
                               std::string_view what) {
-  throw parse_error(std::string(field), "'" + printable(text) + "' " + std::string(what));
+  throw parse_error(std::string(field), quote_value(text) + " " + std::string(what));
 }
 
 /// Splits "600 GB/s" into 600 and "GB/s"; the number must be finite.

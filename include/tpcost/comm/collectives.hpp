@@ -30,6 +30,7 @@
 #include <string_view>
 
 #include "tpcost/base/error.hpp"
+#include "tpcost/base/quote.hpp"
 #include "tpcost/base/units.hpp"
 #include "tpcost/hardware/hardware.hpp"
 
@@ -172,8 +173,8 @@ inline collective_op parse_collective_op(std::string_view text, std::string_view
       return n.op;
     }
   }
-  throw invalid_spec(std::string(field), "'" + std::string(text) +
-                                             "' is not one of all-reduce|reduce-scatter|"
+  throw invalid_spec(std::string(field), quote_value(text) +
+                                             " is not one of all-reduce|reduce-scatter|"
                                              "all-gather");
 }
 
@@ -185,7 +186,7 @@ inline bandwidth_kind parse_bandwidth_kind(std::string_view text, std::string_vi
   if (text == "busbw") {
     return bandwidth_kind::busbw;
   }
-  throw invalid_spec(std::string(field), "'" + std::string(text) + "' is not one of algbw|busbw");
+  throw invalid_spec(std::string(field), quote_value(text) + " is not one of algbw|busbw");
 }
 
 /// nccl-tests' bus factor: busbw = algbw · factor, with factor `2(n−1)/n` for all-reduce and

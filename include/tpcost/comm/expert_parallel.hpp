@@ -33,6 +33,7 @@
 #include <string_view>
 
 #include "tpcost/base/error.hpp"
+#include "tpcost/base/quote.hpp"
 #include "tpcost/base/units.hpp"
 #include "tpcost/comm/topology.hpp"
 #include "tpcost/hardware/hardware.hpp"
@@ -66,8 +67,8 @@ inline token_dispatcher parse_token_dispatcher(std::string_view text, std::strin
     return token_dispatcher::deep_ep;
   }
   throw invalid_spec(std::string(field),
-                     "'" + std::string(text) +
-                         "' is not a token dispatcher; expected all-to-all (NCCL, every "
+                     quote_value(text) +
+                         " is not a token dispatcher; expected all-to-all (NCCL, every "
                          "token-expert copy) or deep-ep (DeepEP/HybridEP, one copy per GPU and "
                          "per node)");
 }

@@ -40,6 +40,7 @@
 
 #include "tpcost/base/dtype.hpp"
 #include "tpcost/base/error.hpp"
+#include "tpcost/base/quote.hpp"
 #include "tpcost/base/suggest.hpp"
 #include "tpcost/base/units.hpp"
 #include "tpcost/hardware/hardware.hpp"
@@ -868,12 +869,11 @@ inline const gpu_preset& gpu_preset_by_name(std::string_view name, std::string_v
     return *preset;
   }
   if (const auto* other = find_interconnect_preset(name)) {
-    throw invalid_spec(std::string(field), "'" + std::string(name) +
-                                               "' is an interconnect preset (" +
+    throw invalid_spec(std::string(field), quote_value(name) + " is an interconnect preset (" +
                                                std::string(other->name) + "), not a GPU preset");
   }
   throw invalid_spec(std::string(field),
-                     "'" + std::string(name) + "' is not a GPU preset; " +
+                     quote_value(name) + " is not a GPU preset; " +
                          detail::suggestion(name, std::span<const gpu_preset>(gpu_presets)));
 }
 
@@ -884,13 +884,13 @@ inline const interconnect_preset& interconnect_preset_by_name(std::string_view n
     return *preset;
   }
   if (const auto* other = find_gpu_preset(name)) {
-    throw invalid_spec(std::string(field), "'" + std::string(name) + "' is a GPU preset (" +
+    throw invalid_spec(std::string(field), quote_value(name) + " is a GPU preset (" +
                                                std::string(other->name) +
                                                "), not an interconnect preset");
   }
   throw invalid_spec(
       std::string(field),
-      "'" + std::string(name) + "' is not an interconnect preset; " +
+      quote_value(name) + " is not an interconnect preset; " +
           detail::suggestion(name, std::span<const interconnect_preset>(interconnect_presets)));
 }
 

@@ -41,6 +41,7 @@
 
 #include "tpcost/base/dtype.hpp"
 #include "tpcost/base/error.hpp"
+#include "tpcost/base/quote.hpp"
 #include "tpcost/comm/collectives.hpp"
 #include "tpcost/comm/topology.hpp"
 #include "tpcost/hardware/hardware.hpp"
@@ -107,8 +108,8 @@ inline collective_choice parse_collective_choice(std::string_view text, std::str
       return c;
     }
   }
-  throw invalid_spec(std::string(field), "'" + std::string(text) +
-                                             "' is not one of article|ring|tree|hierarchical|auto");
+  throw invalid_spec(std::string(field),
+                     quote_value(text) + " is not one of article|ring|tree|hierarchical|auto");
 }
 
 /// The dtype the TP collectives carry for a compute dtype: BF16 for an FP8 one (its

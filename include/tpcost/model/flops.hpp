@@ -33,6 +33,7 @@
 #include <string>
 #include <string_view>
 
+#include "tpcost/base/quote.hpp"
 #include "tpcost/base/units.hpp"
 #include "tpcost/model/model.hpp"
 #include "tpcost/model/op_checkpoint.hpp"
@@ -201,7 +202,7 @@ inline flops_convention parse_flops_convention(std::string_view text, std::strin
       return c;
     }
   }
-  throw invalid_spec(std::string(field), "'" + std::string(text) + "' is not one of full|megatron");
+  throw invalid_spec(std::string(field), quote_value(text) + " is not one of full|megatron");
 }
 
 /// FLOPs of one training step of `global_batch` sequences of `seq` tokens.

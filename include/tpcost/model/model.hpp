@@ -35,6 +35,7 @@
 #include <string_view>
 
 #include "tpcost/base/error.hpp"
+#include "tpcost/base/quote.hpp"
 #include "tpcost/model/mla.hpp"
 #include "tpcost/model/moe.hpp"
 
@@ -133,8 +134,8 @@ inline architecture parse_architecture(std::string_view text, std::string_view f
   if (lower == "llama") {
     return architecture::llama;
   }
-  throw invalid_spec(std::string(field), "'" + std::string(text) +
-                                             "' is not an architecture; expected gpt (biases, "
+  throw invalid_spec(std::string(field), quote_value(text) +
+                                             " is not an architecture; expected gpt (biases, "
                                              "LayerNorm, learned positions, tied embeddings) or "
                                              "llama (no biases, RMSNorm, rotary, untied, SwiGLU)");
 }

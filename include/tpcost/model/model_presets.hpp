@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tpcost/base/error.hpp"
+#include "tpcost/base/quote.hpp"
 #include "tpcost/base/suggest.hpp"
 #include "tpcost/model/model.hpp"
 
@@ -348,16 +349,15 @@ inline const model_preset& model_preset_named(std::string_view name, std::string
         guesses += (guesses.empty() ? "" : " or ") + std::string(preset.name);
       }
     }
-    throw invalid_spec(
-        std::string(field),
-        "'" + std::string(name) + "' is not a model preset; did you mean " + guesses + "?");
+    throw invalid_spec(std::string(field),
+                       quote_value(name) + " is not a model preset; did you mean " + guesses + "?");
   }
   std::string names;
   for (const auto& preset : model_presets) {
     names += (names.empty() ? "" : ", ") + std::string(preset.name);
   }
   throw invalid_spec(std::string(field),
-                     "'" + std::string(name) + "' is not a model preset; the presets are " + names);
+                     quote_value(name) + " is not a model preset; the presets are " + names);
 }
 
 }  // namespace tpcost

@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "tpcost/base/error.hpp"
+#include "tpcost/base/quote.hpp"
 #include "tpcost/model/memory.hpp"
 
 namespace tpcost {
@@ -50,8 +51,7 @@ inline optimizer_dtype parse_optimizer_dtype(std::string_view text, std::string_
   if (text == "fp8" || text == "torch.uint8") {
     return optimizer_dtype::fp8;
   }
-  throw invalid_spec(std::string(field),
-                     "'" + std::string(text) + "'; expected fp32, fp16, bf16 or fp8");
+  throw invalid_spec(std::string(field), quote_value(text) + "; expected fp32, fp16, bf16 or fp8");
 }
 
 /// The precision-aware optimizer's choices (defaults: Megatron-Core's).

@@ -10,6 +10,7 @@
 
 #include "tpcost/base/checked.hpp"
 #include "tpcost/base/error.hpp"
+#include "tpcost/base/quote.hpp"
 #include "tpcost/model/model.hpp"
 
 namespace tpcost {
@@ -76,8 +77,8 @@ inline recompute_mode parse_recompute(std::string_view text, std::string_view fi
       return mode;
     }
   }
-  throw invalid_spec(std::string(field), "'" + std::string(text) +
-                                             "' is not a recompute mode; expected none, "
+  throw invalid_spec(std::string(field), quote_value(text) +
+                                             " is not a recompute mode; expected none, "
                                              "selective or full");
 }
 
@@ -87,7 +88,7 @@ inline zero_stage parse_zero_stage(std::string_view text, std::string_view field
     return static_cast<zero_stage>(text[0] - '0');
   }
   throw invalid_spec(std::string(field),
-                     "'" + std::string(text) + "' is not a ZeRO stage; expected 0, 1, 2 or 3");
+                     quote_value(text) + " is not a ZeRO stage; expected 0, 1, 2 or 3");
 }
 
 /// One training layout. N = tp·pp·dp GPUs; m = global_batch / (dp·micro_batch) micro-batches

@@ -49,6 +49,7 @@
 #include <string_view>
 
 #include "tpcost/base/error.hpp"
+#include "tpcost/base/quote.hpp"
 #include "tpcost/base/units.hpp"
 #include "tpcost/hardware/hardware.hpp"
 #include "tpcost/model/model.hpp"
@@ -124,8 +125,8 @@ inline linear_precision parse_linear_precision(std::string_view text, std::strin
     }
   }
   throw invalid_spec(std::string(field),
-                     "'" + std::string(text) +
-                         "' is not a precision; expected bf16, fp8 (= fp8-delayed), fp8-current, "
+                     quote_value(text) +
+                         " is not a precision; expected bf16, fp8 (= fp8-delayed), fp8-current, "
                          "fp8-blockwise, mxfp8 or nvfp4");
 }
 

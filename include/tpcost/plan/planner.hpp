@@ -900,7 +900,7 @@ struct plan_layout {
 /// equal it. Throws `invalid_spec(field, ...)` quoting the text.
 inline plan_layout parse_plan_layout(std::string_view text, std::string_view field,
                                      std::int64_t gpus, std::int64_t global_batch) {
-  const std::string quoted = "'" + detail::printable(text) + "': ";
+  const std::string quoted = quote_value(text) + ": ";
   const auto fail = [&](const std::string& detail) -> void {
     throw invalid_spec(std::string(field), quoted + detail);
   };
@@ -928,7 +928,7 @@ inline plan_layout parse_plan_layout(std::string_view text, std::string_view fie
       try {
         n = parse_count(value, field);
       } catch (const invalid_spec&) {
-        fail(std::string(key) + " = '" + detail::printable(value) + "' is not a whole number");
+        fail(std::string(key) + " = " + quote_value(value) + " is not a whole number");
       }
       if (n < 1 || n > max_parallel_degree) {
         fail(std::string(key) + " = " + std::to_string(n) + " is out of range 1.." +
@@ -960,19 +960,19 @@ inline plan_layout parse_plan_layout(std::string_view text, std::string_view fie
       } else if (value == "off" || value == "false" || value == "0" || value == "no") {
         par.sequence_parallel = false;
       } else {
-        fail("sp = '" + detail::printable(value) + "'; expected on or off");
+        fail("sp = " + quote_value(value) + "; expected on or off");
       }
     } else if (key == "recompute" || key == "rc") {
       try {
         par.recompute = parse_recompute(value, field);
       } catch (const invalid_spec&) {
-        fail("recompute = '" + detail::printable(value) + "'; expected none, selective or full");
+        fail("recompute = " + quote_value(value) + "; expected none, selective or full");
       }
     } else if (key == "zero") {
       try {
         par.zero = parse_zero_stage(value, field);
       } catch (const invalid_spec&) {
-        fail("zero = '" + detail::printable(value) + "'; expected 0, 1, 2 or 3");
+        fail("zero = " + quote_value(value) + "; expected 0, 1, 2 or 3");
       }
     } else if (key == "first") {
       par.first_stage_layers = count();
@@ -1020,8 +1020,8 @@ inline parallel_config parse_layout(std::string_view text, std::string_view fiel
                                     std::int64_t gpus, std::int64_t global_batch) {
   const auto l = parse_plan_layout(text, field, gpus, global_batch);
   if (l.cp != 1) {
-    throw invalid_spec(std::string(field), "'" + detail::printable(text) + "': cp = " +
-                                               std::to_string(l.cp) + " is not accepted here");
+    throw invalid_spec(std::string(field), quote_value(text) + ": cp = " + std::to_string(l.cp) +
+                                               " is not accepted here");
   }
   return l.par;
 }

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "tpcost/base/error.hpp"
+#include "tpcost/base/quote.hpp"
 #include "tpcost/base/units.hpp"
 #include "tpcost/hardware/hardware.hpp"
 #include "tpcost/model/model.hpp"
@@ -75,8 +76,8 @@ inline cp_comm_type parse_cp_comm_type(std::string_view text, std::string_view f
   if (text == "a2a+p2p") {
     return cp_comm_type::a2a_p2p;
   }
-  throw invalid_spec(std::string(field), "'" + std::string(text) +
-                                             "' is not a CP communication type; expected p2p, "
+  throw invalid_spec(std::string(field), quote_value(text) +
+                                             " is not a CP communication type; expected p2p, "
                                              "all_gather, a2a or a2a+p2p");
 }
 

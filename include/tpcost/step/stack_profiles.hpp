@@ -33,6 +33,7 @@
 #include <string_view>
 
 #include "tpcost/base/error.hpp"
+#include "tpcost/base/quote.hpp"
 #include "tpcost/model/memory.hpp"
 #include "tpcost/model/parallelism.hpp"
 #include "tpcost/step/compute_model.hpp"
@@ -206,7 +207,7 @@ inline const stack_profile& stack_profile_by_name(std::string_view name, std::st
     }
   }
   throw invalid_spec(std::string(field),
-                     "'" + std::string(name) + "' is not a stack; expected " + stack_choices());
+                     quote_value(name) + " is not a stack; expected " + stack_choices());
 }
 
 constexpr const stack_profile& profile_of(software_stack stack) {
