@@ -3,6 +3,7 @@
 // are Megatron's argument names, so they go through the same mapping as a launch script.
 // Source: NVIDIA/Megatron-Bridge, src/megatron/bridge/training/config.py (ConfigContainer,
 // TrainingConfig, MixedPrecisionConfig) and megatron/core/transformer/transformer_config.py.
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <fmt/format.h>
@@ -105,6 +106,15 @@ reading read_nemo_yaml(const std::string& text, const std::string& file, const r
   YAML::Node root;
   try {
     root = YAML::Load(text);
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own guard (depthguard.h: 2000 parser levels, about 500 nested collections)
+    // says only "bad file"; a Megatron-Bridge config nests 3 or 4 levels (issue 30).
+    fail(place{file,
+               static_cast<std::size_t>(e.mark.line + 1),
+               static_cast<std::size_t>(e.mark.column + 1),
+               {}},
+         "malformed YAML: nesting deeper than yaml-cpp's limit of 2000 parser levels (about 500 "
+         "nested collections); a Megatron-Bridge config nests 4");
   } catch (const YAML::Exception& e) {
     fail(place{file,
                static_cast<std::size_t>(e.mark.line + 1),

@@ -184,3 +184,14 @@ set_tests_properties("cli: hostile: a 100 KB Megatron value is echoed in 80 byte
                      "cli: hostile: a flag given 2000 times prints 20 warnings and a count"
                      "cli: hostile: 2000 unknown flags are named 20 times and counted"
                      PROPERTIES FIXTURES_REQUIRED deep_json)
+
+# Issue 30, nesting limits of the YAML (yaml-cpp) and TOML (toml++) readers.
+tpcost_cli_case("hostile: YAML nested 20000 deep stops at yaml-cpp's limit"
+  ARGS convert ${deep}/deep.yaml RC 2
+  STDERR "deep\\.yaml:2:[0-9]+: malformed YAML: nesting deeper than yaml-cpp's limit of 2000")
+tpcost_cli_case("hostile: TOML nested 20000 deep stops at toml++'s limit"
+  ARGS convert ${deep}/deep.toml RC 2
+  STDERR "deep\\.toml:2:[0-9]+: malformed TOML: .*maximum nested value depth of 256")
+set_tests_properties("cli: hostile: YAML nested 20000 deep stops at yaml-cpp's limit"
+                     "cli: hostile: TOML nested 20000 deep stops at toml++'s limit"
+                     PROPERTIES FIXTURES_REQUIRED deep_json)

@@ -56,3 +56,11 @@ file(WRITE "${OUT}/repeated_flag.sh"
      "python pretrain_gpt.py${repeated} --tensor-model-parallel-size 2\n")
 file(WRITE "${OUT}/unknown_flags.sh"
      "python pretrain_gpt.py --num-layers 2${unknown} --tensor-model-parallel-size 2\n")
+
+# Issue 30: YAML and TOML nested 20,000 deep stop at the parsers' own depth limits.
+string(REPEAT "{a: " 20000 yopen)
+string(REPEAT "}" 20000 yclose)
+file(WRITE "${OUT}/deep.yaml" "model:\n  num_layers: ${yopen}1${yclose}\n")
+string(REPEAT "[" 20000 topen)
+string(REPEAT "]" 20000 tclose)
+file(WRITE "${OUT}/deep.toml" "[parallelism]\nx = ${topen}${tclose}\n")
