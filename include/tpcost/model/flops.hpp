@@ -104,7 +104,9 @@ constexpr token_flops forward_flops_per_token(const transformer_spec& spec, std:
   return token_flops{
       .projections =
           (L * detail::projection_flops_per_layer(spec) + mtp * 4.0 * h * h) * units::FLOP,
-      .attention = L * detail::core_attention_flops_per_layer(spec, s) * units::FLOP,
+      // Windowed layers (model.hpp) run their share of the pairs; MTP layers are full.
+      .attention = (static_cast<double>(spec.layers) * attention_pair_fraction(spec, seq) + mtp) *
+                   detail::core_attention_flops_per_layer(spec, s) * units::FLOP,
       .mlp = (dense_count * detail::mlp_flops_per_layer(spec, false) +
               moe_count * detail::mlp_flops_per_layer(spec, true) +
               mtp * detail::mlp_flops_per_layer(spec, mtp_moe)) *
@@ -155,8 +157,9 @@ struct layer_token_flops {
 constexpr layer_token_flops layer_forward_flops_per_token(const transformer_spec& spec,
                                                           std::int64_t seq) {
   return {.projections = detail::projection_flops_per_layer(spec) * units::FLOP,
-          .attention =
-              detail::core_attention_flops_per_layer(spec, static_cast<double>(seq)) * units::FLOP,
+          .attention = attention_pair_fraction(spec, seq) *
+                       detail::core_attention_flops_per_layer(spec, static_cast<double>(seq)) *
+                       units::FLOP,
           .mlp = detail::mlp_flops_per_layer(spec, false) * units::FLOP};
 }
 
