@@ -125,7 +125,7 @@ TEST_CASE("Sliding windows are read into the spec, not refused", "[hf_config]") 
   CHECK_THAT(with(R"(, "sliding_window": 0)"), Catch::Contains("/sliding_window"));
 }
 
-TEST_CASE("Per-layer attention types are read; patterns the spec cannot hold are refused",
+TEST_CASE("Per-layer attention types are read, patterns the spec cannot hold refused",
           "[hf_config]") {
   const auto with = [](const std::string& extra) {
     return hf_error_of("{" + llama_body + extra + "}");
