@@ -26,6 +26,12 @@
 // visits, plus the router 2hE (Megatron-Core's count leaves the router out: docs/moe.md). Each
 // MTP module adds one layer of the last layer's kind, its 2h → h projection (4h²) and one more
 // logits pass.
+//
+// Attention windows (model.hpp: sliding-window and chunked layers): a windowed layer's core
+// term is the full layer's times (pairs the window keeps) / (causal pairs), s·w − w·(w−1)/2 or
+// ⌊s/c⌋·c·(c+1)/2 + r·(r+1)/2 over s·(s+1)/2, in this count and in Megatron-LM's
+// (published_flops.hpp) alike; model FLOPs, hardware FLOPs, MFU and HFU all count the window;
+// the 6N rule of thumb has no attention term. docs/moe.md, Attention windows.
 #pragma once
 
 #include <array>
