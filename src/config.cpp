@@ -31,7 +31,7 @@ using json = nlohmann::json;
 
 // The config format. Sections group keys by what they describe; a key's flag has the same
 // meaning as on the command line. Keys without a flag are read by one command (checks).
-constexpr std::array<config_key, 97> keys{{
+constexpr std::array<config_key, 100> keys{{
     {"/$schema", "", value_kind::text, "the JSON Schema this file follows (ignored by tpcost)", ""},
     {"/name", "", value_kind::text, "a name for reports, e.g. \"GPT-3 175B on DGX A100\"", ""},
     {"/description", "", value_kind::text, "free text (ignored by tpcost)", ""},
@@ -101,6 +101,14 @@ constexpr std::array<config_key, 97> keys{{
      "MLA: per head, the value width (Megatron --v-head-dim) (step, plan)", ""},
     {"/model/mtp_layers", "--mtp-layers", value_kind::count,
      "multi-token prediction modules (Megatron --mtp-num-layers, DeepSeek-V3 1) (step, plan)", ""},
+    {"/model/sliding_window", "--sliding-window", value_kind::count,
+     "sliding-window attention: keys per query (HF sliding_window; GPT-OSS 128)", ""},
+    {"/model/attention_chunk", "--attention-chunk", value_kind::count,
+     "chunked attention: the chunk a query attends within (HF attention_chunk_size; Llama 4 "
+     "8192)",
+     ""},
+    {"/model/window_full_every", "--window-full-every", value_kind::count,
+     "with a window or chunk, every G-th layer full attention (GPT-OSS 2, Llama 4 4)", ""},
     {"/batch/micro_batch", "--batch", value_kind::count, "b: micro-batch size, sequences", ""},
     {"/batch/global_batch", "--global-batch", value_kind::count,
      "G: sequences per optimizer step (step, plan)", ""},

@@ -73,7 +73,7 @@ struct latent_flag {
   std::int64_t* (*target)(transformer_spec&);
 };
 
-const std::array<latent_flag, 6> latent_flags{{
+const std::array<latent_flag, 9> latent_flags{{
     {"q_lora_rank", "--q-lora-rank", &model_flags::q_lora_rank,
      [](transformer_spec& s) { return &s.mla.q_lora_rank; }},
     {"kv_lora_rank", "--kv-lora-rank", &model_flags::kv_lora_rank,
@@ -86,6 +86,13 @@ const std::array<latent_flag, 6> latent_flags{{
      [](transformer_spec& s) { return &s.mla.v_head_dim; }},
     {"mtp_layers", "--mtp-layers", &model_flags::mtp_layers,
      [](transformer_spec& s) { return &s.mtp_layers; }},
+    // A sliding window replaces a chunk and a chunk a window (to_model clears the other).
+    {"attention_window", "--sliding-window", &model_flags::sliding_window,
+     [](transformer_spec& s) { return &s.attention_window; }},
+    {"attention_chunk", "--attention-chunk", &model_flags::attention_chunk,
+     [](transformer_spec& s) { return &s.attention_chunk; }},
+    {"window_full_every", "--window-full-every", &model_flags::window_full_every,
+     [](transformer_spec& s) { return &s.window_full_every; }},
 }};
 
 }  // namespace
@@ -149,6 +156,13 @@ void add_model_flags(CLI::App& cmd, model_flags& flags, bool positional_name) {
   mla->add_option("--v-head-dim", flags.v_head_dim, "per head, the value width");
   mla->add_option("--mtp-layers", flags.mtp_layers,
                   "multi-token prediction modules (Megatron --mtp-num-layers)");
+  auto* window = cmd.add_option_group("Windowed attention (on a preset, they override it)");
+  window->add_option("--sliding-window", flags.sliding_window,
+                     "W: sliding-window attention, W keys per query (HF sliding_window)");
+  window->add_option("--attention-chunk", flags.attention_chunk,
+                     "C: chunked attention within C-token chunks (HF attention_chunk_size)");
+  window->add_option("--window-full-every", flags.window_full_every,
+                     "G: every G-th layer full attention (GPT-OSS 2, Llama 4 4); 0: none");
 }
 
 chosen_model to_model(const model_flags& flags, bool context_window_as_seq) {
@@ -201,6 +215,12 @@ chosen_model to_model(const model_flags& flags, bool context_window_as_seq) {
       d.set(out.spec.moe, parse_count(flags.*d.text, d.flag));
       out.overridden = out.overridden || out.origin != "flags";
     }
+  }
+  if (!flags.sliding_window.empty()) {
+    out.spec.attention_chunk = 0;
+  }
+  if (!flags.attention_chunk.empty()) {
+    out.spec.attention_window = 0;
   }
   for (const auto& d : latent_flags) {
     if (!(flags.*d.text).empty()) {

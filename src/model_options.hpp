@@ -24,6 +24,8 @@ struct model_flags {
   std::string experts, top_k, expert_ffn, shared_expert_ffn, moe_dense_layers, moe_layer_freq;
   /// Multi-head Latent Attention (mla.hpp) and DeepSeek-V3's multi-token prediction modules.
   std::string q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim, mtp_layers;
+  /// Windowed attention (model.hpp): a sliding window or a chunk, and every g-th layer full.
+  std::string sliding_window, attention_chunk, window_full_every;
   /// Dropout probabilities (Megatron --hidden-dropout, --attention-dropout): only whether they
   /// are 0 matters, for the masks kept (memory.hpp).
   std::string hidden_dropout, attention_dropout;

@@ -129,6 +129,15 @@ std::string extensions_text(const transformer_spec& s) {
   if (s.mtp_layers > 0) {
     rows.push_back({"MTP modules", std::to_string(s.mtp_layers), "multi-token prediction"});
   }
+  if (has_attention_window(s)) {
+    const bool sliding = s.attention_window > 0;
+    rows.push_back(
+        {sliding ? "sliding window" : "attention chunk",
+         std::to_string(sliding ? s.attention_window : s.attention_chunk),
+         fmt::format(
+             "on {} of {} layers{}; costed on the window", windowed_layers(s), s.layers,
+             s.window_full_every > 0 ? fmt::format(" (1 in {} full)", s.window_full_every) : "")});
+  }
   return rows.empty() ? std::string() : layout(rows, {false, true, false}, "  ");
 }
 

@@ -36,17 +36,19 @@
 // not null, false or 0 is an error naming it (ERNIE-4.5's moe_num_experts, for one), so that an
 // MoE config is never read as a dense model.
 //
-// Attention patterns and positions (check_attention_pattern, read_rope_scaling): every layer
-// is costed as full causal attention over s tokens, so a config whose attention is anything
-// else at its own length is refused with the key named, never costed as full attention:
-//   sliding_window          a window shorter than max_position_embeddings (Mistral, Gemma 2/3,
-//                           Qwen2 with use_sliding_window true) is refused; null, a window that
-//                           covers the whole sequence, or use_sliding_window false (HF Qwen2
-//                           then ignores it) read as full attention
-//   layer_types             (transformers >= 4.53) every entry "full_attention", or sliding
-//                           layers whose window covers the sequence; otherwise refused
-//   sliding_window_pattern  Gemma 3's interleave: refused with a window shorter than s
-//   attention_chunk_size    Llama 4's chunked attention: refused when shorter than s
+// Attention patterns and positions (read_attention_pattern, read_rope_scaling): windowed layers
+// are read into the spec (transformer_spec::attention_window, attention_chunk and
+// window_full_every: every g-th layer full), and costed on the window (model.hpp):
+//   sliding_window          every layer sliding (Mistral) unless layer_types or
+//                           sliding_window_pattern says which; null, or Qwen2's
+//                           use_sliding_window false (HF then ignores it): no window
+//   layer_types             (transformers >= 4.53, GPT-OSS) sliding_attention / chunked_attention
+//                           / full_attention per layer; refused when not "every g-th layer full",
+//                           of another length than the layers, or mixing sliding and chunked
+//   sliding_window_pattern  Gemma 3's interleave: layer i full when (i+1) % pattern == 0
+//   attention_chunk_size    Llama 4's chunked attention, on the RoPE layers: no_rope_layers
+//                           (1 = RoPE = chunked), else every no_rope_layer_interval-th (4)
+//                           layer full, as HF Llama4TextConfig sets it
 //   attention_types         GPT-Neo's local/global list: refused with any "local" layer
 //   rope_scaling            read and checked (rope_type or type one of default, linear,
 //                           dynamic, yarn, longrope, su, llama3): it changes positions, not the
@@ -439,70 +441,138 @@ inline rope_scaling_info read_rope_scaling(const nlohmann::json& config, std::st
   return out;
 }
 
-/// Refuses a config whose attention is not full causal attention over `seq` tokens on every
-/// layer (see the file comment), naming the key: invalid_spec(field, "<origin>: /<key>: ...").
-inline void check_attention_pattern(const nlohmann::json& config, std::string_view origin,
-                                    std::string_view field, std::int64_t seq) {
-  const detail::hf_reader read(config, origin, field);
-  const auto refuse = [&](std::string_view key, const std::string& what) {
-    read.fail(key, what +
-                       "; tpcost costs every layer as full attention over s tokens and does not "
-                       "model it (train at s <= the window, or give the model by its dimensions)");
-  };
-  const auto window_key = read.find({"sliding_window"});
-  std::int64_t window = 0;  // 0: none
-  if (!window_key.empty()) {
-    window = read.count_at("sliding_window");
+namespace detail {
+
+/// g for transformer_spec::window_full_every from per-layer flags (true = windowed): 0 when
+/// every layer is windowed, g when layer i is full exactly where (i+1) % g == 0, else -1 (a
+/// pattern the spec cannot hold).
+inline std::int64_t full_every_of(const std::vector<bool>& windowed) {
+  const auto n = static_cast<std::int64_t>(windowed.size());
+  std::int64_t first_full = -1;
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (!windowed[static_cast<std::size_t>(i)]) {
+      first_full = i;
+      break;
+    }
   }
+  if (first_full < 0) {
+    return 0;
+  }
+  const auto g = first_full + 1;
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (windowed[static_cast<std::size_t>(i)] != ((i + 1) % g != 0)) {
+      return -1;
+    }
+  }
+  return g;
+}
+
+}  // namespace detail
+
+/// Reads the attention pattern into `spec` (see the file comment): a sliding window or chunk
+/// and which layers have it. Refuses, naming the key, what the spec cannot hold: layer_types
+/// of another length than the layers or in a pattern other than "every g-th layer full",
+/// sliding and chunked layers mixed, a windowed layer_types entry without its size, GPT-Neo's
+/// local layers. Throws invalid_spec(field, "<origin>: /<key>: ...").
+inline void read_attention_pattern(const nlohmann::json& config, std::string_view origin,
+                                   std::string_view field, transformer_spec& spec) {
+  const detail::hf_reader read(config, origin, field);
   const bool sliding_off =
       !read.find({"use_sliding_window"}).empty() && !read.flag("use_sliding_window", true);
-  const bool short_window = window > 0 && window < seq && !sliding_off;
-  const auto types_key = read.find({"layer_types"});
-  if (!types_key.empty()) {
+  std::int64_t window = 0;  // 0: none (null, or Qwen2's use_sliding_window false)
+  if (!read.find({"sliding_window"}).empty() && !sliding_off) {
+    window = read.count_at("sliding_window");
+  }
+  const std::int64_t chunk =
+      read.find({"attention_chunk_size"}).empty() ? 0 : read.count_at("attention_chunk_size");
+  const auto set_pattern = [&](std::string_view key, const std::vector<bool>& windowed) {
+    if (static_cast<std::int64_t>(windowed.size()) != spec.layers) {
+      read.fail(key, std::to_string(windowed.size()) + " entries for " +
+                         std::to_string(spec.layers) + " layers");
+    }
+    const auto g = detail::full_every_of(windowed);
+    if (g < 0) {
+      read.fail(key,
+                "windowed and full layers in a pattern other than every g-th layer full, "
+                "which tpcost does not model");
+    }
+    spec.window_full_every = g;
+  };
+  if (!read.find({"layer_types"}).empty()) {
     const auto& types = config.at("layer_types");
     if (!types.is_array()) {
       read.fail("layer_types",
                 "expected a list of attention types, found " + detail::hf_reader::shown(types));
     }
+    std::vector<bool> windowed;
     std::int64_t sliding = 0;
-    for (const auto& t : types) {
-      if (!t.is_string()) {
-        read.fail("layer_types", "expected strings, found " + detail::hf_reader::shown(t));
+    std::int64_t chunked = 0;
+    for (const auto& type : types) {
+      if (!type.is_string()) {
+        read.fail("layer_types", "expected strings, found " + detail::hf_reader::shown(type));
       }
-      const auto name = t.get<std::string>();
-      if (name == "sliding_attention" || name == "chunked_attention") {
-        ++sliding;
-      } else if (name != "full_attention") {
+      const auto name = type.get<std::string>();
+      sliding += name == "sliding_attention" ? 1 : 0;
+      chunked += name == "chunked_attention" ? 1 : 0;
+      if (name != "sliding_attention" && name != "chunked_attention" && name != "full_attention") {
         read.fail("layer_types", "'" + name +
                                      "' is not an attention type tpcost knows (full_attention, "
                                      "sliding_attention, chunked_attention)");
       }
+      windowed.push_back(name != "full_attention");
     }
-    if (sliding > 0 && (short_window || window == 0)) {
-      refuse("layer_types", std::to_string(sliding) + " of " + std::to_string(types.size()) +
-                                " layers use windowed attention" +
-                                (window > 0 ? " of " + std::to_string(window) + " tokens" : "") +
-                                " at s = " + std::to_string(seq));
+    if (sliding > 0 && chunked > 0) {
+      read.fail("layer_types", "sliding and chunked layers mixed, which tpcost does not model");
     }
-    return;  // layer_types states the pattern; the window alone does not then apply to all
-  }
-  if (short_window) {
-    const bool pattern = !read.find({"sliding_window_pattern"}).empty();
-    refuse(pattern ? "sliding_window_pattern" : "sliding_window",
-           std::string(pattern ? "layers interleave sliding windows" : "sliding-window attention") +
-               " of " + std::to_string(window) +
-               " tokens, shorter than s = " + std::to_string(seq));
-  }
-  if (!read.find({"attention_chunk_size"}).empty()) {
-    const auto chunk = read.count_at("attention_chunk_size");
-    if (chunk < seq) {
-      refuse("attention_chunk_size", "chunked attention over " + std::to_string(chunk) +
-                                         " tokens, shorter than s = " + std::to_string(seq));
+    if (sliding + chunked == 0) {
+      return;  // every layer full attention: a window alone does not then apply
+    }
+    if ((sliding > 0 ? window : chunk) == 0) {
+      read.fail("layer_types", std::to_string(sliding + chunked) + " " +
+                                   (sliding > 0 ? "sliding" : "chunked") +
+                                   " layers without their size (" +
+                                   (sliding > 0 ? "sliding_window" : "attention_chunk_size") + ")");
+    }
+    set_pattern("layer_types", windowed);
+    (sliding > 0 ? spec.attention_window : spec.attention_chunk) = sliding > 0 ? window : chunk;
+  } else if (window > 0) {
+    spec.attention_window = window;
+    if (!read.find({"sliding_window_pattern"}).empty()) {
+      // Gemma 3 (HF Gemma3TextConfig): layer i is sliding unless (i+1) % pattern == 0.
+      spec.window_full_every = read.count_at("sliding_window_pattern");
+      if (spec.window_full_every > spec.layers) {
+        read.fail("sliding_window_pattern",
+                  "longer than the " + std::to_string(spec.layers) + " layers");
+      }
+      spec.window_full_every = spec.window_full_every == 1 ? 0 : spec.window_full_every;
+    }
+  } else if (chunk > 0) {
+    // Llama 4 (HF Llama4TextConfig, Llama4TextAttention): the RoPE layers use chunked
+    // attention and the NoPE layers full; no_rope_layers[i] = 1 marks RoPE, and without it
+    // layer i is RoPE unless (i+1) % no_rope_layer_interval == 0 (default 4).
+    spec.attention_chunk = chunk;
+    const auto it = config.find("no_rope_layers");
+    if (it != config.end() && it->is_array() && !it->empty()) {
+      std::vector<bool> windowed;
+      for (const auto& v : *it) {
+        if (!v.is_number_integer() || (v.get<std::int64_t>() != 0 && v.get<std::int64_t>() != 1)) {
+          read.fail("no_rope_layers", "expected 0 or 1 per layer, found " + json_brief(v));
+        }
+        windowed.push_back(v.get<std::int64_t>() == 1);
+      }
+      set_pattern("no_rope_layers", windowed);
+    } else {
+      const auto interval = read.find({"no_rope_layer_interval"}).empty()
+                                ? std::int64_t{4}
+                                : read.count_at("no_rope_layer_interval");
+      spec.window_full_every = interval <= spec.layers ? interval : 0;
     }
   }
   const auto neo = config.find("attention_types");
   if (neo != config.end() && !neo->is_null() && neo->dump().find("local") != std::string::npos) {
-    refuse("attention_types", "GPT-Neo style local attention layers");
+    read.fail("attention_types",
+              "GPT-Neo style local attention layers; tpcost models sliding windows from "
+              "sliding_window and layer_types, not this list");
   }
 }
 
@@ -580,7 +650,12 @@ inline transformer_spec from_hf_config(const nlohmann::json& config, std::string
                                                    : hidden_key;
     read.fail(key, e.detail());
   }
-  check_attention_pattern(config, origin, field, spec.seq);
+  read_attention_pattern(config, origin, field, spec);
+  try {
+    validate(spec);
+  } catch (const invalid_spec& e) {
+    read.fail(spec.attention_chunk > 0 ? "attention_chunk_size" : "sliding_window", e.detail());
+  }
   (void)read_rope_scaling(config, origin, field);
   return spec;
 }

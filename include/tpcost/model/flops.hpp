@@ -26,6 +26,12 @@
 // visits, plus the router 2hE (Megatron-Core's count leaves the router out: docs/moe.md). Each
 // MTP module adds one layer of the last layer's kind, its 2h → h projection (4h²) and one more
 // logits pass.
+//
+// Attention windows (model.hpp: sliding-window and chunked layers): a windowed layer's core
+// term is the full layer's times (pairs the window keeps) / (causal pairs), s·w − w·(w−1)/2 or
+// ⌊s/c⌋·c·(c+1)/2 + r·(r+1)/2 over s·(s+1)/2, in this count and in Megatron-LM's
+// (published_flops.hpp) alike; model FLOPs, hardware FLOPs, MFU and HFU all count the window;
+// the 6N rule of thumb has no attention term. docs/moe.md, Attention windows.
 #pragma once
 
 #include <array>
@@ -105,7 +111,9 @@ constexpr token_flops forward_flops_per_token(const transformer_spec& spec, std:
   return token_flops{
       .projections =
           (L * detail::projection_flops_per_layer(spec) + mtp * 4.0 * h * h) * units::FLOP,
-      .attention = L * detail::core_attention_flops_per_layer(spec, s) * units::FLOP,
+      // Windowed layers (model.hpp) run their share of the pairs; MTP layers are full.
+      .attention = (static_cast<double>(spec.layers) * attention_pair_fraction(spec, seq) + mtp) *
+                   detail::core_attention_flops_per_layer(spec, s) * units::FLOP,
       .mlp = (dense_count * detail::mlp_flops_per_layer(spec, false) +
               moe_count * detail::mlp_flops_per_layer(spec, true) +
               mtp * detail::mlp_flops_per_layer(spec, mtp_moe)) *
@@ -156,8 +164,9 @@ struct layer_token_flops {
 constexpr layer_token_flops layer_forward_flops_per_token(const transformer_spec& spec,
                                                           std::int64_t seq) {
   return {.projections = detail::projection_flops_per_layer(spec) * units::FLOP,
-          .attention =
-              detail::core_attention_flops_per_layer(spec, static_cast<double>(seq)) * units::FLOP,
+          .attention = attention_pair_fraction(spec, seq) *
+                       detail::core_attention_flops_per_layer(spec, static_cast<double>(seq)) *
+                       units::FLOP,
           .mlp = detail::mlp_flops_per_layer(spec, false) * units::FLOP};
 }
 

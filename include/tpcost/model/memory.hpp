@@ -233,7 +233,8 @@ constexpr bytes attention_core_bytes(const transformer_spec& spec, std::int64_t 
                              ? 4.0  // fp32 logsumexp
                              // softmax output 2 + dropout mask 1 + dropout output 2 bytes
                              // per score; the softmax output alone without dropout
-                             : (spec.attention_dropout ? 5.0 : 2.0) * static_cast<double>(seq);
+                             : (spec.attention_dropout ? 5.0 : 2.0) * static_cast<double>(seq) *
+                                   attention_score_fraction(spec, seq);  // s×w when windowed
   return rows * per_row / static_cast<double>(tp) * units::B;
 }
 

@@ -75,6 +75,15 @@ struct transformer_spec {
   // _dropout_impl: `if (p == 0 || !train ...) return input`): no mask, no copy (memory.hpp).
   bool hidden_dropout = true;     ///< after attention, after the MLP and on the embeddings
   bool attention_dropout = true;  ///< on the softmax output (unfused attention)
+  // Windowed attention (all 0: every layer full causal attention over s). A windowed layer is
+  // either sliding-window (query i sees keys max(1, i-w+1)..i: HF's `sliding_window`, GPT-OSS,
+  // Mistral) or chunked (query i sees the keys of its own c-token chunk up to itself: Llama
+  // 4's `attention_chunk_size`). Layer i (from 0) is full attention when `window_full_every`
+  // g > 0 and (i+1) % g == 0, windowed otherwise: g = 2 for GPT-OSS's alternating layer_types
+  // and Gemma 2, 4 for Llama 4 (HF Llama4TextConfig, no_rope_layer_interval), 0 for Mistral.
+  std::int64_t attention_window = 0;   ///< w, sliding-window keys per query; 0 = none
+  std::int64_t attention_chunk = 0;    ///< c, chunked-attention chunk; 0 = none
+  std::int64_t window_full_every = 0;  ///< g: every g-th layer full attention; 0 = none full
 };
 
 /// Sets the convention flags of `spec` to a named bundle (dimensions are left as they are).
@@ -352,6 +361,28 @@ inline void validate(const transformer_spec& spec) {
   }
   validate(spec.mla);
   validate(spec.moe, spec.layers);
+  if (spec.attention_window != 0) {
+    detail::require_model_dimension("attention_window", spec.attention_window,
+                                    "the sliding window");
+  }
+  if (spec.attention_chunk != 0) {
+    detail::require_model_dimension("attention_chunk", spec.attention_chunk, "the attention chunk");
+  }
+  if (spec.attention_window != 0 && spec.attention_chunk != 0) {
+    throw invalid_spec("attention_chunk",
+                       "a layer is either sliding-window or chunked; give attention_window or "
+                       "attention_chunk, not both");
+  }
+  if (spec.window_full_every < 0 || spec.window_full_every > spec.layers) {
+    throw invalid_spec("window_full_every", std::to_string(spec.window_full_every) +
+                                                " is out of range; expected 0.." +
+                                                std::to_string(spec.layers));
+  }
+  if (spec.window_full_every != 0 && spec.attention_window == 0 && spec.attention_chunk == 0) {
+    throw invalid_spec("window_full_every",
+                       "full layers between windowed ones need a window (attention_window or "
+                       "attention_chunk)");
+  }
   if (spec.mtp_layers < 0 || spec.mtp_layers > spec.layers) {
     throw invalid_spec("mtp_layers", std::to_string(spec.mtp_layers) +
                                          " is out of range; expected 0.." +
@@ -376,6 +407,96 @@ inline void validate(const transformer_spec& spec) {
                                      " parameters, beyond the 1e15 this model accepts; check "
                                      "layers, hidden, ffn and vocab");
   }
+}
+
+/// Whether any layer has a sliding window or chunk (of any length).
+constexpr bool has_attention_window(const transformer_spec& spec) {
+  return spec.attention_window > 0 || spec.attention_chunk > 0;
+}
+
+/// Layers with a window or chunk: all L with g = 0, else L − ⌊L/g⌋ (MTP layers are full).
+constexpr std::int64_t windowed_layers(const transformer_spec& spec) {
+  if (!has_attention_window(spec)) {
+    return 0;
+  }
+  return spec.window_full_every == 0 ? spec.layers
+                                     : spec.layers - spec.layers / spec.window_full_every;
+}
+
+/// Whether layer `i` (from 0) is windowed (see transformer_spec).
+constexpr bool is_windowed_layer(const transformer_spec& spec, std::int64_t i) {
+  return has_attention_window(spec) &&
+         (spec.window_full_every == 0 || (i + 1) % spec.window_full_every != 0);
+}
+
+/// Whether the window shortens any layer's attention at `seq` tokens: w < s or c < s.
+constexpr bool window_cuts(const transformer_spec& spec, std::int64_t seq) {
+  return windowed_layers(spec) > 0 &&
+         (spec.attention_window > 0 ? spec.attention_window : spec.attention_chunk) < seq;
+}
+
+/// The (query, key) pairs of causal attention over s tokens: s·(s+1)/2.
+constexpr double causal_attention_pairs(double s) { return s * (s + 1.0) / 2.0; }
+
+/// The (query, key) pairs a windowed layer of `spec` computes over `seq` tokens: sliding
+/// window w: Σ min(i, w) = s·w − w·(w−1)/2 for s > w; chunk c: ⌊s/c⌋·c·(c+1)/2 + r·(r+1)/2,
+/// r = s mod c; causal_attention_pairs(s) when the window covers the sequence or is absent.
+constexpr double windowed_attention_pairs(const transformer_spec& spec, std::int64_t seq) {
+  const auto s = static_cast<double>(seq);
+  if (spec.attention_window > 0 && spec.attention_window < seq) {
+    const auto w = static_cast<double>(spec.attention_window);
+    return s * w - w * (w - 1.0) / 2.0;
+  }
+  if (spec.attention_chunk > 0 && spec.attention_chunk < seq) {
+    const auto c = static_cast<double>(spec.attention_chunk);
+    const auto r = static_cast<double>(seq % spec.attention_chunk);
+    return static_cast<double>(seq / spec.attention_chunk) * causal_attention_pairs(c) +
+           causal_attention_pairs(r);
+  }
+  return causal_attention_pairs(s);
+}
+
+/// The score elements a windowed layer keeps per sequence when scores are materialised
+/// (unfused attention): s × min(s, w) for a sliding window (a band, as FlexAttention's or a
+/// banded kernel's blocks hold it), ⌊s/c⌋·c² + r² for chunks, s² for a full layer.
+constexpr double windowed_score_elements(const transformer_spec& spec, std::int64_t seq) {
+  const auto s = static_cast<double>(seq);
+  if (spec.attention_window > 0 && spec.attention_window < seq) {
+    return s * static_cast<double>(spec.attention_window);
+  }
+  if (spec.attention_chunk > 0 && spec.attention_chunk < seq) {
+    const auto c = static_cast<double>(spec.attention_chunk);
+    const auto r = static_cast<double>(seq % spec.attention_chunk);
+    return static_cast<double>(seq / spec.attention_chunk) * c * c + r * r;
+  }
+  return s * s;
+}
+
+/// The mean over the L layers of (pairs a layer computes) / (causal pairs): 1 without a
+/// window. FLOPs and fused-attention time of the attention core scale by it, under every FLOP
+/// convention (the full s×s count included: a window keeps that count's share of the pairs).
+constexpr double attention_pair_fraction(const transformer_spec& spec, std::int64_t seq) {
+  const auto windowed = static_cast<double>(windowed_layers(spec));
+  if (windowed == 0.0 || spec.layers == 0) {
+    return 1.0;
+  }
+  const auto L = static_cast<double>(spec.layers);
+  const double r =
+      windowed_attention_pairs(spec, seq) / causal_attention_pairs(static_cast<double>(seq));
+  return (L - windowed + windowed * r) / L;
+}
+
+/// The mean over the L layers of (score elements kept) / s²: 1 without a window. Unfused
+/// attention's score memory, its softmax/dropout traffic and its batched matmuls scale by it.
+constexpr double attention_score_fraction(const transformer_spec& spec, std::int64_t seq) {
+  const auto windowed = static_cast<double>(windowed_layers(spec));
+  if (windowed == 0.0 || spec.layers == 0) {
+    return 1.0;
+  }
+  const auto L = static_cast<double>(spec.layers);
+  const auto s = static_cast<double>(seq);
+  const double r = windowed_score_elements(spec, seq) / (s * s);
+  return (L - windowed + windowed * r) / L;
 }
 
 /// Whether the spec uses only what the step, plan and per-layer models cost: dense MHA/GQA

@@ -116,25 +116,34 @@ constexpr transformer_spec gpt_oss(std::int64_t layers, std::int64_t experts) {
   s.linear_biases = true;
   s.head_dim = 64;
   s.moe = moe_spec{.experts = experts, .top_k = 4, .expert_ffn = 2880};
+  // openai/gpt-oss-120b and -20b config.json: layer_types alternate sliding_attention,
+  // full_attention from layer 0, sliding_window 128 (model card: banded window of 128 tokens).
+  s.attention_window = 128;
+  s.window_full_every = 2;
   return s;
 }
 
 /// Llama 4 (Meta 2025): h 5120, 40 query and 8 KV heads of 128, one shared expert beside the
-/// routed ones (top-1), dense layers of 16384 between MoE layers every `step` layers.
+/// routed ones (top-1), dense layers of 16384 between MoE layers every `step` layers; chunked
+/// attention of 8192 (config.json attention_chunk_size) on three layers of four, every fourth
+/// full (HF Llama4TextConfig: no_rope_layer_interval 4, NoPE layers attend globally).
 constexpr transformer_spec llama4(std::int64_t experts, std::int64_t step) {
-  return moe_llama(transformer_spec{.layers = 48,
-                                    .hidden = 5120,
-                                    .heads = 40,
-                                    .kv_heads = 8,
-                                    .ffn = 16384,
-                                    .vocab = 202048,
-                                    .seq = 8192},
-                   moe_spec{.experts = experts,
-                            .top_k = 1,
-                            .expert_ffn = 8192,
-                            .shared_experts = 1,
-                            .layer_freq = step,
-                            .layer_offset = step - 1});
+  auto s = moe_llama(transformer_spec{.layers = 48,
+                                      .hidden = 5120,
+                                      .heads = 40,
+                                      .kv_heads = 8,
+                                      .ffn = 16384,
+                                      .vocab = 202048,
+                                      .seq = 8192},
+                     moe_spec{.experts = experts,
+                              .top_k = 1,
+                              .expert_ffn = 8192,
+                              .shared_experts = 1,
+                              .layer_freq = step,
+                              .layer_offset = step - 1});
+  s.attention_chunk = 8192;
+  s.window_full_every = 4;
+  return s;
 }
 
 inline constexpr std::string_view hf_config_json =

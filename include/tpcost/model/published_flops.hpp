@@ -60,7 +60,11 @@ constexpr flops megatron_model_flops_per_token(const transformer_spec& spec, std
   const double mtp_extra = mtp * (3.0 * h + 2.0 * h * h);
   const double logits = h * static_cast<double>(spec.vocab) * (1.0 + mtp);
   // 3 (forward, two backward GEMMs) x 2 (FLOP per multiply-add).
-  return 6.0 * (layers * (attention + core) + mlp + mtp_extra + logits) * units::FLOP;
+  // Windowed layers (model.hpp) keep their share of the causal pairs; Megatron-LM's count
+  // has no window term, so this is its count as it would be with one.
+  const double core_layers =
+      static_cast<double>(spec.layers) * attention_pair_fraction(spec, seq) + mtp;
+  return 6.0 * (layers * attention + core_layers * core + mlp + mtp_extra + logits) * units::FLOP;
 }
 
 }  // namespace tpcost

@@ -177,9 +177,13 @@ constexpr layer_compute layer_compute_time(const transformer_spec& model, std::i
   const double ffn = mlp.ffn;
   const double up_width = ffn * static_cast<double>(mlp_matrices(model) - 1) / t;  // FC1 (+gate)
   const double heads_here = static_cast<double>(micro_batch * model.heads) / t;    // b·a/t
-  const double x = tokens * h;               // elements of a full-width activation
-  const double scores = heads_here * s * s;  // attention-score elements on this GPU
-  constexpr double e = 2.0;                  // bytes per 16-bit element
+  const double x = tokens * h;  // elements of a full-width activation
+  // Attention-score elements on this GPU (a windowed layer's band or chunks: model.hpp,
+  // averaged over the layers), and the share of the causal pairs a fused kernel runs.
+  const double score_share = attention_score_fraction(model, model.seq);
+  const double pair_share = attention_pair_fraction(model, model.seq);
+  const double scores = heads_here * s * s * score_share;
+  constexpr double e = 2.0;  // bytes per 16-bit element
 
   // Forward matmuls (M, N, K, batch), as Megatron's column/row-parallel layers split them;
   // the routed experts as one grouped GEMM of E/ep matmuls of the tokens each expert gets
@@ -206,8 +210,8 @@ constexpr layer_compute layer_compute_time(const transformer_spec& model, std::i
       {mlp.router_tokens, mlp.router_width, h, 1.0},       // router
   };
   const mm attention[] = {
-      {s, s, head, heads_here},    // QKᵀ
-      {s, head_v, s, heads_here},  // scores × V
+      {s, s * score_share, head, heads_here},    // QKᵀ (the keys a query's band holds)
+      {s, head_v, s * score_share, heads_here},  // scores × V
   };
   seconds proj_fwd{};
   seconds attn_fwd{};
@@ -224,8 +228,10 @@ constexpr layer_compute layer_compute_time(const transformer_spec& model, std::i
   const bool fused = attention_kind == attention_kernel::fused;
   for (const auto& g : attention) {
     if (fused) {  // FLOP-bound, causal blocks skipped; the backward recomputes QKᵀ
+      // The full count of a full layer (g.m·g.n·g.k over s×s), cut to the window's pairs.
+      const double full_shape = g.m * g.n * g.k / score_share;
       const seconds fwd =
-          fused_attention_forward_time(2.0 * g.m * g.n * g.k * g.batch * units::FLOP, gpu);
+          fused_attention_forward_time(2.0 * full_shape * pair_share * g.batch * units::FLOP, gpu);
       attn_fwd += fwd;
       bwd += fused_attention_backward_factor * fwd;
     } else {

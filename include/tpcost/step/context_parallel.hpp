@@ -132,6 +132,13 @@ inline void validate(const context_parallel& c, const transformer_spec& model, s
                        "modelled: its K/V exchange has key and value head dimensions that "
                        "differ; use --cp 1");
   }
+  if (c.cp > 1 && window_cuts(model, model.seq)) {
+    // The ring exchanges every K/V block with every rank; a window needs only its neighbours'
+    // (and load balancing of a band differs), which long_context.hpp does not model.
+    throw invalid_spec(field,
+                       "context parallelism with sliding-window or chunked attention is not "
+                       "modelled: its K/V exchange would cover only the window; use --cp 1");
+  }
   const auto chunks = c.causal ? 2 * c.cp : c.cp;
   if (c.cp > 1 && model.seq % chunks != 0) {
     throw invalid_spec(field, std::to_string(c.cp) +
