@@ -1,6 +1,7 @@
 // `tpcost plan` end to end: its JSON parsed back and compared with the core library's search of
 // the same request.
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -132,4 +133,43 @@ TEST_CASE("plan's best layout, with and without CP, run through step gives the s
       CHECK(l.at("cp_comm_exposed_s").get<double>() >= 0.0);
     }
   }
+}
+
+TEST_CASE(
+    "plan --emit megatron writes a launch that step --from reads back to the same layout "
+    "and step time",
+    "[cli][plan][emit]") {
+  const std::string hardware = "--gpu h100-sxm --interconnect ib-ndr";
+  const auto dir = std::filesystem::temp_directory_path();
+  int n = 0;
+  for (const std::string job :
+       {"--model llama-3-70b --gpus 64 --global-batch 128",                 // dense
+        "--model llama-3-8b --seq 131072 --gpus 64 --global-batch 16",      // long context: CP
+        "--model mixtral-8x7b --gpus 64 --global-batch 256 --max-tp 2"}) {  // MoE: EP
+    INFO(job);
+    const auto plan = run_plan(job + " " + hardware + " --top 1 --format json");
+    REQUIRE(plan.exit_code == 0);
+    const auto l = nlohmann::json::parse(plan.out).at("layouts").at(0);
+    const auto file = (dir / ("tpcost-emit-" + std::to_string(n++) + ".sh")).string();
+    REQUIRE(run_plan(job + " " + hardware + " --emit megatron -o " + file).exit_code == 0);
+    const auto step = tpcost::test::run("step --from " + file + " " + hardware + " --format json");
+    std::filesystem::remove(file);
+    REQUIRE(step.exit_code == 0);
+    const auto s = nlohmann::json::parse(step.out);
+    const auto& got = s.at("layout");
+    for (const char* key : {"tp", "pp", "cp", "dp", "ep", "etp", "vpp", "micro_batch", "zero"}) {
+      INFO(key);
+      CHECK(got.value(key, 1) == l.value(key, 1));  // dense: no cp, ep, etp keys
+    }
+    CHECK(got.at("sp") == l.at("sp"));
+    CHECK(got.at("recompute") == l.at("recompute"));
+    CHECK_THAT(s.at("step_time_s").get<double>(),
+               Catch::WithinRel(l.at("step_time_s").get<double>(), 1e-12));
+  }
+}
+
+TEST_CASE("plan --emit refuses what it cannot write, in one line", "[cli][plan][emit]") {
+  const auto r =
+      run_plan("--model llama-3-8b --gpu h100-sxm --gpus 8 --global-batch 8 --emit torchtitan");
+  CHECK(r.exit_code == 2);
 }
