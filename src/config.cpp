@@ -31,7 +31,7 @@ using json = nlohmann::json;
 
 // The config format. Sections group keys by what they describe; a key's flag has the same
 // meaning as on the command line. Keys without a flag are read by one command (checks).
-constexpr std::array<config_key, 100> keys{{
+constexpr std::array<config_key, 103> keys{{
     {"/$schema", "", value_kind::text, "the JSON Schema this file follows (ignored by tpcost)", ""},
     {"/name", "", value_kind::text, "a name for reports, e.g. \"GPT-3 175B on DGX A100\"", ""},
     {"/description", "", value_kind::text, "free text (ignored by tpcost)", ""},
@@ -134,6 +134,10 @@ constexpr std::array<config_key, 100> keys{{
      "achievable share of the BF16 peak for large matmuls (step; default: the GPU "
      "generation's, e.g. 0.75 A100, 0.73 H100)",
      ""},
+    {"/hardware/attention_efficiency", "--attention-efficiency", value_kind::share,
+     "achievable share of the attention rate's peak for the fused attention kernel, on the "
+     "FLOPs it runs (step; default: the GPU's, e.g. 0.31 H100)",
+     ""},
     {"/hardware/memory_efficiency", "--memory-efficiency", value_kind::share,
      "achievable share of HBM bandwidth for element-wise kernels (step; default: the GPU "
      "generation's, 0.66)",
@@ -201,6 +205,8 @@ constexpr std::array<config_key, 100> keys{{
      "with collective article: what bandwidth is (algbw, the article's, or nccl-tests busbw)",
      "algbw|busbw"},
     {"/options/sp", "--sp", value_kind::boolean, "sequence parallelism (Megatron-SP)", ""},
+    {"/options/no_sp", "--no-sp", value_kind::boolean,
+     "no sequence parallelism, where the stack would turn it on (step)", ""},
     {"/options/recompute", "--recompute", value_kind::choice,
      "activation recomputation: full reruns the forward in the backward; selective reruns the "
      "attention core (step and check's step rules only)",
@@ -230,7 +236,7 @@ constexpr std::array<config_key, 100> keys{{
     {"/options/stack", "--stack", value_kind::choice,
      "software stack profile: how the framework runs the step, each choice cited "
      "(docs/stacks.md) (step, plan, the step rules)",
-     "megatron-core|megatron-2021|deepspeed|fsdp2"},
+     "megatron-core|megatron-2021|deepspeed|fsdp2|megatron-bridge"},
     {"/options/tp_comm_overlap", "--tp-comm-overlap", value_kind::boolean,
      "Megatron-Core's --tp-comm-overlap (step, plan)", ""},
     {"/options/overlap_grad_reduce", "--overlap-grad-reduce", value_kind::boolean,
@@ -239,6 +245,8 @@ constexpr std::array<config_key, 100> keys{{
      "Megatron-Core's --overlap-param-gather (step, plan)", ""},
     {"/options/grad_reduce_in_bf16", "--grad-reduce-in-bf16", value_kind::boolean,
      "Megatron-Core's --grad-reduce-in-bf16 (step, plan)", ""},
+    {"/options/no_overlap_p2p_communication", "--no-overlap-p2p-communication", value_kind::boolean,
+     "Megatron-Core's --no-overlap-p2p-communication (step, plan)", ""},
     {"/options/use_precision_aware_optimizer", "--use-precision-aware-optimizer",
      value_kind::boolean,
      "Megatron-Core's --use-precision-aware-optimizer: the dtypes below set the states (step, "

@@ -125,12 +125,21 @@ band_input band_input_of(const chosen_hardware& hw, const step_inputs& in, linea
   out.key.generation = hw.gpu != nullptr ? std::string(band_generation(hw.gpu->arch)) : "";
   out.key.moe = is_moe(in.model.moe);
   out.key.precision = std::string(band_precision(p));
-  out.key.stack = std::string(stack);
+  // The Megatron-Core development rows are NeMo / Megatron-Bridge recipe runs with their flags
+  // typed (tp_overlap, dp_overlap): the megatron-bridge profile is what they ran.
+  out.key.stack = stack == "megatron-bridge" ? std::string("megatron-core") : std::string(stack);
   out.cp = cp > 1;
   out.ep = in.par.ep > 1;
   out.pp = in.par.pp > 1;
-  out.assumed_efficiency =
-      hw.gpu == nullptr || hw.efficiency_source.find("assumption") != std::string_view::npos;
+  // Whether the η of the recipe's own rate (the linear GEMMs) is an assumption on this GPU.
+  const auto source =
+      hw.gpu == nullptr
+          ? std::string_view()
+          : (p == linear_precision::bf16
+                 ? hw.efficiency_source
+                 : default_efficiency(hw.gpu->name, hw.gpu->arch, linear_rate({.linear = p}))
+                       .source);
+  out.assumed_efficiency = hw.gpu == nullptr || source.find("assumption") != std::string_view::npos;
   return out;
 }
 

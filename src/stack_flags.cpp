@@ -27,6 +27,9 @@ void add_stack_flags(CLI::Option_group& group, stack_flags& f) {
                  "forward");
   group.add_flag("--grad-reduce-in-bf16", f.grad_reduce_in_bf16,
                  "Megatron-Core: reduce gradients in bf16 (default fp32)");
+  group.add_flag("--no-overlap-p2p-communication", f.no_overlap_p2p,
+                 "Megatron-Core: keep the interleaved schedule's pipeline sends and receives "
+                 "exposed (default: overlapped with compute when --vpp > 1)");
   group.add_flag("--use-precision-aware-optimizer", f.precision_aware_optimizer,
                  "Megatron-Core: Transformer Engine's FusedAdam with the dtypes below; fp32 "
                  "master weights kept as 16-bit remainders (docs/memory.md)");
@@ -57,9 +60,12 @@ stack_choice resolve_stack(const stack_flags& f, const std::string& attention,
   stack_choice out;
   out.profile = &stack_profile_by_name(f.stack.empty() ? "megatron-core" : f.stack, "--stack");
   const auto& p = *out.profile;
-  const bool megatron = p.stack == software_stack::megatron_core;
+  // Megatron-Bridge recipes are Megatron-Core configurations: the same flags override them.
+  const bool megatron =
+      p.stack == software_stack::megatron_core || p.stack == software_stack::megatron_bridge;
   for (const auto& [flag, given] :
        {std::pair{"--tp-comm-overlap", f.tp_comm_overlap},
+        std::pair{"--no-overlap-p2p-communication", f.no_overlap_p2p},
         std::pair{"--overlap-grad-reduce", f.overlap_grad_reduce},
         std::pair{"--overlap-param-gather", f.overlap_param_gather},
         std::pair{"--grad-reduce-in-bf16", f.grad_reduce_in_bf16},
@@ -186,6 +192,14 @@ stack_choice resolve_stack(const stack_flags& f, const std::string& attention,
       fmt::format("{:g}+{:g}+{:g} B/param", o.state.weights, o.state.gradients, o.state.optimizer),
       state_source, state_flag);
 
+  // Pipeline sends and receives under the interleaved schedule.
+  std::string p2p_source(p.p2p_overlap.source);
+  if (f.no_overlap_p2p) {
+    o.p2p_overlap = 0.0;
+    p2p_source = "--no-overlap-p2p-communication";
+  }
+  add("p2p_overlap", fmt::format("{:.2f}", o.p2p_overlap), p2p_source, f.no_overlap_p2p);
+
   // The rules the stack's sharding follows (no flag changes them).
   add("max_zero", std::to_string(p.max_zero.value), std::string(p.max_zero.source), false);
   add("sharding_with_pp", p.sharding_with_pp.value ? "yes" : "no",
@@ -195,6 +209,33 @@ stack_choice resolve_stack(const stack_flags& f, const std::string& attention,
   add("zero3_gathered_layers", std::to_string(p.gathered_layers.value),
       std::string(p.gathered_layers.source), false);
   return out;
+}
+
+void apply_stack_sequence_parallel(bool sp_flag, bool no_sp_flag, bool tp_overlap_given,
+                                   stack_choice& choice, parallel_config& par) {
+  if (sp_flag && no_sp_flag) {
+    throw invalid_spec("--no-sp", "contradicts --sp; give one of them");
+  }
+  const auto& p = *choice.profile;
+  const bool from_stack = !sp_flag && !no_sp_flag && p.sequence_parallel.value && par.tp > 1;
+  par.sequence_parallel = sp_flag || from_stack;
+  choice.settings.push_back({.field = "sequence_parallel",
+                             .value = par.sequence_parallel ? "on" : "off",
+                             .source = sp_flag       ? std::string("--sp")
+                                       : no_sp_flag  ? std::string("--no-sp")
+                                       : par.tp == 1 ? std::string("t = 1: nothing to split")
+                                                     : std::string(p.sequence_parallel.source),
+                             .from_flag = sp_flag || no_sp_flag});
+  if (p.stack == software_stack::megatron_bridge && par.tp > 1 && !par.sequence_parallel &&
+      !tp_overlap_given && choice.options.tp_overlap > 0.0) {
+    choice.options.tp_overlap = 0.0;
+    for (auto& s : choice.settings) {
+      if (s.field == "tp_overlap") {
+        s.value = "0.00";
+        s.source = "training/comm_overlap.py: TP overlap disabled without sequence parallelism";
+      }
+    }
+  }
 }
 
 std::string stack_text(const stack_choice& c) {

@@ -20,6 +20,7 @@ struct stack_flags {
   bool overlap_grad_reduce = false;
   bool overlap_param_gather = false;
   bool grad_reduce_in_bf16 = false;
+  bool no_overlap_p2p = false;  ///< --no-overlap-p2p-communication
   // Megatron-Core's precision-aware optimizer (tpcost/model/optimizer_states.hpp).
   bool precision_aware_optimizer = false;
   std::string main_grads_dtype, main_params_dtype, exp_avg_dtype, exp_avg_sq_dtype;
@@ -48,6 +49,12 @@ void add_stack_flags(CLI::Option_group& group, stack_flags& flags);
 /// (empty: not given). Throws `invalid_spec` naming the flag.
 stack_choice resolve_stack(const stack_flags& flags, const std::string& attention,
                            const std::string& tp_overlap, const std::string& dp_overlap);
+
+/// Sequence parallelism as the stack turns it on (--sp / --no-sp override; a contradiction
+/// throws), recorded as a setting; without it at t > 1 the megatron-bridge profile's TP overlap
+/// is off, as its comm_overlap.py turns it off (unless --tp-overlap was given).
+void apply_stack_sequence_parallel(bool sp_flag, bool no_sp_flag, bool tp_overlap_given,
+                                   stack_choice& choice, parallel_config& par);
 
 /// The profile and its settings as `step` prints them: a header line, then one line a setting
 /// ("default" from the profile, "flag" where a flag overrode it).

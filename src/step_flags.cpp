@@ -115,6 +115,15 @@ void read_pp_layout(const std::string& text, std::int64_t layers, parallel_confi
   }
 }
 
+/// --attention-efficiency replaces the GPU's attention η in the long-context step too (0: not
+/// given).
+precision_device with_attention_override(precision_device device, double attention) {
+  if (attention > 0.0) {
+    device.attention_efficiency = attention;
+  }
+  return device;
+}
+
 }  // namespace
 
 context_parallel to_context_parallel(const step_flags& f) {
@@ -185,6 +194,9 @@ step_report evaluate_step_flags(const step_flags& f) {
     read_pp_layout(f.pp_layout, report.model.spec.layers, par, par.vpp == 1);
   }
   report.stack = to_stack_choice(f.software);
+  apply_stack_sequence_parallel(f.sp, f.no_sp,
+                                !f.software.tp_overlap.empty() || f.software.stack.tp_comm_overlap,
+                                report.stack, par);
   in.options = report.stack.options;
   // Without --zero the job shards as its stack does by default (fsdp2: fully_shard, stage 3).
   const auto& default_zero = report.stack.profile->default_zero;
@@ -230,7 +242,9 @@ step_report evaluate_step_flags(const step_flags& f) {
   const long_context_inputs lc{
       .step = in,
       .cp = report.cp,
-      .precision = precision_device_for(*hw.gpu, report.precision, "--precision")};
+      .precision = with_attention_override(
+          precision_device_for(*hw.gpu, report.precision, "--precision"),
+          f.hardware.attention_efficiency.empty() ? 0.0 : in.gpu.efficiency.attention)};
   report.long_context = evaluate_long_context_step(lc);
   report.long_context_linear_peak = lc.precision.linear_peak;
   report.result = report.long_context->step;
@@ -291,7 +305,10 @@ void add_step_flags(CLI::App& cmd, step_flags& f) {
   layout->add_option("-b,--micro-batch,--batch", f.micro_batch, "b: sequences per micro-batch")
       ->capture_default_str();
   layout->add_option("-G,--global-batch", f.global_batch, "G: sequences per step (required)");
-  layout->add_flag("--sp", f.sp, "sequence parallelism (Megatron-SP)");
+  layout->add_flag("--sp", f.sp,
+                   "sequence parallelism (Megatron-SP; default: the stack's, on at t > 1 under "
+                   "megatron-bridge and fsdp2)");
+  layout->add_flag("--no-sp", f.no_sp, "no sequence parallelism, whatever the stack does");
   layout->add_option("--recompute", f.recompute, "activation recomputation: none|selective|full")
       ->capture_default_str();
   layout->add_option("--zero", f.zero,

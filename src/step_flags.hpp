@@ -34,6 +34,7 @@ struct step_flags {
   std::string recompute = "none";
   std::string zero;  ///< "" = the stack's default_zero (with d > 1)
   bool sp = false;
+  bool no_sp = false;     ///< --no-sp: off even where the stack turns it on
   std::string pp_layout;  ///< "first=N,last=N" or a Megatron-Core layout string
   bool embedding_in_split = false;
   bool loss_in_split = false;

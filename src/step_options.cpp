@@ -31,6 +31,10 @@ void add_hardware_flags(CLI::App& cmd, hardware_flags& f) {
   hw->add_option("--matmul-efficiency", f.matmul_efficiency,
                  "achievable share of the BF16 peak for large matmuls (default: the GPU "
                  "generation's, e.g. 0.75 A100, 0.73 H100; tpcost hardware show)");
+  hw->add_option("--attention-efficiency", f.attention_efficiency,
+                 "achievable share of the attention rate's peak for the fused attention kernel, "
+                 "on the FLOPs it runs (default: the GPU's, e.g. 0.31 H100; tpcost hardware "
+                 "show)");
   hw->add_option("--memory-efficiency", f.memory_efficiency,
                  "achievable share of HBM bandwidth for element-wise kernels (default: the GPU "
                  "generation's, 0.66)");
@@ -125,8 +129,9 @@ chosen_hardware to_hardware(const hardware_flags& f) {
                                     : parse_bandwidth(f.memory_bandwidth, "--memory-bandwidth");
   out.memory_capacity =
       f.memory.empty() ? out.gpu->memory.value : parse_bytes(f.memory, "--memory");
-  // The generation's η (hardware/efficiency.hpp), each with its source; the flags override.
-  const auto eta = default_efficiency(out.gpu->arch, tensor_rate::bf16);
+  // The GPU model's η, else its generation's (hardware/efficiency.hpp), with its source; the
+  // flags override.
+  const auto eta = default_efficiency(out.gpu->name, out.gpu->arch, tensor_rate::bf16);
   out.device.efficiency = {.matmul = eta.matmul, .memory = eta.memory, .attention = eta.attention};
   out.efficiency_source = eta.source;
   if (!f.matmul_efficiency.empty()) {
@@ -134,6 +139,10 @@ chosen_hardware to_hardware(const hardware_flags& f) {
   }
   if (!f.memory_efficiency.empty()) {
     out.device.efficiency.memory = fraction_flag(f.memory_efficiency, "--memory-efficiency");
+  }
+  if (!f.attention_efficiency.empty()) {
+    out.device.efficiency.attention =
+        fraction_flag(f.attention_efficiency, "--attention-efficiency");
   }
   return out;
 }

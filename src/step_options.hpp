@@ -28,7 +28,7 @@ struct hardware_flags {
   std::string interconnect_file;  ///< a `calibrate --out` profile for the intra-node link
   std::string dtype = "bf16";
   std::string flops, memory, memory_bandwidth;
-  std::string matmul_efficiency, memory_efficiency;
+  std::string matmul_efficiency, memory_efficiency, attention_efficiency;
   std::string gpus_per_node, intra_bandwidth, intra_latency, inter_bandwidth, inter_latency;
 };
 

@@ -34,7 +34,7 @@ TEST_CASE("plan --format json lists the core's best layouts, best first, with th
   plan_request req;
   req.model = model_preset_named("llama-3-70b", "model").spec;
   // The generation's η, as the CLI applies it (hardware/efficiency.hpp: 0.73 and 0.31 on Hopper).
-  const auto eta = default_efficiency(gpu.arch, tensor_rate::bf16);
+  const auto eta = default_efficiency(gpu.name, gpu.arch, tensor_rate::bf16);
   req.gpu = {
       gpu.peak.bf16.value, gpu.memory_bandwidth.value, {eta.matmul, eta.memory, eta.attention}};
   req.memory_capacity = gpu.memory.value;

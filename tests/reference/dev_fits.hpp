@@ -4,9 +4,13 @@
 //     descent with golden-section steps on [0.1, 1], minimising Σ error² over the rows.
 //   fit_moe_host_ms: the MoE layer's host time per pass (step/moe_layer.hpp) by golden-section
 //     search on [0, 5] ms, minimising Σ error² of model TFLOP/s per GPU.
+//   fit_round3_matmul: one GPU model's η_mm of one rate (hardware/efficiency.hpp, per GPU) on
+//     its rows of gb300_b200_torchtitan_rows.json, golden-section on [0.1, 1], Σ error² of the
+//     step time: GB300 FP8/MXFP8 (3 Megatron-Bridge rows), B200 BF16 (4 dense SimuMax rows).
 #pragma once
 
 #include "cp_fp8_rows.hpp"
+#include "gb300_b200_torchtitan_rows.hpp"
 #include "golden_section.hpp"
 #include "moe_dev_rows.hpp"
 
@@ -72,6 +76,43 @@ inline double moe_host_loss(const nlohmann::json& runs, double host_ms) {
 /// The host time per pass in ms that fits `runs` best.
 inline double fit_moe_host_ms(const nlohmann::json& runs) {
   return golden_section_minimum([&](double v) { return moe_host_loss(runs, v); }, 0.0, 5.0);
+}
+
+/// The per-GPU η_mm fits on the round-3 rows: which rows each one sees.
+enum class round3_fit { gb300_fp8, b200_bf16 };
+
+inline bool in_round3_fit(const nlohmann::json& r, round3_fit fit) {
+  const auto gpu = r.at("gpu").get<std::string>();
+  const auto precision = r.at("precision").get<std::string>();
+  if (fit == round3_fit::gb300_fp8) {  // the FP8-rate recipes; NVFP4 runs at another rate
+    return gpu == "gb300-nvl72" && (precision == "fp8-current" || precision == "mxfp8");
+  }
+  return gpu == "b200" && precision == "bf16" && !r.contains("model_preset");  // dense only
+}
+
+/// The rows of `rows` that `fit` sees.
+inline nlohmann::json round3_fit_rows(const nlohmann::json& rows, round3_fit fit) {
+  auto out = nlohmann::json::array();
+  for (const auto& r : rows) {
+    if (in_round3_fit(r, fit)) {
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
+/// The η_mm that fits `rows` (all of one fit set) best.
+inline double fit_round3_matmul(const nlohmann::json& rows) {
+  return golden_section_minimum(
+      [&](double v) {
+        double sum = 0.0;
+        for (const auto& r : rows) {
+          const double e = evaluate_round3_row(r, &v).error();
+          sum += e * e;
+        }
+        return sum;
+      },
+      0.1, 1.0);
 }
 
 }  // namespace tpcost::test

@@ -15,10 +15,11 @@
 //   η_mm BF16/FP8 and η_attn, Hopper: the 16 DGX Cloud Nemotron-4 15B rows and the 9 NeMo
 //     long-sequence Llama-2 7B H100 rows; Blackwell: the 6 consistent NeMo Llama-3 8B B200 rows.
 //   the MoE host time per pass: the 10 BF16 MoE rows.
+//   per-GPU η_mm (round3_fit.cpp): GB300 FP8 on the 3 GB300 FP8/MXFP8 rows, B200 BF16 on the 4
+//     dense SimuMax B200 rows (gb300_b200_torchtitan_rows.hpp).
 // Plain (nothing fitted on them): SC21 Table 1 (the A100 η come from Korthikanti et al. 2022),
-// the Megatron-LM README H100 rows, the torchtitan CP rows, the FP8/MXFP8 MoE rows, the 16
-// third-round rows (gb300_b200_torchtitan_rows.hpp), the 12 fourth-round rows
-// (moe_cp_dev_rows.hpp).
+// the Megatron-LM README H100 rows, the torchtitan CP rows, the FP8/MXFP8 MoE rows, the other 9
+// third-round rows, the 12 fourth-round rows (moe_cp_dev_rows.hpp).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -165,18 +166,37 @@ void add_moe(std::vector<dev_row>& out) {
   }
 }
 
-/// The third-round rows (gb300_b200_torchtitan_rows.hpp): plain, nothing fitted on them.
+/// The third-round rows (gb300_b200_torchtitan_rows.hpp): leave-one-out for the rows a per-GPU
+/// η_mm is fitted on (round3_fit.cpp: GB300 FP8, B200 BF16), the fit rerun without the row;
+/// plain for the rest.
 void add_round3(std::vector<dev_row>& out) {
-  for (const auto& run : round3_dev_rows()) {
+  const auto all = round3_dev_rows();
+  for (const auto& run : all) {
     const auto r = evaluate_round3_row(run);
-    out.push_back({.id = r.id,
-                   .file = "gb300_b200_torchtitan_rows.json",
-                   .key = {generation_of(r.gpu), r.moe, precision_of(r.precision), r.stack},
-                   .cp = r.cp,
-                   .ep = r.ep,
-                   .pp = r.pp,
-                   .in_sample = r.error(),
-                   .residual = r.error()});
+    dev_row row{.id = r.id,
+                .file = "gb300_b200_torchtitan_rows.json",
+                .key = {generation_of(r.gpu), r.moe, precision_of(r.precision), r.stack},
+                .cp = r.cp,
+                .ep = r.ep,
+                .pp = r.pp,
+                .in_sample = r.error(),
+                .residual = r.error()};
+    for (const auto fit : {round3_fit::gb300_fp8, round3_fit::b200_bf16}) {
+      if (!in_round3_fit(run, fit)) {
+        continue;
+      }
+      auto rest = nlohmann::json::array();
+      for (const auto& other : round3_fit_rows(all, fit)) {
+        if (other.at("id") != run.at("id")) {
+          rest.push_back(other);
+        }
+      }
+      const double x = fit_round3_matmul(rest);
+      row.residual = evaluate_round3_row(run, &x).error();
+      row.left_one_out = true;
+      row.fitted = fit == round3_fit::gb300_fp8 ? "GB300 FP8 eta_mm" : "B200 BF16 eta_mm";
+    }
+    out.push_back(row);
   }
 }
 

@@ -37,7 +37,9 @@ inline nlohmann::json round3_dev_rows() {
   return nlohmann::json::parse(in).at("rows");
 }
 
-inline round3_row evaluate_round3_row(const nlohmann::json& r) {
+/// `matmul`, when given, replaces the row's η_mm of its linear recipe (and of the BF16 GEMMs in
+/// a BF16 row): what round3_fit.cpp and the leave-one-out rerun try.
+inline round3_row evaluate_round3_row(const nlohmann::json& r, const double* matmul = nullptr) {
   const auto& gpu = gpu_preset_by_name(r.at("gpu").get<std::string>(), "gpu");
   long_context_inputs lc;
   step_inputs& in = lc.step;
@@ -93,6 +95,12 @@ inline round3_row evaluate_round3_row(const nlohmann::json& r) {
   const auto precision = r.at("precision").get<std::string>();
   lc.precision = precision_device_for(
       gpu, {.linear = parse_linear_precision(precision, "precision")}, "precision");
+  if (matmul != nullptr) {
+    lc.precision.linear_efficiency = *matmul;
+    if (lc.precision.options.linear == linear_precision::bf16) {
+      in.gpu.efficiency.matmul = *matmul;
+    }
+  }
   const auto x = evaluate_long_context_step(lc);
   return {.id = r.at("id").get<std::string>(),
           .gpu = r.at("gpu").get<std::string>(),

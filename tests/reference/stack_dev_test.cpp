@@ -8,6 +8,8 @@
 #include <cstdio>
 
 #include "cp_fp8_rows.hpp"
+#include "dev_fits.hpp"
+#include "gb300_b200_torchtitan_rows.hpp"
 #include "megatron_readme_rows.hpp"
 #include "sc21.hpp"
 #include "tpcost/step/stack_profiles.hpp"
@@ -78,4 +80,56 @@ TEST_CASE("H100 development rows with megatron-core and its overlap flags", "[re
   CHECK(readme_mean < 0.20);
   CHECK(dgxc_mean < 0.05);
   CHECK(dgxc_worst < 0.08);
+}
+
+TEST_CASE("Recipe runs typed as --stack megatron-bridge match the same runs with every flag typed",
+          "[reference][stack]") {
+  // The DGX Cloud rows: the profile alone (SP at t > 1 as the rows set it) against the rows'
+  // typed overlaps; the profile reduces gradients in bf16 (the perf recipes), the rows in fp32.
+  const auto typed = test::cp_fp8_rows("fp8_rows");
+  const auto bridge_options = options_of(stack_profile_by_name("megatron-bridge", "stack"));
+  const auto bridge = test::cp_fp8_rows("fp8_rows", &bridge_options);
+  REQUIRE(typed.size() == bridge.size());
+  for (std::size_t i = 0; i < typed.size(); ++i) {
+    if (typed[i].id.rfind("dgxc", 0) != 0) {
+      continue;
+    }
+    CAPTURE(typed[i].id);
+    CHECK(std::fabs(bridge[i].predicted / typed[i].predicted - 1.0) < 0.01);
+  }
+  // The GB300 Megatron-Bridge rows as the profile runs them: within their fit's error.
+  for (auto row : test::round3_fit_rows(test::round3_dev_rows(), test::round3_fit::gb300_fp8)) {
+    const auto flagged = test::evaluate_round3_row(row);
+    row["stack"] = "megatron-bridge";
+    const auto recipe = test::evaluate_round3_row(row);
+    CAPTURE(flagged.id);
+    CHECK(std::fabs(recipe.predicted / flagged.predicted - 1.0) < 0.01);
+    CHECK(std::fabs(recipe.error()) < 0.06);
+  }
+}
+
+TEST_CASE("The shipped per-GPU eta_mm are the fits of the development rows",
+          "[reference][precision]") {
+  // round3_fit.cpp's fit rerun: a change to the model or the rows that moves the fit is noticed.
+  const auto rows = test::round3_dev_rows();
+  CHECK(
+      std::fabs(test::fit_round3_matmul(test::round3_fit_rows(rows, test::round3_fit::gb300_fp8)) -
+                gb300_fp8_matmul) < 0.003);
+  CHECK(
+      std::fabs(test::fit_round3_matmul(test::round3_fit_rows(rows, test::round3_fit::b200_bf16)) -
+                b200_bf16_matmul) < 0.003);
+  // Same layout, same FP8 peak: GB300 runs its GEMMs faster than GB200, B300 takes GB300's fit
+  // as an assumption and says so.
+  const auto gb200 =
+      default_efficiency("GB200-NVL72", gpu_architecture::blackwell, tensor_rate::fp8);
+  const auto gb300 =
+      default_efficiency("GB300-NVL72", gpu_architecture::blackwell_ultra, tensor_rate::fp8);
+  const auto b300 = default_efficiency("B300", gpu_architecture::blackwell_ultra, tensor_rate::fp8);
+  CHECK(gb300.matmul > gb200.matmul);
+  CHECK(gb300.source.find("fitted") != std::string_view::npos);
+  CHECK(b300.source.find("assumption") == 0);
+  CHECK(default_efficiency("GB200-NVL72", gpu_architecture::blackwell, tensor_rate::bf16)
+            .source.find("assumption") == 0);
+  CHECK(default_efficiency("B200", gpu_architecture::blackwell, tensor_rate::bf16)
+            .source.find("fitted") != std::string_view::npos);
 }

@@ -50,11 +50,12 @@ TEST_CASE("Every profile names its release and cites every choice and names are 
     for (const auto source :
          {p.tp_overlap.source, p.dp_overlap.source, p.dp_overlap_zero3.source,
           p.grad_wire_bytes.source, p.state.source, p.attention.source, p.max_zero.source,
-          p.sharding_with_pp.source, p.gathers_per_micro_batch.source, p.gathered_layers.source}) {
+          p.sharding_with_pp.source, p.gathers_per_micro_batch.source, p.gathered_layers.source,
+          p.p2p_overlap.source, p.sequence_parallel.source}) {
       CHECK(source.size() > 10);
     }
   }
-  CHECK(stack_choices() == "megatron-core|megatron-2021|deepspeed|fsdp2");
+  CHECK(stack_choices() == "megatron-core|megatron-2021|deepspeed|fsdp2|megatron-bridge");
   CHECK_THROWS_WITH(stack_profile_by_name("nemo", "--stack"),
                     Catch::Contains("'nemo' is not a stack; expected megatron-core|"));
 }
@@ -75,6 +76,46 @@ TEST_CASE("Profiles set what their frameworks do by default", "[stack]") {
   const auto fsdp = options_of(named("fsdp2"));
   CHECK(fsdp.grad_wire_bytes == 4);  // mixed_precision_reduce = float32
   CHECK(fsdp.state.weights + fsdp.state.gradients + fsdp.state.optimizer == 16.0);
+  // Megatron-Bridge's performance recipes: every overlap on, bf16 gradients, the distributed
+  // optimizer, sequence parallelism at t > 1.
+  const auto& bridge_profile = named("megatron-bridge");
+  const auto bridge = options_of(bridge_profile);
+  CHECK(bridge.tp_overlap == 1.0);
+  CHECK(bridge.dp_overlap == 1.0);
+  CHECK(bridge.p2p_overlap == 1.0);
+  CHECK(bridge.grad_wire_bytes == 2);
+  CHECK(bridge.state.gradients == 2.0);
+  CHECK(bridge_profile.default_zero.value == 1);
+  CHECK(bridge_profile.sequence_parallel.value);
+  CHECK(!named("megatron-core").sequence_parallel.value);
+  CHECK(core.p2p_overlap == 1.0);  // Megatron-LM's --no-overlap-p2p-communication is opt-out
+  CHECK(old.p2p_overlap == 0.0);
+}
+
+TEST_CASE("Interleaved pipelines hide the steady-state p2p, warm-up and flush keep theirs",
+          "[stack][pipeline]") {
+  // p = 4, v = 2 over a slow inter-node hop so the p2p is visible.
+  auto in = small_gpt(named("megatron-core"), 1, 4, 1, zero_stage::none);
+  in.topology.gpus_per_node = 1;
+  in.model.layers = 8;
+  in.par.vpp = 2;
+  in.par.global_batch = 16;
+  const auto overlapped = evaluate_step(in);
+  in.options.p2p_overlap = 0.0;
+  const auto exposed = evaluate_step(in);
+  REQUIRE(exposed.time.p2p.value() > 0.0);
+  CHECK(overlapped.time.p2p.value() < exposed.time.p2p.value());
+  // The bubble (warm-up and flush, with their transfers) is the same either way.
+  CHECK_THAT(overlapped.time.bubble.value(), near(exposed.time.bubble.value(), 1e-12));
+  CHECK_THAT(exposed.step_time.value() - overlapped.step_time.value(),
+             near(exposed.time.p2p.value() - overlapped.time.p2p.value(), 1e-9));
+  // Without interleaving Megatron does not overlap them: the share changes nothing.
+  in.par.vpp = 1;
+  in.options.p2p_overlap = 1.0;
+  const auto plain_on = evaluate_step(in);
+  in.options.p2p_overlap = 0.0;
+  const auto plain_off = evaluate_step(in);
+  CHECK(plain_on.step_time.value() == plain_off.step_time.value());
 }
 
 TEST_CASE("fp32 gradient reduction doubles the DP bytes and the weight all-gather stays 16-bit",

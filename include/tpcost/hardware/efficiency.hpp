@@ -1,7 +1,8 @@
-// The fraction of a GPU's datasheet peaks that training software reaches, per architecture
-// generation and tensor-core rate: η_mm of the dense tensor-core peak for large matmuls and
-// η_bw of the HBM bandwidth for memory-bound kernels, and η_attn of the fused attention kernel
-// (compute_model.hpp uses all three; η_attn in fused_attention_forward_time only).
+// The fraction of a GPU's datasheet peaks that training software reaches, per GPU model where
+// development rows measured that model, else per architecture generation, and tensor-core rate:
+// η_mm of the dense tensor-core peak for large matmuls and η_bw of the HBM bandwidth for
+// memory-bound kernels, and η_attn of the fused attention kernel (compute_model.hpp uses all three;
+// η_attn in fused_attention_forward_time only).
 //
 // Every entry names where it comes from: a published measurement, a fit on the development
 // rows of this project (the leave-one-out error is in docs/precision.md), or, where neither
@@ -59,6 +60,28 @@ inline constexpr std::string_view blackwell_other =
     "assumption: no development row for Blackwell at this rate; eta_mm the Blackwell FP8 fit "
     "scaled by Hopper's BF16/FP8 ratio (0.73/0.65) for BF16, the FP8 fit for FP4; eta_attn "
     "the Blackwell fit";
+// Per GPU model (default_efficiency(name, arch, rate)): B300/GB300 (Blackwell Ultra) have the
+// FP8 and BF16 dense peaks of B200/GB200 but run them at 1,100/1,400 W against 1,000/1,200 W,
+// and the Megatron-Bridge GB300 rows run 14-18% faster than the Blackwell fit predicts.
+inline constexpr std::string_view gb300_fp8 =
+    "GB300 FP8: eta_mm 0.701 fitted on the 3 GB300 Megatron-Bridge FP8/MXFP8 development "
+    "rows (Llama-3 70B FSDP 64 and PP 4 VPP 5, Llama-3 8B DP 8; tests/reference/round3_fit.cpp; "
+    "leave-one-out mean 5.1%, worst 7.8%); eta_attn the Blackwell "
+    "fit (Blackwell Ultra's doubled exp throughput is not priced); eta_bw 0.66 (not fitted)";
+inline constexpr std::string_view b300_fp8 =
+    "assumption: no B300 development row; the GB300 FP8 fit (the same Blackwell Ultra GPU)";
+inline constexpr std::string_view blackwell_ultra_bf16 =
+    "assumption: no Blackwell Ultra BF16 development row; the GB300 FP8 fit times Blackwell's "
+    "fitted BF16/FP8 ratio (0.433/0.53); eta_attn the Blackwell fit";
+inline constexpr std::string_view b200_bf16 =
+    "B200 BF16: eta_mm 0.433 fitted on the 4 dense SimuMax B200 development rows "
+    "(Megatron-LM + TE 2.11, Llama-3 70B cut to 12 layers, TP 1-8, no overlap; "
+    "tests/reference/round3_fit.cpp; leave-one-out mean 11.8%, worst "
+    "23.6% (TP 8, predicted too fast: the rows' error grows with t, which one eta cannot follow)); "
+    "eta_attn the Blackwell fit; eta_bw 0.66 (not fitted)";
+inline constexpr std::string_view gb200_bf16 =
+    "assumption: no GB200 BF16 development row; the B200 BF16 fit (the same Blackwell GPU at "
+    "1,200 W against 1,000 W; GB200's FP8 takes the B200 FP8 fit too)";
 }  // namespace detail::efficiency
 
 /// The default η_mm, η_bw and attention η for kernels of `rate` on `arch` (attention: of the
@@ -81,6 +104,33 @@ constexpr sourced_efficiency default_efficiency(gpu_architecture arch, tensor_ra
       break;
   }
   return {0.75, 0.66, 0.50, like_a100};
+}
+
+/// The fitted per-GPU η_mm (efficiency.hpp's sources name the rows and the leave-one-out error).
+inline constexpr double blackwell_fp8_matmul = 0.53;  ///< the B200 NeMo fit (blackwell_fp8)
+inline constexpr double gb300_fp8_matmul = 0.701;
+inline constexpr double b200_bf16_matmul = 0.433;
+
+/// The default η for kernels of `rate` on the GPU model `gpu` (a preset's name) of `arch`: the
+/// model's own where development rows of it were fitted (or a rule from them, said so), else
+/// its generation's.
+constexpr sourced_efficiency default_efficiency(std::string_view gpu, gpu_architecture arch,
+                                                tensor_rate rate) {
+  using namespace detail::efficiency;
+  auto e = default_efficiency(arch, rate);
+  // FP4 keeps the generation's rule (the Blackwell FP8 fit): the one GB300 NVFP4 development
+  // row is within 5.3% of it, and no row fits an FP4 eta of its own.
+  if (arch == gpu_architecture::blackwell_ultra && rate == tensor_rate::fp8) {
+    e.matmul = gb300_fp8_matmul;
+    e.source = gpu == "GB300-NVL72" ? gb300_fp8 : b300_fp8;
+  } else if (arch == gpu_architecture::blackwell_ultra && rate == tensor_rate::bf16) {
+    e.matmul = gb300_fp8_matmul * (b200_bf16_matmul / blackwell_fp8_matmul);
+    e.source = blackwell_ultra_bf16;
+  } else if (arch == gpu_architecture::blackwell && rate == tensor_rate::bf16) {
+    e.matmul = b200_bf16_matmul;
+    e.source = gpu == "B200" ? b200_bf16 : gb200_bf16;
+  }
+  return e;
 }
 
 }  // namespace tpcost

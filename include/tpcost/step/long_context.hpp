@@ -50,7 +50,7 @@ struct precision_device {
 
 /// The BF16 side of a GPU preset with its generation's default η (efficiency.hpp).
 inline compute_device bf16_device_for(const gpu_preset& gpu) {
-  const auto e = default_efficiency(gpu.arch, tensor_rate::bf16);
+  const auto e = default_efficiency(gpu.name, gpu.arch, tensor_rate::bf16);
   return {.peak = gpu.peak.bf16.value,
           .memory_bandwidth = gpu.memory_bandwidth.value,
           .efficiency = {.matmul = e.matmul, .memory = e.memory, .attention = e.attention}};
@@ -65,8 +65,9 @@ inline precision_device precision_device_for(const gpu_preset& gpu, const precis
   const auto rate = linear_rate(opts);
   return {.options = opts,
           .linear_peak = rate_peak(gpu, rate, field).value,
-          .linear_efficiency = default_efficiency(gpu.arch, rate).matmul,
-          .attention_efficiency = default_efficiency(gpu.arch, attention_rate(opts)).attention,
+          .linear_efficiency = default_efficiency(gpu.name, gpu.arch, rate).matmul,
+          .attention_efficiency =
+              default_efficiency(gpu.name, gpu.arch, attention_rate(opts)).attention,
           .attention_peak = rate_peak(gpu, attention_rate(opts), field).value,
           .support = support_of(gpu.arch)};
 }

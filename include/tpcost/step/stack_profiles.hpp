@@ -19,6 +19,9 @@
 //                     backward; 1: the weights stay gathered from forward to backward)
 //   gathered_layers   ZeRO-3/FSDP: full layers of 16-bit weights held at once (the one being
 //                     computed and the one prefetched; 0: the whole stage, never resharded)
+//   p2p_overlap       share of the steady-state pipeline sends/receives hidden behind compute
+//                     under the interleaved schedule (v > 1); warm-up and flush stay exposed
+//   sequence_parallel whether the stack turns sequence parallelism on when t > 1
 //
 // What sharding means differs by stack and is written in the step model once (combine_step):
 // stage 1 (Megatron's distributed optimizer, DeepSpeed ZeRO-1) reduce-scatters gradients and
@@ -47,7 +50,8 @@ struct cited {
   std::string_view source;  ///< the framework file (or doc) at the profile's release
 };
 
-enum class software_stack : int { megatron_core, megatron_2021, deepspeed, fsdp2 };
+/// The order is the table's below (profile_of indexes it by this value).
+enum class software_stack : int { megatron_core, megatron_2021, deepspeed, fsdp2, megatron_bridge };
 
 struct stack_profile {
   software_stack stack = software_stack::megatron_core;
@@ -69,10 +73,12 @@ struct stack_profile {
   cited<bool> sharding_with_pp;
   cited<int> gathers_per_micro_batch;
   cited<std::int64_t> gathered_layers;
+  cited<double> p2p_overlap;
+  cited<bool> sequence_parallel;
 };
 
 // clang-format off
-inline constexpr std::array<stack_profile, 4> stack_profiles{{
+inline constexpr std::array<stack_profile, 5> stack_profiles{{
     {.stack = software_stack::megatron_core,
      .name = "megatron-core",
      .release = "NVIDIA/Megatron-LM core_v0.16.0 (3bec9aa)",
@@ -104,7 +110,13 @@ inline constexpr std::array<stack_profile, 4> stack_profiles{{
      .sharding_with_pp = {false, "Megatron-Core pipelines its distributed optimizer (stage 1) "
                                  "only; tpcost keeps DeepSpeed's rule for stages 2 and 3"},
      .gathers_per_micro_batch = {2, "Megatron-FSDP re-gathers weights for the backward"},
-     .gathered_layers = {2, "the layer computed and the one prefetched"}},
+     .gathered_layers = {2, "the layer computed and the one prefetched"},
+     .p2p_overlap = {1.0, "megatron/training/arguments.py: --no-overlap-p2p-communication is "
+                          "store_false, so overlap_p2p_comm is on; turned off without the "
+                          "interleaved schedule (schedules.py posts isend/irecv before the "
+                          "micro-batch's compute and waits after it)"},
+     .sequence_parallel = {false, "megatron/training/arguments.py: --sequence-parallel is off "
+                                  "unless given"}},
     {.stack = software_stack::megatron_2021,
      .name = "megatron-2021",
      .release = "NVIDIA/Megatron-LM v2.5 (e269e20, Aug 2021), the SC21 runs",
@@ -127,7 +139,10 @@ inline constexpr std::array<stack_profile, 4> stack_profiles{{
      .default_zero = {0, "Megatron-LM v2.5 has no distributed optimizer"},
      .sharding_with_pp = {false, "no sharding"},
      .gathers_per_micro_batch = {2, "no sharding"},
-     .gathered_layers = {2, "no sharding"}},
+     .gathered_layers = {2, "no sharding"},
+     .p2p_overlap = {0.0, "megatron/schedules.py (v2.5): blocking p2p before and after each "
+                          "micro-batch"},
+     .sequence_parallel = {false, "no sequence parallelism before Megatron-LM v3 (2022)"}},
     {.stack = software_stack::deepspeed,
      .name = "deepspeed",
      .release = "deepspeedai/DeepSpeed v0.19.5",
@@ -156,7 +171,10 @@ inline constexpr std::array<stack_profile, 4> stack_profiles{{
                                     "parameters fetched before each module's forward and "
                                     "backward"},
      .gathered_layers = {2, "the layer computed and the one prefetched (prefetch bucket 5e7 "
-                            "parameters, about a layer of a 7B model)"}},
+                            "parameters, about a layer of a 7B model)"},
+     .p2p_overlap = {0.0, "deepspeed/runtime/pipe/engine.py: 1F1B without interleaving; "
+                          "sends and receives are instructions of the schedule"},
+     .sequence_parallel = {false, "DeepSpeed's engine has no Megatron-SP (Ulysses is CP)"}},
     {.stack = software_stack::fsdp2,
      .name = "fsdp2",
      .release = "pytorch/torchtitan v0.2.2 (73a0e69)",
@@ -186,11 +204,48 @@ inline constexpr std::array<stack_profile, 4> stack_profiles{{
      .gathers_per_micro_batch = {2, "apply_fsdp: reshard_after_forward = True without PP (1 with "
                                     "PP: the weights stay gathered for the backward)"},
      .gathered_layers = {2, "the layer computed and the one prefetched (all of the stage with "
-                            "PP: reshard_after_forward = False)"}},
+                            "PP: reshard_after_forward = False)"},
+     .p2p_overlap = {0.0, "torch.distributed.pipelining: tpcost keeps the sends and receives "
+                          "exposed (no measurement of their overlap)"},
+     .sequence_parallel = {true, "torchtitan/models/llama3/infra/parallelize.py apply_tp: "
+                                 "SequenceParallel on the norms whenever TP is on"}},
+    {.stack = software_stack::megatron_bridge,
+     .name = "megatron-bridge",
+     .release = "NVIDIA-NeMo/Megatron-Bridge 067f987df0 (2026-08-22, after v0.2.0rc6), the "
+                "performance recipes (src/megatron/bridge/perf_recipes)",
+     .summary = "Megatron-Bridge / NeMo 2.0 performance recipes: sequence parallelism when t > 1, "
+                "the distributed optimizer, gradient and weight sync overlapped, TP and p2p "
+                "overlap, bf16 gradient reduction, TE fused attention",
+     .tp_overlap = {1.0, "recipes/llama/h100/llama3.py (70B): CommOverlapConfig(tp_comm_overlap="
+                         "True) with TE userbuffers; training/comm_overlap.py turns it off at "
+                         "t < 2 or without sequence parallelism"},
+     .dp_overlap = {1.0, "recipes/common.py _pretrain_common: DistributedDataParallelConfig("
+                         "overlap_grad_reduce=True, overlap_param_gather=True)"},
+     .dp_overlap_zero3 = {1.0, "as dp_overlap (Megatron-FSDP, ddp.use_megatron_fsdp)"},
+     .grad_wire_bytes = {2, "perf_recipes/_common.py _benchmark_common and _perf_precision: "
+                            "grad_reduce_in_fp32 = False (bf16 gradients reduced)"},
+     .state = {mixed_precision_adam,
+               "grad_reduce_in_fp32 = False keeps a bf16 main_grad buffer: 2 + 2 + 12 bytes, "
+               "the distributed optimizer's 4 + 12/d"},
+     .attention = {attention_kernel::fused,
+                   "Transformer Engine's fused attention (the recipes' transformer_impl)"},
+     .selective = {selective_policy::attention_core,
+                   "Megatron-Core's recompute_modules default ['core_attn']"},
+     .max_zero = {3, "ddp.use_distributed_optimizer (stage 1); Megatron-FSDP "
+                     "data_parallel_sharding_strategy optim_grads / optim_grads_params"},
+     .default_zero = {1, "recipes/common.py _pretrain_common: use_distributed_optimizer=True"},
+     .sharding_with_pp = {false, "as megatron-core"},
+     .gathers_per_micro_batch = {2, "Megatron-FSDP re-gathers weights for the backward"},
+     .gathered_layers = {2, "the layer computed and the one prefetched"},
+     .p2p_overlap = {1.0, "training/comm_overlap.py: overlap_p2p_comm = True when p > 1 and "
+                          "v > 1 (batch_p2p_comm otherwise)"},
+     .sequence_parallel = {true, "the perf recipes set model.sequence_parallel = True whenever "
+                                 "tensor_model_parallel_size > 1 (perf_recipes/llama/h100/"
+                                 "llama3.py)"}},
 }};
 // clang-format on
 
-/// "megatron-core|megatron-2021|deepspeed|fsdp2".
+/// "megatron-core|megatron-2021|deepspeed|fsdp2|megatron-bridge".
 inline std::string stack_choices() {
   std::string out;
   for (const auto& p : stack_profiles) {

@@ -65,7 +65,11 @@ struct step_options {
   // Megatron-Core's rules with 16-bit gradients, as the step model had before profiles.
   software_stack stack = software_stack::megatron_core;
   double dp_overlap_zero3 = 0.0;  ///< share of ZeRO-3's per-micro-batch collectives hidden
-  int grad_wire_bytes = 2;        ///< bytes per gradient element in the DP reduction
+  /// Share of the steady-state pipeline sends/receives hidden behind the micro-batch's compute
+  /// under the interleaved schedule (v > 1; Megatron's overlap_p2p_comm); warm-up and flush,
+  /// in the bubble, stay exposed. Without interleaving Megatron does not overlap them.
+  double p2p_overlap = 0.0;
+  int grad_wire_bytes = 2;                   ///< bytes per gradient element in the DP reduction
   state_bytes state = mixed_precision_adam;  ///< weights, gradients, optimizer per parameter
   /// How MFU counts model FLOPs (flops.hpp); the time does not depend on it.
   flops_convention mfu_flops = flops_convention::full;
@@ -507,6 +511,7 @@ constexpr step_options options_of(const stack_profile& stack) {
   o.tp_overlap = stack.tp_overlap.value;
   o.dp_overlap = stack.dp_overlap.value;
   o.dp_overlap_zero3 = stack.dp_overlap_zero3.value;
+  o.p2p_overlap = stack.p2p_overlap.value;
   o.grad_wire_bytes = stack.grad_wire_bytes.value;
   o.state = stack.state.value;
   o.attention = stack.attention.value;
@@ -754,8 +759,12 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   r.compute = fm * stage_compute;
   r.tp_comm = fm * stage_tp;
   r.ep_comm = fm * stage_ep;
-  r.p2p = fm * p2p;
-  r.step_time = fm * (slowest + p2p) + r.bubble + r.dp_comm + r.optimizer;
+  // Interleaved: the steady state's sends and receives run beside the micro-batch's compute
+  // (capped by it); the bubble's warm-up and flush keep theirs.
+  const seconds p2p_exposed =
+      c.vpp > 1 ? exposed_after_overlap(p2p, opt.p2p_overlap, slowest) : p2p;
+  r.p2p = fm * p2p_exposed;
+  r.step_time = fm * (slowest + p2p_exposed) + r.bubble + r.dp_comm + r.optimizer;
   // A non-finite part makes the step time non-finite (every part enters it with a factor >= 1);
   // the two figures before overlap are checked on their own.
   if (!std::isfinite(r.step_time.value()) || !std::isfinite(r.tp_comm_per_layer.value()) ||
