@@ -245,8 +245,8 @@ std::string run_search(inputs in, output_format format, const plan_flags& f) {
                        no_layout_message(r.request, r.result.counts, nearest_workable(r.request)));
   }
   if (!f.emit.empty()) {
-    return emit_plan(parse_emit_format(f.emit), r.request, r.result.top.front().candidate,
-                     {f.hardware.dtype, f.software});
+    return emit_winner(parse_emit_format(f.emit), r.request, r.result.top,
+                       {f.hardware.dtype, f.software});
   }
   const bool quiet = f.display.quiet && format == output_format::table;
   if (format == output_format::csv || quiet) {

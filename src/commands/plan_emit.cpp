@@ -536,4 +536,28 @@ std::string emit_plan(emit_format format, const plan_request& req, const plan_ca
   return {};
 }
 
+std::string emit_winner(emit_format format, const plan_request& req,
+                        const std::vector<planned_layout>& top, const emit_context& context) {
+  try {
+    return emit_plan(format, req, top.front().candidate, context);
+  } catch (const invalid_spec& e) {
+    for (std::size_t i = 1; i < top.size(); ++i) {
+      try {
+        (void)emit_plan(format, req, top[i].candidate, context);
+      } catch (const invalid_spec&) {
+        continue;
+      }
+      const auto& c = top[i].candidate;
+      throw invalid_spec(
+          "--emit",
+          fmt::format("{}; the best of the top {} that {} can express is #{}, {:.4g} s "
+                      "against the winner's {:.4g} s: --compare \"{}\"",
+                      e.detail(), top.size(), name_of(format), i + 1,
+                      top[i].result.step_time.value(), top.front().result.step_time.value(),
+                      describe_layout(c.par, c.cp)));
+    }
+    throw;
+  }
+}
+
 }  // namespace tpcost::cli

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "step_options.hpp"
 #include "tpcost/plan/planner.hpp"
@@ -29,5 +30,10 @@ struct emit_context {
 /// express; nothing is written then.
 std::string emit_plan(emit_format format, const plan_request& req, const plan_candidate& c,
                       const emit_context& context);
+
+/// emit_plan of the search's winner, `top.front()`. When the format cannot express it, the
+/// error also names the best layout of `top` that it can, as --compare takes it, if any.
+std::string emit_winner(emit_format format, const plan_request& req,
+                        const std::vector<planned_layout>& top, const emit_context& context);
 
 }  // namespace tpcost::cli

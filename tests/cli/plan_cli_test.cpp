@@ -242,6 +242,21 @@ TEST_CASE(
       "--model qwen3-30b-a3b --gpus 32 --global-batch 64" + fsdp2 +
           " --compare t=2,p=2,ep=4,etp=2,d=8,b=1,sp=on,recompute=selective,zero=3 t=1,p=1",
       hardware, "torchtitan", ".toml", "");
+  // A winner torchtitan cannot write (interleaved stages): the error names the best of the top
+  // that it can, and that layout, given to --compare, round-trips.
+  const std::string searched = "--model llama-3-70b --seq 32768 --gpus 64 --global-batch 64" +
+                               fsdp2 + " --fixed-pp 2 --top 10";
+  const auto refused =  // stderr through the pipe: the exit code is cat's
+      run_plan(searched + " " + hardware + " --emit torchtitan 2>&1 >/dev/null | cat");
+  const std::string marker = "can express is #";
+  REQUIRE(refused.out.find(marker) != std::string::npos);
+  const auto quote = refused.out.find("--compare \"");
+  REQUIRE(quote != std::string::npos);
+  const auto start = quote + 11;
+  const auto hinted = refused.out.substr(start, refused.out.find('"', start) - start);
+  check_emit_round_trip("--model llama-3-70b --seq 32768 --gpus 64 --global-batch 64" + fsdp2 +
+                            " --compare " + hinted + " t=1",
+                        hardware, "torchtitan", ".toml", "");
   // PP with d = 1: DDP over nothing (ZeRO-0), micro-batches of pipeline_parallel_microbatch_size.
   check_emit_round_trip("--model llama-3-8b --gpus 16 --global-batch 64" + fsdp2 +
                             " --compare t=2,p=8,d=1,b=8,sp=on,zero=0 t=1,p=1",
