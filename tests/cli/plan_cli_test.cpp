@@ -162,6 +162,32 @@ double check_emit_round_trip(const std::string& job, const std::string& hardware
   const auto text = tpcost::test::read_file(file);
   CHECK(text.find("# Written by tpcost plan --emit " + format + ":") < 16);  // after a #!
   CHECK(text.find("Not set here:") != std::string::npos);
+  if (format == "torchtitan") {
+    // What the reader does not read back but torchtitan runs (torchtitan/train.py and
+    // distributed/pipeline_parallel.py at v0.2.2): gradients accumulate over
+    // global / (local_batch_size * dp) steps, each of local / microbatch_size pipeline
+    // micro-batches under PP; tpcost's m micro-batches of b must be one step of them.
+    const auto value = [&](const std::string& key) -> std::int64_t {
+      const auto at = text.find("\n" + key + " = ");
+      return at == std::string::npos ? 0 : std::stoll(text.substr(at + key.size() + 4));
+    };
+    const auto local = value("local_batch_size");
+    const auto dp = value("data_parallel_replicate_degree") * value("data_parallel_shard_degree");
+    REQUIRE(local > 0);
+    CHECK(value("global_batch_size") == l.at("global_batch").get<std::int64_t>());
+    CHECK(dp == l.at("dp").get<std::int64_t>());
+    const auto accumulation = value("global_batch_size") / (local * dp);
+    CHECK(accumulation * local * dp == value("global_batch_size"));
+    if (l.at("pp").get<int>() > 1) {
+      CHECK(accumulation == 1);
+      CHECK(local / value("pipeline_parallel_microbatch_size") == l.at("micro_batches"));
+      CHECK(value("pipeline_parallel_first_stage_less_layers") == 0);  // even stages
+      CHECK(text.find("pipeline_parallel_last_stage_less_layers = 0\n") != std::string::npos);
+    } else {
+      CHECK(local == l.at("micro_batch"));
+      CHECK(accumulation == l.at("micro_batches"));
+    }
+  }
   const auto step =
       tpcost::test::run("step --from " + file + " " + hardware + step_extra + " --format json");
   std::filesystem::remove(file);
