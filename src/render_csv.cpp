@@ -55,13 +55,21 @@ long_context_columns columns_of(const context_parallel& cp, const precision_opti
   return c;
 }
 
-/// One layout's row; the CP and precision columns close it. dp is d, the replicas:
-/// N = tp·pp·cp·dp.
+/// The columns plan's CSV appends after the layout row's, so that a row carries every dimension
+/// of the layout: the expert degrees, the micro-batches, the end stages' layers (0: the even
+/// split), whether the embedding and the loss count in the split, and the layout in the syntax
+/// of `plan --compare`.
+constexpr std::string_view plan_columns_header =
+    ",ep,etp,micro_batches,first_stage_layers,last_stage_layers,embedding_in_split,loss_in_split,"
+    "layout";
+
+/// One layout's row, without its line break; the CP and precision columns close it. dp is d, the
+/// replicas: N = tp·pp·cp·dp.
 std::string layout_row(const parallel_config& p, const step_result& r,
                        const long_context_columns& c) {
   const auto& t = r.time;
   return fmt::format(
-      "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+      "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
       p.tp, p.pp, p.dp, p.vpp, p.micro_batch, p.global_batch, p.sequence_parallel ? "on" : "off",
       to_string(p.recompute), static_cast<int>(p.zero), r.step_time.value(), t.compute.value(),
       t.tp_comm.value(), t.bubble.value(), t.p2p.value(), t.dp_comm.value(), t.optimizer.value(),
@@ -76,18 +84,26 @@ std::string step_csv(const step_report& report, bool header) {
   std::string out = header ? "model," + std::string(layout_header) + "\n" : "";
   return out + field(model_name(report.model)) + "," +
          layout_row(report.inputs.par, report.result,
-                    columns_of(report.cp, report.precision, report.long_context, report.result));
+                    columns_of(report.cp, report.precision, report.long_context, report.result)) +
+         "\n";
 }
 
 std::string plan_csv(const plan_report& report, bool header) {
-  std::string out = header ? "rank,model," + std::string(layout_header) + "\n" : "";
+  std::string out =
+      header ? "rank,model," + std::string(layout_header) + std::string(plan_columns_header) + "\n"
+             : "";
   const auto name = field(model_name(report.model));
   std::size_t rank = 0;
   for (const auto& l : report.result.top) {
     const context_parallel cp{.cp = l.candidate.cp, .comm = report.request.cp_comm};
-    out += fmt::format("{},{},", ++rank, name) +
-           layout_row(l.candidate.par, l.result,
-                      columns_of(cp, report.request.precision.options, l.long_context, l.result));
+    const auto& p = l.candidate.par;
+    out +=
+        fmt::format("{},{},", ++rank, name) +
+        layout_row(p, l.result,
+                   columns_of(cp, report.request.precision.options, l.long_context, l.result)) +
+        fmt::format(",{},{},{},{},{},{},{},{}\n", p.ep, p.etp, l.result.micro_batches,
+                    p.first_stage_layers, p.last_stage_layers, p.embedding_in_split ? "on" : "off",
+                    p.loss_in_split ? "on" : "off", field(describe_layout(p, l.candidate.cp)));
   }
   return out;
 }

@@ -402,6 +402,10 @@ nlohmann::json layout_json(const parallel_config& par, const step_result& s,
           {"sp", par.sequence_parallel},
           {"recompute", to_string(par.recompute)},
           {"zero", static_cast<int>(par.zero)},
+          {"first_stage_layers", par.first_stage_layers},
+          {"last_stage_layers", par.last_stage_layers},
+          {"embedding_in_split", par.embedding_in_split},
+          {"loss_in_split", par.loss_in_split},
           {"tp_spans_nodes", par.tp > topo.gpus_per_node},
           {"layout", describe_layout(par, cp.cp)},
           {"step_time_s", s.step_time.value()},
@@ -441,6 +445,7 @@ nlohmann::json plan_json(const plan_report& r) {
     auto j = layout_json(l.candidate.par, l.result, req.topology, cp_terms_of(l));
     const auto b = layout_band(r, l);
     const auto [lo, hi] = time_band(b, l.result.step_time.value());
+    j["precision"] = to_string(req.precision.options.linear);
     j["step_time_band_s"] = {lo, hi};
     j["band"] = band_basis_json(b);
     j["indistinguishable_from_winner"] =

@@ -10,6 +10,7 @@
 
 #include "cli_options.hpp"
 #include "commands/commands.hpp"
+#include "commands/plan_emit.hpp"
 #include "config_overlay.hpp"
 #include "display.hpp"
 #include "error_band.hpp"
@@ -47,7 +48,7 @@ struct plan_flags {
   std::string memory_reserve;  ///< empty: default_memory_reserve of the GPU's capacity
   std::vector<std::string> compare;
   std::string error_band;  ///< --error-band FILE
-  std::string emit;        ///< --emit megatron: the winner as launch arguments
+  std::string emit;        ///< --emit megatron|bridge|torchtitan: the winner as a launch config
   output_flags output;
   display_flags display;
   config_flags config;
@@ -183,142 +184,6 @@ inputs read_inputs(const plan_flags& f) {
   return in;
 }
 
-/// The layout as a Megatron-LM launch (torchrun pretrain_gpt.py with its arguments), such that
-/// tpcost's Megatron reader (formats/megatron.cpp) reads back the same model, batch and layout.
-std::string megatron_arguments(const plan_request& req, const plan_candidate& c,
-                               const std::string& dtype) {
-  const auto& m = req.model;
-  const auto& p = c.par;
-  const auto refuse = [](const std::string& what) {
-    throw invalid_spec("--emit", "megatron: " + what);
-  };
-  if (m.mla.kv_lora_rank > 0) {
-    refuse("Multi-head Latent Attention is not written yet (--q-lora-rank, --kv-lora-rank ...)");
-  }
-  if (architecture_of(m) == architecture::custom) {
-    refuse("the model's architecture is neither gpt nor llama; the reader takes --swiglu as llama");
-  }
-  if (m.moe.experts > 0 && (m.moe.shared_experts > 0 || m.moe.dense_layers > 0 ||
-                            m.moe.layer_freq != 1 || m.moe.shared_gate)) {
-    refuse("shared experts, dense leading layers and MoE layer frequencies are not written yet");
-  }
-  std::vector<std::string> a;
-  const auto arg = [&](const std::string& flag, auto value) {
-    a.push_back(fmt::format("{} {}", flag, value));
-  };
-  const auto per_node = req.topology.gpus_per_node;
-  const auto gpus = p.tp * p.pp * p.dp * c.cp;
-  const bool whole_nodes = per_node > 0 && gpus % per_node == 0;
-  const auto nproc = whole_nodes ? per_node : gpus;
-  const auto nnodes = whole_nodes ? gpus / per_node : 1;
-  arg("--num-layers", m.layers);
-  arg("--hidden-size", m.hidden);
-  arg("--ffn-hidden-size", m.ffn > 0 ? m.ffn : 4 * m.hidden);
-  arg("--num-attention-heads", m.heads);
-  if (m.kv_heads > 0 && m.kv_heads != m.heads) {
-    a.emplace_back("--group-query-attention");
-    arg("--num-query-groups", m.kv_heads);
-  }
-  if (m.head_dim > 0) {
-    arg("--kv-channels", m.head_dim);
-  }
-  arg("--seq-length", m.seq);
-  arg("--max-position-embeddings", m.seq);
-  // The reader pads --vocab-size to a multiple of --make-vocab-size-divisible-by times t.
-  std::int64_t divisor = 1;
-  for (std::int64_t d = 128; d > 1; d /= 2) {
-    if (m.vocab % (d * p.tp) == 0) {
-      divisor = d;
-      break;
-    }
-  }
-  if (m.vocab % (divisor * p.tp) != 0) {
-    refuse(fmt::format("a vocabulary of {} is not a multiple of t = {}: Megatron-LM pads it",
-                       m.vocab, p.tp));
-  }
-  arg("--vocab-size", m.vocab);
-  arg("--make-vocab-size-divisible-by", divisor);
-  if (architecture_of(m) == architecture::llama) {
-    a.emplace_back("--swiglu");
-    arg("--normalization", "RMSNorm");
-    a.emplace_back("--disable-bias-linear");
-    arg("--position-embedding-type", "rope");
-    a.emplace_back("--untie-embeddings-and-output-weights");
-  }
-  if (!m.hidden_dropout) {
-    arg("--hidden-dropout", 0);
-  }
-  if (!m.attention_dropout) {
-    arg("--attention-dropout", 0);
-  }
-  if (m.mtp_layers > 0) {
-    arg("--mtp-num-layers", m.mtp_layers);
-  }
-  if (m.moe.experts > 0) {
-    arg("--num-experts", m.moe.experts);
-    arg("--moe-router-topk", m.moe.top_k);
-    arg("--moe-ffn-hidden-size", m.moe.expert_ffn);
-    arg("--moe-token-dispatcher-type",
-        req.options.experts.dispatcher == token_dispatcher::all_to_all ? "alltoall" : "flex");
-    arg("--expert-model-parallel-size", p.ep);
-    arg("--expert-tensor-parallel-size", p.etp);
-  }
-  arg("--tensor-model-parallel-size", p.tp);
-  arg("--pipeline-model-parallel-size", p.pp);
-  if (p.vpp > 1) {
-    arg("--num-virtual-stages-per-pipeline-rank", p.vpp);
-  }
-  if (p.first_stage_layers > 0 || p.last_stage_layers > 0) {
-    arg("--decoder-first-pipeline-num-layers", p.first_stage_layers);
-    arg("--decoder-last-pipeline-num-layers", p.last_stage_layers);
-  }
-  if (p.embedding_in_split) {
-    a.emplace_back("--account-for-embedding-in-pipeline-split");
-  }
-  if (p.loss_in_split) {
-    a.emplace_back("--account-for-loss-in-pipeline-split");
-  }
-  if (c.cp > 1) {
-    arg("--context-parallel-size", c.cp);
-    arg("--cp-comm-type", to_string(req.cp_comm));
-  }
-  if (p.sequence_parallel) {
-    a.emplace_back("--sequence-parallel");
-  }
-  arg("--micro-batch-size", p.micro_batch);
-  arg("--global-batch-size", p.global_batch);
-  if (p.recompute != recompute_mode::none) {
-    arg("--recompute-granularity", to_string(p.recompute));
-    if (p.recompute == recompute_mode::full) {
-      arg("--recompute-method", "uniform");
-      arg("--recompute-num-layers", 1);
-    }
-  }
-  if (p.zero == zero_stage::optimizer) {
-    a.emplace_back("--use-distributed-optimizer");
-  } else if (p.zero != zero_stage::none) {
-    a.emplace_back("--use-megatron-fsdp");
-    arg("--data-parallel-sharding-strategy",
-        p.zero == zero_stage::gradients ? "optim_grads" : "optim_grads_params");
-  }
-  if (dtype == "bf16" || dtype == "fp16") {
-    a.push_back("--" + dtype);
-  }
-  std::string out =
-      "#!/bin/bash\n"
-      "# Written by tpcost plan --emit megatron: the model, the batch and the layout only.\n"
-      "# Not set here: the data (--data-path, --split), the tokenizer (--tokenizer-type and its\n"
-      "# files), checkpointing (--save, --load, --save-interval), the learning-rate schedule\n"
-      "# (--lr, --train-iters ...), logging, and the launcher's rendezvous for more than one "
-      "node.\n";
-  out +=
-      fmt::format("torchrun --nproc_per_node {} --nnodes {} pretrain_gpt.py \\\n", nproc, nnodes);
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    out += "    " + a[i] + (i + 1 < a.size() ? " \\\n" : "\n");
-  }
-  return out;
-}
-
 std::string run_compare(const plan_flags& f, inputs in, output_format format) {
   compare_report r;
   r.model = std::move(in.model);
@@ -352,7 +217,7 @@ std::string run_compare(const plan_flags& f, inputs in, output_format format) {
     plan_candidate c;
     c.par = layout.par;
     c.cp = layout.cp;
-    return megatron_arguments(r.request, c, f.hardware.dtype);
+    return emit_plan(parse_emit_format(f.emit), r.request, c, {f.hardware.dtype, f.software});
   }
   r.difference =
       compare_layouts(r.layouts[0], r.results[0], r.layouts[1], r.results[1], r.cp[0], r.cp[1]);
@@ -380,7 +245,8 @@ std::string run_search(inputs in, output_format format, const plan_flags& f) {
                        no_layout_message(r.request, r.result.counts, nearest_workable(r.request)));
   }
   if (!f.emit.empty()) {
-    return megatron_arguments(r.request, r.result.top.front().candidate, f.hardware.dtype);
+    return emit_winner(parse_emit_format(f.emit), r.request, r.result.top,
+                       {f.hardware.dtype, f.software});
   }
   const bool quiet = f.display.quiet && format == output_format::table;
   if (format == output_format::csv || quiet) {
@@ -401,10 +267,8 @@ void run_plan(const plan_flags& f) {
                        "csv lists the layouts of a search; --compare prints table|json");
   }
   validate(f.display, format);
-  if (!f.emit.empty() && f.emit != "megatron") {
-    throw invalid_spec("--emit", "'" + f.emit +
-                                     "': expected megatron (bridge and torchtitan are not "
-                                     "written yet)");
+  if (!f.emit.empty()) {
+    (void)parse_emit_format(f.emit);  // before the search
   }
   use_error_band_file(f.error_band);
   auto in = read_inputs(f);
@@ -471,8 +335,9 @@ void add_plan_command(CLI::App& app) {
                    "= N/(t*p*cp), others 1/off/none/0)")
       ->expected(2);
   search->add_option("--emit", f->emit,
-                     "megatron: print the winner (or --compare's first layout) as a Megatron-LM "
-                     "launch that `tpcost step --from FILE` reads back");
+                     "megatron|bridge|torchtitan: print the winner (or --compare's first layout) "
+                     "as a Megatron-LM launch, a Megatron-Bridge YAML override or a torchtitan "
+                     "v0.2.2 TOML job config that `tpcost step --from FILE` reads back");
   add_software_flags(*search, f->software);
   add_output_flags(*cmd, f->output, "table|json|csv");
   add_display_flags(*cmd, f->display);
@@ -497,6 +362,9 @@ Examples:
               --global-batch 1024 --max-tp 8 --top 10 --format json
   tpcost plan --model llama-3-8b --gpu h100-sxm --interconnect ib-ndr --gpus 64 \
               --global-batch 64 --seq 131072
+  tpcost plan --model llama-3-70b --gpu h100-sxm --interconnect ib-ndr --gpus 64 \
+              --global-batch 128 --stack fsdp2 --emit torchtitan -o llama3-70b.toml
+  tpcost step --from llama3-70b.toml --gpu h100-sxm --interconnect ib-ndr
 )");
   add_config_flags(*cmd, f->config);
   cmd->callback([cmd, f] { run_with_config(*cmd, f->config, [&] { run_plan(*f); }); });

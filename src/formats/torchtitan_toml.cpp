@@ -169,10 +169,21 @@ reading read_torchtitan_toml(const std::string& text, const std::string& file,
     }
   }
   // Expert parallelism borrows its ranks from dp_shard·cp·tp, and experts are not split over
-  // TP (torchtitan/config/configs.py at b5bcd76: efsdp = dp_shard·cp·tp/ep): etp = 1.
+  // TP (torchtitan/config/configs.py at b5bcd76: efsdp = dp_shard·cp·tp/ep): etp = 1. v0.2.2
+  // has expert_tensor_parallel_degree, 1 or tp (torchtitan/distributed/parallel_dims.py at
+  // 73a0e69: "Currently we only support ETP=TP or ETP=1"; efsdp = dp_shard·cp·tp/(etp·ep)).
   if (const auto ep = t.degree("expert_parallel_degree"); ep && *ep > 1) {
     r.put("/parallel/ep", *ep, t.at("parallelism", "expert_parallel_degree"));
-    r.put("/parallel/etp", 1, t.at("parallelism", "expert_parallel_degree"));
+    const auto etp = t.degree("expert_tensor_parallel_degree").value_or(1);
+    if (etp != 1 && etp != tp) {
+      fail(t.at("parallelism", "expert_tensor_parallel_degree"),
+           fmt::format("{} is neither 1 nor tensor_parallel_degree = {}: torchtitan supports "
+                       "ETP = TP or ETP = 1",
+                       etp, tp));
+    }
+    r.put(
+        "/parallel/etp", etp,
+        t.at("parallelism", etp != 1 ? "expert_tensor_parallel_degree" : "expert_parallel_degree"));
   }
   const auto replicate = t.degree("data_parallel_replicate_degree").value_or(1);
   const auto shard = t.degree("data_parallel_shard_degree").value_or(-1);

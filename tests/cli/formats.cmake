@@ -144,6 +144,9 @@ tpcost_cli_case("torchtitan toml: context_parallel_degree is cp, its rotate meth
 tpcost_cli_case("torchtitan toml: a qwen3 MoE flavour is its preset, expert_parallel_degree is ep"
   ARGS convert -q ${fmt_dir}/qwen3_30b_a3b_torchtitan.toml RC 0
   STDOUT "\"name\": \"qwen3-30b-a3b\".*\"dp\": 16,\n    \"ep\": 8,\n    \"etp\": 1,")
+tpcost_cli_case("torchtitan toml: v0.2.2's expert_tensor_parallel_degree is etp (= tp here)"
+  ARGS convert -q ${fmt_dir}/qwen3_30b_a3b_torchtitan_etp.toml RC 0
+  STDOUT "\"dp\": 8,\n    \"ep\": 4,\n    \"etp\": 2,")
 tpcost_cli_case("torchtitan toml: check costs the MoE job with its EP all-to-all"
   ARGS check ${fmt_dir}/qwen3_30b_a3b_torchtitan.toml --gpu h100-sxm --interconnect ib-ndr
        --rule min_mfu=0.2 RC 0 STDOUT "step: qwen3-30b-a3b, t=1 p=1 d=16.*PASS  min_mfu")
@@ -171,6 +174,9 @@ tpcost_cli_case("toml float degree is not an integer" ARGS convert ${badf}/float
 tpcost_cli_case("toml: an unknown context_parallel_rotate_method names file:line"
   ARGS convert ${badf}/cp_rotate.toml RC 2
   STDERR "cp_rotate\\.toml:3:[0-9]+: parallelism\\.context_parallel_rotate_method: 'ring' is not a rotate method; expected allgather or alltoall\n$")
+tpcost_cli_case("toml: expert_tensor_parallel_degree neither 1 nor the TP degree names file:line"
+  ARGS convert ${badf}/expert_tp.toml RC 2
+  STDERR "expert_tp\\.toml:4:[0-9]+: parallelism\\.expert_tensor_parallel_degree: 2 is neither 1 nor tensor_parallel_degree = 4")
 tpcost_cli_case("a script without megatron arguments" ARGS convert ${badf}/no_args.sh RC 2
   STDERR "no_args\\.sh:1: no Megatron-LM arguments found")
 tpcost_cli_case("global batch not a multiple of DP x micro-batch names the script's line"

@@ -1,9 +1,14 @@
 // `tpcost plan` end to end: its JSON parsed back and compared with the core library's search of
 // the same request.
+#include <unistd.h>
 #include <catch2/catch.hpp>
+
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "run_binary.hpp"
 #include "tpcost/hardware/efficiency.hpp"
@@ -135,41 +140,261 @@ TEST_CASE("plan's best layout, with and without CP, run through step gives the s
   }
 }
 
+namespace {
+
+/// plan's best layout (JSON), then the same plan written by --emit FORMAT to a file and costed
+/// by step --from FILE with the same hardware flags (and `step_extra`): the layout and the step
+/// time must come back. Returns the step time plan printed.
+double check_emit_round_trip(const std::string& job, const std::string& hardware,
+                             const std::string& format, const std::string& suffix,
+                             const std::string& step_extra) {
+  INFO(format + ": " + job);
+  const auto plan = run_plan(job + " " + hardware + " --top 1 --format json");
+  REQUIRE(plan.exit_code == 0);
+  const auto l = nlohmann::json::parse(plan.out).at("layouts").at(0);
+  INFO(l.at("layout").get<std::string>());
+  static int n = 0;
+  const auto file =
+      (std::filesystem::temp_directory_path() /
+       ("tpcost-emit-" + std::to_string(::getpid()) + "-" + std::to_string(n++) + suffix))
+          .string();
+  REQUIRE(run_plan(job + " " + hardware + " --emit " + format + " -o " + file).exit_code == 0);
+  const auto text = tpcost::test::read_file(file);
+  CHECK(text.find("# Written by tpcost plan --emit " + format + ":") < 16);  // after a #!
+  CHECK(text.find("Not set here:") != std::string::npos);
+  if (format == "torchtitan") {
+    // What the reader does not read back but torchtitan runs (torchtitan/train.py and
+    // distributed/pipeline_parallel.py at v0.2.2): gradients accumulate over
+    // global / (local_batch_size * dp) steps, each of local / microbatch_size pipeline
+    // micro-batches under PP; tpcost's m micro-batches of b must be one step of them.
+    const auto value = [&](const std::string& key) -> std::int64_t {
+      const auto at = text.find("\n" + key + " = ");
+      return at == std::string::npos ? 0 : std::stoll(text.substr(at + key.size() + 4));
+    };
+    const auto local = value("local_batch_size");
+    const auto dp = value("data_parallel_replicate_degree") * value("data_parallel_shard_degree");
+    REQUIRE(local > 0);
+    CHECK(value("global_batch_size") == l.at("global_batch").get<std::int64_t>());
+    CHECK(dp == l.at("dp").get<std::int64_t>());
+    const auto accumulation = value("global_batch_size") / (local * dp);
+    CHECK(accumulation * local * dp == value("global_batch_size"));
+    if (l.at("pp").get<int>() > 1) {
+      CHECK(accumulation == 1);
+      CHECK(local / value("pipeline_parallel_microbatch_size") == l.at("micro_batches"));
+      CHECK(value("pipeline_parallel_first_stage_less_layers") == 0);  // even stages
+      CHECK(text.find("pipeline_parallel_last_stage_less_layers = 0\n") != std::string::npos);
+    } else {
+      CHECK(local == l.at("micro_batch"));
+      CHECK(accumulation == l.at("micro_batches"));
+    }
+  }
+  const auto step =
+      tpcost::test::run("step --from " + file + " " + hardware + step_extra + " --format json");
+  std::filesystem::remove(file);
+  REQUIRE(step.exit_code == 0);
+  const auto s = nlohmann::json::parse(step.out);
+  const auto& got = s.at("layout");
+  for (const char* key :
+       {"tp", "pp", "cp", "dp", "ep", "etp", "vpp", "micro_batch", "micro_batches", "zero"}) {
+    INFO(key);
+    CHECK(got.value(key, 1) == l.value(key, 1));  // dense: no cp, ep, etp keys
+  }
+  CHECK(got.at("sp") == l.at("sp"));
+  CHECK(got.at("recompute") == l.at("recompute"));
+  CHECK_THAT(s.at("step_time_s").get<double>(),
+             Catch::WithinRel(l.at("step_time_s").get<double>(), 1e-12));
+  return l.at("step_time_s").get<double>();
+}
+
+}  // namespace
+
 TEST_CASE(
     "plan --emit megatron writes a launch that step --from reads back to the same layout "
     "and step time",
     "[cli][plan][emit]") {
   const std::string hardware = "--gpu h100-sxm --interconnect ib-ndr";
-  const auto dir = std::filesystem::temp_directory_path();
-  int n = 0;
-  for (const std::string job :
-       {"--model llama-3-70b --gpus 64 --global-batch 128",                 // dense
-        "--model llama-3-8b --seq 131072 --gpus 64 --global-batch 16",      // long context: CP
-        "--model mixtral-8x7b --gpus 64 --global-batch 256 --max-tp 2"}) {  // MoE: EP
-    INFO(job);
-    const auto plan = run_plan(job + " " + hardware + " --top 1 --format json");
-    REQUIRE(plan.exit_code == 0);
-    const auto l = nlohmann::json::parse(plan.out).at("layouts").at(0);
-    const auto file = (dir / ("tpcost-emit-" + std::to_string(n++) + ".sh")).string();
-    REQUIRE(run_plan(job + " " + hardware + " --emit megatron -o " + file).exit_code == 0);
-    const auto step = tpcost::test::run("step --from " + file + " " + hardware + " --format json");
+  check_emit_round_trip("--model llama-3-70b --gpus 64 --global-batch 128", hardware,  // dense
+                        "megatron", ".sh", "");
+  check_emit_round_trip("--model llama-3-8b --seq 131072 --gpus 64 --global-batch 16",  // CP
+                        hardware, "megatron", ".sh", "");
+  check_emit_round_trip("--model mixtral-8x7b --gpus 64 --global-batch 256 --max-tp 2",  // EP
+                        hardware, "megatron", ".sh", "");
+  // The switches plan priced with travel too: the MoE overlap, Megatron-Core's overlaps.
+  check_emit_round_trip(
+      "--model mixtral-8x7b --gpus 64 --global-batch 256 --max-tp 2 "
+      "--overlap-moe-expert-parallel-comm --overlap-grad-reduce --overlap-param-gather",
+      hardware, "megatron", ".sh", "");
+}
+
+TEST_CASE(
+    "plan --emit bridge writes a Megatron-Bridge YAML that step --from reads back to the same "
+    "layout and step time",
+    "[cli][plan][emit]") {
+  const std::string hardware = "--gpu h100-sxm --interconnect ib-ndr";
+  // The YAML has no world size (the launcher's): step is told N.
+  check_emit_round_trip("--model llama-3-70b --gpus 64 --global-batch 128", hardware, "bridge",
+                        ".yaml", " --gpus 64");
+  check_emit_round_trip("--model llama-3-8b --seq 131072 --gpus 64 --global-batch 16", hardware,
+                        "bridge", ".yaml", " --gpus 64");
+  check_emit_round_trip("--model mixtral-8x7b --gpus 64 --global-batch 256 --max-tp 2", hardware,
+                        "bridge", ".yaml", " --gpus 64");
+  // --compare's first layout, with what the search above does not pick: uneven end stages,
+  // ZeRO-3 (Megatron-FSDP), full recomputation, and the Megatron-Core overlap switches.
+  check_emit_round_trip(
+      "--model llama-3-8b --gpus 32 --global-batch 64 --overlap-grad-reduce --tp-comm-overlap "
+      "--compare t=2,p=2,d=8,b=2,sp=on,recompute=full,zero=1,first=15,last=17 t=8,p=1",
+      hardware, "bridge", ".yaml", " --gpus 32");
+  check_emit_round_trip(
+      "--model mixtral-8x7b --gpus 64 --global-batch 256 --max-tp 2 "
+      "--overlap-moe-expert-parallel-comm --moe-token-dispatcher flex",
+      hardware, "bridge", ".yaml", " --gpus 64");
+}
+
+TEST_CASE(
+    "plan --emit torchtitan writes a v0.2.2 job config that step --from reads back to the same "
+    "layout and step time",
+    "[cli][plan][emit]") {
+  const std::string hardware = "--gpu h100-sxm --interconnect ib-ndr";
+  const std::string fsdp2 = " --stack fsdp2";
+  check_emit_round_trip("--model llama-3-70b --gpus 64 --global-batch 128" + fsdp2, hardware,
+                        "torchtitan", ".toml", "");
+  // Long context: CP, its exchange as context_parallel_rotate_method.
+  check_emit_round_trip(
+      "--model llama-3-8b --seq 131072 --gpus 64 --global-batch 16 --cp-comm-type all_gather" +
+          fsdp2,
+      hardware, "torchtitan", ".toml", "");
+  // MoE: EP with the experts split over TP (etp = t), pipeline stages, selective recomputation.
+  check_emit_round_trip(
+      "--model qwen3-30b-a3b --gpus 32 --global-batch 64" + fsdp2 +
+          " --compare t=2,p=2,ep=4,etp=2,d=8,b=1,sp=on,recompute=selective,zero=3 t=1,p=1",
+      hardware, "torchtitan", ".toml", "");
+  // A winner torchtitan cannot write (interleaved stages): the error names the best of the top
+  // that it can, and that layout, given to --compare, round-trips.
+  const std::string searched = "--model llama-3-70b --seq 32768 --gpus 64 --global-batch 64" +
+                               fsdp2 + " --fixed-pp 2 --top 10";
+  const auto refused =  // stderr through the pipe: the exit code is cat's
+      run_plan(searched + " " + hardware + " --emit torchtitan 2>&1 >/dev/null | cat");
+  const std::string marker = "can express is #";
+  REQUIRE(refused.out.find(marker) != std::string::npos);
+  const auto quote = refused.out.find("--compare \"");
+  REQUIRE(quote != std::string::npos);
+  const auto start = quote + 11;
+  const auto hinted = refused.out.substr(start, refused.out.find('"', start) - start);
+  check_emit_round_trip("--model llama-3-70b --seq 32768 --gpus 64 --global-batch 64" + fsdp2 +
+                            " --compare " + hinted + " t=1",
+                        hardware, "torchtitan", ".toml", "");
+  // PP with d = 1: DDP over nothing (ZeRO-0), micro-batches of pipeline_parallel_microbatch_size.
+  check_emit_round_trip("--model llama-3-8b --gpus 16 --global-batch 64" + fsdp2 +
+                            " --compare t=2,p=8,d=1,b=8,sp=on,zero=0 t=1,p=1",
+                        hardware, "torchtitan", ".toml", "");
+}
+
+TEST_CASE("plan --emit refuses what it cannot write, and writes no file then",
+          "[cli][plan][emit]") {
+  const auto file = (std::filesystem::temp_directory_path() /
+                     ("tpcost-emit-" + std::to_string(::getpid()) + "-refused.toml"))
+                        .string();
+  std::filesystem::remove(file);
+  for (const std::string args : {
+           // torchtitan runs FSDP2: a layout priced on megatron-core is not what it runs.
+           "--model llama-3-8b --gpus 8 --global-batch 8 --emit torchtitan",
+           // No torchtitan flavour for GPT-3, nor for a modified Llama 3.
+           "--model gpt-3-175b --gpus 512 --global-batch 1536 --stack fsdp2 --emit torchtitan",
+           "--model llama-3-8b --layers 16 --gpus 8 --global-batch 8 --stack fsdp2 "
+           "--emit torchtitan",
+           // Interleaving, ZeRO-1, uneven end stages, expert TP neither 1 nor t.
+           "--model llama-3-8b --gpus 16 --global-batch 64 --stack fsdp2 --emit torchtitan "
+           "--compare t=2,p=4,d=2,v=2,sp=on t=1,p=1",
+           "--model llama-3-8b --gpus 16 --global-batch 64 --stack fsdp2 --emit torchtitan "
+           "--compare t=2,d=8,sp=on,zero=1 t=1,p=1",
+           "--model llama-3-8b --gpus 16 --global-batch 64 --stack fsdp2 --emit torchtitan "
+           "--compare t=2,p=2,d=4,sp=on,zero=3,first=15,last=17 t=1,p=1",
+           "--model qwen3-30b-a3b --gpus 32 --global-batch 64 --stack fsdp2 --emit torchtitan "
+           "--compare t=4,ep=2,etp=2,d=8,sp=on,zero=3 t=1,p=1",
+           // A Megatron file is costed on megatron-core; tpcost-only knobs have no key.
+           "--model llama-3-8b --gpus 8 --global-batch 8 --stack fsdp2 --emit bridge",
+           "--model llama-3-8b --gpus 8 --global-batch 8 --tp-overlap 0.5 --emit megatron",
+           "--model llama-3-8b --gpus 8 --global-batch 8 --grad-reduce-in-bf16 --emit bridge",
+           "--model llama-3-8b --gpus 8 --global-batch 8 --emit deepspeed",
+       }) {
+    INFO(args);
+    const auto r = run_plan("--gpu h100-sxm --interconnect ib-ndr " + args + " -o " + file);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(!std::filesystem::exists(file));
     std::filesystem::remove(file);
-    REQUIRE(step.exit_code == 0);
-    const auto s = nlohmann::json::parse(step.out);
-    const auto& got = s.at("layout");
-    for (const char* key : {"tp", "pp", "cp", "dp", "ep", "etp", "vpp", "micro_batch", "zero"}) {
-      INFO(key);
-      CHECK(got.value(key, 1) == l.value(key, 1));  // dense: no cp, ep, etp keys
-    }
-    CHECK(got.at("sp") == l.at("sp"));
-    CHECK(got.at("recompute") == l.at("recompute"));
-    CHECK_THAT(s.at("step_time_s").get<double>(),
-               Catch::WithinRel(l.at("step_time_s").get<double>(), 1e-12));
   }
 }
 
-TEST_CASE("plan --emit refuses what it cannot write, in one line", "[cli][plan][emit]") {
-  const auto r =
-      run_plan("--model llama-3-8b --gpu h100-sxm --gpus 8 --global-batch 8 --emit torchtitan");
-  CHECK(r.exit_code == 2);
+namespace {
+
+/// The fields of one CSV line (RFC 4180: a quoted field may hold commas and doubled quotes).
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      out.back() += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "plan --format csv carries every dimension, and a row's layout given to --compare gives "
+    "its step time",
+    "[cli][plan][csv]") {
+  const std::string job =
+      "--model mixtral-8x7b --gpu h100-sxm --interconnect ib-ndr --gpus 64 --global-batch 256 "
+      "--max-tp 2";
+  const auto csv = run_plan(job + " --top 3 --format csv");
+  REQUIRE(csv.exit_code == 0);
+  std::istringstream lines(csv.out);
+  std::string line;
+  REQUIRE(std::getline(lines, line));
+  const auto header = csv_fields(line);
+  const auto column = [&](const std::string& name) {
+    const auto it = std::find(header.begin(), header.end(), name);
+    REQUIRE(it != header.end());
+    return static_cast<std::size_t>(it - header.begin());
+  };
+  // The columns other scripts read stay where they were.
+  CHECK(header.at(0) == "rank");
+  CHECK(header.at(2) == "tp");
+  CHECK(header.at(11) == "step_s");
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    ++rows;
+    const auto row = csv_fields(line);
+    REQUIRE(row.size() == header.size());
+    const auto layout = row.at(column("layout"));
+    INFO(layout);
+    const auto cmp =
+        run_plan(job + " --format json --compare \"" + layout + "\" \"" + layout + "\"");
+    REQUIRE(cmp.exit_code == 0);
+    const auto l = nlohmann::json::parse(cmp.out).at("layouts").at(0);
+    CHECK_THAT(l.at("step_time_s").get<double>(),
+               Catch::WithinRel(std::stod(row.at(column("step_s"))), 1e-12));
+    for (const char* key : {"tp", "pp", "cp", "ep", "etp", "dp", "vpp", "micro_batch",
+                            "micro_batches", "zero", "first_stage_layers", "last_stage_layers"}) {
+      INFO(key);
+      CHECK(std::stoll(row.at(column(key))) == l.at(key).get<std::int64_t>());
+    }
+    CHECK(row.at(column("sp")) == (l.at("sp").get<bool>() ? "on" : "off"));
+    CHECK(row.at(column("recompute")) == l.at("recompute").get<std::string>());
+    CHECK(row.at(column("embedding_in_split")) == "off");
+    CHECK(row.at(column("loss_in_split")) == "off");
+    CHECK(row.at(column("precision")) == "bf16");
+  }
+  CHECK(rows == 3);
 }

@@ -1,0 +1,563 @@
+// `tpcost plan --emit`: the layout as a Megatron-LM launch, a Megatron-Bridge YAML override or a
+// torchtitan job config, each in the form tpcost's reader of that format reads back
+// (formats/megatron.cpp, formats/nemo_yaml.cpp, formats/torchtitan_toml.cpp).
+#include "commands/plan_emit.hpp"
+
+#include <array>
+#include <optional>
+#include <tuple>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "tpcost/base/quote.hpp"
+#include "tpcost/model/model_presets.hpp"
+#include "tpcost/step/stack_profiles.hpp"
+
+namespace tpcost::cli {
+
+namespace {
+
+const char* name_of(emit_format f) {
+  return f == emit_format::megatron ? "megatron"
+         : f == emit_format::bridge ? "bridge"
+                                    : "torchtitan";
+}
+
+[[noreturn]] void refuse(emit_format f, const std::string& what) {
+  throw invalid_spec("--emit", std::string(name_of(f)) + ": " + what);
+}
+
+/// N = t·p·cp·d, and the torchrun split of it: whole nodes of `per_node` GPUs, or one node.
+struct launch_size {
+  std::int64_t gpus = 0, per_node = 0, nodes = 1;
+};
+
+launch_size launch_of(const plan_request& req, const plan_candidate& c) {
+  const auto& p = c.par;
+  launch_size l;
+  l.gpus = p.tp * p.pp * p.dp * c.cp;
+  const auto per_node = req.topology.gpus_per_node;
+  const bool whole_nodes = per_node > 0 && l.gpus % per_node == 0;
+  l.per_node = whole_nodes ? per_node : l.gpus;
+  l.nodes = whole_nodes ? l.gpus / per_node : 1;
+  return l;
+}
+
+/// The software plan priced the layout with must be what the file's reader gives: the stack the
+/// format runs on, and no tpcost-only knob the format has no key for.
+void check_software(emit_format f, const software_flags& s) {
+  const std::string want = f == emit_format::torchtitan ? "fsdp2" : "megatron-core";
+  const std::string stack(
+      stack_profile_by_name(s.stack.stack.empty() ? "megatron-core" : s.stack.stack, "--stack")
+          .name);
+  if (stack != want) {
+    refuse(f, fmt::format("plan priced the layout on the {} stack, and a {} file is costed on {}; "
+                          "plan with --stack {}",
+                          stack, name_of(f), want, want));
+  }
+  for (const auto& [text, flag] :
+       {std::pair{&s.attention, "--attention"}, std::pair{&s.tp_overlap, "--tp-overlap"},
+        std::pair{&s.dp_overlap, "--dp-overlap"}}) {
+    if (!text->empty()) {
+      refuse(f, fmt::format("{} is tpcost's own knob, which the file cannot carry (step would "
+                            "cost it with the {} stack's default); plan without it",
+                            flag, want));
+    }
+  }
+  if (f == emit_format::torchtitan) {
+    for (const auto& [on, flag] :
+         {std::pair{s.stack.tp_comm_overlap, "--tp-comm-overlap"},
+          std::pair{s.stack.overlap_grad_reduce, "--overlap-grad-reduce"},
+          std::pair{s.stack.overlap_param_gather, "--overlap-param-gather"},
+          std::pair{s.stack.grad_reduce_in_bf16, "--grad-reduce-in-bf16"},
+          std::pair{s.stack.precision_aware_optimizer, "--use-precision-aware-optimizer"}}) {
+      if (on) {
+        refuse(f, std::string(flag) + " is a Megatron-Core switch torchtitan has no key for");
+      }
+    }
+  } else if (f == emit_format::bridge && s.stack.grad_reduce_in_bf16) {
+    refuse(f, "--grad-reduce-in-bf16 has no ConfigContainer key the reader maps");
+  }
+}
+
+// ---- Megatron-LM and Megatron-Bridge: one list of settings, two spellings ----
+
+/// One setting: the ConfigContainer section and key it has in a Megatron-Bridge YAML and the
+/// pretrain_gpt.py flag it has in a launch (either may be empty: not written in that form).
+/// A value "true" is a bare flag in the launch; "false" is left out of it.
+struct setting {
+  std::string section, key, flag, value;
+};
+
+struct megatron_settings {
+  std::vector<setting> list;
+
+  void add(const char* section, const char* key, const char* flag, const std::string& value) {
+    list.push_back({section, key, flag, value});
+  }
+  template <class T>
+  void add(const char* section, const char* key, const char* flag, T value) {
+    if constexpr (std::is_same_v<T, bool>) {
+      add(section, key, flag, std::string(value ? "true" : "false"));
+    } else {
+      add(section, key, flag, fmt::format("{}", value));
+    }
+  }
+};
+
+/// The model's shape, the batch, the layout and the Megatron-Core switches plan priced it with,
+/// as the Megatron reader maps them (formats/megatron.cpp).
+megatron_settings megatron_settings_of(emit_format f, const plan_request& req,
+                                       const plan_candidate& c, const emit_context& ctx) {
+  const auto& m = req.model;
+  const auto& p = c.par;
+  if (m.mla.kv_lora_rank > 0) {
+    refuse(f, "Multi-head Latent Attention is not written yet (--q-lora-rank, --kv-lora-rank ...)");
+  }
+  if (architecture_of(m) == architecture::custom) {
+    refuse(f,
+           "the model's architecture is neither gpt nor llama; the reader takes --swiglu as "
+           "llama");
+  }
+  if (m.moe.experts > 0 && (m.moe.shared_experts > 0 || m.moe.dense_layers > 0 ||
+                            m.moe.layer_freq != 1 || m.moe.shared_gate)) {
+    refuse(f, "shared experts, dense leading layers and MoE layer frequencies are not written yet");
+  }
+  if (m.attention_window > 0 || m.attention_chunk > 0) {
+    refuse(f, "windowed attention (--sliding-window, --attention-chunk) is not written yet");
+  }
+  check_software(f, ctx.software);
+  megatron_settings s;
+  s.add("model", "num_layers", "--num-layers", m.layers);
+  s.add("model", "hidden_size", "--hidden-size", m.hidden);
+  s.add("model", "ffn_hidden_size", "--ffn-hidden-size", m.ffn > 0 ? m.ffn : 4 * m.hidden);
+  s.add("model", "num_attention_heads", "--num-attention-heads", m.heads);
+  if (m.kv_heads > 0 && m.kv_heads != m.heads) {
+    s.add("", "", "--group-query-attention", true);
+    s.add("model", "num_query_groups", "--num-query-groups", m.kv_heads);
+  }
+  if (m.head_dim > 0) {
+    s.add("model", "kv_channels", "--kv-channels", m.head_dim);
+  }
+  s.add("model", "seq_length", "--seq-length", m.seq);
+  s.add("", "", "--max-position-embeddings", m.seq);
+  s.add("dataset", "sequence_length", "", m.seq);  // ConfigContainer checks it equals the model's
+  // The reader pads the vocabulary to a multiple of make_vocab_size_divisible_by times t.
+  std::int64_t divisor = 1;
+  for (std::int64_t d = 128; d > 1; d /= 2) {
+    if (m.vocab % (d * p.tp) == 0) {
+      divisor = d;
+      break;
+    }
+  }
+  if (m.vocab % (divisor * p.tp) != 0) {
+    refuse(f, fmt::format("a vocabulary of {} is not a multiple of t = {}: Megatron-LM pads it",
+                          m.vocab, p.tp));
+  }
+  s.add("model", "vocab_size", "--vocab-size", m.vocab);
+  s.add("model", "make_vocab_size_divisible_by", "--make-vocab-size-divisible-by", divisor);
+  const bool llama = architecture_of(m) == architecture::llama;
+  s.add("", "", "--swiglu", llama);
+  s.add("model", "gated_linear_unit", "", llama);
+  s.add("model", "normalization", "--normalization", llama ? "RMSNorm" : "LayerNorm");
+  s.add("", "", "--disable-bias-linear", llama);
+  s.add("model", "add_bias_linear", "", !llama);
+  s.add("model", "position_embedding_type", "--position-embedding-type",
+        llama ? "rope" : "learned_absolute");
+  s.add("", "", "--untie-embeddings-and-output-weights", llama);
+  s.add("model", "share_embeddings_and_output_weights", "", !llama);
+  if (!m.hidden_dropout) {
+    s.add("model", "hidden_dropout", "--hidden-dropout", 0);
+  }
+  if (!m.attention_dropout) {
+    s.add("model", "attention_dropout", "--attention-dropout", 0);
+  }
+  if (m.mtp_layers > 0) {
+    s.add("model", "mtp_num_layers", "--mtp-num-layers", m.mtp_layers);
+  }
+  if (m.moe.experts > 0) {
+    s.add("model", "num_moe_experts", "--num-experts", m.moe.experts);
+    s.add("model", "moe_router_topk", "--moe-router-topk", m.moe.top_k);
+    s.add("model", "moe_ffn_hidden_size", "--moe-ffn-hidden-size", m.moe.expert_ffn);
+    s.add("model", "moe_token_dispatcher_type", "--moe-token-dispatcher-type",
+          req.options.experts.dispatcher == token_dispatcher::all_to_all ? "alltoall" : "flex");
+    s.add("model", "overlap_moe_expert_parallel_comm", "--overlap-moe-expert-parallel-comm",
+          req.options.experts.overlap_comm);
+    s.add("model", "expert_model_parallel_size", "--expert-model-parallel-size", p.ep);
+    s.add("model", "expert_tensor_parallel_size", "--expert-tensor-parallel-size", p.etp);
+  }
+  s.add("model", "tensor_model_parallel_size", "--tensor-model-parallel-size", p.tp);
+  s.add("model", "pipeline_model_parallel_size", "--pipeline-model-parallel-size", p.pp);
+  if (p.vpp > 1) {
+    s.add("model", "virtual_pipeline_model_parallel_size", "--num-virtual-stages-per-pipeline-rank",
+          p.vpp);
+  }
+  if (p.first_stage_layers > 0 || p.last_stage_layers > 0) {
+    s.add("model", "num_layers_in_first_pipeline_stage", "--decoder-first-pipeline-num-layers",
+          p.first_stage_layers);
+    s.add("model", "num_layers_in_last_pipeline_stage", "--decoder-last-pipeline-num-layers",
+          p.last_stage_layers);
+  }
+  if (p.embedding_in_split) {
+    s.add("model", "account_for_embedding_in_pipeline_split",
+          "--account-for-embedding-in-pipeline-split", true);
+  }
+  if (p.loss_in_split) {
+    s.add("model", "account_for_loss_in_pipeline_split", "--account-for-loss-in-pipeline-split",
+          true);
+  }
+  s.add("model", "context_parallel_size", "", c.cp);
+  if (c.cp > 1) {
+    s.add("", "", "--context-parallel-size", c.cp);
+    s.add("model", "cp_comm_type", "--cp-comm-type", to_string(req.cp_comm));
+  }
+  s.add("model", "sequence_parallel", "--sequence-parallel", p.sequence_parallel);
+  if (p.recompute != recompute_mode::none) {
+    s.add("model", "recompute_granularity", "--recompute-granularity", to_string(p.recompute));
+    if (p.recompute == recompute_mode::full) {
+      s.add("model", "recompute_method", "--recompute-method", "uniform");
+      s.add("model", "recompute_num_layers", "--recompute-num-layers", 1);
+    }
+  }
+  s.add("train", "micro_batch_size", "--micro-batch-size", p.micro_batch);
+  s.add("train", "global_batch_size", "--global-batch-size", p.global_batch);
+  const bool fsdp = p.zero == zero_stage::gradients || p.zero == zero_stage::parameters;
+  s.add("ddp", "use_distributed_optimizer", "--use-distributed-optimizer",
+        p.zero == zero_stage::optimizer);
+  s.add("optimizer", "use_distributed_optimizer", "", p.zero == zero_stage::optimizer);
+  if (fsdp) {
+    s.add("ddp", "use_megatron_fsdp", "--use-megatron-fsdp", true);
+    s.add("ddp", "data_parallel_sharding_strategy", "--data-parallel-sharding-strategy",
+          p.zero == zero_stage::gradients ? "optim_grads" : "optim_grads_params");
+  }
+  const auto& st = ctx.software.stack;
+  if (st.tp_comm_overlap) {
+    s.add("comm_overlap", "tp_comm_overlap", "--tp-comm-overlap", true);
+  }
+  if (st.overlap_grad_reduce) {
+    s.add("ddp", "overlap_grad_reduce", "--overlap-grad-reduce", true);
+  }
+  if (st.overlap_param_gather) {
+    s.add("ddp", "overlap_param_gather", "--overlap-param-gather", true);
+  }
+  if (st.grad_reduce_in_bf16) {
+    s.add("", "", "--grad-reduce-in-bf16", true);
+  }
+  if (st.precision_aware_optimizer) {
+    s.add("optimizer", "use_precision_aware_optimizer", "--use-precision-aware-optimizer", true);
+  }
+  for (const auto& [text, key, flag] :
+       {std::tuple{&st.main_grads_dtype, "main_grads_dtype", "--main-grads-dtype"},
+        std::tuple{&st.main_params_dtype, "main_params_dtype", "--main-params-dtype"},
+        std::tuple{&st.exp_avg_dtype, "exp_avg_dtype", "--exp-avg-dtype"},
+        std::tuple{&st.exp_avg_sq_dtype, "exp_avg_sq_dtype", "--exp-avg-sq-dtype"}}) {
+    if (!text->empty()) {
+      s.add("optimizer", key, flag, *text);
+    }
+  }
+  if (ctx.dtype == "bf16" || ctx.dtype == "fp16") {
+    s.add("", "", ("--" + ctx.dtype).c_str(), true);
+  }
+  return s;
+}
+
+std::string megatron_launch(const plan_request& req, const plan_candidate& c,
+                            const emit_context& ctx) {
+  const auto s = megatron_settings_of(emit_format::megatron, req, c, ctx);
+  const auto l = launch_of(req, c);
+  std::vector<std::string> a;
+  for (const auto& e : s.list) {
+    if (e.flag.empty() || e.value == "false") {
+      continue;
+    }
+    a.push_back(e.value == "true" ? e.flag : e.flag + " " + e.value);
+  }
+  std::string out =
+      "#!/bin/bash\n"
+      "# Written by tpcost plan --emit megatron: the model, the batch and the layout only.\n"
+      "# Not set here: the data (--data-path, --split), the tokenizer (--tokenizer-type and its\n"
+      "# files), checkpointing (--save, --load, --save-interval), the learning-rate schedule\n"
+      "# (--lr, --train-iters ...), logging, and the launcher's rendezvous for more than one "
+      "node.\n";
+  out += fmt::format("torchrun --nproc_per_node {} --nnodes {} pretrain_gpt.py \\\n", l.per_node,
+                     l.nodes);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    out += "    " + a[i] + (i + 1 < a.size() ? " \\\n" : "\n");
+  }
+  return out;
+}
+
+std::string bridge_yaml(const plan_request& req, const plan_candidate& c, const emit_context& ctx) {
+  const auto s = megatron_settings_of(emit_format::bridge, req, c, ctx);
+  const auto l = launch_of(req, c);
+  const auto& p = c.par;
+  std::string out = fmt::format(
+      "# Written by tpcost plan --emit bridge: a Megatron-Bridge ConfigContainer override with\n"
+      "# the model's shape, the batch and the layout only, for N = t*p*cp*d = {}*{}*{}*{} = {} "
+      "GPUs\n"
+      "# (torchrun --nproc_per_node {} --nnodes {}; the world size is the launcher's, so give\n"
+      "# tpcost step --from this file --gpus {}).\n"
+      "# Not set here: the recipe it overrides, the data (dataset: paths, blend, split), the\n"
+      "# tokenizer (tokenizer: type and files), checkpointing (checkpoint:), the optimizer's\n"
+      "# learning rate and schedule (optimizer:, scheduler:, train.train_iters), logging.\n",
+      p.tp, p.pp, c.cp, p.dp, l.gpus, l.per_node, l.nodes, l.gpus);
+  for (const char* section : {"model", "train", "dataset", "ddp", "optimizer", "comm_overlap"}) {
+    std::string body;
+    for (const auto& e : s.list) {
+      if (e.section == section) {
+        body += fmt::format("  {}: {}\n", e.key, e.value);
+      }
+    }
+    if (!body.empty()) {
+      out += std::string(section) + ":\n" + body;
+    }
+  }
+  if (ctx.dtype == "bf16" || ctx.dtype == "fp16") {
+    // Megatron-Bridge's recipe names (megatron/bridge/training/mixed_precision.py).
+    out += "mixed_precision: " + ctx.dtype + "_mixed\n";
+  }
+  return out;
+}
+
+// ---- torchtitan v0.2.2 ----
+
+/// torchtitan v0.2.2's model names and flavours (torchtitan/models/*/__init__.py at 73a0e69) of
+/// tpcost's presets, as formats/torchtitan_toml.cpp maps them back.
+struct torchtitan_model {
+  std::string_view preset, name, flavor;
+};
+constexpr std::array<torchtitan_model, 7> torchtitan_models{{
+    {"llama-3-8b", "llama3", "8B"},
+    {"llama-3-70b", "llama3", "70B"},
+    {"llama-3-405b", "llama3", "405B"},
+    {"qwen3-30b-a3b", "qwen3", "30B-A3B"},
+    {"qwen3-235b-a22b", "qwen3", "235B-A22B"},
+    {"deepseek-v2", "deepseek_v3", "236B"},
+    {"deepseek-v3", "deepseek_v3", "671B"},
+}};
+
+/// Every field of the two specs but the sequence length (the TOML's training.seq_len).
+bool same_but_seq(transformer_spec a, transformer_spec b) {
+  const auto fields = [](const transformer_spec& s) {
+    const auto& e = s.moe;
+    const auto& l = s.mla;
+    return std::tuple{s.layers,
+                      s.hidden,
+                      s.heads,
+                      s.kv_heads,
+                      s.ffn,
+                      s.gated_mlp,
+                      s.vocab,
+                      s.linear_biases,
+                      s.norm,
+                      s.positions,
+                      s.tied_embeddings,
+                      s.head_dim,
+                      l.q_lora_rank,
+                      l.kv_lora_rank,
+                      l.qk_nope_head_dim,
+                      l.qk_rope_head_dim,
+                      l.v_head_dim,
+                      e.experts,
+                      e.top_k,
+                      e.expert_ffn,
+                      e.shared_experts,
+                      e.shared_ffn,
+                      e.dense_layers,
+                      e.layer_freq,
+                      e.layer_offset,
+                      e.shared_gate,
+                      s.mtp_layers,
+                      s.hidden_dropout,
+                      s.attention_dropout,
+                      s.attention_window,
+                      s.attention_chunk,
+                      s.window_full_every};
+  };
+  return fields(a) == fields(b);
+}
+
+std::string torchtitan_toml(const plan_request& req, const plan_candidate& c,
+                            const emit_context& ctx) {
+  constexpr auto f = emit_format::torchtitan;
+  const auto& m = req.model;
+  const auto& p = c.par;
+  const torchtitan_model* model = nullptr;
+  for (const auto& t : torchtitan_models) {
+    if (same_but_seq(m, model_preset_named(t.preset, "--model").spec)) {
+      model = &t;
+      break;
+    }
+  }
+  if (model == nullptr) {
+    std::string names;
+    for (const auto& t : torchtitan_models) {
+      names += (names.empty() ? "" : ", ") + std::string(t.preset);
+    }
+    refuse(f,
+           "the model is not one torchtitan v0.2.2 names as a flavour that the reader maps to "
+           "a preset (" +
+               names + ", unmodified but for --seq)");
+  }
+  check_software(f, ctx.software);
+  if (ctx.dtype != "bf16" && ctx.dtype != "fp32") {
+    refuse(f, fmt::format("--dtype {}: training.mixed_precision_param is bfloat16 or float32",
+                          ctx.dtype));
+  }
+  if (p.tp > 1 && !p.sequence_parallel) {
+    refuse(f,
+           "sp=off with t > 1: torchtitan's TP plan always shards the norms' activations "
+           "(sequence parallelism); plan --compare with sp=on");
+  }
+  if (p.vpp > 1) {
+    refuse(f, fmt::format("v = {}: interleaved stages (pipeline_parallel_schedule "
+                          "Interleaved1F1B with pipeline_parallel_layers_per_stage) are costed "
+                          "by the reader as 1F1B",
+                          p.vpp));
+  }
+  if (p.first_stage_layers > 0 || p.last_stage_layers > 0 || p.embedding_in_split ||
+      p.loss_in_split) {
+    refuse(f,
+           "uneven end stages (first=, last=): the reader has no key for them "
+           "(pipeline_parallel_first_stage_less_layers weighs the embedding instead)");
+  }
+  if (p.zero == zero_stage::optimizer || p.zero == zero_stage::gradients) {
+    refuse(f, fmt::format("ZeRO-{}: FSDP2 shards parameters, gradients and optimizer state "
+                          "(ZeRO-3) or, with data_parallel_shard_degree = 1, nothing (ZeRO-0)",
+                          static_cast<int>(p.zero)));
+  }
+  if (p.zero == zero_stage::none && c.cp > 1) {
+    refuse(f, "ZeRO-0 with cp > 1: torchtitan applies FSDP whenever context parallelism is on");
+  }
+  if (p.dp == 1 && c.cp == 1 && p.zero == zero_stage::parameters) {
+    refuse(f, "ZeRO-3 with d = 1: nothing to shard over, and the reader costs d = 1 as ZeRO-0");
+  }
+  if (p.pp > 1 && micro_batches(p) < p.pp) {
+    refuse(f, fmt::format("{} micro-batches on {} stages: torchtitan v0.2.2 needs at least one "
+                          "a stage (torchtitan/distributed/pipeline_parallel.py)",
+                          micro_batches(p), p.pp));
+  }
+  if (c.cp > 1 && req.cp_comm != cp_comm_type::p2p && req.cp_comm != cp_comm_type::all_gather) {
+    refuse(f, fmt::format("--cp-comm-type {}: context_parallel_rotate_method is allgather or "
+                          "alltoall (the ring, p2p)",
+                          to_string(req.cp_comm)));
+  }
+  if (m.moe.experts > 0) {
+    if (req.options.experts.dispatcher != token_dispatcher::all_to_all) {
+      refuse(f,
+             "--moe-token-dispatcher flex: the reader does not read "
+             "expert_parallel_comm_backend = \"deepep\"");
+    }
+    if (req.options.experts.overlap_comm) {
+      refuse(f, "--overlap-moe-expert-parallel-comm has no torchtitan key");
+    }
+    if (p.ep == 1 && p.etp != 1) {
+      refuse(f, fmt::format("etp = {} with ep = 1: expert_tensor_parallel_degree applies with "
+                            "expert parallelism only",
+                            p.etp));
+    }
+    if (p.ep > 1 && p.etp != 1 && p.etp != p.tp) {
+      refuse(f, fmt::format("etp = {}: torchtitan v0.2.2 runs the experts with "
+                            "expert_tensor_parallel_degree 1 or t = {} (parallel_dims.py)",
+                            p.etp, p.tp));
+    }
+  }
+  const auto l = launch_of(req, c);
+  const bool shard = p.zero == zero_stage::parameters;
+  std::string out = fmt::format(
+      "# Written by tpcost plan --emit torchtitan: a torchtitan job config with the model, the\n"
+      "# batch and the layout only, for N = t*p*cp*d = {}*{}*{}*{} = {} GPUs (torchrun\n"
+      "# --nproc_per_node {} --nnodes {} -m torchtitan.train --job.config_file FILE).\n"
+      "# For torchtitan v0.2.2 (73a0e69), its last release that reads a TOML job config: from\n"
+      "# 9810191 (#2386, \"Config System Refactor: TOML to Python Dataclass Registry\") on, newer\n"
+      "# releases take their configuration as Python dataclasses instead.\n"
+      "# Not set here: the dataset (training.dataset, dataset_path), the tokenizer\n"
+      "# (model.hf_assets_path), checkpointing ([checkpoint]), the optimizer and learning-rate\n"
+      "# schedule ([optimizer], [lr_scheduler], training.steps), logging ([metrics]), compile.\n",
+      p.tp, p.pp, c.cp, p.dp, l.gpus, l.per_node, l.nodes);
+  out += fmt::format("\n[model]\nname = \"{}\"\nflavor = \"{}\"\n", model->name, model->flavor);
+  // local_batch_size is per DP rank and micro-batch, gradients accumulating up to
+  // global_batch_size (torchtitan/train.py); under PP it is split into micro-batches of
+  // pipeline_parallel_microbatch_size instead (torchtitan/distributed/pipeline_parallel.py).
+  out += fmt::format(
+      "\n[training]\nlocal_batch_size = {}\nglobal_batch_size = {}\nseq_len = {}\n"
+      "mixed_precision_param = \"{}\"\n",
+      p.pp > 1 ? p.micro_batch * micro_batches(p) : p.micro_batch, p.global_batch, m.seq,
+      ctx.dtype == "bf16" ? "bfloat16" : "float32");
+  out += fmt::format(
+      "\n[parallelism]\ndata_parallel_replicate_degree = {}\ndata_parallel_shard_degree = {}\n"
+      "tensor_parallel_degree = {}\npipeline_parallel_degree = {}\n",
+      shard ? 1 : p.dp, shard ? p.dp : 1, p.tp, p.pp);
+  if (p.pp > 1) {
+    out += fmt::format(
+        "pipeline_parallel_schedule = \"1F1B\"\npipeline_parallel_microbatch_size = {}\n"
+        "pipeline_parallel_first_stage_less_layers = 0\n"
+        "pipeline_parallel_last_stage_less_layers = 0\n",
+        p.micro_batch);
+  }
+  out += fmt::format("context_parallel_degree = {}\n", c.cp);
+  if (c.cp > 1) {
+    out += fmt::format("context_parallel_rotate_method = \"{}\"\n",
+                       req.cp_comm == cp_comm_type::all_gather ? "allgather" : "alltoall");
+  }
+  if (m.moe.experts > 0) {
+    out += fmt::format("expert_parallel_degree = {}\nexpert_tensor_parallel_degree = {}\n", p.ep,
+                       p.etp);
+  }
+  out += fmt::format("\n[activation_checkpoint]\nmode = \"{}\"\n", to_string(p.recompute));
+  if (p.recompute == recompute_mode::selective) {
+    out += "selective_ac_option = \"op\"\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+emit_format parse_emit_format(const std::string& text) {
+  for (const auto f : {emit_format::megatron, emit_format::bridge, emit_format::torchtitan}) {
+    if (text == name_of(f)) {
+      return f;
+    }
+  }
+  throw invalid_spec("--emit", quote_value(text) + ": expected megatron, bridge or torchtitan");
+}
+
+std::string emit_plan(emit_format format, const plan_request& req, const plan_candidate& c,
+                      const emit_context& context) {
+  switch (format) {
+    case emit_format::megatron:
+      return megatron_launch(req, c, context);
+    case emit_format::bridge:
+      return bridge_yaml(req, c, context);
+    case emit_format::torchtitan:
+      return torchtitan_toml(req, c, context);
+  }
+  return {};
+}
+
+std::string emit_winner(emit_format format, const plan_request& req,
+                        const std::vector<planned_layout>& top, const emit_context& context) {
+  try {
+    return emit_plan(format, req, top.front().candidate, context);
+  } catch (const invalid_spec& e) {
+    for (std::size_t i = 1; i < top.size(); ++i) {
+      try {
+        (void)emit_plan(format, req, top[i].candidate, context);
+      } catch (const invalid_spec&) {
+        continue;
+      }
+      const auto& c = top[i].candidate;
+      throw invalid_spec(
+          "--emit",
+          fmt::format("{}; the best of the top {} that {} can express is #{}, {:.4g} s "
+                      "against the winner's {:.4g} s: --compare \"{}\"",
+                      e.detail(), top.size(), name_of(format), i + 1,
+                      top[i].result.step_time.value(), top.front().result.step_time.value(),
+                      describe_layout(c.par, c.cp)));
+    }
+    throw;
+  }
+}
+
+}  // namespace tpcost::cli
