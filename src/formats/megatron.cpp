@@ -1218,6 +1218,102 @@ struct megatron_mapping {
     return out;
   }
 
+  /// --window-size L,R and --window-attn-skip-freq (TransformerConfig.window_size and
+  /// .window_attn_skip_freq in a Bridge YAML). Megatron-LM core_v0.16.0 (the same at d98e8a6):
+  /// arguments.py reads the window with tuple_type ("128,0" or "(128,0)") and the frequency with
+  /// moe_freq_type (an integer or a 0/1 list expression); transformer/utils.py
+  /// is_layer_window_attention windows layer n (1-based) unless n % N == 0, or where the list
+  /// holds 1. Query i sees keys i-L..i+R inclusive (get_sliding_window_causal_mask; Transformer
+  /// Engine's window_size), -1 infinite: a causal (L, 0) window is tpcost's sliding_window
+  /// w = L + 1 keys (Megatron-Bridge's GPT-OSS (128, 0) is 129 keys), N is window_full_every.
+  void map_window() {
+    const auto* w = get("window_size");
+    const auto* skip = get("window_attn_skip_freq");
+    if (w == nullptr) {
+      return;  // no window: Megatron ignores the frequency (is_layer_window_attention)
+    }
+    if (!w->unresolved.empty()) {
+      unresolved(*w, "a window L,R such as 127,0");
+    }
+    std::string inside;
+    for (const char c : w->value) {
+      if (c != '(' && c != ')' && c != '[' && c != ']' && c != ' ') {
+        inside += c;
+      }
+    }
+    std::array<std::int64_t, 2> lr{};
+    std::size_t n = 0;
+    bool ok = true;
+    for (std::size_t pos = 0; ok && pos <= inside.size(); ++n) {
+      const auto comma = std::min(inside.find(',', pos), inside.size());
+      std::int64_t v = 0;
+      const auto [end, ec] = std::from_chars(inside.data() + pos, inside.data() + comma, v);
+      ok = n < 2 && ec == std::errc() && end == inside.data() + comma && v >= -1 && v < 2147483647;
+      if (ok) {
+        lr.at(n) = v;
+      }
+      pos = comma + 1;
+    }
+    if (!ok || n != 2) {
+      fail(w->where, fmt::format("{} is not a window L,R (two integers, -1 for an infinite "
+                                 "side, e.g. 127,0)",
+                                 quote_value(w->value)));
+    }
+    if (lr[1] != 0) {
+      fail(w->where, fmt::format("{}: a right window of {} lets a query see later keys; tpcost "
+                                 "costs causal attention, whose right window is 0 (e.g. {},0)",
+                                 quote_value(w->value),
+                                 lr[1] < 0 ? "-1 (infinite)" : fmt::format("{}", lr[1]), lr[0]));
+    }
+    if (lr[0] < 0) {
+      return;  // (-1, 0): an infinite left window is full causal attention
+    }
+    r.put("/model/sliding_window", lr[0] + 1,
+          place{w->where.file, w->where.line, w->where.column,
+                fmt::format("{} {} ({} keys back and the query's own: {} keys)", w->where.key,
+                            bounded(w->value), lr[0], lr[0] + 1)});
+    if (skip == nullptr) {
+      return;
+    }
+    if (!skip->unresolved.empty()) {
+      unresolved(*skip, "an integer or a list expression such as [1,1,1,0]*12");
+    }
+    const auto& v = skip->value;
+    std::int64_t every = 0;
+    if (const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), every);
+        ec == std::errc() && end == v.data() + v.size()) {
+      if (every < 1 || every > 2147483647) {
+        fail(skip->where, fmt::format("{} is not a layer frequency >= 1", quote_value(v)));
+      }
+      const auto layers = count("num_layers");
+      if (!layers || every <= *layers) {  // N > L: no layer n % N == 0, every layer windowed
+        r.put("/model/window_full_every", every, skip->where);
+      }
+      return;
+    }
+    const auto pattern = layer_pattern(v, skip->where);
+    if (const auto layers = count("num_layers");
+        layers && static_cast<std::int64_t>(pattern.size()) != *layers) {
+      fail(skip->where, fmt::format("{} gives {} layers, the model has {}", quote_value(v),
+                                    pattern.size(), *layers));
+    }
+    // 1: windowed, 0: full. tpcost holds "every g-th layer full": g is the first full layer.
+    const auto first_full = std::find(pattern.begin(), pattern.end(), 0);
+    if (first_full == pattern.end()) {
+      return;  // every layer windowed
+    }
+    const auto g = static_cast<std::size_t>(first_full - pattern.begin()) + 1;
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+      if (pattern[i] != ((i + 1) % g != 0 ? 1 : 0)) {
+        fail(skip->where,
+             fmt::format("{}: layer {} is {}; tpcost models every g-th layer full and the rest "
+                         "windowed (here g = {}), not another pattern",
+                         quote_value(v), i + 1, pattern[i] != 0 ? "windowed" : "full", g));
+      }
+    }
+    r.put("/model/window_full_every", static_cast<std::int64_t>(g), skip->where);
+  }
+
   void map_layout() {
     const auto tp = count("tensor_model_parallel_size").value_or(1);
     r.put("/parallel/tp", tp, at("tensor_model_parallel_size"));
@@ -1340,16 +1436,7 @@ struct megatron_mapping {
     (void)text("position_embedding_type");
     map_head_dim(hidden, heads);
     map_mla();
-    // --window-size (arguments.py at core_v0.16.0; TransformerConfig.window_size in a Bridge
-    // YAML): sliding-window attention, which tpcost's step does not model.
-    if (const auto* w = get("window_size"); w != nullptr && w->value != "None") {
-      (void)get("window_attn_skip_freq");
-      r.warn(opts, w->where,
-             fmt::format("sliding-window attention ('{}') is not modelled; costed with full "
-                         "causal attention over the sequence (more attention FLOPs than the job "
-                         "runs)",
-                         w->value));
-    }
+    map_window();
     (void)get("max_position_embeddings");
     (void)get("rotary_base");
     (void)get("rotary_percent");

@@ -362,10 +362,9 @@ tpcost_cli_case("megatron --recompute-modules core_attn is what tpcost models"
 tpcost_cli_case("megatron-bridge yaml: recompute_modules as a list"
   ARGS convert -q ${fmt_dir}/llama3_8b_bridge_recompute_modules.yaml RC 0
   STDERR "model\\.recompute_modules: recomputation of mlp is not modelled")
-tpcost_cli_case("megatron --window-size: sliding-window attention is a warning"
+tpcost_cli_case("megatron --window-size=(4096,0), tuple_type's parenthesised form: 4097 keys, no warning"
   ARGS convert -q ${tok} "--set" "VOCAB_ARGS=--window-size=(4096,0)" RC 0
-  STDERR "tokenizers\\.sh:10:[0-9]+: --window-size: sliding-window attention \\('\\(4096,0\\)'\\) is not modelled"
-  STDOUT "\"vocab\": 50688")
+  STDERR "^$" STDOUT "\"sliding_window\": 4097,.*\"vocab\": 50688")
 tpcost_cli_case("a file given twice warns once"
   ARGS step --config ${tt_auto} --from ${tt_auto} --gpus 64 --gpu h100-sxm --interconnect ib-ndr
   RC 0 STDERR "^tpcost: warning: [^\n]*selective_ac_option[^\n]*\n$" STDOUT "G=64")
@@ -396,3 +395,47 @@ tpcost_cli_case("megatron: a dropout probability out of range names its line"
 tpcost_cli_case("step: --hidden-dropout out of range"
   ARGS step --model llama-3-8b --gpu h100-sxm --gpus 8 -G 8 --hidden-dropout 2 RC 2
   STDERR "^tpcost: error: --hidden-dropout: 2 is not a dropout probability; expected 0 <= P < 1\n$")
+
+# Attention windows through the Megatron readers (issue 29): --window-size L,R is a causal
+# window of L+1 keys (Transformer Engine's window_size, inclusive), --window-attn-skip-freq N
+# makes every N-th layer full (megatron/core/transformer/utils.py, core_v0.16.0).
+set(oss ${meg}/gpt_oss_120b_window.sh)
+tpcost_cli_case("megatron --window-size 127,0 --window-attn-skip-freq 2: a 128-key window, every 2nd layer full"
+  ARGS convert -q ${oss} RC 0
+  STDOUT "\"seq\": 4096,\n    \"sliding_window\": 128,\n    \"top_k\": 4,\n    \"vocab\": 201088,\n    \"window_full_every\": 2\n")
+add_test(NAME "cli: megatron gpt-oss script with windows costs what the tpcost config costs"
+  COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:tpcost_cli>
+    "-DARGS_A=step|--config|${oss}|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
+    "-DARGS_B=step|--config|${meg}/gpt_oss_120b_window.json|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
+    -P ${CMAKE_CURRENT_SOURCE_DIR}/same_report.cmake)
+add_test(NAME "cli: megatron-bridge yaml with windows costs what the script costs"
+  COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:tpcost_cli>
+    "-DARGS_A=step|--config|${fmt_dir}/gpt_oss_bridge_window.yaml|--gpus|64|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
+    "-DARGS_B=step|--config|${oss}|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
+    -P ${CMAKE_CURRENT_SOURCE_DIR}/same_report.cmake)
+tpcost_cli_case("megatron gpt-oss script: the windows make the step shorter than full attention"
+  ARGS step --config ${oss} --gpu h100-sxm --interconnect ib-ndr RC 0
+  STDOUT "step time 5\\.25[0-9] s.*model FLOPs: 3 x forward with the full s\\*s attention scores, the 18 windowed layers of 36 on their window of 128 \\(Narayanan")
+tpcost_cli_case("megatron --window-attn-skip-freq 1: every layer full attention, the full step"
+  ARGS step --config ${oss} --set SKIP=1 --gpu h100-sxm --interconnect ib-ndr RC 0
+  STDOUT "step time 5\\.46[0-9] s.*model FLOPs: 3 x forward with the full s\\*s attention scores \\(Narayanan")
+tpcost_cli_case("megatron --window-size -1,0: an infinite left window is full causal attention"
+  ARGS convert -q ${oss} --set WINDOW=-1,0 RC 0 STDOUT "\"seq\": 4096,\n    \"top_k\": 4,\n    \"vocab\": 201088\n")
+tpcost_cli_case("megatron --window-attn-skip-freq as a list: [1,1,0]*12 is every 3rd layer full"
+  ARGS convert -q ${oss} --set "SKIP=[1,1,0]*12" RC 0 STDOUT "\"window_full_every\": 3\n")
+tpcost_cli_case("megatron --window-attn-skip-freq list of all 1s: every layer windowed"
+  ARGS convert -q ${oss} --set "SKIP=[1]*36" RC 0 STDOUT "\"sliding_window\": 128,\n    \"top_k\": 4,\n    \"vocab\": 201088\n  \\}")
+tpcost_cli_case("megatron --window-attn-skip-freq: an irregular list is refused, naming the layer"
+  ARGS convert ${oss} --set "SKIP=[1,0]*17+[0,0]" RC 2
+  STDERR "^tpcost: error: [^\n]*gpt_oss_120b_window\\.sh:29:5: --window-attn-skip-freq: '\\[1,0\\]\\*17\\+\\[0,0\\]': layer 35 is full; tpcost models every g-th layer full and the rest windowed \\(here g = 2\\), not another pattern\n$")
+tpcost_cli_case("megatron --window-attn-skip-freq: a list of the wrong length is refused"
+  ARGS convert ${oss} --set "SKIP=[1,0]*17" RC 2 STDERR "--window-attn-skip-freq: '\\[1,0\\]\\*17' gives 34 layers, the model has 36\n$")
+tpcost_cli_case("megatron --window-size with a right window is refused: not causal"
+  ARGS convert ${oss} --set WINDOW=128,4 RC 2
+  STDERR "^tpcost: error: [^\n]*gpt_oss_120b_window\\.sh:28:5: --window-size: '128,4': a right window of 4 lets a query see later keys; tpcost costs causal attention, whose right window is 0 \\(e\\.g\\. 128,0\\)\n$")
+tpcost_cli_case("megatron --window-size of one number is refused"
+  ARGS convert ${oss} --set WINDOW=128 RC 2
+  STDERR "--window-size: '128' is not a window L,R \\(two integers, -1 for an infinite side, e\\.g\\. 127,0\\)\n$")
+tpcost_cli_case("megatron-bridge yaml: window_size [127, 1] is refused, naming the key"
+  ARGS convert ${badf}/window_right.yaml RC 2
+  STDERR "window_right\\.yaml:[0-9]+:[0-9]+: model\\.window_size: '127,1': a right window of 1 lets a query see later keys")
