@@ -439,3 +439,28 @@ tpcost_cli_case("megatron --window-size of one number is refused"
 tpcost_cli_case("megatron-bridge yaml: window_size [127, 1] is refused, naming the key"
   ARGS convert ${badf}/window_right.yaml RC 2
   STDERR "window_right\\.yaml:[0-9]+:[0-9]+: model\\.window_size: '127,1': a right window of 1 lets a query see later keys")
+
+# Slurm's job size (issue 29): without torchrun's flags, sbatch --nodes / -N / #SBATCH --nodes
+# times --gpus-per-node, GPUS_PER_NODE or --ntasks-per-node is the GPU count. SC21's SBATCH.sh
+# submits SRUN.sh with --nodes=${NNODES}; SRUN.sh's #SBATCH --ntasks-per-node=8.
+tpcost_cli_case("sc21 run_table_1.sh 76B: sbatch --nodes=128 x SRUN.sh's --ntasks-per-node=8 = 1024 GPUs"
+  ARGS convert -q ${sc21} --set MODEL_SIZE=76B RC 0
+  STDOUT "\"gpus_per_node\": 8\n.*\"gpus\": 1024,\n")
+add_test(NAME "cli: sc21 run_table_1.sh 76B without --gpus costs what the row's flags on 1024 GPUs cost"
+  COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:tpcost_cli>
+    "-DARGS_A=step|--from|${sc21}|--set|MODEL_SIZE=76B|--gpu|a100-sxm4-80gb|--interconnect|ib-hdr|--quiet"
+    "-DARGS_B=step|--layers|60|--hidden|10240|--heads|80|--seq|2048|--vocab|51200|--arch|gpt|--tp|8|--pp|4|--vpp|3|--dp|32|--batch|2|--global-batch|1792|--recompute|full|--dtype|fp16|--stack|megatron-2021|--gpu|a100-sxm4-80gb|--interconnect|ib-hdr|--quiet"
+    -P ${CMAKE_CURRENT_SOURCE_DIR}/same_report.cmake)
+tpcost_cli_case("sc21 run_table_1.sh 1T: 384 nodes, 3072 GPUs, from the script alone"
+  ARGS step --from ${sc21} --set MODEL_SIZE=1T --gpu a100-sxm4-80gb --interconnect ib-hdr RC 0
+  STDOUT "on 3072 x A100-SXM4-80GB.*t=8 p=64 d=6 ")
+tpcost_cli_case("a batch script's #SBATCH --nodes=4 --gpus-per-node=h100:8: 32 GPUs"
+  ARGS convert -q ${meg}/slurm_batch.sh RC 0 STDOUT "\"gpus_per_node\": 8\n.*\"gpus\": 32,\n")
+tpcost_cli_case("torchrun --nnodes $SLURM_NNODES takes the #SBATCH --nodes"
+  ARGS convert -q ${meg}/slurm_batch.sh --set LAUNCH=torchrun RC 0
+  STDOUT "\"gpus_per_node\": 8\n.*\"gpus\": 32,\n")
+tpcost_cli_case("sbatch -N 16 to SRUN.sh (--ntasks-per-node=8): 128 GPUs"
+  ARGS convert -q ${meg}/sbatch_nodes.sh RC 0 STDOUT "\"gpus_per_node\": 8\n.*\"gpus\": 128,\n")
+tpcost_cli_case("sbatch -N with a range of nodes is refused"
+  ARGS convert ${meg}/sbatch_nodes.sh --set NODES=2-4 RC 2
+  STDERR "^tpcost: error: [^\n]*sbatch_nodes\\.sh:10:8: -N: '2-4' is a range of node counts; tpcost costs one job size: give --gpus N with the command\n$")
