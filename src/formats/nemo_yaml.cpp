@@ -86,7 +86,8 @@ std::pair<std::string, bool> dest_of(const std::string& section, const std::stri
   }
   if (section == "ddp" &&
       (name == "overlap_grad_reduce" || name == "overlap_param_gather" ||
-       name == "use_megatron_fsdp" || name == "data_parallel_sharding_strategy")) {
+       name == "use_megatron_fsdp" || name == "data_parallel_sharding_strategy" ||
+       name == "num_distributed_optimizer_instances")) {
     return {name, false};
   }
   if (section == "comm_overlap" && name == "tp_comm_overlap") {

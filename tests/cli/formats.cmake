@@ -464,3 +464,15 @@ tpcost_cli_case("sbatch -N 16 to SRUN.sh (--ntasks-per-node=8): 128 GPUs"
 tpcost_cli_case("sbatch -N with a range of nodes is refused"
   ARGS convert ${meg}/sbatch_nodes.sh --set NODES=2-4 RC 2
   STDERR "^tpcost: error: [^\n]*sbatch_nodes\\.sh:10:8: -N: '2-4' is a range of node counts; tpcost costs one job size: give --gpus N with the command\n$")
+
+# HSDP (Megatron-FSDP or the distributed optimizer with --num-distributed-optimizer-instances N):
+# sharded over DP/N, replicated N times; tpcost's step shards over all of DP, so a warning.
+tpcost_cli_case("megatron --num-distributed-optimizer-instances 2 with FSDP: HSDP is a warning"
+  ARGS convert -q ${meg}/megatron_fsdp_default.sh --set MCORE_RELEASE=core_v0.18.0
+       "--set" "HSDP=--num-distributed-optimizer-instances 2" RC 0
+  STDERR "^tpcost: warning: [^\n]*megatron_fsdp_default\\.sh:11:53: --num-distributed-optimizer-instances: 2 instances shard over DP/2 only, replicated 2 times \\(HSDP\\); costed as ZeRO-3 over all of DP[^\n]*\n$"
+  STDOUT "\"zero\": 3\n")
+tpcost_cli_case("megatron --num-distributed-optimizer-instances under --strict: refused"
+  ARGS convert -q --strict ${meg}/megatron_fsdp_default.sh --set MCORE_RELEASE=core_v0.18.0
+       "--set" "HSDP=--num-distributed-optimizer-instances 2" RC 2
+  STDERR "--num-distributed-optimizer-instances: 2 instances shard over DP/2 only")
