@@ -2164,11 +2164,15 @@ reading read_megatron_script(const std::string& text, const std::string& file,
   }
   args.insert(args.begin(), std::make_move_iterator(job.begin()),
               std::make_move_iterator(job.end()));
-  if (const auto g = sh.vars.find("GPUS_PER_NODE");
-      g != sh.vars.end() && given("nodes") && !given("nproc_per_node")) {
-    args.push_back({"GPUS_PER_NODE", g->second, "GPUS_PER_NODE=" + g->second,
-                    place{sh.assigned_on["GPUS_PER_NODE"].file,
-                          sh.assigned_on["GPUS_PER_NODE"].line, 0, "GPUS_PER_NODE"}});
+  if (given("nodes") && !given("nproc_per_node")) {
+    if (const auto s = opts.set.find("GPUS_PER_NODE"); s != opts.set.end()) {
+      args.push_back({"GPUS_PER_NODE", s->second, "--set GPUS_PER_NODE=" + s->second,
+                      place{file, 0, 0, "--set GPUS_PER_NODE"}});
+    } else if (const auto g = sh.vars.find("GPUS_PER_NODE"); g != sh.vars.end()) {
+      args.push_back({"GPUS_PER_NODE", g->second, "GPUS_PER_NODE=" + g->second,
+                      place{sh.assigned_on["GPUS_PER_NODE"].file,
+                            sh.assigned_on["GPUS_PER_NODE"].line, 0, "GPUS_PER_NODE"}});
+    }
   }
   static const std::set<std::string> core = {"tensor_model_parallel_size",
                                              "pipeline_model_parallel_size",
