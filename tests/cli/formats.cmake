@@ -479,3 +479,17 @@ tpcost_cli_case("megatron --num-distributed-optimizer-instances under --strict: 
   ARGS convert -q --strict ${meg}/megatron_fsdp_default.sh --set MCORE_RELEASE=core_v0.18.0
        "--set" "HSDP=--num-distributed-optimizer-instances 2" RC 2
   STDERR "--num-distributed-optimizer-instances: 2 instances shard over DP/2 only")
+
+# torchtitan's GPT-OSS flavours (torchtitan/models/gpt_oss at v0.2.2) are the presets, windows
+# and all: 128 keys on every other layer.
+set(tt_oss ${fmt_dir}/gpt_oss_120b_torchtitan.toml)
+tpcost_cli_case("torchtitan toml: gpt_oss 120b is the gpt-oss-120b preset"
+  ARGS convert -q ${tt_oss} RC 0 STDERR "^$" STDOUT "\"name\": \"gpt-oss-120b\",")
+add_test(NAME "cli: torchtitan gpt_oss 120b costs what the preset costs, windows included"
+  COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:tpcost_cli>
+    "-DARGS_A=step|--from|${tt_oss}|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
+    "-DARGS_B=step|--model|gpt-oss-120b|--gpus|64|--ep|8|--etp|1|--zero|3|--stack|fsdp2|--micro-batch|1|--global-batch|64|--seq|4096|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
+    -P ${CMAKE_CURRENT_SOURCE_DIR}/same_report.cmake)
+tpcost_cli_case("torchtitan gpt_oss 120b: the step counts the windowed layers"
+  ARGS step --from ${tt_oss} --gpu h100-sxm --interconnect ib-ndr RC 0
+  STDOUT "the 18 windowed layers of 36 on their window of 128")
