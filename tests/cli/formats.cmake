@@ -493,3 +493,9 @@ add_test(NAME "cli: torchtitan gpt_oss 120b costs what the preset costs, windows
 tpcost_cli_case("torchtitan gpt_oss 120b: the step counts the windowed layers"
   ARGS step --from ${tt_oss} --gpu h100-sxm --interconnect ib-ndr RC 0
   STDOUT "the 18 windowed layers of 36 on their window of 128")
+# A training log prints the window as a tuple and the frequency list expanded (_print_args).
+add_test(NAME "cli: megatron log with window_size (127, 0) and the list expanded costs what the script costs"
+  COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:tpcost_cli>
+    "-DARGS_A=step|--from|${meg}/gpt_oss_120b_window.log|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
+    "-DARGS_B=step|--from|${oss}|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
+    -P ${CMAKE_CURRENT_SOURCE_DIR}/same_report.cmake)
