@@ -923,7 +923,18 @@ std::vector<megatron_arg> sbatch_line(const std::vector<word>& words, const shel
     }
     out = sbatch_directives(text, name);
   }
-  slurm_options(opts, out);  // the command line after the script's lines: it wins
+  std::vector<megatron_arg> given;
+  slurm_options(opts, given);
+  // The command line wins over the script's lines (sbatch(1)): those it gives are dropped.
+  out.erase(std::remove_if(out.begin(), out.end(),
+                           [&given](const megatron_arg& d) {
+                             return std::any_of(
+                                 given.begin(), given.end(),
+                                 [&d](const megatron_arg& g) { return g.dest == d.dest; });
+                           }),
+            out.end());
+  out.insert(out.end(), std::make_move_iterator(given.begin()),
+             std::make_move_iterator(given.end()));
   return out;
 }
 

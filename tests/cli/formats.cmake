@@ -464,9 +464,12 @@ tpcost_cli_case("sbatch -N 16 to SRUN.sh (--ntasks-per-node=8): 128 GPUs"
 tpcost_cli_case("GPUS_PER_NODE wins over --ntasks-per-node: 16 nodes x 4"
   ARGS convert -q ${meg}/sbatch_nodes.sh --set GPUS_PER_NODE=4 RC 0
   STDOUT "\"gpus_per_node\": 4\n.*\"gpus\": 64,\n")
+tpcost_cli_case("sbatch -N 16 wins over the submitted script's #SBATCH --nodes=4, without a warning"
+  ARGS convert -q ${meg}/sbatch_nodes.sh --set SCRIPT=slurm_batch.sh RC 0 STDERR "^$"
+  STDOUT "\"gpus_per_node\": 8\n.*\"gpus\": 128,\n")
 tpcost_cli_case("sbatch -N with a range of nodes is refused"
   ARGS convert ${meg}/sbatch_nodes.sh --set NODES=2-4 RC 2
-  STDERR "^tpcost: error: [^\n]*sbatch_nodes\\.sh:10:8: -N: '2-4' is a range of node counts; tpcost costs one job size: give --gpus N with the command\n$")
+  STDERR "^tpcost: error: [^\n]*sbatch_nodes\\.sh:11:8: -N: '2-4' is a range of node counts; tpcost costs one job size: give --gpus N with the command\n$")
 
 # HSDP (Megatron-FSDP or the distributed optimizer with --num-distributed-optimizer-instances N):
 # sharded over DP/N, replicated N times; tpcost's step shards over all of DP, so a warning.
