@@ -255,12 +255,29 @@ std::string text(const step_report& r) {
     o += fmt::format("MFU {}   HFU {}   mu = {} (the share of the step spent computing)\n",
                      io::percent(s.mfu), io::percent(s.hfu), io::percent(s.utilisation));
   }
+  // Windowed layers count their window's (query, key) pairs under both conventions
+  // (docs/moe.md, "Attention windows"); Megatron-LM's own count does not read --window-size
+  // (megatron/training/training.py num_floating_point_operations, core_v0.16.0 to d98e8a6).
+  const auto& model = r.inputs.model;
+  const bool windowed = window_cuts(model, model.seq);
+  const std::string window =
+      windowed
+          ? fmt::format(", the {} windowed layers of {} on their {} of {}", windowed_layers(model),
+                        model.layers, model.attention_window > 0 ? "window" : "chunks",
+                        model.attention_window > 0 ? model.attention_window : model.attention_chunk)
+          : std::string();
   o += r.inputs.options.mfu_flops == flops_convention::full
-           ? "model FLOPs: 3 x forward with the full s*s attention scores (Narayanan et al. 2021, "
-             "PaLM); --mfu-flops megatron counts as Megatron-LM does\n\n"
-           : "model FLOPs: Megatron-LM's num_floating_point_operations (causal attention halved, "
-             "no router), as the TFLOP/s Megatron-LM prints; --mfu-flops full for the PaLM "
-             "count\n\n";
+           ? fmt::format(
+                 "model FLOPs: 3 x forward with the full s*s attention scores{} "
+                 "(Narayanan et al. 2021, PaLM); --mfu-flops megatron counts as "
+                 "Megatron-LM does\n\n",
+                 window)
+           : fmt::format(
+                 "model FLOPs: Megatron-LM's num_floating_point_operations (causal "
+                 "attention halved, no router){}; --mfu-flops full for the PaLM "
+                 "count\n\n",
+                 windowed ? window + " (Megatron-LM's own count leaves them full)"
+                          : std::string(", as the TFLOP/s Megatron-LM prints"));
   o += step_breakdown_table(r) + "\n";
   o += fmt::format(
       "gradient accumulation: m = {} micro-batches per step. TP: {:.0f} collectives of {} per "

@@ -783,6 +783,161 @@ std::pair<std::string, std::string> dest_of(const std::string& flag, const std::
   return {name, has_value ? value : "True"};
 }
 
+/// Slurm's job size, as sbatch reads it (slurm sbatch(1), 23.02): `--nodes=N` / `--nodes N` /
+/// `-N N` / `-NN`, `--gpus-per-node=[type:]N`, `--ntasks-per-node=N`, on the sbatch command line
+/// or in the `#SBATCH` lines at the head of the batch script (up to its first command; the
+/// command line wins). As Megatron dests: nodes, gpus_per_node, ntasks_per_node.
+std::optional<std::string> slurm_dest(const std::string& option) {
+  if (option == "--nodes" || option == "-N") {
+    return "nodes";
+  }
+  if (option == "--gpus-per-node") {
+    return "gpus_per_node";
+  }
+  if (option == "--ntasks-per-node") {
+    return "ntasks_per_node";
+  }
+  return std::nullopt;
+}
+
+/// A word of an sbatch command line or #SBATCH line.
+struct slurm_word {
+  std::string text;
+  place where;
+  std::vector<std::string> unresolved = {};
+};
+
+/// The job-size options among `words` (an sbatch command line's, or one #SBATCH line's).
+void slurm_options(const std::vector<slurm_word>& words, std::vector<megatron_arg>& into) {
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    std::string option = words[i].text;
+    std::string value;
+    bool has = false;
+    if (const auto eq = option.find('='); eq != std::string::npos && option.rfind("--", 0) == 0) {
+      value = option.substr(eq + 1);
+      option = option.substr(0, eq);
+      has = true;
+    } else if (option.size() > 2 && option.rfind("-N", 0) == 0) {
+      value = option.substr(2);  // -N128
+      option = "-N";
+      has = true;
+    }
+    const auto dest = slurm_dest(option);
+    if (!dest) {
+      continue;
+    }
+    auto where = words[i].where;
+    auto unresolved = words[i].unresolved;
+    if (!has && i + 1 < words.size()) {
+      value = words[++i].text;
+      unresolved = words[i].unresolved;
+      has = true;
+    }
+    if (has) {
+      where.key = where.key.rfind("#SBATCH", 0) == 0 ? "#SBATCH " + option : option;
+      into.push_back({*dest, value, option + " " + value, where, unresolved});
+    }
+  }
+}
+
+/// The #SBATCH directives at the head of a batch script (sbatch stops at the first line that is
+/// neither a comment nor blank).
+std::vector<megatron_arg> sbatch_directives(const std::string& text, const std::string& file) {
+  std::vector<megatron_arg> out;
+  std::size_t pos = 0, line = 0;
+  while (pos < text.size()) {
+    const auto nl = std::min(text.find('\n', pos), text.size());
+    const std::string_view l(text.data() + pos, nl - pos);
+    ++line;
+    const auto start = l.find_first_not_of(" \t\r");
+    if (start != std::string_view::npos && l[start] != '#') {
+      break;  // the first command
+    }
+    if (start != std::string_view::npos && l.substr(start, 7) == "#SBATCH") {
+      std::vector<slurm_word> words;
+      std::size_t k = start + 7;
+      while (k < l.size()) {
+        const auto b = l.find_first_not_of(" \t\r", k);
+        if (b == std::string_view::npos || l[b] == '#') {
+          break;
+        }
+        const auto e = std::min(l.find_first_of(" \t\r", b), l.size());
+        words.push_back({std::string(l.substr(b, e - b)),
+                         place{file, line, b + 1, "#SBATCH " + std::string(l.substr(b, e - b))}});
+        k = e;
+      }
+      slurm_options(words, out);
+    }
+    pos = nl + 1;
+  }
+  return out;
+}
+
+/// An `sbatch ... SCRIPT` line: its job-size options, then the #SBATCH lines of SCRIPT (taken
+/// from the folder of the file with the line, as the launcher runs it there; SC21's SBATCH.sh
+/// submits SRUN.sh, whose `#SBATCH --ntasks-per-node=8` gives the GPUs per node). A script
+/// that is not there gives nothing.
+std::vector<megatron_arg> sbatch_line(const std::vector<word>& words, const shell_reader& sh) {
+  std::vector<megatron_arg> out;
+  std::vector<slurm_word> opts;
+  std::optional<std::string> script;
+  // Options that take no value (sbatch(1)); any other `--x` or `-x` without '=' takes the next.
+  static const std::set<std::string> flags = {
+      "--exclusive", "--overcommit", "--requeue",    "--no-requeue", "--hold",  "--wait",
+      "--parsable",  "--test-only",  "--contiguous", "--spread-job", "--quiet", "--verbose",
+      "-H",          "-O",           "-Q",           "-W",           "-v",      "-s"};
+  for (std::size_t i = 1; i < words.size(); ++i) {
+    const auto& w = words[i];
+    if (w.op) {
+      break;
+    }
+    const place where{w.file != nullptr ? *w.file : sh.file, w.line, w.column, w.raw};
+    if (w.text.rfind('-', 0) == 0 && w.text.size() > 1) {
+      opts.push_back({w.text, where, w.unresolved});
+      const bool joined = w.text.find('=') != std::string::npos ||
+                          (w.text.rfind("--", 0) != 0 && w.text.size() > 2);
+      if (!joined && flags.count(w.text) == 0 && i + 1 < words.size() && !words[i + 1].op) {
+        ++i;
+        opts.push_back({words[i].text,
+                        place{where.file, words[i].line, words[i].column, words[i].raw},
+                        words[i].unresolved});
+      }
+      continue;
+    }
+    script = w.text;
+    break;
+  }
+  if (script && !script->empty()) {
+    std::filesystem::path p(*script);
+    if (p.is_relative()) {
+      p = std::filesystem::path(
+              shell_reader::folder(words[0].file != nullptr ? *words[0].file : sh.file)) /
+          p;
+    }
+    const auto name = p.lexically_normal().string();
+    std::string text;
+    if (sh.opts.read_source) {
+      text = sh.opts.read_source(name);
+    } else if (std::error_code ec; std::filesystem::is_regular_file(p, ec)) {
+      text = read_config_text(name);
+    }
+    out = sbatch_directives(text, name);
+  }
+  std::vector<megatron_arg> given;
+  slurm_options(opts, given);
+  // The command line wins over the script's lines (sbatch(1)): those it gives are dropped.
+  out.erase(std::remove_if(out.begin(), out.end(),
+                           [&given](const megatron_arg& d) {
+                             return std::any_of(
+                                 given.begin(), given.end(),
+                                 [&d](const megatron_arg& g) { return g.dest == d.dest; });
+                           }),
+            out.end());
+  out.insert(out.end(), std::make_move_iterator(given.begin()),
+             std::make_move_iterator(given.end()));
+  return out;
+}
+
 std::vector<megatron_arg> script_args(shell_reader& sh) {
   std::vector<megatron_arg> args;
   for (auto& line : sh.lines()) {
@@ -810,6 +965,12 @@ std::vector<megatron_arg> script_args(shell_reader& sh) {
       } else {
         words.push_back(std::move(w));
       }
+    }
+    if (!words.empty() && !words[0].op && words[0].text == "sbatch") {
+      auto job = sbatch_line(words, sh);
+      args.insert(args.end(), std::make_move_iterator(job.begin()),
+                  std::make_move_iterator(job.end()));
+      continue;  // its flags are sbatch's, not Megatron's
     }
     for (std::size_t i = 0; i < words.size(); ++i) {
       const auto& w = words[i];
@@ -1218,6 +1379,102 @@ struct megatron_mapping {
     return out;
   }
 
+  /// --window-size L,R and --window-attn-skip-freq (TransformerConfig.window_size and
+  /// .window_attn_skip_freq in a Bridge YAML). Megatron-LM core_v0.16.0 (the same at d98e8a6):
+  /// arguments.py reads the window with tuple_type ("128,0" or "(128,0)") and the frequency with
+  /// moe_freq_type (an integer or a 0/1 list expression); transformer/utils.py
+  /// is_layer_window_attention windows layer n (1-based) unless n % N == 0, or where the list
+  /// holds 1. Query i sees keys i-L..i+R inclusive (get_sliding_window_causal_mask; Transformer
+  /// Engine's window_size), -1 infinite: a causal (L, 0) window is tpcost's sliding_window
+  /// w = L + 1 keys (Megatron-Bridge's GPT-OSS (128, 0) is 129 keys), N is window_full_every.
+  void map_window() {
+    const auto* w = get("window_size");
+    const auto* skip = get("window_attn_skip_freq");
+    if (w == nullptr) {
+      return;  // no window: Megatron ignores the frequency (is_layer_window_attention)
+    }
+    if (!w->unresolved.empty()) {
+      unresolved(*w, "a window L,R such as 127,0");
+    }
+    std::string inside;
+    for (const char c : w->value) {
+      if (c != '(' && c != ')' && c != '[' && c != ']' && c != ' ') {
+        inside += c;
+      }
+    }
+    std::array<std::int64_t, 2> lr{};
+    std::size_t n = 0;
+    bool ok = true;
+    for (std::size_t pos = 0; ok && pos <= inside.size(); ++n) {
+      const auto comma = std::min(inside.find(',', pos), inside.size());
+      std::int64_t v = 0;
+      const auto [end, ec] = std::from_chars(inside.data() + pos, inside.data() + comma, v);
+      ok = n < 2 && ec == std::errc() && end == inside.data() + comma && v >= -1 && v < 2147483647;
+      if (ok) {
+        lr.at(n) = v;
+      }
+      pos = comma + 1;
+    }
+    if (!ok || n != 2) {
+      fail(w->where, fmt::format("{} is not a window L,R (two integers, -1 for an infinite "
+                                 "side, e.g. 127,0)",
+                                 quote_value(w->value)));
+    }
+    if (lr[1] != 0) {
+      fail(w->where, fmt::format("{}: a right window of {} lets a query see later keys; tpcost "
+                                 "costs causal attention, whose right window is 0 (e.g. {},0)",
+                                 quote_value(w->value),
+                                 lr[1] < 0 ? "-1 (infinite)" : fmt::format("{}", lr[1]), lr[0]));
+    }
+    if (lr[0] < 0) {
+      return;  // (-1, 0): an infinite left window is full causal attention
+    }
+    r.put("/model/sliding_window", lr[0] + 1,
+          place{w->where.file, w->where.line, w->where.column,
+                fmt::format("{} {} ({} keys back and the query's own: {} keys)", w->where.key,
+                            bounded(w->value), lr[0], lr[0] + 1)});
+    if (skip == nullptr) {
+      return;
+    }
+    if (!skip->unresolved.empty()) {
+      unresolved(*skip, "an integer or a list expression such as [1,1,1,0]*12");
+    }
+    const auto& v = skip->value;
+    std::int64_t every = 0;
+    if (const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), every);
+        ec == std::errc() && end == v.data() + v.size()) {
+      if (every < 1 || every > 2147483647) {
+        fail(skip->where, fmt::format("{} is not a layer frequency >= 1", quote_value(v)));
+      }
+      const auto layers = count("num_layers");
+      if (!layers || every <= *layers) {  // N > L: no layer n % N == 0, every layer windowed
+        r.put("/model/window_full_every", every, skip->where);
+      }
+      return;
+    }
+    const auto pattern = layer_pattern(v, skip->where);
+    if (const auto layers = count("num_layers");
+        layers && static_cast<std::int64_t>(pattern.size()) != *layers) {
+      fail(skip->where, fmt::format("{} gives {} layers, the model has {}", quote_value(v),
+                                    pattern.size(), *layers));
+    }
+    // 1: windowed, 0: full. tpcost holds "every g-th layer full": g is the first full layer.
+    const auto first_full = std::find(pattern.begin(), pattern.end(), 0);
+    if (first_full == pattern.end()) {
+      return;  // every layer windowed
+    }
+    const auto g = static_cast<std::size_t>(first_full - pattern.begin()) + 1;
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+      if (pattern[i] != ((i + 1) % g != 0 ? 1 : 0)) {
+        fail(skip->where,
+             fmt::format("{}: layer {} is {}; tpcost models every g-th layer full and the rest "
+                         "windowed (here g = {}), not another pattern",
+                         quote_value(v), i + 1, pattern[i] != 0 ? "windowed" : "full", g));
+      }
+    }
+    r.put("/model/window_full_every", static_cast<std::int64_t>(g), skip->where);
+  }
+
   void map_layout() {
     const auto tp = count("tensor_model_parallel_size").value_or(1);
     r.put("/parallel/tp", tp, at("tensor_model_parallel_size"));
@@ -1340,16 +1597,7 @@ struct megatron_mapping {
     (void)text("position_embedding_type");
     map_head_dim(hidden, heads);
     map_mla();
-    // --window-size (arguments.py at core_v0.16.0; TransformerConfig.window_size in a Bridge
-    // YAML): sliding-window attention, which tpcost's step does not model.
-    if (const auto* w = get("window_size"); w != nullptr && w->value != "None") {
-      (void)get("window_attn_skip_freq");
-      r.warn(opts, w->where,
-             fmt::format("sliding-window attention ('{}') is not modelled; costed with full "
-                         "causal attention over the sequence (more attention FLOPs than the job "
-                         "runs)",
-                         w->value));
-    }
+    map_window();
     (void)get("max_position_embeddings");
     (void)get("rotary_base");
     (void)get("rotary_percent");
@@ -1607,6 +1855,20 @@ struct megatron_mapping {
       // sharded over DP, the gradient buffer is not: ZeRO-1.
       r.put("/options/zero", 1, at("use_distributed_optimizer"));
     }
+    // --num-distributed-optimizer-instances N: the optimizer (with Megatron-FSDP, the whole
+    // sharding: HSDP) is sharded over d*cp/N ranks and replicated N times (megatron/core/
+    // parallel_state.py intra_partial_data_parallel_size; fsdp/mcore_fsdp_adapter.py enable_hsdp,
+    // core_v0.16.0). tpcost's step shards over all of DP: costed so, with a warning.
+    if (const auto n = count("num_distributed_optimizer_instances"); n && *n > 1) {
+      const auto zero = nlohmann::json::json_pointer("/options/zero");
+      if (r.config.contains(zero) && r.config[zero].get<int>() > 0) {
+        r.warn(opts, at("num_distributed_optimizer_instances"),
+               fmt::format("{} instances shard over DP/{} only, replicated {} times (HSDP); "
+                           "costed as ZeRO-{} over all of DP (less memory per GPU and other "
+                           "DP traffic than the job has)",
+                           *n, *n, *n, r.config[zero].get<int>()));
+      }
+    }
     if (const auto backend = text("attention_backend")) {
       if (*backend == "flash" || *backend == "fused" || *backend == "auto") {
         r.put("/options/attention", "fused", at("attention_backend"));
@@ -1725,8 +1987,12 @@ struct megatron_mapping {
     const auto per_node = count("nproc_per_node");
     const auto* nodes = get("nnodes");
     if (!per_node) {
+      map_slurm_gpus();
       return;
     }
+    (void)get("nodes");  // torchrun's count is the job's
+    (void)get("gpus_per_node");
+    (void)get("ntasks_per_node");
     if (nodes == nullptr) {
       // torchrun's --nnodes defaults to "1:1" (torch/distributed/run.py): one node.
       r.put("/hardware/gpus_per_node", *per_node, at("nproc_per_node"));
@@ -1743,6 +2009,53 @@ struct megatron_mapping {
     r.put("/parallel/gpus", *per_node * *n,
           place{file, nodes->where.line, nodes->where.column,
                 fmt::format("--nproc_per_node {} x --nnodes {}", *per_node, *n)});
+  }
+
+  /// Without torchrun's flags, Slurm's: sbatch --nodes N (or #SBATCH, -N) times the GPUs per
+  /// node from --gpus-per-node ([type:]G), else GPUS_PER_NODE, else --ntasks-per-node (one
+  /// process per GPU, as SC21's SRUN.sh runs pretrain_gpt.py under srun).
+  void map_slurm_gpus() {
+    const auto* nodes = get("nodes");
+    if (nodes == nullptr) {
+      (void)get("gpus_per_node");
+      (void)get("ntasks_per_node");
+      return;
+    }
+    if (!nodes->unresolved.empty()) {
+      unresolved(*nodes, "a whole number of nodes");
+    }
+    if (nodes->value.find('-') != std::string::npos) {
+      fail(nodes->where, fmt::format("{} is a range of node counts; tpcost costs one job size: "
+                                     "give --gpus N with the command",
+                                     quote_value(nodes->value)));
+    }
+    const auto n = count("nodes");
+    std::optional<std::int64_t> per_node;
+    std::string from;
+    place at_per_node;
+    for (const char* dest : {"gpus_per_node", "GPUS_PER_NODE", "ntasks_per_node"}) {
+      auto* a = get(dest);
+      if (a == nullptr || per_node) {
+        continue;
+      }
+      if (!a->unresolved.empty()) {
+        unresolved(*a, "a whole number of GPUs per node");
+      }
+      auto& v = last[dest].value;
+      if (const auto colon = v.rfind(':'); colon != std::string::npos) {
+        v = v.substr(colon + 1);  // --gpus-per-node=a100:8
+      }
+      per_node = count(dest);
+      from = a->where.key;
+      at_per_node = a->where;
+    }
+    if (!per_node) {
+      return;  // the GPUs per node are not stated: --gpus with the command
+    }
+    r.put("/hardware/gpus_per_node", *per_node, at_per_node);
+    r.put("/parallel/gpus", *n * *per_node,
+          place{nodes->where.file, nodes->where.line, nodes->where.column,
+                fmt::format("{} {} x {} {}", nodes->where.key, *n, from, *per_node)});
   }
 
   /// The degrees and batch sizes Megatron's validate_args refuses (arguments.py, core_r0.14):
@@ -1833,7 +2146,45 @@ reading read_megatron_script(const std::string& text, const std::string& file,
     sh.sources->launch_dir = ec ? "." : dir.lexically_normal().string();
     sh.sources->top = std::filesystem::path(file).lexically_normal().string();
   }
+  // A batch script's own #SBATCH lines: the job size, and the SLURM_* variables Slurm sets from
+  // it for the commands (`torchrun --nnodes $SLURM_NNODES`; slurm sbatch(1) "OUTPUT ENVIRONMENT
+  // VARIABLES").
+  auto directives = sbatch_directives(text, file);
+  for (const auto& d : directives) {
+    for (const char* var :
+         d.dest == "nodes" ? std::vector<const char*>{"SLURM_NNODES", "SLURM_JOB_NUM_NODES"}
+         : d.dest == "gpus_per_node" ? std::vector<const char*>{"SLURM_GPUS_PER_NODE"}
+                                     : std::vector<const char*>{"SLURM_NTASKS_PER_NODE"}) {
+      if (opts.set.count(var) == 0) {
+        sh.vars[var] = d.value;
+      }
+    }
+  }
   auto args = script_args(sh);
+  // The command line (sbatch's) wins over the #SBATCH lines; the variable GPUS_PER_NODE, which
+  // launch scripts set for torchrun's --nproc_per_node, counts where only a node count is given.
+  const auto given = [&args](const char* dest) {
+    return std::any_of(args.begin(), args.end(),
+                       [dest](const megatron_arg& a) { return a.dest == dest; });
+  };
+  std::vector<megatron_arg> job;
+  for (auto& d : directives) {
+    if (!given(d.dest.c_str())) {
+      job.push_back(std::move(d));
+    }
+  }
+  args.insert(args.begin(), std::make_move_iterator(job.begin()),
+              std::make_move_iterator(job.end()));
+  if (given("nodes") && !given("nproc_per_node")) {
+    if (const auto s = opts.set.find("GPUS_PER_NODE"); s != opts.set.end()) {
+      args.push_back({"GPUS_PER_NODE", s->second, "--set GPUS_PER_NODE=" + s->second,
+                      place{file, 0, 0, "--set GPUS_PER_NODE"}});
+    } else if (const auto g = sh.vars.find("GPUS_PER_NODE"); g != sh.vars.end()) {
+      args.push_back({"GPUS_PER_NODE", g->second, "GPUS_PER_NODE=" + g->second,
+                      place{sh.assigned_on["GPUS_PER_NODE"].file,
+                            sh.assigned_on["GPUS_PER_NODE"].line, 0, "GPUS_PER_NODE"}});
+    }
+  }
   static const std::set<std::string> core = {"tensor_model_parallel_size",
                                              "pipeline_model_parallel_size",
                                              "num_layers",

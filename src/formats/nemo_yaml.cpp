@@ -86,7 +86,8 @@ std::pair<std::string, bool> dest_of(const std::string& section, const std::stri
   }
   if (section == "ddp" &&
       (name == "overlap_grad_reduce" || name == "overlap_param_gather" ||
-       name == "use_megatron_fsdp" || name == "data_parallel_sharding_strategy")) {
+       name == "use_megatron_fsdp" || name == "data_parallel_sharding_strategy" ||
+       name == "num_distributed_optimizer_instances")) {
     return {name, false};
   }
   if (section == "comm_overlap" && name == "tp_comm_overlap") {
@@ -182,9 +183,20 @@ reading read_nemo_yaml(const std::string& text, const std::string& file, const r
         args.push_back({dest, list, key + ": " + list.substr(0, 80), at(file, kv.second, key)});
         continue;
       }
-      if (dest == "moe_layer_freq" && kv.second.IsSequence()) {
-        // TransformerConfig.moe_layer_freq as a list: Megatron's list expression, one 0/1 entry
-        // per layer, read by the same mapping as a script's --moe-layer-freq.
+      if (dest == "window_size" && kv.second.IsSequence()) {
+        // TransformerConfig.window_size, a (left, right) tuple: "L,R" as tuple_type reads a
+        // script's --window-size (megatron/training/arguments.py, core_v0.16.0).
+        std::string pair;
+        for (const auto& e : kv.second) {
+          pair += (pair.empty() ? "" : ",") + (e.IsScalar() ? e.Scalar() : std::string("?"));
+        }
+        args.push_back(
+            {dest, pair, key + ": [" + pair.substr(0, 80) + "]", at(file, kv.second, key)});
+        continue;
+      }
+      if ((dest == "moe_layer_freq" || dest == "window_attn_skip_freq") && kv.second.IsSequence()) {
+        // TransformerConfig.moe_layer_freq (window_attn_skip_freq) as a list: Megatron's list
+        // expression, one 0/1 entry per layer, read by the same mapping as a script's flag.
         std::string list = "[";
         for (const auto& e : kv.second) {
           list += (list.size() > 1 ? "," : "") + (e.IsScalar() ? e.Scalar() : std::string("?"));

@@ -108,6 +108,16 @@ const char* preset_for(std::string_view name, std::string_view flavor) {
   if (name == "deepseek_v3" && flavor == "671B") {
     return "deepseek-v3";
   }
+  // GPT-OSS (torchtitan/models/gpt_oss at v0.2.2: __init__.py's 20b and 120b flavours, 24 and 36
+  // layers of 32 and 128 experts, top-4, the dims of model/args.py; model/model.py windows layer
+  // i when i % 2 == 0, on sliding_window_size 128 keys counting the query's own (attention.py
+  // get_sliding_window_mask_mod)): the presets, which carry the same windows.
+  if (name == "gpt_oss" && flavor == "20b") {
+    return "gpt-oss-20b";
+  }
+  if (name == "gpt_oss" && flavor == "120b") {
+    return "gpt-oss-120b";
+  }
   return nullptr;
 }
 

@@ -368,10 +368,9 @@ tpcost_cli_case("megatron --recompute-modules core_attn is what tpcost models"
 tpcost_cli_case("megatron-bridge yaml: recompute_modules as a list"
   ARGS convert -q ${fmt_dir}/llama3_8b_bridge_recompute_modules.yaml RC 0
   STDERR "model\\.recompute_modules: recomputation of mlp is not modelled")
-tpcost_cli_case("megatron --window-size: sliding-window attention is a warning"
+tpcost_cli_case("megatron --window-size=(4096,0), tuple_type's parenthesised form: 4097 keys, no warning"
   ARGS convert -q ${tok} "--set" "VOCAB_ARGS=--window-size=(4096,0)" RC 0
-  STDERR "tokenizers\\.sh:10:[0-9]+: --window-size: sliding-window attention \\('\\(4096,0\\)'\\) is not modelled"
-  STDOUT "\"vocab\": 50688")
+  STDERR "^$" STDOUT "\"sliding_window\": 4097,.*\"vocab\": 50688")
 tpcost_cli_case("a file given twice warns once"
   ARGS step --config ${tt_auto} --from ${tt_auto} --gpus 64 --gpu h100-sxm --interconnect ib-ndr
   RC 0 STDERR "^tpcost: warning: [^\n]*selective_ac_option[^\n]*\n$" STDOUT "G=64")
@@ -402,3 +401,110 @@ tpcost_cli_case("megatron: a dropout probability out of range names its line"
 tpcost_cli_case("step: --hidden-dropout out of range"
   ARGS step --model llama-3-8b --gpu h100-sxm --gpus 8 -G 8 --hidden-dropout 2 RC 2
   STDERR "^tpcost: error: --hidden-dropout: 2 is not a dropout probability; expected 0 <= P < 1\n$")
+
+# Attention windows through the Megatron readers (issue 29): --window-size L,R is a causal
+# window of L+1 keys (Transformer Engine's window_size, inclusive), --window-attn-skip-freq N
+# makes every N-th layer full (megatron/core/transformer/utils.py, core_v0.16.0).
+set(oss ${meg}/gpt_oss_120b_window.sh)
+tpcost_cli_case("megatron --window-size 127,0 --window-attn-skip-freq 2: a 128-key window, every 2nd layer full"
+  ARGS convert -q ${oss} RC 0
+  STDOUT "\"seq\": 4096,\n    \"sliding_window\": 128,\n    \"top_k\": 4,\n    \"vocab\": 201088,\n    \"window_full_every\": 2\n")
+add_test(NAME "cli: megatron gpt-oss script with windows costs what the tpcost config costs"
+  COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:tpcost_cli>
+    "-DARGS_A=step|--config|${oss}|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
+    "-DARGS_B=step|--config|${meg}/gpt_oss_120b_window.json|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
+    -P ${CMAKE_CURRENT_SOURCE_DIR}/same_report.cmake)
+add_test(NAME "cli: megatron-bridge yaml with windows costs what the script costs"
+  COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:tpcost_cli>
+    "-DARGS_A=step|--config|${fmt_dir}/gpt_oss_bridge_window.yaml|--gpus|64|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
+    "-DARGS_B=step|--config|${oss}|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
+    -P ${CMAKE_CURRENT_SOURCE_DIR}/same_report.cmake)
+tpcost_cli_case("megatron gpt-oss script: the windows make the step shorter than full attention"
+  ARGS step --config ${oss} --gpu h100-sxm --interconnect ib-ndr RC 0
+  STDOUT "step time 5\\.25[0-9] s.*model FLOPs: 3 x forward with the full s\\*s attention scores, the 18 windowed layers of 36 on their window of 128 \\(Narayanan")
+tpcost_cli_case("megatron --window-attn-skip-freq 1: every layer full attention, the full step"
+  ARGS step --config ${oss} --set SKIP=1 --gpu h100-sxm --interconnect ib-ndr RC 0
+  STDOUT "step time 5\\.46[0-9] s.*model FLOPs: 3 x forward with the full s\\*s attention scores \\(Narayanan")
+tpcost_cli_case("megatron --window-size -1,0: an infinite left window is full causal attention"
+  ARGS convert -q ${oss} --set WINDOW=-1,0 RC 0 STDOUT "\"seq\": 4096,\n    \"top_k\": 4,\n    \"vocab\": 201088\n")
+tpcost_cli_case("megatron --window-attn-skip-freq as a list: [1,1,0]*12 is every 3rd layer full"
+  ARGS convert -q ${oss} --set "SKIP=[1,1,0]*12" RC 0 STDOUT "\"window_full_every\": 3\n")
+tpcost_cli_case("megatron --window-attn-skip-freq list of all 1s: every layer windowed"
+  ARGS convert -q ${oss} --set "SKIP=[1]*36" RC 0 STDOUT "\"sliding_window\": 128,\n    \"top_k\": 4,\n    \"vocab\": 201088\n  \\}")
+tpcost_cli_case("megatron --window-attn-skip-freq: an irregular list is refused, naming the layer"
+  ARGS convert ${oss} --set "SKIP=[1,0]*17+[0,0]" RC 2
+  STDERR "^tpcost: error: [^\n]*gpt_oss_120b_window\\.sh:29:5: --window-attn-skip-freq: '\\[1,0\\]\\*17\\+\\[0,0\\]': layer 35 is full; tpcost models every g-th layer full and the rest windowed \\(here g = 2\\), not another pattern\n$")
+tpcost_cli_case("megatron --window-attn-skip-freq: a list of the wrong length is refused"
+  ARGS convert ${oss} --set "SKIP=[1,0]*17" RC 2 STDERR "--window-attn-skip-freq: '\\[1,0\\]\\*17' gives 34 layers, the model has 36\n$")
+tpcost_cli_case("megatron --window-size with a right window is refused: not causal"
+  ARGS convert ${oss} --set WINDOW=128,4 RC 2
+  STDERR "^tpcost: error: [^\n]*gpt_oss_120b_window\\.sh:28:5: --window-size: '128,4': a right window of 4 lets a query see later keys; tpcost costs causal attention, whose right window is 0 \\(e\\.g\\. 128,0\\)\n$")
+tpcost_cli_case("megatron --window-size of one number is refused"
+  ARGS convert ${oss} --set WINDOW=128 RC 2
+  STDERR "--window-size: '128' is not a window L,R \\(two integers, -1 for an infinite side, e\\.g\\. 127,0\\)\n$")
+tpcost_cli_case("megatron-bridge yaml: window_size [127, 1] is refused, naming the key"
+  ARGS convert ${badf}/window_right.yaml RC 2
+  STDERR "window_right\\.yaml:[0-9]+:[0-9]+: model\\.window_size: '127,1': a right window of 1 lets a query see later keys")
+
+# Slurm's job size (issue 29): without torchrun's flags, sbatch --nodes / -N / #SBATCH --nodes
+# times --gpus-per-node, GPUS_PER_NODE or --ntasks-per-node is the GPU count. SC21's SBATCH.sh
+# submits SRUN.sh with --nodes=${NNODES}; SRUN.sh's #SBATCH --ntasks-per-node=8.
+tpcost_cli_case("sc21 run_table_1.sh 76B: sbatch --nodes=128 x SRUN.sh's --ntasks-per-node=8 = 1024 GPUs"
+  ARGS convert -q ${sc21} --set MODEL_SIZE=76B RC 0
+  STDOUT "\"gpus_per_node\": 8\n.*\"gpus\": 1024,\n")
+add_test(NAME "cli: sc21 run_table_1.sh 76B without --gpus costs what the row's flags on 1024 GPUs cost"
+  COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:tpcost_cli>
+    "-DARGS_A=step|--from|${sc21}|--set|MODEL_SIZE=76B|--gpu|a100-sxm4-80gb|--interconnect|ib-hdr|--quiet"
+    "-DARGS_B=step|--layers|60|--hidden|10240|--heads|80|--seq|2048|--vocab|51200|--arch|gpt|--tp|8|--pp|4|--vpp|3|--dp|32|--batch|2|--global-batch|1792|--recompute|full|--dtype|fp16|--stack|megatron-2021|--gpu|a100-sxm4-80gb|--interconnect|ib-hdr|--quiet"
+    -P ${CMAKE_CURRENT_SOURCE_DIR}/same_report.cmake)
+tpcost_cli_case("sc21 run_table_1.sh 1T: 384 nodes, 3072 GPUs, from the script alone"
+  ARGS step --from ${sc21} --set MODEL_SIZE=1T --gpu a100-sxm4-80gb --interconnect ib-hdr RC 0
+  STDOUT "on 3072 x A100-SXM4-80GB.*t=8 p=64 d=6 ")
+tpcost_cli_case("a batch script's #SBATCH --nodes=4 --gpus-per-node=h100:8: 32 GPUs"
+  ARGS convert -q ${meg}/slurm_batch.sh RC 0 STDOUT "\"gpus_per_node\": 8\n.*\"gpus\": 32,\n")
+tpcost_cli_case("torchrun --nnodes $SLURM_NNODES takes the #SBATCH --nodes"
+  ARGS convert -q ${meg}/slurm_batch.sh --set LAUNCH=torchrun RC 0
+  STDOUT "\"gpus_per_node\": 8\n.*\"gpus\": 32,\n")
+tpcost_cli_case("sbatch -N 16 to SRUN.sh (--ntasks-per-node=8): 128 GPUs"
+  ARGS convert -q ${meg}/sbatch_nodes.sh RC 0 STDOUT "\"gpus_per_node\": 8\n.*\"gpus\": 128,\n")
+tpcost_cli_case("GPUS_PER_NODE wins over --ntasks-per-node: 16 nodes x 4"
+  ARGS convert -q ${meg}/sbatch_nodes.sh --set GPUS_PER_NODE=4 RC 0
+  STDOUT "\"gpus_per_node\": 4\n.*\"gpus\": 64,\n")
+tpcost_cli_case("sbatch -N 16 wins over the submitted script's #SBATCH --nodes=4, without a warning"
+  ARGS convert -q ${meg}/sbatch_nodes.sh --set SCRIPT=slurm_batch.sh RC 0 STDERR "^$"
+  STDOUT "\"gpus_per_node\": 8\n.*\"gpus\": 128,\n")
+tpcost_cli_case("sbatch -N with a range of nodes is refused"
+  ARGS convert ${meg}/sbatch_nodes.sh --set NODES=2-4 RC 2
+  STDERR "^tpcost: error: [^\n]*sbatch_nodes\\.sh:11:8: -N: '2-4' is a range of node counts; tpcost costs one job size: give --gpus N with the command\n$")
+
+# HSDP (Megatron-FSDP or the distributed optimizer with --num-distributed-optimizer-instances N):
+# sharded over DP/N, replicated N times; tpcost's step shards over all of DP, so a warning.
+tpcost_cli_case("megatron --num-distributed-optimizer-instances 2 with FSDP: HSDP is a warning"
+  ARGS convert -q ${meg}/megatron_fsdp_default.sh --set MCORE_RELEASE=core_v0.18.0
+       "--set" "HSDP=--num-distributed-optimizer-instances 2" RC 0
+  STDERR "^tpcost: warning: [^\n]*megatron_fsdp_default\\.sh:11:53: --num-distributed-optimizer-instances: 2 instances shard over DP/2 only, replicated 2 times \\(HSDP\\); costed as ZeRO-3 over all of DP[^\n]*\n$"
+  STDOUT "\"zero\": 3\n")
+tpcost_cli_case("megatron --num-distributed-optimizer-instances under --strict: refused"
+  ARGS convert -q --strict ${meg}/megatron_fsdp_default.sh --set MCORE_RELEASE=core_v0.18.0
+       "--set" "HSDP=--num-distributed-optimizer-instances 2" RC 2
+  STDERR "--num-distributed-optimizer-instances: 2 instances shard over DP/2 only")
+
+# torchtitan's GPT-OSS flavours (torchtitan/models/gpt_oss at v0.2.2) are the presets, windows
+# and all: 128 keys on every other layer.
+set(tt_oss ${fmt_dir}/gpt_oss_120b_torchtitan.toml)
+tpcost_cli_case("torchtitan toml: gpt_oss 120b is the gpt-oss-120b preset"
+  ARGS convert -q ${tt_oss} RC 0 STDERR "^$" STDOUT "\"name\": \"gpt-oss-120b\",")
+add_test(NAME "cli: torchtitan gpt_oss 120b costs what the preset costs, windows included"
+  COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:tpcost_cli>
+    "-DARGS_A=step|--from|${tt_oss}|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
+    "-DARGS_B=step|--model|gpt-oss-120b|--gpus|64|--ep|8|--etp|1|--zero|3|--stack|fsdp2|--micro-batch|1|--global-batch|64|--seq|4096|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
+    -P ${CMAKE_CURRENT_SOURCE_DIR}/same_report.cmake)
+tpcost_cli_case("torchtitan gpt_oss 120b: the step counts the windowed layers"
+  ARGS step --from ${tt_oss} --gpu h100-sxm --interconnect ib-ndr RC 0
+  STDOUT "the 18 windowed layers of 36 on their window of 128")
+# A training log prints the window as a tuple and the frequency list expanded (_print_args).
+add_test(NAME "cli: megatron log with window_size (127, 0) and the list expanded costs what the script costs"
+  COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:tpcost_cli>
+    "-DARGS_A=step|--from|${meg}/gpt_oss_120b_window.log|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
+    "-DARGS_B=step|--from|${oss}|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
+    -P ${CMAKE_CURRENT_SOURCE_DIR}/same_report.cmake)

@@ -29,6 +29,12 @@ inline void to_json(nlohmann::json& j, const transformer_spec& spec) {
       {"mla", nullptr},
       {"moe", nullptr},
       {"mtp_layers", spec.mtp_layers},
+      // Attention windows (model.hpp): 0 where the model has none; windowed_layers counts the
+      // layers that are not full attention.
+      {"sliding_window", spec.attention_window},
+      {"attention_chunk", spec.attention_chunk},
+      {"window_full_every", spec.window_full_every},
+      {"windowed_layers", windowed_layers(spec)},
   };
   if (is_mla(spec.mla)) {
     const auto& a = spec.mla;
