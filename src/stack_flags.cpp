@@ -120,18 +120,22 @@ stack_choice resolve_stack(const stack_flags& f, const std::string& attention,
   std::string dp_source(p.dp_overlap.source);
   std::string dp3_source(p.dp_overlap_zero3.source);
   if (f.overlap_grad_reduce) {
-    o.dp_overlap = f.overlap_param_gather ? 1.0 : 0.5;
+    o.dp_overlap = 1.0;
     o.dp_overlap_zero3 = o.dp_overlap;
+    o.overlap_grad_reduce_only = !f.overlap_param_gather;
     dp_source = f.overlap_param_gather
                     ? "--overlap-grad-reduce --overlap-param-gather: gradient buckets during the "
                       "backward, the weight all-gather behind the forward"
                     : "--overlap-grad-reduce without --overlap-param-gather: the gradient "
-                      "reduce-scatter hides, the weight all-gather does not (half the sync)";
+                      "reduction hides (all of DDP's all-reduce; the reduce-scatter's share of "
+                      "the distributed optimizer's sync, 2/3 with fp32 gradients, 1/2 with bf16), "
+                      "the weight all-gather does not";
     dp3_source = dp_source;
   }
   if (!dp_overlap.empty()) {
     o.dp_overlap = fraction_flag(dp_overlap, "--dp-overlap");
     o.dp_overlap_zero3 = o.dp_overlap;
+    o.overlap_grad_reduce_only = false;  // the share given applies to the whole sync
     dp_source = dp3_source = "--dp-overlap";
   }
   const bool dp_flag = f.overlap_grad_reduce || !dp_overlap.empty();

@@ -203,3 +203,31 @@ TEST_CASE("ZeRO-3 all-gathers per micro-batch: twice, or once under FSDP2 with p
                                        1e-12));
   }
 }
+
+TEST_CASE("--overlap-grad-reduce alone hides the gradient reduction, as its bytes make it",
+          "[stack]") {
+  // ZeRO-1 over d = 4 in one node: the sync is a reduce-scatter of the gradients (4 B fp32,
+  // or 2 B) and an all-gather of the 16-bit weights; the backward window is large enough that
+  // only the share decides.
+  const auto run = [](int grad_bytes, zero_stage zero, bool grad_only) {
+    auto in = small_gpt(named("megatron-core"), 1, 1, 4, zero);
+    in.options.grad_wire_bytes = grad_bytes;
+    in.options.dp_overlap = 1.0;
+    in.options.dp_overlap_zero3 = 1.0;
+    in.options.overlap_grad_reduce_only = grad_only;
+    return evaluate_step(in);
+  };
+  for (const int bytes : {4, 2}) {
+    INFO(bytes);
+    const auto r = run(bytes, zero_stage::optimizer, true);
+    REQUIRE(r.dp_sync.value() > 0.0);
+    const double exposed_share = r.time.dp_comm.value() / r.dp_sync.value();  // p = 1: no embedding sync
+    // The weight all-gather (2 B) stays exposed: 2/(4+2) = 1/3 with fp32, 2/(2+2) = 1/2 with
+    // bf16 gradients (ring times scale with bytes up to the latency terms).
+    CHECK_THAT(exposed_share, near(bytes == 4 ? 1.0 / 3.0 : 0.5, 0.02));
+  }
+  // DDP: the all-reduce is the gradient reduction, all of it hideable.
+  const auto ddp_only = run(4, zero_stage::none, true);
+  const auto ddp_all = run(4, zero_stage::none, false);
+  CHECK(ddp_only.time.dp_comm.value() == ddp_all.time.dp_comm.value());
+}

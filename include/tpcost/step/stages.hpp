@@ -69,6 +69,11 @@ struct step_options {
   /// under the interleaved schedule (v > 1; Megatron's overlap_p2p_comm); warm-up and flush,
   /// in the bubble, stay exposed. Without interleaving Megatron does not overlap them.
   double p2p_overlap = 0.0;
+  /// Megatron's --overlap-grad-reduce without --overlap-param-gather: the gradient reduction
+  /// (DDP's all-reduce, the reduce-scatters) hides behind the backward by dp_overlap, the
+  /// weight all-gathers do not. Their share of the sync is what their bytes make it: two
+  /// thirds with fp32 gradients and 16-bit weights, one half with bf16 gradients.
+  bool overlap_grad_reduce_only = false;
   int grad_wire_bytes = 2;                   ///< bytes per gradient element in the DP reduction
   state_bytes state = mixed_precision_adam;  ///< weights, gradients, optimizer per parameter
   /// How MFU counts model FLOPs (flops.hpp); the time does not depend on it.
@@ -719,10 +724,11 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
     } else if (c.zero == zero_stage::optimizer) {
       // The distributed optimizer reduce-scatters the gradients (the stack's dtype) and
       // all-gathers the updated 16-bit weights, once per step.
-      r.dp_sync = (x.dp_reduce_scatter.cost.time + x.dp_all_gather.cost.time) +
-                  (x.edp_reduce_scatter.cost.time + x.edp_all_gather.cost.time);
+      const seconds rs = x.dp_reduce_scatter.cost.time + x.edp_reduce_scatter.cost.time;
+      r.dp_sync = rs + (x.dp_all_gather.cost.time + x.edp_all_gather.cost.time);
       r.dp_algorithm = x.dp_reduce_scatter.algorithm;
-      r.dp_comm = r.dp_sync - f * min(r.dp_sync, backward);
+      const seconds hideable = opt.overlap_grad_reduce_only ? rs : r.dp_sync;
+      r.dp_comm = r.dp_sync - f * min(hideable, backward);
     } else if (c.zero == zero_stage::gradients) {
       // ZeRO-2 keeps only this rank's shard of the gradients, so every micro-batch's gradients
       // are reduce-scattered as its backward produces them (m times a step, each hidden behind
@@ -745,9 +751,13 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
           (x.dp_reduce_scatter.cost.time + x.edp_reduce_scatter.cost.time);
       r.dp_algorithm = x.dp_reduce_scatter.algorithm;
       r.dp_sync = fm * per_micro_batch;
+      const seconds hideable =
+          opt.overlap_grad_reduce_only
+              ? x.dp_reduce_scatter.cost.time + x.edp_reduce_scatter.cost.time
+              : per_micro_batch;
       r.dp_comm = fm * (per_micro_batch -
                         opt.dp_overlap_zero3 *
-                            min(per_micro_batch, last.compute(layer_compute, moe_compute)));
+                            min(hideable, last.compute(layer_compute, moe_compute)));
     }
   }
   r.dp_comm += x.embedding;
