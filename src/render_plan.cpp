@@ -283,10 +283,19 @@ std::string plan_text(const plan_report& r) {
     limits += fmt::format(" --max-tp {}", req.constraints.max_tp);
   }
   if (req.constraints.fixed_tp > 0) {
-    limits += fmt::format(" --fixed-tp {}", req.constraints.fixed_tp);
+    limits += fmt::format(" --tp {}", req.constraints.fixed_tp);
   }
   if (req.constraints.fixed_pp > 0) {
-    limits += fmt::format(" --fixed-pp {}", req.constraints.fixed_pp);
+    limits += fmt::format(" --pp {}", req.constraints.fixed_pp);
+  }
+  if (req.constraints.fixed_micro_batch > 0) {
+    limits += fmt::format(" --micro-batch {}", req.constraints.fixed_micro_batch);
+  }
+  if (req.constraints.fixed_vpp > 0) {
+    limits += fmt::format(" --vpp {}", req.constraints.fixed_vpp);
+  }
+  if (req.constraints.fixed_zero >= 0) {
+    limits += fmt::format(" --zero {}", req.constraints.fixed_zero);
   }
   if (req.constraints.fixed_ep > 0) {
     limits += fmt::format(" --ep {}", req.constraints.fixed_ep);

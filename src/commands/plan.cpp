@@ -501,6 +501,8 @@ and the layers (even stages); every cp dividing N/(t*p) up to --max-cp with s di
 and every etp dividing the expert FFN, ep*etp dividing t*cp*d (SP on with t > 1);
 every micro-batch b dividing G/d;
 interleaving v with p*v dividing L; SP on/off; recompute none/selective/full; ZeRO 0-3.
+--tp, --pp, --micro-batch, --vpp, --zero (as in step) fix their dimension. Every layout
+is costed at --precision (default bf16), time and memory, as step costs that recipe.
 Ranked by predicted step time; ties: TP in a node, smaller t, smaller p, larger b, smaller
 v, less recompute, SP off, lower ZeRO. A TP group never crosses a slower inter-node link
 unless nothing inside a node fits. docs/planner.md has the details.
