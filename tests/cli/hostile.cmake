@@ -87,6 +87,9 @@ tpcost_cli_case("hostile: plan at the 2^24-GPU cap finishes with a layout"
 tpcost_cli_case("hostile: plan at the 2^24-GPU cap with CP and FP8 finishes with a layout"
   ARGS plan ${h100} --gpus 16777216 -G 2097152 --seq 65536 --precision fp8 --top 1 -q RC 0
   STDOUT "\n  1 +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ ")
+tpcost_cli_case("hostile: plan at the cap proposes no CP layout whose G*cp sequences step refuses"
+  ARGS plan ${h100} --gpus 16777216 -G 16777216 --seq 65536 --top 1 -q RC 0
+  STDOUT "\n  1 +[0-9]+ +[0-9]+ +1 +[0-9]+ ")
 tpcost_cli_case("hostile: plan at the 2^24-GPU cap with nothing that fits is a clean exit 2"
   ARGS plan ${h100} --gpus 16777216 -G 1 RC 2
   STDERR "^tpcost: error: --gpus: no layout of 16777216 GPUs trains this model with G = 1")
@@ -95,6 +98,7 @@ tpcost_cli_case("hostile: plan beyond the 2^24-GPU cap"
 set_tests_properties("cli: hostile: plan at the 2^24-GPU cap finishes with a layout"
                      "cli: hostile: plan at the 2^24-GPU cap with CP and FP8 finishes with a layout"
                      "cli: hostile: plan at the 2^24-GPU cap with nothing that fits is a clean exit 2"
+                     "cli: hostile: plan at the cap proposes no CP layout whose G*cp sequences step refuses"
                      PROPERTIES TIMEOUT 10)
 tpcost_cli_case("hostile: a chart of 10^6 degrees"
   ARGS sweep --tp 1..1000000:+1 --chart RC 2

@@ -86,7 +86,8 @@ enum class plan_reason : int {
   tp_straddles,      ///< t neither divides the node size nor fills whole nodes
   pp_limit,          ///< p is not --pp (--fixed-pp)
   pp_layers,         ///< p > L: a stage would hold no layer
-  cp_sequence,       ///< cp > 1 that s (2·cp chunks), the heads (a2a), the kernel or MLA refuse
+  cp_sequence,       ///< cp > 1 that s (2·cp chunks), the heads (a2a), the kernel, MLA or G·cp
+                     ///< above 2^24 (the view's batch) refuse
   dp_batch,          ///< d = N/(t·p·cp) does not divide G
   ep_fold,           ///< EP·ETP does not divide the t·cp·d ranks the expert groups fold over
   interleave_batch,  ///< v > 1 with m < p (Megatron-Core's interleaved schedule needs m >= p)
@@ -156,7 +157,8 @@ constexpr std::string_view describe(plan_reason reason) {
     case plan_reason::pp_layers:
       return "more stages than layers";
     case plan_reason::cp_sequence:
-      return "cp does not split the sequence into 2*cp chunks (or the heads, for a2a)";
+      return "cp does not split the sequence into 2*cp chunks (or the heads, for a2a; or G*cp > "
+             "2^24)";
     case plan_reason::dp_batch:
       return "d = N/(t*p*cp) does not divide the global batch";
     case plan_reason::ep_fold:
@@ -604,8 +606,11 @@ inline std::optional<plan_reason> pair_rule(const plan_request& req, std::int64_
     const auto group = a2a_group_size(model, t, layout, g);
     const auto heads = model.heads / t;
     const auto kv = kv_heads_of(model) / t;
+    // The long-context step runs its view on G·cp sequences, which evaluate_step (and so
+    // `tpcost step --cp`) accepts up to 2^24: beyond it, no layout step could evaluate.
+    const bool view_batch_fits = batch_of(req, req.gpus / (t * p * cp)) * cp <= max_parallel_degree;
     if (req.options.attention != attention_kernel::fused || is_mla(model.mla) ||
-        model.seq % (2 * cp) != 0 ||
+        model.seq % (2 * cp) != 0 || !view_batch_fits ||
         (group > 1 && (heads % group != 0 || kv < group || kv % group != 0))) {
       return plan_reason::cp_sequence;
     }
