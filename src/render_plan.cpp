@@ -57,6 +57,9 @@ std::string header(const chosen_model& model, const chosen_hardware& hw, const p
       what, model_name(model), req.gpus, hw.gpu->name, hw.network,
       req.batch_is_maximum ? "<=" : "=", req.global_batch, req.model.seq,
       to_string(req.options.attention), profile_of(req.options.stack).name);
+  if (changes_step(req.precision.options)) {  // every layout costed at the recipe (BF16: unsaid)
+    o += precision_text(req.precision.options, req.precision.linear_peak);
+  }
   if (req.batch_is_maximum) {
     o += "batch: G is a maximum; each layout runs d*floor(G/d) sequences, ranked by samples/s\n";
   }
@@ -175,14 +178,14 @@ std::string plan_layouts_table(const plan_report& r) {
 
 namespace {
 
-/// The error band of one layout of a plan (error_band.hpp): BF16 linear layers, as plan costs.
+/// The error band of one layout of a plan (error_band.hpp), at the precision plan costs.
 band_choice layout_band(const plan_request& req, const chosen_hardware& hw,
                         const parallel_config& par, std::int64_t cp) {
   step_inputs in;
   in.model = req.model;
   in.par = par;
   return choose_band(
-      band_input_of(hw, in, linear_precision::bf16, cp, profile_of(req.options.stack).name),
+      band_input_of(hw, in, req.precision.options.linear, cp, profile_of(req.options.stack).name),
       active_band_groups());
 }
 
@@ -280,10 +283,19 @@ std::string plan_text(const plan_report& r) {
     limits += fmt::format(" --max-tp {}", req.constraints.max_tp);
   }
   if (req.constraints.fixed_tp > 0) {
-    limits += fmt::format(" --fixed-tp {}", req.constraints.fixed_tp);
+    limits += fmt::format(" --tp {}", req.constraints.fixed_tp);
   }
   if (req.constraints.fixed_pp > 0) {
-    limits += fmt::format(" --fixed-pp {}", req.constraints.fixed_pp);
+    limits += fmt::format(" --pp {}", req.constraints.fixed_pp);
+  }
+  if (req.constraints.fixed_micro_batch > 0) {
+    limits += fmt::format(" --micro-batch {}", req.constraints.fixed_micro_batch);
+  }
+  if (req.constraints.fixed_vpp > 0) {
+    limits += fmt::format(" --vpp {}", req.constraints.fixed_vpp);
+  }
+  if (req.constraints.fixed_zero >= 0) {
+    limits += fmt::format(" --zero {}", req.constraints.fixed_zero);
   }
   if (req.constraints.fixed_ep > 0) {
     limits += fmt::format(" --ep {}", req.constraints.fixed_ep);
@@ -474,6 +486,10 @@ nlohmann::json plan_json(const plan_report& r) {
     runner_up["layout"] =
         describe_layout(res.runner_up->candidate.par, res.runner_up->candidate.cp);
   }
+  // --zero: the stage, or null when every stage the stack allows is searched.
+  const auto fixed_zero = req.constraints.fixed_zero >= 0
+                              ? nlohmann::json(req.constraints.fixed_zero)
+                              : nlohmann::json(nullptr);
   return {{"schema", "tpcost.plan/1"},
           {"model", model_json(r.model, req.model)},
           {"hardware", hardware_json(r.hardware, req.gpu, req.memory_capacity, req.topology)},
@@ -493,6 +509,12 @@ nlohmann::json plan_json(const plan_report& r) {
             {"fixed_cp", req.constraints.fixed_cp},
             {"fixed_ep", req.constraints.fixed_ep},
             {"fixed_etp", req.constraints.fixed_etp},
+            {"fixed_micro_batch", req.constraints.fixed_micro_batch},
+            {"fixed_vpp", req.constraints.fixed_vpp},
+            {"fixed_zero", fixed_zero},
+            {"precision", to_string(req.precision.options.linear)},
+            {"fp8_attention", req.precision.options.fp8_attention},
+            {"fp8_param_gather", req.precision.options.fp8_param_gather},
             {"cp_comm_type", to_string(req.cp_comm)},
             {"tp_overlap", req.options.tp_overlap},
             {"dp_overlap", req.options.dp_overlap}}},
@@ -604,7 +626,8 @@ nlohmann::json compare_json(const compare_report& r) {
           {"request",
            {{"gpus", r.request.gpus},
             {"global_batch", r.request.global_batch},
-            {"attention", to_string(r.request.options.attention)}}},
+            {"attention", to_string(r.request.options.attention)},
+            {"precision", to_string(r.request.precision.options.linear)}}},
           {"layouts", layouts},
           {"difference", comparison_json(r.difference)}};
 }

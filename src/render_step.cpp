@@ -126,18 +126,26 @@ std::string rate_name(tensor_rate rate) {
   return out;
 }
 
+}  // namespace
+
+std::string precision_text(const precision_options& p, flops_per_second linear_peak) {
+  std::string o = p.linear == linear_precision::bf16
+                      ? std::string("precision: linear layers BF16")
+                      : fmt::format("precision: linear layers {} (TE {}) at the {} peak {}",
+                                    to_string(p.linear), format_of(p.linear).te_recipe,
+                                    rate_name(linear_rate(p)), io::to_string(linear_peak));
+  o += fmt::format(", attention core {}, logits BF16{}\n", p.fp8_attention ? "FP8" : "BF16",
+                   p.fp8_param_gather ? ", parameters in FP8 (--fp8-param-gather)" : "");
+  return o;
+}
+
+namespace {
+
 /// The precision and CP lines of a long-context step (nothing for the plain step).
 std::string long_context_text(const step_report& r) {
   const auto& lc = *r.long_context;
   const auto& p = r.precision;
-  std::string o =
-      p.linear == linear_precision::bf16
-          ? std::string("precision: linear layers BF16")
-          : fmt::format("precision: linear layers {} (TE {}) at the {} peak {}",
-                        to_string(p.linear), format_of(p.linear).te_recipe,
-                        rate_name(linear_rate(p)), io::to_string(r.long_context_linear_peak));
-  o += fmt::format(", attention core {}, logits BF16{}\n", p.fp8_attention ? "FP8" : "BF16",
-                   p.fp8_param_gather ? ", parameters in FP8 (--fp8-param-gather)" : "");
+  std::string o = precision_text(p, r.long_context_linear_peak);
   if (r.cp.cp > 1) {
     const auto& c = lc.cp_per_layer;
     o += fmt::format(

@@ -36,6 +36,9 @@ std::string step_breakdown_table(const step_report& report);
 /// The model's name as the reports print it: the preset, the config file, or "a model given by
 /// flags".
 std::string model_name(const chosen_model& model);
+/// "precision: linear layers fp8-delayed (TE DelayedScaling) at the FP8 peak ..., attention
+/// core BF16, logits BF16\n": step's line, which plan's header prints too.
+std::string precision_text(const precision_options& precision, flops_per_second linear_peak);
 /// The "model" and "hardware" objects of the step and plan JSON documents.
 nlohmann::json model_json(const chosen_model& model, const transformer_spec& spec);
 nlohmann::json hardware_json(const chosen_hardware& hw, const compute_device& device, bytes memory,

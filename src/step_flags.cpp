@@ -231,8 +231,7 @@ step_report evaluate_step_flags(const step_flags& f) {
   require_experts_for(report.model.spec, !f.moe_capacity_factor.empty(),
                       "--moe-expert-capacity-factor");
   report.precision = to_precision_options(f.software, f.hardware);
-  if (report.cp.cp == 1 && report.precision.linear == linear_precision::bf16 &&
-      !report.precision.fp8_attention && !report.precision.fp8_param_gather) {
+  if (report.cp.cp == 1 && !changes_step(report.precision)) {
     report.result = evaluate_step(in);  // exactly the step model without CP or FP8
     return report;
   }

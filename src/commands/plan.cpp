@@ -37,7 +37,9 @@ struct plan_flags {
   software_flags software;
   std::string gpus, global_batch, max_global_batch;
   std::string top = "5";
-  std::string max_tp, fixed_tp, fixed_pp;
+  // A layout flag fixes its dimension, spelled as step spells it (--tp, --pp, --micro-batch,
+  // --vpp, --zero; the older --fixed-tp and --fixed-pp are aliases); empty: searched.
+  std::string max_tp, tp, pp, micro_batch, vpp, zero;
   std::string max_cp, cp, cp_comm_type = "p2p";
   std::string ep;
   std::string etp;
@@ -110,13 +112,12 @@ inputs read_inputs(const plan_flags& f) {
   inputs in;
   in.model = to_model(f.model);
   in.hardware = to_hardware(f.hardware);
-  const auto precision = to_precision_options({}, f.hardware);
-  if (precision.linear != linear_precision::bf16) {
-    // --dtype fp8 no longer doubles every matmul (it is step's --precision fp8), and the
-    // search does not cost FP8 layouts yet: refused rather than searched in BF16 unsaid.
-    throw invalid_spec("--dtype", f.hardware.dtype +
-                                      ": plan searches BF16 layouts; cost an FP8 layout with "
-                                      "'tpcost step --precision fp8'");
+  // --precision (or --dtype fp8), as step reads it: every layout is costed at that recipe.
+  const auto precision = to_precision_options(f.software, f.hardware);
+  if (!f.emit.empty() && changes_step(precision)) {
+    throw invalid_spec("--emit", "megatron: the launch is written for BF16; --precision " +
+                                     std::string(to_string(precision.linear)) +
+                                     " (--fp8-format, --fp8-recipe ...) is not written yet");
   }
   auto& req = in.request;
   req.model = in.model.spec;
@@ -144,11 +145,20 @@ inputs read_inputs(const plan_flags& f) {
   if (!f.max_tp.empty()) {
     req.constraints.max_tp = positive(f.max_tp, "--max-tp");
   }
-  if (!f.fixed_tp.empty()) {
-    req.constraints.fixed_tp = positive(f.fixed_tp, "--fixed-tp");
+  if (!f.tp.empty()) {
+    req.constraints.fixed_tp = positive(f.tp, "--tp");
   }
-  if (!f.fixed_pp.empty()) {
-    req.constraints.fixed_pp = positive(f.fixed_pp, "--fixed-pp");
+  if (!f.pp.empty()) {
+    req.constraints.fixed_pp = positive(f.pp, "--pp");
+  }
+  if (!f.micro_batch.empty()) {
+    req.constraints.fixed_micro_batch = positive(f.micro_batch, "--micro-batch");
+  }
+  if (!f.vpp.empty()) {
+    req.constraints.fixed_vpp = positive(f.vpp, "--vpp");
+  }
+  if (!f.zero.empty()) {
+    req.constraints.fixed_zero = static_cast<int>(parse_zero_stage(f.zero, "--zero"));
   }
   // Default: CP down to 8,192 tokens per rank, the shortest among published CP runs (Llama 3's
   // long-context stage, CP 16 at 131,072 tokens, arXiv:2407.21783 Sec. 3.3.2; the NeMo and
@@ -294,8 +304,14 @@ void add_plan_command(CLI::App& app) {
                      "ranked by samples/s");
   search->add_option("--top", f->top, "K: layouts to print, best first")->capture_default_str();
   search->add_option("--max-tp", f->max_tp, "largest TP degree to consider");
-  search->add_option("--fixed-tp", f->fixed_tp, "consider only this TP degree");
-  search->add_option("--fixed-pp", f->fixed_pp, "consider only this number of pipeline stages");
+  search->add_option(flag_names("--tp") + ",--fixed-tp", f->tp, "t: consider only this TP degree");
+  search->add_option(flag_names("--pp") + ",--fixed-pp", f->pp,
+                     "p: consider only this number of pipeline stages");
+  search->add_option("-b,--micro-batch,--batch", f->micro_batch,
+                     "b: consider only this micro-batch size (must divide G/d)");
+  search->add_option("--vpp", f->vpp,
+                     "v: consider only this many interleaved model chunks per GPU");
+  search->add_option("--zero", f->zero, "consider only this ZeRO stage, 0..3");
   search->add_option("--max-cp", f->max_cp,
                      "largest context-parallel degree to consider (cp divides N/(t*p), s divides "
                      "by 2*cp; default s/8192: at least 8,192 tokens per CP rank, as Llama 3's CP "
@@ -339,6 +355,7 @@ void add_plan_command(CLI::App& app) {
                      "as a Megatron-LM launch, a Megatron-Bridge YAML override or a torchtitan "
                      "v0.2.2 TOML job config that `tpcost step --from FILE` reads back");
   add_software_flags(*search, f->software);
+  add_precision_flags(*search, f->software);
   add_output_flags(*cmd, f->output, "table|json|csv");
   add_display_flags(*cmd, f->display);
   add_error_band_flag(*cmd, f->error_band);
@@ -349,6 +366,8 @@ and the layers (even stages); every cp dividing N/(t*p) up to --max-cp with s di
 and every etp dividing the expert FFN, ep*etp dividing t*cp*d (SP on with t > 1);
 every micro-batch b dividing G/d;
 interleaving v with p*v dividing L; SP on/off; recompute none/selective/full; ZeRO 0-3.
+--tp, --pp, --micro-batch, --vpp, --zero (as in step) fix their dimension. Every layout
+is costed at --precision (default bf16), time and memory, as step costs that recipe.
 Ranked by predicted step time; ties: TP in a node, smaller t, smaller p, larger b, smaller
 v, less recompute, SP off, lower ZeRO. A TP group never crosses a slower inter-node link
 unless nothing inside a node fits. docs/planner.md has the details.

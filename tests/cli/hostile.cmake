@@ -79,6 +79,27 @@ set_tests_properties("cli: hostile: HF config nested 100000 deep"
 tpcost_cli_case("hostile: plan --threads -1"
   ARGS plan ${h100} --gpus 64 -G 64 --threads -1 RC 2
   STDERR "--threads: -1 is out of range; expected 0\\.\\.4096")
+# The documented cap of 2^24 GPUs (docs/fuzzing.md): 146 s before the strided groups were placed
+# in closed form (comm/placement.hpp), milliseconds now; the TIMEOUT is the regression check.
+tpcost_cli_case("hostile: plan at the 2^24-GPU cap finishes with a layout"
+  ARGS plan ${h100} --gpus 16777216 -G 16777216 --top 1 RC 0
+  STDOUT "t\*p\*cp dividing N = 16777216 .*\n  1 +[0-9]+ +[0-9]+ +1 +[0-9]+ ")
+tpcost_cli_case("hostile: plan at the 2^24-GPU cap with CP and FP8 finishes with a layout"
+  ARGS plan ${h100} --gpus 16777216 -G 2097152 --seq 65536 --precision fp8 --top 1 -q RC 0
+  STDOUT "\n  1 +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ ")
+tpcost_cli_case("hostile: plan at the cap proposes no CP layout whose G*cp sequences step refuses"
+  ARGS plan ${h100} --gpus 16777216 -G 16777216 --seq 65536 --top 1 -q RC 0
+  STDOUT "\n  1 +[0-9]+ +[0-9]+ +1 +[0-9]+ ")
+tpcost_cli_case("hostile: plan at the 2^24-GPU cap with nothing that fits is a clean exit 2"
+  ARGS plan ${h100} --gpus 16777216 -G 1 RC 2
+  STDERR "^tpcost: error: --gpus: no layout of 16777216 GPUs trains this model with G = 1")
+tpcost_cli_case("hostile: plan beyond the 2^24-GPU cap"
+  ARGS plan ${h100} --gpus 16777217 -G 16777216 RC 2 STDERR "^tpcost: error: --gpus: 16777217 is out of range")
+set_tests_properties("cli: hostile: plan at the 2^24-GPU cap finishes with a layout"
+                     "cli: hostile: plan at the 2^24-GPU cap with CP and FP8 finishes with a layout"
+                     "cli: hostile: plan at the 2^24-GPU cap with nothing that fits is a clean exit 2"
+                     "cli: hostile: plan at the cap proposes no CP layout whose G*cp sequences step refuses"
+                     PROPERTIES TIMEOUT 10)
 tpcost_cli_case("hostile: a chart of 10^6 degrees"
   ARGS sweep --tp 1..1000000:+1 --chart RC 2
   STDERR "--tp: 1000000 degrees; a chart or plot shows at most 1024")

@@ -398,3 +398,104 @@ TEST_CASE(
   }
   CHECK(rows == 3);
 }
+
+namespace {
+
+/// `tpcost step` flags for a layout of plan's JSON (its "layouts" entry).
+std::string step_layout_flags(const nlohmann::json& l) {
+  std::string args;
+  for (const char* key : {"tp", "pp", "dp", "micro_batch", "vpp", "zero"}) {
+    const std::string flag = std::string(key) == "micro_batch" ? "micro-batch" : key;
+    args += " --" + flag + " " + std::to_string(l.at(key).get<int>());
+  }
+  args += " --cp " + std::to_string(l.value("cp", 1));
+  args += " --recompute " + l.at("recompute").get<std::string>();
+  args += l.at("sp").get<bool>() ? " --sp" : "";
+  const auto layout = l.at("layout").get<std::string>();
+  const auto first = layout.find(",first=");
+  if (first != std::string::npos) {
+    const auto last = layout.find(",last=");
+    args += " --pp-layout first=" + layout.substr(first + 7, last - first - 7) +
+            ",last=" + layout.substr(last + 6);
+  }
+  return args;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "plan --precision fp8 and nvfp4: step of each layout with the same --precision gives the "
+    "same step time and memory",
+    "[cli][plan][precision]") {
+  struct job {
+    std::string machine, precision, recipe;
+  };
+  for (const auto& [machine, precision, recipe] :
+       {job{"--model llama-3-70b --gpu h100-sxm --interconnect ib-ndr --gpus 64 --global-batch 128",
+            "--precision fp8", "fp8-delayed"},
+        job{"--model llama-3-70b --gpu h100-sxm --interconnect ib-ndr --gpus 64 --global-batch 128",
+            "--dtype fp8", "fp8-delayed"},
+        job{"--model llama-3-70b --gpu gb200 --interconnect ib-ndr --gpus 72 --global-batch 144",
+            "--precision nvfp4", "nvfp4"}}) {
+    INFO(machine + " " + precision);
+    const auto plan = run_plan(machine + " " + precision + " --top 3 --format json");
+    REQUIRE(plan.exit_code == 0);
+    const auto j = nlohmann::json::parse(plan.out);
+    CHECK(j.at("request").at("precision") == recipe);
+    const auto bf16 = run_plan(machine + " --top 1 --format json");
+    REQUIRE(bf16.exit_code == 0);
+    const auto bf16_j = nlohmann::json::parse(bf16.out);
+    CHECK(bf16_j.at("request").at("precision") == "bf16");
+    // The recipe was priced: its winner is faster than BF16's.
+    CHECK(j.at("layouts").at(0).at("step_time_s").get<double>() <
+          bf16_j.at("layouts").at(0).at("step_time_s").get<double>());
+    const auto& layouts = j.at("layouts");
+    REQUIRE(layouts.size() == 3);
+    for (const auto& l : layouts) {
+      const auto args =
+          "step " + machine + " " + precision + " --format json" + step_layout_flags(l);
+      INFO(args);
+      const auto step = tpcost::test::run(args);
+      REQUIRE(step.exit_code == 0);
+      const auto s = nlohmann::json::parse(step.out);
+      CHECK(s.at("precision").at("linear") == recipe);
+      CHECK_THAT(s.at("step_time_s").get<double>(),
+                 Catch::WithinRel(l.at("step_time_s").get<double>(), 1e-9));
+      CHECK_THAT(s.at("mfu").get<double>(), Catch::WithinRel(l.at("mfu").get<double>(), 1e-9));
+      for (const char* key : {"total_bytes", "weights_bytes", "activations_bytes"}) {
+        INFO(key);
+        CHECK_THAT(s.at("memory").at(key).get<double>(),
+                   Catch::WithinRel(l.at("memory").at(key).get<double>(), 1e-9));
+      }
+      CHECK(s.at("memory").at("peak_stage") == l.at("memory").at("peak_stage"));
+    }
+  }
+}
+
+TEST_CASE("plan's layout flags fix their dimension in every layout it lists", "[cli][plan]") {
+  const auto r = run_plan(
+      "--model llama-3-70b --gpu h100-sxm --interconnect ib-ndr --gpus 64 --global-batch 128 "
+      "--tp 4 --pp 4 --micro-batch 1 --zero 1 --vpp 2 --top 5 --format json");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& req = j.at("request");
+  CHECK(req.at("fixed_tp") == 4);
+  CHECK(req.at("fixed_pp") == 4);
+  CHECK(req.at("fixed_micro_batch") == 1);
+  CHECK(req.at("fixed_vpp") == 2);
+  CHECK(req.at("fixed_zero") == 1);
+  REQUIRE(!j.at("layouts").empty());
+  for (const auto& l : j.at("layouts")) {
+    CHECK(l.at("tp") == 4);
+    CHECK(l.at("pp") == 4);
+    CHECK(l.at("micro_batch") == 1);
+    CHECK(l.at("vpp") == 2);
+    CHECK(l.at("zero") == 1);
+  }
+  // The older spellings are the same flags.
+  const auto alias = run_plan(
+      "--model llama-3-70b --gpu h100-sxm --interconnect ib-ndr --gpus 64 --global-batch 128 "
+      "--fixed-tp 4 --fixed-pp 4 -b 1 --zero 1 --vpp 2 --top 5 --format json");
+  REQUIRE(alias.exit_code == 0);
+  CHECK(nlohmann::json::parse(alias.out).at("layouts") == j.at("layouts"));
+}

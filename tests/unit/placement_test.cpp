@@ -2,6 +2,7 @@
 #include "tpcost/comm/placement.hpp"
 
 #include <catch2/catch.hpp>
+#include <map>
 
 #include "tpcost/hardware/presets.hpp"
 
@@ -72,4 +73,37 @@ TEST_CASE("A custom order moves DP before TP") {
              parallel_dim::pp};
   CHECK(place_dimension(t, l, parallel_dim::dp).nodes == 1);
   CHECK(place_dimension(t, l, parallel_dim::tp).nodes == 4);
+}
+
+TEST_CASE("The closed-form spread of a strided group is the rank-by-rank count") {
+  // Every (base, stride, n) on blocks of 4, 6, 8 and 72 (a node, an odd node, a DGX, NVL72):
+  // the blocks touched, the fullest one and the first rank's, counted rank by rank.
+  std::int64_t cases = 0;
+  for (const std::int64_t block : {4, 6, 8, 72}) {
+    for (std::int64_t base = 0; base < 2 * block; base += 3) {
+      for (std::int64_t stride = 1; stride <= 2 * block + 1; ++stride) {
+        for (std::int64_t n = 1; n <= 40; n += (n < 10 ? 1 : 7)) {
+          std::map<std::int64_t, std::int64_t> per_block;
+          for (std::int64_t i = 0; i < n; ++i) {
+            ++per_block[(base + i * stride) / block];
+          }
+          std::int64_t most = 0;
+          for (const auto& [b, c] : per_block) {
+            most = std::max(most, c);
+          }
+          const auto got = detail::spread_over_blocks(base, stride, n, block);
+          INFO("base " << base << " stride " << stride << " n " << n << " block " << block);
+          CHECK(got.blocks == static_cast<std::int64_t>(per_block.size()));
+          CHECK(got.most == most);
+          CHECK(got.first == per_block[base / block]);
+          ++cases;
+        }
+      }
+    }
+  }
+  CHECK(cases > 10000);
+  // A DP group of 2^21 ranks, one per TP group of 8: 2^21 nodes, found without walking them.
+  const auto dp = place_dimension(dgx(), rank_layout{.tp = 8, .dp = 1 << 21}, parallel_dim::dp);
+  CHECK(dp.nodes == (1 << 21));
+  CHECK(dp.per_node == 1);
 }

@@ -944,3 +944,187 @@ TEST_CASE("plan keeps its memory reserve free: no proposed layout reaches into i
   req.memory_reserve = bytes(-1.0);
   CHECK_THROWS_AS(plan(req), invalid_spec);
 }
+
+namespace {
+
+/// `model` on a GPU preset with its generation's η, at the recipe `opts` as the CLI reads it
+/// (precision_device_for), with memory tight enough that the recipe's weight copies matter.
+plan_request precision_request(const transformer_spec& model, const char* gpu_name,
+                               precision_options opts, double memory_gib) {
+  const auto& gpu = gpu_preset_by_name(gpu_name, "gpu");
+  auto r = request(model, 16, 32);
+  r.gpu = bf16_device_for(gpu);
+  r.memory_capacity = memory_gib * units::GiB;
+  r.options.attention = attention_kernel::fused;
+  r.precision = precision_device_for(gpu, opts, "precision");
+  r.top = 40;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "With an FP8 or FP4 recipe the search's time and memory of every layout it ranks are "
+    "evaluate_long_context_step's, weight copies and ZeRO-3 sharding included",
+    "[planner][precision]") {
+  struct recipe {
+    const char* gpu;
+    precision_options opts;
+  };
+  const std::vector<recipe> recipes{
+      {"h100-sxm", {.linear = linear_precision::fp8_delayed}},
+      {"h100-sxm", {.linear = linear_precision::fp8_blockwise}},
+      {"h100-sxm", {.linear = linear_precision::fp8_current, .fp8_param_gather = true}},
+      {"h100-sxm", {.linear = linear_precision::fp8_delayed, .fp8_attention = true}},
+      {"b200", {.linear = linear_precision::mxfp8}},
+      {"gb200", {.linear = linear_precision::nvfp4}},
+  };
+  std::int64_t checked = 0, zero3 = 0;
+  for (const auto& model : {small_llama(), small_moe()}) {
+    for (const auto& rc : recipes) {
+      for (const int fixed_zero : {-1, 3}) {
+        auto req = precision_request(model, rc.gpu, rc.opts, 1.0);
+        req.constraints.fixed_zero = fixed_zero;
+        INFO(rc.gpu << " " << to_string(rc.opts.linear) << " zero " << fixed_zero
+                    << (is_moe(model.moe) ? " MoE" : " dense"));
+        const auto found = plan(req);
+        REQUIRE(!found.top.empty());
+        for (const auto& l : found.top) {
+          INFO(describe_layout(l.candidate.par));
+          REQUIRE(l.long_context);  // evaluated as step --precision evaluates it
+          CHECK_THAT(l.candidate.step_time.value(), near(l.result.step_time.value(), 1e-9));
+          CHECK_THAT(l.candidate.peak_memory.value(),
+                     near(l.result.memory.peak().total().value(), 1e-9));
+          zero3 += l.candidate.par.zero == zero_stage::parameters ? 1 : 0;
+          ++checked;
+        }
+        check_identities(found.counts);
+      }
+    }
+  }
+  CHECK(checked > 500);
+  CHECK(zero3 > 100);
+}
+
+TEST_CASE("An FP8 search ranks by FP8 times and memory: its winner is a brute force's at FP8",
+          "[planner][precision]") {
+  auto req =
+      precision_request(small_llama(), "h100-sxm", {.linear = linear_precision::fp8_delayed}, 1.0);
+  req.top = 1;
+  std::optional<plan_candidate> best;
+  std::int64_t differs_from_bf16 = 0;
+  for (const auto& par : every_layout(req)) {
+    if (broken_plan_rule(req, par)) {
+      continue;
+    }
+    plan_candidate c;
+    c.par = par;
+    const auto l = evaluate_planned(req, c);
+    REQUIRE(l.long_context);
+    const auto bf16 = evaluate_step(inputs_for(req, par));
+    differs_from_bf16 += bf16.memory.fits() != l.result.memory.fits() ? 1 : 0;
+    if (!l.result.memory.fits()) {
+      continue;
+    }
+    c.step_time = l.result.step_time;
+    c.peak_memory = l.result.memory.peak().total();
+    if (!best || ranks_before(c, *best)) {
+      best = c;
+    }
+  }
+  REQUIRE(best);
+  CHECK(differs_from_bf16 > 0);  // the weight copies decide what fits at 1 GiB
+  const auto found = plan(req);
+  REQUIRE(found.top.size() == 1);
+  CHECK(describe_layout(found.top[0].candidate.par) == describe_layout(best->par));
+  CHECK_THAT(found.top[0].result.step_time.value(), near(best->step_time.value(), 1e-12));
+  // And the BF16 search of the same request is slower: the recipe was priced.
+  auto bf16 = req;
+  bf16.precision = precision_device_for(gpu_preset_by_name("h100-sxm", "gpu"), {}, "precision");
+  const auto slow = plan(bf16);
+  REQUIRE(!slow.top.empty());
+  CHECK(slow.top[0].result.step_time > found.top[0].result.step_time);
+  CHECK(!slow.top[0].long_context);
+}
+
+TEST_CASE("A fixed b, v or ZeRO stage holds for every returned layout", "[planner][constraints]") {
+  const auto base = [] {
+    auto r = request(small_llama(), 16, 32);
+    r.top = 50;
+    return r;
+  };
+  for (const std::int64_t b : {1, 2, 4}) {
+    auto req = base();
+    req.constraints.fixed_micro_batch = b;
+    const auto found = plan(req);
+    REQUIRE(!found.top.empty());
+    for (const auto& l : found.top) {
+      CHECK(l.candidate.par.micro_batch == b);
+    }
+    for (const auto& pd : found.per_degrees) {
+      CHECK(pd.best.par.micro_batch == b);
+    }
+    check_identities(found.counts);
+  }
+  for (const std::int64_t v : {1, 2, 3}) {
+    auto req = base();
+    req.constraints.fixed_vpp = v;
+    const auto found = plan(req);
+    REQUIRE(!found.top.empty());
+    for (const auto& l : found.top) {
+      CHECK(l.candidate.par.vpp == v);
+      CHECK((v == 1 || l.candidate.par.pp > 1));
+    }
+    check_identities(found.counts);
+  }
+  for (const int z : {0, 1, 2, 3}) {
+    auto req = base();
+    req.constraints.fixed_zero = z;
+    const auto found = plan(req);
+    REQUIRE(!found.top.empty());
+    for (const auto& l : found.top) {
+      CHECK(static_cast<int>(l.candidate.par.zero) == z);
+      CHECK((z == 0 || l.candidate.par.dp > 1));
+    }
+    check_identities(found.counts);
+  }
+  // All of them at once, with t and p: exactly one layout family.
+  auto req = base();
+  req.constraints = {
+      .fixed_tp = 2, .fixed_pp = 2, .fixed_micro_batch = 2, .fixed_vpp = 2, .fixed_zero = 1};
+  const auto found = plan(req);
+  REQUIRE(!found.top.empty());
+  for (const auto& l : found.top) {
+    const auto& p = l.candidate.par;
+    CHECK(describe_layout(p).find("t=2,p=2,d=4,b=2,v=2,") == 0);
+    CHECK(p.zero == zero_stage::optimizer);
+  }
+}
+
+TEST_CASE("An impossible fixed b, v or ZeRO stage is refused in one line naming it",
+          "[planner][constraints]") {
+  auto req = request(small_llama(), 16, 32);
+  req.constraints.fixed_micro_batch = 3;
+  CHECK_THROWS_WITH(plan(req), Catch::Contains("b = 3 does not divide G = 32"));
+  req = request(small_llama(), 16, 32);
+  req.constraints.fixed_vpp = 13;
+  CHECK_THROWS_WITH(plan(req), Catch::Contains("13 is out of range; expected 1..12"));
+  req.constraints.fixed_vpp = 2;
+  req.constraints.fixed_pp = 1;
+  CHECK_THROWS_WITH(plan(req), Catch::Contains("p = 1 has none"));
+  req = request(small_llama(), 16, 32);
+  req.constraints.fixed_zero = 4;
+  CHECK_THROWS_WITH(plan(req), Catch::Contains("4 is not a ZeRO stage"));
+  req = request(small_llama(), 16, 32);
+  req.constraints.fixed_tp = 3;
+  CHECK_THROWS_WITH(plan(req), Catch::Contains("t = 3 does not divide N = 16"));
+  req = request(small_llama(), 16, 32);
+  req.constraints.fixed_pp = 32;
+  CHECK_THROWS_WITH(plan(req), Catch::Contains("more stages than the 12 layers"));
+  // A fixed ZeRO stage no d > 1 allows: the search finds nothing, with an empty top.
+  req = request(small_llama(), 16, 16);
+  req.constraints.fixed_tp = 4;
+  req.constraints.fixed_pp = 4;
+  req.constraints.fixed_zero = 1;
+  CHECK(plan(req).top.empty());
+}

@@ -24,7 +24,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <map>
+#include <numeric>
 #include <string>
 
 #include "tpcost/base/error.hpp"
@@ -92,33 +92,63 @@ constexpr std::int64_t stage_base(const rank_layout& layout, std::int64_t stage)
   return stage * layout.stride(parallel_dim::pp);
 }
 
+/// How the ranks base, base+stride, ... (n of them) fall into blocks of `block` ranks (nodes,
+/// or NVLink domains): the blocks touched, the most ranks in one block, and the ranks in the
+/// first rank's block. In closed form, without walking the ranks (a DP group of 2^24 ranks was
+/// 2^24 map insertions, for every stage of every layout the planner tried: issue 30):
+///   - stride >= block: every rank in its own block;
+///   - stride < block: no block between the first and the last is skipped, and the count of a
+///     block strictly between them is periodic with a period of stride/gcd(stride, block)
+///     blocks (lcm(stride, block) ranks), so the first block, one period and the last block
+///     hold every count there is.
+struct block_spread {
+  std::int64_t blocks = 0;
+  std::int64_t most = 0;
+  std::int64_t first = 0;
+};
+
+inline block_spread spread_over_blocks(std::int64_t base, std::int64_t stride, std::int64_t n,
+                                       std::int64_t block) {
+  if (n <= 0) {
+    return {};
+  }
+  if (stride >= block || n == 1) {
+    return {.blocks = n, .most = 1, .first = 1};
+  }
+  const std::int64_t first = base / block;
+  const std::int64_t last = (base + (n - 1) * stride) / block;
+  // Ranks of the progression in block k: i from ceil((k·block − base)/stride) to
+  // floor(((k+1)·block − 1 − base)/stride), within [0, n).
+  const auto count = [&](std::int64_t k) {
+    const std::int64_t low = k * block - base;
+    const std::int64_t i_lo = low <= 0 ? 0 : (low + stride - 1) / stride;
+    const std::int64_t i_hi = std::min(n - 1, ((k + 1) * block - 1 - base) / stride);
+    return std::max<std::int64_t>(0, i_hi - i_lo + 1);
+  };
+  block_spread out{.blocks = last - first + 1, .most = count(last), .first = count(first)};
+  out.most = std::max(out.most, out.first);
+  const std::int64_t period = stride / std::gcd(stride, block);
+  for (std::int64_t k = first + 1; k < last && k <= first + period; ++k) {
+    out.most = std::max(out.most, count(k));
+  }
+  return out;
+}
+
 /// Places the ranks base, base+stride, ... (n of them) on nodes of `g` and domains of `dom`.
 inline group_placement place_ranks(const cluster_topology& topology, std::int64_t base,
                                    std::int64_t stride, std::int64_t n) {
   const std::int64_t g = topology.gpus_per_node;
   const std::int64_t dom = domain_of(topology);
-  std::map<std::int64_t, std::int64_t> per_node;
-  std::map<std::int64_t, std::int64_t> per_domain;
-  for (std::int64_t i = 0; i < n; ++i) {
-    const std::int64_t rank = base + i * stride;
-    ++per_node[rank / g];
-    ++per_domain[rank / dom];
-  }
+  const auto nodes = spread_over_blocks(base, stride, n, g);
+  const auto domains = spread_over_blocks(base, stride, n, dom);
   group_placement out;
   out.ranks = n;
-  out.nodes = static_cast<std::int64_t>(per_node.size());
-  out.domains = static_cast<std::int64_t>(per_domain.size());
-  for (const auto& [node, count] : per_node) {
-    out.per_node = std::max(out.per_node, count);
-  }
-  out.per_domain = 0;
-  for (const auto& [domain, count] : per_domain) {
-    out.per_domain = std::max(out.per_domain, count);
-  }
+  out.nodes = nodes.blocks;
+  out.domains = domains.blocks;
+  out.per_node = std::max<std::int64_t>(out.per_node, nodes.most);
+  out.per_domain = domains.most;
   // Groups of this dimension on the first member's node: each rank of the node belongs to one.
-  const std::int64_t first_node = base / g;
-  const std::int64_t on_node = per_node[first_node];
-  out.concurrent = std::max<std::int64_t>(1, g / std::max<std::int64_t>(1, on_node));
+  out.concurrent = std::max<std::int64_t>(1, g / std::max<std::int64_t>(1, nodes.first));
   return out;
 }
 }  // namespace detail

@@ -526,6 +526,20 @@ inline stage_memory stage_memory_at(const stage_memory_terms& x, std::int64_t st
   return s;
 }
 
+/// The quantized weight copies an FP8/FP4 recipe keeps beside the weights (precision.hpp,
+/// weight_copy_bytes_per_param; long_context.hpp computes `per_layer`): bytes per layer on one
+/// GPU, spread over `shard` GPUs (ZeRO-3 shards them with the weights). Zero for BF16.
+struct weight_copies {
+  double per_layer = 0.0;  ///< bytes per layer on one GPU before sharding (negative: saved)
+  double shard = 1.0;
+};
+
+/// Adds the copies of its `layers` to a stage's weights: the one formula that both the step
+/// (evaluate_long_context_step) and the planner's search (stages.hpp, peak_memory) use.
+constexpr void add_weight_copies(stage_memory& s, const weight_copies& w) {
+  s.weights += w.per_layer * static_cast<double>(s.layers) / w.shard * units::B;
+}
+
 /// Per-GPU memory of a layout, stage by stage, when its attention core runs `attention` (see
 /// the file comment for every term). Throws `invalid_spec` when the layout is invalid (see
 /// `validate` and `summarize_pipeline`); a layout that does not fit is reported (`fits()`

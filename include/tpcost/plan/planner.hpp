@@ -79,14 +79,15 @@ namespace tpcost {
 /// Why a candidate was not proposed; each candidate is counted under its first broken rule,
 /// in this order. The first ten judge a (t, p, cp, ep, etp) group layout, the others one layout.
 enum class plan_reason : int {
-  tp_limit,          ///< t above --max-tp, or not --fixed-tp
+  tp_limit,          ///< t above --max-tp, or not --tp (--fixed-tp)
   tp_heads,          ///< t does not divide the attention heads
   tp_kv_heads,       ///< t does not divide the KV heads
   tp_ffn,            ///< t does not divide the MLP size
   tp_straddles,      ///< t neither divides the node size nor fills whole nodes
-  pp_limit,          ///< p is not --fixed-pp
+  pp_limit,          ///< p is not --pp (--fixed-pp)
   pp_layers,         ///< p > L: a stage would hold no layer
-  cp_sequence,       ///< cp > 1 that s (2·cp chunks), the heads (a2a), the kernel or MLA refuse
+  cp_sequence,       ///< cp > 1 that s (2·cp chunks), the heads (a2a), the kernel, MLA or G·cp
+                     ///< above 2^24 (the view's batch) refuse
   dp_batch,          ///< d = N/(t·p·cp) does not divide G
   ep_fold,           ///< EP·ETP does not divide the t·cp·d ranks the expert groups fold over
   interleave_batch,  ///< v > 1 with m < p (Megatron-Core's interleaved schedule needs m >= p)
@@ -142,7 +143,7 @@ constexpr std::string_view key_of(plan_reason reason) {
 constexpr std::string_view describe(plan_reason reason) {
   switch (reason) {
     case plan_reason::tp_limit:
-      return "t outside --max-tp / --fixed-tp";
+      return "t outside --max-tp / --tp";
     case plan_reason::tp_heads:
       return "t does not divide the attention heads";
     case plan_reason::tp_kv_heads:
@@ -152,11 +153,12 @@ constexpr std::string_view describe(plan_reason reason) {
     case plan_reason::tp_straddles:
       return "TP group straddles nodes (t neither divides the node nor fills whole nodes)";
     case plan_reason::pp_limit:
-      return "p is not --fixed-pp";
+      return "p is not --pp";
     case plan_reason::pp_layers:
       return "more stages than layers";
     case plan_reason::cp_sequence:
-      return "cp does not split the sequence into 2*cp chunks (or the heads, for a2a)";
+      return "cp does not split the sequence into 2*cp chunks (or the heads, for a2a; or G*cp > "
+             "2^24)";
     case plan_reason::dp_batch:
       return "d = N/(t*p*cp) does not divide the global batch";
     case plan_reason::ep_fold:
@@ -181,6 +183,11 @@ struct plan_constraints {
   std::int64_t fixed_ep = 0;  ///< ep = fixed_ep (0: every ep dividing the experts; MoE only)
   /// etp = fixed_etp (0: every etp dividing the expert FFN size; MoE only)
   std::int64_t fixed_etp = 0;
+  std::int64_t fixed_micro_batch = 0;  ///< b = fixed_micro_batch (0: every b dividing G/d)
+  std::int64_t fixed_vpp = 0;          ///< v = fixed_vpp (0: every v the pipeline split allows)
+  /// ZeRO stage = fixed_zero, 0..3 (-1: every stage the stack allows; stages above 0 need
+  /// d > 1)
+  int fixed_zero = -1;
 };
 
 /// A search: the model, the hardware, how the software runs, N and G, and the limits.
@@ -202,8 +209,10 @@ struct plan_request {
   bool batch_is_maximum = false;
   plan_constraints constraints;
   cp_comm_type cp_comm = cp_comm_type::p2p;  ///< how CP ranks exchange K,V
-  /// The attention kernel's η and peak for cp > 1 (precision_device_for); the linear layers
-  /// must be BF16: the search does not cost other precisions.
+  /// The recipe every layout runs (precision_device_for: its peak and η, the GPU's support),
+  /// and the attention kernel's η and peak for cp > 1. With a recipe that changes the step
+  /// (changes_step), every layout is costed as evaluate_long_context_step costs it: the linear
+  /// GEMMs at the recipe's rate, its wire bytes and its weight copies in memory.
   precision_device precision{};
   std::size_t top = 5;   ///< layouts to return, best first (at least 1)
   unsigned threads = 0;  ///< at most this many threads; 0: every hardware thread
@@ -449,8 +458,14 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
   const auto reject = [&](plan_reason r, std::int64_t n) {
     counts.rejected[static_cast<std::size_t>(r)] += n;
   };
-  const std::int64_t zero_max =
+  const auto& limits = req.constraints;
+  std::int64_t zero_min = 0;
+  std::int64_t zero_max =
       pair.dp > 1 ? static_cast<std::int64_t>(profile_of(env.options.stack).max_zero.value) : 0;
+  if (limits.fixed_zero >= 0) {  // --zero: that stage only, where the stack and d allow it
+    zero_min = limits.fixed_zero;
+    zero_max = std::min<std::int64_t>(zero_max, limits.fixed_zero);
+  }
   // Megatron-LM asserts SP for MoE with t > 1 ("When using MoE and tensor parallelism, sequence
   // parallelism must be used"): such pairs search SP on only, like validate_experts.
   const bool sp_required = is_moe(model.moe) && pair.tp > 1;
@@ -458,19 +473,37 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
   // b divides G/d; v divides every stage's layers (v > 1 only with p > 1). A few small vectors
   // per pair; the layouts below allocate nothing.
   const auto global_batch = batch_of(req, pair.dp);
-  const auto batches = divisors(global_batch / pair.dp);
-  // With cp > 1, the view of long_context.hpp: (t, p, d·cp) on s/cp tokens, G·cp sequences.
-  const bool long_context = pair.cp > 1;
+  auto batches = divisors(global_batch / pair.dp);
+  if (limits.fixed_micro_batch > 0) {  // --micro-batch: that b only, where it divides G/d
+    std::erase_if(batches, [&](std::int64_t b) { return b != limits.fixed_micro_batch; });
+  }
+  // With cp > 1 or a recipe other than BF16, the view of long_context.hpp: (t, p, d·cp) on s/cp
+  // tokens, G·cp sequences, the recipe's wire bytes, plus the terms the view leaves out.
+  const bool long_context = pair.cp > 1 || changes_step(req.precision.options);
   step_environment view_env = env;
   view_env.model.seq = model.seq / pair.cp;
+  if (long_context) {  // as evaluate_long_context_step sets its view's options
+    if (req.precision.options.linear != linear_precision::bf16) {
+      view_env.options.tp_all_gather_bytes = tp_all_gather_bytes(req.precision.options);
+    }
+    view_env.options.linear_param_gather_bytes = param_gather_bytes(req.precision.options);
+  }
   const auto view_batch = global_batch * pair.cp;
   const context_parallel cp{.cp = pair.cp, .comm = req.cp_comm};
+  // The recipe's weight copies per layer (zero for BF16), sharded with the weights by ZeRO-3.
+  const auto copies = weight_copies_of(model, req.precision, pair.tp, pair.ep, pair.etp,
+                                       zero_stage::none, pair.dp * pair.cp);
+  const weight_copies sharded_copies{.per_layer = copies.per_layer,
+                                     .shard = static_cast<double>(pair.dp * pair.cp)};
   for (const auto& split : candidate_splits(model.layers, pair.pp)) {
     const auto x = group_stage(
         view_env,
         {.tp = pair.tp, .pp = pair.pp, .dp = pair.dp * pair.cp, .ep = pair.ep, .etp = pair.etp},
         split);
-    const auto chunks = chunk_counts(split);
+    auto chunks = chunk_counts(split);
+    if (limits.fixed_vpp > 0) {  // --vpp: that v only, where the split allows it
+      std::erase_if(chunks, [&](std::int64_t v) { return v != limits.fixed_vpp; });
+    }
     for (const auto b : batches) {
       const auto y = batch_stage(view_env, x, b, view_batch);
       long_context_layer_terms lc;
@@ -484,7 +517,8 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
         }
       }
       for (const auto v : chunks) {
-        const std::int64_t per_v = 3 * sp_options * (zero_max + 1);
+        const std::int64_t per_v =
+            3 * sp_options * std::max<std::int64_t>(0, zero_max - zero_min + 1);
         counts.layouts += per_v;
         if (v > 1 && y.micro_batches < pair.pp) {
           reject(plan_reason::interleave_batch, per_v);
@@ -493,7 +527,7 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
         for (const auto mode :
              {recompute_mode::none, recompute_mode::selective, recompute_mode::full}) {
           for (std::int64_t sp_i = 0; sp_i < sp_options; ++sp_i) {
-            for (std::int64_t z_i = 0; z_i <= zero_max; ++z_i) {
+            for (std::int64_t z_i = zero_min; z_i <= zero_max; ++z_i) {
               const layout_choice choice{.vpp = v,
                                          .sequence_parallel = sp_i == 1 || sp_required,
                                          .recompute = mode,
@@ -503,7 +537,9 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
                 continue;
               }
               ++counts.evaluated;
-              const bytes peak = peak_memory(view_env, x, y, choice, view_batch);
+              const bytes peak =
+                  peak_memory(view_env, x, y, choice, view_batch,
+                              choice.zero == zero_stage::parameters ? sharded_copies : copies);
               if (!((req.memory_capacity - req.memory_reserve - peak).value() >= 0.0)) {
                 reject(plan_reason::memory, 1);
                 continue;
@@ -570,8 +606,11 @@ inline std::optional<plan_reason> pair_rule(const plan_request& req, std::int64_
     const auto group = a2a_group_size(model, t, layout, g);
     const auto heads = model.heads / t;
     const auto kv = kv_heads_of(model) / t;
+    // The long-context step runs its view on G·cp sequences, which evaluate_step (and so
+    // `tpcost step --cp`) accepts up to 2^24: beyond it, no layout step could evaluate.
+    const bool view_batch_fits = batch_of(req, req.gpus / (t * p * cp)) * cp <= max_parallel_degree;
     if (req.options.attention != attention_kernel::fused || is_mla(model.mla) ||
-        model.seq % (2 * cp) != 0 ||
+        model.seq % (2 * cp) != 0 || !view_batch_fits ||
         (group > 1 && (heads % group != 0 || kv < group || kv % group != 0))) {
       return plan_reason::cp_sequence;
     }
@@ -604,13 +643,31 @@ inline void validate_request(const plan_request& req) {
     throw invalid_spec("activation_bytes", "must be at least 1");
   }
   const auto& c = req.constraints;
-  for (const auto& [field, value] :
-       {std::pair{"max-tp", c.max_tp}, std::pair{"fixed-tp", c.fixed_tp},
-        std::pair{"fixed-pp", c.fixed_pp}, std::pair{"fixed-cp", c.fixed_cp}}) {
+  for (const auto& [field, value] : {std::pair{"max-tp", c.max_tp}, std::pair{"tp", c.fixed_tp},
+                                     std::pair{"pp", c.fixed_pp}, std::pair{"cp", c.fixed_cp}}) {
     if (value < 0 || value > max_parallel_degree) {
       throw invalid_spec(field, std::to_string(value) + " is out of range; expected 1.." +
                                     std::to_string(max_parallel_degree));
     }
+  }
+  // A fixed t or p that no layout of N can have: said here, in one line, rather than as a
+  // search that rejects every candidate.
+  if (c.fixed_tp > 0 && req.gpus % c.fixed_tp != 0) {
+    throw invalid_spec("tp", "t = " + std::to_string(c.fixed_tp) +
+                                 " does not divide N = " + std::to_string(req.gpus) + " GPUs");
+  }
+  if (c.fixed_pp > 0 && c.fixed_pp > req.model.layers) {
+    throw invalid_spec("pp", "p = " + std::to_string(c.fixed_pp) + " is more stages than the " +
+                                 std::to_string(req.model.layers) + " layers");
+  }
+  if (c.fixed_pp > 0 && req.gpus % c.fixed_pp != 0) {
+    throw invalid_spec("pp", "p = " + std::to_string(c.fixed_pp) +
+                                 " does not divide N = " + std::to_string(req.gpus) + " GPUs");
+  }
+  if (c.fixed_tp > 0 && c.fixed_pp > 0 && req.gpus % (c.fixed_tp * c.fixed_pp) != 0) {
+    throw invalid_spec("pp", "t*p = " + std::to_string(c.fixed_tp) + "*" +
+                                 std::to_string(c.fixed_pp) +
+                                 " does not divide N = " + std::to_string(req.gpus) + " GPUs");
   }
   if (c.fixed_ep < 0 || c.fixed_ep > max_parallel_degree) {
     throw invalid_spec("ep", std::to_string(c.fixed_ep) + " is out of range; expected 1.." +
@@ -651,11 +708,39 @@ inline void validate_request(const plan_request& req) {
     validate(context_parallel{.cp = c.fixed_cp, .comm = req.cp_comm}, req.model, 1,
              req.topology.gpus_per_node, "cp");
   }
-  if (req.precision.options.linear != linear_precision::bf16 ||
-      req.precision.options.fp8_attention || req.precision.options.fp8_param_gather) {
-    throw invalid_spec("precision",
-                       "plan searches BF16 layouts; cost another precision with "
-                       "'tpcost step --precision'");
+  if (req.precision.options.fp8_param_gather &&
+      req.precision.options.linear == linear_precision::bf16) {
+    throw invalid_spec(
+        "precision", "--fp8-param-gather needs an FP8 precision (Megatron requires --fp8-format)");
+  }
+  if (c.fixed_micro_batch < 0 || c.fixed_micro_batch > max_parallel_degree) {
+    throw invalid_spec("micro-batch", std::to_string(c.fixed_micro_batch) +
+                                          " is out of range; expected 1.." +
+                                          std::to_string(max_parallel_degree));
+  }
+  if (c.fixed_micro_batch > 0 && !req.batch_is_maximum &&
+      req.global_batch % c.fixed_micro_batch != 0) {
+    throw invalid_spec("micro-batch",
+                       "b = " + std::to_string(c.fixed_micro_batch) + " does not divide G = " +
+                           std::to_string(req.global_batch) + " sequences (b must divide G/d)");
+  }
+  if (c.fixed_vpp < 0 || c.fixed_vpp > req.model.layers) {
+    throw invalid_spec("vpp", std::to_string(c.fixed_vpp) + " is out of range; expected 1.." +
+                                  std::to_string(req.model.layers) +
+                                  " (v model chunks per GPU, each at least one layer)");
+  }
+  if (c.fixed_vpp > 1 && c.fixed_pp == 1) {
+    throw invalid_spec("vpp", "v = " + std::to_string(c.fixed_vpp) +
+                                  " interleaves pipeline stages; p = 1 has none");
+  }
+  if (c.fixed_zero < -1 || c.fixed_zero > 3) {
+    throw invalid_spec("zero", std::to_string(c.fixed_zero) + " is not a ZeRO stage 0..3");
+  }
+  if (c.fixed_zero > static_cast<int>(profile_of(req.options.stack).max_zero.value)) {
+    throw invalid_spec(
+        "zero", "ZeRO-" + std::to_string(c.fixed_zero) + " is beyond the " +
+                    std::string(profile_of(req.options.stack).name) + " stack's stages 0.." +
+                    std::to_string(static_cast<int>(profile_of(req.options.stack).max_zero.value)));
   }
   if (req.gpus > req.topology.gpus_per_node && !(req.topology.inter.bandwidth.value() > 0.0)) {
     throw invalid_spec("inter-bandwidth",
@@ -819,7 +904,7 @@ inline step_inputs inputs_for(const plan_request& req, const parallel_config& pa
 /// evaluate_long_context_step (as `tpcost step` does), so that plan's numbers are step's.
 inline planned_layout evaluate_planned(const plan_request& req, const plan_candidate& c) {
   planned_layout l{c, {}, std::nullopt};
-  if (c.cp <= 1) {
+  if (c.cp <= 1 && !changes_step(req.precision.options)) {
     l.result = evaluate_step(inputs_for(req, c.par));
     return l;
   }
@@ -1159,11 +1244,16 @@ inline plan_alternatives nearest_workable(const plan_request& req, std::int64_t 
     if (gpus > r.topology.gpus_per_node && !(r.topology.inter.bandwidth.value() > 0.0)) {
       return std::nullopt;
     }
-    const auto found = detail::search(r);
-    if (found.top.empty()) {
+    std::optional<detail::plan_search> found;
+    try {
+      found = detail::search(r);
+    } catch (const invalid_spec&) {  // a fixed degree that does not divide this N
       return std::nullopt;
     }
-    return plan_alternative{gpus, batch, found.top.front()};
+    if (found->top.empty()) {
+      return std::nullopt;
+    }
+    return plan_alternative{gpus, batch, found->top.front()};
   };
   // Nearby values one by one, then by halving or doubling.
   for (std::int64_t k = 1; k <= probes && !out.fewer_gpus && req.gpus - k >= 1; ++k) {
@@ -1211,6 +1301,24 @@ inline std::string no_layout_message(const plan_request& req, const plan_counts&
   if (counts.layouts > 0) {
     out += "; of their " + std::to_string(counts.layouts) + " layouts, rejected " +
            (layouts.empty() ? "none" : layouts);
+  }
+  const auto& c = req.constraints;
+  if (c.fixed_micro_batch > 0 || c.fixed_vpp > 0 || c.fixed_zero >= 0) {
+    std::string fixed;
+    const auto add_fixed = [&](const char* flag, std::int64_t v) {
+      fixed += std::string(fixed.empty() ? "" : ", ") + flag + " " + std::to_string(v);
+    };
+    if (c.fixed_micro_batch > 0) {
+      add_fixed("--micro-batch", c.fixed_micro_batch);
+    }
+    if (c.fixed_vpp > 0) {
+      add_fixed("--vpp", c.fixed_vpp);
+    }
+    if (c.fixed_zero >= 0) {
+      add_fixed("--zero", c.fixed_zero);
+    }
+    out += "; only layouts with " + fixed + " were searched (b must divide G/d, v the stages' " +
+           "layers; ZeRO above 0 needs d > 1)";
   }
   std::string works;
   const auto add = [&](const std::optional<plan_alternative>& a, const std::string& what) {

@@ -215,6 +215,42 @@ inline long_context_layer_terms long_context_layer_stage(
   return out;
 }
 
+/// Whether a recipe changes the step at all: anything but BF16 linear layers, BF16 attention
+/// and BF16 parameters (then the step is evaluate_step's, exactly).
+constexpr bool changes_step(const precision_options& p) {
+  return p.linear != linear_precision::bf16 || p.fp8_attention || p.fp8_param_gather;
+}
+
+/// The quantized weight copies TE keeps between micro-batches (precision.hpp) on one GPU: per
+/// linear weight, split over t (and over `data_ranks` = d·cp with ZeRO-3, which shards the
+/// weights). Per layer: a dense layer's linear weights over t; an MoE layer's attention and
+/// shared experts over t and its routed experts over ep·etp (TE's GroupedLinear keeps the same
+/// copies), in the model's mean of the two kinds. Zero for BF16.
+inline weight_copies weight_copies_of(const transformer_spec& model,
+                                      const precision_device& precision, std::int64_t tp,
+                                      std::int64_t ep, std::int64_t etp, zero_stage zero,
+                                      std::int64_t data_ranks) {
+  const double copy_bytes = weight_copy_bytes_per_param(precision.options, precision.support);
+  if (copy_bytes == 0.0) {
+    return {};
+  }
+  double per_layer =
+      static_cast<double>(quantized_params_per_layer(model)) / static_cast<double>(tp);
+  if (is_moe(model.moe)) {
+    const auto h = model.hidden;
+    const auto q = q_dim(model);
+    const double attention = static_cast<double>(h * (q + 2 * kv_dim(model)) + q * h);
+    const auto moe = moe_params_per_layer(model);
+    const double moe_layer =
+        (attention + static_cast<double>(moe.shared)) / static_cast<double>(tp) +
+        static_cast<double>(moe.routed) / static_cast<double>(ep * etp);
+    const double share = static_cast<double>(moe_layers(model)) / static_cast<double>(model.layers);
+    per_layer = (1.0 - share) * per_layer + share * moe_layer;
+  }
+  return {.per_layer = copy_bytes * per_layer,
+          .shard = zero == zero_stage::parameters ? static_cast<double>(data_ranks) : 1.0};
+}
+
 /// Validates (invalid_spec naming the field: "cp", "precision", "gpus") and evaluates.
 inline long_context_result evaluate_long_context_step(const long_context_inputs& in) {
   const auto& c = in.cp;
@@ -256,33 +292,13 @@ inline long_context_result evaluate_long_context_step(const long_context_inputs&
   r.step.time.compute += r.attention_extra - r.linear_saving;
   r.step.step_time += r.attention_extra - r.linear_saving + r.cp_exposed;
 
-  // The quantized weight copies TE keeps between micro-batches (precision.hpp): per linear
-  // weight on a stage, split over t (and over d·cp with ZeRO-3, which shards the weights).
-  const double copy_bytes = weight_copy_bytes_per_param(in.precision.options, in.precision.support);
-  if (copy_bytes != 0.0) {
-    const double shard =
-        s.par.zero == zero_stage::parameters ? static_cast<double>(view.par.dp) : 1.0;
+  // The quantized weight copies TE keeps between micro-batches (weight_copies_of).
+  const auto copies =
+      weight_copies_of(s.model, in.precision, t, s.par.ep, s.par.etp, s.par.zero, view.par.dp);
+  if (copies.per_layer != 0.0) {
     auto& mem = r.step.memory;
-    // Per layer on one GPU: a dense layer's linear weights over t; an MoE layer's attention and
-    // shared experts over t and its routed experts over ep·etp (TE's GroupedLinear keeps the
-    // same copies), in the model's mean of the two kinds.
-    double per_layer =
-        static_cast<double>(quantized_params_per_layer(s.model)) / static_cast<double>(t);
-    if (is_moe(s.model.moe)) {
-      const auto h = s.model.hidden;
-      const auto q = q_dim(s.model);
-      const double attention = static_cast<double>(h * (q + 2 * kv_dim(s.model)) + q * h);
-      const auto moe = moe_params_per_layer(s.model);
-      const double moe_layer =
-          (attention + static_cast<double>(moe.shared)) / static_cast<double>(t) +
-          static_cast<double>(moe.routed) / static_cast<double>(s.par.ep * s.par.etp);
-      const double share =
-          static_cast<double>(moe_layers(s.model)) / static_cast<double>(s.model.layers);
-      per_layer = (1.0 - share) * per_layer + share * moe_layer;
-    }
     for (auto& stage : mem.stages) {
-      stage.weights +=
-          copy_bytes * per_layer * static_cast<double>(stage.layers) / shard * units::B;
+      add_weight_copies(stage, copies);
     }
     for (std::size_t i = 0; i < mem.stages.size(); ++i) {
       if (mem.stages[i].total() > mem.stages[mem.peak_stage].total()) {

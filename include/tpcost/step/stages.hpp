@@ -806,30 +806,48 @@ constexpr parallel_config layout_of(const group_terms& x, const batch_terms& y,
   return par;
 }
 
-/// Peak memory per GPU of the layout: the fullest of the first, second and last stage (the
-/// middle stages hold the same layers and parameters, and fewer micro-batches than the
-/// second), each as `memory_per_gpu` counts it.
-inline bytes peak_memory(const step_environment& env, const group_terms& x, const batch_terms& y,
-                         const layout_choice& c, std::int64_t global_batch) {
+namespace detail {
+/// peak_memory's body; without copies (`Copies` false) the BF16 search's inner loop, exactly as
+/// it was before the recipes' weight copies joined it.
+template <bool Copies>
+inline bytes peak_memory_of(const step_environment& env, const group_terms& x, const batch_terms& y,
+                            const layout_choice& c, std::int64_t global_batch,
+                            const weight_copies& copies) {
   const auto p = x.sizes.pp;
   const auto terms = stage_memory_terms_of(
       env.model, layout_of(x, y, c, global_batch), y.micro_batches, env.options.attention,
       env.options.state, zero3_gathered_layers(profile_of(env.options.stack), p, env.model.layers),
       env.options.experts.load, env.options.selective);
-  bytes peak =
-      stage_memory_at(terms, 0, x.first_layers, x.params_first, x.experts_first, x.moe_first)
-          .total();
+  const auto total = [&](stage_memory s) {
+    if constexpr (Copies) {
+      add_weight_copies(s, copies);
+    }
+    return s.total();
+  };
+  bytes peak = total(
+      stage_memory_at(terms, 0, x.first_layers, x.params_first, x.experts_first, x.moe_first));
   if (p > 2) {
-    peak = max(peak, stage_memory_at(terms, 1, x.split.middle, x.params_middle, x.experts_middle,
-                                     x.moe_middle)
-                         .total());
+    peak = max(peak, total(stage_memory_at(terms, 1, x.split.middle, x.params_middle,
+                                           x.experts_middle, x.moe_middle)));
   }
   if (p > 1) {
-    peak = max(peak, stage_memory_at(terms, p - 1, x.last_layers, x.params_last, x.experts_last,
-                                     x.moe_last)
-                         .total());
+    peak = max(peak, total(stage_memory_at(terms, p - 1, x.last_layers, x.params_last,
+                                           x.experts_last, x.moe_last)));
   }
   return peak;
+}
+}  // namespace detail
+
+/// Peak memory per GPU of the layout: the fullest of the first, second and last stage (the
+/// middle stages hold the same layers and parameters, and fewer micro-batches than the
+/// second), each as `memory_per_gpu` counts it, plus the quantized weight copies `copies` of
+/// an FP8/FP4 recipe (add_weight_copies, as evaluate_long_context_step adds them).
+inline bytes peak_memory(const step_environment& env, const group_terms& x, const batch_terms& y,
+                         const layout_choice& c, std::int64_t global_batch,
+                         const weight_copies& copies = {}) {
+  return copies.per_layer != 0.0
+             ? detail::peak_memory_of<true>(env, x, y, c, global_batch, copies)
+             : detail::peak_memory_of<false>(env, x, y, c, global_batch, copies);
 }
 
 }  // namespace tpcost
