@@ -204,7 +204,7 @@ TEST_CASE("ZeRO-3 all-gathers per micro-batch: twice, or once under FSDP2 with p
   }
 }
 
-TEST_CASE("--overlap-grad-reduce alone hides the gradient reduction, as its bytes make it",
+TEST_CASE("Overlapping the gradient reduction alone hides what its bytes make it",
           "[stack]") {
   // ZeRO-1 over d = 4 in one node: the sync is a reduce-scatter of the gradients (4 B fp32,
   // or 2 B) and an all-gather of the 16-bit weights; the backward window is large enough that
