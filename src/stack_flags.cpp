@@ -104,12 +104,14 @@ stack_choice resolve_stack(const stack_flags& f, const std::string& attention,
   std::string tp_source(p.tp_overlap.source);
   if (f.tp_comm_overlap) {
     o.tp_overlap = 1.0;
+    o.tp_overlap_needs_sp = true;
     tp_source =
         "--tp-comm-overlap: every TP all-gather/reduce-scatter overlapped with its GEMM "
         "(Transformer Engine userbuffers), capped by that compute";
   }
   if (!tp_overlap.empty()) {
     o.tp_overlap = fraction_flag(tp_overlap, "--tp-overlap");
+    o.tp_overlap_needs_sp = false;  // the share given applies as it is
     tp_source = "--tp-overlap";
   }
   add("tp_overlap", fmt::format("{:.2f}", o.tp_overlap), tp_source,
@@ -215,7 +217,7 @@ stack_choice resolve_stack(const stack_flags& f, const std::string& attention,
   return out;
 }
 
-void apply_stack_sequence_parallel(bool sp_flag, bool no_sp_flag, bool tp_overlap_given,
+void apply_stack_sequence_parallel(bool sp_flag, bool no_sp_flag, bool tp_comm_overlap_flag,
                                    stack_choice& choice, parallel_config& par) {
   if (sp_flag && no_sp_flag) {
     throw invalid_spec("--no-sp", "contradicts --sp; give one of them");
@@ -230,10 +232,14 @@ void apply_stack_sequence_parallel(bool sp_flag, bool no_sp_flag, bool tp_overla
                                        : par.tp == 1 ? std::string("t = 1: nothing to split")
                                                      : std::string(p.sequence_parallel.source),
                              .from_flag = sp_flag || no_sp_flag});
-  if (p.stack == software_stack::megatron_bridge && par.tp > 1 && !par.sequence_parallel &&
-      !tp_overlap_given && choice.options.tp_overlap > 0.0) {
-    choice.options.tp_overlap = 0.0;
-    for (auto& s : choice.settings) {
+  if (choice.options.tp_overlap_needs_sp && par.tp > 1 && !par.sequence_parallel) {
+    if (tp_comm_overlap_flag) {  // --tp-comm-overlap: megatron/training/arguments.py asserts it
+      throw invalid_spec("--tp-comm-overlap",
+                         "needs sequence parallelism (--sp), as Megatron-LM asserts: "
+                         "'Tensor parallel communication/GEMM overlap can happen only when "
+                         "sequence parallelism is enabled'");
+    }
+    for (auto& s : choice.settings) {  // the step model applies none of it (stages.hpp)
       if (s.field == "tp_overlap") {
         s.value = "0.00";
         s.source = "training/comm_overlap.py: TP overlap disabled without sequence parallelism";

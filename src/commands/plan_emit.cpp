@@ -51,7 +51,8 @@ void check_software(emit_format f, const software_flags& s) {
   const std::string stack(
       stack_profile_by_name(s.stack.stack.empty() ? "megatron-core" : s.stack.stack, "--stack")
           .name);
-  if (stack != want) {
+  // megatron-bridge is Megatron-Core with the recipe's switches, which the file then writes.
+  if (stack != want && !(want == "megatron-core" && stack == "megatron-bridge")) {
     refuse(f, fmt::format("plan priced the layout on the {} stack, and a {} file is costed on {}; "
                           "plan with --stack {}",
                           stack, name_of(f), want, want));
@@ -76,8 +77,6 @@ void check_software(emit_format f, const software_flags& s) {
         refuse(f, std::string(flag) + " is a Megatron-Core switch torchtitan has no key for");
       }
     }
-  } else if (f == emit_format::bridge && s.stack.grad_reduce_in_bf16) {
-    refuse(f, "--grad-reduce-in-bf16 has no ConfigContainer key the reader maps");
   }
 }
 
@@ -232,17 +231,21 @@ megatron_settings megatron_settings_of(emit_format f, const plan_request& req,
           p.zero == zero_stage::gradients ? "optim_grads" : "optim_grads_params");
   }
   const auto& st = ctx.software.stack;
-  if (st.tp_comm_overlap) {
+  // --stack megatron-bridge: the recipe's switches (stack_profiles.hpp), written out.
+  const bool recipe = st.stack == "megatron-bridge";
+  // TE's userbuffers run only under SP (Megatron-LM asserts it; the core prices none without).
+  if ((st.tp_comm_overlap || recipe) && p.sequence_parallel && p.tp > 1) {
     s.add("comm_overlap", "tp_comm_overlap", "--tp-comm-overlap", true);
   }
-  if (st.overlap_grad_reduce) {
+  if (st.overlap_grad_reduce || recipe) {
     s.add("ddp", "overlap_grad_reduce", "--overlap-grad-reduce", true);
   }
-  if (st.overlap_param_gather) {
+  if (st.overlap_param_gather || recipe) {
     s.add("ddp", "overlap_param_gather", "--overlap-param-gather", true);
   }
-  if (st.grad_reduce_in_bf16) {
+  if (st.grad_reduce_in_bf16 || recipe) {
     s.add("", "", "--grad-reduce-in-bf16", true);
+    s.add("ddp", "grad_reduce_in_fp32", "", false);  // the reader inverts it (nemo_yaml.cpp)
   }
   if (st.precision_aware_optimizer) {
     s.add("optimizer", "use_precision_aware_optimizer", "--use-precision-aware-optimizer", true);

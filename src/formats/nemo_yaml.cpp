@@ -90,6 +90,9 @@ std::pair<std::string, bool> dest_of(const std::string& section, const std::stri
        name == "num_distributed_optimizer_instances")) {
     return {name, false};
   }
+  if (section == "ddp" && name == "grad_reduce_in_fp32") {  // False: --grad-reduce-in-bf16
+    return {"grad_reduce_in_bf16", true};
+  }
   if (section == "comm_overlap" && name == "tp_comm_overlap") {
     return {name, false};
   }

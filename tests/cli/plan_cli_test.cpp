@@ -224,6 +224,16 @@ TEST_CASE(
       "--model mixtral-8x7b --gpus 64 --global-batch 256 --max-tp 2 "
       "--overlap-moe-expert-parallel-comm --overlap-grad-reduce --overlap-param-gather",
       hardware, "megatron", ".sh", "");
+  // --stack megatron-bridge: the recipe's switches are written out, and Megatron-Core with them
+  // costs what the recipe profile did (at t > 1 with SP, and a layout where t > 1 without it).
+  check_emit_round_trip("--model llama-3-70b --gpus 64 --global-batch 128 --stack megatron-bridge",
+                        hardware, "megatron", ".sh", "");
+  check_emit_round_trip("--model llama-3-70b --gpus 64 --global-batch 128 --stack megatron-bridge",
+                        hardware, "bridge", ".yaml", " --gpus 64");
+  check_emit_round_trip(
+      "--model llama-3-8b --gpus 32 --global-batch 64 --stack megatron-bridge "
+      "--compare t=2,p=2,d=8,b=2,sp=off,recompute=full,zero=1 t=8,p=1",
+      hardware, "bridge", ".yaml", " --gpus 32");
 }
 
 TEST_CASE(
@@ -314,7 +324,7 @@ TEST_CASE("plan --emit refuses what it cannot write, and writes no file then",
            // A Megatron file is costed on megatron-core; tpcost-only knobs have no key.
            "--model llama-3-8b --gpus 8 --global-batch 8 --stack fsdp2 --emit bridge",
            "--model llama-3-8b --gpus 8 --global-batch 8 --tp-overlap 0.5 --emit megatron",
-           "--model llama-3-8b --gpus 8 --global-batch 8 --grad-reduce-in-bf16 --emit bridge",
+           "--model llama-3-8b --gpus 8 --global-batch 8 --stack deepspeed --emit megatron",
            "--model llama-3-8b --gpus 8 --global-batch 8 --emit deepspeed",
        }) {
     INFO(args);

@@ -69,6 +69,10 @@ struct step_options {
   /// under the interleaved schedule (v > 1; Megatron's overlap_p2p_comm); warm-up and flush,
   /// in the bubble, stay exposed. Without interleaving Megatron does not overlap them.
   double p2p_overlap = 0.0;
+  /// TP overlap by Transformer Engine's userbuffers, which run only under sequence parallelism
+  /// (Megatron-LM arguments.py asserts --tp-comm-overlap needs --sequence-parallel; Megatron-
+  /// Bridge's comm_overlap.py turns it off without): none of tp_overlap applies with SP off.
+  bool tp_overlap_needs_sp = false;
   /// Megatron's --overlap-grad-reduce without --overlap-param-gather: the gradient reduction
   /// (DDP's all-reduce, the reduce-scatters) hides behind the backward by dp_overlap, the
   /// weight all-gathers do not. Their share of the sync is what their bytes make it: two
@@ -517,6 +521,8 @@ constexpr step_options options_of(const stack_profile& stack) {
   o.dp_overlap = stack.dp_overlap.value;
   o.dp_overlap_zero3 = stack.dp_overlap_zero3.value;
   o.p2p_overlap = stack.p2p_overlap.value;
+  // Its TP overlap is Transformer Engine's userbuffers (comm_overlap.py): SP or nothing.
+  o.tp_overlap_needs_sp = stack.stack == software_stack::megatron_bridge;
   o.grad_wire_bytes = stack.grad_wire_bytes.value;
   o.state = stack.state.value;
   o.attention = stack.attention.value;
@@ -614,6 +620,7 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
         counts.all_reduce > 0 ? y.tp_all_reduce.algorithm : y.tp_reduce_scatter.algorithm;
   }
   r.tp_comm_per_layer = tp_layer;
+  const double tp_overlap = opt.tp_overlap_needs_sp && !c.sequence_parallel ? 0.0 : opt.tp_overlap;
   // A layer's kernels with MLA's duplicated down projections, which SP puts on s/t tokens.
   const layer_compute dense_kernels = y.kernels.plus(y.mla_down[sp]);
   const layer_compute moe_kernels = y.moe_kernels.plus(y.mla_down[sp]);
@@ -621,17 +628,16 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
       dense_kernels.total(c.recompute, opt.selective) + dense_kernels.grad_accumulation;
   // Overlap hides a share of the TP collectives, but at most the compute they overlap with:
   // exposed = comm − hidden, hidden <= compute.
-  const seconds tp_exposed = exposed_after_overlap(tp_layer, opt.tp_overlap, layer_compute);
+  const seconds tp_exposed = exposed_after_overlap(tp_layer, tp_overlap, layer_compute);
   // The output layer on the last stage: logits, loss, and the TP all-reduce of its input grad.
   const seconds logits_tp =
-      t > 1 ? exposed_after_overlap(y.tp_all_reduce.cost.time, opt.tp_overlap, y.logits)
-            : seconds{};
+      t > 1 ? exposed_after_overlap(y.tp_all_reduce.cost.time, tp_overlap, y.logits) : seconds{};
   // The MTP modules on the last stage (their layers are among x.last_layers): per module the
   // projection 2h → h with its norms and TP collectives, and one more output layer and loss
   // (gpt_model.py _postprocess: output_layer and compute_language_model_loss per module).
   const double mtp = static_cast<double>(env.model.mtp_layers);
   const seconds mtp_tp =
-      exposed_after_overlap(y.mtp_projection_tp[sp], opt.tp_overlap, y.mtp_projection);
+      exposed_after_overlap(y.mtp_projection_tp[sp], tp_overlap, y.mtp_projection);
   const seconds output_compute = (1.0 + mtp) * y.logits + mtp * y.mtp_projection;
   const seconds output_tp = (1.0 + mtp) * logits_tp + mtp * mtp_tp;
 
@@ -657,7 +663,7 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
           mla_tp_change;
     }
     moe_tp += passes * y.etp_reduce_scatter.cost.time + passes * y.etp_all_gather.cost.time;
-    moe_tp_exposed = exposed_after_overlap(moe_tp, opt.tp_overlap, moe_compute);
+    moe_tp_exposed = exposed_after_overlap(moe_tp, tp_overlap, moe_compute);
     r.moe_tp_comm_per_layer = moe_tp;
     r.ep_all_to_alls_per_layer = 2.0 * passes;
     r.ep_comm_per_layer = r.ep_all_to_alls_per_layer * y.dispatch.cost.time;
@@ -751,13 +757,12 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
           (x.dp_reduce_scatter.cost.time + x.edp_reduce_scatter.cost.time);
       r.dp_algorithm = x.dp_reduce_scatter.algorithm;
       r.dp_sync = fm * per_micro_batch;
-      const seconds hideable =
-          opt.overlap_grad_reduce_only
-              ? x.dp_reduce_scatter.cost.time + x.edp_reduce_scatter.cost.time
-              : per_micro_batch;
-      r.dp_comm = fm * (per_micro_batch -
-                        opt.dp_overlap_zero3 *
-                            min(hideable, last.compute(layer_compute, moe_compute)));
+      const seconds hideable = opt.overlap_grad_reduce_only
+                                   ? x.dp_reduce_scatter.cost.time + x.edp_reduce_scatter.cost.time
+                                   : per_micro_batch;
+      r.dp_comm =
+          fm * (per_micro_batch -
+                opt.dp_overlap_zero3 * min(hideable, last.compute(layer_compute, moe_compute)));
     }
   }
   r.dp_comm += x.embedding;
