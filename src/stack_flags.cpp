@@ -14,7 +14,8 @@ void add_stack_flags(CLI::Option_group& group, stack_flags& f) {
   group
       .add_option("--stack", f.stack,
                   "software stack profile: how the framework runs the step (default "
-                  "megatron-core; docs/stacks.md)")
+                  "megatron-bridge, the Megatron-Bridge performance recipes; megatron-core: "
+                  "Megatron-LM's own argument defaults; docs/stacks.md)")
       ->type_name(stack_choices());
   group.add_flag("--tp-comm-overlap", f.tp_comm_overlap,
                  "Megatron-Core: TE userbuffers overlap the TP collectives with their GEMMs "
@@ -58,7 +59,8 @@ std::string bytes_name(int n) {
 stack_choice resolve_stack(const stack_flags& f, const std::string& attention,
                            const std::string& tp_overlap, const std::string& dp_overlap) {
   stack_choice out;
-  out.profile = &stack_profile_by_name(f.stack.empty() ? "megatron-core" : f.stack, "--stack");
+  out.profile = &stack_profile_by_name(
+      f.stack.empty() ? default_stack_name : std::string_view(f.stack), "--stack");
   const auto& p = *out.profile;
   // Megatron-Bridge recipes are Megatron-Core configurations: the same flags override them.
   const bool megatron =
@@ -121,11 +123,13 @@ stack_choice resolve_stack(const stack_flags& f, const std::string& attention,
   // of about equal size: --overlap-grad-reduce alone hides the first, so half of the sync.
   std::string dp_source(p.dp_overlap.source);
   std::string dp3_source(p.dp_overlap_zero3.source);
+  // The Megatron-Bridge recipes gather the weights overlapped already; the flag adds nothing.
+  const bool param_gather = f.overlap_param_gather || p.stack == software_stack::megatron_bridge;
   if (f.overlap_grad_reduce) {
     o.dp_overlap = 1.0;
     o.dp_overlap_zero3 = o.dp_overlap;
-    o.overlap_grad_reduce_only = !f.overlap_param_gather;
-    dp_source = f.overlap_param_gather
+    o.overlap_grad_reduce_only = !param_gather;
+    dp_source = param_gather
                     ? "--overlap-grad-reduce --overlap-param-gather: gradient buckets during the "
                       "backward, the weight all-gather behind the forward"
                     : "--overlap-grad-reduce without --overlap-param-gather: the gradient "

@@ -15,7 +15,7 @@ namespace tpcost::cli {
 
 /// Kept as given; empty text and false mean "from the stack".
 struct stack_flags {
-  std::string stack;  ///< "" = megatron-core
+  std::string stack;  ///< "" = default_stack_name (megatron-bridge)
   bool tp_comm_overlap = false;
   bool overlap_grad_reduce = false;
   bool overlap_param_gather = false;

@@ -49,7 +49,8 @@ launch_size launch_of(const plan_request& req, const plan_candidate& c) {
 void check_software(emit_format f, const software_flags& s) {
   const std::string want = f == emit_format::torchtitan ? "fsdp2" : "megatron-core";
   const std::string stack(
-      stack_profile_by_name(s.stack.stack.empty() ? "megatron-core" : s.stack.stack, "--stack")
+      stack_profile_by_name(
+          s.stack.stack.empty() ? default_stack_name : std::string_view(s.stack.stack), "--stack")
           .name);
   // megatron-bridge is Megatron-Core with the recipe's switches, which the file then writes.
   if (stack != want && !(want == "megatron-core" && stack == "megatron-bridge")) {
@@ -232,7 +233,8 @@ megatron_settings megatron_settings_of(emit_format f, const plan_request& req,
   }
   const auto& st = ctx.software.stack;
   // --stack megatron-bridge: the recipe's switches (stack_profiles.hpp), written out.
-  const bool recipe = st.stack == "megatron-bridge";
+  const bool recipe =
+      (st.stack.empty() ? default_stack_name : std::string_view(st.stack)) == "megatron-bridge";
   // TE's userbuffers run only under SP (Megatron-LM asserts it; the core prices none without).
   if ((st.tp_comm_overlap || recipe) && p.sequence_parallel && p.tp > 1) {
     s.add("comm_overlap", "tp_comm_overlap", "--tp-comm-overlap", true);

@@ -21,7 +21,7 @@ tpcost_cli_case("hostile: t*p*d beyond 2^24 GPUs"
   STDERR "--gpus: N = t\\*p\\*d = 8\\*96\\*16777216 is more than the 16777216 GPUs accepted")
 tpcost_cli_case("hostile: a TP message beyond an int64 is a size, not a negative one"
   ARGS step --model gpt-3-175b --seq 2147483647 --gpu h100-sxm --interconnect ib-ndr --tp 8
-       -b 4194304 -G 4194304 RC 0
+       -b 4194304 -G 4194304 --stack megatron-core RC 0
   STDOUT "TP: 4 collectives of [1-9][0-9.]* [kMGTPEZY]?B per layer")
 tpcost_cli_case("hostile: step over a 1e-320 B/s link is an error, not -nan"
   ARGS step ${h100} --gpus 8 --tp 8 -G 8 --intra-bandwidth 1e-320 RC 2

@@ -48,8 +48,9 @@ TEST_CASE("plan --format json lists the core's best layouts, best first, with th
   req.gpus = 256;
   req.global_batch = 512;
   req.top = 4;
-  req.options = options_of(stack_profile_by_name("megatron-core", "stack"));  // the CLI's default
-  req.constraints.max_cp = req.model.seq / 8192;  // the CLI's default --max-cp
+  req.options =
+      options_of(stack_profile_by_name(default_stack_name, "stack"));  // the CLI's default
+  req.constraints.max_cp = req.model.seq / 8192;                       // the CLI's default --max-cp
   req.precision = precision_device_for(gpu, {}, "precision");
   const auto expected = plan(req);
 

@@ -34,8 +34,7 @@ void report(const char* name, round3_fit fit) {
     const double x = fit_round3_matmul(rest);
     const auto in = evaluate_round3_row(rows[i], &all);
     const double e = evaluate_round3_row(rows[i], &x).error();
-    std::printf("| %s | %.3f | %+.1f%% | %+.1f%% |\n", in.id.c_str(), x, 100 * in.error(),
-                100 * e);
+    std::printf("| %s | %.3f | %+.1f%% | %+.1f%% |\n", in.id.c_str(), x, 100 * in.error(), 100 * e);
     sum += std::fabs(e);
     worst = std::max(worst, std::fabs(e));
   }

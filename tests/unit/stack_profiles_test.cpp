@@ -204,8 +204,7 @@ TEST_CASE("ZeRO-3 all-gathers per micro-batch: twice, or once under FSDP2 with p
   }
 }
 
-TEST_CASE("Overlapping the gradient reduction alone hides what its bytes make it",
-          "[stack]") {
+TEST_CASE("Overlapping the gradient reduction alone hides what its bytes make it", "[stack]") {
   // ZeRO-1 over d = 4 in one node: the sync is a reduce-scatter of the gradients (4 B fp32,
   // or 2 B) and an all-gather of the 16-bit weights; the backward window is large enough that
   // only the share decides.
@@ -221,7 +220,8 @@ TEST_CASE("Overlapping the gradient reduction alone hides what its bytes make it
     INFO(bytes);
     const auto r = run(bytes, zero_stage::optimizer, true);
     REQUIRE(r.dp_sync.value() > 0.0);
-    const double exposed_share = r.time.dp_comm.value() / r.dp_sync.value();  // p = 1: no embedding sync
+    const double exposed_share =
+        r.time.dp_comm.value() / r.dp_sync.value();  // p = 1: no embedding sync
     // The weight all-gather (2 B) stays exposed: 2/(4+2) = 1/3 with fp32, 2/(2+2) = 1/2 with
     // bf16 gradients (ring times scale with bytes up to the latency terms).
     CHECK_THAT(exposed_share, near(bytes == 4 ? 1.0 / 3.0 : 0.5, 0.02));
@@ -230,4 +230,26 @@ TEST_CASE("Overlapping the gradient reduction alone hides what its bytes make it
   const auto ddp_only = run(4, zero_stage::none, true);
   const auto ddp_all = run(4, zero_stage::none, false);
   CHECK(ddp_only.time.dp_comm.value() == ddp_all.time.dp_comm.value());
+}
+
+TEST_CASE("Userbuffers TP overlap needs SP and a TP group inside one NVLink domain", "[stack]") {
+  auto in = small_gpt(named("megatron-bridge"), 2, 1, 1, zero_stage::none);
+  in.par.sequence_parallel = true;
+  REQUIRE(in.options.tp_overlap_needs_sp);
+  const auto inside = evaluate_step(in);
+  auto plain = in;
+  plain.options.tp_overlap = 0.0;
+  const auto exposed = evaluate_step(plain);
+  REQUIRE(exposed.time.tp_comm.value() > 0.0);
+  CHECK(inside.time.tp_comm.value() < exposed.time.tp_comm.value());
+  // The same group across two domains (one GPU per node): nothing overlapped.
+  in.topology.gpus_per_node = 1;
+  plain.topology.gpus_per_node = 1;
+  CHECK(evaluate_step(in).time.tp_comm.value() == evaluate_step(plain).time.tp_comm.value());
+  // SP off: nothing overlapped either.
+  in.topology.gpus_per_node = 8;
+  plain.topology.gpus_per_node = 8;
+  in.par.sequence_parallel = false;
+  plain.par.sequence_parallel = false;
+  CHECK(evaluate_step(in).time.tp_comm.value() == evaluate_step(plain).time.tp_comm.value());
 }

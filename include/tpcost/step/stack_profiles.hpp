@@ -245,6 +245,13 @@ inline constexpr std::array<stack_profile, 5> stack_profiles{{
 }};
 // clang-format on
 
+/// The stack a step runs without --stack: the Megatron-Bridge / NeMo performance recipes,
+/// which the published Megatron runs of the development data were launched from (the DGX Cloud
+/// Nemotron-4, NeMo long-sequence, Megatron-Bridge GB300 and MoE recipe rows all ran with SP,
+/// the distributed optimizer and the overlaps on); Megatron-LM's own argument defaults are
+/// --stack megatron-core, which a launch script read by --from is costed on.
+inline constexpr std::string_view default_stack_name = "megatron-bridge";
+
 /// "megatron-core|megatron-2021|deepspeed|fsdp2|megatron-bridge".
 inline std::string stack_choices() {
   std::string out;

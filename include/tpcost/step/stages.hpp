@@ -71,7 +71,8 @@ struct step_options {
   double p2p_overlap = 0.0;
   /// TP overlap by Transformer Engine's userbuffers, which run only under sequence parallelism
   /// (Megatron-LM arguments.py asserts --tp-comm-overlap needs --sequence-parallel; Megatron-
-  /// Bridge's comm_overlap.py turns it off without): none of tp_overlap applies with SP off.
+  /// Bridge's comm_overlap.py turns it off without) and within one NVLink domain: none of
+  /// tp_overlap applies with SP off or a TP group across domains.
   bool tp_overlap_needs_sp = false;
   /// Megatron's --overlap-grad-reduce without --overlap-param-gather: the gradient reduction
   /// (DDP's all-reduce, the reduce-scatters) hides behind the backward by dp_overlap, the
@@ -620,7 +621,13 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
         counts.all_reduce > 0 ? y.tp_all_reduce.algorithm : y.tp_reduce_scatter.algorithm;
   }
   r.tp_comm_per_layer = tp_layer;
-  const double tp_overlap = opt.tp_overlap_needs_sp && !c.sequence_parallel ? 0.0 : opt.tp_overlap;
+  // Userbuffers also exchange over NVLink only (Transformer Engine's initialize_ub maps the TP
+  // group's buffers by CUDA IPC within the NVLink domain): a TP group across domains is not
+  // overlapped.
+  const double tp_overlap =
+      opt.tp_overlap_needs_sp && (!c.sequence_parallel || x.tp_group.spans_nodes())
+          ? 0.0
+          : opt.tp_overlap;
   // A layer's kernels with MLA's duplicated down projections, which SP puts on s/t tokens.
   const layer_compute dense_kernels = y.kernels.plus(y.mla_down[sp]);
   const layer_compute moe_kernels = y.moe_kernels.plus(y.mla_down[sp]);
