@@ -119,8 +119,8 @@ stack_choice resolve_stack(const stack_flags& f, const std::string& attention,
   add("tp_overlap", fmt::format("{:.2f}", o.tp_overlap), tp_source,
       f.tp_comm_overlap || !tp_overlap.empty());
 
-  // DP overlap. With the distributed optimizer the sync is a reduce-scatter and an all-gather
-  // of about equal size: --overlap-grad-reduce alone hides the first, so half of the sync.
+  // DP overlap. --overlap-grad-reduce alone hides the gradient reduction only; the core takes
+  // its share of the sync from the collectives' own times (stages.hpp, overlap_grad_reduce_only).
   std::string dp_source(p.dp_overlap.source);
   std::string dp3_source(p.dp_overlap_zero3.source);
   // The Megatron-Bridge recipes gather the weights overlapped already; the flag adds nothing.
