@@ -354,7 +354,8 @@ step_report evaluate_config_step(const config_document& doc, const step_reader& 
   return report;
 }
 
-/// "gpt-3-175b, t=8 p=16 d=8, b=1 G=1536, recompute full": the step the step rules read.
+/// "gpt-3-175b, t=8 p=16 d=8, b=1 G=1536, recompute full, stack megatron-core": the step the
+/// step rules read, and the stack it is costed on.
 std::string step_summary(const step_report& r) {
   const auto& par = r.inputs.par;
   return model_name(r.model) + ", t=" + std::to_string(par.tp) + " p=" + std::to_string(par.pp) +
@@ -368,7 +369,8 @@ std::string step_summary(const step_report& r) {
                                        : "") +
          (r.precision.linear != linear_precision::bf16
               ? ", " + std::string(to_string(r.precision.linear))
-              : "");
+              : "") +
+         (r.stack.profile != nullptr ? ", stack " + std::string(r.stack.profile->name) : "");
 }
 
 /// The line a reader found the TP degree on ("train.sh:52: --tensor-model-parallel-size"), for
