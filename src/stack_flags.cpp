@@ -222,7 +222,8 @@ stack_choice resolve_stack(const stack_flags& f, const std::string& attention,
 }
 
 void apply_stack_sequence_parallel(bool sp_flag, bool no_sp_flag, bool tp_comm_overlap_flag,
-                                   stack_choice& choice, parallel_config& par) {
+                                   std::int64_t gpus_per_node, stack_choice& choice,
+                                   parallel_config& par) {
   if (sp_flag && no_sp_flag) {
     throw invalid_spec("--no-sp", "contradicts --sp; give one of them");
   }
@@ -247,6 +248,17 @@ void apply_stack_sequence_parallel(bool sp_flag, bool no_sp_flag, bool tp_comm_o
       if (s.field == "tp_overlap") {
         s.value = "0.00";
         s.source = "training/comm_overlap.py: TP overlap disabled without sequence parallelism";
+      }
+    }
+  } else if (choice.options.tp_overlap_needs_sp && gpus_per_node > 0 && par.tp > gpus_per_node) {
+    // TP is the fastest dimension: t > GPUs per domain spans domains (stages.hpp applies none).
+    for (auto& s : choice.settings) {
+      if (s.field == "tp_overlap") {
+        s.value = "0.00";
+        s.source = fmt::format(
+            "Transformer Engine's userbuffers run within one NVLink domain; t = {} spans {} "
+            "GPUs per domain",
+            par.tp, gpus_per_node);
       }
     }
   }

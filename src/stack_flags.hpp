@@ -53,9 +53,11 @@ stack_choice resolve_stack(const stack_flags& flags, const std::string& attentio
 /// Sequence parallelism as the stack turns it on (--sp / --no-sp override; a contradiction
 /// throws), recorded as a setting. Without it at t > 1 TP overlap by userbuffers does not run
 /// (the core applies none, stages.hpp): --tp-comm-overlap then throws, as Megatron-LM asserts;
-/// the megatron-bridge profile's default says it is off, as its comm_overlap.py turns it off.
+/// the megatron-bridge profile's default says it is off, as its comm_overlap.py turns it off,
+/// and says so too for a TP group wider than the `gpus_per_node` of one NVLink domain.
 void apply_stack_sequence_parallel(bool sp_flag, bool no_sp_flag, bool tp_comm_overlap_flag,
-                                   stack_choice& choice, parallel_config& par);
+                                   std::int64_t gpus_per_node, stack_choice& choice,
+                                   parallel_config& par);
 
 /// The profile and its settings as `step` prints them: a header line, then one line a setting
 /// ("default" from the profile, "flag" where a flag overrode it).

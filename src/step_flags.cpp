@@ -194,7 +194,8 @@ step_report evaluate_step_flags(const step_flags& f) {
     read_pp_layout(f.pp_layout, report.model.spec.layers, par, par.vpp == 1);
   }
   report.stack = to_stack_choice(f.software);
-  apply_stack_sequence_parallel(f.sp, f.no_sp, f.software.stack.tp_comm_overlap, report.stack, par);
+  apply_stack_sequence_parallel(f.sp, f.no_sp, f.software.stack.tp_comm_overlap,
+                                in.topology.gpus_per_node, report.stack, par);
   in.options = report.stack.options;
   // Without --zero the job shards as its stack does by default (fsdp2: fully_shard, stage 3).
   const auto& default_zero = report.stack.profile->default_zero;
