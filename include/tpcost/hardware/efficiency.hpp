@@ -56,10 +56,9 @@ inline constexpr std::string_view blackwell_fp8 =
     "Blackwell FP8: eta_mm 0.53 and eta_attn 0.41 fitted together on the 6 consistent NeMo "
     "long-sequence Llama-3 8B B200 rows (8k-256k tokens, CP 1-4; leave-one-out mean 1.8%, "
     "worst 3.2%); eta_bw 0.66 (not fitted)";
-inline constexpr std::string_view blackwell_other =
-    "assumption: no development row for Blackwell at this rate; eta_mm the Blackwell FP8 fit "
-    "scaled by Hopper's BF16/FP8 ratio (0.73/0.65) for BF16, the FP8 fit for FP4; eta_attn "
-    "the Blackwell fit";
+inline constexpr std::string_view blackwell_fp4 =
+    "assumption: no development row for Blackwell at the FP4 rate; eta_mm the Blackwell FP8 "
+    "fit (the one GB300 NVFP4 row is within 5.2% of it); eta_attn the Blackwell fit";
 // Per GPU model (default_efficiency(name, arch, rate)): B300/GB300 (Blackwell Ultra) have the
 // FP8 and BF16 dense peaks of B200/GB200 but run them at 1,100/1,400 W against 1,000/1,200 W,
 // and the Megatron-Bridge GB300 rows run 14-18% faster than the Blackwell fit predicts.
@@ -84,6 +83,11 @@ inline constexpr std::string_view gb200_bf16 =
     "1,200 W against 1,000 W; GB200's FP8 takes the B200 FP8 fit too)";
 }  // namespace detail::efficiency
 
+/// The fitted per-GPU η_mm (efficiency.hpp's sources name the rows and the leave-one-out error).
+inline constexpr double blackwell_fp8_matmul = 0.53;  ///< the B200 NeMo fit (blackwell_fp8)
+inline constexpr double gb300_fp8_matmul = 0.701;
+inline constexpr double b200_bf16_matmul = 0.433;
+
 /// The default η_mm, η_bw and attention η for kernels of `rate` on `arch` (attention: of the
 /// BF16 peak for BF16 attention).
 constexpr sourced_efficiency default_efficiency(gpu_architecture arch, tensor_rate rate) {
@@ -94,22 +98,26 @@ constexpr sourced_efficiency default_efficiency(gpu_architecture arch, tensor_ra
     case gpu_architecture::hopper:
       return rate == tensor_rate::bf16 ? sourced_efficiency{0.73, 0.66, 0.31, hopper_bf16}
                                        : sourced_efficiency{0.65, 0.66, 0.31, hopper_fp8};
+    // The generation's values are its GPU models' fits; default_efficiency(name, ...) says
+    // which model each was fitted on and where it is an assumption.
     case gpu_architecture::blackwell:
+      return rate == tensor_rate::fp8
+                 ? sourced_efficiency{blackwell_fp8_matmul, 0.66, 0.41, blackwell_fp8}
+             : rate == tensor_rate::fp4
+                 ? sourced_efficiency{blackwell_fp8_matmul, 0.66, 0.41, blackwell_fp4}
+                 : sourced_efficiency{b200_bf16_matmul, 0.66, 0.41, gb200_bf16};
     case gpu_architecture::blackwell_ultra:
-      return rate == tensor_rate::fp8   ? sourced_efficiency{0.53, 0.66, 0.41, blackwell_fp8}
-             : rate == tensor_rate::fp4 ? sourced_efficiency{0.53, 0.66, 0.41, blackwell_other}
-                                        : sourced_efficiency{0.59, 0.66, 0.41, blackwell_other};
+      return rate == tensor_rate::fp8 ? sourced_efficiency{gb300_fp8_matmul, 0.66, 0.41, b300_fp8}
+             : rate == tensor_rate::fp4
+                 ? sourced_efficiency{blackwell_fp8_matmul, 0.66, 0.41, blackwell_fp4}
+                 : sourced_efficiency{gb300_fp8_matmul * (b200_bf16_matmul / blackwell_fp8_matmul),
+                                      0.66, 0.41, blackwell_ultra_bf16};
     case gpu_architecture::cdna3:
     case gpu_architecture::cdna4:
       break;
   }
   return {0.75, 0.66, 0.50, like_a100};
 }
-
-/// The fitted per-GPU η_mm (efficiency.hpp's sources name the rows and the leave-one-out error).
-inline constexpr double blackwell_fp8_matmul = 0.53;  ///< the B200 NeMo fit (blackwell_fp8)
-inline constexpr double gb300_fp8_matmul = 0.701;
-inline constexpr double b200_bf16_matmul = 0.433;
 
 /// The default η for kernels of `rate` on the GPU model `gpu` (a preset's name) of `arch`: the
 /// model's own where development rows of it were fitted (or a rule from them, said so), else
@@ -118,17 +126,11 @@ constexpr sourced_efficiency default_efficiency(std::string_view gpu, gpu_archit
                                                 tensor_rate rate) {
   using namespace detail::efficiency;
   auto e = default_efficiency(arch, rate);
-  // FP4 keeps the generation's rule (the Blackwell FP8 fit): the one GB300 NVFP4 development
-  // row is within 5.3% of it, and no row fits an FP4 eta of its own.
-  if (arch == gpu_architecture::blackwell_ultra && rate == tensor_rate::fp8) {
-    e.matmul = gb300_fp8_matmul;
-    e.source = gpu == "GB300-NVL72" ? gb300_fp8 : b300_fp8;
-  } else if (arch == gpu_architecture::blackwell_ultra && rate == tensor_rate::bf16) {
-    e.matmul = gb300_fp8_matmul * (b200_bf16_matmul / blackwell_fp8_matmul);
-    e.source = blackwell_ultra_bf16;
-  } else if (arch == gpu_architecture::blackwell && rate == tensor_rate::bf16) {
-    e.matmul = b200_bf16_matmul;
-    e.source = gpu == "B200" ? b200_bf16 : gb200_bf16;
+  // The generation's fitted values name the rows they came from on the model that ran them.
+  if (gpu == "B200" && rate == tensor_rate::bf16) {
+    e.source = b200_bf16;
+  } else if (gpu == "GB300-NVL72" && rate == tensor_rate::fp8) {
+    e.source = gb300_fp8;
   }
   return e;
 }
