@@ -8,8 +8,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "emit.hpp"
 #include "hardware_origin.hpp"
-#include "render.hpp"
+#include "output_format.hpp"
 #include "tpcost/layer/tensor_parallel.hpp"
 #include "tpcost/layer/tp_layer_options.hpp"
 #include "tpcost/model/memory.hpp"
@@ -67,12 +68,6 @@ struct layer_inputs {
   [[nodiscard]] bool seed_model() const { return is_seed_model(layer, options); }
 };
 
-struct output_flags {
-  std::string format = "table";
-  std::string output;      ///< empty: stdout
-  bool no_header = false;  ///< --no-header: CSV without its header line
-};
-
 /// "{name,name,...}": the preset names as a flag's type, which --help prints and the shell
 /// completions offer (cli_model.hpp reads the braces as choices).
 std::string gpu_choices();
@@ -113,28 +108,8 @@ std::string flag_of(const std::string& field);
 /// "--flag: detail", the one line an invalid input prints after "tpcost: error: ".
 std::string error_message(const invalid_spec& e);
 
-/// Writes `text` to --output (or stdout) whole; throws io_error when the file cannot be written.
-/// Text (not JSON) is spelt in ASCII (ascii_text.hpp) under `ascii` (--ascii) or a locale that
-/// is not UTF-8.
-void emit(const output_flags& flags, const std::string& text, bool ascii = false);
-
-/// An output read by programs (CSV, a markdown table, a -q table) has no room for the
-/// "assumed: ..." line a report starts with (hardware_origin.hpp): it goes to stderr as
-/// "tpcost: note: assumed: ...". Nothing when `assumption` is empty.
-void note_assumption(const std::string& assumption);
-
-/// The -q form of a report's "DOES NOT FIT" line, on stderr: "tpcost: warning: [WHAT ]DOES NOT
-/// FIT: the fullest stage needs X GiB per GPU of the Y GiB there is". Nothing when it fits.
-void note_misfit(const memory_report& memory, const std::string& what = {});
-
 /// Throws invalid_spec(flag, "applies to mixture-of-experts models; this one is dense") when
 /// `given` and the model is dense: the MoE-only flags of step and plan.
 void require_experts_for(const transformer_spec& model, bool given, const std::string& flag);
-
-/// A file could not be written: exit code 3.
-class io_error : public tpcost::error {
- public:
-  using tpcost::error::error;
-};
 
 }  // namespace tpcost::cli

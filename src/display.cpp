@@ -14,13 +14,6 @@ namespace tpcost::cli {
 
 namespace {
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 /// The script's own output name: the --plot file, or the script's name with .svg.
 std::string image_name_for_script(const display_flags& flags) {
   if (!flags.plot.empty()) {
@@ -78,24 +71,6 @@ void validate(const display_flags& flags, output_format format) {
   if (!flags.plot_script.empty() && flags.plot_script == flags.plot) {
     throw invalid_spec("--plot-script", "is the same file as --plot");
   }
-}
-
-std::optional<std::string> process_env(std::string_view name) {
-  const std::string key(name);
-  if (const char* value = std::getenv(key.c_str())) {
-    return std::string(value);
-  }
-  return std::nullopt;
-}
-
-bool locale_is_utf8(const env_lookup& env) {
-  for (const auto* name : {"LC_ALL", "LC_CTYPE", "LANG"}) {
-    if (const auto value = env(name); value && !value->empty()) {
-      const auto v = lower(*value);
-      return v.find("utf-8") != std::string::npos || v.find("utf8") != std::string::npos;
-    }
-  }
-  return false;
 }
 
 bool use_color(std::string_view mode, bool output_is_terminal, const env_lookup& env) {

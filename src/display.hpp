@@ -14,6 +14,7 @@
 
 #include "chart.hpp"
 #include "cli_options.hpp"
+#include "environment.hpp"
 #include "render.hpp"
 
 namespace tpcost::cli {
@@ -41,14 +42,6 @@ inline constexpr std::size_t max_figure_points = 1024;
 /// Checks the flags before any work: --chart only below a table, --plot's extension, --color's
 /// value. Throws invalid_spec naming the flag.
 void validate(const display_flags& flags, output_format format);
-
-/// Reads an environment variable; empty optional when unset. Injected so tests can vary it.
-using env_lookup = std::function<std::optional<std::string>(std::string_view)>;
-std::optional<std::string> process_env(std::string_view name);
-
-/// True when the locale's character set is UTF-8: the first set and non-empty of LC_ALL,
-/// LC_CTYPE, LANG names it ("C.UTF-8", "en_US.utf8"); unset means the C locale, ASCII.
-bool locale_is_utf8(const env_lookup& env);
 
 /// --color: `always` and `never` say it; `auto` colours only a terminal, and not when NO_COLOR
 /// is set to a non-empty value (no-color.org) or TERM is "dumb".

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "render_step.hpp"
+#include "step_report.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/version.hpp"
 

@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "cli_options.hpp"
 #include "tpcost/base/quote.hpp"
 
 namespace tpcost::cli {

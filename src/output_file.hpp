@@ -15,7 +15,15 @@
 #include <string>
 #include <string_view>
 
+#include "tpcost/base/error.hpp"
+
 namespace tpcost::cli {
+
+/// A file could not be written: exit code 3.
+class io_error : public tpcost::error {
+ public:
+  using tpcost::error::error;
+};
 
 /// Writes `bytes` to `path` by the rules above; throws io_error naming `flag` and the path.
 void write_output_file(std::string_view flag, const std::string& path, std::string_view bytes);

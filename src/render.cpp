@@ -925,20 +925,6 @@ std::string collective_text(const collective_comparison& c, const hardware_origi
 
 }  // namespace
 
-output_format parse_output_format(std::string_view text, std::string_view allowed) {
-  static constexpr std::pair<std::string_view, output_format> names[] = {
-      {"table", output_format::table}, {"json", output_format::json},
-      {"csv", output_format::csv},     {"markdown", output_format::markdown},
-      {"junit", output_format::junit}, {"sarif", output_format::sarif},
-  };
-  for (const auto& [name, format] : names) {
-    if (text == name && allowed.find(name) != std::string_view::npos) {
-      return format;
-    }
-  }
-  throw invalid_spec("--format", fmt::format("'{}' is not one of {}", text, allowed));
-}
-
 std::string render_sweep(const sweep_result& result, output_format format, bool quiet,
                          const hardware_origin& origin) {
   switch (format) {

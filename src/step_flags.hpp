@@ -8,8 +8,8 @@
 #include <CLI/CLI.hpp>
 
 #include "model_options.hpp"
-#include "render_step.hpp"
 #include "step_options.hpp"
+#include "step_report.hpp"
 #include "tpcost/step/context_parallel.hpp"
 
 namespace tpcost::cli {

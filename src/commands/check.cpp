@@ -20,6 +20,7 @@
 #include "error_band.hpp"
 #include "formats/load.hpp"
 #include "render.hpp"
+#include "render_step.hpp"
 #include "step_flags.hpp"
 #include "tpcost/base/degree_list.hpp"
 #include "tpcost/base/parse.hpp"
