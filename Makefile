@@ -21,7 +21,7 @@ build: deps
 	cmake --build --preset dev -j $(JOBS)
 
 # The CLI alone: no Catch2, no test or example targets, no generated man page, at -O1 (a
-# quarter less compile time than -O3 on src/render.cpp, the same answers; `make test` builds
+# quarter less compile time than -O3 on src/render/render.cpp, the same answers; `make test` builds
 # everything at -O3). A unity build would save more but needs file-local names to be unique
 # across src/ (render_plan.cpp and render_step.cpp both define gib()).
 DEMO_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG"

@@ -12,11 +12,11 @@
 #include <utility>
 #include <vector>
 
-#include "cli_options.hpp"
 #include "commands/commands.hpp"
-#include "output_file.hpp"
-#include "render.hpp"
-#include "render_calibration.hpp"
+#include "options/cli_options.hpp"
+#include "output/output_file.hpp"
+#include "render/render.hpp"
+#include "render/render_calibration.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/base/parse.hpp"
 #include "tpcost/base/quote.hpp"

@@ -13,15 +13,15 @@
 
 #include <fmt/format.h>
 
-#include "cli_options.hpp"
 #include "commands/commands.hpp"
-#include "config.hpp"
-#include "config_overlay.hpp"
-#include "error_band.hpp"
+#include "commands/step_flags.hpp"
+#include "formats/config.hpp"
 #include "formats/load.hpp"
-#include "render.hpp"
-#include "render_step.hpp"
-#include "step_flags.hpp"
+#include "options/cli_options.hpp"
+#include "options/config_overlay.hpp"
+#include "render/render.hpp"
+#include "render/render_step.hpp"
+#include "report/error_band.hpp"
 #include "tpcost/base/degree_list.hpp"
 #include "tpcost/base/parse.hpp"
 #include "tpcost/io/format.hpp"

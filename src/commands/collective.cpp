@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "cli_options.hpp"
 #include "commands/commands.hpp"
-#include "render.hpp"
+#include "options/cli_options.hpp"
+#include "render/render.hpp"
 #include "tpcost/base/parse.hpp"
 #include "tpcost/comm/collectives.hpp"
 #include "tpcost/comm/topology.hpp"

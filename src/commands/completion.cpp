@@ -2,11 +2,11 @@
 // app's own definition at the moment they run, so they list every command registered.
 #include <memory>
 
-#include "cli_model.hpp"
-#include "cli_options.hpp"
 #include "commands/commands.hpp"
-#include "completion.hpp"
-#include "manpage.hpp"
+#include "options/cli_options.hpp"
+#include "render/cli_model.hpp"
+#include "render/completion.hpp"
+#include "render/manpage.hpp"
 
 namespace tpcost::cli {
 

@@ -5,10 +5,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli_options.hpp"
 #include "commands/commands.hpp"
-#include "config_overlay.hpp"
 #include "formats/load.hpp"
+#include "options/cli_options.hpp"
+#include "options/config_overlay.hpp"
 
 namespace tpcost::cli {
 

@@ -2,10 +2,10 @@
 // the refined model's when a refined flag asks for it.
 #include <memory>
 
-#include "cli_options.hpp"
 #include "commands/commands.hpp"
-#include "config_overlay.hpp"
-#include "render.hpp"
+#include "options/cli_options.hpp"
+#include "options/config_overlay.hpp"
+#include "render/render.hpp"
 #include "tpcost/base/parse.hpp"
 #include "tpcost/layer/sweep.hpp"
 

@@ -2,10 +2,10 @@
 #include <memory>
 #include <string>
 
-#include "cli_options.hpp"
 #include "commands/commands.hpp"
-#include "render.hpp"
-#include "render_hardware.hpp"
+#include "options/cli_options.hpp"
+#include "render/render.hpp"
+#include "render/render_hardware.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/base/quote.hpp"
 #include "tpcost/hardware/presets.hpp"

@@ -2,11 +2,11 @@
 // parameter counts and FLOPs per token.
 #include <memory>
 
-#include "cli_options.hpp"
 #include "commands/commands.hpp"
-#include "model_options.hpp"
-#include "render_csv.hpp"
-#include "render_model.hpp"
+#include "options/cli_options.hpp"
+#include "options/model_options.hpp"
+#include "render/render_csv.hpp"
+#include "render/render_model.hpp"
 #include "tpcost/model/flops.hpp"
 #include "tpcost/model/model_presets.hpp"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "step_options.hpp"
+#include "options/step_options.hpp"
 #include "tpcost/plan/planner.hpp"
 
 namespace tpcost::cli {

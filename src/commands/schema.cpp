@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "commands/commands.hpp"
-#include "config.hpp"
+#include "formats/config.hpp"
 
 namespace tpcost::cli {
 

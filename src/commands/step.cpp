@@ -5,14 +5,14 @@
 
 #include <fmt/format.h>
 
-#include "cli_options.hpp"
 #include "commands/commands.hpp"
-#include "config_overlay.hpp"
-#include "error_band.hpp"
-#include "exit_codes.hpp"
-#include "render_csv.hpp"
-#include "render_step.hpp"
-#include "step_flags.hpp"
+#include "commands/step_flags.hpp"
+#include "options/cli_options.hpp"
+#include "options/config_overlay.hpp"
+#include "output/exit_codes.hpp"
+#include "render/render_csv.hpp"
+#include "render/render_step.hpp"
+#include "report/error_band.hpp"
 
 namespace tpcost::cli {
 

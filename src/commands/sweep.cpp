@@ -2,12 +2,12 @@
 // one when a refined flag (--collective, --sp, --recompute, --overlap, ...) asks for it.
 #include <memory>
 
-#include "cli_options.hpp"
+#include "charts/sweep_chart.hpp"
 #include "commands/commands.hpp"
-#include "config_overlay.hpp"
-#include "display.hpp"
-#include "render.hpp"
-#include "sweep_chart.hpp"
+#include "options/cli_options.hpp"
+#include "options/config_overlay.hpp"
+#include "render/display.hpp"
+#include "render/render.hpp"
 #include "tpcost/base/degree_list.hpp"
 #include "tpcost/layer/sweep.hpp"
 

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "formats/scan.hpp"
-#include "output_safe.hpp"
+#include "output/output_safe.hpp"
 #include "tpcost/io/json_brief.hpp"
 
 namespace tpcost::cli::formats {

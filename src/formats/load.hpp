@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "config.hpp"
+#include "formats/config.hpp"
 #include "formats/reading.hpp"
 
 namespace tpcost::cli::formats {

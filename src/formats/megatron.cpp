@@ -19,7 +19,7 @@
 
 #include <fmt/format.h>
 
-#include "config.hpp"
+#include "formats/config.hpp"
 #include "formats/reading.hpp"
 #include "formats/scan.hpp"
 #include "tpcost/model/optimizer_states.hpp"

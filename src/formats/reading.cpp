@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "config.hpp"
+#include "formats/config.hpp"
 
 namespace tpcost::cli::formats {
 

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "chart.hpp"
-#include "display.hpp"
-#include "plot.hpp"
-#include "sweep_chart.hpp"
+#include "charts/chart.hpp"
+#include "charts/plot.hpp"
+#include "charts/sweep_chart.hpp"
+#include "render/display.hpp"
 #include "tpcost/layer/sweep.hpp"
 
 namespace {

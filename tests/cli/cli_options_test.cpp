@@ -1,7 +1,7 @@
 // From flags to the models' inputs: the seed's defaults without a preset; a GPU preset's
 // dense peak, link and node size; an interconnect preset; a calibrated profile in the link it
 // measured; explicit flags over all of them; and the errors.
-#include "cli_options.hpp"
+#include "options/cli_options.hpp"
 
 #include <catch2/catch.hpp>
 #include <string>

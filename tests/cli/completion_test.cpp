@@ -5,9 +5,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli_model.hpp"
-#include "completion.hpp"
-#include "manpage.hpp"
+#include "render/cli_model.hpp"
+#include "render/completion.hpp"
+#include "render/manpage.hpp"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // The config loader and overlay in-process: the keys of the refined model and the presets,
 // relative profile paths, flags (booleans) set from a file, and defaults restored between
 // documents.
-#include "config.hpp"
+#include "formats/config.hpp"
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "cli_options.hpp"
-#include "config_overlay.hpp"
-#include "step_flags.hpp"
-#include "step_options.hpp"
+#include "commands/step_flags.hpp"
+#include "options/cli_options.hpp"
+#include "options/config_overlay.hpp"
+#include "options/step_options.hpp"
 #include "tpcost/layer/tp_layer_options.hpp"
 #include "tpcost/model/optimizer_states.hpp"
 

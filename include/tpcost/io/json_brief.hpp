@@ -20,7 +20,7 @@ namespace tpcost {
 
 /// The deepest nesting an input file may have: the formats read here are at most 6 deep
 /// (an HF config's text_config/rope_scaling, a profile's profiles/N/segments/N); the config
-/// loader's own limit is 16 (src/config.cpp).
+/// loader's own limit is 16 (src/formats/config.cpp).
 inline constexpr int max_json_depth = 64;
 
 /// A scalar as written in the file (at most ~80 bytes of it); an array or object by its size,

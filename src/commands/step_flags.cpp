@@ -1,0 +1,327 @@
+#include "commands/step_flags.hpp"
+
+#include "options/cli_options.hpp"
+#include "options/short_flags.hpp"
+#include "tpcost/base/checked.hpp"
+#include "tpcost/base/parse.hpp"
+#include "tpcost/step/long_context.hpp"
+#include "tpcost/step/step.hpp"
+
+namespace tpcost::cli {
+
+namespace {
+
+/// Fills t, p or d from --gpus when one of them is missing; checks t·p·cp·d = N.
+void resolve_degrees(const step_flags& f, std::int64_t cp, parallel_config& par) {
+  const bool has_t = !f.tp.empty();
+  const bool has_p = !f.pp.empty();
+  const bool has_d = !f.dp.empty();
+  par.tp = has_t ? parse_count(f.tp, "--tp") : 1;
+  par.pp = has_p ? parse_count(f.pp, "--pp") : 1;
+  if (f.gpus.empty()) {
+    par.dp = has_d ? parse_count(f.dp, "--dp") : 1;
+    return;
+  }
+  const auto n = parse_count(f.gpus, "--gpus");
+  if (n < 1) {
+    throw invalid_spec("--gpus", std::to_string(n) + " is out of range; expected N >= 1");
+  }
+  if (has_d) {
+    par.dp = parse_count(f.dp, "--dp");
+    if (par.tp < 1 || par.pp < 1 || par.dp < 1) {
+      return;  // validate() names the degree below 1
+    }
+    if (cp > 1) {
+      const auto tpcd = checked_product("--gpus", {par.tp, par.pp, cp, par.dp}, "t*p*cp*d");
+      if (tpcd != n) {
+        throw invalid_spec("--gpus", "t*p*cp*d = " + std::to_string(par.tp) + "*" +
+                                         std::to_string(par.pp) + "*" + std::to_string(cp) + "*" +
+                                         std::to_string(par.dp) + " = " + std::to_string(tpcd) +
+                                         " is not N = " + std::to_string(n));
+      }
+      return;
+    }
+    const auto tpd = checked_product("--gpus", {par.tp, par.pp, par.dp}, "t*p*d");
+    if (tpd != n) {
+      throw invalid_spec("--gpus", "t*p*d = " + std::to_string(par.tp) + "*" +
+                                       std::to_string(par.pp) + "*" + std::to_string(par.dp) +
+                                       " = " + std::to_string(tpd) +
+                                       " is not N = " + std::to_string(n));
+    }
+    return;
+  }
+  if (par.tp < 1 || par.pp < 1) {
+    return;  // validate() names the degree below 1
+  }
+  // Checked before it is formed: t = p = 2^32 would wrap t*p to 0 and divide by it.
+  if (cp > 1) {
+    const auto tpc = checked_product("--gpus", {par.tp, par.pp, cp}, "t*p*cp");
+    if (n % tpc != 0) {
+      throw invalid_spec("--gpus", std::to_string(n) + " GPUs are not a multiple of t*p*cp = " +
+                                       std::to_string(tpc) +
+                                       "; choose t, p and cp whose product divides N");
+    }
+    par.dp = n / tpc;
+    return;
+  }
+  const auto tp = checked_product("--gpus", {par.tp, par.pp}, "t*p");
+  if (n % tp != 0) {
+    throw invalid_spec("--gpus", std::to_string(n) +
+                                     " GPUs are not a multiple of t*p = " + std::to_string(tp) +
+                                     "; choose t and p whose product divides N");
+  }
+  par.dp = n / tp;
+}
+
+/// --pp-layout: "first=N,last=N" (either may be left out) or Megatron-Core's
+/// --pipeline-model-parallel-layout string, whose chunks per stage also set v when --vpp is 1.
+void read_pp_layout(const std::string& text, std::int64_t layers, parallel_config& par,
+                    bool set_vpp) {
+  if (text.find('=') != std::string::npos) {
+    std::size_t start = 0;
+    while (start <= text.size()) {
+      const auto end = std::min(text.find(',', start), text.size());
+      const auto item = text.substr(start, end - start);
+      start = end + 1;
+      const auto eq = item.find('=');
+      const auto key = item.substr(0, eq);
+      if (eq == std::string::npos || (key != "first" && key != "last")) {
+        throw invalid_spec("--pp-layout",
+                           "'" + item +
+                               "': expected first=N and/or last=N, or a "
+                               "Megatron-Core layout string such as 'Et*7|(t*8|)*14t*7L'");
+      }
+      const auto n = parse_count(item.substr(eq + 1), "--pp-layout");
+      if (n < 1 || n > layers) {
+        throw invalid_spec("--pp-layout",
+                           "'" + item + "': expected 1.." + std::to_string(layers) + " layers");
+      }
+      (key == "first" ? par.first_stage_layers : par.last_stage_layers) = n;
+      if (end == text.size()) {
+        break;
+      }
+    }
+    return;
+  }
+  const auto layout = parse_pipeline_layout(text, par.pp, layers, "--pp-layout");
+  par.first_stage_layers = layout.first;
+  par.last_stage_layers = layout.last;
+  if (set_vpp) {
+    par.vpp = layout.virtual_stages;
+  } else if (par.vpp != layout.virtual_stages) {
+    throw invalid_spec("--pp-layout", "has " + std::to_string(layout.virtual_stages) +
+                                          " chunks per stage but --vpp is " +
+                                          std::to_string(par.vpp));
+  }
+}
+
+/// --attention-efficiency replaces the GPU's attention η in the long-context step too (0: not
+/// given).
+precision_device with_attention_override(precision_device device, double attention) {
+  if (attention > 0.0) {
+    device.attention_efficiency = attention;
+  }
+  return device;
+}
+
+}  // namespace
+
+context_parallel to_context_parallel(const step_flags& f) {
+  context_parallel c;
+  c.cp = parse_count(f.cp, "--cp");
+  if (c.cp < 1) {
+    throw invalid_spec("--cp", std::to_string(c.cp) + " is out of range; expected cp >= 1");
+  }
+  c.comm = parse_cp_comm_type(f.cp_comm_type, "--cp-comm-type");
+  if (f.hierarchical_cp_sizes.empty()) {
+    return c;
+  }
+  // Megatron's --hierarchical-context-parallel-sizes: the inner (a2a) size, then the outer.
+  if (c.comm != cp_comm_type::a2a_p2p) {
+    throw invalid_spec("--hierarchical-cp-sizes", "applies to --cp-comm-type a2a+p2p only");
+  }
+  const auto comma = f.hierarchical_cp_sizes.find(',');
+  if (comma == std::string::npos) {
+    throw invalid_spec("--hierarchical-cp-sizes",
+                       "'" + f.hierarchical_cp_sizes +
+                           "': expected A,B (the a2a group, then the p2p ring), e.g. 2,4");
+  }
+  const auto inner =
+      parse_count(f.hierarchical_cp_sizes.substr(0, comma), "--hierarchical-cp-sizes");
+  const auto outer =
+      parse_count(f.hierarchical_cp_sizes.substr(comma + 1), "--hierarchical-cp-sizes");
+  if (inner < 1 || outer < 1 ||
+      checked_product("--hierarchical-cp-sizes", {inner, outer}, "A*B") != c.cp) {
+    throw invalid_spec(
+        "--hierarchical-cp-sizes",
+        f.hierarchical_cp_sizes + ": the sizes' product must be cp = " + std::to_string(c.cp));
+  }
+  c.a2a_size = inner;
+  return c;
+}
+
+step_report evaluate_step_flags(const step_flags& f) {
+  step_report report;
+  report.model = to_model(f.model);
+  step_inputs& in = report.inputs;
+  in.model = report.model.spec;
+
+  // Hardware: the presets, then the explicit overrides.
+  const auto hw = to_hardware(f.hardware);
+  report.hardware = hw;
+  in.gpu = hw.device;
+  in.memory_capacity = hw.memory_capacity;
+  in.topology = hw.topology;
+
+  // Layout.
+  parallel_config& par = in.par;
+  report.cp = to_context_parallel(f);
+  resolve_degrees(f, report.cp.cp, par);
+  par.ep = parse_count(f.ep, "--ep");
+  par.etp = parse_count(f.etp, "--etp");
+  par.vpp = parse_count(f.vpp, "--vpp");
+  par.micro_batch = parse_count(f.micro_batch, "--micro-batch");
+  if (f.global_batch.empty()) {
+    throw invalid_spec("--global-batch", "is required: the sequences per step, e.g. 1536");
+  }
+  par.global_batch = parse_count(f.global_batch, "--global-batch");
+  par.sequence_parallel = f.sp;
+  par.recompute = parse_recompute(f.recompute, "--recompute");
+  par.zero = f.zero.empty() ? zero_stage::none : parse_zero_stage(f.zero, "--zero");
+  par.embedding_in_split = f.embedding_in_split;
+  par.loss_in_split = f.loss_in_split;
+  if (!f.pp_layout.empty()) {
+    read_pp_layout(f.pp_layout, report.model.spec.layers, par, par.vpp == 1);
+  }
+  report.stack = to_stack_choice(f.software);
+  apply_stack_sequence_parallel(f.sp, f.no_sp, f.software.stack.tp_comm_overlap,
+                                in.topology.gpus_per_node, report.stack, par);
+  in.options = report.stack.options;
+  // Without --zero the job shards as its stack does by default (fsdp2: fully_shard, stage 3).
+  const auto& default_zero = report.stack.profile->default_zero;
+  if (f.zero.empty() && par.dp > 1) {
+    par.zero = static_cast<zero_stage>(default_zero.value);
+  }
+  report.stack.settings.push_back({.field = "zero",
+                                   .value = std::to_string(static_cast<int>(par.zero)),
+                                   .source = !f.zero.empty() ? std::string("--zero")
+                                             : par.dp > 1    ? std::string(default_zero.source)
+                                                          : std::string("d = 1: nothing to shard"),
+                                   .from_flag = !f.zero.empty()});
+  in.options.experts.dispatcher =
+      parse_token_dispatcher(f.moe_token_dispatcher, "--moe-token-dispatcher");
+  in.options.experts.overlap_comm = f.overlap_moe_comm;
+  in.options.experts.load.load_imbalance =
+      parse_fraction(f.moe_load_imbalance, "--moe-load-imbalance", "a number >= 1 such as 1.2");
+  if (!f.moe_capacity_factor.empty()) {
+    const double c =
+        parse_fraction(f.moe_capacity_factor, "--moe-expert-capacity-factor", "a number > 0");
+    if (!(c > 0.0)) {
+      throw invalid_spec("--moe-expert-capacity-factor",
+                         f.moe_capacity_factor +
+                             " is not positive; give a factor such as 1.0, "
+                             "or leave it out for dropless routing");
+    }
+    in.options.experts.load.capacity_factor = c;
+  }
+  // The expert layout itself (EP, ETP, the folded groups) is checked by the core's
+  // validate_experts when the step is evaluated; error_message names its fields as flags.
+  require_experts_for(report.model.spec, f.overlap_moe_comm, "--overlap-moe-expert-parallel-comm");
+  require_experts_for(report.model.spec, !f.moe_capacity_factor.empty(),
+                      "--moe-expert-capacity-factor");
+  report.precision = to_precision_options(f.software, f.hardware);
+  if (report.cp.cp == 1 && !changes_step(report.precision)) {
+    report.result = evaluate_step(in);  // exactly the step model without CP or FP8
+    return report;
+  }
+  // The long-context step: validated here first so that the error names the flag.
+  validate(report.model.spec);
+  validate(report.cp, report.model.spec, par.tp, in.topology.gpus_per_node, "--cp");
+  const long_context_inputs lc{
+      .step = in,
+      .cp = report.cp,
+      .precision = with_attention_override(
+          precision_device_for(*hw.gpu, report.precision, "--precision"),
+          f.hardware.attention_efficiency.empty() ? 0.0 : in.gpu.efficiency.attention)};
+  report.long_context = evaluate_long_context_step(lc);
+  report.long_context_linear_peak = lc.precision.linear_peak;
+  report.result = report.long_context->step;
+  return report;
+}
+
+void add_step_flags(CLI::App& cmd, step_flags& f) {
+  add_model_flags(cmd, f.model, false);
+  add_hardware_flags(cmd, f.hardware);
+  auto* layout = cmd.add_option_group("Layout");
+  layout->add_option(flag_names("--gpus"), f.gpus,
+                     "N: total GPUs; the missing one of --tp/--pp/--dp is N/(the others)");
+  layout->add_option("-t,--tp", f.tp, "t: tensor-parallel degree (default 1)");
+  layout->add_option(flag_names("--pp"), f.pp, "p: pipeline stages (default 1)");
+  layout->add_option("--dp", f.dp, "d: data-parallel replicas (default N/(t*p*cp), or 1)");
+  layout
+      ->add_option("--cp", f.cp,
+                   "cp: context-parallel degree, the sequence split over cp ranks (Megatron "
+                   "--context-parallel-size; s must divide by 2*cp)")
+      ->capture_default_str();
+  layout
+      ->add_option("--cp-comm-type", f.cp_comm_type,
+                   "how CP ranks exchange K,V: p2p (ring, hidden behind attention)|all_gather "
+                   "(Llama 3)|a2a (Ulysses)|a2a+p2p (Megatron --cp-comm-type)")
+      ->capture_default_str();
+  layout->add_option("--hierarchical-cp-sizes", f.hierarchical_cp_sizes,
+                     "a2a+p2p: A,B = the a2a group and the p2p ring, A*B = cp (Megatron "
+                     "--hierarchical-context-parallel-sizes; default: the largest a2a group a "
+                     "node holds beside TP)");
+  layout
+      ->add_option("--ep", f.ep,
+                   "EP: expert-parallel degree, folded over the t*cp*d ranks of a stage "
+                   "(Megatron --expert-model-parallel-size; must divide the experts)")
+      ->capture_default_str();
+  layout
+      ->add_option("--etp", f.etp,
+                   "ETP: expert tensor-parallel degree (Megatron "
+                   "--expert-tensor-parallel-size); EP*ETP must divide t*cp*d")
+      ->capture_default_str();
+  layout
+      ->add_option("--moe-token-dispatcher", f.moe_token_dispatcher,
+                   "alltoall (NCCL all-to-all of every token-expert copy) | flex (DeepEP/"
+                   "HybridEP: one copy per GPU and per node); Megatron "
+                   "--moe-token-dispatcher-type")
+      ->capture_default_str();
+  layout->add_flag("--overlap-moe-expert-parallel-comm", f.overlap_moe_comm,
+                   "hide the dispatch/combine all-to-alls behind another micro-batch's compute "
+                   "(Megatron's flag; default off)");
+  layout
+      ->add_option("--moe-load-imbalance", f.moe_load_imbalance,
+                   "tokens the busiest GPU's experts get over the balanced share (1: balanced, "
+                   "as the published benchmarks force)")
+      ->capture_default_str();
+  layout->add_option("--moe-expert-capacity-factor", f.moe_capacity_factor,
+                     "drop tokens beyond this many times an expert's balanced share (Megatron's "
+                     "flag; default dropless)");
+  layout->add_option("--vpp", f.vpp, "v: interleaved model chunks per GPU")->capture_default_str();
+  layout->add_option("-b,--micro-batch,--batch", f.micro_batch, "b: sequences per micro-batch")
+      ->capture_default_str();
+  layout->add_option("-G,--global-batch", f.global_batch, "G: sequences per step (required)");
+  layout->add_flag("--sp", f.sp,
+                   "sequence parallelism (Megatron-SP; default: the stack's, on at t > 1 under "
+                   "megatron-bridge and fsdp2)");
+  layout->add_flag("--no-sp", f.no_sp, "no sequence parallelism, whatever the stack does");
+  layout->add_option("--recompute", f.recompute, "activation recomputation: none|selective|full")
+      ->capture_default_str();
+  layout->add_option("--zero", f.zero,
+                     "ZeRO stage 0..3 (distributed optimizer; default: the stack's, 0, or 3 "
+                     "under --stack fsdp2)");
+  layout->add_option("--pp-layout", f.pp_layout,
+                     "uneven stages: first=N,last=N (layers on the end stages, the middle ones "
+                     "share the rest), or Megatron-Core's --pipeline-model-parallel-layout "
+                     "string, e.g. 'Et*7|(t*8|)*14t*7L'");
+  layout->add_flag("--account-for-embedding-in-pipeline-split", f.embedding_in_split,
+                   "Megatron-Core: the embedding counts as one layer of the first stage");
+  layout->add_flag("--account-for-loss-in-pipeline-split", f.loss_in_split,
+                   "Megatron-Core: the loss counts as one layer of the last stage");
+  add_software_flags(*layout, f.software);
+  add_precision_flags(*layout, f.software);
+}
+
+}  // namespace tpcost::cli

@@ -1,0 +1,55 @@
+// Every input of `tpcost step` as flags: the model, the hardware, the layout and the software.
+// Shared by `step` and by `check`, whose step rules (min_mfu, min_memory_headroom,
+// max_step_time) evaluate the same step from a config's keys.
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "options/model_options.hpp"
+#include "options/step_options.hpp"
+#include "report/step_report.hpp"
+#include "tpcost/step/context_parallel.hpp"
+
+namespace tpcost::cli {
+
+/// Kept as text and read with the core's parsers; empty text means "not given".
+struct step_flags {
+  model_flags model;
+  hardware_flags hardware;
+  std::string gpus, tp, pp, dp;
+  std::string cp = "1";
+  std::string cp_comm_type = "p2p";
+  std::string hierarchical_cp_sizes;  ///< a2a+p2p: "A,B", the a2a group and the ring
+  std::string ep = "1";
+  std::string etp = "1";
+  std::string moe_token_dispatcher = "alltoall";
+  bool overlap_moe_comm = false;
+  std::string moe_load_imbalance = "1";
+  std::string moe_capacity_factor;  ///< empty: dropless
+  std::string micro_batch = "1";
+  std::string global_batch;
+  std::string vpp = "1";
+  std::string recompute = "none";
+  std::string zero;  ///< "" = the stack's default_zero (with d > 1)
+  bool sp = false;
+  bool no_sp = false;     ///< --no-sp: off even where the stack turns it on
+  std::string pp_layout;  ///< "first=N,last=N" or a Megatron-Core layout string
+  bool embedding_in_split = false;
+  bool loss_in_split = false;
+  software_flags software;
+};
+
+/// Registers the model, hardware, layout and software flags of `tpcost step` on `cmd`.
+void add_step_flags(CLI::App& cmd, step_flags& flags);
+
+/// Reads --cp, --cp-comm-type and --hierarchical-cp-sizes (not checked against the model).
+context_parallel to_context_parallel(const step_flags& flags);
+
+/// Reads the flags and evaluates the step; throws `invalid_spec` naming the flag. With cp > 1
+/// or a precision other than BF16 the step is the long-context one (step/long_context.hpp);
+/// otherwise evaluate_step's, exactly.
+step_report evaluate_step_flags(const step_flags& flags);
+
+}  // namespace tpcost::cli

@@ -1,0 +1,291 @@
+#include "options/stack_flags.hpp"
+
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "options/cli_options.hpp"
+#include "tpcost/base/error.hpp"
+#include "tpcost/model/optimizer_states.hpp"
+
+namespace tpcost::cli {
+
+void add_stack_flags(CLI::Option_group& group, stack_flags& f) {
+  group
+      .add_option("--stack", f.stack,
+                  "software stack profile: how the framework runs the step (default "
+                  "megatron-bridge, the Megatron-Bridge performance recipes; megatron-core: "
+                  "Megatron-LM's own argument defaults; docs/stacks.md)")
+      ->type_name(stack_choices());
+  group.add_flag("--tp-comm-overlap", f.tp_comm_overlap,
+                 "Megatron-Core: TE userbuffers overlap the TP collectives with their GEMMs "
+                 "(--tp-overlap 1)");
+  group.add_flag("--overlap-grad-reduce", f.overlap_grad_reduce,
+                 "Megatron-Core: gradient reduce-scatter/all-reduce in buckets during the "
+                 "backward");
+  group.add_flag("--overlap-param-gather", f.overlap_param_gather,
+                 "Megatron-Core: the distributed optimizer's weight all-gather behind the next "
+                 "forward");
+  group.add_flag("--grad-reduce-in-bf16", f.grad_reduce_in_bf16,
+                 "Megatron-Core: reduce gradients in bf16 (default fp32)");
+  group.add_flag("--no-overlap-p2p-communication", f.no_overlap_p2p,
+                 "Megatron-Core: keep the interleaved schedule's pipeline sends and receives "
+                 "exposed (default: overlapped with compute when --vpp > 1)");
+  group.add_flag("--use-precision-aware-optimizer", f.precision_aware_optimizer,
+                 "Megatron-Core: Transformer Engine's FusedAdam with the dtypes below; fp32 "
+                 "master weights kept as 16-bit remainders (docs/memory.md)");
+  for (auto [flag, value, what] :
+       {std::tuple{"--main-grads-dtype", &f.main_grads_dtype, "gradient buffer: fp32|bf16"},
+        std::tuple{"--main-params-dtype", &f.main_params_dtype, "master weights: fp32|fp16"},
+        std::tuple{"--exp-avg-dtype", &f.exp_avg_dtype, "Adam's first moment: fp32|fp16|bf16|fp8"},
+        std::tuple{"--exp-avg-sq-dtype", &f.exp_avg_sq_dtype,
+                   "Adam's second moment: fp32|fp16|bf16|fp8"}}) {
+    group
+        .add_option(
+            flag, *value,
+            std::string("with --use-precision-aware-optimizer, the ") + what + " (default fp32)")
+        ->type_name("DTYPE");
+  }
+}
+
+namespace {
+
+std::string bytes_name(int n) {
+  return fmt::format("{} B ({})", n, n == 4 ? "fp32" : n == 2 ? "16-bit" : "8-bit");
+}
+
+}  // namespace
+
+stack_choice resolve_stack(const stack_flags& f, const std::string& attention,
+                           const std::string& tp_overlap, const std::string& dp_overlap) {
+  stack_choice out;
+  out.profile = &stack_profile_by_name(
+      f.stack.empty() ? default_stack_name : std::string_view(f.stack), "--stack");
+  const auto& p = *out.profile;
+  // Megatron-Bridge recipes are Megatron-Core configurations: the same flags override them.
+  const bool megatron =
+      p.stack == software_stack::megatron_core || p.stack == software_stack::megatron_bridge;
+  for (const auto& [flag, given] :
+       {std::pair{"--tp-comm-overlap", f.tp_comm_overlap},
+        std::pair{"--no-overlap-p2p-communication", f.no_overlap_p2p},
+        std::pair{"--overlap-grad-reduce", f.overlap_grad_reduce},
+        std::pair{"--overlap-param-gather", f.overlap_param_gather},
+        std::pair{"--grad-reduce-in-bf16", f.grad_reduce_in_bf16},
+        std::pair{"--use-precision-aware-optimizer", f.precision_aware_optimizer}}) {
+    if (given && !megatron) {
+      throw invalid_spec(flag, std::string("is a Megatron-Core flag; --stack ") +
+                                   std::string(p.name) +
+                                   " does not take it (use --tp-overlap/--dp-overlap)");
+    }
+  }
+  if (f.overlap_param_gather && !f.overlap_grad_reduce) {
+    // megatron/training/arguments.py: 'Must use --overlap-param-gather with
+    // --overlap-grad-reduce'.
+    throw invalid_spec("--overlap-param-gather",
+                       "needs --overlap-grad-reduce, as Megatron-Core asserts");
+  }
+  auto& o = out.options;
+  o = options_of(p);
+  const auto add = [&](const char* field, std::string value, std::string source, bool flag) {
+    out.settings.push_back({field, std::move(value), std::move(source), flag});
+  };
+
+  // The attention kernel.
+  if (!attention.empty()) {
+    if (attention != "fused" && attention != "unfused") {
+      throw invalid_spec("--attention", "'" + attention + "' is not one of fused|unfused");
+    }
+    o.attention = attention == "fused" ? attention_kernel::fused : attention_kernel::unfused;
+  }
+  add("attention", std::string(to_string(o.attention)),
+      attention.empty() ? std::string(p.attention.source) : "--attention", !attention.empty());
+  add("selective_recompute", o.selective == selective_policy::per_op ? "per-op" : "attention core",
+      std::string(p.selective.source), false);
+
+  // TP overlap.
+  std::string tp_source(p.tp_overlap.source);
+  if (f.tp_comm_overlap) {
+    o.tp_overlap = 1.0;
+    o.tp_overlap_needs_sp = true;
+    tp_source =
+        "--tp-comm-overlap: every TP all-gather/reduce-scatter overlapped with its GEMM "
+        "(Transformer Engine userbuffers), capped by that compute";
+  }
+  if (!tp_overlap.empty()) {
+    o.tp_overlap = fraction_flag(tp_overlap, "--tp-overlap");
+    o.tp_overlap_needs_sp = false;  // the share given applies as it is
+    tp_source = "--tp-overlap";
+  }
+  add("tp_overlap", fmt::format("{:.2f}", o.tp_overlap), tp_source,
+      f.tp_comm_overlap || !tp_overlap.empty());
+
+  // DP overlap. --overlap-grad-reduce alone hides the gradient reduction only; the core takes
+  // its share of the sync from the collectives' own times (stages.hpp, overlap_grad_reduce_only).
+  std::string dp_source(p.dp_overlap.source);
+  std::string dp3_source(p.dp_overlap_zero3.source);
+  // The Megatron-Bridge recipes gather the weights overlapped already; the flag adds nothing.
+  const bool param_gather = f.overlap_param_gather || p.stack == software_stack::megatron_bridge;
+  if (f.overlap_grad_reduce) {
+    o.dp_overlap = 1.0;
+    o.dp_overlap_zero3 = o.dp_overlap;
+    o.overlap_grad_reduce_only = !param_gather;
+    dp_source = param_gather
+                    ? "--overlap-grad-reduce --overlap-param-gather: gradient buckets during the "
+                      "backward, the weight all-gather behind the forward"
+                    : "--overlap-grad-reduce without --overlap-param-gather: the gradient "
+                      "reduction hides (all of DDP's all-reduce; the reduce-scatter's share of "
+                      "the distributed optimizer's sync, 2/3 with fp32 gradients, 1/2 with bf16), "
+                      "the weight all-gather does not";
+    dp3_source = dp_source;
+  }
+  if (!dp_overlap.empty()) {
+    o.dp_overlap = fraction_flag(dp_overlap, "--dp-overlap");
+    o.dp_overlap_zero3 = o.dp_overlap;
+    o.overlap_grad_reduce_only = false;  // the share given applies to the whole sync
+    dp_source = dp3_source = "--dp-overlap";
+  }
+  const bool dp_flag = f.overlap_grad_reduce || !dp_overlap.empty();
+  add("dp_overlap", fmt::format("{:.2f}", o.dp_overlap), dp_source, dp_flag);
+  add("dp_overlap_zero3", fmt::format("{:.2f}", o.dp_overlap_zero3), dp3_source, dp_flag);
+
+  // Gradient dtype on the wire and in memory.
+  std::string wire_source(p.grad_wire_bytes.source);
+  std::string state_source(p.state.source);
+  if (f.grad_reduce_in_bf16) {
+    o.grad_wire_bytes = 2;
+    o.state = mixed_precision_adam;
+    wire_source = "--grad-reduce-in-bf16";
+    state_source = "--grad-reduce-in-bf16: bf16 main_grad buffer, 2 + 2 + 12 bytes";
+  }
+  // The precision-aware optimizer: its dtypes set the states (optimizer_states.hpp).
+  precision_aware_adam adam;
+  for (auto [flag, text, dtype] :
+       {std::tuple{"--main-grads-dtype", &f.main_grads_dtype, &adam.main_grads},
+        std::tuple{"--main-params-dtype", &f.main_params_dtype, &adam.main_params},
+        std::tuple{"--exp-avg-dtype", &f.exp_avg_dtype, &adam.exp_avg},
+        std::tuple{"--exp-avg-sq-dtype", &f.exp_avg_sq_dtype, &adam.exp_avg_sq}}) {
+    if (text->empty()) {
+      continue;
+    }
+    *dtype = parse_optimizer_dtype(*text, flag);
+    if (!f.precision_aware_optimizer && *dtype != optimizer_dtype::fp32) {
+      // megatron/core/optimizer/optimizer_config.py, OptimizerConfig.__post_init__.
+      throw invalid_spec(flag, *text +
+                                   ": needs --use-precision-aware-optimizer (Megatron-Core "
+                                   "asserts fp32 without it)");
+    }
+  }
+  try {
+    validate(adam);
+  } catch (const invalid_spec& e) {
+    throw invalid_spec("--" + e.field(), e.detail());
+  }
+  if (f.precision_aware_optimizer) {
+    o.state = state_bytes_of(adam);
+    state_source = fmt::format(
+        "--use-precision-aware-optimizer: gradients {}, master weights {} ({}), moments {} + "
+        "{} (Transformer Engine FusedAdam)",
+        bytes_name(static_cast<int>(bytes_of(adam.main_grads))),
+        adam.main_params == optimizer_dtype::fp32 ? "fp32" : "fp16",
+        adam.main_params == optimizer_dtype::fp32 ? "kept as 16-bit remainders" : "2 B",
+        bytes_name(static_cast<int>(bytes_of(adam.exp_avg))),
+        bytes_name(static_cast<int>(bytes_of(adam.exp_avg_sq))));
+    if (adam.main_grads == optimizer_dtype::bf16) {
+      o.grad_wire_bytes = 2;  // the bf16 gradient buffer is what the DP sync reduces
+      wire_source = "--main-grads-dtype bf16: the bf16 gradient buffer is reduced";
+    }
+  }
+  const bool state_flag = f.grad_reduce_in_bf16 || f.precision_aware_optimizer;
+  add("grad_wire_bytes", bytes_name(o.grad_wire_bytes), wire_source,
+      f.grad_reduce_in_bf16 || adam.main_grads == optimizer_dtype::bf16);
+  add("state_bytes_per_param",
+      fmt::format("{:g}+{:g}+{:g} B/param", o.state.weights, o.state.gradients, o.state.optimizer),
+      state_source, state_flag);
+
+  // Pipeline sends and receives under the interleaved schedule.
+  std::string p2p_source(p.p2p_overlap.source);
+  if (f.no_overlap_p2p) {
+    o.p2p_overlap = 0.0;
+    p2p_source = "--no-overlap-p2p-communication";
+  }
+  add("p2p_overlap", fmt::format("{:.2f}", o.p2p_overlap), p2p_source, f.no_overlap_p2p);
+
+  // The rules the stack's sharding follows (no flag changes them).
+  add("max_zero", std::to_string(p.max_zero.value), std::string(p.max_zero.source), false);
+  add("sharding_with_pp", p.sharding_with_pp.value ? "yes" : "no",
+      std::string(p.sharding_with_pp.source), false);
+  add("zero3_gathers_per_micro_batch", std::to_string(p.gathers_per_micro_batch.value),
+      std::string(p.gathers_per_micro_batch.source), false);
+  add("zero3_gathered_layers", std::to_string(p.gathered_layers.value),
+      std::string(p.gathered_layers.source), false);
+  return out;
+}
+
+void apply_stack_sequence_parallel(bool sp_flag, bool no_sp_flag, bool tp_comm_overlap_flag,
+                                   std::int64_t gpus_per_node, stack_choice& choice,
+                                   parallel_config& par) {
+  if (sp_flag && no_sp_flag) {
+    throw invalid_spec("--no-sp", "contradicts --sp; give one of them");
+  }
+  const auto& p = *choice.profile;
+  const bool from_stack = !sp_flag && !no_sp_flag && p.sequence_parallel.value && par.tp > 1;
+  par.sequence_parallel = sp_flag || from_stack;
+  choice.settings.push_back({.field = "sequence_parallel",
+                             .value = par.sequence_parallel ? "on" : "off",
+                             .source = sp_flag       ? std::string("--sp")
+                                       : no_sp_flag  ? std::string("--no-sp")
+                                       : par.tp == 1 ? std::string("t = 1: nothing to split")
+                                                     : std::string(p.sequence_parallel.source),
+                             .from_flag = sp_flag || no_sp_flag});
+  if (choice.options.tp_overlap_needs_sp && par.tp > 1 && !par.sequence_parallel) {
+    if (tp_comm_overlap_flag) {  // --tp-comm-overlap: megatron/training/arguments.py asserts it
+      throw invalid_spec("--tp-comm-overlap",
+                         "needs sequence parallelism (--sp), as Megatron-LM asserts: "
+                         "'Tensor parallel communication/GEMM overlap can happen only when "
+                         "sequence parallelism is enabled'");
+    }
+    for (auto& s : choice.settings) {  // the step model applies none of it (stages.hpp)
+      if (s.field == "tp_overlap") {
+        s.value = "0.00";
+        s.source = "training/comm_overlap.py: TP overlap disabled without sequence parallelism";
+      }
+    }
+  } else if (choice.options.tp_overlap_needs_sp && gpus_per_node > 0 && par.tp > gpus_per_node) {
+    // TP is the fastest dimension: t > GPUs per domain spans domains (stages.hpp applies none).
+    for (auto& s : choice.settings) {
+      if (s.field == "tp_overlap") {
+        s.value = "0.00";
+        s.source = fmt::format(
+            "Transformer Engine's userbuffers run within one NVLink domain; t = {} spans {} "
+            "GPUs per domain",
+            par.tp, gpus_per_node);
+      }
+    }
+  }
+}
+
+std::string stack_text(const stack_choice& c) {
+  std::string o = fmt::format("stack:   {} ({}): {}\n", c.profile->name, c.profile->release,
+                              c.profile->summary);
+  for (const auto& s : c.settings) {
+    o += fmt::format("  {:<30} {:<22} {}: {}\n", s.field, s.value, s.from_flag ? "flag" : "default",
+                     s.source);
+  }
+  return o;
+}
+
+nlohmann::json stack_json(const stack_choice& c) {
+  auto settings = nlohmann::json::array();
+  for (const auto& s : c.settings) {
+    settings.push_back({{"field", s.field},
+                        {"value", s.value},
+                        {"source", s.source},
+                        {"from", s.from_flag ? "flag" : "default"}});
+  }
+  return {{"name", c.profile->name},
+          {"release", c.profile->release},
+          {"summary", c.profile->summary},
+          {"settings", settings}};
+}
+
+}  // namespace tpcost::cli

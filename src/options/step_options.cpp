@@ -1,0 +1,185 @@
+#include "options/step_options.hpp"
+
+#include "options/cli_options.hpp"
+#include "options/short_flags.hpp"
+#include "tpcost/base/error.hpp"
+#include "tpcost/base/parse.hpp"
+#include "tpcost/hardware/efficiency.hpp"
+#include "tpcost/io/profile_json.hpp"
+
+namespace tpcost::cli {
+
+void add_hardware_flags(CLI::App& cmd, hardware_flags& f) {
+  auto* hw = cmd.add_option_group("Hardware (presets, then overrides)");
+  hw->add_option(flag_names("--gpu"), f.gpu, "GPU preset (tpcost hardware list)")
+      ->type_name(gpu_choices());
+  // capture_default_str: the config overlay resets an option to its captured default.
+  hw->add_option(flag_names("--interconnect"), f.interconnect,
+                 "inter-node link preset (default: the NIC of the --gpu's reference system, "
+                 "e.g. IB-NDR for H100-SXM as in DGX H100; the report says so)")
+      ->type_name(interconnect_choices())
+      ->capture_default_str();
+  hw->add_option("--interconnect-file", f.interconnect_file,
+                 "intra-node link from a `tpcost calibrate --out` profile (alpha, beta)");
+  hw->add_option("--dtype", f.dtype,
+                 "compute dtype: picks the preset's dense peak; fp8 is --precision fp8 (the "
+                 "linear layers in FP8, the rest BF16, MFU against the BF16 peak)")
+      ->capture_default_str();
+  hw->add_option("--flops", f.flops, "per-GPU peak FLOP/s (overrides the preset)");
+  hw->add_option("--memory", f.memory, "HBM capacity per GPU, e.g. 80GiB");
+  hw->add_option("--memory-bandwidth", f.memory_bandwidth, "HBM bandwidth, e.g. 2039GB/s");
+  hw->add_option("--matmul-efficiency", f.matmul_efficiency,
+                 "achievable share of the BF16 peak for large matmuls (default: the GPU "
+                 "generation's, e.g. 0.75 A100, 0.73 H100; tpcost hardware show)");
+  hw->add_option("--attention-efficiency", f.attention_efficiency,
+                 "achievable share of the attention rate's peak for the fused attention kernel, "
+                 "on the FLOPs it runs (default: the GPU's, e.g. 0.31 H100; tpcost hardware "
+                 "show)");
+  hw->add_option("--memory-efficiency", f.memory_efficiency,
+                 "achievable share of HBM bandwidth for element-wise kernels (default: the GPU "
+                 "generation's, 0.66)");
+  hw->add_option("--gpus-per-node", f.gpus_per_node, "GPUs per node (overrides the preset)");
+  hw->add_option("--intra-bandwidth", f.intra_bandwidth, "intra-node link, per direction");
+  hw->add_option("--intra-latency", f.intra_latency, "intra-node latency per step");
+  hw->add_option("--inter-bandwidth", f.inter_bandwidth, "inter-node link per GPU, per direction");
+  hw->add_option("--inter-latency", f.inter_latency, "inter-node latency per step");
+}
+
+void add_software_flags(CLI::Option_group& group, software_flags& f) {
+  add_stack_flags(group, f.stack);
+  group
+      .add_option("--attention", f.attention,
+                  "attention kernel: fused (FlashAttention: no s*s scores in HBM) or unfused "
+                  "(Megatron-LM 2021, as in the SC21 validation); default: the --stack's")
+      ->capture_default_str();
+  group
+      .add_option("--tp-overlap", f.tp_overlap,
+                  "share of TP comm hidden behind compute (default: the --stack's)")
+      ->capture_default_str();
+  group
+      .add_option("--dp-overlap", f.dp_overlap,
+                  "share of the DP gradient sync hidden behind the last backward (default: the "
+                  "--stack's)")
+      ->capture_default_str();
+  group
+      .add_option("--mfu-flops", f.mfu_flops,
+                  "model FLOPs behind MFU: full (the s*s attention scores, as Narayanan et al. "
+                  "and PaLM count) or megatron (Megatron-LM's count: causal attention halved)")
+      ->capture_default_str();
+}
+
+void add_precision_flags(CLI::Option_group& group, software_flags& f) {
+  group
+      .add_option("--precision", f.precision,
+                  "linear layers' recipe, as Transformer Engine runs it: bf16|fp8 (= fp8-delayed)|"
+                  "fp8-current|fp8-blockwise|mxfp8|nvfp4; attention and logits stay BF16")
+      ->capture_default_str();
+  group.add_flag("--fp8-attention", f.fp8_attention,
+                 "attention core in FP8 too (Megatron --fp8-dot-product-attention)");
+  group.add_flag("--fp8-param-gather", f.fp8_param_gather,
+                 "parameters kept in FP8, no BF16 copy (Megatron --fp8-param-gather)");
+}
+
+chosen_hardware to_hardware(const hardware_flags& f) {
+  // The topology as every other command reads it (cli_options.cpp): the presets, GPUs per
+  // node, the calibrated profile (which replaces the link it measured), then the link flags.
+  // The step needs both presets (HBM, peak, the node); "" would mean "none" to to_topology.
+  if (f.gpu.empty()) {
+    throw invalid_spec("--gpu",
+                       "no GPU given; name the hardware, e.g. --gpu h100-sxm --interconnect ib-ndr "
+                       "('tpcost hardware list' shows the presets)");
+  }
+  refined_flags topology_flags;
+  topology_flags.gpu = f.gpu;
+  topology_flags.interconnect = f.interconnect;
+  topology_flags.interconnect_file = f.interconnect_file;
+  topology_flags.gpus_per_node = f.gpus_per_node;
+  topology_flags.intra_bandwidth = f.intra_bandwidth;
+  topology_flags.intra_latency = f.intra_latency;
+  topology_flags.inter_bandwidth = f.inter_bandwidth;
+  topology_flags.inter_latency = f.inter_latency;
+  hardware_origin origin;
+  chosen_hardware out;
+  out.topology = to_topology(topology_flags, "", origin);
+  out.gpu = origin.gpu;
+  out.interconnect = origin.interconnect;
+  out.assumption = origin.assumption();
+  out.network = origin.interconnect != nullptr ? std::string(origin.interconnect->name)
+                : origin.profile_link == profile_scope::inter_node
+                    ? "the --interconnect-file link"
+                    : "the --inter-bandwidth/--inter-latency link";
+  out.profile_file = origin.profile_file;
+  out.profile_link = origin.profile_link;
+
+  const auto type = parse_dtype(f.dtype, "--dtype");
+  if (f.flops.empty()) {
+    try {
+      // --dtype fp8 is --precision fp8 (to_precision_options): the FP8 peak applies to the
+      // linear layers only, and the BF16 peak is the step's (MFU's) reference.
+      out.device.peak =
+          dense_peak(*out.gpu, type.size_bytes == 1 ? parse_dtype("bf16", "--dtype") : type).value;
+    } catch (const invalid_spec& e) {
+      throw invalid_spec("--dtype", e.detail());
+    }
+  } else {
+    out.device.peak = parse_flop_rate(f.flops, "--flops");
+  }
+  out.device.memory_bandwidth = f.memory_bandwidth.empty()
+                                    ? out.gpu->memory_bandwidth.value
+                                    : parse_bandwidth(f.memory_bandwidth, "--memory-bandwidth");
+  out.memory_capacity =
+      f.memory.empty() ? out.gpu->memory.value : parse_bytes(f.memory, "--memory");
+  // The GPU model's η, else its generation's (hardware/efficiency.hpp), with its source; the
+  // flags override.
+  const auto eta = default_efficiency(out.gpu->name, out.gpu->arch, tensor_rate::bf16);
+  out.device.efficiency = {.matmul = eta.matmul, .memory = eta.memory, .attention = eta.attention};
+  out.efficiency_source = eta.source;
+  if (!f.matmul_efficiency.empty()) {
+    out.device.efficiency.matmul = fraction_flag(f.matmul_efficiency, "--matmul-efficiency");
+  }
+  if (!f.memory_efficiency.empty()) {
+    out.device.efficiency.memory = fraction_flag(f.memory_efficiency, "--memory-efficiency");
+  }
+  if (!f.attention_efficiency.empty()) {
+    out.device.efficiency.attention =
+        fraction_flag(f.attention_efficiency, "--attention-efficiency");
+  }
+  return out;
+}
+
+std::string profile_note(const chosen_hardware& hw, profile_scope link) {
+  return !hw.profile_file.empty() && hw.profile_link == link ? " (from " + hw.profile_file + ")"
+                                                             : std::string();
+}
+
+stack_choice to_stack_choice(const software_flags& f) {
+  auto choice = resolve_stack(f.stack, f.attention, f.tp_overlap, f.dp_overlap);
+  choice.options.mfu_flops = parse_flops_convention(f.mfu_flops, "--mfu-flops");
+  return choice;
+}
+
+step_options to_step_options(const software_flags& f) { return to_stack_choice(f).options; }
+
+}  // namespace tpcost::cli
+
+namespace tpcost::cli {
+
+precision_options to_precision_options(const software_flags& software,
+                                       const hardware_flags& hardware) {
+  precision_options out;
+  out.linear = parse_linear_precision(software.precision, "--precision");
+  if (parse_dtype(hardware.dtype, "--dtype").size_bytes == 1) {  // fp8, e4m3, e5m2
+    if (out.linear != linear_precision::bf16 && out.linear != linear_precision::fp8_delayed) {
+      throw invalid_spec("--dtype",
+                         "fp8 means --precision fp8 (fp8-delayed); it contradicts "
+                         "--precision " +
+                             software.precision + ": give one of them");
+    }
+    out.linear = linear_precision::fp8_delayed;
+  }
+  out.fp8_attention = software.fp8_attention;
+  out.fp8_param_gather = software.fp8_param_gather;
+  return out;
+}
+
+}  // namespace tpcost::cli

@@ -1,0 +1,1544 @@
+#include "render/render.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "tpcost/base/error.hpp"
+#include "tpcost/base/quote.hpp"
+#include "tpcost/io/format.hpp"
+#include "tpcost/io/json.hpp"
+#include "tpcost/version.hpp"
+
+namespace tpcost::cli {
+
+namespace {
+
+using text_table = std::vector<std::vector<std::string>>;  // first row is the header
+
+/// Right-aligned columns separated by two spaces (markdown: pipes and an alignment row); the
+/// columns listed in `left` are left-aligned (names rather than numbers).
+std::string layout(const text_table& table, bool markdown, std::vector<std::size_t> left = {}) {
+  std::vector<std::size_t> widths(table.front().size(), 0);
+  for (const auto& row : table) {
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      widths[c] = std::max(widths[c], row[c].size());
+    }
+  }
+  std::string out;
+  for (std::size_t r = 0; r < table.size(); ++r) {
+    for (std::size_t c = 0; c < table[r].size(); ++c) {
+      const bool to_left = std::find(left.begin(), left.end(), c) != left.end();
+      if (markdown) {
+        out += to_left ? fmt::format("| {:<{}} ", table[r][c], widths[c])
+                       : fmt::format("| {:>{}} ", table[r][c], widths[c]);
+      } else {
+        out += fmt::format("{}", c == 0 ? "" : "  ");
+        out += to_left ? fmt::format("{:<{}}", table[r][c], widths[c])
+                       : fmt::format("{:>{}}", table[r][c], widths[c]);
+      }
+    }
+    out += markdown ? "|\n" : "\n";
+    if (markdown && r == 0) {
+      for (std::size_t c = 0; c < widths.size(); ++c) {
+        const bool to_left = std::find(left.begin(), left.end(), c) != left.end();
+        out += to_left ? fmt::format("| :{:-<{}} ", "", widths[c] - 1)
+                       : fmt::format("| {:->{}}: ", "", widths[c] - 1);
+      }
+      out += "|\n";
+    }
+  }
+  return out;
+}
+
+std::string duration(seconds v) { return v.value() == 0.0 ? "0" : io::to_string(v); }
+
+// ---- Where the hardware numbers came from --------------------------------------------------
+
+/// The flags given explicitly (on the command line or in a config), in a fixed order.
+std::vector<std::string_view> given_flags(const hardware_origin& h) {
+  const std::pair<bool, std::string_view> flags[] = {
+      {h.flops_given, "--flops"},
+      {h.bandwidth_given, "--bandwidth"},
+      {h.gpus_per_node_given, "--gpus-per-node"},
+      {h.intra_bandwidth_given, "--intra-bandwidth"},
+      {h.intra_latency_given, "--intra-latency"},
+      {h.inter_bandwidth_given, "--inter-bandwidth"},
+      {h.inter_latency_given, "--inter-latency"},
+  };
+  std::vector<std::string_view> out;
+  for (const auto& [given, flag] : flags) {
+    if (given) {
+      out.push_back(flag);
+    }
+  }
+  return out;
+}
+
+/// "my.json (all_reduce over 8 ranks on 1 node)".
+std::string profile_text(const hardware_origin& h) {
+  const auto& p = *h.profile;
+  return fmt::format(
+      "{} ({} over {} ranks{})", h.profile_file, to_string(p.collective), p.ranks,
+      p.nodes ? fmt::format(" on {} node{}", *p.nodes, *p.nodes == 1 ? "" : "s") : std::string());
+}
+
+/// The line under a sweep's title: the presets, the profile, and the flags given explicitly.
+std::string hardware_line(const hardware_origin& h) {
+  std::string out;
+  if (h.gpu != nullptr) {
+    out += fmt::format(
+        "{} ({}, {} GPUs per node{})", h.gpu->name, h.gpu->intra.name, h.gpu->gpus_per_node.value,
+        h.peak != nullptr ? fmt::format("; P = its dense {} peak", h.peak_rate) : std::string());
+  }
+  if (h.interconnect != nullptr) {
+    out += fmt::format("{}{} ({})", out.empty() ? "" : " + ", h.interconnect->name,
+                       h.interconnect->link.name);
+  }
+  if (h.profile) {
+    out += fmt::format("{}{}, calibrated: the {} link", out.empty() ? "" : " + ", profile_text(h),
+                       to_string(h.profile_link));
+  }
+  const auto given = given_flags(h);
+  if (!given.empty()) {
+    out += fmt::format("; given explicitly: {}", fmt::join(given, ", "));
+  }
+  if (h.gpu != nullptr || h.interconnect != nullptr) {
+    out += "; sources: 'tpcost hardware show NAME'";
+  }
+  return out;
+}
+
+/// A value's origin ("--flops", "H100-SXM dense bf16 peak") and the document behind it.
+struct value_source {
+  std::string origin;
+  std::string_view source;
+};
+
+value_source peak_source(const hardware_origin& h) {
+  if (h.flops_given) {
+    return {"--flops", {}};
+  }
+  if (h.peak != nullptr) {
+    return {fmt::format("{}, dense {} peak", h.gpu->name, h.peak_rate), h.peak->source};
+  }
+  return {"the article's default", {}};
+}
+
+/// A link value's source, in the order to_topology applies them: the flag, else the profile's
+/// fitted `fit` ("alpha", "beta") when the profile measured this `link`, else the preset's
+/// link (when there is one), else `fallback`.
+value_source link_source(const hardware_origin& h, bool flag_given, const char* flag,
+                         profile_scope link, const char* fit, std::optional<value_source> preset,
+                         const char* fallback) {
+  if (flag_given) {
+    return {flag, {}};
+  }
+  if (h.profile && h.profile_link == link) {
+    return {fmt::format("fitted {} of {}", fit, profile_text(h)), {}};
+  }
+  if (preset) {
+    return *preset;
+  }
+  return {fallback, {}};
+}
+
+/// The GPU preset's intra-node link as a source, citing its bandwidth or its latency.
+std::optional<value_source> intra_preset(const hardware_origin& h, bool bandwidth) {
+  if (h.gpu == nullptr) {
+    return std::nullopt;
+  }
+  const auto& link = h.gpu->intra;
+  return value_source{fmt::format("{}, {}", h.gpu->name, link.name),
+                      bandwidth ? link.bandwidth.source : link.latency.source};
+}
+
+/// The interconnect preset's link as a source, citing its bandwidth or its latency.
+std::optional<value_source> inter_preset(const hardware_origin& h, bool bandwidth) {
+  if (h.interconnect == nullptr) {
+    return std::nullopt;
+  }
+  const auto& link = h.interconnect->link;
+  return value_source{fmt::format("{}, {}", h.interconnect->name, link.name),
+                      bandwidth ? link.bandwidth.source : link.latency.source};
+}
+
+value_source intra_bandwidth_source(const hardware_origin& h) {
+  if (!h.intra_bandwidth_given && h.bandwidth_given) {
+    return {"--bandwidth", {}};  // --bandwidth is the intra-node link unless overridden
+  }
+  return link_source(h, h.intra_bandwidth_given, "--intra-bandwidth", profile_scope::intra_node,
+                     "beta", intra_preset(h, true), "the article's default B");
+}
+
+value_source intra_latency_source(const hardware_origin& h) {
+  return link_source(h, h.intra_latency_given, "--intra-latency", profile_scope::intra_node,
+                     "alpha", intra_preset(h, false), "default: no latency");
+}
+
+value_source gpus_per_node_source(const hardware_origin& h) {
+  if (h.gpus_per_node_given) {
+    return {"--gpus-per-node", {}};
+  }
+  if (h.gpu != nullptr) {
+    return {std::string(h.gpu->name), h.gpu->gpus_per_node.source};
+  }
+  return {"default: an 8-GPU node", {}};
+}
+
+value_source inter_bandwidth_source(const hardware_origin& h) {
+  return link_source(h, h.inter_bandwidth_given, "--inter-bandwidth", profile_scope::inter_node,
+                     "beta", inter_preset(h, true), "not given");
+}
+
+value_source inter_latency_source(const hardware_origin& h) {
+  return link_source(h, h.inter_latency_given, "--inter-latency", profile_scope::inter_node,
+                     "alpha", inter_preset(h, false), "default: no latency");
+}
+
+/// Code points in UTF-8 text: the columns it takes in a terminal ("β_i" is 3).
+std::size_t columns(std::string_view text) {
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0U) != 0x80U;
+  }));
+}
+
+/// One line per value: "   P   = 989.4 TFLOP/s  H100-SXM, dense bf16 peak", then the
+/// document behind it, indented, when it has one.
+std::string sourced_lines(
+    const std::vector<std::tuple<std::string, std::string, value_source>>& lines) {
+  std::size_t symbol_width = 0;
+  std::size_t value_width = 0;
+  for (const auto& [symbol, value, from] : lines) {
+    symbol_width = std::max(symbol_width, columns(symbol));
+    value_width = std::max(value_width, columns(value));
+  }
+  std::string out;
+  for (const auto& [symbol, value, from] : lines) {
+    out += fmt::format("   {}{} = {}{}  {}\n", symbol,
+                       std::string(symbol_width - columns(symbol), ' '), value,
+                       std::string(value_width - columns(value), ' '), from.origin);
+    if (!from.source.empty()) {
+      out +=
+          fmt::format("   {}     {}\n", std::string(symbol_width + value_width, ' '), from.source);
+    }
+  }
+  return out;
+}
+
+/// The hardware section of `explain`: each value the model read, where it came from and the
+/// document behind it. `topology` adds the links and the node size (the refined model).
+std::string hardware_section(const hardware_origin& h, const device_spec& device,
+                             const cluster_topology* topology) {
+  if (!h.any()) {
+    return {};
+  }
+  std::vector<std::tuple<std::string, std::string, value_source>> lines;
+  lines.emplace_back("P", io::to_string(device.peak), peak_source(h));
+  if (topology == nullptr) {
+    lines.emplace_back(
+        "B", io::to_string(device.bandwidth),
+        h.bandwidth_given ? value_source{"--bandwidth", {}} : intra_bandwidth_source(h));
+  } else {
+    lines.emplace_back("β_i", io::to_string(topology->intra.bandwidth), intra_bandwidth_source(h));
+    lines.emplace_back("α_i", duration(topology->intra.latency), intra_latency_source(h));
+    lines.emplace_back("g", fmt::format("{} GPUs per node", topology->gpus_per_node),
+                       gpus_per_node_source(h));
+    lines.emplace_back("β_e",
+                       topology->inter.bandwidth.value() > 0.0
+                           ? io::to_string(topology->inter.bandwidth) + " per GPU"
+                           : std::string("-"),
+                       inter_bandwidth_source(h));
+    lines.emplace_back("α_e", duration(topology->inter.latency), inter_latency_source(h));
+  }
+  return fmt::format("Hardware: {}\n{}", hardware_line(h), sourced_lines(lines));
+}
+
+/// The presets and profile as JSON, under inputs.hardware (only when one was used).
+nlohmann::json hardware_json(const hardware_origin& h) {
+  nlohmann::json given = nlohmann::json::array();
+  for (const auto flag : given_flags(h)) {
+    given.push_back(flag);
+  }
+  return {
+      {"gpu", h.gpu != nullptr ? nlohmann::json(h.gpu->name) : nlohmann::json(nullptr)},
+      {"interconnect",
+       h.interconnect != nullptr ? nlohmann::json(h.interconnect->name) : nlohmann::json(nullptr)},
+      {"peak_rate", h.peak != nullptr ? nlohmann::json(h.peak_rate) : nlohmann::json(nullptr)},
+      {"interconnect_assumed",
+       h.interconnect_assumed ? nlohmann::json(h.assumption()) : nlohmann::json(nullptr)},
+      {"interconnect_file", h.profile ? nlohmann::json(h.profile_file) : nlohmann::json(nullptr)},
+      {"interconnect_file_link",
+       h.profile ? nlohmann::json(to_string(h.profile_link)) : nlohmann::json(nullptr)},
+      {"given", given},
+  };
+}
+
+/// The report's first line when the network was assumed (hardware_origin.hpp), else "".
+std::string assumption_line(const hardware_origin& h) {
+  return h.interconnect_assumed ? h.assumption() + "\n" : std::string();
+}
+
+std::string inputs_line(const sweep_result& r) {
+  return fmt::format("b={}  s={}  h={}  d={} B ({})  P={}  B={}", r.layer.batch, r.layer.seq,
+                     r.layer.hidden, r.layer.element.size_bytes, r.layer.element.name,
+                     io::to_string(r.device.peak), io::to_string(r.device.bandwidth));
+}
+
+std::string summary_lines(const sweep_result& r) {
+  std::string out = fmt::format("t* = A/C = {} / {} = {:.2f}  (E(t*) = 50%)\n",
+                                io::to_ms(r.single_gpu_compute), io::to_ms(r.comm), r.critical_tp);
+  out += fmt::format("E >= {} while t <= {:.2f}; ", io::percent(r.efficiency_target),
+                     r.tp_bound_for_target);
+  if (r.best_swept_tp) {
+    out += fmt::format("largest swept TP meeting it: {} (μ = {} there)\n", *r.best_swept_tp,
+                       io::percent(r.utilisation_at_best));
+  } else {
+    out += "no swept TP meets it\n";
+  }
+  return out;
+}
+
+text_table sweep_table(const sweep_result& r) {
+  text_table t{
+      {"TP", "compute ms", "comm ms", "total ms", "overlap ms", "R", "efficiency", "speed-up"}};
+  for (const auto& row : r.rows) {
+    t.push_back({fmt::format("{}", row.tp), fmt::format("{:.3f}", row.compute.value() * 1e3),
+                 fmt::format("{:.3f}", row.comm.value() * 1e3),
+                 fmt::format("{:.3f}", row.serial.value() * 1e3),
+                 fmt::format("{:.3f}", row.overlapped.value() * 1e3),
+                 fmt::format("{:.4f}", row.ratio), io::percent(row.efficiency),
+                 fmt::format("{:.2f}x", row.speedup)});
+  }
+  return t;
+}
+
+std::string sweep_csv(const sweep_result& r) {
+  std::string out =
+      "tp,compute_s,comm_s,serial_s,overlapped_s,ratio,efficiency,comm_share,speedup\n";
+  for (const auto& row : r.rows) {
+    out += fmt::format("{},{},{},{},{},{},{},{},{}\n", row.tp, row.compute.value(),
+                       row.comm.value(), row.serial.value(), row.overlapped.value(), row.ratio,
+                       row.efficiency, row.comm_share, row.speedup);
+  }
+  return out;
+}
+
+std::string explain_text(const tp_explanation& x, const hardware_origin& origin) {
+  const auto& r = x.sweep;
+  const auto& row = r.rows.front();
+  const auto& L = r.layer;
+  std::string o = assumption_line(origin);
+  o += fmt::format("One transformer layer at TP t = {}, the article's model, forward + backward.\n",
+                   row.tp);
+  o += fmt::format("Inputs: {}\n", inputs_line(r));
+  o += hardware_section(origin, r.device, nullptr);
+  o += "\n1. Message of one all-reduce: the full activation, whatever t is\n";
+  o += fmt::format("   M_msg = b*s*h*d = {} * {} * {} * {} B = {:.0f} B = {}\n", L.batch, L.seq,
+                   L.hidden, L.element.size_bytes, r.message.value(), io::to_string(r.message));
+  o += "2. TP traffic per layer: 2 all-reduces forward, 2 backward\n";
+  o += fmt::format("   M_layer = 4*M_msg = {:.0f} B = {}\n", r.comm_bytes.value(),
+                   io::to_string(r.comm_bytes));
+  o += "3. Compute per layer (Megatron's 72*b*s*h^2, attention scores left out)\n";
+  o += fmt::format("   F_layer = 72*b*s*h^2 = 72 * {} * {} * {}^2 = {:.4e} FLOP = {}\n", L.batch,
+                   L.seq, L.hidden, r.layer_flops.value(), io::to_string(r.layer_flops));
+  o += "4. Compute time of the whole layer on one GPU\n";
+  o += fmt::format("   A = F_layer / P = {} / {} = {}\n", io::to_string(r.layer_flops),
+                   io::to_string(r.device.peak), io::to_ms(r.single_gpu_compute));
+  o += fmt::format("5. Compute time per GPU at t = {}: split evenly\n", row.tp);
+  o += fmt::format("   T_calc = A / t = {} / {} = {}\n", io::to_ms(r.single_gpu_compute), row.tp,
+                   io::to_ms(row.compute));
+  o += "6. Comm time per GPU: the same at every t\n";
+  o += fmt::format("   C = T_comm = M_layer / B = {} / {} = {}\n", io::to_string(r.comm_bytes),
+                   io::to_string(r.device.bandwidth), io::to_ms(row.comm));
+  o += "7. Comm/compute ratio\n";
+  o += fmt::format("   R = T_comm / T_calc = {} / {} = {:.6f}\n", io::to_ms(row.comm),
+                   io::to_ms(row.compute), row.ratio);
+  o += fmt::format("     = t*P*d / (18*h*B) = {} * {:.6g} * {} / (18 * {} * {:.6g}) = {:.6f}\n",
+                   row.tp, r.device.peak.value(), L.element.size_bytes, L.hidden,
+                   r.device.bandwidth.value(), x.ratio_closed_form);
+  o += "8. Efficiency and comm share\n";
+  o += fmt::format("   E = 1/(1+R) = {}, comm share R/(1+R) = {}\n", io::percent(row.efficiency),
+                   io::percent(row.comm_share));
+  o += "9. Step time of the layer\n";
+  o += fmt::format("   serial  T = T_calc + T_comm = {}\n", io::to_ms(row.serial));
+  o += fmt::format("   overlap T_opt = max(T_calc, T_comm) = {} (the best overlap can do)\n",
+                   io::to_ms(row.overlapped));
+  o += fmt::format("   speed-up A / T = {:.3f}x\n", row.speedup);
+  o += "10. Critical degree\n";
+  o += fmt::format("   t* = A / C = {:.3f}: at t*, T_comm = T_calc and E = 50%\n", r.critical_tp);
+  o += fmt::format("   E >= {} needs t <= t*(1-E)/E = {:.3f}", io::percent(r.efficiency_target),
+                   r.tp_bound_for_target);
+  o += fmt::format("; the rule of thumb t <= t*/2 = {:.3f} gives E = {}\n", x.half_critical_tp,
+                   io::percent(x.efficiency_at_half_critical));
+  return o;
+}
+
+// ---- The refined model -------------------------------------------------------------------
+
+std::string plural(std::int64_t n, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
+/// "4 all-reduces", "4 all-gathers + 4 reduce-scatters".
+std::string collective_counts(const layer_collectives& c) {
+  if (c.all_reduce > 0) {
+    return plural(c.all_reduce, "all-reduce", "all-reduces");
+  }
+  return plural(c.all_gather, "all-gather", "all-gathers") + " + " +
+         plural(c.reduce_scatter, "reduce-scatter", "reduce-scatters");
+}
+
+/// Where the collectives come from: 2 forward and 2 backward, plus the recomputed forward.
+std::string collective_origin(const tp_options& o) {
+  std::string out = o.recompute == recompute_mode::full
+                        ? "2 forward, 2 backward, 2 in the recomputed forward"
+                        : "2 forward, 2 backward";
+  if (o.sequence_parallel) {
+    out += "; SP: an all-gather and a reduce-scatter for each all-reduce";
+  }
+  return out;
+}
+
+std::string link_text(const link_spec& link) {
+  return fmt::format("{}, α = {}", io::to_string(link.bandwidth), duration(link.latency));
+}
+
+std::string inter_link_text(const cluster_topology& t) {
+  if (!(t.inter.bandwidth.value() > 0.0)) {
+    return "not given";
+  }
+  return t.nics_per_node > 0
+             ? fmt::format("{} per NIC, {} NICs per node", link_text(t.inter), t.nics_per_node)
+             : link_text(t.inter) + " per NIC, one NIC per GPU";
+}
+
+std::string links_line(const refined_sweep_result& r) {
+  if (r.options.collective == collective_choice::article) {
+    return r.options.seed_bandwidth == bandwidth_kind::algbw
+               ? fmt::format(
+                     "the article's B = {} as an all-reduce's algbw: M/B per all-reduce, "
+                     "M/(2B) per all-gather or reduce-scatter, no latency",
+                     io::to_string(r.device.bandwidth))
+               : fmt::format(
+                     "the article's B = {} as nccl-tests busbw: 2(t-1)/t*M/B per "
+                     "all-reduce, (t-1)/t*M/B per all-gather or reduce-scatter, no "
+                     "latency",
+                     io::to_string(r.device.bandwidth));
+  }
+  return fmt::format("intra-node {}; inter-node {}; {} GPUs per node", link_text(r.topology.intra),
+                     inter_link_text(r.topology), r.topology.gpus_per_node);
+}
+
+std::string algorithm_description(collective_choice c) {
+  switch (c) {
+    case collective_choice::article:
+      return "article (M/B per all-reduce, no latency)";
+    case collective_choice::ring:
+      return "ring (across nodes: one flat ring, every step at the slowest hop)";
+    case collective_choice::tree:
+      return "tree (double binary tree; all-gather and reduce-scatter use the ring, as in NCCL)";
+    case collective_choice::hierarchical:
+      return "hierarchical (reduce-scatter in the node, all-reduce of M/g across nodes, "
+             "all-gather in the node)";
+    case collective_choice::automatic:
+      return "auto (the cheapest of ring, tree and hierarchical for each message)";
+  }
+  return "?";
+}
+
+/// The algorithms a row used: "ring", or "tree/ring" when the kinds differ; "-" for a group of
+/// one GPU, which runs no collective.
+std::string row_algorithms(const refined_layer_cost& c) {
+  if (c.group && c.group->ranks == 1) {
+    return "-";
+  }
+  std::vector<std::string_view> names;
+  for (const auto& use : c.collectives) {
+    const auto name = to_string(use.algorithm);
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      names.push_back(name);
+    }
+  }
+  std::string out;
+  for (const auto& name : names) {
+    if (!out.empty()) {
+      out += '/';
+    }
+    out += name;
+  }
+  return out;
+}
+
+bool shows_memory(const refined_sweep_result& r) {
+  return r.options.sequence_parallel || r.options.heads.has_value();
+}
+
+std::string mb(bytes v) { return fmt::format("{:.1f}", v.value() / 1e6); }
+std::string ms(seconds v) { return fmt::format("{:.3f}", v.value() * 1e3); }
+
+text_table refined_table(const refined_sweep_result& r) {
+  const bool memory = shows_memory(r);
+  text_table t{{"TP", "nodes", "algorithm", "wire MB", "x-node MB", "compute ms", "comm ms",
+                "exposed ms", "total ms", "R", "efficiency", "speed-up"}};
+  if (memory) {
+    t.front().push_back("act MB");
+    if (r.options.sequence_parallel) {
+      t.front().push_back("act MB no SP");
+    }
+  }
+  for (const auto& [row, cost] : r.rows) {
+    std::vector<std::string> line{fmt::format("{}", row.tp),
+                                  cost.group ? fmt::format("{}", cost.group->nodes) : "-",
+                                  row_algorithms(cost),
+                                  mb(cost.wire_bytes),
+                                  cost.group ? mb(cost.inter_node_bytes) : "-",
+                                  ms(row.compute),
+                                  ms(row.comm),
+                                  ms(cost.exposed_comm),
+                                  ms(cost.step),
+                                  fmt::format("{:.4f}", row.ratio),
+                                  io::percent(row.efficiency),
+                                  fmt::format("{:.2f}x", row.speedup)};
+    if (memory) {
+      line.push_back(mb(cost.memory.selected));
+      if (r.options.sequence_parallel) {
+        line.push_back(mb(cost.memory.without_sp));
+      }
+    }
+    t.push_back(std::move(line));
+  }
+  return t;
+}
+
+std::string refined_csv(const refined_sweep_result& r) {
+  std::string out =
+      "tp,compute_s,comm_s,serial_s,overlapped_s,ratio,efficiency,comm_share,speedup,step_s,"
+      "exposed_comm_s,nodes,algorithm,wire_bytes,inter_node_bytes,activation_bytes,"
+      "activation_bytes_without_sp,activation_bytes_with_sp\n";
+  for (const auto& [row, cost] : r.rows) {
+    out += fmt::format(
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", row.tp, row.compute.value(),
+        row.comm.value(), row.serial.value(), row.overlapped.value(), row.ratio, row.efficiency,
+        row.comm_share, row.speedup, cost.step.value(), cost.exposed_comm.value(),
+        cost.group ? fmt::format("{}", cost.group->nodes) : "", row_algorithms(cost),
+        cost.wire_bytes.value(), cost.inter_node_bytes.value(), cost.memory.selected.value(),
+        cost.memory.without_sp.value(), cost.memory.with_sp.value());
+  }
+  return out;
+}
+
+std::string refined_inputs_line(const refined_sweep_result& r) {
+  std::string out =
+      fmt::format("b={}  s={}  h={}  a={}  d={} B ({})", r.layer.batch, r.layer.seq, r.layer.hidden,
+                  r.heads, r.layer.element.size_bytes, r.layer.element.name);
+  if (const auto& m = r.options.model) {
+    out += fmt::format("  kv={}  f={} ({})", kv_heads_of(*m), ffn_of(*m),
+                       mlp_matrices(*m) == 3 ? "gated MLP" : "MLP");
+  }
+  if (r.wire.size_bytes != r.layer.element.size_bytes || r.wire.name != r.layer.element.name) {
+    out += fmt::format("  wire d={} B ({})", r.wire.size_bytes, r.wire.name);
+  }
+  return out + fmt::format("  P={}", io::to_string(r.device.peak));
+}
+
+std::string options_line(const refined_sweep_result& r) {
+  const auto count = r.options.model ? std::string("the model's layer")
+                                     : fmt::format("{:.0f}*b*s*h^2", flops_coefficient(r.options));
+  return fmt::format("SP {}, recompute {} ({} = {} per layer), overlap f = {:g}",
+                     r.options.sequence_parallel ? "on" : "off", to_string(r.options.recompute),
+                     count, io::to_string(r.layer_flops), r.options.overlap);
+}
+
+/// Explain's compute step for a model's own layer: the per-token terms of flops.hpp.
+std::string model_layer_compute(const refined_sweep_result& r, int step) {
+  const auto& f = *r.model_layer;
+  const auto& m = *r.options.model;
+  const auto forward = f.projections + f.attention + f.mlp;
+  const auto rerun = r.options.recompute == recompute_mode::full        ? forward
+                     : r.options.recompute == recompute_mode::selective ? f.attention
+                                                                        : flops{};
+  std::string o = fmt::format(
+      "{}. Compute per layer (the model's layer, docs/flops.md: kv_dim = {}, f = {}, {} MLP "
+      "matrices)\n",
+      step, kv_dim(m), ffn_of(m), mlp_matrices(m));
+  o += fmt::format(
+      "   forward per token: projections 4h^2+4h*kv_dim = {:.4e}, attention 4sh = {:.4e}, MLP "
+      "2*m*h*f = {:.4e}; {:.4e} FLOP\n",
+      f.projections.value(), f.attention.value(), f.mlp.value(), forward.value());
+  o += fmt::format("   F = b*s*(3*forward{}) = {} * {} * {:.4e} = {:.4e} FLOP = {}\n",
+                   r.options.recompute == recompute_mode::full        ? " + forward recomputed"
+                   : r.options.recompute == recompute_mode::selective ? " + attention recomputed"
+                                                                      : "",
+                   r.layer.batch, r.layer.seq, (3.0 * forward + rerun).value(),
+                   r.layer_flops.value(), io::to_string(r.layer_flops));
+  return o;
+}
+
+/// The table with a rule between the last row inside one node and the first that spans nodes,
+/// so that the cliff is seen at a glance.
+std::string with_boundary_rule(const refined_sweep_result& r, const std::string& table) {
+  if (!r.boundary) {
+    return table;
+  }
+  const auto header_width = table.find('\n');
+  std::size_t at = 0;
+  for (std::size_t line = 0; line < r.boundary->last_inside + 2; ++line) {
+    at = table.find('\n', at) + 1;  // past the header and the rows inside one node
+  }
+  auto rule = fmt::format(
+      "-- node boundary: a group of more than {} GPUs spans nodes and pays "
+      "the inter-node link ",
+      r.topology.gpus_per_node);
+  if (rule.size() < header_width) {
+    rule += std::string(header_width - rule.size(), '-');
+  }
+  return table.substr(0, at) + rule + "\n" + table.substr(at);
+}
+
+std::string refined_summary(const refined_sweep_result& r) {
+  std::string out = fmt::format("E = T_calc/T >= {}: ", io::percent(r.efficiency_target));
+  if (r.best_swept_tp) {
+    out += fmt::format("largest swept TP meeting it: {} (μ = {} there)\n", *r.best_swept_tp,
+                       io::percent(r.utilisation_at_best));
+  } else {
+    out += "no swept TP meets it\n";
+  }
+  if (r.first_tp_comm_over_compute) {
+    out += fmt::format("T_comm >= T_calc from swept TP {} on\n", *r.first_tp_comm_over_compute);
+  } else {
+    out += "T_comm < T_calc at every swept TP\n";
+  }
+  if (r.boundary) {
+    const auto& below = r.rows[r.boundary->last_inside];
+    const auto& above = r.rows[r.boundary->first_spanning];
+    out += fmt::format("node boundary: TP {} (1 node) -> TP {} ({} nodes): T_comm {} -> {}",
+                       below.row.tp, above.row.tp, above.cost.group->nodes,
+                       io::to_ms(below.row.comm), io::to_ms(above.row.comm));
+    if (r.boundary->comm_growth) {
+      out += fmt::format(" (x{:.2f})", *r.boundary->comm_growth);
+    }
+    out += fmt::format(", efficiency {} -> {}\n", io::percent(below.row.efficiency),
+                       io::percent(above.row.efficiency));
+  }
+  return out;
+}
+
+// ---- explain, refined ----------------------------------------------------------------------
+
+/// The cost of one algorithm for one op, its formula with the numbers substituted.
+std::string algorithm_derivation(const refined_sweep_result& r, const refined_layer_cost& cost,
+                                 collective_op op, const algorithm_cost& c) {
+  const auto& g = *cost.group;
+  const auto n = g.ranks;
+  const auto m = io::to_string(cost.message);
+  const bool ar = op == collective_op::all_reduce;
+  const std::string two = ar ? "2*" : "";
+  std::string o;
+  if (n == 1) {
+    return fmt::format("     {:<12} n = 1: no communication, 0\n", to_string(c.algorithm));
+  }
+  const auto flat = flat_link(r.topology, g);
+  const std::string hop = g.spans_nodes()
+                              ? (g.per_node > 1 ? "flat, every step at the slowest hop: "
+                                                : "one GPU per node, the inter-node link: ")
+                              : "the intra-node link: ";
+  switch (c.algorithm) {
+    case collective_algorithm::ring:
+      o += fmt::format("     ring         ({}β = {}, α = {})\n", hop, io::to_string(flat.bandwidth),
+                       duration(flat.latency));
+      o += fmt::format(
+          "       T = {0}(n-1)*α + {0}(n-1)/n*M/β = {0}({1}-1)*{2} + {0}({1}-1)/{1}*{3} "
+          "/ {4} = {5}\n",
+          two, n, duration(flat.latency), m, io::to_string(flat.bandwidth),
+          io::to_string(c.cost.time));
+      break;
+    case collective_algorithm::tree:
+      o += fmt::format("     tree         ({}β = {}, α = {})\n", hop, io::to_string(flat.bandwidth),
+                       duration(flat.latency));
+      o += fmt::format(
+          "       T = 2*ceil(log2 n)*α + w(n)*M/β = 2*ceil(log2 {})*{} + {:g}*{} / {} "
+          "= {}\n",
+          n, duration(flat.latency), tree_wire_factor(n), m, io::to_string(flat.bandwidth),
+          io::to_string(c.cost.time));
+      break;
+    case collective_algorithm::hierarchical:
+      if (!g.spans_nodes()) {
+        o += "     hierarchical (one node: the intra-node ring itself)\n";
+        o += fmt::format("       T = {}\n", io::to_string(c.cost.time));
+      } else if (g.per_node == 1) {
+        o += "     hierarchical (one GPU per node: the inter-node ring itself)\n";
+        o += fmt::format("       T = {}\n", io::to_string(c.cost.time));
+      } else {
+        o += fmt::format(
+            "     hierarchical (g = {} GPUs per node on the intra link, k = {} nodes "
+            "on the inter link)\n",
+            g.per_node, g.nodes);
+        o += fmt::format(
+            "       T = {0}(g-1)*α_i + {0}(g-1)/g*M/β_i + {0}(k-1)*α_e + "
+            "{0}(k-1)/k*(M/g)/β_e\n",
+            two);
+        o += fmt::format(
+            "         = {0}({1}-1)*{2} + {0}({1}-1)/{1}*{3} / {4} + {0}({5}-1)*{6} + "
+            "{0}({5}-1)/{5}*({3}/{1}) / {7} = {8}\n",
+            two, g.per_node, duration(r.topology.intra.latency), m,
+            io::to_string(r.topology.intra.bandwidth), g.nodes, duration(r.topology.inter.latency),
+            io::to_string(r.topology.inter.bandwidth), io::to_string(c.cost.time));
+      }
+      break;
+    case collective_algorithm::nvls:
+    case collective_algorithm::nvls_tree:
+    case collective_algorithm::pat:
+    case collective_algorithm::collnet_direct:
+    case collective_algorithm::collnet_chain: {
+      // NCCL's tuner: T = lat + M/bw with its tables (comm/nccl_tuner.hpp).
+      const auto v = nccl_view_of(r.topology, g);
+      const auto e = nccl_tune(v, op, c.algorithm, c.cost.protocol);
+      o += fmt::format("     {:<12} (NCCL {}, {} NVLink domain(s), {:g} ranks each)\n",
+                       to_string(c.algorithm), to_string(c.cost.protocol), v.nodes, v.ppn);
+      o += fmt::format("       T = lat + M/bw = {:.1f} us + {} / {:.1f} GB/s = {}\n", e.latency_us,
+                       m, e.bandwidth_gbs, io::to_string(c.cost.time));
+      break;
+    }
+    case collective_algorithm::article:
+      break;
+  }
+  o += fmt::format("       wire bytes per GPU {}", io::to_string(c.cost.wire_bytes));
+  if (g.spans_nodes()) {
+    o += fmt::format(", {} of them across nodes", io::to_string(c.cost.inter_node_bytes));
+  }
+  o += fmt::format("; {} latency terms\n", c.cost.steps);
+  return o;
+}
+
+std::string seed_derivation(const refined_sweep_result& r, const collective_use& use) {
+  const auto m = io::to_string(use.cost.wire_bytes);
+  const auto b = io::to_string(r.device.bandwidth);
+  const bool ar = use.op == collective_op::all_reduce;
+  const auto t = use.cost.time;
+  if (r.options.seed_bandwidth == bandwidth_kind::algbw) {
+    return ar ? fmt::format("     article: T = M/B = {} / {} = {}\n", m, b, io::to_string(t))
+              : fmt::format("     article: T = M/(2B) = half an all-reduce = {} / {} = {}\n", m, b,
+                            io::to_string(t));
+  }
+  const auto n = r.rows.front().row.tp;
+  return fmt::format(
+      "     article, B as busbw: T = {0}(t-1)/t*M/B = {0}({1}-1)/{1}*{2} / {3} = {4}\n",
+      ar ? "2*" : "", n, io::to_string(r.message), b, io::to_string(t));
+}
+
+std::string refined_explain_text(const refined_explanation& x, const hardware_origin& origin) {
+  const auto& r = x.sweep;
+  const auto& [row, cost] = r.rows.front();
+  const auto& L = r.layer;
+  std::string o = assumption_line(origin);
+  o += fmt::format("One transformer layer at TP t = {}, the refined model, forward + backward.\n",
+                   row.tp);
+  o += fmt::format("Inputs: {}\n", refined_inputs_line(r));
+  o += fmt::format("Links:  {}\n", links_line(r));
+  o += fmt::format("Model:  collective {}; {}\n", algorithm_description(r.options.collective),
+                   options_line(r));
+  o += hardware_section(origin, r.device,
+                        r.options.collective == collective_choice::article ? nullptr : &r.topology);
+  o += "\n";
+  int step = 0;
+  o += fmt::format("{}. Message of one collective: the full activation, in the wire dtype\n",
+                   ++step);
+  o += fmt::format("   M = b*s*h*d_wire = {} * {} * {} * {} B = {:.0f} B = {}\n", L.batch, L.seq,
+                   L.hidden, r.wire.size_bytes, r.message.value(), io::to_string(r.message));
+  o += fmt::format("{}. Collectives per layer ({})\n", ++step, collective_origin(r.options));
+  o += fmt::format("   {}\n", collective_counts(r.collectives));
+  if (cost.group) {
+    const auto& g = *cost.group;
+    o += fmt::format("{}. Placement of the TP group on nodes of {} GPUs\n", ++step,
+                     r.topology.gpus_per_node);
+    o += g.spans_nodes()
+             ? fmt::format(
+                   "   t = {} > {}: {} nodes x {} GPUs (k = {}, g = {}); the inter-node "
+                   "link is paid\n",
+                   g.ranks, r.topology.gpus_per_node, g.nodes, g.per_node, g.nodes, g.per_node)
+             : fmt::format("   t = {} <= {}: one node, the intra-node link only\n", g.ranks,
+                           r.topology.gpus_per_node);
+  }
+  for (std::size_t i = 0; i < cost.collectives.size(); ++i) {
+    const auto& use = cost.collectives[i];
+    o += fmt::format("{}. One {} of M over n = {}\n", ++step, to_string(use.op), row.tp);
+    if (!cost.group) {
+      o += seed_derivation(r, use);
+    } else {
+      for (const auto& c : x.candidates[i]) {
+        o += algorithm_derivation(r, cost, use.op, c);
+      }
+      if (use.op != collective_op::all_reduce && r.options.collective == collective_choice::tree) {
+        o += "     (the tree implements all-reduce only, as in NCCL: the ring is used)\n";
+      }
+      o += fmt::format(
+          "     used: {}{}\n", to_string(use.algorithm),
+          r.options.collective == collective_choice::automatic ? " (the cheapest)" : "");
+    }
+  }
+  o += fmt::format("{}. Comm time and traffic per layer\n", ++step);
+  std::string sum;
+  std::string bytes_sum;
+  for (const auto& use : cost.collectives) {
+    sum += fmt::format("{}{} * {}", sum.empty() ? "" : " + ", use.count, duration(use.cost.time));
+    bytes_sum += fmt::format("{}{} * {}", bytes_sum.empty() ? "" : " + ", use.count,
+                             io::to_string(use.cost.wire_bytes));
+  }
+  o += fmt::format("   T_comm = {} = {}\n", sum, io::to_ms(row.comm));
+  o += fmt::format("   wire bytes per GPU = {} = {}", bytes_sum, io::to_string(cost.wire_bytes));
+  if (cost.group && cost.group->spans_nodes()) {
+    o += fmt::format(" ({} across nodes)", io::to_string(cost.inter_node_bytes));
+  }
+  o += "\n";
+  if (r.model_layer) {
+    o += model_layer_compute(r, ++step);
+  } else {
+    o += fmt::format("{}. Compute per layer ({:.0f}*b*s*h^2{})\n", ++step,
+                     flops_coefficient(r.options),
+                     r.options.recompute == recompute_mode::full
+                         ? ": forward 24, backward 48, recomputed forward 24"
+                     : r.options.recompute == recompute_mode::selective
+                         ? ": forward 24, backward 48; attention scores and their selective "
+                           "recompute left out"
+                         : ": forward 24, backward 48; attention scores left out");
+    o += fmt::format("   F = {:.0f}*b*s*h^2 = {:.0f} * {} * {} * {}^2 = {:.4e} FLOP = {}\n",
+                     flops_coefficient(r.options), flops_coefficient(r.options), L.batch, L.seq,
+                     L.hidden, r.layer_flops.value(), io::to_string(r.layer_flops));
+  }
+  o += fmt::format("   A = F / P = {} / {} = {}\n", io::to_string(r.layer_flops),
+                   io::to_string(r.device.peak), io::to_ms(r.single_gpu_compute));
+  o += fmt::format("   T_calc = A / t = {} / {} = {}\n", io::to_ms(r.single_gpu_compute), row.tp,
+                   io::to_ms(row.compute));
+  o += fmt::format("{}. Comm/compute ratio\n", ++step);
+  o += fmt::format("   R = T_comm / T_calc = {} / {} = {:.6f}\n", io::to_ms(row.comm),
+                   io::to_ms(row.compute), row.ratio);
+  o += fmt::format("{}. Step time with overlap f = {:g}\n", ++step, r.options.overlap);
+  o += fmt::format("   T = T_calc + T_comm - f*min(T_calc, T_comm) = {} + {} - {:g}*{} = {}\n",
+                   io::to_ms(row.compute), io::to_ms(row.comm), r.options.overlap,
+                   io::to_ms(min(row.compute, row.comm)), io::to_ms(cost.step));
+  o += fmt::format("   (f = 0: serial {}; f = 1: max(T_calc, T_comm) = {})\n",
+                   io::to_ms(row.serial), io::to_ms(row.overlapped));
+  o += fmt::format("   exposed comm T - T_calc = {}\n", io::to_ms(cost.exposed_comm));
+  o += fmt::format("   E = T_calc / T = {}, exposed share = {}, speed-up A / T = {:.3f}x\n",
+                   io::percent(row.efficiency), io::percent(row.comm_share), row.speedup);
+  o += fmt::format(
+      "{}. Activation memory per GPU per layer (Korthikanti et al. 2022, 16-bit activations)\n",
+      ++step);
+  const auto sbh = fmt::format("{}*{}*{}", L.seq, L.batch, L.hidden);
+  o += fmt::format("   no parallelism: s*b*h*(34 + 5*a*s/h) = {}*(34 + 5*{}*{}/{}) = {}\n", sbh,
+                   r.heads, L.seq, L.hidden, io::to_string(cost.memory.unsharded));
+  if (r.options.recompute == recompute_mode::full) {
+    o += fmt::format("   full recompute, TP:      2*s*b*h = 2*{} = {}\n", sbh,
+                     io::to_string(cost.memory.without_sp));
+    o += fmt::format("   full recompute, TP + SP: 2*s*b*h/t = 2*{}/{} = {}\n", sbh, row.tp,
+                     io::to_string(cost.memory.with_sp));
+  } else if (r.options.recompute == recompute_mode::selective) {
+    o += fmt::format("   selective recompute, TP:      s*b*h*(10 + 24/t) = {}*(10 + 24/{}) = {}\n",
+                     sbh, row.tp, io::to_string(cost.memory.without_sp));
+    o += fmt::format("   selective recompute, TP + SP: s*b*h*34/t = {}*34/{} = {}\n", sbh, row.tp,
+                     io::to_string(cost.memory.with_sp));
+  } else {
+    o += fmt::format(
+        "   TP:      s*b*h*(10 + 24/t + 5*a*s/(h*t)) = {}*(10 + 24/{} + 5*{}*{}/({}*{})) = {}\n",
+        sbh, row.tp, r.heads, L.seq, L.hidden, row.tp, io::to_string(cost.memory.without_sp));
+    o += fmt::format("   TP + SP: s*b*h/t*(34 + 5*a*s/h) = {}/{}*(34 + 5*{}*{}/{}) = {}\n", sbh,
+                     row.tp, r.heads, L.seq, L.hidden, io::to_string(cost.memory.with_sp));
+  }
+  o += fmt::format("   with these options ({}): {}\n", r.options.sequence_parallel ? "SP" : "no SP",
+                   io::to_string(cost.memory.selected));
+  o += fmt::format(
+      "{}. For comparison, the article's model: C = 4*M/B = 4 * {} / {} = {} at every t\n"
+      "   ({}, as the all-reduce's algbw)\n",
+      ++step, io::to_string(r.message), io::to_string(r.seed_comparison_bandwidth),
+      io::to_ms(r.seed_comm),
+      r.options.collective == collective_choice::article ? "B = --bandwidth"
+                                                         : "B = the intra-node link");
+  return o;
+}
+
+// ---- tpcost collective ---------------------------------------------------------------------
+
+std::string collective_text(const collective_comparison& c, const hardware_origin& origin,
+                            const collective_band& band) {
+  std::string o = assumption_line(origin);
+  o += fmt::format("{} of {} ({:.0f} B) over {}: ", to_string(c.op), io::to_string(c.message),
+                   c.message.value(), plural(c.group.ranks, "rank", "ranks"));
+  o += c.group.spans_nodes()
+           ? fmt::format("{} nodes x {} GPUs\n", c.group.nodes, c.group.per_node)
+           : fmt::format("one node ({} GPUs per node)\n", c.topology.gpus_per_node);
+  o += fmt::format("links: intra-node {}; inter-node {}\n", link_text(c.topology.intra),
+                   inter_link_text(c.topology));
+  if (origin.any()) {
+    o += fmt::format("hardware: {}\n", hardware_line(origin));
+  }
+  o += "\n";
+  text_table t{{"algorithm", "protocol", "time", "steps", "wire/GPU", "x-node/GPU", "per NIC",
+                "algbw", "busbw"}};
+  for (const auto& row : c.rows) {
+    const bool nccl = row.algorithm != collective_algorithm::article &&
+                      row.algorithm != collective_algorithm::hierarchical;
+    t.push_back({std::string(to_string(row.algorithm)),
+                 nccl ? std::string(to_string(row.cost.protocol)) : std::string("-"),
+                 io::to_string(row.cost.time), fmt::format("{}", row.cost.steps),
+                 io::to_string(row.cost.wire_bytes), io::to_string(row.cost.inter_node_bytes),
+                 nccl && c.group.spans_nodes() ? io::to_string(row.cost.nic_bytes) : "-",
+                 row.algbw ? io::to_string(*row.algbw) : "-",
+                 row.busbw ? io::to_string(*row.busbw) : "-"});
+  }
+  o += layout(t, false, {0});
+  o += "\n";
+  if (band.band) {
+    const auto& b = band.band->band;
+    const auto& row = c.rows.size() == 1
+                          ? c.rows.front()
+                          : *std::find_if(c.rows.begin(), c.rows.end(),
+                                          [&](const auto& r) { return r.algorithm == c.cheapest; });
+    o += fmt::format("likely {} to {} for {} ({:+.1f}% to {:+.1f}% of every time above): {}\n",
+                     io::to_string(row.cost.time * b.low()),
+                     io::to_string(row.cost.time * b.high()), to_string(row.algorithm),
+                     100.0 * (b.low() - 1.0), 100.0 * (b.high() - 1.0), band.basis);
+  } else if (!band.basis.empty()) {
+    o += band.basis + "\n";
+  }
+  o += fmt::format(
+      "cheapest (auto): {}, what NCCL's tuner picks (NCCL v2.23 model, "
+      "docs/collectives.md)\n",
+      to_string(c.cheapest));
+  o += "hierarchical: a textbook two-level bound, not one of NCCL's algorithms\n";
+  o += "article: M/B, the article's convention (B = the intra-node bandwidth as an all-reduce's "
+       "algbw; no latency)\n";
+  o += "algbw = M/T, busbw = algbw*2(n-1)/n (all-reduce) or algbw*(n-1)/n (nccl-tests "
+       "doc/PERFORMANCE.md)\n";
+  if (c.op != collective_op::all_reduce) {
+    o += "tree, nvls-tree, collnet: all-reduce only, as in NCCL\n";
+  }
+  return o;
+}
+
+}  // namespace
+
+std::string render_sweep(const sweep_result& result, output_format format, bool quiet,
+                         const hardware_origin& origin) {
+  switch (format) {
+    case output_format::json: {
+      nlohmann::json j = result;
+      if (origin.any()) {
+        j["inputs"]["hardware"] = hardware_json(origin);
+      }
+      return j.dump(2) + "\n";
+    }
+    case output_format::csv:
+      return sweep_csv(result);
+    case output_format::markdown:
+      return layout(sweep_table(result), true);
+    case output_format::table:
+    case output_format::junit:
+    case output_format::sarif:
+      break;
+  }
+  if (quiet) {
+    return layout(sweep_table(result), false);
+  }
+  return assumption_line(origin) +
+         fmt::format(
+             "TP sweep of one transformer layer, forward + backward (the article's model)\n{}"
+             "inputs:    {}\n"
+             "per layer: 4 all-reduces x {} = {} per GPU; {} of compute\n\n{}\n{}",
+             origin.any() ? fmt::format("hardware:  {}\n", hardware_line(origin)) : std::string(),
+             inputs_line(result), io::to_string(result.message), io::to_string(result.comm_bytes),
+             io::to_string(result.layer_flops), layout(sweep_table(result), false),
+             summary_lines(result));
+}
+
+std::string render_explain(const tp_explanation& explanation, output_format format,
+                           const hardware_origin& origin) {
+  if (format == output_format::json) {
+    nlohmann::json j = explanation.sweep;
+    if (origin.any()) {
+      j["inputs"]["hardware"] = hardware_json(origin);
+    }
+    j["schema"] = "tpcost.explain/1";
+    j["ratio_closed_form"] = explanation.ratio_closed_form;
+    j["half_critical_tp"] = explanation.half_critical_tp;
+    j["efficiency_at_half_critical"] = explanation.efficiency_at_half_critical;
+    return j.dump(2) + "\n";
+  }
+  return explain_text(explanation, origin);
+}
+
+namespace {
+
+bool passed(const file_check& f) {
+  return f.error.empty() &&
+         std::all_of(f.outcomes.begin(), f.outcomes.end(), [](const auto& o) { return o.passed; });
+}
+
+/// Memory in GiB, as `step` prints it: "12.3 GiB", "-7.6 GiB".
+std::string gib_text(double bytes_value) {
+  return fmt::format("{:.1f} GiB", bytes_value / units::GiB.value());
+}
+
+/// The unit of a rule's measured value and limit in the JSON report (SI), or null.
+nlohmann::json rule_unit(rule_kind kind) {
+  switch (kind) {
+    case rule_kind::min_memory_headroom:
+    case rule_kind::fits_memory:
+      return "B";
+    case rule_kind::max_step_time:
+      return "s";
+    default:
+      return nullptr;
+  }
+}
+
+/// "E = 73.4%", "R = 0.3617", "t = 16": the measured side of a rule.
+std::string measured_text(const rule_outcome& o) {
+  switch (o.kind) {
+    case rule_kind::min_efficiency:
+      return "E = " + io::percent(o.measured);
+    case rule_kind::min_utilisation:
+      return "mu = " + io::percent(o.measured);
+    case rule_kind::max_ratio:
+      return fmt::format("R = {:.4f}", o.measured);
+    case rule_kind::tp_within_half_critical:
+    case rule_kind::tp_within_node:
+      return fmt::format("t = {:.0f}", o.measured);
+    case rule_kind::min_mfu:
+      return "MFU = " + io::percent(o.measured);
+    case rule_kind::min_memory_headroom:
+      return o.measured >= 0.0 ? fmt::format("headroom = {}", gib_text(o.measured))
+                               : fmt::format("headroom = {} (does not fit: stage {})",
+                                             gib_text(o.measured), o.stage);
+    case rule_kind::max_step_time:
+      return "step = " + io::to_string(seconds(o.measured));
+    case rule_kind::fits_memory:
+      return fmt::format("stage {} needs {}", o.stage, gib_text(o.measured));
+  }
+  return "?";
+}
+
+/// ">= 70.0%", "<= t*/2 = 11.06": the limit side of a rule.
+std::string limit_text(const rule_outcome& o) {
+  const char* relation = is_upper_bound(o.kind) ? "<=" : ">=";
+  switch (o.kind) {
+    case rule_kind::min_efficiency:
+    case rule_kind::min_utilisation:
+      return fmt::format("{} {}", relation, io::percent(o.limit));
+    case rule_kind::max_ratio:
+      return fmt::format("{} {}", relation, o.limit);
+    case rule_kind::tp_within_half_critical:
+      return std::isfinite(o.limit)
+                 ? fmt::format("{} t*/2 = {:.2f}", relation, o.limit)
+                 : fmt::format("{} t*/2 (no TP communication: t* unbounded)", relation);
+    case rule_kind::tp_within_node:
+      return fmt::format("{} {:.0f} GPUs per node", relation, o.limit);
+    case rule_kind::min_mfu:
+      return fmt::format("{} {}", relation, io::percent(o.limit));
+    case rule_kind::min_memory_headroom:
+      return fmt::format("{} {}", relation, gib_text(o.limit));
+    case rule_kind::max_step_time:
+      return fmt::format("{} {}", relation, io::to_string(seconds(o.limit)));
+    case rule_kind::fits_memory:
+      return fmt::format("{} {} per GPU", relation, gib_text(o.limit));
+  }
+  return "?";
+}
+
+/// "E = 68.7%, below the 70.0% floor": a failed rule as a sentence that reads as a failure (a
+/// bare "E = 68.7% >= 70.0%" reads as the claim that it holds).
+std::string failure_text(const rule_outcome& o) {
+  const bool upper = is_upper_bound(o.kind);
+  const auto side = upper ? ", above " : ", below ";
+  switch (o.kind) {
+    case rule_kind::min_efficiency:
+    case rule_kind::min_utilisation:
+    case rule_kind::min_mfu:
+      return fmt::format("{}{}the {} floor", measured_text(o), side, io::percent(o.limit));
+    case rule_kind::max_ratio:
+      return fmt::format("{}{}the {} ceiling", measured_text(o), side, o.limit);
+    case rule_kind::tp_within_half_critical:
+      return std::isfinite(o.limit)
+                 ? fmt::format("{}{}t*/2 = {:.2f}", measured_text(o), side, o.limit)
+                 : measured_text(o);
+    case rule_kind::tp_within_node:
+      return fmt::format("{}, more than the {:.0f} GPUs of a node", measured_text(o), o.limit);
+    case rule_kind::min_memory_headroom:
+      return fmt::format("{}{}the {} floor", measured_text(o), side, gib_text(o.limit));
+    case rule_kind::max_step_time:
+      return fmt::format("{}{}the {} ceiling", measured_text(o), side,
+                         io::to_string(seconds(o.limit)));
+    case rule_kind::fits_memory:
+      return fmt::format("does not fit: stage {} needs {} per GPU, {} more than the {} there is",
+                         o.stage, gib_text(o.measured), gib_text(o.measured - o.limit),
+                         gib_text(o.limit));
+  }
+  return measured_text(o);
+}
+
+/// `text` for an XML attribute: sanitised (output_safe: well-formed UTF-8 with stray bytes and
+/// control bytes as \xNN, which XML 1.0 forbids even as references, U+FFFE/U+FFFF as \uFFFE/
+/// \uFFFF), and the five markup characters as entities. A JUnit report a CI server cannot
+/// parse loses every verdict in it.
+std::string xml_escape(std::string_view text) {
+  std::string out;
+  for (const char c : output_safe(text)) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+/// A path as a SARIF artifactLocation.uri, a URI reference (SARIF 2.1.0 Sec. 3.4.3, RFC 3986):
+/// unreserved bytes and '/' as they are, every other byte percent-encoded.
+std::string uri_reference(std::string_view path) {
+  static constexpr std::string_view hex = "0123456789ABCDEF";
+  std::string out;
+  for (const char c : path) {
+    const auto u = static_cast<unsigned char>(c);
+    const bool keep = (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') ||
+                      u == '-' || u == '.' || u == '_' || u == '~' || u == '/';
+    if (keep) {
+      out += c;
+    } else {
+      out += '%';
+      out += hex[u >> 4U];
+      out += hex[u & 0xFU];
+    }
+  }
+  return out;
+}
+
+/// GitHub workflow-command escaping of a property or message, after the output sanitiser (no
+/// control byte, ESC included, reaches the runner's log; CR and LF are \xNN already).
+std::string gha_escape(std::string_view text, bool property) {
+  std::string out;
+  for (const char c : output_safe(text)) {
+    if (c == '%') {
+      out += "%25";
+    } else if (c == '\r') {
+      out += "%0D";
+    } else if (c == '\n') {
+      out += "%0A";
+    } else if (property && c == ':') {
+      out += "%3A";
+    } else if (property && c == ',') {
+      out += "%2C";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+/// The step's error band, the edge the step rules were judged at, and the rules that pass at
+/// the central value only.
+std::string check_band_text(const file_check& f) {
+  if (f.band.empty()) {
+    return {};
+  }
+  std::string out =
+      fmt::format("  step time {}; step rules judged at the {}\n", f.band,
+                  f.pessimistic ? "band's pessimistic edge (--pessimistic)"
+                                : "central value (--pessimistic: at the band's edge)");
+  for (const auto& c : f.central_only) {
+    out += fmt::format("  passes only at the central value: {}\n", c);
+  }
+  return out;
+}
+
+std::string check_text(const std::vector<file_check>& files) {
+  std::string out;
+  std::size_t failed = 0;
+  std::size_t invalid = 0;
+  for (const auto& f : files) {
+    if (!f.error.empty()) {
+      ++invalid;
+      // Sanitised as every line that names the file: a name with a newline and "::error" would
+      // otherwise start a workflow command on stdout.
+      out += fmt::format("{}: INVALID (see the error above)\n", output_safe(f.source));
+      continue;
+    }
+    failed += passed(f) ? 0U : 1U;
+    if (!f.assumption.empty()) {  // before the file's verdict, as every report starts with it
+      out += f.assumption + "\n";
+    }
+    std::string context = fmt::format("TP {}", f.tp);
+    for (const auto* part : {&f.hardware, &f.model}) {
+      if (!part->empty()) {
+        context += "; " + *part;
+      }
+    }
+    // A config's name and path with control bytes as \xNN: a newline in "name" would start a
+    // line that a CI runner reads as a command ("::warning file=...::" under GitHub Actions).
+    // The path is kept whole (it must name the file); the config's name is cut to 80 bytes.
+    out += fmt::format("{}{}{} ({})\n", output_safe(f.source), f.name.empty() ? "" : ": ",
+                       bounded(f.name), context);
+    if (!f.step.empty()) {
+      out += fmt::format("  step: {}\n", f.step);
+    }
+    text_table t;
+    for (const auto& o : f.outcomes) {
+      t.push_back({o.passed ? "PASS" : "FAIL", std::string(rule_name(o.kind)), measured_text(o),
+                   limit_text(o)});
+    }
+    std::vector<std::size_t> widths(4, 0);
+    for (const auto& row : t) {
+      for (std::size_t c = 0; c < row.size(); ++c) {
+        widths[c] = std::max(widths[c], row[c].size());
+      }
+    }
+    for (const auto& row : t) {
+      out += fmt::format("  {:<{}}  {:<{}}  {:<{}}  {}\n", row[0], widths[0], row[1], widths[1],
+                         row[2], widths[2], row[3]);
+    }
+    out += check_band_text(f);
+  }
+  out +=
+      fmt::format("{} file{} checked: {} passed, {} failed, {} invalid\n", files.size(),
+                  files.size() == 1 ? "" : "s", files.size() - failed - invalid, failed, invalid);
+  return out;
+}
+
+nlohmann::json check_json(const std::vector<file_check>& files) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& f : files) {
+    nlohmann::json rules = nlohmann::json::array();
+    for (const auto& o : f.outcomes) {
+      rules.push_back(
+          {{"rule", rule_name(o.kind)},
+           {"measured", o.measured},
+           {"relation", is_upper_bound(o.kind) ? "<=" : ">="},
+           {"unit", rule_unit(o.kind)},
+           {"limit", std::isfinite(o.limit) ? nlohmann::json(o.limit) : nlohmann::json(nullptr)},
+           {"passed", o.passed}});
+      if (o.stage >= 0) {
+        rules.back()["stage"] = o.stage;  // the fullest pipeline stage the memory rules read
+      }
+    }
+    nlohmann::json entry = {{"file", f.source}, {"passed", passed(f)}, {"rules", rules}};
+    if (!f.band.empty()) {
+      entry["band"] = f.band;
+      entry["judged_at"] = f.pessimistic ? "pessimistic" : "central";
+      entry["passes_only_at_central"] = f.central_only;
+    }
+    if (!f.name.empty()) {
+      entry["name"] = f.name;
+    }
+    if (f.error.empty()) {
+      entry["tp"] = f.tp;
+      entry["model"] = f.model;
+      entry["hardware"] = f.hardware.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.hardware);
+      entry["step"] = f.step.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.step);
+      entry["interconnect_assumed"] =
+          f.assumption.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.assumption);
+    } else {
+      entry["error"] = f.error;
+    }
+    list.push_back(entry);
+  }
+  return {{"schema", "tpcost.check/1"},
+          {"tool", {{"name", "tpcost"}, {"version", TPCOST_VERSION}}},
+          {"passed", check_exit_code(files) == 0},
+          {"exit_code", check_exit_code(files)},
+          {"files", list}};
+}
+
+std::string check_junit(const std::vector<file_check>& files) {
+  std::size_t tests = 0;
+  std::size_t failures = 0;
+  std::size_t errors = 0;
+  std::string suites;
+  for (const auto& f : files) {
+    std::string cases;
+    std::size_t suite_failures = 0;
+    if (!f.error.empty()) {
+      ++errors;
+      cases += fmt::format(
+          "    <testcase name=\"load\" classname=\"{}\">\n      <error message=\"{}\"/>\n"
+          "    </testcase>\n",
+          xml_escape(f.source), xml_escape(f.error));
+    }
+    for (const auto& o : f.outcomes) {
+      cases += fmt::format("    <testcase name=\"{}\" classname=\"{}\">", rule_name(o.kind),
+                           xml_escape(f.source));
+      if (!o.passed) {
+        ++suite_failures;
+        cases +=
+            fmt::format("\n      <failure message=\"{}\"/>\n    ", xml_escape(failure_text(o)));
+      }
+      cases += "</testcase>\n";
+    }
+    const std::size_t suite_tests = f.outcomes.size() + (f.error.empty() ? 0 : 1);
+    tests += suite_tests;
+    failures += suite_failures;
+    // The assumed network, where a reader of the CI report sees it (JUnit's <properties>).
+    const std::string properties =
+        f.assumption.empty()
+            ? std::string()
+            : fmt::format(
+                  "    <properties>\n      <property name=\"assumed\" value=\"{}\"/>\n"
+                  "    </properties>\n",
+                  xml_escape(f.assumption));
+    suites += fmt::format(
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n{}{}  "
+        "</testsuite>\n",
+        xml_escape(f.source), suite_tests, suite_failures, f.error.empty() ? 0 : 1, properties,
+        cases);
+  }
+  return fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      "<testsuites name=\"tpcost check\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n{}"
+      "</testsuites>\n",
+      tests, failures, errors, suites);
+}
+
+/// SARIF 2.1.0 (OASIS, https://docs.oasis-open.org/sarif/sarif/v2.1.0/) for GitHub code
+/// scanning: one result per failed rule or invalid file. Every string goes through
+/// nlohmann::json, which escapes it as JSON requires; messages pass the output sanitiser first
+/// (output_safe: no ESC or stray byte reaches a viewer), the uri is percent-encoded.
+std::string check_sarif(const std::vector<file_check>& files) {
+  nlohmann::json rules = nlohmann::json::array();
+  const auto describe = [&](std::string_view id, std::string_view text) {
+    rules.push_back({{"id", id},
+                     {"shortDescription", {{"text", text}}},
+                     {"helpUri", "https://github.com/tpcost/tpcost/blob/main/docs/formats.md"}});
+  };
+  describe("invalid-config", "the config could not be read or evaluated");
+  for (const auto kind :
+       {rule_kind::min_efficiency, rule_kind::max_ratio, rule_kind::tp_within_half_critical,
+        rule_kind::tp_within_node, rule_kind::min_utilisation, rule_kind::min_mfu,
+        rule_kind::min_memory_headroom, rule_kind::max_step_time, rule_kind::fits_memory}) {
+    describe(rule_name(kind), fmt::format("tpcost rule {}", rule_name(kind)));
+  }
+  nlohmann::json results = nlohmann::json::array();
+  const auto location = [](const file_check& f) {
+    nlohmann::json region = {{"startLine", std::max<std::size_t>(f.line, 1)}};
+    return nlohmann::json::array(
+        {{{"physicalLocation",
+           {{"artifactLocation", {{"uri", f.source == "-" ? "stdin" : uri_reference(f.source)}}},
+            {"region", region}}}}});
+  };
+  // The assumed network of a file: a tool notification (SARIF 2.1.0 Sec. 3.58), not a result.
+  nlohmann::json notifications = nlohmann::json::array();
+  for (const auto& f : files) {
+    if (!f.assumption.empty()) {
+      notifications.push_back({{"level", "warning"},
+                               {"message", {{"text", output_safe(f.assumption)}}},
+                               {"locations", location(f)}});
+    }
+    if (!f.error.empty()) {
+      results.push_back({{"ruleId", "invalid-config"},
+                         {"level", "error"},
+                         {"message", {{"text", output_safe(f.error)}}},
+                         {"locations", location(f)}});
+    }
+    for (const auto& o : f.outcomes) {
+      if (!o.passed) {
+        results.push_back({{"ruleId", rule_name(o.kind)},
+                           {"level", "error"},
+                           {"message", {{"text", failure_text(o)}}},
+                           {"locations", location(f)}});
+      }
+    }
+  }
+  const nlohmann::json sarif = {
+      {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+      {"version", "2.1.0"},
+      {"runs",
+       {{{"tool",
+          {{"driver",
+            {{"name", "tpcost"},
+             {"version", TPCOST_VERSION},
+             {"informationUri", "https://github.com/tpcost/tpcost"},
+             {"rules", rules}}}}},
+         {"invocations",
+          {{{"executionSuccessful", true}, {"toolExecutionNotifications", notifications}}}},
+         {"results", results}}}}};
+  return sarif.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace
+
+std::string render_check(const std::vector<file_check>& files, output_format format) {
+  switch (format) {
+    case output_format::json:
+      // A file name or message that is not UTF-8 becomes U+FFFD, not a type_error (exit 4).
+      return check_json(files).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    case output_format::junit:
+      return check_junit(files);
+    case output_format::sarif:
+      return check_sarif(files);
+    default:
+      return check_text(files);
+  }
+}
+
+std::string render_annotations(const std::vector<file_check>& files) {
+  std::string out;
+  for (const auto& f : files) {
+    if (!f.assumption.empty()) {
+      out += fmt::format("::warning file={},title=tpcost check::{}\n", gha_escape(f.source, true),
+                         gha_escape(f.assumption, false));
+    }
+    if (!f.error.empty()) {
+      out += fmt::format("::error file={},title=tpcost check::{}\n", gha_escape(f.source, true),
+                         gha_escape(f.error, false));
+    }
+    for (const auto& o : f.outcomes) {
+      if (!o.passed) {
+        out += fmt::format("::error file={},title=tpcost {}::{}\n", gha_escape(f.source, true),
+                           rule_name(o.kind), gha_escape(failure_text(o), false));
+      }
+    }
+  }
+  return out;
+}
+
+int check_exit_code(const std::vector<file_check>& files) {
+  bool any_failed = false;
+  for (const auto& f : files) {
+    if (!f.error.empty()) {
+      return 2;
+    }
+    any_failed = any_failed || !passed(f);
+  }
+  return any_failed ? 1 : 0;
+}
+
+std::string render_sweep(const refined_sweep_result& result, output_format format, bool quiet,
+                         const hardware_origin& origin) {
+  switch (format) {
+    case output_format::json: {
+      nlohmann::json j = result;
+      if (origin.any()) {
+        j["inputs"]["hardware"] = hardware_json(origin);
+      }
+      return j.dump(2) + "\n";
+    }
+    case output_format::csv:
+      return refined_csv(result);
+    case output_format::markdown:
+      return layout(refined_table(result), true, {2});
+    case output_format::table:
+    case output_format::junit:
+    case output_format::sarif:
+      break;
+  }
+  if (quiet) {
+    return layout(refined_table(result), false, {2});
+  }
+  return assumption_line(origin) +
+         fmt::format(
+             "TP sweep of one transformer layer, forward + backward (the refined model)\n{}"
+             "inputs:      {}\n"
+             "links:       {}\n"
+             "collectives: {} of M = {} per layer ({}); {}\n"
+             "options:     {}\n\n{}\n{}",
+             origin.any() ? fmt::format("hardware:    {}\n", hardware_line(origin)) : std::string(),
+             refined_inputs_line(result), links_line(result), collective_counts(result.collectives),
+             io::to_string(result.message), collective_origin(result.options),
+             algorithm_description(result.options.collective), options_line(result),
+             with_boundary_rule(result, layout(refined_table(result), false, {2})),
+             refined_summary(result));
+}
+
+std::string render_explain(const refined_explanation& explanation, output_format format,
+                           const hardware_origin& origin) {
+  if (format == output_format::json) {
+    nlohmann::json j = explanation.sweep;
+    if (origin.any()) {
+      j["inputs"]["hardware"] = hardware_json(origin);
+    }
+    j["schema"] = "tpcost.explain/1";
+    j["seed_comm_s"] = explanation.sweep.seed_comm.value();
+    auto& alternatives = j["alternatives"] = nlohmann::json::array();
+    const auto& uses = explanation.sweep.rows.front().cost.collectives;
+    for (std::size_t i = 0; i < uses.size(); ++i) {
+      nlohmann::json entry{{"op", to_string(uses[i].op)}, {"algorithms", nlohmann::json::array()}};
+      for (const auto& c : explanation.candidates[i]) {
+        nlohmann::json a = c.cost;
+        a["algorithm"] = to_string(c.algorithm);
+        entry["algorithms"].push_back(a);
+      }
+      alternatives.push_back(entry);
+    }
+    return j.dump(2) + "\n";
+  }
+  return refined_explain_text(explanation, origin);
+}
+
+std::string render_collective(const collective_comparison& comparison, output_format format,
+                              const hardware_origin& origin, const collective_band& band) {
+  if (format == output_format::json) {
+    nlohmann::json j = comparison;
+    if (origin.any()) {
+      j["inputs"]["hardware"] = hardware_json(origin);
+    }
+    for (auto& row : j["results"]) {
+      const double t = row.at("time_s").get<double>();
+      row["time_band_s"] =
+          band.band ? nlohmann::json::array({t * band.band->band.low(), t * band.band->band.high()})
+                    : nlohmann::json(nullptr);
+    }
+    if (band.band) {
+      const auto& b = *band.band;
+      j["band"] = {{"measured", true},
+                   {"kind", "leave-one-size-out"},
+                   {"coverage", band_coverage},
+                   {"points", b.points},
+                   {"near_the_size", b.near},
+                   {"min_size_bytes", b.min_size.value()},
+                   {"max_size_bytes", b.max_size.value()},
+                   {"relative", {b.band.low(), b.band.high()}},
+                   {"mean_abs_error", b.mean_abs},
+                   {"worst_abs_error", b.worst},
+                   {"basis", band.basis}};
+    } else {
+      j["band"] = {{"measured", false}, {"basis", band.basis}};
+    }
+    return j.dump(2) + "\n";
+  }
+  return collective_text(comparison, origin, band);
+}
+
+std::string hardware_summary(const hardware_origin& origin) {
+  std::string out;
+  if (origin.gpu != nullptr) {
+    out += std::string(origin.gpu->name);
+  }
+  if (origin.interconnect != nullptr) {
+    out += fmt::format("{}{}", out.empty() ? "" : " + ", origin.interconnect->name);
+  }
+  if (origin.profile) {
+    out += fmt::format("{}{} ({})", out.empty() ? "" : " + ", origin.profile_file,
+                       to_string(origin.profile_link));
+  }
+  return out;
+}
+
+}  // namespace tpcost::cli

@@ -1,0 +1,25 @@
+// Rendering of `tpcost model list` and `tpcost model show`: text tables or JSON. Reads the
+// core's results and computes no formula.
+#pragma once
+
+#include <string>
+
+#include "options/model_options.hpp"
+#include "render/render.hpp"
+#include "tpcost/model/flops.hpp"
+#include "tpcost/model/model.hpp"
+
+namespace tpcost::cli {
+
+/// Everything `model show` prints: the model, where it came from, its counts and FLOPs.
+struct model_report {
+  chosen_model model;
+  param_breakdown params;
+  flops_summary flops;
+  double relative_to_published = 0.0;  ///< meaningful when model.preset and not overridden
+};
+
+std::string render_model_list(output_format format);
+std::string render_model_show(const model_report& report, output_format format);
+
+}  // namespace tpcost::cli
