@@ -10,7 +10,8 @@
 
 namespace tpcost::reference {
 
-/// megatron-core with the three overlap flags, as resolve_stack (src/stack_flags.cpp) sets them.
+/// megatron-core with the three overlap flags, as resolve_stack (src/options/stack_flags.cpp) sets
+/// them.
 inline step_options megatron_core_overlapped() {
   auto o = options_of(stack_profile_by_name("megatron-core", "stack"));
   o.tp_overlap = 1.0;

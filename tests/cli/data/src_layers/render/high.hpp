@@ -1,0 +1,2 @@
+// A fixture of scripts/src-layers.py: a renderer.
+#pragma once
