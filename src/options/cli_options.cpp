@@ -122,9 +122,10 @@ void add_refined_flags(CLI::App& cmd, refined_flags& flags) {
       "Refined model (default: the article's, or auto with a preset; docs/formulas.md has every "
       "formula)");
   model->add_option("--collective", flags.collective,
-                    "article (the article's M/B per all-reduce) | ring | tree | hierarchical | "
-                    "auto (cheapest per message, as NCCL's tuner); default: auto with --gpu, "
-                    "--interconnect or --interconnect-file, else article");
+                    "article (the article's M/B per all-reduce) | ring | tree | hierarchical "
+                    "(textbook alpha-beta costs) | auto (what NCCL's tuner picks, as in "
+                    "collective, step and plan); default: auto with --gpu, --interconnect or "
+                    "--interconnect-file, else article");
   model->add_option("--bandwidth-kind", flags.bandwidth_kind,
                     "with --collective article, what --bandwidth is: algbw (the default and the "
                     "article's: an all-reduce takes M/B) | busbw (nccl-tests bus bandwidth: "

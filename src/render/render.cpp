@@ -442,14 +442,15 @@ std::string algorithm_description(collective_choice c) {
     case collective_choice::article:
       return "article (M/B per all-reduce, no latency)";
     case collective_choice::ring:
-      return "ring (across nodes: one flat ring, every step at the slowest hop)";
+      return "ring (textbook; across nodes one flat ring, every step at the slowest hop)";
     case collective_choice::tree:
-      return "tree (double binary tree; all-gather and reduce-scatter use the ring, as in NCCL)";
+      return "tree (textbook double binary tree; all-gather and reduce-scatter use the ring)";
     case collective_choice::hierarchical:
-      return "hierarchical (reduce-scatter in the node, all-reduce of M/g across nodes, "
-             "all-gather in the node)";
+      return "hierarchical (textbook: reduce-scatter in the node, all-reduce of M/g across "
+             "nodes, all-gather in the node)";
     case collective_choice::automatic:
-      return "auto (the cheapest of ring, tree and hierarchical for each message)";
+      return "auto (what NCCL's tuner picks for each message, as in collective, step and "
+             "plan)";
   }
   return "?";
 }
@@ -773,15 +774,28 @@ std::string refined_explain_text(const refined_explanation& x, const hardware_or
     if (!cost.group) {
       o += seed_derivation(r, use);
     } else {
+      const bool automatic = r.options.collective == collective_choice::automatic;
+      if (automatic) {
+        o += "     the textbook alpha-beta costs, for reference:\n";
+      }
       for (const auto& c : x.candidates[i]) {
         o += algorithm_derivation(r, cost, use.op, c);
       }
       if (use.op != collective_op::all_reduce && r.options.collective == collective_choice::tree) {
         o += "     (the tree implements all-reduce only, as in NCCL: the ring is used)\n";
       }
-      o += fmt::format(
-          "     used: {}{}\n", to_string(use.algorithm),
-          r.options.collective == collective_choice::automatic ? " (the cheapest)" : "");
+      if (automatic) {
+        // auto is NCCL's tuner, as in collective, step and plan: its costs, not the above.
+        std::string costs;
+        for (const auto& c : x.nccl_candidates[i]) {
+          costs += fmt::format("{}{} {}", costs.empty() ? "" : ", ", to_string(c.algorithm),
+                               duration(c.cost.time));
+        }
+        o += fmt::format("     NCCL's tuner (auto; 'tpcost collective' shows each protocol): {}\n",
+                         costs);
+      }
+      o += fmt::format("     used: {}{}\n", to_string(use.algorithm),
+                       automatic ? " (NCCL's pick)" : "");
     }
   }
   o += fmt::format("{}. Comm time and traffic per layer\n", ++step);
@@ -1484,6 +1498,15 @@ std::string render_explain(const refined_explanation& explanation, output_format
         nlohmann::json a = c.cost;
         a["algorithm"] = to_string(c.algorithm);
         entry["algorithms"].push_back(a);
+      }
+      // Under auto: NCCL's algorithms as its tuner costs them; auto took the cheapest.
+      if (!explanation.nccl_candidates[i].empty()) {
+        auto& nccl = entry["nccl_algorithms"] = nlohmann::json::array();
+        for (const auto& c : explanation.nccl_candidates[i]) {
+          nlohmann::json a = c.cost;
+          a["algorithm"] = to_string(c.algorithm);
+          nccl.push_back(a);
+        }
       }
       alternatives.push_back(entry);
     }

@@ -28,7 +28,7 @@ run = json.load(open(sys.argv[1]))["runs"][0]
 first = run["results"][0]
 uri = first["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
 assert uri == "x%FF%01%0Ay%26%3C.json", uri
-assert first["message"]["text"] == "E = 62.1%, below the 80.0% floor", first["message"]
+assert first["message"]["text"] == "E = 62.6%, below the 80.0% floor", first["message"]
 assert run["invocations"][0]["toolExecutionNotifications"] == []
 PY
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "run_binary.hpp"
 #include "tpcost/hardware/presets.hpp"
@@ -218,7 +219,8 @@ TEST_CASE("A refined sweep's JSON keeps the seed's keys and adds the refined one
     CHECK(row.at("collectives").size() == 2);  // all-gather, reduce-scatter
   }
   CHECK(j.at("rows")[1].at("nodes") == 2);
-  CHECK(j.at("rows")[1].at("collectives")[0].at("algorithm") == "hierarchical");
+  // NCCL's tuner (as in collective and step) runs the all-gather over two nodes as its ring.
+  CHECK(j.at("rows")[1].at("collectives")[0].at("algorithm") == "ring");
   const auto& boundary = j.at("summary").at("node_boundary");
   CHECK(boundary.at("last_tp_inside_a_node") == 8);
   CHECK(boundary.at("first_tp_spanning_nodes") == 16);
@@ -427,5 +429,35 @@ TEST_CASE("An empty GPU or interconnect preset is an input error, not a crash", 
     const auto r = run(args);
     CHECK(r.exit_code == 2);
     CHECK(r.out.empty());
+  }
+}
+
+TEST_CASE("One collective model: sweep, explain and collective price the same all-reduce alike",
+          "[cli][nccl]") {
+  // One layer's all-reduce, M = b·s·h·2 = 2·2048·8192·2 = 67,108,864 B, on presets inside a
+  // node (NVLS on H100), across two (NVLS-tree) and on A100 (no NVLS).
+  for (const auto& [hardware, t] : {std::pair{std::string("--gpu h100"), 8},
+                                    std::pair{std::string("--gpu h100 --interconnect ndr"), 16},
+                                    std::pair{std::string("--gpu a100 --interconnect hdr"), 8}}) {
+    CAPTURE(hardware, t);
+    const auto degree = " --tp " + std::to_string(t) + " --format json";
+    const auto sweep = run("sweep " + hardware + degree);
+    const auto explain = run("explain " + hardware + degree);
+    const auto collective =
+        run("collective " + hardware + " --op all-reduce --size 67108864B --ranks " +
+            std::to_string(t) + " --algorithm auto --format json");
+    REQUIRE(sweep.exit_code == 0);
+    REQUIRE(explain.exit_code == 0);
+    REQUIRE(collective.exit_code == 0);
+    const auto s = nlohmann::json::parse(sweep.out).at("rows")[0].at("collectives")[0];
+    const auto e = nlohmann::json::parse(explain.out).at("rows")[0].at("collectives")[0];
+    const auto c = nlohmann::json::parse(collective.out);
+    REQUIRE(c.at("results").size() == 1);
+    const auto& picked = c.at("results")[0];
+    CHECK(s.at("algorithm") == c.at("cheapest"));
+    CHECK(s.at("algorithm") == picked.at("algorithm"));
+    CHECK(s.at("protocol") == picked.at("protocol"));
+    CHECK(s.at("time_s").get<double>() == picked.at("time_s").get<double>());
+    CHECK(e == s);
   }
 }

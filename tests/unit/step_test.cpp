@@ -8,6 +8,7 @@
 #include "support/models.hpp"
 #include "tpcost/comm/placement.hpp"
 #include "tpcost/hardware/presets.hpp"
+#include "tpcost/layer/tp_layer_options.hpp"
 
 using namespace tpcost;
 using tpcost::test::near;
@@ -348,4 +349,37 @@ TEST_CASE("Placed groups: the tied embedding's all-reduce is NCCL's on the end s
   CHECK(x.embedding ==
         nccl_cheapest_collective(env.topology, group, collective_op::all_reduce, embedding)
             .cost.time);
+}
+
+TEST_CASE(
+    "One collective model: the step's TP collectives are what the per-layer model's auto prices "
+    "for the same message on the same hardware",
+    "[step][nccl]") {
+  for (const auto& [gpu, net, t] :
+       {std::tuple{"h100-sxm", "ib-ndr", 8}, std::tuple{"h100-sxm", "ib-ndr", 16},
+        std::tuple{"a100-sxm4-80gb", "ib-hdr", 8}}) {
+    CAPTURE(gpu, t);
+    const auto env = on_preset(gpu, net);
+    const group_sizes g{.tp = t, .pp = 1, .dp = 1};
+    const auto x = group_stage(env, g, even_split(8, 1));
+    const auto y = batch_stage(env, x, 1, 4);
+    // The same message as one layer of `sweep`: b·s·h·2 bytes.
+    const layer_spec layer{
+        .batch = 1, .seq = env.model.seq, .hidden = env.model.hidden, .element = {"bf16", 2}};
+    REQUIRE(y.tp_message == message_bytes(layer));
+    tp_options plain;
+    plain.collective = collective_choice::automatic;
+    auto sp = plain;
+    sp.sequence_parallel = true;
+    const device_spec device{.peak = flops_per_second(1e15), .bandwidth = bytes_per_second(1e11)};
+    const auto ar = tp_cost_per_layer(layer, device, env.topology, plain, t).collectives.at(0);
+    CHECK(ar.algorithm == y.tp_all_reduce.algorithm);
+    CHECK(ar.cost.time == y.tp_all_reduce.cost.time);
+    for (const auto& use : tp_cost_per_layer(layer, device, env.topology, sp, t).collectives) {
+      const auto& step_use =
+          use.op == collective_op::all_gather ? y.tp_all_gather : y.tp_reduce_scatter;
+      CHECK(use.algorithm == step_use.algorithm);
+      CHECK(use.cost.time == step_use.cost.time);
+    }
+  }
 }

@@ -62,8 +62,10 @@ TEST_CASE("Any refinement leaves the seed's model", "[tp_layer_options]") {
 
 TEST_CASE("SP: 4 all-gathers + 4 reduce-scatters put the all-reduces' bytes on the wire",
           "[tp_layer_options]") {
+  // Not auto: NCCL's tuner prices an all-reduce on its own (NVLS, tree), not as the
+  // reduce-scatter and all-gather it may pick for SP.
   for (const auto c : {collective_choice::article, collective_choice::ring, collective_choice::tree,
-                       collective_choice::hierarchical, collective_choice::automatic}) {
+                       collective_choice::hierarchical}) {
     for (const std::int64_t t : {1, 2, 8, 16, 64}) {
       CAPTURE(to_string(c), t);
       auto sp = with(c);
@@ -183,7 +185,7 @@ TEST_CASE("The refined sweep shows the cliff at the node boundary", "[tp_layer_o
   const layer_spec bf16{.batch = 2, .seq = 2048, .hidden = 8192, .element = {"bf16", 2}};
   const device_spec h100{.peak = flops_per_second(989.4e12), .bandwidth = bytes_per_second(450e9)};
   const auto r =
-      sweep_tp(bf16, h100, dgx, with(collective_choice::automatic), {1, 2, 4, 8, 16, 32, 64});
+      sweep_tp(bf16, h100, dgx, with(collective_choice::hierarchical), {1, 2, 4, 8, 16, 32, 64});
   REQUIRE(r.boundary.has_value());
   const auto& below = r.rows[r.boundary->last_inside];
   const auto& above = r.rows[r.boundary->first_spanning];
@@ -205,6 +207,27 @@ TEST_CASE("The refined sweep shows the cliff at the node boundary", "[tp_layer_o
   // A flat ring falls much further: every step at 50 GB/s.
   const auto flat = sweep_tp(bf16, h100, dgx, with(collective_choice::ring), {8, 16});
   CHECK(flat.rows[1].row.comm / flat.rows[0].row.comm > 9.0);
+}
+
+TEST_CASE("auto prices each collective as NCCL's tuner does, as step and collective do",
+          "[tp_layer_options][nccl]") {
+  const layer_spec bf16{.batch = 2, .seq = 2048, .hidden = 8192, .element = {"bf16", 2}};
+  const device_spec h100{.peak = flops_per_second(989.4e12), .bandwidth = bytes_per_second(450e9)};
+  for (const bool sp : {false, true}) {
+    for (const std::int64_t t : {2, 8, 16, 64}) {
+      CAPTURE(sp, t);
+      auto o = with(collective_choice::automatic);
+      o.sequence_parallel = sp;
+      const auto c = tp_cost_per_layer(bf16, h100, dgx, o, t);
+      REQUIRE(c.group.has_value());
+      REQUIRE_FALSE(c.collectives.empty());
+      for (const auto& use : c.collectives) {
+        const auto nccl = nccl_cheapest_collective(dgx, *c.group, use.op, c.message);
+        CHECK(use.algorithm == nccl.algorithm);
+        CHECK_THAT(use.cost.time.value(), near(nccl.cost.time.value(), 1e-12));
+      }
+    }
+  }
 }
 
 TEST_CASE("Options are validated with the flag's name", "[tp_layer_options][validation]") {

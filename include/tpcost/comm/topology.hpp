@@ -360,7 +360,7 @@ inline std::vector<algorithm_cost> candidate_costs(const cluster_topology& topol
 }
 
 /// The cheapest of ring, tree and hierarchical (textbook α–β costs); ties go to the earlier.
-/// The step model and the planner use it today; `nccl_cheapest_collective` is NCCL's choice.
+/// A reference for the tests: every "auto" prices through `nccl_cheapest_collective`.
 inline algorithm_cost cheapest_collective(const cluster_topology& topology,
                                           const group_placement& group, collective_op op,
                                           bytes message) {

@@ -296,10 +296,14 @@ inline refined_sweep_result sweep_tp(const layer_spec& layer, const device_spec&
 
 /// What `explain` walks through under the refined model: the one-degree sweep and, for each
 /// kind of collective in the layer, the cost of every α–β algorithm that implements it (empty
-/// under the seed collective).
+/// under the seed collective) and, under auto, what NCCL's tuner costs each of its algorithms at
+/// (the one auto takes is the cheapest of those).
 struct refined_explanation {
   refined_sweep_result sweep;                           ///< exactly one row
   std::vector<std::vector<algorithm_cost>> candidates;  ///< parallel to rows[0].cost.collectives
+  /// Parallel to candidates; empty unless the collective is auto. NCCL's algorithms only: the
+  /// textbook hierarchical that nccl_candidate_costs appends for reference is left out.
+  std::vector<std::vector<algorithm_cost>> nccl_candidates;
 };
 
 /// Validates the inputs and explains one TP degree under the refined model.
@@ -314,6 +318,13 @@ inline refined_explanation explain_tp(const layer_spec& layer, const device_spec
       out.candidates.push_back(candidate_costs(topology, *cost.group, use.op, cost.message));
     } else {
       out.candidates.emplace_back();
+    }
+    auto& nccl = out.nccl_candidates.emplace_back();
+    if (cost.group && options.collective == collective_choice::automatic) {
+      nccl = nccl_candidate_costs(topology, *cost.group, use.op, cost.message);
+      std::erase_if(nccl, [](const algorithm_cost& c) {
+        return c.algorithm == collective_algorithm::hierarchical;
+      });
     }
   }
   return out;

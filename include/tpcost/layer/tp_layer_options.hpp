@@ -54,7 +54,8 @@
 
 namespace tpcost {
 
-/// `--collective`: one algorithm for every collective, or the cheapest per message (auto).
+/// `--collective`: one algorithm for every collective (the article's M/B, or a textbook α–β
+/// ring, tree or hierarchical), or auto: NCCL's tuner, the one "auto" of every command.
 enum class collective_choice { article, ring, tree, hierarchical, automatic };
 
 /// The refinements of the seed's per-layer model. The defaults give the seed's model.
@@ -284,7 +285,8 @@ inline collective_use use_collective(const device_spec& device, const cluster_to
       use.cost = seed_cost(op, tp, message, device.bandwidth, options.seed_bandwidth);
       return use;
     case collective_choice::automatic: {
-      const auto best = cheapest_collective(topology, *group, op, message);
+      // What NCCL picks, as `collective`, `step` and `plan` price it (topology.hpp).
+      const auto best = nccl_cheapest_collective(topology, *group, op, message);
       use.algorithm = best.algorithm;
       use.cost = best.cost;
       return use;
