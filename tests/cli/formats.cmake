@@ -138,6 +138,15 @@ tpcost_cli_case("megatron-bridge yaml: the MoE fields, moe_layer_freq as a list,
 tpcost_cli_case("torchtitan toml: llama-3-8b preset, FSDP as ZeRO-3, d=32"
   ARGS convert -q ${fmt_dir}/llama3_8b_torchtitan.toml RC 0
   STDOUT "\"global_batch\": 32,.*\"name\": \"llama-3-8b\".*\"stack\": \"fsdp2\",\n    \"zero\": 3.*\"dp\": 32,.*\"tp\": 2\n.*fsdp2")
+tpcost_cli_case("torchtitan toml: [compile] enable with the model in components is torch.compile"
+  ARGS convert -q ${fmt_dir}/llama3_8b_torchtitan_compile.toml RC 0
+  STDOUT "\"stack\": \"fsdp2\",\n    \"torch_compile\": true,")
+tpcost_cli_case("torchtitan toml: step of a compiled job prices the compiled kernels"
+  ARGS step --from ${fmt_dir}/llama3_8b_torchtitan_compile.toml --gpu h100-sxm --interconnect ib-ndr RC 0
+  STDOUT "\n  kernels +torch-compile +flag: [^\n]*eta: torchtitan \\(PyTorch kernels\\) on H100 BF16: eta_mm 0\\.492[^\n]*fitted")
+tpcost_cli_case("torchtitan toml: torch.compile of the loss alone leaves the model eager, and says so"
+  ARGS convert -q ${fmt_dir}/llama3_8b_torchtitan_compile_loss.toml RC 0
+  STDERR "compile\\.components: torch\\.compile without \"model\" in components: the model is costed with PyTorch eager kernels")
 tpcost_cli_case("torchtitan toml: context_parallel_degree is cp, its rotate method the exchange"
   ARGS convert -q ${fmt_dir}/llama3_8b_torchtitan_cp.toml RC 0
   STDOUT "\"cp\": 8,\n    \"cp_comm_type\": \"all_gather\",")
