@@ -158,7 +158,7 @@ tpcost_cli_case("torchtitan toml: v0.2.2's expert_tensor_parallel_degree is etp 
   STDOUT "\"dp\": 8,\n    \"ep\": 4,\n    \"etp\": 2,")
 tpcost_cli_case("torchtitan toml: check costs the MoE job with its EP all-to-all"
   ARGS check ${fmt_dir}/qwen3_30b_a3b_torchtitan.toml --gpu h100-sxm --interconnect ib-ndr
-       --rule min_mfu=0.2 RC 0 STDOUT "step: qwen3-30b-a3b, t=1 p=1 d=16.*PASS  min_mfu")
+       --rule min_mfu=0.15 RC 0 STDOUT "step: qwen3-30b-a3b, t=1 p=1 d=16.*PASS  min_mfu")
 tpcost_cli_case("deepspeed json with an hf config: d = 256/(2*4) = 32, ZeRO-3"
   ARGS convert -q ${fmt_dir}/ds_config.json ${PROJECT_SOURCE_DIR}/examples/hf/llama-3-8b.json RC 0
   STDOUT "\"micro_batch\": 2.*\"hf_config\": \"[^\"]*llama-3-8b\\.json\".*\"stack\": \"deepspeed\",\n    \"zero\": 3.*\"dp\": 32,\n    \"gpus\": 32")
@@ -290,7 +290,7 @@ tpcost_cli_case("megatron-bridge yaml: ddp.use_megatron_fsdp with optim_grads is
 # data_parallel_shard_degree = -1; its one warning printed once.
 set(tt_auto ${fmt_dir}/llama3_8b_torchtitan_dp_auto.toml)
 tpcost_cli_case("torchtitan toml with --gpus 64: G = local_batch_size x DP = 2 x 32"
-  ARGS check ${tt_auto} --gpus 64 --gpu h100-sxm --interconnect ib-ndr --rule min_mfu=0.3 RC 0
+  ARGS check ${tt_auto} --gpus 64 --gpu h100-sxm --interconnect ib-ndr --rule min_mfu=0.25 RC 0
   STDERR "^tpcost: warning: [^\n]*selective_ac_option: checkpointing every 2 layers[^\n]*\n$"
   STDOUT "step: llama-3-8b, t=2 p=1 d=32, b=2 G=64,.*PASS  min_mfu")
 tpcost_cli_case("torchtitan toml: step --from with --gpus 64 derives G"
