@@ -121,13 +121,16 @@ inputs read_inputs(const plan_flags& f) {
   }
   auto& req = in.request;
   req.model = in.model.spec;
+  // The η of the kernels the stack runs (torchtitan: eager or compiled PyTorch), as step's.
+  auto stack = to_stack_choice(f.software);
+  apply_kernel_efficiency(f.hardware, stack, in.hardware);
   req.gpu = in.hardware.device;
   req.memory_capacity = in.hardware.memory_capacity;
   req.memory_reserve = f.memory_reserve.empty()
                            ? default_memory_reserve(req.memory_capacity)
                            : parse_memory_reserve(f.memory_reserve, req.memory_capacity);
   req.topology = in.hardware.topology;
-  req.options = to_step_options(f.software);
+  req.options = stack.options;
   req.gpus = required(f.gpus, "--gpus", "the number of GPUs, e.g. 512");
   if (!f.max_global_batch.empty()) {
     if (!f.global_batch.empty()) {
@@ -184,7 +187,7 @@ inputs read_inputs(const plan_flags& f) {
   }
   // The attention kernel's η of the GPU generation, as step's long-context model uses it.
   if (in.hardware.gpu != nullptr) {
-    req.precision = precision_device_for(*in.hardware.gpu, precision, "--precision");
+    req.precision = precision_device_for(*in.hardware.gpu, precision, "--precision", stack.kernels);
   }
   const auto threads = parse_count(f.threads, "--threads");
   if (threads < 0 || threads > 4096) {  // -1 would wrap to 4,294,967,295 threads

@@ -479,7 +479,8 @@ std::string torchtitan_toml(const plan_request& req, const plan_candidate& c,
       "# releases take their configuration as Python dataclasses instead.\n"
       "# Not set here: the dataset (training.dataset, dataset_path), the tokenizer\n"
       "# (model.hf_assets_path), checkpointing ([checkpoint]), the optimizer and learning-rate\n"
-      "# schedule ([optimizer], [lr_scheduler], training.steps), logging ([metrics]), compile.\n",
+      "# schedule ([optimizer], [lr_scheduler], training.steps), logging ([metrics]); compile\n"
+      "# only when plan priced it (--torch-compile).\n",
       p.tp, p.pp, c.cp, p.dp, l.gpus, l.per_node, l.nodes);
   out += fmt::format("\n[model]\nname = \"{}\"\nflavor = \"{}\"\n", model->name, model->flavor);
   // local_batch_size is per DP rank and micro-batch, gradients accumulating up to
@@ -513,6 +514,9 @@ std::string torchtitan_toml(const plan_request& req, const plan_candidate& c,
   out += fmt::format("\n[activation_checkpoint]\nmode = \"{}\"\n", to_string(p.recompute));
   if (p.recompute == recompute_mode::selective) {
     out += "selective_ac_option = \"op\"\n";
+  }
+  if (ctx.software.stack.torch_compile) {  // plan priced the compiled kernels (job_config.py)
+    out += "\n[compile]\nenable = true\ncomponents = [\"model\", \"loss\"]\n";
   }
   return out;
 }

@@ -194,6 +194,8 @@ step_report evaluate_step_flags(const step_flags& f) {
     read_pp_layout(f.pp_layout, report.model.spec.layers, par, par.vpp == 1);
   }
   report.stack = to_stack_choice(f.software);
+  apply_kernel_efficiency(f.hardware, report.stack, report.hardware);
+  in.gpu = report.hardware.device;
   apply_stack_sequence_parallel(f.sp, f.no_sp, f.software.stack.tp_comm_overlap,
                                 in.topology.gpus_per_node, report.stack, par);
   in.options = report.stack.options;
@@ -230,6 +232,13 @@ step_report evaluate_step_flags(const step_flags& f) {
   require_experts_for(report.model.spec, !f.moe_capacity_factor.empty(),
                       "--moe-expert-capacity-factor");
   report.precision = to_precision_options(f.software, f.hardware);
+  // The step says whose η price its kernels: the linear GEMMs' rate's source.
+  const auto rate = linear_rate(report.precision);
+  note_kernel_efficiency(
+      report.stack,
+      rate == tensor_rate::bf16 || hw.gpu == nullptr
+          ? report.hardware.efficiency_source
+          : default_efficiency(hw.gpu->name, hw.gpu->arch, rate, report.stack.kernels).source);
   if (report.cp.cp == 1 && !changes_step(report.precision)) {
     report.result = evaluate_step(in);  // exactly the step model without CP or FP8
     return report;
@@ -241,7 +250,7 @@ step_report evaluate_step_flags(const step_flags& f) {
       .step = in,
       .cp = report.cp,
       .precision = with_attention_override(
-          precision_device_for(*hw.gpu, report.precision, "--precision"),
+          precision_device_for(*hw.gpu, report.precision, "--precision", report.stack.kernels),
           f.hardware.attention_efficiency.empty() ? 0.0 : in.gpu.efficiency.attention)};
   report.long_context = evaluate_long_context_step(lc);
   report.long_context_linear_peak = lc.precision.linear_peak;

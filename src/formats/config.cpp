@@ -31,7 +31,7 @@ using json = nlohmann::json;
 
 // The config format. Sections group keys by what they describe; a key's flag has the same
 // meaning as on the command line. Keys without a flag are read by one command (checks).
-constexpr std::array<config_key, 103> keys{{
+constexpr std::array<config_key, 105> keys{{
     {"/$schema", "", value_kind::text, "the JSON Schema this file follows (ignored by tpcost)", ""},
     {"/name", "", value_kind::text, "a name for reports, e.g. \"GPT-3 175B on DGX A100\"", ""},
     {"/description", "", value_kind::text, "free text (ignored by tpcost)", ""},
@@ -247,6 +247,12 @@ constexpr std::array<config_key, 103> keys{{
      "Megatron-Core's --grad-reduce-in-bf16 (step, plan)", ""},
     {"/options/no_overlap_p2p_communication", "--no-overlap-p2p-communication", value_kind::boolean,
      "Megatron-Core's --no-overlap-p2p-communication (step, plan)", ""},
+    {"/options/torch_compile", "--torch-compile", value_kind::boolean,
+     "torchtitan's [compile] enable: torch.compile the model, priced with the compiled kernels' "
+     "efficiencies (--stack fsdp2) (step, plan)",
+     ""},
+    {"/options/no_torch_compile", "--no-torch-compile", value_kind::boolean,
+     "torchtitan's PyTorch eager kernels, its default (--stack fsdp2) (step, plan)", ""},
     {"/options/use_precision_aware_optimizer", "--use-precision-aware-optimizer",
      value_kind::boolean,
      "Megatron-Core's --use-precision-aware-optimizer: the dtypes below set the states (step, "

@@ -332,6 +332,30 @@ reading read_torchtitan_toml(const std::string& text, const std::string& file,
              fmt::format("activation checkpointing mode {} is not modelled", quote_value(*mode)));
     }
   }
+  // torch.compile: [compile] enable with "model" in components (v0.2.2 job_config.py: enable
+  // False, components ["model", "loss"]; llama3/infra/parallelize.py compiles each
+  // TransformerBlock when both hold), or the end-2024 [training] compile (9dec370
+  // config_manager.py). Without it the model runs PyTorch eager kernels (the fsdp2 profile's).
+  const auto* enable = t.node("compile", "enable");
+  const auto* old_compile = t.node("training", "compile");
+  if (enable != nullptr && enable->value<bool>().value_or(false)) {
+    bool model = true;  // the default components
+    if (const auto* parts = root.at_path("compile.components").as_array()) {
+      model = false;
+      for (const auto& c : *parts) {
+        model = model || c.value<std::string>().value_or("") == "model";
+      }
+    }
+    if (model) {
+      r.put("/options/torch_compile", true, t.at("compile", "enable"));
+    } else {
+      r.warn(opts, t.at("compile", "components"),
+             "torch.compile without \"model\" in components: the model is costed with PyTorch "
+             "eager kernels");
+    }
+  } else if (old_compile != nullptr && old_compile->value<bool>().value_or(false)) {
+    r.put("/options/torch_compile", true, t.at("training", "compile"));
+  }
   if (const auto* async_tp = t.node("parallelism", "enable_async_tensor_parallel");
       async_tp != nullptr && async_tp->value<bool>().value_or(false)) {
     r.ignore(t.at("parallelism", "enable_async_tensor_parallel"),

@@ -34,6 +34,11 @@ void add_stack_flags(CLI::Option_group& group, stack_flags& f) {
   group.add_flag("--use-precision-aware-optimizer", f.precision_aware_optimizer,
                  "Megatron-Core: Transformer Engine's FusedAdam with the dtypes below; fp32 "
                  "master weights kept as 16-bit remainders (docs/memory.md)");
+  group.add_flag("--torch-compile", f.torch_compile,
+                 "torchtitan (--stack fsdp2): torch.compile the model ([compile] enable): its "
+                 "element-wise ops fused, priced with the compiled kernels' efficiencies");
+  group.add_flag("--no-torch-compile", f.no_torch_compile,
+                 "torchtitan (--stack fsdp2): PyTorch eager kernels (torchtitan's default)");
   for (auto [flag, value, what] :
        {std::tuple{"--main-grads-dtype", &f.main_grads_dtype, "gradient buffer: fp32|bf16"},
         std::tuple{"--main-params-dtype", &f.main_params_dtype, "master weights: fp32|fp16"},
@@ -218,7 +223,44 @@ stack_choice resolve_stack(const stack_flags& f, const std::string& attention,
       std::string(p.gathers_per_micro_batch.source), false);
   add("zero3_gathered_layers", std::to_string(p.gathered_layers.value),
       std::string(p.gathered_layers.source), false);
+
+  // The kernels: torchtitan runs PyTorch eager unless torch.compile is on.
+  if (f.torch_compile && f.no_torch_compile) {
+    throw invalid_spec("--no-torch-compile", "contradicts --torch-compile; give one of them");
+  }
+  const bool compile_flag = f.torch_compile || f.no_torch_compile;
+  if (compile_flag && p.stack != software_stack::fsdp2) {
+    throw invalid_spec(f.torch_compile ? "--torch-compile" : "--no-torch-compile",
+                       std::string("is a torchtitan flag; --stack ") + std::string(p.name) +
+                           " runs Megatron-LM / Transformer Engine kernels (use --stack fsdp2)");
+  }
+  out.kernels = f.torch_compile ? kernel_stack::pytorch_compiled : p.kernels.value;
+  add("kernels", std::string(kernel_stack_name(out.kernels)),
+      f.torch_compile      ? "--torch-compile: inductor fuses the element-wise ops"
+      : f.no_torch_compile ? "--no-torch-compile"
+                           : std::string(p.kernels.source),
+      compile_flag);
   return out;
+}
+
+std::string_view kernel_stack_name(kernel_stack kernels) {
+  switch (kernels) {
+    case kernel_stack::megatron_fused:
+      return "megatron-fused";
+    case kernel_stack::pytorch_eager:
+      return "pytorch-eager";
+    case kernel_stack::pytorch_compiled:
+      return "torch-compile";
+  }
+  return "megatron-fused";
+}
+
+void note_kernel_efficiency(stack_choice& choice, std::string_view efficiency_source) {
+  for (auto& s : choice.settings) {
+    if (s.field == "kernels") {
+      s.source += fmt::format("; eta: {}", efficiency_source);
+    }
+  }
 }
 
 void apply_stack_sequence_parallel(bool sp_flag, bool no_sp_flag, bool tp_comm_overlap_flag,

@@ -21,6 +21,8 @@ struct stack_flags {
   bool overlap_param_gather = false;
   bool grad_reduce_in_bf16 = false;
   bool no_overlap_p2p = false;  ///< --no-overlap-p2p-communication
+  /// torchtitan's [compile] enable: --torch-compile / --no-torch-compile (neither: the stack's).
+  bool torch_compile = false, no_torch_compile = false;
   // Megatron-Core's precision-aware optimizer (tpcost/model/optimizer_states.hpp).
   bool precision_aware_optimizer = false;
   std::string main_grads_dtype, main_params_dtype, exp_avg_dtype, exp_avg_sq_dtype;
@@ -39,6 +41,8 @@ struct stack_choice {
   const stack_profile* profile = nullptr;
   step_options options;
   std::vector<stack_setting> settings;
+  /// The kernels the step runs (the profile's, or torch.compile's by flag): whose η price it.
+  kernel_stack kernels = kernel_stack::megatron_fused;
 };
 
 /// Registers --stack, --tp-comm-overlap, --overlap-grad-reduce, --overlap-param-gather and
@@ -58,6 +62,13 @@ stack_choice resolve_stack(const stack_flags& flags, const std::string& attentio
 void apply_stack_sequence_parallel(bool sp_flag, bool no_sp_flag, bool tp_comm_overlap_flag,
                                    std::int64_t gpus_per_node, stack_choice& choice,
                                    parallel_config& par);
+
+/// The name `step` prints for `kernels`: "megatron-fused", "pytorch-eager", "torch-compile".
+std::string_view kernel_stack_name(kernel_stack kernels);
+
+/// Sets the "kernels" setting's source to the profile's (or the flag's) and where the η of
+/// those kernels on the GPU come from (`efficiency_source`, efficiency.hpp).
+void note_kernel_efficiency(stack_choice& choice, std::string_view efficiency_source);
 
 /// The profile and its settings as `step` prints them: a header line, then one line a setting
 /// ("default" from the profile, "flag" where a flag overrode it).

@@ -158,6 +158,26 @@ stack_choice to_stack_choice(const software_flags& f) {
   return choice;
 }
 
+void apply_kernel_efficiency(const hardware_flags& f, stack_choice& choice, chosen_hardware& hw) {
+  hw.kernels = choice.kernels;
+  if (hw.gpu == nullptr || choice.kernels == kernel_stack::megatron_fused) {
+    return;  // to_hardware's η are these kernels' already
+  }
+  const auto eta = default_efficiency(hw.gpu->name, hw.gpu->arch, tensor_rate::bf16, hw.kernels);
+  auto& e = hw.device.efficiency;
+  e.elementwise_traffic = eta.elementwise_traffic;
+  if (f.matmul_efficiency.empty()) {
+    e.matmul = eta.matmul;
+  }
+  if (f.memory_efficiency.empty()) {
+    e.memory = eta.memory;
+  }
+  if (f.attention_efficiency.empty()) {
+    e.attention = eta.attention;
+  }
+  hw.efficiency_source = eta.source;
+}
+
 step_options to_step_options(const software_flags& f) { return to_stack_choice(f).options; }
 
 }  // namespace tpcost::cli

@@ -55,6 +55,8 @@ struct chosen_hardware {
   profile_scope profile_link = profile_scope::intra_node;  ///< the link the profile replaced
   compute_device device;
   std::string_view efficiency_source;  ///< where the default η came from (efficiency.hpp)
+  /// The kernels the η are of (apply_kernel_efficiency; megatron-fused until a stack says).
+  kernel_stack kernels = kernel_stack::megatron_fused;
   bytes memory_capacity{};
   cluster_topology topology;
 };
@@ -72,6 +74,9 @@ chosen_hardware to_hardware(const hardware_flags& flags);
 std::string profile_note(const chosen_hardware& hw, profile_scope link);
 /// The stack's profile with the explicit flags over it (resolve_stack, stack_flags.hpp).
 stack_choice to_stack_choice(const software_flags& flags);
+/// The default η of the kernels `choice` runs (efficiency.hpp: torchtitan's PyTorch kernels
+/// have their own) on `hw`'s GPU, under the --*-efficiency flags of `f`, with their source.
+void apply_kernel_efficiency(const hardware_flags& f, stack_choice& choice, chosen_hardware& hw);
 /// The step options of `to_stack_choice`.
 step_options to_step_options(const software_flags& flags);
 /// The precision recipe: --precision, or --dtype fp8 as its alias (fp8 = fp8-delayed,

@@ -132,13 +132,13 @@ band_input band_input_of(const chosen_hardware& hw, const step_inputs& in, linea
   out.ep = in.par.ep > 1;
   out.pp = in.par.pp > 1;
   // Whether the η of the recipe's own rate (the linear GEMMs) is an assumption on this GPU.
-  const auto source =
-      hw.gpu == nullptr
-          ? std::string_view()
-          : (p == linear_precision::bf16
-                 ? hw.efficiency_source
-                 : default_efficiency(hw.gpu->name, hw.gpu->arch, linear_rate({.linear = p}))
-                       .source);
+  const auto source = hw.gpu == nullptr
+                          ? std::string_view()
+                          : (p == linear_precision::bf16
+                                 ? hw.efficiency_source
+                                 : default_efficiency(hw.gpu->name, hw.gpu->arch,
+                                                      linear_rate({.linear = p}), hw.kernels)
+                                       .source);
   out.assumed_efficiency = hw.gpu == nullptr || source.find("assumption") != std::string_view::npos;
   return out;
 }

@@ -138,6 +138,15 @@ tpcost_cli_case("megatron-bridge yaml: the MoE fields, moe_layer_freq as a list,
 tpcost_cli_case("torchtitan toml: llama-3-8b preset, FSDP as ZeRO-3, d=32"
   ARGS convert -q ${fmt_dir}/llama3_8b_torchtitan.toml RC 0
   STDOUT "\"global_batch\": 32,.*\"name\": \"llama-3-8b\".*\"stack\": \"fsdp2\",\n    \"zero\": 3.*\"dp\": 32,.*\"tp\": 2\n.*fsdp2")
+tpcost_cli_case("torchtitan toml: [compile] enable with the model in components is torch.compile"
+  ARGS convert -q ${fmt_dir}/llama3_8b_torchtitan_compile.toml RC 0
+  STDOUT "\"stack\": \"fsdp2\",\n    \"torch_compile\": true,")
+tpcost_cli_case("torchtitan toml: step of a compiled job prices the compiled kernels"
+  ARGS step --from ${fmt_dir}/llama3_8b_torchtitan_compile.toml --gpu h100-sxm --interconnect ib-ndr RC 0
+  STDOUT "\n  kernels +torch-compile +flag: [^\n]*eta: torchtitan \\(PyTorch kernels\\) on H100 BF16: eta_mm 0\\.492[^\n]*fitted")
+tpcost_cli_case("torchtitan toml: torch.compile of the loss alone leaves the model eager, and says so"
+  ARGS convert -q ${fmt_dir}/llama3_8b_torchtitan_compile_loss.toml RC 0
+  STDERR "compile\\.components: torch\\.compile without \"model\" in components: the model is costed with PyTorch eager kernels")
 tpcost_cli_case("torchtitan toml: context_parallel_degree is cp, its rotate method the exchange"
   ARGS convert -q ${fmt_dir}/llama3_8b_torchtitan_cp.toml RC 0
   STDOUT "\"cp\": 8,\n    \"cp_comm_type\": \"all_gather\",")
@@ -149,7 +158,7 @@ tpcost_cli_case("torchtitan toml: v0.2.2's expert_tensor_parallel_degree is etp 
   STDOUT "\"dp\": 8,\n    \"ep\": 4,\n    \"etp\": 2,")
 tpcost_cli_case("torchtitan toml: check costs the MoE job with its EP all-to-all"
   ARGS check ${fmt_dir}/qwen3_30b_a3b_torchtitan.toml --gpu h100-sxm --interconnect ib-ndr
-       --rule min_mfu=0.2 RC 0 STDOUT "step: qwen3-30b-a3b, t=1 p=1 d=16.*PASS  min_mfu")
+       --rule min_mfu=0.15 RC 0 STDOUT "step: qwen3-30b-a3b, t=1 p=1 d=16.*PASS  min_mfu")
 tpcost_cli_case("deepspeed json with an hf config: d = 256/(2*4) = 32, ZeRO-3"
   ARGS convert -q ${fmt_dir}/ds_config.json ${PROJECT_SOURCE_DIR}/examples/hf/llama-3-8b.json RC 0
   STDOUT "\"micro_batch\": 2.*\"hf_config\": \"[^\"]*llama-3-8b\\.json\".*\"stack\": \"deepspeed\",\n    \"zero\": 3.*\"dp\": 32,\n    \"gpus\": 32")
@@ -281,7 +290,7 @@ tpcost_cli_case("megatron-bridge yaml: ddp.use_megatron_fsdp with optim_grads is
 # data_parallel_shard_degree = -1; its one warning printed once.
 set(tt_auto ${fmt_dir}/llama3_8b_torchtitan_dp_auto.toml)
 tpcost_cli_case("torchtitan toml with --gpus 64: G = local_batch_size x DP = 2 x 32"
-  ARGS check ${tt_auto} --gpus 64 --gpu h100-sxm --interconnect ib-ndr --rule min_mfu=0.3 RC 0
+  ARGS check ${tt_auto} --gpus 64 --gpu h100-sxm --interconnect ib-ndr --rule min_mfu=0.25 RC 0
   STDERR "^tpcost: warning: [^\n]*selective_ac_option: checkpointing every 2 layers[^\n]*\n$"
   STDOUT "step: llama-3-8b, t=2 p=1 d=32, b=2 G=64,.*PASS  min_mfu")
 tpcost_cli_case("torchtitan toml: step --from with --gpus 64 derives G"

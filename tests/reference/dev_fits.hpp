@@ -7,6 +7,8 @@
 //   fit_round3_matmul: one GPU model's η_mm of one rate (hardware/efficiency.hpp, per GPU) on
 //     its rows of gb300_b200_torchtitan_rows.json, golden-section on [0.1, 1], Σ error² of the
 //     step time: GB300 FP8/MXFP8 (3 Megatron-Bridge rows), B200 BF16 (4 dense SimuMax rows).
+//   fit_torchtitan: torchtitan's η_mm BF16, η_mm torchao float8 and PyTorch eager's element-wise
+//     traffic factor together on the 6 torchtitan H100 rows of the same file.
 #pragma once
 
 #include "cp_fp8_rows.hpp"
@@ -113,6 +115,49 @@ inline double fit_round3_matmul(const nlohmann::json& rows) {
         return sum;
       },
       0.1, 1.0);
+}
+
+/// The torchtitan rows of the round-3 set (gb300_b200_torchtitan_rows.json): the 6 H100 rows
+/// torchtitan's efficiencies are fitted on.
+inline nlohmann::json torchtitan_fit_rows(const nlohmann::json& rows) {
+  auto out = nlohmann::json::array();
+  for (const auto& r : rows) {
+    if (r.at("stack").get<std::string>() == "fsdp2") {
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
+inline double torchtitan_loss(const nlohmann::json& rows, const torchtitan_trial& x) {
+  double sum = 0.0;
+  for (const auto& r : rows) {
+    const double e = evaluate_round3_row(r, nullptr, &x).error();
+    sum += e * e;
+  }
+  return sum;
+}
+
+/// torchtitan's three constants (efficiency.hpp: η_mm BF16, η_mm torchao float8, the eager
+/// element-wise traffic factor) by coordinate descent with golden-section steps (η on
+/// [0.1, 1], the factor on [1, 5]), minimising Σ error² of the step time over `rows`.
+inline torchtitan_trial fit_torchtitan(const nlohmann::json& rows) {
+  torchtitan_trial x;
+  const auto step = [&](double torchtitan_trial::*field, double lo, double hi) {
+    x.*field = golden_section_minimum(
+        [&](double v) {
+          auto y = x;
+          y.*field = v;
+          return torchtitan_loss(rows, y);
+        },
+        lo, hi);
+  };
+  for (int sweep = 0; sweep < 12; ++sweep) {
+    step(&torchtitan_trial::bf16_matmul, 0.1, 1.0);
+    step(&torchtitan_trial::eager_traffic, 1.0, 5.0);
+    step(&torchtitan_trial::fp8_matmul, 0.1, 1.0);
+  }
+  return x;
 }
 
 }  // namespace tpcost::test

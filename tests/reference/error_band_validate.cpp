@@ -17,8 +17,10 @@
 //   the MoE host time per pass: the 10 BF16 MoE rows.
 //   per-GPU η_mm (round3_fit.cpp): GB300 FP8 on the 3 GB300 FP8/MXFP8 rows, B200 BF16 on the 4
 //     dense SimuMax B200 rows (gb300_b200_torchtitan_rows.hpp).
+//   torchtitan's η_mm BF16, η_mm float8 and eager element-wise traffic (round3_fit.cpp): the 6
+//     torchtitan H100 rows of the same file.
 // Plain (nothing fitted on them): SC21 Table 1 (the A100 η come from Korthikanti et al. 2022),
-// the Megatron-LM README H100 rows, the torchtitan CP rows, the FP8/MXFP8 MoE rows, the other 9
+// the Megatron-LM README H100 rows, the torchtitan CP rows, the FP8/MXFP8 MoE rows, the other 3
 // third-round rows, the 12 fourth-round rows (moe_cp_dev_rows.hpp).
 #include <algorithm>
 #include <cmath>
@@ -167,7 +169,8 @@ void add_moe(std::vector<dev_row>& out) {
 }
 
 /// The third-round rows (gb300_b200_torchtitan_rows.hpp): leave-one-out for the rows a per-GPU
-/// η_mm is fitted on (round3_fit.cpp: GB300 FP8, B200 BF16), the fit rerun without the row;
+/// η_mm is fitted on (round3_fit.cpp: GB300 FP8, B200 BF16) and the torchtitan rows, the fit
+/// rerun without the row;
 /// plain for the rest.
 void add_round3(std::vector<dev_row>& out) {
   const auto all = round3_dev_rows();
@@ -195,6 +198,18 @@ void add_round3(std::vector<dev_row>& out) {
       row.residual = evaluate_round3_row(run, &x).error();
       row.left_one_out = true;
       row.fitted = fit == round3_fit::gb300_fp8 ? "GB300 FP8 eta_mm" : "B200 BF16 eta_mm";
+    }
+    if (run.at("stack").get<std::string>() == "fsdp2") {  // torchtitan's three constants
+      auto rest = nlohmann::json::array();
+      for (const auto& other : torchtitan_fit_rows(all)) {
+        if (other.at("id") != run.at("id")) {
+          rest.push_back(other);
+        }
+      }
+      const auto x = fit_torchtitan(rest);
+      row.residual = evaluate_round3_row(run, nullptr, &x).error();
+      row.left_one_out = true;
+      row.fitted = "torchtitan eta_mm BF16, eta_mm float8, eager element-wise traffic";
     }
     out.push_back(row);
   }

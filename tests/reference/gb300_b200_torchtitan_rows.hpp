@@ -5,9 +5,11 @@
 // long-context step with each row's layout and the setup its fields spell out: the stack profile
 // it names with the TP and gradient-sync overlaps it states, the GPU preset with its generation's
 // efficiencies (hardware/efficiency.hpp), the preset's reference interconnect unless the row
-// names one, fused attention, sequence parallelism when t > 1. Nothing is fitted on them: the
-// error-band validation (error_band_validate.cpp) takes their plain residuals, step time against
-// step time (the GB300 and torchtitan rows' from their tokens/s, by exact arithmetic).
+// names one, fused attention, sequence parallelism when t > 1, and the kernels the row ran
+// (kernels_of: torchtitan's eager or compiled PyTorch kernels). round3_fit.cpp fits the per-GPU
+// and torchtitan efficiencies on some of them (dev_fits.hpp); the error-band validation
+// (error_band_validate.cpp) takes step time against step time (the GB300 and torchtitan rows'
+// from their tokens/s, by exact arithmetic), leave-one-out where a fit saw the row.
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -37,9 +39,29 @@ inline nlohmann::json round3_dev_rows() {
   return nlohmann::json::parse(in).at("rows");
 }
 
+/// The torchtitan efficiencies a fit tries in place of efficiency.hpp's (round3_fit.cpp): η_mm
+/// of the BF16 GEMMs (eager and compiled), of torchao float8's GEMMs, and PyTorch eager's
+/// element-wise traffic factor (compiled rows: 1).
+struct torchtitan_trial {
+  double bf16_matmul = 0.5, fp8_matmul = 0.5, eager_traffic = 2.0;
+};
+
+/// The kernels a row ran: its stack's (fsdp2: PyTorch eager, or compiled where the row's
+/// torch_compile says so).
+inline kernel_stack kernels_of(const nlohmann::json& r) {
+  if (r.at("stack").get<std::string>() != "fsdp2") {
+    return kernel_stack::megatron_fused;
+  }
+  return r.value("torch_compile", false) ? kernel_stack::pytorch_compiled
+                                         : kernel_stack::pytorch_eager;
+}
+
 /// `matmul`, when given, replaces the row's η_mm of its linear recipe (and of the BF16 GEMMs in
-/// a BF16 row): what round3_fit.cpp and the leave-one-out rerun try.
-inline round3_row evaluate_round3_row(const nlohmann::json& r, const double* matmul = nullptr) {
+/// a BF16 row): what round3_fit.cpp and the leave-one-out rerun try; `titan`, the torchtitan
+/// efficiencies of a torchtitan row.
+inline round3_row evaluate_round3_row(const nlohmann::json& r, const double* matmul = nullptr,
+                                      const torchtitan_trial* titan = nullptr) {
+  const auto kernels = kernels_of(r);
   const auto& gpu = gpu_preset_by_name(r.at("gpu").get<std::string>(), "gpu");
   long_context_inputs lc;
   step_inputs& in = lc.step;
@@ -70,7 +92,7 @@ inline round3_row evaluate_round3_row(const nlohmann::json& r, const double* mat
   par.sequence_parallel = par.tp > 1;
   par.recompute = parse_recompute(r.at("recompute").get<std::string>(), "recompute");
   par.zero = static_cast<zero_stage>(r.at("zero").get<int>());
-  in.gpu = bf16_device_for(gpu);
+  in.gpu = bf16_device_for(gpu, kernels);
   in.memory_capacity = gpu.memory.value;
   if (r.contains("memory_bandwidth_tb_s")) {
     in.gpu.memory_bandwidth = bytes_per_second(r.at("memory_bandwidth_tb_s").get<double>() * 1e12);
@@ -94,7 +116,14 @@ inline round3_row evaluate_round3_row(const nlohmann::json& r, const double* mat
   lc.cp = {.cp = r.at("cp").get<std::int64_t>()};
   const auto precision = r.at("precision").get<std::string>();
   lc.precision = precision_device_for(
-      gpu, {.linear = parse_linear_precision(precision, "precision")}, "precision");
+      gpu, {.linear = parse_linear_precision(precision, "precision")}, "precision", kernels);
+  if (titan != nullptr && kernels != kernel_stack::megatron_fused) {
+    const bool bf16 = lc.precision.options.linear == linear_precision::bf16;
+    in.gpu.efficiency.matmul = titan->bf16_matmul;
+    in.gpu.efficiency.elementwise_traffic =
+        kernels == kernel_stack::pytorch_eager ? titan->eager_traffic : 1.0;
+    lc.precision.linear_efficiency = bf16 ? titan->bf16_matmul : titan->fp8_matmul;
+  }
   if (matmul != nullptr) {
     lc.precision.linear_efficiency = *matmul;
     if (lc.precision.options.linear == linear_precision::bf16) {

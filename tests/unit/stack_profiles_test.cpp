@@ -51,7 +51,7 @@ TEST_CASE("Every profile names its release and cites every choice and names are 
          {p.tp_overlap.source, p.dp_overlap.source, p.dp_overlap_zero3.source,
           p.grad_wire_bytes.source, p.state.source, p.attention.source, p.max_zero.source,
           p.sharding_with_pp.source, p.gathers_per_micro_batch.source, p.gathered_layers.source,
-          p.p2p_overlap.source, p.sequence_parallel.source}) {
+          p.p2p_overlap.source, p.sequence_parallel.source, p.kernels.source}) {
       CHECK(source.size() > 10);
     }
   }
@@ -252,4 +252,66 @@ TEST_CASE("Userbuffers TP overlap needs SP and a TP group inside one NVLink doma
   in.par.sequence_parallel = false;
   plain.par.sequence_parallel = false;
   CHECK(evaluate_step(in).time.tp_comm.value() == evaluate_step(plain).time.tp_comm.value());
+}
+
+TEST_CASE(
+    "Megatron stacks keep the fitted efficiencies, torchtitan's PyTorch kernels have their own",
+    "[stack]") {
+  for (const auto& p : stack_profiles) {
+    INFO(p.name);
+    CHECK((p.kernels.value == kernel_stack::megatron_fused) == (p.stack != software_stack::fsdp2));
+  }
+  // torchtitan v0.2.2 job_config.py: [compile] enable = False.
+  CHECK(profile_of(software_stack::fsdp2).kernels.value == kernel_stack::pytorch_eager);
+  for (const auto& gpu : gpu_presets) {
+    for (const auto rate : {tensor_rate::bf16, tensor_rate::fp8, tensor_rate::fp4}) {
+      INFO(gpu.name);
+      const auto te = default_efficiency(gpu.name, gpu.arch, rate);
+      const auto same = default_efficiency(gpu.name, gpu.arch, rate, kernel_stack::megatron_fused);
+      CHECK(same.matmul == te.matmul);
+      CHECK(same.memory == te.memory);
+      CHECK(same.attention == te.attention);
+      CHECK(same.elementwise_traffic == 1.0);
+      CHECK(same.source == te.source);
+      const auto eager = default_efficiency(gpu.name, gpu.arch, rate, kernel_stack::pytorch_eager);
+      const auto compiled =
+          default_efficiency(gpu.name, gpu.arch, rate, kernel_stack::pytorch_compiled);
+      CHECK(eager.matmul == compiled.matmul);  // the same aten GEMMs
+      CHECK(eager.elementwise_traffic > 1.0);
+      CHECK(compiled.elementwise_traffic == 1.0);
+      const bool fitted = gpu.name == "H100-SXM" && rate != tensor_rate::fp4;
+      CHECK((eager.source.find("fitted") != std::string_view::npos) == fitted);
+      CHECK((eager.source.find("assumption") == 0) == !fitted);
+    }
+  }
+}
+
+TEST_CASE("torch.compile speeds up the element-wise kernels only", "[stack]") {
+  const auto& h100 = gpu_preset_by_name("h100-sxm", "gpu");
+  const auto eager =
+      default_efficiency(h100.name, h100.arch, tensor_rate::bf16, kernel_stack::pytorch_eager);
+  const auto compiled =
+      default_efficiency(h100.name, h100.arch, tensor_rate::bf16, kernel_stack::pytorch_compiled);
+  auto in = small_gpt(profile_of(software_stack::fsdp2), 1, 1, 8, zero_stage::parameters);
+  in.gpu.efficiency = {.matmul = eager.matmul,
+                       .memory = eager.memory,
+                       .attention = eager.attention,
+                       .elementwise_traffic = eager.elementwise_traffic};
+  const auto slow = evaluate_step(in);
+  in.gpu.efficiency.elementwise_traffic = compiled.elementwise_traffic;
+  const auto fast = evaluate_step(in);
+  CHECK(fast.step_time < slow.step_time);
+  // The factor scales the element-wise kernels' time, linearly, and nothing else: the fused
+  // attention core and the GEMMs stay as they were.
+  const auto layer = [&](double k) {
+    in.gpu.efficiency.elementwise_traffic = k;
+    return layer_compute_time(in.model, 1, 1, in.gpu, attention_kernel::fused);
+  };
+  const auto one = layer(1.0), two = layer(2.0), three = layer(3.0);
+  CHECK(two.other_forward > one.other_forward);
+  CHECK_THAT((three.other_forward - two.other_forward).value(),
+             near((two.other_forward - one.other_forward).value()));
+  CHECK_THAT((three.backward - two.backward).value(), near((two.backward - one.backward).value()));
+  CHECK(two.attention_core_forward == one.attention_core_forward);
+  CHECK(two.grad_accumulation == one.grad_accumulation);
 }

@@ -24,6 +24,24 @@ struct sourced_efficiency {
   double attention = 0.50;  ///< η_attn: fused causal attention, of its rate's peak, on the
                             ///< FLOPs the kernel runs (half the s×s scores; compute_model.hpp)
   std::string_view source;
+  /// Bytes the element-wise kernels move against the fused kernels compute_model.hpp counts
+  /// (1: fused; PyTorch eager's unfused ops move more: kernel_stack below).
+  double elementwise_traffic = 1.0;
+};
+
+/// The kernels a software stack runs its step with (stack_profiles.hpp names each stack's):
+/// the fits below were made on rows of one of them, and hold for that one.
+enum class kernel_stack {
+  /// Megatron-LM's fused CUDA kernels and Transformer Engine's (cuBLASLt GEMMs, cuDNN or
+  /// FlashAttention, fused norms, bias-activation and bias-dropout-add): every fit of the
+  /// generation tables was made on rows run with them.
+  megatron_fused,
+  /// PyTorch eager (torchtitan without torch.compile): aten GEMMs (cuBLAS), SDPA's flash
+  /// kernel, and one kernel per op for the norms, RoPE, SwiGLU and residual adds.
+  pytorch_eager,
+  /// torchtitan with torch.compile (inductor, per TransformerBlock): the same aten GEMMs and
+  /// SDPA, the element-wise ops fused into Triton kernels.
+  pytorch_compiled,
 };
 
 namespace detail::efficiency {
@@ -81,12 +99,46 @@ inline constexpr std::string_view b200_bf16 =
 inline constexpr std::string_view gb200_bf16 =
     "assumption: no GB200 BF16 development row; the B200 BF16 fit (the same Blackwell GPU at "
     "1,200 W against 1,000 W; GB200's FP8 takes the B200 FP8 fit too)";
+// torchtitan (PyTorch eager / torch.compile / torchao float8) on H100: three constants fitted
+// together on the 6 torchtitan end-2024 H100 development rows (Llama-3.1 8B, FSDP 8 and 128,
+// eager, + torch.compile, + compile + torchao float8 tensorwise;
+// tests/reference/round3_fit.cpp). One η_mm of the BF16 GEMMs for eager and compiled alike
+// (both call the same aten GEMMs: inductor does not replace them without max-autotune), and
+// one eager traffic factor on the element-wise kernels' bytes, which torch.compile fuses back to
+// the fused count (factor 1): so the compile speed-up is priced where it is, on the element-wise
+// and norm work, not folded into the GEMMs' η. η_mm FP8 is torchao float8's tensorwise GEMMs
+// with their amax and cast kernels, on the compiled rows. The rows' H100s are the 500 W HBM2e
+// SKU (Meta Grand Teton): the power cap is in the η too.
+inline constexpr std::string_view torchtitan_h100_bf16 =
+    "torchtitan (PyTorch kernels) on H100 BF16: eta_mm 0.492, shared by eager and torch.compile, "
+    "and eager's element-wise traffic x2.46 of the fused kernels' (torch.compile: x1), fitted "
+    "with torchao float8's eta_mm on the 6 torchtitan end-2024 H100 development rows "
+    "(Llama-3.1 8B FSDP 8 and 128, 500 W HBM2e; tests/reference/round3_fit.cpp); "
+    "leave-one-out: eager rows mean 3.9%, worst 4.0%; compiled BF16 rows mean 3.6%, worst 3.7%; "
+    "eta_attn and eta_bw the Hopper values (SDPA's flash kernel; not fitted)";
+inline constexpr std::string_view torchtitan_h100_fp8 =
+    "torchtitan torchao float8 (tensorwise) on H100: eta_mm 0.402, its amax and cast kernels "
+    "included, fitted with the BF16 eta_mm and the eager traffic factor on the 6 torchtitan "
+    "H100 development rows (tests/reference/round3_fit.cpp); leave-one-out on the 2 compiled "
+    "float8 rows: 3.4% and 3.5%; eta_attn and eta_bw the Hopper values (not fitted)";
+inline constexpr std::string_view torchtitan_hopper =
+    "assumption: no torchtitan development row on this Hopper GPU; the H100 torchtitan fit "
+    "(tests/reference/round3_fit.cpp)";
+inline constexpr std::string_view torchtitan_other =
+    "assumption: no torchtitan development row for this GPU and rate; the Transformer Engine "
+    "values of its generation, with the H100 fit's eager element-wise traffic factor";
 }  // namespace detail::efficiency
 
 /// The fitted per-GPU η_mm (efficiency.hpp's sources name the rows and the leave-one-out error).
 inline constexpr double blackwell_fp8_matmul = 0.53;  ///< the B200 NeMo fit (blackwell_fp8)
 inline constexpr double gb300_fp8_matmul = 0.701;
 inline constexpr double b200_bf16_matmul = 0.433;
+/// torchtitan on H100 (detail::efficiency::torchtitan_h100_bf16, _fp8): η_mm of its BF16 and
+/// torchao float8 GEMMs, and the bytes PyTorch eager's element-wise kernels move against the
+/// fused count.
+inline constexpr double torchtitan_h100_bf16_matmul = 0.492;
+inline constexpr double torchtitan_h100_fp8_matmul = 0.402;
+inline constexpr double pytorch_eager_elementwise_traffic = 2.46;
 
 /// The default η_mm, η_bw and attention η for kernels of `rate` on `arch` (attention: of the
 /// BF16 peak for BF16 attention).
@@ -131,6 +183,29 @@ constexpr sourced_efficiency default_efficiency(std::string_view gpu, gpu_archit
     e.source = b200_bf16;
   } else if (gpu == "GB300-NVL72" && rate == tensor_rate::fp8) {
     e.source = gb300_fp8;
+  }
+  return e;
+}
+
+/// The default η for kernels of `rate` on `gpu` of `arch` run by `kernels`: the Megatron / TE
+/// values above unchanged for megatron_fused; for PyTorch's kernels the H100 torchtitan fit on
+/// Hopper, else (said so) the generation's values, and eager's element-wise traffic factor.
+constexpr sourced_efficiency default_efficiency(std::string_view gpu, gpu_architecture arch,
+                                                tensor_rate rate, kernel_stack kernels) {
+  using namespace detail::efficiency;
+  auto e = default_efficiency(gpu, arch, rate);
+  if (kernels == kernel_stack::megatron_fused) {
+    return e;
+  }
+  e.elementwise_traffic =
+      kernels == kernel_stack::pytorch_eager ? pytorch_eager_elementwise_traffic : 1.0;
+  if (arch == gpu_architecture::hopper && (rate == tensor_rate::bf16 || rate == tensor_rate::fp8)) {
+    e.matmul = rate == tensor_rate::bf16 ? torchtitan_h100_bf16_matmul : torchtitan_h100_fp8_matmul;
+    e.source = gpu != "H100-SXM"           ? torchtitan_hopper
+               : rate == tensor_rate::bf16 ? torchtitan_h100_bf16
+                                           : torchtitan_h100_fp8;
+  } else {
+    e.source = torchtitan_other;
   }
   return e;
 }

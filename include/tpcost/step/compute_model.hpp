@@ -34,6 +34,11 @@ struct kernel_efficiency {
   /// the FLOPs it runs (the causal half of the s×s scores), forward and backward alike;
   /// fused_attention_forward_time is its one use. Per generation in hardware/efficiency.hpp.
   double attention = 0.50;
+  /// HBM bytes the layers' element-wise kernels move, relative to the fused kernels counted in
+  /// layer_compute_time (Megatron-LM's and Transformer Engine's, and what torch.compile's
+  /// inductor fuses the same ops into): 1, or PyTorch eager's unfused ops (efficiency.hpp,
+  /// kernel_stack). Not applied to the logits' cross-entropy or the optimizer.
+  double elementwise_traffic = 1.0;
 };
 
 /// The compute side of one GPU as the step model needs it.
@@ -257,13 +262,16 @@ constexpr layer_compute layer_compute_time(const transformer_spec& model, std::i
   const double routed_act = mlp.routed_tokens * (mlp.expert_ffn * gated);
   const double permute = 8.0 * h * (mlp.permuted_copies + mlp.sorted_copies) +
                          20.0 * mlp.router_tokens * mlp.router_width;
-  const bytes fwd_other = (2 * 4 * x + 2 * 7 * x + 4 * tokens * qkv_width + 4 * tokens * q / t +
+  const double k = gpu.efficiency.elementwise_traffic;  // 1: the fused kernels counted here
+  const bytes fwd_other = k *
+                          (2 * 4 * x + 2 * 7 * x + 4 * tokens * qkv_width + 4 * tokens * q / t +
                            4 * tokens * act_width + 4 * routed_act + permute) *
                           units::B;
-  const bytes fwd_attention = (fused ? 0.0 : 4 + 5) * scores * units::B;
+  const bytes fwd_attention = k * (fused ? 0.0 : 4 + 5) * scores * units::B;
   // backward: dropout/bias-grad/residual 26X, norm backward 20X, activation backward + bias grad
   // 8·T·width/t, permute + QKV bias grad 4·T·q/t + 2·T·qkv; softmax 6A + dropout 5A.
   const bytes bwd_elementwise =
+      k *
       (2 * 13 * x + 2 * 10 * x + 8 * tokens * act_width + 8 * routed_act + permute +
        4 * tokens * q / t + 2 * tokens * qkv_width + (fused ? 0.0 : 6 + 5) * scores) *
       units::B;

@@ -48,26 +48,32 @@ struct precision_device {
   precision_support support{};  ///< the GPU's: whether FP8 GEMMs need a transpose (memory)
 };
 
-/// The BF16 side of a GPU preset with its generation's default η (efficiency.hpp).
-inline compute_device bf16_device_for(const gpu_preset& gpu) {
-  const auto e = default_efficiency(gpu.name, gpu.arch, tensor_rate::bf16);
+/// The BF16 side of a GPU preset with the default η (efficiency.hpp) of its model or
+/// generation, for the kernels a stack runs (`kernels`, stack_profiles.hpp).
+inline compute_device bf16_device_for(const gpu_preset& gpu,
+                                      kernel_stack kernels = kernel_stack::megatron_fused) {
+  const auto e = default_efficiency(gpu.name, gpu.arch, tensor_rate::bf16, kernels);
   return {.peak = gpu.peak.bf16.value,
           .memory_bandwidth = gpu.memory_bandwidth.value,
-          .efficiency = {.matmul = e.matmul, .memory = e.memory, .attention = e.attention}};
+          .efficiency = {.matmul = e.matmul,
+                         .memory = e.memory,
+                         .attention = e.attention,
+                         .elementwise_traffic = e.elementwise_traffic}};
 }
 
 /// The recipe on a GPU preset: refuses one the GPU cannot run (invalid_spec(field, ...) naming
 /// the GPU: FP4 on Hopper, FP8 on Ampere, MXFP8 before Blackwell), else its rate's peak and the
-/// generation's default η for the linear GEMMs and for attention.
+/// generation's default η for the linear GEMMs and for attention, for the stack's `kernels`.
 inline precision_device precision_device_for(const gpu_preset& gpu, const precision_options& opts,
-                                             std::string_view field) {
+                                             std::string_view field,
+                                             kernel_stack kernels = kernel_stack::megatron_fused) {
   check_support(opts, support_of(gpu.arch), gpu.name, field);
   const auto rate = linear_rate(opts);
   return {.options = opts,
           .linear_peak = rate_peak(gpu, rate, field).value,
-          .linear_efficiency = default_efficiency(gpu.name, gpu.arch, rate).matmul,
+          .linear_efficiency = default_efficiency(gpu.name, gpu.arch, rate, kernels).matmul,
           .attention_efficiency =
-              default_efficiency(gpu.name, gpu.arch, attention_rate(opts)).attention,
+              default_efficiency(gpu.name, gpu.arch, attention_rate(opts), kernels).attention,
           .attention_peak = rate_peak(gpu, attention_rate(opts), field).value,
           .support = support_of(gpu.arch)};
 }

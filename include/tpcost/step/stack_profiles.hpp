@@ -37,6 +37,7 @@
 
 #include "tpcost/base/error.hpp"
 #include "tpcost/base/quote.hpp"
+#include "tpcost/hardware/efficiency.hpp"
 #include "tpcost/model/memory.hpp"
 #include "tpcost/model/parallelism.hpp"
 #include "tpcost/step/compute_model.hpp"
@@ -75,6 +76,9 @@ struct stack_profile {
   cited<std::int64_t> gathered_layers;
   cited<double> p2p_overlap;
   cited<bool> sequence_parallel;
+  /// The kernels the stack runs when launched without the flags that change them: whose
+  /// efficiencies (hardware/efficiency.hpp, default_efficiency with a kernel_stack) price it.
+  cited<kernel_stack> kernels;
 };
 
 // clang-format off
@@ -116,7 +120,10 @@ inline constexpr std::array<stack_profile, 5> stack_profiles{{
                           "interleaved schedule (schedules.py posts isend/irecv before the "
                           "micro-batch's compute and waits after it)"},
      .sequence_parallel = {false, "megatron/training/arguments.py: --sequence-parallel is off "
-                                  "unless given"}},
+                                  "unless given"},
+     .kernels = {kernel_stack::megatron_fused,
+                 "megatron/core/models/gpt/gpt_layer_specs.py: the Transformer Engine layer spec "
+                 "(TE GEMMs, fused norms, cuDNN/flash attention)"}},
     {.stack = software_stack::megatron_2021,
      .name = "megatron-2021",
      .release = "NVIDIA/Megatron-LM v2.5 (e269e20, Aug 2021), the SC21 runs",
@@ -142,7 +149,10 @@ inline constexpr std::array<stack_profile, 5> stack_profiles{{
      .gathered_layers = {2, "no sharding"},
      .p2p_overlap = {0.0, "megatron/schedules.py (v2.5): blocking p2p before and after each "
                           "micro-batch"},
-     .sequence_parallel = {false, "no sequence parallelism before Megatron-LM v3 (2022)"}},
+     .sequence_parallel = {false, "no sequence parallelism before Megatron-LM v3 (2022)"},
+     .kernels = {kernel_stack::megatron_fused,
+                 "megatron/fused_kernels: fused scaled-masked softmax, bias-GeLU, "
+                 "bias-dropout-add (the A100 eta are calibrated on these runs)"}},
     {.stack = software_stack::deepspeed,
      .name = "deepspeed",
      .release = "deepspeedai/DeepSpeed v0.19.5",
@@ -174,7 +184,10 @@ inline constexpr std::array<stack_profile, 5> stack_profiles{{
                             "parameters, about a layer of a 7B model)"},
      .p2p_overlap = {0.0, "deepspeed/runtime/pipe/engine.py: 1F1B without interleaving; "
                           "sends and receives are instructions of the schedule"},
-     .sequence_parallel = {false, "DeepSpeed's engine has no Megatron-SP (Ulysses is CP)"}},
+     .sequence_parallel = {false, "DeepSpeed's engine has no Megatron-SP (Ulysses is CP)"},
+     .kernels = {kernel_stack::megatron_fused,
+                 "Megatron-DeepSpeed runs Megatron's fused kernels (the SC21 Table 2 rows); a "
+                 "Hugging Face model under DeepSpeed runs PyTorch eager, not priced apart"}},
     {.stack = software_stack::fsdp2,
      .name = "fsdp2",
      .release = "pytorch/torchtitan v0.2.2 (73a0e69)",
@@ -208,7 +221,10 @@ inline constexpr std::array<stack_profile, 5> stack_profiles{{
      .p2p_overlap = {0.0, "torch.distributed.pipelining: tpcost keeps the sends and receives "
                           "exposed (no measurement of their overlap)"},
      .sequence_parallel = {true, "torchtitan/models/llama3/infra/parallelize.py apply_tp: "
-                                 "SequenceParallel on the norms whenever TP is on"}},
+                                 "SequenceParallel on the norms whenever TP is on"},
+     .kernels = {kernel_stack::pytorch_eager,
+                 "torchtitan/config/job_config.py: [compile] enable = False (components "
+                 "[\"model\", \"loss\"]): PyTorch eager kernels; --torch-compile"}},
     {.stack = software_stack::megatron_bridge,
      .name = "megatron-bridge",
      .release = "NVIDIA-NeMo/Megatron-Bridge 067f987df0 (2026-08-22, after v0.2.0rc6), the "
@@ -241,7 +257,9 @@ inline constexpr std::array<stack_profile, 5> stack_profiles{{
                           "v > 1 (batch_p2p_comm otherwise)"},
      .sequence_parallel = {true, "the perf recipes set model.sequence_parallel = True whenever "
                                  "tensor_model_parallel_size > 1 (perf_recipes/llama/h100/"
-                                 "llama3.py)"}},
+                                 "llama3.py)"},
+     .kernels = {kernel_stack::megatron_fused,
+                 "the recipes' transformer_impl = \"transformer_engine\""}},
 }};
 // clang-format on
 
