@@ -267,6 +267,36 @@ step_report evaluate_step_flags(const step_flags& f) {
                                 in.topology.gpus_per_node, report.stack, par);
   in.options = report.stack.options;
   in.options.recompute = to_recompute_recipe(f, report.model.spec, par, in.options.selective);
+  // What the recipe changes, listed with the stack's settings, and what it leaves uncosted.
+  const auto& recipe = in.options.recompute;
+  if (!f.recompute_modules.empty()) {
+    report.stack.settings.push_back(
+        {.field = "recompute_modules",
+         .value = recompute_modules_to_string(recipe.modules),
+         .source = "--recompute-modules: the memory each module's recomputation frees "
+                   "(Megatron-Core core_v0.16.0); the time of recomputing modules other than "
+                   "core_attn is not costed",
+         .from_flag = true});
+  }
+  if (!f.recompute_method.empty() || !f.recompute_num_layers.empty()) {
+    report.stack.settings.push_back(
+        {.field = "recompute_layers",
+         .value = fmt::format("{} {}", to_string(recipe.method), recipe.num_layers),
+         .source = recipe.method == recompute_method::block
+                       ? "--recompute-method block: N layers of each model chunk recomputed "
+                         "(memory and time), the others keep every activation"
+                       : "--recompute-method uniform: units of N layers, each keeping its input; "
+                         "every layer's forward runs again",
+         .from_flag = true});
+  }
+  if (recipe.offload_layers > 0) {
+    report.stack.settings.push_back(
+        {.field = "cpu_offloading_num_layers",
+         .value = std::to_string(recipe.offload_layers),
+         .source = "--cpu-offloading-num-layers: those layers' activations leave the GPU; the "
+                   "PCIe copies to the host and back are not costed in the step time",
+         .from_flag = true});
+  }
   // Without --zero the job shards as its stack does by default (fsdp2: fully_shard, stage 3).
   const auto& default_zero = report.stack.profile->default_zero;
   if (f.zero.empty() && par.dp > 1) {
