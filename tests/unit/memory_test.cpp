@@ -556,17 +556,17 @@ TEST_CASE("Full recomputation by Megatron's uniform and block methods, derived b
 }
 
 TEST_CASE("CPU offloading moves the offloaded layers' activations off the GPU", "[memory]") {
-  // p = 1: one micro-batch of 4 layers in flight, 4*784; offloading 2 keeps 2*784. Plus the
-  // embedding masks 64 and the output layer 4*sbh + 6*s*b*V/t = 128 + 192.
+  // p = 1: one micro-batch of 4 layers in flight, 4*784; offloading 2 keeps 2*784. Plus one
+  // micro-batch's embedding mask, sbh = 32, and the output layer 4*sbh + 6*s*b*V/t = 128 + 192.
   const auto spec = gpt_spec(4, 8, 2, 16, 4);
   const parallel_config par{.tp = 2, .pp = 1, .dp = 2, .micro_batch = 1, .global_batch = 8};
   recompute_recipe recipe;
   recipe.offload_layers = 2;
   const auto r = memory_per_gpu(spec, par, bytes(2e4), unfused, mixed_precision_adam, 2, {},
                                 selective_policy::attention_core, recipe);
-  CHECK(r.stages[0].activations.value() == 2 * 784 + 64 + 320);
+  CHECK(r.stages[0].activations.value() == 2 * 784 + 32 + 320);
   CHECK(memory_per_gpu(spec, par, bytes(2e4), unfused).stages[0].activations.value() ==
-        4 * 784 + 64 + 320);
+        4 * 784 + 32 + 320);
 }
 
 TEST_CASE("Megatron's recompute module names are read as lists, and unknown ones refused",
