@@ -671,7 +671,8 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   const layer_compute dense_kernels = y.kernels.plus(y.mla_down[sp]);
   const layer_compute moe_kernels = y.moe_kernels.plus(y.mla_down[sp]);
   const seconds layer_compute =
-      dense_kernels.total(c.recompute, opt.selective) + dense_kernels.grad_accumulation;
+      dense_kernels.total(c.recompute, opt.selective, opt.recompute.modules) +
+      dense_kernels.grad_accumulation;
   // Overlap hides a share of the TP collectives, but at most the compute they overlap with:
   // exposed = comm − hidden, hidden <= compute.
   const seconds tp_exposed = exposed_after_overlap(tp_layer, tp_overlap, layer_compute);
@@ -693,7 +694,8 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   // forward). All zero for a dense model.
   seconds moe_compute{}, moe_tp_exposed{}, ep_exposed{};
   if (is_moe(env.model.moe)) {
-    moe_compute = moe_kernels.total(c.recompute, opt.selective) + moe_kernels.grad_accumulation;
+    moe_compute = moe_kernels.total(c.recompute, opt.selective, opt.recompute.modules) +
+                  moe_kernels.grad_accumulation;
     const double half_ar = 0.5 * counts.all_reduce;
     const double half_rs = 0.5 * counts.reduce_scatter;
     const double half_ag = 0.5 * counts.all_gather;
