@@ -1,5 +1,9 @@
 #include "commands/step_flags.hpp"
 
+#include <algorithm>
+
+#include <fmt/format.h>
+
 #include "options/cli_options.hpp"
 #include "options/short_flags.hpp"
 #include "tpcost/base/checked.hpp"
@@ -124,6 +128,71 @@ precision_device with_attention_override(precision_device device, double attenti
   return device;
 }
 
+/// --recompute-modules, --recompute-method, --recompute-num-layers and
+/// --cpu-offloading-num-layers, checked as Megatron-Core's TransformerConfig.__post_init__
+/// checks them (core_v0.16.0, transformer_config.py).
+recompute_recipe to_recompute_recipe(const step_flags& f, const transformer_spec& model,
+                                     const parallel_config& par, selective_policy policy) {
+  recompute_recipe recipe;
+  if (!f.recompute_modules.empty()) {
+    recipe.modules = parse_recompute_modules(f.recompute_modules, "--recompute-modules");
+    if (par.recompute != recompute_mode::selective) {
+      throw invalid_spec("--recompute-modules",
+                         "applies to --recompute selective only (Megatron's recompute_modules "
+                         "choose what selective recomputation reruns)");
+    }
+    if (policy != selective_policy::attention_core) {
+      throw invalid_spec("--recompute-modules",
+                         "are Megatron-Core's; this stack's selective recomputation is "
+                         "torchtitan's per-op policy");
+    }
+    if (recipe.has(recompute_module::mla_up_proj) && !is_mla(model.mla)) {
+      throw invalid_spec("--recompute-modules",
+                         "mla_up_proj needs multi-latent attention (Megatron refuses it "
+                         "without --multi-latent-attention)");
+    }
+  }
+  const bool full = par.recompute == recompute_mode::full;
+  if (!f.recompute_method.empty()) {
+    recipe.method = parse_recompute_method(f.recompute_method, "--recompute-method");
+    if (!full) {
+      throw invalid_spec("--recompute-method", "applies to --recompute full only");
+    }
+  }
+  if (!f.recompute_num_layers.empty()) {
+    const auto n = parse_count(f.recompute_num_layers, "--recompute-num-layers");
+    const auto stages = std::max<std::int64_t>(1, par.pp) * std::max<std::int64_t>(1, par.vpp);
+    const auto chunk = (model.layers + stages - 1) / stages;
+    const auto least = recipe.method == recompute_method::block ? 0 : 1;
+    if (n < least || n > chunk) {
+      throw invalid_spec("--recompute-num-layers",
+                         fmt::format("{} is out of range; expected {}..{}, the layers of a model "
+                                     "chunk (L/(p*v) = {}/{})",
+                                     n, least, chunk, model.layers, stages));
+    }
+    if (!full) {
+      throw invalid_spec("--recompute-num-layers", "applies to --recompute full only");
+    }
+    recipe.num_layers = n;
+  }
+  if (!f.cpu_offloading_num_layers.empty()) {
+    const auto n = parse_count(f.cpu_offloading_num_layers, "--cpu-offloading-num-layers");
+    if (n < 0 || n >= model.layers) {
+      throw invalid_spec("--cpu-offloading-num-layers",
+                         fmt::format("{} is out of range; expected 0..{} (Megatron offloads "
+                                     "fewer layers than the model has)",
+                                     n, model.layers - 1));
+    }
+    if (par.pp > 1 || par.recompute != recompute_mode::none) {
+      throw invalid_spec("--cpu-offloading-num-layers",
+                         "needs p = 1 and no recomputation (Megatron-Core refuses CPU "
+                         "offloading with pipelines and with recomputation)");
+    }
+    recipe.offload_layers = n;
+  }
+  return recipe;
+}
+
 }  // namespace
 
 context_parallel to_context_parallel(const step_flags& f) {
@@ -199,6 +268,37 @@ step_report evaluate_step_flags(const step_flags& f) {
   apply_stack_sequence_parallel(f.sp, f.no_sp, f.software.stack.tp_comm_overlap,
                                 in.topology.gpus_per_node, report.stack, par);
   in.options = report.stack.options;
+  in.options.recompute = to_recompute_recipe(f, report.model.spec, par, in.options.selective);
+  // What the recipe changes, listed with the stack's settings, and what it leaves uncosted.
+  const auto& recipe = in.options.recompute;
+  if (!f.recompute_modules.empty()) {
+    report.stack.settings.push_back(
+        {.field = "recompute_modules",
+         .value = recompute_modules_to_string(recipe.modules),
+         .source = "--recompute-modules: the memory each module's recomputation frees "
+                   "(Megatron-Core core_v0.16.0) and its rerun forward kernels; not their "
+                   "collectives (SP, the MoE dispatch) nor their FLOPs in HFU",
+         .from_flag = true});
+  }
+  if (!f.recompute_method.empty() || !f.recompute_num_layers.empty()) {
+    report.stack.settings.push_back(
+        {.field = "recompute_layers",
+         .value = fmt::format("{} {}", to_string(recipe.method), recipe.num_layers),
+         .source = recipe.method == recompute_method::block
+                       ? "--recompute-method block: N layers of each model chunk recomputed "
+                         "(memory and time), the others keep every activation"
+                       : "--recompute-method uniform: units of N layers, each keeping its input; "
+                         "every layer's forward runs again",
+         .from_flag = true});
+  }
+  if (recipe.offload_layers > 0) {
+    report.stack.settings.push_back(
+        {.field = "cpu_offloading_num_layers",
+         .value = std::to_string(recipe.offload_layers),
+         .source = "--cpu-offloading-num-layers: those layers' activations leave the GPU; the "
+                   "PCIe copies to the host and back are not costed in the step time",
+         .from_flag = true});
+  }
   // Without --zero the job shards as its stack does by default (fsdp2: fully_shard, stage 3).
   const auto& default_zero = report.stack.profile->default_zero;
   if (f.zero.empty() && par.dp > 1) {
@@ -318,6 +418,19 @@ void add_step_flags(CLI::App& cmd, step_flags& f) {
   layout->add_flag("--no-sp", f.no_sp, "no sequence parallelism, whatever the stack does");
   layout->add_option("--recompute", f.recompute, "activation recomputation: none|selective|full")
       ->capture_default_str();
+  layout->add_option("--recompute-modules", f.recompute_modules,
+                     "with --recompute selective: what it reruns, a comma list of core_attn, "
+                     "mlp, moe, moe_act, layernorm, mla_up_proj, shared_experts (Megatron-Core's "
+                     "recompute_modules; default core_attn)");
+  layout->add_option("--recompute-method", f.recompute_method,
+                     "with --recompute full: uniform (units of --recompute-num-layers layers) or "
+                     "block (only that many layers of each model chunk); default uniform");
+  layout->add_option("--recompute-num-layers", f.recompute_num_layers,
+                     "with --recompute full: layers per unit (uniform) or recomputed layers per "
+                     "model chunk (block); default 1");
+  layout->add_option("--cpu-offloading-num-layers", f.cpu_offloading_num_layers,
+                     "layers whose activations Megatron's --cpu-offloading keeps on the host "
+                     "(p = 1, no recomputation); the PCIe copies are not costed");
   layout->add_option("--zero", f.zero,
                      "ZeRO stage 0..3 (distributed optimizer; default: the stack's, 0, or 3 "
                      "under --stack fsdp2)");

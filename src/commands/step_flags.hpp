@@ -32,7 +32,11 @@ struct step_flags {
   std::string global_batch;
   std::string vpp = "1";
   std::string recompute = "none";
-  std::string zero;  ///< "" = the stack's default_zero (with d > 1)
+  std::string recompute_modules;          ///< Megatron's recompute_modules; "": ["core_attn"]
+  std::string recompute_method;           ///< uniform|block; "": uniform
+  std::string recompute_num_layers;       ///< "": 1 (every layer its own unit)
+  std::string cpu_offloading_num_layers;  ///< "": none offloaded
+  std::string zero;                       ///< "" = the stack's default_zero (with d > 1)
   bool sp = false;
   bool no_sp = false;     ///< --no-sp: off even where the stack turns it on
   std::string pp_layout;  ///< "first=N,last=N" or a Megatron-Core layout string

@@ -31,7 +31,7 @@ using json = nlohmann::json;
 
 // The config format. Sections group keys by what they describe; a key's flag has the same
 // meaning as on the command line. Keys without a flag are read by one command (checks).
-constexpr std::array<config_key, 105> keys{{
+constexpr std::array<config_key, 109> keys{{
     {"/$schema", "", value_kind::text, "the JSON Schema this file follows (ignored by tpcost)", ""},
     {"/name", "", value_kind::text, "a name for reports, e.g. \"GPT-3 175B on DGX A100\"", ""},
     {"/description", "", value_kind::text, "free text (ignored by tpcost)", ""},
@@ -211,6 +211,22 @@ constexpr std::array<config_key, 105> keys{{
      "activation recomputation: full reruns the forward in the backward; selective reruns the "
      "attention core (step and check's step rules only)",
      "none|selective|full"},
+    {"/options/recompute_modules", "--recompute-modules", value_kind::text,
+     "with recompute selective: the modules it reruns, a comma list of core_attn, mlp, moe, "
+     "moe_act, layernorm, mla_up_proj, shared_experts (Megatron-Core's recompute_modules) (step)",
+     ""},
+    {"/options/recompute_method", "--recompute-method", value_kind::choice,
+     "with recompute full: uniform (units of recompute_num_layers layers) or block (only that "
+     "many layers per model chunk) (step)",
+     "uniform|block"},
+    {"/options/recompute_num_layers", "--recompute-num-layers", value_kind::count,
+     "with recompute full: layers per unit (uniform) or recomputed layers per model chunk "
+     "(block) (step)",
+     ""},
+    {"/options/cpu_offloading_num_layers", "--cpu-offloading-num-layers", value_kind::count,
+     "layers whose activations Megatron's cpu_offloading keeps on the host; the PCIe copies are "
+     "not costed (step)",
+     ""},
     {"/options/overlap", "--overlap", value_kind::fraction,
      "f: the share of min(T_calc, T_comm) hidden by overlap (0 serial, 1 max)", ""},
     {"/options/comm_dtype", "--comm-dtype", value_kind::dtype, "dtype on the wire (default: dtype)",

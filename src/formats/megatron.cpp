@@ -23,6 +23,7 @@
 #include "formats/reading.hpp"
 #include "formats/scan.hpp"
 #include "tpcost/model/optimizer_states.hpp"
+#include "tpcost/model/recompute_recipe.hpp"
 
 namespace tpcost::cli::formats {
 
@@ -1617,35 +1618,20 @@ struct megatron_mapping {
   }
 
   /// --recompute-modules (TransformerConfig.recompute_modules, core_v0.16.0: default
-  /// ["core_attn"]): tpcost's selective recomputation reruns the attention core; other modules
-  /// (mlp, moe, moe_act, layernorm, mla_up_proj, shared_experts) are a warning.
+  /// ["core_attn"]; the choices core_attn, moe_act, layernorm, mla_up_proj, mlp, moe,
+  /// shared_experts): given to the step as a comma list (recompute_recipe.hpp); a name Megatron
+  /// does not know fails, as its __post_init__ asserts.
   void map_recompute_modules() {
     const auto modules = text("recompute_modules");
     if (!modules) {
       return;
     }
-    std::string others;
-    bool attention = false;
-    std::string word;
-    for (const char c : *modules + " ") {
-      if (c == ' ' || c == ',' || c == '[' || c == ']' || c == '\'' || c == '"') {
-        if (!word.empty()) {
-          attention = attention || word == "core_attn";
-          if (word != "core_attn") {
-            others += (others.empty() ? "" : ", ") + word;
-          }
-        }
-        word.clear();
-      } else {
-        word += c;
-      }
-    }
-    if (!others.empty() || !attention) {
-      r.warn(opts, at("recompute_modules"),
-             fmt::format("recomputation of {} is not modelled; costed as selective "
-                         "recomputation of the attention core (core_attn){}",
-                         others.empty() ? "nothing" : others,
-                         attention ? "" : ", which the modules leave out"));
+    try {
+      const auto set = parse_recompute_modules(*modules, "--recompute-modules");
+      r.put("/options/recompute_modules", recompute_modules_to_string(set),
+            at("recompute_modules"));
+    } catch (const invalid_spec& e) {
+      fail(at("recompute_modules"), e.detail());
     }
   }
 
@@ -1822,17 +1808,18 @@ struct megatron_mapping {
       if (*g == "selective") {
         map_recompute_modules();
       }
+      // --recompute-method and --recompute-num-layers (TransformerConfig, core_v0.16.0): which
+      // layers full recomputation checkpoints; Megatron requires both with full and neither
+      // number with selective. The step checks N against the layers of a model chunk.
       const auto method = text("recompute_method");
       const auto n = count("recompute_num_layers");
-      const auto layers = r.config.contains("model") && r.config["model"].contains("layers")
-                              ? r.config["model"]["layers"].get<std::int64_t>() /
-                                    r.config["parallel"]["pp"].get<std::int64_t>()
-                              : 0;
-      if (*g == "full" && method == "block" && n && *n < layers) {
-        r.warn(opts, at("recompute_num_layers"),
-               fmt::format("block recomputation of {} of the {} layers per stage is not "
-                           "modelled; costed as full recomputation of every layer",
-                           *n, layers));
+      if (*g == "full") {
+        if (method) {
+          r.put("/options/recompute_method", *method, at("recompute_method"));
+        }
+        if (n) {
+          r.put("/options/recompute_num_layers", *n, at("recompute_num_layers"));
+        }
       }
     } else if (const auto m = text("activations_checkpoint_method")) {
       // The 2021 spelling (Megatron-LM 6985e58, SC21's scripts): --activations-checkpoint-method
@@ -1847,6 +1834,15 @@ struct megatron_mapping {
       r.put("/options/recompute", "full", at("activations_checkpoint_method"));
     } else if (on("checkpoint_activations")) {
       r.put("/options/recompute", "full", at("checkpoint_activations"));  // same era: uniform
+    }
+    // --cpu-offloading with --cpu-offloading-num-layers (TransformerConfig, core_v0.16.0;
+    // default 0 layers): those layers' activations are kept on the host.
+    if (on("cpu_offloading")) {
+      if (const auto n = count("cpu_offloading_num_layers"); n && *n != 0) {
+        r.put("/options/cpu_offloading_num_layers", *n, at("cpu_offloading_num_layers"));
+      }
+    } else {
+      (void)get("cpu_offloading_num_layers");
     }
     if (on("use_megatron_fsdp")) {
       map_megatron_fsdp();

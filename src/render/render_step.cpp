@@ -10,6 +10,22 @@ namespace tpcost::cli {
 
 namespace {
 
+/// The recompute mode, with the recipe's modules or layers where they differ from the default.
+std::string recompute_text(const step_inputs& in) {
+  const auto mode = in.par.recompute;
+  const auto& recipe = in.options.recompute;
+  std::string text(to_string(mode));
+  if (mode == recompute_mode::selective && recipe.modules != recompute_recipe{}.modules) {
+    text += " (" + recompute_modules_to_string(recipe.modules) + ")";
+  } else if (mode == recompute_mode::full && !recipe.full_is_default()) {
+    text += fmt::format(" ({} {})", to_string(recipe.method), recipe.num_layers);
+  }
+  if (recipe.offload_layers > 0) {
+    text += fmt::format(", {} layers offloaded", recipe.offload_layers);
+  }
+  return text;
+}
+
 /// What the DP group sends per step and how gradient accumulation changes it, by ZeRO stage
 /// (stages.hpp prices them: an all-reduce, or reduce-scatter and all-gather, per step or per
 /// micro-batch).
@@ -211,7 +227,7 @@ std::string text(const step_report& r) {
       "layout:  t={} p={} {}d={}  b={} G={} m={}  v={}  recompute {}  SP {}  ZeRO {}  attention "
       "{}\n",
       par.tp, par.pp, r.long_context ? fmt::format("cp={} ", r.cp.cp) : std::string(), par.dp,
-      par.micro_batch, par.global_batch, s.micro_batches, par.vpp, to_string(par.recompute),
+      par.micro_batch, par.global_batch, s.micro_batches, par.vpp, recompute_text(in),
       par.sequence_parallel ? "on" : "off", static_cast<int>(par.zero),
       to_string(in.options.attention));
   if (r.stack.profile != nullptr) {

@@ -15,6 +15,7 @@
 #include "options/step_options.hpp"
 #include "tpcost/layer/tp_layer_options.hpp"
 #include "tpcost/model/optimizer_states.hpp"
+#include "tpcost/model/recompute_recipe.hpp"
 
 using namespace tpcost;
 using namespace tpcost::cli;
@@ -65,6 +66,8 @@ TEST_CASE("Every value of a choice key is one the core's parser accepts", "[conf
         CHECK_NOTHROW(parse_bandwidth_kind(value, key.flag));
       } else if (key.flag == "--recompute") {
         CHECK_NOTHROW(parse_recompute(value, key.flag));
+      } else if (key.flag == "--recompute-method") {
+        CHECK_NOTHROW(parse_recompute_method(value, key.flag));
       } else if (key.flag == "--arch") {
         CHECK_NOTHROW(parse_architecture(value, key.flag));
       } else if (key.flag == "--cp-comm-type") {
@@ -94,8 +97,8 @@ TEST_CASE("Every value of a choice key is one the core's parser accepts", "[conf
   // article|seed|ring|tree|hierarchical|auto, algbw|busbw, none|selective|full, fused|unfused,
   // p2p|all_gather|a2a|a2a+p2p, bf16|fp8|fp8-current|fp8-blockwise|mxfp8|nvfp4,
   // megatron-core|megatron-2021|deepspeed|fsdp2|megatron-bridge, full|megatron, alltoall|flex,
-  // fp32|bf16, fp32|fp16, fp32|fp16|bf16|fp8 twice
-  CHECK(choices == 46);
+  // fp32|bf16, fp32|fp16, fp32|fp16|bf16|fp8 twice, uniform|block
+  CHECK(choices == 48);
 }
 
 TEST_CASE("Every flag of the refined model and the presets has a config key", "[config]") {

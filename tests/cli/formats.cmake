@@ -366,17 +366,32 @@ tpcost_cli_case("torchtitan toml: HSDP is ZeRO-3 over all of DP, with a warning"
   STDERR "llama3_8b_torchtitan_hsdp\\.toml:[0-9]+:[0-9]+: parallelism\\.data_parallel_replicate_degree: HSDP shards over data_parallel_shard_degree only, replicated 4 times"
   STDOUT "\"zero\": 3\n.*\"dp\": 32,")
 
-# --recompute-modules (a list): tpcost's selective recomputation is the attention core's.
-tpcost_cli_case("megatron --recompute-modules beyond core_attn is a warning naming them"
+# --recompute-modules (a list), --recompute-method/--recompute-num-layers, --cpu-offloading:
+# read into the step's recompute recipe (Megatron-Core core_v0.16.0).
+tpcost_cli_case("megatron --recompute-modules are read as a comma list"
   ARGS convert -q ${fmt_dir}/recompute_modules.sh RC 0
-  STDERR "recompute_modules\\.sh:8:[0-9]+: --recompute-modules: recomputation of mlp, moe_act is not modelled"
-  STDOUT "\"recompute\": \"selective\"")
-tpcost_cli_case("megatron --recompute-modules core_attn is what tpcost models"
+  STDOUT "\"recompute\": \"selective\",\n    \"recompute_modules\": \"core_attn,moe_act,mlp\"")
+tpcost_cli_case("megatron --recompute-modules core_attn is the default, kept as given"
   ARGS convert -q ${fmt_dir}/recompute_modules.sh --set MODULES=core_attn RC 0
-  STDOUT "\"recompute\": \"selective\"")
+  STDOUT "\"recompute_modules\": \"core_attn\"")
+tpcost_cli_case("megatron --recompute-modules with a name Megatron does not know fails"
+  ARGS convert -q ${fmt_dir}/recompute_modules.sh --set MODULES=attn RC 2
+  STDERR "recompute_modules\\.sh:8:[0-9]+: --recompute-modules: 'attn' is not a recompute module")
 tpcost_cli_case("megatron-bridge yaml: recompute_modules as a list"
   ARGS convert -q ${fmt_dir}/llama3_8b_bridge_recompute_modules.yaml RC 0
-  STDERR "model\\.recompute_modules: recomputation of mlp is not modelled")
+  STDOUT "\"recompute_modules\": \"core_attn,mlp\"")
+tpcost_cli_case("megatron-bridge yaml: recompute_modules reach the step and its memory"
+  ARGS step --from ${fmt_dir}/llama3_8b_bridge_recompute_modules.yaml --gpu h100-sxm --interconnect ib-ndr --gpus 16 RC 0
+  STDOUT "recompute selective \\(core_attn,mlp\\).*recompute_modules +core_attn,mlp +flag: --recompute-modules: the memory each module's recomputation frees")
+tpcost_cli_case("megatron --recompute-method block --recompute-num-layers N"
+  ARGS convert -q ${fmt_dir}/recompute_block.sh RC 0
+  STDOUT "\"recompute\": \"full\",\n    \"recompute_method\": \"block\",\n    \"recompute_num_layers\": 4")
+tpcost_cli_case("megatron block recomputation of more layers than a stage has: one line, exit 2"
+  ARGS step --from ${fmt_dir}/recompute_block.sh --set N=13 --gpu h100-sxm --interconnect ib-ndr RC 2
+  STDERR "--recompute-num-layers: 13 is out of range; expected 0\\.\\.12, the layers of a model chunk")
+tpcost_cli_case("megatron --cpu-offloading: the layers offloaded, the PCIe time said to be uncosted"
+  ARGS step --from ${fmt_dir}/cpu_offloading.sh --gpu h100-sxm --interconnect ib-ndr RC 0
+  STDOUT "recompute none, 6 layers offloaded.*cpu_offloading_num_layers +6 +flag: --cpu-offloading-num-layers: those layers' activations leave the GPU; the PCIe copies to the host and back are not costed")
 tpcost_cli_case("megatron --window-size=(4096,0), tuple_type's parenthesised form: 4097 keys, no warning"
   ARGS convert -q ${tok} "--set" "VOCAB_ARGS=--window-size=(4096,0)" RC 0
   STDERR "^$" STDOUT "\"sliding_window\": 4097,.*\"vocab\": 50688")

@@ -121,3 +121,46 @@ TEST_CASE("Per-op checkpointing reruns wk, wo, w3 and the element-wise forward, 
   CHECK(fused_attention_passes(recompute_mode::selective, selective_policy::per_op) == 3.5);
   CHECK(fused_attention_passes(recompute_mode::selective) == 4.5);
 }
+
+TEST_CASE("Megatron's recompute_modules rerun their modules' forward kernels", "[compute]") {
+  // A GPU whose element-wise kernels take no time and whose matmuls run at 1 PFLOP/s: a time
+  // times the peak counts FLOPs. Llama 3 70B's MLP on one of t = 8 GPUs, T = 8192 tokens:
+  // gate and up 2*T*h*2f/t, down 2*T*f/t*h, i.e. 6*T*h*f/t FLOPs.
+  const compute_device counter{.peak = flops_per_second(1e15),
+                               .memory_bandwidth = bytes_per_second(1e30),
+                               .efficiency = {.matmul = 1.0, .memory = 1.0, .attention = 1.0}};
+  const auto k = layer_compute_time(llama_70b_layer(), 1, 8, counter, attention_kernel::fused);
+  const double mlp_flops = 6.0 * 8192.0 * 8192.0 * 28672.0 / 8.0;
+  CHECK_THAT(k.mlp_forward.value() * 1e15, Catch::Matchers::WithinRel(mlp_flops, 1e-12));
+  CHECK_FALSE(k.moe);
+  const auto bit = [](recompute_module m) { return static_cast<unsigned>(m); };
+  const unsigned core = bit(recompute_module::core_attn);
+  const auto selective = recompute_mode::selective;
+  const auto policy = selective_policy::attention_core;
+  // The default is the attention core's forward, as before.
+  CHECK(k.total(selective, policy).value() == k.total(selective, policy, core).value());
+  CHECK_THAT((k.total(selective, policy, core | bit(recompute_module::mlp)) -
+              k.total(selective, policy, core))
+                 .value(),
+             Catch::Matchers::WithinRel(k.mlp_forward.value(), 1e-12));
+  // Nothing recomputed: the step without recomputation; moe_act and moe do not apply to a
+  // dense layer.
+  CHECK(k.total(selective, policy, 0).value() == k.total(recompute_mode::none).value());
+  CHECK(k.total(selective, policy, bit(recompute_module::moe_act) | bit(recompute_module::moe))
+            .value() == k.total(recompute_mode::none).value());
+
+  // An MoE layer: mlp does not apply; shared_experts reruns the TP-split part, moe the routed
+  // experts too, moe_act only the experts' activation.
+  layer_compute m{};
+  m.attention_core_forward = seconds(1.0);
+  m.mlp_forward = seconds(2.0);
+  m.experts_forward = seconds(4.0);
+  m.experts_activation = seconds(0.5);
+  m.moe = true;
+  CHECK(m.selective_recompute(core | bit(recompute_module::mlp)).value() == 1.0);
+  CHECK(m.selective_recompute(bit(recompute_module::shared_experts)).value() == 2.0);
+  CHECK(
+      m.selective_recompute(bit(recompute_module::moe) | bit(recompute_module::moe_act)).value() ==
+      6.0);
+  CHECK(m.selective_recompute(bit(recompute_module::moe_act)).value() == 0.5);
+}

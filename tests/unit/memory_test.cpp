@@ -438,3 +438,147 @@ TEST_CASE("Without dropout no masks are kept: 2 bytes per s*b*h and 3 per unfuse
   CHECK(stage_memory_terms_of(gpt_spec(4, 8, 2, 16, 4), par, 1, attention_kernel::fused)
             .embedding_mask.value() == 32.0);
 }
+
+TEST_CASE("Megatron's recompute_modules free what each module keeps, derived by hand", "[memory]") {
+  // The small layout above: GPT, L=4, h=8, a=2, V=16, s=4; t=2, p=2, d=2, b=1, G=8; sbh = 32.
+  // One layer, unfused, no SP: replicated 10*sbh = 320; split over t: Q and O 4*sb*q = 128,
+  // K and V 4*sb*kv = 128, the MLP inside 4*sb*f = 512, 768/2 = 384; scores 5*a*s^2*b/t = 80:
+  // 784 B without recomputation, 704 B with core_attn (the default).
+  const auto spec = gpt_spec(4, 8, 2, 16, 4);
+  const auto layer = [&](recompute_mode mode, unsigned modules) {
+    recompute_recipe recipe;
+    recipe.modules = modules;
+    return activation_bytes_per_layer(spec, 1, 4, 2, false, mode, unfused,
+                                      selective_policy::attention_core, recipe)
+        .value();
+  };
+  const auto bit = [](recompute_module m) { return static_cast<unsigned>(m); };
+  const unsigned core = bit(recompute_module::core_attn);
+  const unsigned mlp = bit(recompute_module::mlp);
+  CHECK(layer(selective, core) == 704.0);
+  // mlp also drops linear_fc1's saved input, 2*sbh = 64, and the inside, 512/2 = 256.
+  CHECK(layer(selective, core | mlp) == 704.0 - 64.0 - 256.0);
+  // Without core_attn the scores stay: 784 - 320.
+  CHECK(layer(selective, mlp) == 464.0);
+  // Nothing recomputed: the no-recomputation count. layernorm frees nothing in a dense MHA layer
+  // of the Transformer Engine spec (both norms are fused into the linears that follow them).
+  CHECK(layer(selective, 0) == 784.0);
+  CHECK(layer(selective, core | bit(recompute_module::layernorm)) == 704.0);
+  // The modules apply to selective recomputation only.
+  CHECK(layer(none, core | mlp) == 784.0);
+
+  // Stage 0 holds 4 layers' worth (1F1B, p = 2 micro-batches of 2 layers) plus the embedding
+  // masks (2*sbh = 64); while a layer's backward recomputes its MLP, what mlp dropped is live
+  // again (704 - 384 = 320): 4*384 + 320 + 64 = 1920.
+  parallel_config par{.tp = 2, .pp = 2, .dp = 2, .micro_batch = 1, .global_batch = 8};
+  par.recompute = selective;
+  recompute_recipe recipe;
+  recipe.modules = core | mlp;
+  const auto with_mlp = memory_per_gpu(spec, par, bytes(2e4), unfused, mixed_precision_adam, 2, {},
+                                       selective_policy::attention_core, recipe);
+  CHECK(with_mlp.stages[0].activations.value() == 4 * 384 + 320 + 64);
+  // The default recipe is the step as it was: 4*704 + 64.
+  CHECK(memory_per_gpu(spec, par, bytes(2e4), unfused).stages[0].activations.value() ==
+        4 * 704 + 64);
+}
+
+TEST_CASE("recompute_modules in MoE and MLA layers: moe_act, moe, shared_experts, mla_up_proj",
+          "[memory]") {
+  auto spec = model_preset_named("deepseek-v3", "model").spec;
+  spec.layers = 4;
+  spec.seq = 1024;
+  spec.mtp_layers = 0;
+  const std::int64_t t = 2, etp = 1;
+  const expert_tokens tokens{
+      .local = 1024.0, .copies = 8192.0, .routed = 8192.0, .local_experts = 32.0, .routes = true};
+  const auto moe_layer = [&](unsigned modules) {
+    recompute_recipe recipe;
+    recipe.modules = modules;
+    return moe_activation_bytes_per_layer(spec, 1, 1024, t, etp, false, selective,
+                                          attention_kernel::fused, tokens, recipe)
+        .value();
+  };
+  const auto bit = [](recompute_module m) { return static_cast<unsigned>(m); };
+  const unsigned core = bit(recompute_module::core_attn);
+  const double base = moe_layer(core);
+  const double sb = 1024.0;
+  const double h = static_cast<double>(spec.hidden);
+  const double fe = static_cast<double>(spec.moe.expert_ffn);
+  const double shared =
+      6.0 * sb * static_cast<double>(spec.moe.shared_experts * shared_ffn_of(spec.moe)) / 2.0;
+  // moe_act: linear_fc2's input, 2 bytes * f_e per routed copy.
+  CHECK(base - moe_layer(core | bit(recompute_module::moe_act)) == 8192.0 * 2.0 * fe);
+  // shared_experts: their inside, 6*sb*f_shared/t (gated).
+  CHECK_THAT(base - moe_layer(core | bit(recompute_module::shared_experts)),
+             Catch::Matchers::WithinRel(shared, 1e-12));
+  // moe: everything routed (FC1 inputs, insides, outputs, router logits) and the shared experts.
+  const double routed = 8192.0 * 6.0 * fe + 8192.0 * 2.0 * h + 8192.0 * 2.0 * h +
+                        8.0 * 1024.0 * static_cast<double>(spec.moe.experts);
+  CHECK_THAT(base - moe_layer(core | bit(recompute_module::moe)),
+             Catch::Matchers::WithinRel(routed + shared, 1e-12));
+  // layernorm: MLA's input norm (the down projections' input) and the MoE layer's pre-MLP norm
+  // are TENorm modules: 2*sbh each, not split without SP.
+  CHECK(base - moe_layer(core | bit(recompute_module::layernorm)) == 2.0 * 2.0 * sb * h);
+  // mla_up_proj: Q, K (a*(nope + rope) each) and V (a*v), 16-bit, split over t.
+  const double a = static_cast<double>(spec.heads);
+  const double qk = static_cast<double>(spec.mla.qk_nope_head_dim + spec.mla.qk_rope_head_dim);
+  CHECK(base - moe_layer(core | bit(recompute_module::mla_up_proj)) ==
+        2.0 * sb * a * (2.0 * qk + static_cast<double>(spec.mla.v_head_dim)) / 2.0);
+}
+
+TEST_CASE("Full recomputation by Megatron's uniform and block methods, derived by hand",
+          "[memory]") {
+  // The small layout: chunks of 2 layers (L = 4, p = 2); per layer 784 B kept without
+  // recomputation, 2*sbh = 64 B as a checkpointed input.
+  const auto spec = gpt_spec(4, 8, 2, 16, 4);
+  parallel_config par{.tp = 2, .pp = 2, .dp = 2, .micro_batch = 1, .global_batch = 8};
+  par.recompute = full;
+  const auto stage0 = [&](recompute_method method, std::int64_t n) {
+    recompute_recipe recipe;
+    recipe.method = method;
+    recipe.num_layers = n;
+    return memory_per_gpu(spec, par, bytes(2e4), unfused, mixed_precision_adam, 2, {},
+                          selective_policy::attention_core, recipe)
+        .stages[0]
+        .activations.value();
+  };
+  // uniform 1 is the default: 4*64 + 784 + 64 (above).
+  CHECK(stage0(recompute_method::uniform, 1) == 4 * 64 + 784 + 64);
+  // uniform 2: one unit per chunk keeps its input, 64 B per 2 layers; the backward rebuilds the
+  // unit's 2 layers: 4*32 + 2*784 + 64.
+  CHECK(stage0(recompute_method::uniform, 2) == 4 * 32 + 2 * 784 + 64);
+  // block 1: one layer of each chunk checkpointed, the other keeps everything:
+  // 4*(64 + 784)/2 + 784 + 64.
+  CHECK(stage0(recompute_method::block, 1) == 4 * 424 + 784 + 64);
+  // block 2 = every layer; block 0 = none (no working set): 4*784 + 64.
+  CHECK(stage0(recompute_method::block, 2) == 4 * 64 + 784 + 64);
+  CHECK(stage0(recompute_method::block, 0) == 4 * 784 + 64);
+}
+
+TEST_CASE("CPU offloading moves the offloaded layers' activations off the GPU", "[memory]") {
+  // p = 1: one micro-batch of 4 layers in flight, 4*784; offloading 2 keeps 2*784. Plus one
+  // micro-batch's embedding mask, sbh = 32, and the output layer 4*sbh + 6*s*b*V/t = 128 + 192.
+  const auto spec = gpt_spec(4, 8, 2, 16, 4);
+  const parallel_config par{.tp = 2, .pp = 1, .dp = 2, .micro_batch = 1, .global_batch = 8};
+  recompute_recipe recipe;
+  recipe.offload_layers = 2;
+  const auto r = memory_per_gpu(spec, par, bytes(2e4), unfused, mixed_precision_adam, 2, {},
+                                selective_policy::attention_core, recipe);
+  CHECK(r.stages[0].activations.value() == 2 * 784 + 32 + 320);
+  CHECK(memory_per_gpu(spec, par, bytes(2e4), unfused).stages[0].activations.value() ==
+        4 * 784 + 32 + 320);
+}
+
+TEST_CASE("Megatron's recompute module names are read as lists, and unknown ones refused",
+          "[memory]") {
+  CHECK(parse_recompute_modules("core_attn,mlp", "f") ==
+        (static_cast<unsigned>(recompute_module::core_attn) |
+         static_cast<unsigned>(recompute_module::mlp)));
+  CHECK(recompute_modules_to_string(parse_recompute_modules("[moe_act layernorm]", "f")) ==
+        "moe_act,layernorm");
+  CHECK(recompute_modules_to_string(parse_recompute_modules("", "f")) == "none");
+  CHECK_THROWS_WITH(parse_recompute_modules("core_attn,attn", "--recompute-modules"),
+                    Catch::Contains("'attn' is not a recompute module"));
+  CHECK(parse_recompute_method("block", "f") == recompute_method::block);
+  CHECK_THROWS_AS(parse_recompute_method("blocks", "f"), invalid_spec);
+}

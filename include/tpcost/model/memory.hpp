@@ -71,6 +71,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -81,6 +82,7 @@
 #include "tpcost/model/op_checkpoint.hpp"
 #include "tpcost/model/parallelism.hpp"
 #include "tpcost/model/pipeline_parallel.hpp"
+#include "tpcost/model/recompute_recipe.hpp"
 
 namespace tpcost {
 
@@ -298,6 +300,41 @@ constexpr bytes per_op_activation_bytes_per_layer(const transformer_spec& spec,
   return sb * per_token * units::B;
 }
 
+/// The mode the attention core runs under: selective recomputation reruns it only when the
+/// recipe lists core_attn (transformer_block.py, checkpoint_core_attention, core_v0.16.0).
+constexpr recompute_mode core_recompute_mode(recompute_mode mode, const recompute_recipe& recipe) {
+  return mode == recompute_mode::selective && !recipe.has(recompute_module::core_attn)
+             ? recompute_mode::none
+             : mode;
+}
+
+/// What selective recomputation's output-discarding modules free in one layer, in bytes for
+/// `sb` tokens, as `attention_activations` splits them (Megatron-Core core_v0.16.0; the
+/// Transformer Engine layer spec, gpt_layer_specs.py get_gpt_layer_with_transformer_engine_spec):
+/// * "layernorm" (transformer_layer.py, CheckpointWithoutOutput on input_layernorm and
+///   pre_mlp_layernorm, only where they are modules, not IdentityOp): the norm's output is
+///   discarded after its consumer's forward and recomputed in the backward. The TE spec fuses
+///   the input norm into linear_qkv except under MLA (input_layernorm = TENorm: the QKV input,
+///   2·h per token) and the pre-MLP norm into linear_fc1 except in an MoE layer
+///   (pre_mlp_layernorm = TENorm: the MoE input, 2·h per token);
+/// * "mla_up_proj" (multi_latent_attention.py, qkv_up_checkpoint): Q, K and V as the up
+///   projections and RoPE make them, 2·a·(2·(nope + rope) + v) per token, split over t; the
+///   latents stay, they are the checkpoint's inputs.
+constexpr attention_activations selective_module_bytes(const transformer_spec& spec, double sb,
+                                                       const recompute_recipe& recipe,
+                                                       bool moe_layer) {
+  attention_activations freed;
+  const double sbh = sb * static_cast<double>(spec.hidden);
+  if (recipe.has(recompute_module::layernorm)) {
+    freed.replicated += (is_mla(spec.mla) ? 2.0 * sbh : 0.0) + (moe_layer ? 2.0 * sbh : 0.0);
+  }
+  if (recipe.has(recompute_module::mla_up_proj) && is_mla(spec.mla)) {
+    freed.split += 2.0 * sb * static_cast<double>(spec.heads) *
+                   static_cast<double>(2 * mla_qk_head_dim(spec.mla) + spec.mla.v_head_dim);
+  }
+  return freed;
+}
+
 /// Activation bytes one layer keeps for the backward pass, for one micro-batch of `micro_batch`
 /// sequences of `seq` tokens, on one of `tp` GPUs, with the given recomputation and attention
 /// kernel (see the file comment for the formula and its sources). Unfused: Korthikanti et al.
@@ -307,7 +344,8 @@ constexpr bytes per_op_activation_bytes_per_layer(const transformer_spec& spec,
 constexpr bytes activation_bytes_per_layer(
     const transformer_spec& spec, std::int64_t micro_batch, std::int64_t seq, std::int64_t tp,
     bool sequence_parallel, recompute_mode mode, attention_kernel attention,
-    selective_policy policy = selective_policy::attention_core) {
+    selective_policy policy = selective_policy::attention_core,
+    const recompute_recipe& recipe = {}) {
   const double sb = static_cast<double>(seq) * static_cast<double>(micro_batch);
   const double sbh = sb * static_cast<double>(spec.hidden);
   const double t = static_cast<double>(tp);
@@ -319,10 +357,26 @@ constexpr bytes activation_bytes_per_layer(
     return per_op_activation_bytes_per_layer(spec, micro_batch, seq, tp, sequence_parallel);
   }
   const auto attn = attention_activation_bytes(spec, sb);
-  const double replicated = norm_input_and_mask_bytes(spec) * sbh + attn.replicated;
-  const double split =
-      attn.split + (spec.gated_mlp ? 6.0 : 4.0) * sb * static_cast<double>(ffn_of(spec));
-  const bytes core = attention_core_bytes(spec, micro_batch, seq, tp, mode, attention);
+  double replicated = norm_input_and_mask_bytes(spec) * sbh + attn.replicated;
+  const double mlp_inside = (spec.gated_mlp ? 6.0 : 4.0) * sb * static_cast<double>(ffn_of(spec));
+  double split = attn.split + mlp_inside;
+  const bool selective = mode == recompute_mode::selective;
+  if (selective) {
+    const auto freed = selective_module_bytes(spec, sb, recipe, false);
+    replicated -= freed.replicated;
+    split -= freed.split;
+    if (recipe.has(recompute_module::mlp)) {
+      // "mlp" (transformer_layer.py, recompute_mlp: tensor_parallel.checkpoint(self.mlp, ...)):
+      // the checkpoint keeps its input, which under the Transformer Engine spec is the
+      // pre-MLP norm's input (the norm is fused into linear_fc1, pre_mlp_layernorm is
+      // IdentityOp: gpt_layer_specs.py, core_v0.16.0), and drops linear_fc1's saved norm
+      // output (the MLP input, 2·h per token) and the MLP inside.
+      replicated -= 2.0 * sbh;
+      split -= mlp_inside;
+    }
+  }
+  const bytes core = attention_core_bytes(spec, micro_batch, seq, tp,
+                                          core_recompute_mode(mode, recipe), attention);
   if (sequence_parallel) {
     return (replicated + split) / t * units::B + core;
   }
@@ -337,12 +391,10 @@ constexpr bytes activation_bytes_per_layer(
 /// per copy sent back) and the router's fp32 logits and probabilities (8·E per routed token).
 /// With one expert nothing is routed: the layer is a dense layer. Full recomputation keeps the
 /// layer input only, as for a dense layer.
-constexpr bytes moe_activation_bytes_per_layer(const transformer_spec& spec,
-                                               std::int64_t micro_batch, std::int64_t seq,
-                                               std::int64_t tp, std::int64_t etp,
-                                               bool sequence_parallel, recompute_mode mode,
-                                               attention_kernel attention,
-                                               const expert_tokens& tokens) {
+constexpr bytes moe_activation_bytes_per_layer(
+    const transformer_spec& spec, std::int64_t micro_batch, std::int64_t seq, std::int64_t tp,
+    std::int64_t etp, bool sequence_parallel, recompute_mode mode, attention_kernel attention,
+    const expert_tokens& tokens, const recompute_recipe& recipe = {}) {
   const double sb = static_cast<double>(seq) * static_cast<double>(micro_batch);
   const double h = static_cast<double>(spec.hidden);
   const double sbh = sb * h;
@@ -353,16 +405,39 @@ constexpr bytes moe_activation_bytes_per_layer(const transformer_spec& spec,
   const auto& moe = spec.moe;
   const double inside = spec.gated_mlp ? 6.0 : 4.0;
   const auto attn = attention_activation_bytes(spec, sb);
-  const double replicated = norm_input_and_mask_bytes(spec) * sbh + attn.replicated;
-  const double split =
-      attn.split + inside * sb * static_cast<double>(moe.shared_experts * shared_ffn_of(moe));
+  double replicated = norm_input_and_mask_bytes(spec) * sbh + attn.replicated;
+  const double shared = inside * sb * static_cast<double>(moe.shared_experts * shared_ffn_of(moe));
+  double split = attn.split + shared;
   const double expert_ffn = static_cast<double>(moe.expert_ffn) / static_cast<double>(etp);
   double routed = tokens.routed * (inside * expert_ffn);
   if (tokens.routes) {
     routed += tokens.routed * 2.0 * h + tokens.copies * 2.0 * h +
               8.0 * tokens.local * static_cast<double>(moe.experts);
   }
-  const bytes core = attention_core_bytes(spec, micro_batch, seq, tp, mode, attention);
+  if (mode == recompute_mode::selective) {
+    const auto freed = selective_module_bytes(spec, sb, recipe, true);
+    replicated -= freed.replicated;
+    split -= freed.split;
+    if (recipe.has(recompute_module::moe)) {
+      // "moe" (moe_layer.py, moe_layer_recompute: the whole MoELayer.forward in a checkpoint
+      // whose input, the pre-MLP norm's output, it keeps): the router, the routed experts and
+      // the shared experts keep nothing.
+      routed = 0.0;
+      split -= shared;
+    } else {
+      if (recipe.has(recompute_module::shared_experts)) {
+        split -= shared;  // moe_layer.py, shared_experts_recompute: checkpoint of the MLP
+      }
+      if (recipe.has(recompute_module::moe_act)) {
+        // "moe_act" (moe/experts.py, activation_recompute: CheckpointWithoutOutput on the
+        // activation function): linear_fc2's input, the activation's output, f_e/etp 16-bit
+        // values per routed copy, is discarded; linear_fc1's output stays.
+        routed -= tokens.routed * 2.0 * expert_ffn;
+      }
+    }
+  }
+  const bytes core = attention_core_bytes(spec, micro_batch, seq, tp,
+                                          core_recompute_mode(mode, recipe), attention);
   if (sequence_parallel) {
     return ((replicated + split) / t + routed) * units::B + core;
   }
@@ -408,11 +483,18 @@ struct stage_memory_terms {
   double expert_dp = 1.0;  ///< t·d/(ep·etp): the ranks that reduce and shard expert states
   int zero = 0;
   state_bytes per_param{};
-  bytes per_layer{};       ///< one layer's stored activations, one micro-batch
-  bytes per_moe_layer{};   ///< one MoE layer's, one micro-batch (0 for a dense model)
-  bytes working{};         ///< full recomputation: one layer's activations while recomputed
-  bytes embedding_mask{};  ///< first stage, per micro-batch in flight
-  bytes output_layer{};    ///< last stage: final norm and output inputs, fp32 logits
+  bytes per_layer{};      ///< one layer's stored activations, one micro-batch
+  bytes per_moe_layer{};  ///< one MoE layer's, one micro-batch (0 for a dense model)
+  bytes working{};        ///< full recomputation: one layer's activations while recomputed
+  /// Full recomputation, block method: what a layer it does not checkpoint keeps (dense, MoE).
+  bytes kept_layer{}, kept_moe_layer{};
+  /// Full recomputation: layers per checkpointed unit (uniform; 1 = each layer alone) and, with
+  /// the block method, the checkpointed layers per model chunk (-1: every layer).
+  std::int64_t unit_layers = 1;
+  std::int64_t block_layers = -1;
+  std::int64_t offload_layers = 0;  ///< layers whose activations leave the GPU (cpu_offloading)
+  bytes embedding_mask{};           ///< first stage, per micro-batch in flight
+  bytes output_layer{};             ///< last stage: final norm and output inputs, fp32 logits
   /// ZeRO-3: one layer's 16-bit weights on a TP rank, gathered for its forward or backward,
   /// and how many such layers are held at once (the one computed and the one prefetched).
   bytes gathered_layer{};
@@ -425,7 +507,8 @@ inline stage_memory_terms stage_memory_terms_of(
     const transformer_spec& spec, const parallel_config& par, std::int64_t m,
     attention_kernel attention, state_bytes per_param = mixed_precision_adam,
     std::int64_t gathered_layers = 2, const expert_load& load = {},
-    selective_policy policy = selective_policy::attention_core) {
+    selective_policy policy = selective_policy::attention_core,
+    const recompute_recipe& recipe = {}) {
   const auto t = static_cast<double>(par.tp);
   const double sb = static_cast<double>(spec.seq) * static_cast<double>(par.micro_batch);
   const double sbh = sb * static_cast<double>(spec.hidden);
@@ -437,30 +520,54 @@ inline stage_memory_terms stage_memory_terms_of(
   x.dp = static_cast<double>(par.dp);
   x.zero = static_cast<int>(par.zero);
   x.per_param = per_param;
-  x.per_layer = activation_bytes_per_layer(spec, par.micro_batch, spec.seq, par.tp,
-                                           par.sequence_parallel, par.recompute, attention, policy);
+  x.per_layer =
+      activation_bytes_per_layer(spec, par.micro_batch, spec.seq, par.tp, par.sequence_parallel,
+                                 par.recompute, attention, policy, recipe);
   const bytes everything =
       activation_bytes_per_layer(spec, par.micro_batch, spec.seq, par.tp, par.sequence_parallel,
                                  recompute_mode::none, attention);
+  const bool modules = par.recompute == recompute_mode::selective &&
+                       policy == selective_policy::attention_core &&
+                       recipe.modules != recompute_recipe{}.modules;
+  // The recipe with its attention-core choice only: what the other modules free is the
+  // difference, live again while a layer's backward recomputes them.
+  recompute_recipe core_only = recipe;
+  core_only.modules &= static_cast<unsigned>(recompute_module::core_attn);
   if (par.recompute == recompute_mode::full) {
     x.working = everything;
+    x.kept_layer = everything;
+    x.unit_layers = recipe.method == recompute_method::uniform ? recipe.num_layers : 1;
+    x.block_layers = recipe.method == recompute_method::block ? recipe.num_layers : -1;
   } else if (par.recompute == recompute_mode::selective && policy == selective_policy::per_op) {
     // While a layer is recomputed for its backward, what per-op checkpointing dropped of it is
     // live again beside what it kept.
     x.working = max(bytes{}, everything - x.per_layer);
+  } else if (modules) {
+    // Likewise for the modules a recipe recomputes beyond the attention core: one layer's.
+    x.working = max(bytes{}, activation_bytes_per_layer(spec, par.micro_batch, spec.seq, par.tp,
+                                                        par.sequence_parallel, par.recompute,
+                                                        attention, policy, core_only) -
+                                 x.per_layer);
   }
+  x.offload_layers = recipe.offload_layers;
   if (is_moe(spec.moe)) {
     x.expert_dp = static_cast<double>(par.tp * par.dp) / static_cast<double>(par.ep * par.etp);
     const auto tokens =
         expert_tokens_of(spec, par.micro_batch, spec.seq, par.tp, par.ep, par.etp, load);
-    x.per_moe_layer =
-        moe_activation_bytes_per_layer(spec, par.micro_batch, spec.seq, par.tp, par.etp,
-                                       par.sequence_parallel, par.recompute, attention, tokens);
+    x.per_moe_layer = moe_activation_bytes_per_layer(spec, par.micro_batch, spec.seq, par.tp,
+                                                     par.etp, par.sequence_parallel, par.recompute,
+                                                     attention, tokens, recipe);
     if (par.recompute == recompute_mode::full) {
-      x.working =
-          max(x.working, moe_activation_bytes_per_layer(spec, par.micro_batch, spec.seq, par.tp,
+      x.kept_moe_layer = moe_activation_bytes_per_layer(spec, par.micro_batch, spec.seq, par.tp,
                                                         par.etp, par.sequence_parallel,
-                                                        recompute_mode::none, attention, tokens));
+                                                        recompute_mode::none, attention, tokens);
+      x.working = max(x.working, x.kept_moe_layer);
+    } else if (modules) {
+      x.working =
+          max(x.working, moe_activation_bytes_per_layer(
+                             spec, par.micro_batch, spec.seq, par.tp, par.etp,
+                             par.sequence_parallel, par.recompute, attention, tokens, core_only) -
+                             x.per_moe_layer);
     }
   }
   if (par.zero == zero_stage::parameters) {
@@ -508,14 +615,41 @@ inline stage_memory stage_memory_at(const stage_memory_terms& x, std::int64_t st
                      x.per_param.optimizer / (x.zero >= 1 ? x.expert_dp : 1.0)) *
                     units::B;
   s.layers_in_flight = layers_in_flight(layers, stage, x.stages, x.micro_batches, x.virtual_stages);
+  // Full recomputation by Megatron-Core's methods (transformer_block.py _checkpointed_forward,
+  // core_v0.16.0), per model chunk of `chunk` layers: uniform keeps the input of each of its
+  // ceil(chunk/N) units and rebuilds a whole unit, N layers, in the backward; block checkpoints
+  // min(N, chunk) layers and keeps every activation of the others.
+  const double chunk = static_cast<double>(layers) / static_cast<double>(x.virtual_stages);
+  double stored = 1.0;        // of a checkpointed layer's count, what each layer keeps on average
+  double checkpointed = 1.0;  // share of the layers checkpointed
+  double working_layers = 1.0;
+  if (chunk > 0.0 && x.unit_layers > 1) {
+    const double n = std::min(static_cast<double>(x.unit_layers), chunk);
+    stored = std::ceil(chunk / n) / chunk;
+    working_layers = n;
+  }
+  if (chunk > 0.0 && x.block_layers >= 0) {
+    checkpointed = std::min(static_cast<double>(x.block_layers), chunk) / chunk;
+    working_layers = x.block_layers > 0 ? 1.0 : 0.0;
+  }
+  const auto kept = [&](bytes checkpointed_layer, bytes other) {
+    return checkpointed * stored * checkpointed_layer + (1.0 - checkpointed) * other;
+  };
+  // cpu_offloading_num_layers: those layers' activations are on the host between their forward
+  // and backward (transformer_block.py, get_cpu_offload_context, core_v0.16.0).
+  const double on_gpu = layers > 0 ? 1.0 - static_cast<double>(std::min(x.offload_layers, layers)) /
+                                               static_cast<double>(layers)
+                                   : 1.0;
   if (moe_layers == 0) {
-    s.activations = s.layers_in_flight * x.per_layer + x.working;
+    s.activations =
+        on_gpu * s.layers_in_flight * kept(x.per_layer, x.kept_layer) + working_layers * x.working;
   } else {
     // The layers in flight hold dense and MoE layers in the stage's proportion.
     const double moe_share = static_cast<double>(moe_layers) / static_cast<double>(layers);
-    s.activations =
-        s.layers_in_flight * ((1.0 - moe_share) * x.per_layer + moe_share * x.per_moe_layer) +
-        x.working;
+    s.activations = on_gpu * s.layers_in_flight *
+                        ((1.0 - moe_share) * kept(x.per_layer, x.kept_layer) +
+                         moe_share * kept(x.per_moe_layer, x.kept_moe_layer)) +
+                    working_layers * x.working;
   }
   if (stage == 0) {
     s.activations += static_cast<double>(std::min(x.stages, x.micro_batches)) * x.embedding_mask;
@@ -548,10 +682,11 @@ inline memory_report memory_per_gpu(const transformer_spec& spec, const parallel
                                     bytes capacity, attention_kernel attention,
                                     state_bytes per_param = mixed_precision_adam,
                                     std::int64_t gathered_layers = 2, const expert_load& load = {},
-                                    selective_policy policy = selective_policy::attention_core) {
+                                    selective_policy policy = selective_policy::attention_core,
+                                    const recompute_recipe& recipe = {}) {
   const auto pipe = summarize_pipeline(spec, par, 2, false);
   const auto terms = stage_memory_terms_of(spec, par, pipe.micro_batches, attention, per_param,
-                                           gathered_layers, load, policy);
+                                           gathered_layers, load, policy, recipe);
   memory_report report;
   report.capacity = capacity;
   report.per_param = per_param;

@@ -17,12 +17,15 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 
 #include "tpcost/base/units.hpp"
 #include "tpcost/model/model.hpp"
 #include "tpcost/model/op_checkpoint.hpp"
 #include "tpcost/model/parallelism.hpp"
+#include "tpcost/model/recompute_recipe.hpp"
 
 namespace tpcost {
 
@@ -112,22 +115,64 @@ struct layer_compute {
   /// not save and every element-wise forward kernel; the attention core stays saved. An MoE or
   /// MLA layer, whose per-op list tpcost has not derived, takes the attention core instead.
   seconds per_op_recompute{};
+  /// Of the forward, what Megatron-Core's recompute_modules (recompute_recipe.hpp) run again
+  /// beyond the attention core: the TP-split MLP (a dense MLP, or an MoE layer's shared
+  /// experts) with its activation, the routed experts with the router and the permutation, the
+  /// routed experts' activation alone, MLA's up projections. Their collectives (the MLP's under
+  /// SP, the MoE dispatch) are not among them.
+  seconds mlp_forward{};
+  seconds experts_forward{};
+  seconds experts_activation{};
+  seconds mla_up_forward{};
+  bool moe = false;  ///< an MoE layer: "mlp" does not apply, "moe" and "shared_experts" do
 
   [[nodiscard]] constexpr seconds forward() const { return attention_core_forward + other_forward; }
   /// Both parts' kernels: a layer and a part costed on its own (MLA's down projections).
   [[nodiscard]] constexpr layer_compute plus(const layer_compute& o) const {
-    return {attention_core_forward + o.attention_core_forward, other_forward + o.other_forward,
-            backward + o.backward, grad_accumulation + o.grad_accumulation,
-            per_op_recompute + o.per_op_recompute};
+    return {attention_core_forward + o.attention_core_forward,
+            other_forward + o.other_forward,
+            backward + o.backward,
+            grad_accumulation + o.grad_accumulation,
+            per_op_recompute + o.per_op_recompute,
+            mlp_forward + o.mlp_forward,
+            experts_forward + o.experts_forward,
+            experts_activation + o.experts_activation,
+            mla_up_forward + o.mla_up_forward,
+            moe || o.moe};
+  }
+  /// What selective recomputation of `modules` (recompute_recipe.hpp bits) runs again, as
+  /// Megatron-Core core_v0.16.0 checkpoints them: core_attn the attention core; mlp a dense
+  /// layer's MLP; shared_experts an MoE layer's shared experts; moe the whole MoE block (shared
+  /// and routed experts, router, permutation); moe_act the routed experts' activation;
+  /// mla_up_proj MLA's up projections. layernorm's norms are element-wise kernels not costed.
+  [[nodiscard]] constexpr seconds selective_recompute(unsigned modules) const {
+    const auto has = [&](recompute_module m) { return (modules & static_cast<unsigned>(m)) != 0U; };
+    seconds t{};
+    if (has(recompute_module::core_attn)) {
+      t += attention_core_forward;
+    }
+    if (has(recompute_module::mla_up_proj)) {
+      t += mla_up_forward;
+    }
+    if (!moe) {
+      return t + (has(recompute_module::mlp) ? mlp_forward : seconds{});
+    }
+    if (has(recompute_module::moe)) {
+      return t + mlp_forward + experts_forward;
+    }
+    t += has(recompute_module::shared_experts) ? mlp_forward : seconds{};
+    return t + (has(recompute_module::moe_act) ? experts_activation : seconds{});
   }
   /// Forward, recomputed forward (per mode and, for selective, the stack's policy) and backward.
+  /// `modules`: what Megatron-Core's selective recomputation reruns (default core_attn).
   [[nodiscard]] constexpr seconds total(
-      recompute_mode mode, selective_policy policy = selective_policy::attention_core) const {
+      recompute_mode mode, selective_policy policy = selective_policy::attention_core,
+      unsigned modules = static_cast<unsigned>(recompute_module::core_attn)) const {
     seconds t = forward() + backward;
     if (mode == recompute_mode::full) {
       t += forward();
     } else if (mode == recompute_mode::selective) {
-      t += policy == selective_policy::per_op ? per_op_recompute : attention_core_forward;
+      t += policy == selective_policy::per_op ? per_op_recompute : selective_recompute(modules);
     }
     return t;
   }
@@ -221,12 +266,22 @@ constexpr layer_compute layer_compute_time(const transformer_spec& model, std::i
   seconds proj_fwd{};
   seconds attn_fwd{};
   seconds bwd{};
-  for (const auto& g : projections) {
+  seconds up_fwd{}, mlp_fwd{}, experts_fwd{};  // parts the recompute modules rerun
+  for (std::size_t i = 0; i < std::size(projections); ++i) {
+    const auto& g = projections[i];
     if (g.m * g.n * g.k * g.batch == 0.0) {
       continue;  // a part the layer does not have
     }
     const double w = gpu.matmul_operand_bytes;
-    proj_fwd += matmul_time(g.m, g.n, g.k, g.batch, w, gpu);
+    const seconds fwd = matmul_time(g.m, g.n, g.k, g.batch, w, gpu);
+    proj_fwd += fwd;
+    if (i == 1 || i == 2) {  // MLA's up projections
+      up_fwd += fwd;
+    } else if (i == 4 || i == 5) {  // the TP-split MLP
+      mlp_fwd += fwd;
+    } else if (i >= 6) {  // the routed experts and the router
+      experts_fwd += fwd;
+    }
     bwd +=
         matmul_time(g.m, g.k, g.n, g.batch, w, gpu) + matmul_time(g.k, g.n, g.m, g.batch, w, gpu);
   }
@@ -300,6 +355,12 @@ constexpr layer_compute layer_compute_time(const transformer_spec& model, std::i
       .backward = bwd + memory_bound_time(bwd_elementwise, gpu),
       .grad_accumulation = memory_bound_time(6.0 * layer_params_here * units::B, gpu),
       .per_op_recompute = per_op,
+      .mlp_forward = mlp_fwd + memory_bound_time(4 * tokens * act_width * units::B, gpu),
+      .experts_forward =
+          experts_fwd + memory_bound_time((4 * routed_act + permute) * units::B, gpu),
+      .experts_activation = memory_bound_time(4 * routed_act * units::B, gpu),
+      .mla_up_forward = up_fwd,
+      .moe = mlp.local_experts > 0.0,
   };
 }
 

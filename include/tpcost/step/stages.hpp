@@ -37,6 +37,7 @@
 #include "tpcost/model/parallelism.hpp"
 #include "tpcost/model/pipeline_parallel.hpp"
 #include "tpcost/model/precision.hpp"
+#include "tpcost/model/recompute_recipe.hpp"
 #include "tpcost/step/compute_model.hpp"
 #include "tpcost/step/moe_layer.hpp"
 #include "tpcost/step/stack_profiles.hpp"
@@ -87,6 +88,10 @@ struct step_options {
   /// What --recompute selective recomputes: the attention core (Megatron-Core) or torchtitan's
   /// per-op policy (parallelism.hpp).
   selective_policy selective = selective_policy::attention_core;
+  /// Megatron-Core's recompute_modules, recompute_method and recompute_num_layers, and the
+  /// layers offloaded to the host (recompute_recipe.hpp): their memory, and for the block
+  /// method the share of layers whose forward runs again.
+  recompute_recipe recompute{};
 };
 
 /// Everything a step needs but the layout: the model, the GPU, the cluster, the software.
@@ -500,6 +505,40 @@ struct step_timing {
   seconds ep_comm_per_layer{};            ///< their time, one MoE layer, before overlap
 };
 
+/// `share` of step `full` and the rest of step `none`, field by field (the block method of full
+/// recomputation: step.hpp).
+constexpr step_timing blend(const step_timing& full, const step_timing& none, double share) {
+  const auto mix = [&](auto a, auto b) { return share * a + (1.0 - share) * b; };
+  step_timing r = full;
+  r.compute = mix(full.compute, none.compute);
+  r.tp_comm = mix(full.tp_comm, none.tp_comm);
+  r.ep_comm = mix(full.ep_comm, none.ep_comm);
+  r.bubble = mix(full.bubble, none.bubble);
+  r.p2p = mix(full.p2p, none.p2p);
+  r.dp_comm = mix(full.dp_comm, none.dp_comm);
+  r.optimizer = mix(full.optimizer, none.optimizer);
+  r.step_time = mix(full.step_time, none.step_time);
+  r.tp_comm_per_layer = mix(full.tp_comm_per_layer, none.tp_comm_per_layer);
+  r.tp_collectives_per_layer = mix(full.tp_collectives_per_layer, none.tp_collectives_per_layer);
+  r.dp_sync = mix(full.dp_sync, none.dp_sync);
+  r.moe_tp_comm_per_layer = mix(full.moe_tp_comm_per_layer, none.moe_tp_comm_per_layer);
+  r.ep_all_to_alls_per_layer = mix(full.ep_all_to_alls_per_layer, none.ep_all_to_alls_per_layer);
+  r.ep_comm_per_layer = mix(full.ep_comm_per_layer, none.ep_comm_per_layer);
+  return r;
+}
+
+/// The share of the layers whose forward full recomputation reruns: 1, but with the block
+/// method min(N, c)/c of a model chunk's c = L/(p·v) layers (the even split; transformer_block.py
+/// _checkpointed_forward, core_v0.16.0).
+constexpr double block_recompute_share(const transformer_spec& model, const parallel_config& par,
+                                       const recompute_recipe& recipe) {
+  if (par.recompute != recompute_mode::full || recipe.method != recompute_method::block) {
+    return 1.0;
+  }
+  const double chunk = static_cast<double>(model.layers) / static_cast<double>(par.pp * par.vpp);
+  return chunk > 0.0 ? std::min(static_cast<double>(recipe.num_layers), chunk) / chunk : 1.0;
+}
+
 /// What stays exposed of `comm` when a share `overlap` of it runs behind `compute`: the hidden
 /// part is at most the compute it hides behind (the rule `sweep` applies per layer).
 constexpr seconds exposed_after_overlap(seconds comm, double overlap, seconds compute) {
@@ -632,7 +671,8 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   const layer_compute dense_kernels = y.kernels.plus(y.mla_down[sp]);
   const layer_compute moe_kernels = y.moe_kernels.plus(y.mla_down[sp]);
   const seconds layer_compute =
-      dense_kernels.total(c.recompute, opt.selective) + dense_kernels.grad_accumulation;
+      dense_kernels.total(c.recompute, opt.selective, opt.recompute.modules) +
+      dense_kernels.grad_accumulation;
   // Overlap hides a share of the TP collectives, but at most the compute they overlap with:
   // exposed = comm − hidden, hidden <= compute.
   const seconds tp_exposed = exposed_after_overlap(tp_layer, tp_overlap, layer_compute);
@@ -654,7 +694,8 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   // forward). All zero for a dense model.
   seconds moe_compute{}, moe_tp_exposed{}, ep_exposed{};
   if (is_moe(env.model.moe)) {
-    moe_compute = moe_kernels.total(c.recompute, opt.selective) + moe_kernels.grad_accumulation;
+    moe_compute = moe_kernels.total(c.recompute, opt.selective, opt.recompute.modules) +
+                  moe_kernels.grad_accumulation;
     const double half_ar = 0.5 * counts.all_reduce;
     const double half_rs = 0.5 * counts.reduce_scatter;
     const double half_ag = 0.5 * counts.all_gather;
@@ -829,7 +870,7 @@ inline bytes peak_memory_of(const step_environment& env, const group_terms& x, c
   const auto terms = stage_memory_terms_of(
       env.model, layout_of(x, y, c, global_batch), y.micro_batches, env.options.attention,
       env.options.state, zero3_gathered_layers(profile_of(env.options.stack), p, env.model.layers),
-      env.options.experts.load, env.options.selective);
+      env.options.experts.load, env.options.selective, env.options.recompute);
   const auto total = [&](stage_memory s) {
     if constexpr (Copies) {
       add_weight_copies(s, copies);

@@ -191,7 +191,17 @@ inline step_result evaluate_step(const step_inputs& in) {
                              .sequence_parallel = par.sequence_parallel,
                              .recompute = par.recompute,
                              .zero = par.zero};
-  const auto timing = combine_step(env, x, y, choice);
+  auto timing = combine_step(env, x, y, choice);
+  // Block recomputation (Megatron-Core, transformer_block.py _checkpointed_forward,
+  // core_v0.16.0) reruns the forward of N of a chunk's layers and of no other: the step is the
+  // full-recomputation step for that share of the layers and the step without recomputation
+  // for the rest (every term is a sum over layers, or proportional to one).
+  const double recomputed = block_recompute_share(model, par, in.options.recompute);
+  if (recomputed < 1.0) {
+    layout_choice none = choice;
+    none.recompute = recompute_mode::none;
+    timing = blend(timing, combine_step(env, x, y, none), recomputed);
+  }
 
   step_result r;
   r.gpus = sizes.gpus();
@@ -228,6 +238,11 @@ inline step_result evaluate_step(const step_inputs& in) {
 
   r.flops = flops_per_step(model, par.global_batch, model.seq, par.recompute, in.options.mfu_flops,
                            in.options.selective);
+  if (recomputed < 1.0) {
+    const auto plain = flops_per_step(model, par.global_batch, model.seq, recompute_mode::none,
+                                      in.options.mfu_flops, in.options.selective);
+    r.flops.hardware = recomputed * r.flops.hardware + (1.0 - recomputed) * plain.hardware;
+  }
   const double n = static_cast<double>(r.gpus);
   r.tokens_per_second = static_cast<double>(par.global_batch * model.seq) / r.step_time.value();
   r.model_flops_per_gpu = r.flops.model / r.step_time / n;
@@ -244,7 +259,7 @@ inline step_result evaluate_step(const step_inputs& in) {
   r.memory =
       memory_per_gpu(model, par, in.memory_capacity, in.options.attention, in.options.state,
                      zero3_gathered_layers(profile_of(in.options.stack), par.pp, model.layers),
-                     in.options.experts.load, in.options.selective);
+                     in.options.experts.load, in.options.selective, in.options.recompute);
   r.experts.expert_states = r.memory.peak().expert_states;
   return r;
 }

@@ -1,0 +1,146 @@
+// What a Megatron-Core recipe recomputes beyond the --recompute mode (parallelism.hpp): the
+// modules of selective recomputation, the layers of full recomputation and how they are grouped,
+// and the layers whose activations are offloaded to the host. memory.hpp reads it for the
+// activations, step.hpp for the share of layers whose forward pass runs again.
+//
+// Megatron-LM core_v0.16.0, megatron/core/transformer/transformer_config.py:
+// * recompute_modules (default ["core_attn"]): under recompute_granularity "selective", the
+//   submodules to recompute: "core_attn", "mlp" (dense MLPs only: transformer_layer.py,
+//   recompute_mlp is not set on an MoE layer), "moe" (the whole MoE layer: moe_layer.py,
+//   moe_layer_recompute), "moe_act" (the routed experts' activation function: moe/experts.py,
+//   activation_recompute), "layernorm" (input_layernorm and pre_mlp_layernorm where they are
+//   modules of their own: transformer_layer.py, recompute_input_layernorm), "mla_up_proj" (MLA's
+//   up projections and RoPE: multi_latent_attention.py, recompute_up_proj) and
+//   "shared_experts" (moe_layer.py, shared_experts_recompute).
+// * recompute_method and recompute_num_layers, under "full" (transformer_block.py,
+//   _checkpointed_forward): uniform checkpoints the input of every unit of N consecutive layers
+//   of a model chunk and reruns the unit's forward in its backward; block checkpoints the first N
+//   layers of each chunk, one layer per unit, and keeps every activation of the others.
+// * cpu_offloading_num_layers (with cpu_offloading; transformer_block.py,
+//   get_cpu_offload_context): the activations of that many layers are copied to the host after
+//   their forward and back before their backward. Megatron refuses it with p > 1 and with
+//   recomputation (TransformerConfig.__post_init__).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "tpcost/base/error.hpp"
+#include "tpcost/base/quote.hpp"
+
+namespace tpcost {
+
+/// One of Megatron-Core's recompute_modules, as a bit of `recompute_recipe::modules`.
+enum class recompute_module : unsigned {
+  core_attn = 1U << 0U,
+  mlp = 1U << 1U,
+  moe = 1U << 2U,
+  moe_act = 1U << 3U,
+  layernorm = 1U << 4U,
+  mla_up_proj = 1U << 5U,
+  shared_experts = 1U << 6U,
+};
+
+/// Megatron-Core's recompute_method: which layers full recomputation checkpoints.
+enum class recompute_method { uniform, block };
+
+/// The modules in Megatron's order of its documentation, with their names.
+struct recompute_module_name {
+  recompute_module module;
+  std::string_view name;
+};
+inline constexpr recompute_module_name recompute_module_names[] = {
+    {recompute_module::core_attn, "core_attn"},
+    {recompute_module::moe_act, "moe_act"},
+    {recompute_module::layernorm, "layernorm"},
+    {recompute_module::mla_up_proj, "mla_up_proj"},
+    {recompute_module::mlp, "mlp"},
+    {recompute_module::moe, "moe"},
+    {recompute_module::shared_experts, "shared_experts"},
+};
+
+/// What a recipe recomputes and offloads beyond the recompute mode; the defaults are what the
+/// step costed before these options: selective recomputes the attention core, full recomputes
+/// every layer on its own, nothing is offloaded.
+struct recompute_recipe {
+  unsigned modules = static_cast<unsigned>(recompute_module::core_attn);
+  recompute_method method = recompute_method::uniform;
+  /// Full recomputation: layers per checkpointed unit (uniform) or checkpointed layers per model
+  /// chunk (block). 1 with uniform is every layer alone.
+  std::int64_t num_layers = 1;
+  std::int64_t offload_layers = 0;  ///< layers whose activations are offloaded to the host
+
+  [[nodiscard]] constexpr bool has(recompute_module m) const {
+    return (modules & static_cast<unsigned>(m)) != 0U;
+  }
+  [[nodiscard]] constexpr bool full_is_default() const {
+    return method == recompute_method::uniform && num_layers == 1;
+  }
+};
+
+/// "uniform" or "block".
+constexpr std::string_view to_string(recompute_method m) {
+  return m == recompute_method::block ? "block" : "uniform";
+}
+
+/// Reads "uniform" or "block"; throws `invalid_spec(field, ...)` otherwise.
+inline recompute_method parse_recompute_method(std::string_view text, std::string_view field) {
+  if (text == "uniform") {
+    return recompute_method::uniform;
+  }
+  if (text == "block") {
+    return recompute_method::block;
+  }
+  throw invalid_spec(std::string(field),
+                     quote_value(text) + " is not a recompute method; expected uniform or block");
+}
+
+/// The modules as a comma list in Megatron's order ("core_attn,mlp"); "none" for an empty set.
+inline std::string recompute_modules_to_string(unsigned modules) {
+  std::string out;
+  for (const auto& m : recompute_module_names) {
+    if ((modules & static_cast<unsigned>(m.module)) != 0U) {
+      out += (out.empty() ? "" : ",") + std::string(m.name);
+    }
+  }
+  return out.empty() ? "none" : out;
+}
+
+/// Reads a list of module names separated by commas, spaces or brackets (a script's
+/// `--recompute-modules core_attn mlp`, a YAML list written as `[core_attn, mlp]`); an empty
+/// list recomputes nothing. Throws `invalid_spec(field, ...)` for a name Megatron does not know.
+inline unsigned parse_recompute_modules(std::string_view text, std::string_view field) {
+  unsigned modules = 0;
+  std::string word;
+  const auto flush = [&] {
+    if (word.empty()) {
+      return;
+    }
+    bool known = false;
+    for (const auto& m : recompute_module_names) {
+      if (word == m.name) {
+        modules |= static_cast<unsigned>(m.module);
+        known = true;
+      }
+    }
+    if (!known) {
+      throw invalid_spec(std::string(field),
+                         quote_value(word) +
+                             " is not a recompute module; expected core_attn, moe_act, "
+                             "layernorm, mla_up_proj, mlp, moe or shared_experts");
+    }
+    word.clear();
+  };
+  for (const char c : text) {
+    if (c == ',' || c == ' ' || c == '[' || c == ']' || c == '\'' || c == '"') {
+      flush();
+    } else {
+      word += c;
+    }
+  }
+  flush();
+  return modules;
+}
+
+}  // namespace tpcost
