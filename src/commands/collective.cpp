@@ -95,7 +95,7 @@ void add_collective_command(CLI::App& app) {
       "collective", "One collective on one group: time, wire bytes, algbw and busbw per algorithm");
   cmd->add_option("--op", opts->op, "all-reduce | reduce-scatter | all-gather")
       ->capture_default_str();
-  cmd->add_option("--size", opts->size, "M: the full message, e.g. 1GiB, 64MB, 134217728")
+  cmd->add_option("--size", opts->size, "M: the full message, e.g. 1GiB, 64MB, 134217728B")
       ->capture_default_str();
   cmd->add_option("-n,--ranks", opts->ranks, "n: GPUs in the group")->capture_default_str();
   cmd->add_option(

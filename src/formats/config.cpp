@@ -463,9 +463,10 @@ std::string number_text(const json& v) {
 /// naming the field for a malformed one) and that must not be negative.
 template <class Parse>
 std::string non_negative_text(const std::string& source, const config_key& key, const json& v,
-                              std::string_view expected, const Parse& parse) {
+                              std::string_view expected, const Parse& parse,
+                              std::string_view si_unit) {
   if (v.is_number() && v.get<double>() >= 0.0) {
-    return number_text(v);
+    return number_text(v) + std::string(si_unit);  // a JSON number is SI
   }
   if (!v.is_string()) {
     wrong_value(source, key, v);
@@ -501,8 +502,9 @@ std::string to_flag_text(const std::string& source, const config_key& key, const
     }
     case value_kind::bandwidth:
     case value_kind::flop_rate: {
+      // A JSON number is SI (B/s, FLOP/s); the flag's text takes it with its unit.
       if (v.is_number() && v.get<double>() > 0.0) {
-        return number_text(v);
+        return number_text(v) + (key.kind == value_kind::bandwidth ? "B/s" : "FLOP/s");
       }
       if (v.is_string()) {
         const auto& s = v.get<std::string>();
@@ -525,10 +527,11 @@ std::string to_flag_text(const std::string& source, const config_key& key, const
     case value_kind::duration:
       return non_negative_text(
           source, key, v, "a duration >= 0, e.g. 3us",
-          [&](const std::string& t) { return parse_duration(t, field).value(); });
+          [&](const std::string& t) { return parse_duration(t, field).value(); }, "s");
     case value_kind::byte_size:
-      return non_negative_text(source, key, v, "a size >= 0, e.g. 4GiB",
-                               [&](const std::string& t) { return parse_bytes(t, field).value(); });
+      return non_negative_text(
+          source, key, v, "a size >= 0, e.g. 4GiB",
+          [&](const std::string& t) { return parse_bytes(t, field).value(); }, "B");
     case value_kind::open_fraction: {
       if (!v.is_number() || !(v.get<double>() > 0.0 && v.get<double>() < 1.0)) {
         wrong_value(source, key, v);

@@ -103,11 +103,12 @@ void add_layer_flags(CLI::App& cmd, layer_flags& flags) {
   group->add_option("--dtype", flags.dtype,
                     "d: element type (on the wire too, unless --comm-dtype): fp32, tf32, bf16, "
                     "fp16, fp8, fp64, or bytes 1..16 (default: bf16 with --gpu, else fp32)");
-  group->add_option("--flops", flags.flops,
-                    "P: per-GPU compute rate, e.g. 1PFLOP/s, 989.4T, 312e12 (default: the --gpu "
-                    "preset's dense peak for --dtype, else 1PFLOP/s)");
+  group->add_option(
+      "--flops", flags.flops,
+      "P: per-GPU compute rate, e.g. 1PFLOP/s, 989.4T, 312e12FLOP/s (default: the --gpu "
+      "preset's dense peak for --dtype, else 1PFLOP/s)");
   group->add_option("--bandwidth", flags.bandwidth,
-                    "B: per-GPU bandwidth applied to the full message, e.g. 600GB/s, 600e9, "
+                    "B: per-GPU bandwidth applied to the full message, e.g. 600GB/s, 600e9B/s, "
                     "400Gb/s; the intra-node link of --collective ring|tree|hierarchical|auto "
                     "(default: the profile's or the --gpu preset's intra-node link, else 600GB/s)");
   group

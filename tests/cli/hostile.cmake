@@ -24,19 +24,19 @@ tpcost_cli_case("hostile: a TP message beyond an int64 is a size, not a negative
        -b 4194304 -G 4194304 --stack megatron-core RC 0
   STDOUT "TP: 4 collectives of [1-9][0-9.]* [kMGTPEZY]?B per layer")
 tpcost_cli_case("hostile: step over a 1e-320 B/s link is an error, not -nan"
-  ARGS step ${h100} --gpus 8 --tp 8 -G 8 --intra-bandwidth 1e-320 RC 2
+  ARGS step ${h100} --gpus 8 --tp 8 -G 8 --intra-bandwidth 1e-320B/s RC 2
   STDERR "--intra-bandwidth: makes the TP comm time (NaN|infinite)")
 tpcost_cli_case("hostile: step JSON over a 1e-320 B/s link is an error, not null"
-  ARGS step ${h100} --gpus 8 --tp 8 -G 8 --intra-bandwidth 1e-320 --format json RC 2
+  ARGS step ${h100} --gpus 8 --tp 8 -G 8 --intra-bandwidth 1e-320B/s --format json RC 2
   STDERR "--intra-bandwidth: makes the TP comm time")
 tpcost_cli_case("hostile: a peak of 1e-300 FLOP/s is an error, not inf s"
-  ARGS step ${h100} --gpus 8 --tp 8 -G 8 --flops 1e-300 RC 2
+  ARGS step ${h100} --gpus 8 --tp 8 -G 8 --flops 1e-300FLOP/s RC 2
   STDERR "--flops: makes the compute time infinite")
 tpcost_cli_case("hostile: an HBM bandwidth of 1e-300 B/s is named, not the peak"
-  ARGS step ${h100} --gpus 8 --tp 8 -G 8 --memory-bandwidth 1e-300 RC 2
+  ARGS step ${h100} --gpus 8 --tp 8 -G 8 --memory-bandwidth 1e-300B/s RC 2
   STDERR "--memory-bandwidth: makes the compute time infinite")
 tpcost_cli_case("hostile: plan over a 1e-320 B/s inter-node link ranks no inf s layout"
-  ARGS plan ${h100} --gpus 64 -G 64 --inter-bandwidth 1e-320 RC 2
+  ARGS plan ${h100} --gpus 64 -G 64 --inter-bandwidth 1e-320B/s RC 2
   STDERR "--inter-bandwidth: makes the [A-Za-z ]+ time (NaN|infinite)")
 
 # Files: a bounded, non-recursive echo; numbers beyond a double; deep nesting; header counts.

@@ -11,7 +11,12 @@ using tpcost::test::near;
 
 TEST_CASE("Bandwidths read decimal prefixes, bytes and bits", "[parse]") {
   CHECK(parse_bandwidth("600GB/s", "f").value() == 600e9);
-  CHECK(parse_bandwidth("600e9", "f").value() == 600e9);
+  CHECK(parse_bandwidth("600e9B/s", "f").value() == 600e9);
+  // A bare number is refused: 400 B/s is never what "--inter-bandwidth 400" meant.
+  CHECK_THROWS_WITH(parse_bandwidth("400", "--inter-bandwidth"),
+                    "--inter-bandwidth: '400' has no unit; expected a bandwidth such as 600GB/s, "
+                    "600e9B/s or 200Gb/s (bits)");
+  CHECK(parse_bandwidth("0", "f").value() == 0.0);  // zero in every unit
   CHECK(parse_bandwidth("600G", "f").value() == 600e9);
   CHECK(parse_bandwidth(" 600 GB/s ", "f").value() == 600e9);
   CHECK(parse_bandwidth("25GBps", "f").value() == 25e9);
@@ -26,13 +31,15 @@ TEST_CASE("Compute rates read FLOP/s, FLOPS and bare prefixes", "[parse]") {
   CHECK_THAT(parse_flop_rate("989.4T", "f").value(), near(989.4e12));
   CHECK(parse_flop_rate("312TFLOPS", "f").value() == 312e12);
   CHECK(parse_flop_rate("312 Tflop/s", "f").value() == 312e12);
-  CHECK(parse_flop_rate("1e15", "f").value() == 1e15);
+  CHECK(parse_flop_rate("1e15FLOP/s", "f").value() == 1e15);
+  CHECK_THROWS_WITH(parse_flop_rate("1e15", "--flops"), Catch::Contains("'1e15' has no unit"));
 }
 
 TEST_CASE("Sizes and durations read their units", "[parse]") {
   CHECK(parse_bytes("80GiB", "f").value() == 80.0 * 1073741824.0);
   CHECK(parse_bytes("1.5GB", "f").value() == 1.5e9);
-  CHECK(parse_bytes("134217728", "f").value() == 134217728.0);
+  CHECK(parse_bytes("134217728B", "f").value() == 134217728.0);
+  CHECK_THROWS_WITH(parse_bytes("134217728", "--size"), Catch::Contains("has no unit"));
   CHECK(parse_bytes("4k", "f").value() == 4000.0);
   CHECK_THAT(parse_duration("5us", "f").value(), near(5e-6));
   CHECK_THAT(parse_duration("5\xC2\xB5s", "f").value(), near(5e-6));

@@ -126,9 +126,15 @@ inline double leading_number(std::string_view field, std::string_view text, std:
 template <std::size_t NStems, std::size_t NPrefixes>
 double parse_with_units(std::string_view field, std::string_view text,
                         const std::array<unit_stem, NStems>& stems,
-                        const std::array<prefix, NPrefixes>& prefixes, std::string_view expected) {
+                        const std::array<prefix, NPrefixes>& prefixes, std::string_view expected,
+                        bool bare_number_is_si = false) {
   std::string_view suffix;
   const double number = leading_number(field, text, suffix, expected);
+  // A bare number is refused (durations aside: seconds): "--inter-bandwidth 400" meant 400 Gb/s
+  // or GB/s, never 400 B/s (a step of 5.6e7 s). Zero needs no unit: it is zero in every one.
+  if (suffix.empty() && number != 0.0 && !bare_number_is_si) {
+    fail(field, text, std::string("has no unit; expected ") + std::string(expected));
+  }
   for (const auto& stem : stems) {
     if (!ends_with(suffix, stem.text, stem.case_insensitive)) {
       continue;
@@ -169,20 +175,22 @@ inline constexpr std::array<unit_stem, 2> duration_stems{{{"s", 1.0, false}, {""
 
 }  // namespace detail
 
-/// A size in bytes: "134217728", "128MiB", "80GiB", "1.5GB".
+/// A size in bytes: "134217728B", "128MiB", "80GiB", "1.5GB"; a bare number is refused.
 inline bytes parse_bytes(std::string_view text, std::string_view field) {
   return bytes(detail::parse_with_units(field, text, detail::byte_stems, detail::magnitude_prefixes,
-                                        "a size such as 80GiB, 1.5GB or 134217728"));
+                                        "a size such as 80GiB, 1.5GB or 134217728B"));
 }
 
-/// A bandwidth in bytes/s: "600GB/s", "600e9", "600G", "200Gb/s" (bits), "25GBps".
+/// A bandwidth in bytes/s: "600GB/s", "600e9B/s", "600G", "200Gb/s" (bits), "25GBps"; a bare
+/// number is refused.
 inline bytes_per_second parse_bandwidth(std::string_view text, std::string_view field) {
   return bytes_per_second(
       detail::parse_with_units(field, text, detail::bandwidth_stems, detail::magnitude_prefixes,
-                               "a bandwidth such as 600GB/s, 600e9 or 200Gb/s (bits)"));
+                               "a bandwidth such as 600GB/s, 600e9B/s or 200Gb/s (bits)"));
 }
 
-/// A compute rate in FLOP/s: "1PFLOP/s", "989.4T", "312TFLOPS", "1e15".
+/// A compute rate in FLOP/s: "1PFLOP/s", "989.4T", "312TFLOPS", "1e15FLOP/s"; a bare number is
+/// refused.
 inline flops_per_second parse_flop_rate(std::string_view text, std::string_view field) {
   static constexpr std::array<detail::unit_stem, 4> stems{{
       {"FLOP/s", 1.0, true},
@@ -190,15 +198,17 @@ inline flops_per_second parse_flop_rate(std::string_view text, std::string_view 
       {"FLOP", 1.0, true},
       {"", 1.0, false},
   }};
-  return flops_per_second(detail::parse_with_units(field, text, stems, detail::magnitude_prefixes,
-                                                   "a rate such as 1PFLOP/s, 989.4T or 1e15"));
+  return flops_per_second(
+      detail::parse_with_units(field, text, stems, detail::magnitude_prefixes,
+                               "a rate such as 1PFLOP/s, 989.4T or 1e15FLOP/s"));
 }
 
 /// A duration: "5us", "5µs", "1.2ms", "3e-6" (seconds).
 inline seconds parse_duration(std::string_view text, std::string_view field) {
   return seconds(detail::parse_with_units(field, text, detail::duration_stems,
                                           detail::time_prefixes,
-                                          "a duration such as 5us, 1.2ms or 3e-6 (seconds)"));
+                                          "a duration such as 5us, 1.2ms or 3e-6 (seconds)",
+                                          /*bare_number_is_si=*/true));
 }
 
 namespace detail {
