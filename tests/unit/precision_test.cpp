@@ -91,6 +91,15 @@ TEST_CASE("The quantized weights are the Q, K, V, output and MLP matrices of a l
   const auto gpt = test::gpt_spec(1, 1024, 16, 50257, 1024);
   // 4h^2 attention + 8h^2 MLP, no biases or norms
   CHECK(quantized_params_per_layer(gpt) == 12 * 1024 * 1024);
+  // Qwen3-32B's attention is wider than its hidden size: 64 heads of 128 (q_dim 8192 > h
+  // 5120), 8 KV heads (kv_dim 1024), SwiGLU MLP of 25600. Q, K, V: h·(8192 + 2·1024); output
+  // 8192·h: 94.4 M weights, not the 62.9 M that h in place of q_dim gave.
+  auto qwen = test::gpt_spec(1, 5120, 64, 151936, 4096);
+  qwen.kv_heads = 8;
+  qwen.head_dim = 128;
+  qwen.ffn = 25600;
+  qwen.gated_mlp = true;
+  CHECK(quantized_params_per_layer(qwen) == 5120 * (8192 + 2048) + 8192 * 5120 + 3 * 5120 * 25600);
 }
 
 TEST_CASE("Utilisation is reported against both peaks and as achieved FLOP/s per GPU",

@@ -204,18 +204,25 @@ struct param_breakdown {
   std::int64_t active = 0;  ///< what one token uses: total with only top-k/E of the routed experts
 };
 
-/// Parameters of one layer's attention: `h·(q_dim + 2·kv_dim) + q_dim·h` weights (q_dim = h
-/// unless head_dim is set), plus `q_dim + 2·kv_dim` (QKV) and `h` (output) biases when the
-/// architecture has biases; with MLA, `mla_params` (mla.hpp).
+/// The weight matrices of one layer's attention without MLA: `h·(q_dim + 2·kv_dim)` (Q, K, V)
+/// and `q_dim·h` (output), q_dim = h unless head_dim is set (Qwen3-32B: 64·128 = 8192 > 5120).
+/// The one count every term of weights, copies and gradients uses.
+constexpr std::int64_t attention_weights_per_layer(const transformer_spec& spec) {
+  const auto h = spec.hidden;
+  const auto q = q_dim(spec);
+  return h * (q + 2 * kv_dim(spec)) + q * h;
+}
+
+/// Parameters of one layer's attention: its weights (attention_weights_per_layer), plus
+/// `q_dim + 2·kv_dim` (QKV) and `h` (output) biases when the architecture has biases; with MLA,
+/// `mla_params` (mla.hpp).
 constexpr std::int64_t attention_params_per_layer(const transformer_spec& spec) {
   const auto h = spec.hidden;
   if (is_mla(spec.mla)) {
     return mla_params(spec.mla, h, spec.heads);
   }
-  const auto q = q_dim(spec);
-  const auto qkv = q + 2 * kv_dim(spec);
-  const auto weights = h * qkv + q * h;
-  return weights + (spec.linear_biases ? qkv + h : 0);
+  const auto qkv = q_dim(spec) + 2 * kv_dim(spec);
+  return attention_weights_per_layer(spec) + (spec.linear_biases ? qkv + h : 0);
 }
 
 /// Parameters of one MLP (or one expert) of inner size `f`: `m·h·f` weights (m = 2, or 3 when

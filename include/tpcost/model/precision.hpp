@@ -215,10 +215,12 @@ constexpr double weight_copy_bytes_per_param(const precision_options& opts,
 }
 
 /// Weights that run in the linear precision, per layer: the Q, K, V, output and MLP matrices
-/// (biases, norms, embeddings and the output layer stay BF16).
+/// (biases, norms, embeddings and the output layer stay BF16). With MLA, its projections
+/// (mla_params, whose two latent norms are a rounding error against them).
 constexpr std::int64_t quantized_params_per_layer(const transformer_spec& spec) {
-  const auto h = spec.hidden;
-  return h * (h + 2 * kv_dim(spec)) + h * h + mlp_matrices(spec) * h * ffn_of(spec);
+  const auto attention = is_mla(spec.mla) ? mla_params(spec.mla, spec.hidden, spec.heads)
+                                          : attention_weights_per_layer(spec);
+  return attention + mlp_matrices(spec) * spec.hidden * ffn_of(spec);
 }
 
 /// One utilisation figure per peak, so that a run compares with any published table: MFU

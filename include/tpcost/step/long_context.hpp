@@ -243,9 +243,9 @@ inline weight_copies weight_copies_of(const transformer_spec& model,
   double per_layer =
       static_cast<double>(quantized_params_per_layer(model)) / static_cast<double>(tp);
   if (is_moe(model.moe)) {
-    const auto h = model.hidden;
-    const auto q = q_dim(model);
-    const double attention = static_cast<double>(h * (q + 2 * kv_dim(model)) + q * h);
+    const double attention =
+        static_cast<double>(is_mla(model.mla) ? mla_params(model.mla, model.hidden, model.heads)
+                                              : attention_weights_per_layer(model));
     const auto moe = moe_params_per_layer(model);
     const double moe_layer =
         (attention + static_cast<double>(moe.shared)) / static_cast<double>(tp) +
