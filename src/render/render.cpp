@@ -282,6 +282,14 @@ nlohmann::json hardware_json(const hardware_origin& h) {
 }
 
 /// The report's first line when the network was assumed (hardware_origin.hpp), else "".
+/// A result's JSON with the presets and profile behind it under inputs.hardware (when any).
+nlohmann::json with_hardware(nlohmann::json j, const hardware_origin& origin) {
+  if (origin.any()) {
+    j["inputs"]["hardware"] = hardware_json(origin);
+  }
+  return j;
+}
+
 std::string assumption_line(const hardware_origin& h) {
   return h.interconnect_assumed ? h.assumption() + "\n" : std::string();
 }
@@ -943,10 +951,7 @@ std::string render_sweep(const sweep_result& result, output_format format, bool 
                          const hardware_origin& origin) {
   switch (format) {
     case output_format::json: {
-      nlohmann::json j = result;
-      if (origin.any()) {
-        j["inputs"]["hardware"] = hardware_json(origin);
-      }
+      nlohmann::json j = with_hardware(result, origin);
       return j.dump(2) + "\n";
     }
     case output_format::csv:
@@ -975,10 +980,7 @@ std::string render_sweep(const sweep_result& result, output_format format, bool 
 std::string render_explain(const tp_explanation& explanation, output_format format,
                            const hardware_origin& origin) {
   if (format == output_format::json) {
-    nlohmann::json j = explanation.sweep;
-    if (origin.any()) {
-      j["inputs"]["hardware"] = hardware_json(origin);
-    }
+    nlohmann::json j = with_hardware(explanation.sweep, origin);
     j["schema"] = "tpcost.explain/1";
     j["ratio_closed_form"] = explanation.ratio_closed_form;
     j["half_critical_tp"] = explanation.half_critical_tp;
@@ -1448,10 +1450,7 @@ std::string render_sweep(const refined_sweep_result& result, output_format forma
                          const hardware_origin& origin) {
   switch (format) {
     case output_format::json: {
-      nlohmann::json j = result;
-      if (origin.any()) {
-        j["inputs"]["hardware"] = hardware_json(origin);
-      }
+      nlohmann::json j = with_hardware(result, origin);
       return j.dump(2) + "\n";
     }
     case output_format::csv:
@@ -1484,29 +1483,26 @@ std::string render_sweep(const refined_sweep_result& result, output_format forma
 std::string render_explain(const refined_explanation& explanation, output_format format,
                            const hardware_origin& origin) {
   if (format == output_format::json) {
-    nlohmann::json j = explanation.sweep;
-    if (origin.any()) {
-      j["inputs"]["hardware"] = hardware_json(origin);
-    }
+    nlohmann::json j = with_hardware(explanation.sweep, origin);
     j["schema"] = "tpcost.explain/1";
     j["seed_comm_s"] = explanation.sweep.seed_comm.value();
     auto& alternatives = j["alternatives"] = nlohmann::json::array();
     const auto& uses = explanation.sweep.rows.front().cost.collectives;
     for (std::size_t i = 0; i < uses.size(); ++i) {
       nlohmann::json entry{{"op", to_string(uses[i].op)}, {"algorithms", nlohmann::json::array()}};
-      for (const auto& c : explanation.candidates[i]) {
-        nlohmann::json a = c.cost;
-        a["algorithm"] = to_string(c.algorithm);
-        entry["algorithms"].push_back(a);
-      }
-      // Under auto: NCCL's algorithms as its tuner costs them; auto took the cheapest.
-      if (!explanation.nccl_candidates[i].empty()) {
-        auto& nccl = entry["nccl_algorithms"] = nlohmann::json::array();
-        for (const auto& c : explanation.nccl_candidates[i]) {
+      const auto costs = [](const std::vector<algorithm_cost>& candidates) {
+        auto out = nlohmann::json::array();
+        for (const auto& c : candidates) {
           nlohmann::json a = c.cost;
           a["algorithm"] = to_string(c.algorithm);
-          nccl.push_back(a);
+          out.push_back(a);
         }
+        return out;
+      };
+      entry["algorithms"] = costs(explanation.candidates[i]);
+      // Under auto: NCCL's algorithms as its tuner costs them; auto took the cheapest.
+      if (!explanation.nccl_candidates[i].empty()) {
+        entry["nccl_algorithms"] = costs(explanation.nccl_candidates[i]);
       }
       alternatives.push_back(entry);
     }
@@ -1518,10 +1514,7 @@ std::string render_explain(const refined_explanation& explanation, output_format
 std::string render_collective(const collective_comparison& comparison, output_format format,
                               const hardware_origin& origin, const collective_band& band) {
   if (format == output_format::json) {
-    nlohmann::json j = comparison;
-    if (origin.any()) {
-      j["inputs"]["hardware"] = hardware_json(origin);
-    }
+    nlohmann::json j = with_hardware(comparison, origin);
     for (auto& row : j["results"]) {
       const double t = row.at("time_s").get<double>();
       row["time_band_s"] =
