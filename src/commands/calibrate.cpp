@@ -1,12 +1,12 @@
 // `tpcost calibrate FILE...`: fits the ring α–β model to nccl-tests output and writes an
 // interconnect profile.
+#include <algorithm>
 #include <array>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -45,7 +45,19 @@ struct calibrate_options {
 /// Input files are bounded so that a wrong path (a disk image, /dev/zero) fails fast.
 constexpr std::uintmax_t max_input_bytes = 256u * 1024u * 1024u;
 
-std::string read_input(const std::string& path) {
+/// A JSON report is parsed whole into a document about ten times its size, so it is bounded
+/// lower than text, which streams.
+constexpr std::size_t max_json_bytes = 16u * 1024u * 1024u;
+
+[[noreturn]] void too_large(const std::string& path) {
+  throw invalid_spec(path_for_message(path), "is larger than 256 MiB; is this nccl-tests output?");
+}
+
+/// Reads nccl-tests output as it streams by (issue 30): text is handed to the reader a line at
+/// a time, so memory holds one 64 KiB chunk and the line it cuts, not the file (a 100 MB
+/// file peaked at 208 MB when read into a string stream, 106 MB read into one string). JSON
+/// (`-J`) is one document and is read whole.
+nccl_run parse_input(const std::string& path) {
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
   if (ec || !std::filesystem::exists(status)) {
@@ -56,35 +68,73 @@ std::string read_input(const std::string& path) {
   }
   const auto size = std::filesystem::file_size(path, ec);
   if (ec || size > max_input_bytes) {
-    throw invalid_spec(path_for_message(path),
-                       "is larger than 256 MiB; is this nccl-tests output?");
+    too_large(path);
   }
-  // Read once into one buffer of the file's size (issue 30): a stringstream held the file
-  // twice (its buffer and str()'s copy), 208 MB peak for a 100 MB file.
   std::ifstream in(path, std::ios::binary);
-  std::string text;
-  text.reserve(static_cast<std::size_t>(size));
   std::array<char, 1 << 16> chunk{};
+  nccl_text_reader reader(path);
+  enum class kind { undecided, text, json } is = kind::undecided;
+  std::size_t blank_lines = 0;  // before the first byte that decides
+  std::string json;
+  std::string carry;  // the line the last chunk cut
+  std::uintmax_t read = 0;
   while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0) {
-    text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
-    if (text.size() > max_input_bytes) {  // grown since file_size (a log still written)
-      throw invalid_spec(path_for_message(path),
-                         "is larger than 256 MiB; is this nccl-tests output?");
+    std::string_view got(chunk.data(), static_cast<std::size_t>(in.gcount()));
+    read += got.size();
+    if (read > max_input_bytes) {  // grown since file_size (a log still written)
+      too_large(path);
+    }
+    if (is == kind::undecided) {
+      const auto first = got.find_first_not_of(" \t\r\n");
+      if (first == std::string_view::npos) {
+        blank_lines += static_cast<std::size_t>(std::count(got.begin(), got.end(), '\n'));
+        continue;
+      }
+      is = got[first] == '{' ? kind::json : kind::text;
+      if (is == kind::json) {
+        json.assign(blank_lines, '\n');  // so that the JSON reader's line numbers hold
+      }
+      for (; blank_lines > 0; --blank_lines) {
+        reader.line("");
+      }
+    }
+    if (is == kind::json) {
+      json.append(got);
+      if (json.size() > max_json_bytes) {
+        throw invalid_spec(path_for_message(path),
+                           "is a JSON report larger than 16 MiB; nccl-tests' -J report of a "
+                           "sweep is a few KB");
+      }
+      continue;
+    }
+    for (auto end = got.find('\n'); end != std::string_view::npos; end = got.find('\n')) {
+      if (carry.empty()) {
+        reader.line(got.substr(0, end));
+      } else {
+        carry.append(got.substr(0, end));
+        reader.line(carry);
+        carry.clear();
+      }
+      got.remove_prefix(end + 1);
+    }
+    carry.append(got.substr(0, std::min(got.size(), detail::nccl::max_line_bytes + 1)));
+    if (carry.size() > detail::nccl::max_line_bytes) {
+      reader.line(carry);  // refused with the line's number
     }
   }
   if (in.bad()) {
     throw invalid_spec(path_for_message(path), "cannot read the file");
   }
-  return text;
-}
-
-nccl_run parse_input(const std::string& path) {
-  const auto text = read_input(path);
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && text[first] == '{') {
-    return parse_nccl_tests_json(text, path);
+  if (is == kind::json) {
+    return parse_nccl_tests_json(json, path);
   }
-  return parse_nccl_tests_text(text, path);
+  for (; blank_lines > 0; --blank_lines) {  // a blank file: the reader's "no data rows" error
+    reader.line("");
+  }
+  if (!carry.empty()) {
+    reader.line(carry);
+  }
+  return std::move(reader).finish();
 }
 
 run_overrides to_overrides(const calibrate_options& opts) {

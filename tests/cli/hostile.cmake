@@ -60,6 +60,7 @@ tpcost_cli_case("hostile: nccl-tests nThread x nGpus that wraps an int64"
 
 set(deep ${CMAKE_CURRENT_BINARY_DIR}/generated)
 add_test(NAME "cli: generate deep JSON" COMMAND ${CMAKE_COMMAND} -DOUT=${deep}
+         -DNCCL_FIXTURE=${PROJECT_SOURCE_DIR}/tests/data/nccl/dgx-h100-8gpu-all_reduce.txt
          -P ${CMAKE_CURRENT_SOURCE_DIR}/make_deep.cmake)
 set_tests_properties("cli: generate deep JSON" PROPERTIES FIXTURES_SETUP deep_json)
 tpcost_cli_case("hostile: HF config nested 100000 deep"
@@ -215,4 +216,33 @@ tpcost_cli_case("hostile: TOML nested 20000 deep stops at toml++'s limit"
   STDERR "deep\\.toml:2:[0-9]+: malformed TOML: .*maximum nested value depth of 256")
 set_tests_properties("cli: hostile: YAML nested 20000 deep stops at yaml-cpp's limit"
                      "cli: hostile: TOML nested 20000 deep stops at toml++'s limit"
+                     PROPERTIES FIXTURES_REQUIRED deep_json)
+
+# Issue 30: calibrate streams its input a line at a time (64 KiB chunks): a data row cut by a
+# chunk boundary, a first chunk that is all blank lines, and a line that never ends give what
+# the whole file gives (the DGX H100 fixture's fit) or a line-numbered error.
+set(dgx_fit "64 points from 8 B to 16 GiB.*one line   alpha = 1\\.202 us  beta = 420\\.3 GB/s")
+tpcost_cli_case("hostile: calibrate, a data row cut by a 64 KiB chunk"
+  ARGS calibrate ${deep}/stream_cut_row/dgx-all_reduce.txt RC 0 STDOUT "${dgx_fit}")
+tpcost_cli_case("hostile: calibrate, a first chunk of blank lines"
+  ARGS calibrate ${deep}/stream_blank/dgx-all_reduce.txt RC 0 STDOUT "${dgx_fit}")
+tpcost_cli_case("hostile: calibrate, a bad row after 70000 blank lines names its line"
+  ARGS calibrate ${deep}/stream_blank_bad_all_reduce.txt RC 2
+  STDERR "stream_blank_bad_all_reduce\\.txt:70001: '12 34' is not a data row")
+tpcost_cli_case("hostile: calibrate, a 2 MiB line"
+  ARGS calibrate ${deep}/stream_long_line_all_reduce.txt RC 2
+  STDERR "stream_long_line_all_reduce\\.txt:2: a line longer than 1 MiB")
+tpcost_cli_case("hostile: calibrate, 10001 data rows"
+  ARGS calibrate ${deep}/stream_rows_all_reduce.txt RC 2
+  STDERR "stream_rows_all_reduce\\.txt:10001: more than 10000 data rows")
+tpcost_cli_case("hostile: calibrate, a 17 MB JSON report"
+  ARGS calibrate ${deep}/stream_big_all_reduce.json RC 2
+  STDERR "stream_big_all_reduce\\.json: is a JSON report larger than 16 MiB")
+set_tests_properties("cli: hostile: calibrate, 10001 data rows"
+                     "cli: hostile: calibrate, a 17 MB JSON report"
+                     PROPERTIES FIXTURES_REQUIRED deep_json)
+set_tests_properties("cli: hostile: calibrate, a data row cut by a 64 KiB chunk"
+                     "cli: hostile: calibrate, a first chunk of blank lines"
+                     "cli: hostile: calibrate, a bad row after 70000 blank lines names its line"
+                     "cli: hostile: calibrate, a 2 MiB line"
                      PROPERTIES FIXTURES_REQUIRED deep_json)

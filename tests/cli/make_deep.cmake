@@ -64,3 +64,22 @@ file(WRITE "${OUT}/deep.yaml" "model:\n  num_layers: ${yopen}1${yclose}\n")
 string(REPEAT "[" 20000 topen)
 string(REPEAT "]" 20000 tclose)
 file(WRITE "${OUT}/deep.toml" "[parallelism]\nx = ${topen}${tclose}\n")
+
+# Issue 30: calibrate's streamed reading (64 KiB chunks). The first data row of the DGX H100
+# fixture placed across the first chunk boundary, behind one long NCCL INFO line; the fixture
+# behind 70,000 blank lines (the whole first chunk blank); a bad row there; a 2 MiB line.
+file(READ "${NCCL_FIXTURE}" dgx)
+string(FIND "${dgx}" "\n           8 " first_row)
+math(EXPR pad "65536 - 12 - ${first_row} - 30")  # the row starts 30 bytes before the cut
+string(REPEAT "x" ${pad} info)
+file(WRITE "${OUT}/stream_cut_row/dgx-all_reduce.txt" "NCCL INFO ${info}\n${dgx}")
+string(REPEAT "\n" 70000 blank)
+file(WRITE "${OUT}/stream_blank/dgx-all_reduce.txt" "${blank}${dgx}")
+file(WRITE "${OUT}/stream_blank_bad_all_reduce.txt" "${blank}12 34\n")
+string(REPEAT "x" 2097152 long)
+file(WRITE "${OUT}/stream_long_line_all_reduce.txt" "# nccl-tests\n${long}")
+# Issue 30: at most 10,000 data rows per text file, and 16 MiB per JSON report (parsed whole).
+string(REPEAT "8 2 float sum -1 13.67 0.00 0.00 N/A 13.03 0.00 0.00 N/A\n" 10001 rows)
+file(WRITE "${OUT}/stream_rows_all_reduce.txt" "${rows}")
+string(REPEAT " " 17000000 spaces17m)
+file(WRITE "${OUT}/stream_big_all_reduce.json" "{\"results\": [${spaces17m}]}")

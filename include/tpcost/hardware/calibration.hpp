@@ -278,6 +278,14 @@ constexpr bool plausible_time_us(double t) { return t >= 1e-3 && t <= 1e12; }
 
 /// The largest size accepted, 2^60 bytes (1 EiB): far above any GPU buffer.
 inline constexpr std::uint64_t max_size_bytes = std::uint64_t{1} << 60;
+/// nccl-tests prints rows of about 120 bytes; a longer line is not its output, and a bound
+/// keeps a streamed file's carried-over line small.
+inline constexpr std::size_t max_line_bytes = std::size_t{1} << 20;
+/// At most 10,000 data rows (20,000 timings) per file: `-b 8 -e 16G -f 2` prints 32 rows and a
+/// 1 MiB linear step to 8 GiB 8,192; what follows the samples (the fits, the leave-one-out
+/// band, the table) holds about 1 KB per timing, 5 KB as JSON, so the bound keeps a file under
+/// the 256 MiB input cap from taking gigabytes (820,000 timings: 0.8 GB, 4.1 GB as JSON).
+inline constexpr std::size_t max_samples = 20'000;
 
 [[noreturn]] inline void fail_at(const std::string& source, std::size_t line,
                                  const std::string& detail) {
@@ -349,29 +357,27 @@ inline nccl_sample read_group(const std::vector<std::string_view>& words, std::s
 /// Other lines (NCCL INFO, MPI noise) are skipped. Times are in µs.
 /// Throws invalid_spec("FILE:LINE", ...) for a malformed data row, a failed check (#wrong >
 /// 0) or a file without data rows.
-inline nccl_run parse_nccl_tests_text(std::string_view text, const std::string& source) {
-  using namespace detail::nccl;
-  nccl_run run;
-  run.source = source;
-  std::optional<layout> columns;
-  std::int64_t max_rank = -1;
-  std::map<std::string, std::int64_t, std::less<>> hosts;  // ranks on each host
-  std::size_t line_no = 0;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    auto end = text.find('\n', pos);
-    if (end == std::string_view::npos) {
-      end = text.size();
+///
+/// The reader takes one line at a time (nccl_text_reader), so that `calibrate` streams a file
+/// instead of holding it; parse_nccl_tests_text feeds it a whole text.
+class nccl_text_reader {
+ public:
+  explicit nccl_text_reader(std::string source) { run_.source = std::move(source); }
+
+  /// One line, without its '\n' (a trailing '\r' is dropped).
+  void line(std::string_view line) {
+    using namespace detail::nccl;
+    const std::string& source = run_.source;
+    const auto line_no = ++line_no_;
+    if (line.size() > max_line_bytes) {
+      fail_at(run_.source, line_no, "a line longer than 1 MiB; is this nccl-tests output?");
     }
-    auto line = text.substr(pos, end - pos);
-    pos = end + 1;
-    ++line_no;
     if (line.ends_with('\r')) {
       line.remove_suffix(1);
     }
     auto words = split_words(line);
     if (words.empty()) {
-      continue;
+      return;
     }
     if (words[0].starts_with('#')) {
       if (words[0] == "#") {
@@ -383,30 +389,30 @@ inline nccl_run parse_nccl_tests_text(std::string_view text, const std::string& 
         const auto rank = header_count(words[1]);
         (void)rank_count(source + ":" + std::to_string(line_no), "", {rank},
                          "'# Rank " + bounded(words[1], 24) + "'");
-        max_rank = std::max<std::int64_t>(max_rank, rank);
+        max_rank_ = std::max<std::int64_t>(max_rank_, rank);
         const auto on = std::find(words.begin(), words.end(), "on");
         if (on != words.end() && on + 1 != words.end()) {
-          ++hosts[std::string(*(on + 1))];
+          ++hosts_[std::string(*(on + 1))];
         }
       } else if (words.size() >= 4 && words[0] == "nThread" && words[2] == "nGpus" &&
                  is_digits(words[1]) && is_digits(words[3])) {
-        run.ranks_per_process = rank_count(
+        run_.ranks_per_process = rank_count(
             source + ":" + std::to_string(line_no), "",
             {header_count(words[1]), header_count(words[3])},
             "'# nThread " + bounded(words[1], 24) + " nGpus " + bounded(words[3], 24) + "'");
       } else if (words.size() >= 4 && words[0] == "Collective" && words[1] == "test" &&
                  words[2] == "starting:") {
         if (const auto kind = collective_from_name(words[3])) {
-          run.collective = kind;
-          run.collective_from = "'# Collective test starting' line";
+          run_.collective = kind;
+          run_.collective_from = "'# Collective test starting' line";
         }
       } else if (auto header = header_layout(words)) {
-        columns = header;
+        columns_ = header;
       }
-      continue;
+      return;
     }
     if (!is_digits(words[0])) {  // NCCL INFO lines, MPI messages, anything else
-      continue;
+      return;
     }
     // A data row.
     const auto size = to_uint(words[0]);
@@ -421,13 +427,13 @@ inline nccl_run parse_nccl_tests_text(std::string_view text, const std::string& 
     std::size_t at = 0;
     std::size_t group = 4;
     std::size_t groups = 0;
-    if (columns) {
-      group = columns->group;
-      at = columns->preamble;
+    if (columns_) {
+      group = columns_->group;
+      at = columns_->preamble;
       const std::size_t body = words.size() - std::min(words.size(), at);
-      if (body == 2 * group + columns->trailing || body == 2 * group) {
+      if (body == 2 * group + columns_->trailing || body == 2 * group) {
         groups = 2;
-      } else if (body == group + columns->trailing || body == group) {
+      } else if (body == group + columns_->trailing || body == group) {
         groups = 1;
       }
     } else {
@@ -444,50 +450,81 @@ inline nccl_run parse_nccl_tests_text(std::string_view text, const std::string& 
     if (groups == 0) {
       fail_at(source, line_no,
               "a data row with " + std::to_string(words.size()) + " fields, which is not " +
-                  (columns ? "what the '#  size count' header announces" : "a known layout") +
+                  (columns_ ? "what the '#  size count' header announces" : "a known layout") +
                   " (truncated?); " + std::string(row_shape));
     }
     if (*size > max_size_bytes) {
       fail_at(source, line_no,
               "the size " + bounded(words[0]) + " B is above 2^60 B; is this column a size?");
     }
+    if (run_.samples.size() + groups > max_samples) {
+      fail_at(source, line_no,
+              "more than 10000 data rows; calibrate takes one nccl-tests sweep per file");
+    }
     const bytes bytes_m{static_cast<double>(*size)};
     if (groups == 2) {
-      run.samples.push_back(
+      run_.samples.push_back(
           read_group(words, at, bytes_m, placement::out_of_place, source, line_no));
       at += group;
     }
-    run.samples.push_back(read_group(words, at, bytes_m, placement::in_place, source, line_no));
+    run_.samples.push_back(read_group(words, at, bytes_m, placement::in_place, source, line_no));
   }
-  if (run.samples.empty()) {
-    throw invalid_spec(source, "no nccl-tests data rows in " + std::to_string(line_no) +
-                                   " lines (expected rows such as '1048576  262144  float  sum"
-                                   "  -1  27.37  38.31  67.04  0 ...'); is this nccl-tests "
-                                   "output?");
-  }
-  if (max_rank >= 0) {
-    run.ranks = max_rank + 1;
-    run.ranks_from = "'#  Rank' lines";
-  }
-  // Rank lines without "on HOST" (an edited or truncated file) say nothing of the nodes; the
-  // min/max over no hosts read past the end of the map (found by io_fuzzer).
-  if (max_rank >= 0 && !hosts.empty()) {
-    run.nodes = static_cast<std::int64_t>(hosts.size());
-    run.nodes_from = "'#  Rank ... on HOST' lines";
-    // One placement per profile: a node with fewer ranks than another would be a second
-    // placement (its NICs carry a different share), so such a file is not one measurement.
-    const auto [fewest, most] =
-        std::minmax_element(hosts.begin(), hosts.end(),
-                            [](const auto& a, const auto& b) { return a.second < b.second; });
-    if (fewest->second != most->second) {
-      throw invalid_spec(source, "mixed node sizes: host '" + detail::printable(fewest->first) +
-                                     "' runs " + std::to_string(fewest->second) +
-                                     " ranks and host '" + detail::printable(most->first) + "' " +
-                                     std::to_string(most->second) +
-                                     "; calibrate from a run with the same ranks on every node");
+  /// The run, once every line has been given; throws as parse_nccl_tests_text does.
+  nccl_run finish() && {
+    const std::string& source = run_.source;
+    const auto line_no = line_no_;
+    if (run_.samples.empty()) {
+      throw invalid_spec(source, "no nccl-tests data rows in " + std::to_string(line_no) +
+                                     " lines (expected rows such as '1048576  262144  float  sum"
+                                     "  -1  27.37  38.31  67.04  0 ...'); is this nccl-tests "
+                                     "output?");
     }
+    if (max_rank_ >= 0) {
+      run_.ranks = max_rank_ + 1;
+      run_.ranks_from = "'#  Rank' lines";
+    }
+    // Rank lines without "on HOST" (an edited or truncated file) say nothing of the nodes; the
+    // min/max over no hosts_ read past the end of the map (found by io_fuzzer).
+    if (max_rank_ >= 0 && !hosts_.empty()) {
+      run_.nodes = static_cast<std::int64_t>(hosts_.size());
+      run_.nodes_from = "'#  Rank ... on HOST' lines";
+      // One placement per profile: a node with fewer ranks than another would be a second
+      // placement (its NICs carry a different share), so such a file is not one measurement.
+      const auto [fewest, most] =
+          std::minmax_element(hosts_.begin(), hosts_.end(),
+                              [](const auto& a, const auto& b) { return a.second < b.second; });
+      if (fewest->second != most->second) {
+        throw invalid_spec(source, "mixed node sizes: host '" + detail::printable(fewest->first) +
+                                       "' runs " + std::to_string(fewest->second) +
+                                       " ranks and host '" + detail::printable(most->first) + "' " +
+                                       std::to_string(most->second) +
+                                       "; calibrate from a run with the same ranks on every node");
+      }
+    }
+    return std::move(run_);
   }
-  return run;
+
+ private:
+  nccl_run run_;
+  std::optional<detail::nccl::layout> columns_;
+  std::int64_t max_rank_ = -1;
+  std::map<std::string, std::int64_t, std::less<>> hosts_;  // ranks on each host
+  std::size_t line_no_ = 0;
+};
+
+/// A whole nccl-tests text (see nccl_text_reader).
+inline nccl_run parse_nccl_tests_text(std::string_view text, const std::string& source) {
+  nccl_text_reader reader(source);
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    auto end = text.find('\n', pos);
+    if (end == std::string_view::npos) {
+      end = text.size();
+    }
+    reader.line(text.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return std::move(reader).finish();
 }
 
 /// What the user says on the command line; it overrides what the file says.

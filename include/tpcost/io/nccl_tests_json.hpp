@@ -78,6 +78,9 @@ inline void read_group(const json& result, const char* key, bytes size, placemen
                " wrong elements: the run failed its check, calibrating from it is refused");
     }
   }
+  if (run.samples.size() >= detail::nccl::max_samples) {
+    fail(source, pointer, "is beyond 20000 timings; calibrate takes one nccl-tests sweep per file");
+  }
   run.samples.push_back(nccl_sample{
       .size = size,
       .time = time_us * units::us,
