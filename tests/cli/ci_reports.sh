@@ -32,6 +32,16 @@ assert first["message"]["text"] == "E = 62.6%, below the 80.0% floor", first["me
 assert run["invocations"][0]["toolExecutionNotifications"] == []
 PY
 
+# JSON: a name that is not UTF-8 is written with U+FFFD (it was exit 4, nlohmann's
+# type_error.316), and the document parses.
+"$bin" check "$name" --format json > report.json
+test $? -eq 1 || fail "json: exit code not 1"
+"$python" - report.json <<'PY' || fail "json: not parseable or the name not replaced"
+import json, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+assert "x\ufffd" in json.dumps(json.loads(text), ensure_ascii=False), text[:200]
+PY
+
 # No --interconnect: every CI format says what was assumed.
 printf '%s' '{"model":{"name":"llama-3-70b"},"hardware":{"gpu":"h100-sxm"},
   "parallel":{"gpus":64,"tp":8},"batch":{"global_batch":64},"checks":{"min_mfu":0.9}}' > assumed.json

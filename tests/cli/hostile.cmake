@@ -171,6 +171,19 @@ tpcost_cli_case("hostile: a YAML scalar's newline and ESC reach stderr escaped, 
   ARGS convert ${hostile}/yaml_newline_value.yaml RC 2 ENV GITHUB_ACTIONS=true
   STDERR "num_layers: '4\\\\x0a::error ::injected\\\\x1b.31m' is not a whole number")
 
+tpcost_cli_case("hostile: a Megatron value's quoted newline and ESC reach stderr escaped, on one line"
+  ARGS convert ${hostile}/script_newline_value.sh RC 2 ENV GITHUB_ACTIONS=true
+  STDERR "^tpcost: error: [^\n]*--num-layers: '4\\\\x0a::error file=x::pwned\\\\x1b.31m' is not a whole number[^\n]*\n$")
+tpcost_cli_case("hostile: a TOML string's newline and ESC reach stderr escaped, on one line"
+  ARGS convert ${hostile}/toml_newline_value.toml RC 2 ENV GITHUB_ACTIONS=true
+  STDERR "^tpcost: error: [^\n]*rotate_method: 'all\\\\x0a::error file=x::pwned\\\\x1b.31m' is not a rotate method[^\n]*\n$")
+tpcost_cli_case("hostile: a --cp-comm-type that is not UTF-8 in a script is exit 2"
+  ARGS convert ${hostile}/script_cp_comm_not_utf8.sh RC 2
+  STDERR "^tpcost: error: [^\n]*script_cp_comm_not_utf8\\.sh:1:[0-9]+: --cp-comm-type: found a string [^\n]*; expected one of p2p")
+tpcost_cli_case("hostile: a cp_comm_type that is not UTF-8 in a YAML is exit 2"
+  ARGS convert ${hostile}/yaml_cp_comm_not_utf8.yaml RC 2
+  STDERR "^tpcost: error: [^\n]*yaml_cp_comm_not_utf8\\.yaml:3:[0-9]+: model\\.cp_comm_type: found a string [^\n]*; expected one of p2p")
+
 # Issue 30, one output sanitiser: file names in check's text, JUnit and annotations.
 add_test(NAME "cli: hostile: check's reports sanitise file names (newline, ::error, U+FFFE, ESC)"
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/hostile_names.sh $<TARGET_FILE:tpcost_cli>
@@ -182,6 +195,11 @@ string(REPEAT "a" 80 a80)
 tpcost_cli_case("hostile: a 100 KB Megatron value is echoed in 80 bytes"
   ARGS convert ${deep}/long_value.sh RC 2
   STDERR "--num-layers: '${a80}' \\.\\.\\. \\(100000 bytes\\) is not a whole number")
+tpcost_cli_case("hostile: a 300 KB DeepSpeed value is echoed in 80 bytes"
+  ARGS convert ${deep}/long_value_deepspeed.json RC 2
+  STDERR "^tpcost: error: [^\n]*train_batch_size: found \"x+ \\.\\.\\. \\(300002 bytes\\); expected a whole number >= 1\n$")
+set_tests_properties("cli: hostile: a 300 KB DeepSpeed value is echoed in 80 bytes"
+                     PROPERTIES FIXTURES_REQUIRED deep_json)
 tpcost_cli_case("hostile: a 100 KB YAML value is echoed in 80 bytes"
   ARGS convert ${deep}/long_value.yaml RC 2
   STDERR "num_layers: '${a80}' \\.\\.\\. \\(100000 bytes\\) is not a whole number")

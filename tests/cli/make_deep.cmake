@@ -83,3 +83,6 @@ string(REPEAT "8 2 float sum -1 13.67 0.00 0.00 N/A 13.03 0.00 0.00 N/A\n" 10001
 file(WRITE "${OUT}/stream_rows_all_reduce.txt" "${rows}")
 string(REPEAT " " 17000000 spaces17m)
 file(WRITE "${OUT}/stream_big_all_reduce.json" "{\"results\": [${spaces17m}]}")
+# Issue 30: a 300 KB DeepSpeed value, echoed in 80 bytes.
+string(REPEAT "x" 300000 x300k)
+file(WRITE "${OUT}/long_value_deepspeed.json" "{\"train_batch_size\": \"${x300k}\"}\n")
