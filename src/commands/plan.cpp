@@ -114,11 +114,6 @@ inputs read_inputs(const plan_flags& f) {
   in.hardware = to_hardware(f.hardware);
   // --precision (or --dtype fp8), as step reads it: every layout is costed at that recipe.
   const auto precision = to_precision_options(f.software, f.hardware);
-  if (!f.emit.empty() && changes_step(precision)) {
-    throw invalid_spec("--emit", "megatron: the launch is written for BF16; --precision " +
-                                     std::string(to_string(precision.linear)) +
-                                     " (--fp8-format, --fp8-recipe ...) is not written yet");
-  }
   auto& req = in.request;
   req.model = in.model.spec;
   // The η of the kernels the stack runs (torchtitan: eager or compiled PyTorch), as step's.
