@@ -663,6 +663,25 @@ std::string emit_plan(emit_format format, const plan_request& req, const plan_ca
   return {};
 }
 
+bool emit_writes(emit_format format, const precision_options& p, const std::string& dtype) {
+  if (p.fp8_attention ||
+      (p.linear != linear_precision::bf16 && dtype != "bf16" && dtype != "fp16")) {
+    return false;
+  }
+  switch (format) {
+    case emit_format::megatron:
+      return !(p.linear == linear_precision::nvfp4 && p.fp8_param_gather);
+    case emit_format::bridge:
+      return (p.linear != linear_precision::nvfp4 || dtype == "bf16") &&
+             bridge_recipe(p.linear, dtype).second == p.fp8_param_gather;
+    case emit_format::torchtitan:
+      return !p.fp8_param_gather &&
+             (p.linear == linear_precision::bf16 || p.linear == linear_precision::fp8_current ||
+              p.linear == linear_precision::mxfp8);
+  }
+  return false;
+}
+
 std::string emit_winner(emit_format format, const plan_request& req,
                         const std::vector<planned_layout>& top, const emit_context& context) {
   try {
