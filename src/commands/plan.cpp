@@ -106,19 +106,55 @@ struct inputs {
   chosen_model model;
   chosen_hardware hardware;
   plan_request request;
+  /// --precision auto: each recipe the GPU runs, in the order searched (empty otherwise).
+  std::vector<precision_device> precisions;
 };
+
+/// --precision auto: the recipes to search, each with the GPU's peak and η for it; those the
+/// GPU cannot run are left out by the check step and plan refuse them with (precision_device_for:
+/// FP8 needs Hopper or Ada, MXFP8 and NVFP4 Blackwell). BF16 carries no FP8 switch.
+std::vector<precision_device> auto_precisions(const gpu_preset& gpu, precision_options given,
+                                              kernel_stack kernels) {
+  std::vector<precision_device> out;
+  for (const auto p :
+       {linear_precision::bf16, linear_precision::fp8_delayed, linear_precision::fp8_current,
+        linear_precision::fp8_blockwise, linear_precision::mxfp8, linear_precision::nvfp4}) {
+    auto opts = given;
+    opts.linear = p;
+    if (p == linear_precision::bf16) {
+      opts.fp8_attention = false;
+      opts.fp8_param_gather = false;
+    }
+    try {
+      out.push_back(precision_device_for(gpu, opts, "--precision", kernels));
+    } catch (const invalid_spec&) {
+      continue;  // not on this GPU
+    }
+  }
+  return out;
+}
 
 inputs read_inputs(const plan_flags& f) {
   inputs in;
   in.model = to_model(f.model);
   in.hardware = to_hardware(f.hardware);
-  // --precision (or --dtype fp8), as step reads it: every layout is costed at that recipe.
-  const auto precision = to_precision_options(f.software, f.hardware);
-  if (!f.emit.empty() && changes_step(precision)) {
-    throw invalid_spec("--emit", "megatron: the launch is written for BF16; --precision " +
-                                     std::string(to_string(precision.linear)) +
-                                     " (--fp8-format, --fp8-recipe ...) is not written yet");
+  // --precision (or --dtype fp8), as step reads it: every layout is costed at that recipe;
+  // auto searches every recipe the GPU runs, one search each.
+  const bool auto_precision = f.software.precision == "auto";
+  auto software = f.software;
+  if (auto_precision) {
+    if (parse_dtype(f.hardware.dtype, "--dtype").size_bytes == 1) {
+      throw invalid_spec("--precision", "auto searches the recipes over 16-bit weights; --dtype " +
+                                            f.hardware.dtype + " fixes FP8: give one of them");
+    }
+    if (!f.compare.empty()) {
+      throw invalid_spec("--precision",
+                         "auto is a search over the recipes; --compare costs two layouts at one: "
+                         "give the recipe");
+    }
+    software.precision = "bf16";
   }
+  const auto precision = to_precision_options(software, f.hardware);
   auto& req = in.request;
   req.model = in.model.spec;
   // The η of the kernels the stack runs (torchtitan: eager or compiled PyTorch), as step's.
@@ -188,6 +224,17 @@ inputs read_inputs(const plan_flags& f) {
   // The attention kernel's η of the GPU generation, as step's long-context model uses it.
   if (in.hardware.gpu != nullptr) {
     req.precision = precision_device_for(*in.hardware.gpu, precision, "--precision", stack.kernels);
+    if (auto_precision) {
+      in.precisions = auto_precisions(*in.hardware.gpu, precision, stack.kernels);
+      if (!f.emit.empty()) {  // only the recipes the file can carry as plan priced them
+        const auto format = parse_emit_format(f.emit);
+        std::erase_if(in.precisions, [&](const precision_device& d) {
+          return !emit_writes(format, d.options, f.hardware.dtype);
+        });
+      }
+    }
+  } else if (auto_precision) {
+    throw invalid_spec("--precision", "auto needs a GPU preset (--gpu) to know its recipes");
   }
   const auto threads = parse_count(f.threads, "--threads");
   if (threads < 0 || threads > 4096) {  // -1 would wrap to 4,294,967,295 threads
@@ -250,7 +297,37 @@ std::string run_search(inputs in, output_format format, const plan_flags& f) {
   r.hardware = std::move(in.hardware);
   r.request = in.request;
   const auto start = std::chrono::steady_clock::now();
-  r.result = plan(r.request);
+  if (in.precisions.empty()) {
+    r.result = plan(r.request);
+  } else {
+    // --precision auto: one search per recipe; the report is the fastest recipe's search.
+    // Ties keep the earlier recipe (bf16, then the FP8 family, MXFP8, NVFP4).
+    const auto bf16_request = r.request;
+    bool found = false;
+    for (const auto& device : in.precisions) {
+      auto req = bf16_request;
+      req.precision = device;
+      const auto one = std::chrono::steady_clock::now();
+      auto result = plan(req);
+      precision_searched p;
+      p.precision = device.options.linear;
+      p.search_seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - one).count();
+      if (!result.top.empty()) {
+        p.best = result.top.front();
+        if (!found || p.best->result.step_time < r.result.top.front().result.step_time) {
+          r.request = req;
+          r.result = std::move(result);
+          found = true;
+        }
+      }
+      r.precisions.push_back(std::move(p));
+    }
+    if (!found) {
+      r.request = bf16_request;
+      r.result = plan(r.request);  // empty: the counts and the nearest workable say why
+    }
+  }
   r.search_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (r.result.top.empty()) {
@@ -359,6 +436,12 @@ void add_plan_command(CLI::App& app) {
                      "v0.2.2 TOML job config that `tpcost step --from FILE` reads back");
   add_software_flags(*search, f->software);
   add_precision_flags(*search, f->software);
+  search->get_option("--precision")
+      ->description(
+          "linear layers' recipe, as Transformer Engine runs it: bf16|fp8 (= fp8-delayed)|"
+          "fp8-current|fp8-blockwise|mxfp8|nvfp4, or auto: one search per recipe the GPU runs "
+          "(with --emit, per recipe the format writes), the fastest reported; attention and "
+          "logits stay BF16");
   add_output_flags(*cmd, f->output, "table|json|csv");
   add_display_flags(*cmd, f->display);
   add_error_band_flag(*cmd, f->error_band);
@@ -370,7 +453,8 @@ and every etp dividing the expert FFN, ep*etp dividing t*cp*d (SP on with t > 1)
 every micro-batch b dividing G/d;
 interleaving v with p*v dividing L; SP on/off; recompute none/selective/full; ZeRO 0-3.
 --tp, --pp, --micro-batch, --vpp, --zero (as in step) fix their dimension. Every layout
-is costed at --precision (default bf16), time and memory, as step costs that recipe.
+is costed at --precision (default bf16), time and memory, as step costs that recipe;
+--precision auto searches once per recipe the GPU runs and reports the fastest.
 Ranked by predicted step time; ties: TP in a node, smaller t, smaller p, larger b, smaller
 v, less recompute, SP off, lower ZeRO. A TP group never crosses a slower inter-node link
 unless nothing inside a node fits. docs/planner.md has the details.
@@ -387,6 +471,8 @@ Examples:
   tpcost plan --model llama-3-70b --gpu h100-sxm --interconnect ib-ndr --gpus 64 \
               --global-batch 128 --stack fsdp2 --emit torchtitan -o llama3-70b.toml
   tpcost step --from llama3-70b.toml --gpu h100-sxm --interconnect ib-ndr
+  tpcost plan --model llama-3-70b --gpu b200 --interconnect ib-ndr --gpus 64 \
+              --global-batch 128 --precision auto --emit megatron -o llama3-70b.sh
 )");
   add_config_flags(*cmd, f->config);
   cmd->callback([cmd, f] { run_with_config(*cmd, f->config, [&] { run_plan(*f); }); });

@@ -81,6 +81,32 @@ void check_software(emit_format f, const software_flags& s) {
   }
 }
 
+/// The linear layers' recipe plan priced every layout at (--precision), which the file must
+/// carry. --dtype fp8 is --precision fp8 over FP8 "weights", which no format writes; the FP8
+/// attention core (--fp8-attention) is not read back by any of tpcost's readers.
+linear_precision emitted_precision(emit_format f, const plan_request& req,
+                                   const emit_context& ctx) {
+  const auto& opts = req.precision.options;
+  if (ctx.dtype == "fp8" || ctx.dtype == "e4m3" || ctx.dtype == "e5m2") {
+    refuse(f, fmt::format("--dtype {}: write the recipe as --precision fp8 with --dtype bf16 (the "
+                          "weights and the wire stay 16-bit)",
+                          ctx.dtype));
+  }
+  if (opts.fp8_attention) {
+    refuse(f,
+           "--fp8-attention: the FP8 attention core (Megatron --fp8-dot-product-attention) is "
+           "not read back by tpcost's readers; plan without it");
+  }
+  if (opts.linear != linear_precision::bf16 && ctx.dtype != "bf16" && ctx.dtype != "fp16") {
+    refuse(f, fmt::format("--precision {} over --dtype {}: the recipes run over bf16 or fp16",
+                          to_string(opts.linear), ctx.dtype));
+  }
+  if (opts.fp8_param_gather && opts.linear == linear_precision::bf16) {
+    refuse(f, "--fp8-param-gather without an FP8 recipe (--precision)");
+  }
+  return opts.linear;
+}
+
 // ---- Megatron-LM and Megatron-Bridge: one list of settings, two spellings ----
 
 /// One setting: the ConfigContainer section and key it has in a Megatron-Bridge YAML and the
@@ -264,7 +290,60 @@ megatron_settings megatron_settings_of(emit_format f, const plan_request& req,
   if (ctx.dtype == "bf16" || ctx.dtype == "fp16") {
     s.add("", "", ("--" + ctx.dtype).c_str(), true);
   }
+  // The recipe, as Megatron-LM's flags spell it (megatron/training/arguments.py at core_v0.15.0,
+  // _add_transformer_engine_args): --fp8-format {e4m3,hybrid} (dest fp8) with --fp8-recipe
+  // {tensorwise,delayed,mxfp8,blockwise}; --fp4-format e2m1 (dest fp4) with --fp4-recipe nvfp4;
+  // --fp8-param-gather. The Megatron reader maps them back (formats/megatron.cpp); MXFP8 is E4M3
+  // throughout, as Megatron-Bridge's bf16_with_mxfp8_mixed sets it.
+  const auto precision = emitted_precision(f, req, ctx);
+  if (precision == linear_precision::nvfp4) {
+    if (req.precision.options.fp8_param_gather) {
+      refuse(f,
+             "--fp8-param-gather with nvfp4: the reader reads --fp8-param-gather with an FP8 "
+             "recipe only");
+    }
+    s.add("", "", "--fp4-format", "e2m1");
+    s.add("", "", "--fp4-recipe", "nvfp4");
+  } else if (precision != linear_precision::bf16) {
+    const char* fp8_recipe = precision == linear_precision::fp8_delayed     ? "delayed"
+                             : precision == linear_precision::fp8_current   ? "tensorwise"
+                             : precision == linear_precision::fp8_blockwise ? "blockwise"
+                                                                            : "mxfp8";
+    s.add("", "", "--fp8-format", precision == linear_precision::mxfp8 ? "e4m3" : "hybrid");
+    s.add("", "", "--fp8-recipe", fp8_recipe);
+    s.add("", "", "--fp8-param-gather", req.precision.options.fp8_param_gather);
+  }
   return s;
+}
+
+/// Megatron-Bridge's mixed-precision recipe for the 16-bit dtype and the linear recipe: its
+/// name and whether it sets fp8_param_gather (megatron/bridge/training/mixed_precision.py at
+/// v0.6.0, 51885cf: bf16_mixed, bf16_with_fp8_delayed_scaling_mixed (fp8 hybrid, delayed,
+/// fp8_param_gather True), bf16_with_fp8_current_scaling_mixed (hybrid, tensorwise),
+/// bf16_with_fp8_subchannel_scaling_mixed (hybrid, blockwise), bf16_with_mxfp8_mixed (e4m3,
+/// mxfp8, fp8_param_gather True), bf16_with_nvfp4_mixed (fp4 e2m1, nvfp4; bf16 only), and
+/// the fp16_ forms of the FP8 ones). nemo_yaml.cpp reads the names back.
+std::pair<std::string, bool> bridge_recipe(linear_precision p, const std::string& dtype) {
+  switch (p) {
+    case linear_precision::bf16:
+      return {dtype + "_mixed", false};
+    case linear_precision::fp8_delayed:
+      return {dtype + "_with_fp8_delayed_scaling_mixed", true};
+    case linear_precision::fp8_current:
+      return {dtype + "_with_fp8_current_scaling_mixed", false};
+    case linear_precision::fp8_blockwise:
+      return {dtype + "_with_fp8_subchannel_scaling_mixed", false};
+    case linear_precision::mxfp8:
+      return {dtype + "_with_mxfp8_mixed", true};
+    case linear_precision::nvfp4:
+      if (dtype != "bf16") {
+        refuse(emit_format::bridge,
+               "nvfp4 over fp16: Megatron-Bridge names bf16_with_nvfp4_mixed "
+               "only; plan with --dtype bf16");
+      }
+      return {"bf16_with_nvfp4_mixed", false};
+  }
+  return {};
 }
 
 std::string megatron_launch(const plan_request& req, const plan_candidate& c,
@@ -319,8 +398,17 @@ std::string bridge_yaml(const plan_request& req, const plan_candidate& c, const 
     }
   }
   if (ctx.dtype == "bf16" || ctx.dtype == "fp16") {
-    // Megatron-Bridge's recipe names (megatron/bridge/training/mixed_precision.py).
-    out += "mixed_precision: " + ctx.dtype + "_mixed\n";
+    const auto precision = req.precision.options.linear;
+    const auto [name, param_gather] = bridge_recipe(precision, ctx.dtype);
+    if (param_gather != req.precision.options.fp8_param_gather) {
+      refuse(
+          emit_format::bridge,
+          fmt::format("the recipe {} sets fp8_param_gather {} (mixed_precision.py at v0.6.0), "
+                      "and plan priced it {}; plan {} --fp8-param-gather",
+                      name, param_gather ? "True" : "False",
+                      param_gather ? "without it" : "with it", param_gather ? "with" : "without"));
+    }
+    out += "mixed_precision: " + name + "\n";
   }
   return out;
 }
@@ -410,6 +498,26 @@ std::string torchtitan_toml(const plan_request& req, const plan_candidate& c,
     refuse(f, fmt::format("--dtype {}: training.mixed_precision_param is bfloat16 or float32",
                           ctx.dtype));
   }
+  // torchao's float8 and MX linears through the model converters (torchtitan v0.2.2, 73a0e69:
+  // torchtitan/components/quantization/float8.py and mx.py register "quantize.linear.float8"
+  // and "quantize.linear.mx"; job_config.py's Float8Linear.recipe_name is tensorwise, rowwise
+  // or rowwise_with_gw_hp, MXLinear.recipe_name defaults to "mxfp8_cublas"). Tensorwise is
+  // dynamic per-tensor scaling: tpcost's fp8-current. formats/torchtitan_toml.cpp reads them.
+  const auto precision = emitted_precision(f, req, ctx);
+  if (precision == linear_precision::fp8_delayed || precision == linear_precision::fp8_blockwise ||
+      precision == linear_precision::nvfp4) {
+    refuse(f, fmt::format("--precision {}: torchtitan v0.2.2's converters have no {} (float8: "
+                          "tensorwise, rowwise; mx: mxfp8); plan with --precision fp8-current "
+                          "or mxfp8",
+                          to_string(precision),
+                          precision == linear_precision::fp8_delayed     ? "delayed scaling"
+                          : precision == linear_precision::fp8_blockwise ? "block scaling"
+                                                                         : "NVFP4 recipe"));
+  }
+  if (req.precision.options.fp8_param_gather) {
+    refuse(f,
+           "--fp8-param-gather: the reader does not read float8's enable_fsdp_float8_all_gather");
+  }
   if (p.tp > 1 && !p.sequence_parallel) {
     refuse(f,
            "sp=off with t > 1: torchtitan's TP plan always shards the norms' activations "
@@ -483,6 +591,12 @@ std::string torchtitan_toml(const plan_request& req, const plan_candidate& c,
       "# only when plan priced it (--torch-compile).\n",
       p.tp, p.pp, c.cp, p.dp, l.gpus, l.per_node, l.nodes);
   out += fmt::format("\n[model]\nname = \"{}\"\nflavor = \"{}\"\n", model->name, model->flavor);
+  const char* converter = precision == linear_precision::fp8_current ? "quantize.linear.float8"
+                          : precision == linear_precision::mxfp8     ? "quantize.linear.mx"
+                                                                     : nullptr;
+  if (converter != nullptr) {
+    out += fmt::format("converters = [\"{}\"]\n", converter);
+  }
   // local_batch_size is per DP rank and micro-batch, gradients accumulating up to
   // global_batch_size (torchtitan/train.py); under PP it is split into micro-batches of
   // pipeline_parallel_microbatch_size instead (torchtitan/distributed/pipeline_parallel.py).
@@ -515,6 +629,10 @@ std::string torchtitan_toml(const plan_request& req, const plan_candidate& c,
   if (p.recompute == recompute_mode::selective) {
     out += "selective_ac_option = \"op\"\n";
   }
+  if (converter != nullptr) {
+    out += fmt::format("\n[{}]\nrecipe_name = \"{}\"\n", converter,
+                       precision == linear_precision::mxfp8 ? "mxfp8_cublas" : "tensorwise");
+  }
   if (ctx.software.stack.torch_compile) {  // plan priced the compiled kernels (job_config.py)
     out += "\n[compile]\nenable = true\ncomponents = [\"model\", \"loss\"]\n";
   }
@@ -543,6 +661,25 @@ std::string emit_plan(emit_format format, const plan_request& req, const plan_ca
       return torchtitan_toml(req, c, context);
   }
   return {};
+}
+
+bool emit_writes(emit_format format, const precision_options& p, const std::string& dtype) {
+  if (p.fp8_attention ||
+      (p.linear != linear_precision::bf16 && dtype != "bf16" && dtype != "fp16")) {
+    return false;
+  }
+  switch (format) {
+    case emit_format::megatron:
+      return !(p.linear == linear_precision::nvfp4 && p.fp8_param_gather);
+    case emit_format::bridge:
+      return (p.linear != linear_precision::nvfp4 || dtype == "bf16") &&
+             bridge_recipe(p.linear, dtype).second == p.fp8_param_gather;
+    case emit_format::torchtitan:
+      return !p.fp8_param_gather &&
+             (p.linear == linear_precision::bf16 || p.linear == linear_precision::fp8_current ||
+              p.linear == linear_precision::mxfp8);
+  }
+  return false;
 }
 
 std::string emit_winner(emit_format format, const plan_request& req,

@@ -31,6 +31,10 @@ struct emit_context {
 std::string emit_plan(emit_format format, const plan_request& req, const plan_candidate& c,
                       const emit_context& context);
 
+/// Whether `format` writes the recipe `p` (over `dtype`) as plan priced it: what
+/// `plan --precision auto --emit FORMAT` searches.
+bool emit_writes(emit_format format, const precision_options& p, const std::string& dtype);
+
 /// emit_plan of the search's winner, `top.front()`. When the format cannot express it, the
 /// error also names the best layout of `top` that it can, as --compare takes it, if any.
 std::string emit_winner(emit_format format, const plan_request& req,

@@ -162,6 +162,11 @@ reading read_nemo_yaml(const std::string& text, const std::string& file, const r
                                                                                   : "delayed";
         precision.push_back({"fp8", "hybrid", recipe, where});
         precision.push_back({"fp8_recipe", scaling, recipe, where});
+        // The delayed-scaling and MXFP8 recipes also keep the parameters in FP8
+        // (fp8_param_gather = True in mixed_precision.py at v0.6.0, 51885cf).
+        if (std::string_view(scaling) == "delayed" || std::string_view(scaling) == "mxfp8") {
+          precision.push_back({"fp8_param_gather", "True", recipe, where});
+        }
       }
       if (!bf16 && !fp16) {
         r.warn(

@@ -291,24 +291,46 @@ reading read_torchtitan_toml(const std::string& text, const std::string& file,
     r.batch_per_rank_at = per_rank_at;
   }
 
-  // Precision: FSDP2's parameter dtype; Float8 through the model converters.
+  // Precision: FSDP2's parameter dtype; torchao's float8 or MX linears through the model
+  // converters, "quantize.linear.float8" and "quantize.linear.mx" as torchtitan v0.2.2
+  // (73a0e69) registers them (torchtitan/components/quantization/float8.py, mx.py), "float8"
+  // and "mx" as older releases and v0.2.2's own example configs write them.
   const auto param = t.string("training", "mixed_precision_param").value_or("bfloat16");
-  bool fp8 = false;
+  std::string converter;
   if (const auto* conv = root.at_path("model.converters").as_array()) {
     for (const auto& c : *conv) {
-      fp8 = fp8 || c.value<std::string>().value_or("") == "float8";
+      const auto conv_name = c.value<std::string>().value_or("");
+      if (conv_name == "float8" || conv_name == "quantize.linear.float8") {
+        converter = "float8";
+      } else if ((conv_name == "mx" || conv_name == "quantize.linear.mx") && converter.empty()) {
+        converter = "mx";
+      }
     }
   }
-  if (fp8) {
-    r.put("/hardware/dtype", "fp8", t.at("model", "converters"));
-    r.put("/options/comm_dtype", param == "float32" ? "fp32" : "bf16",
-          t.at("training", "mixed_precision_param"));
-  } else if (param == "bfloat16" || param == "float32") {
+  if (param == "bfloat16" || param == "float32") {
     r.put("/hardware/dtype", param == "bfloat16" ? "bf16" : "fp32",
           t.at("training", "mixed_precision_param"));
   } else {
     r.warn(opts, t.at("training", "mixed_precision_param"),
            fmt::format("{} is not a dtype tpcost knows (bfloat16, float32)", quote_value(param)));
+  }
+  if (converter == "float8") {
+    // Float8Linear.recipe_name (job_config.py): none or "tensorwise" is dynamic per-tensor
+    // scaling, tpcost's fp8-current; the row-wise recipes have no tpcost recipe of their own.
+    const auto* at_recipe = root.at_path("quantize.linear.float8.recipe_name").as_string();
+    const std::string recipe = at_recipe != nullptr ? at_recipe->get() : "tensorwise";
+    const auto where = at_recipe != nullptr ? place{file, at_recipe->source().begin.line,
+                                                    at_recipe->source().begin.column,
+                                                    "quantize.linear.float8.recipe_name"}
+                                            : t.at("model", "converters");
+    if (recipe != "tensorwise") {
+      r.warn(opts, where,
+             fmt::format("float8 recipe {} is costed as tensorwise scaling (fp8-current)",
+                         quote_value(recipe)));
+    }
+    r.put("/options/precision", "fp8-current", where);
+  } else if (converter == "mx") {
+    r.put("/options/precision", "mxfp8", t.at("model", "converters"));
   }
 
   // Activation checkpointing.

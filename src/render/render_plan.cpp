@@ -273,11 +273,29 @@ std::string ties_text(const plan_report& r) {
   return o;
 }
 
+}  // namespace
+
+std::string precision_auto_text(const plan_report& r) {
+  if (r.precisions.empty()) {
+    return {};
+  }
+  std::string o = "precision auto:";
+  for (std::size_t i = 0; i < r.precisions.size(); ++i) {
+    const auto& p = r.precisions[i];
+    o += fmt::format(
+        "{} {} {}", i == 0 ? "" : ",", to_string(p.precision),
+        p.best ? io::to_string(p.best->result.step_time) : std::string("no layout fits"));
+  }
+  return o + fmt::format("; fastest {}\n", to_string(r.request.precision.options.linear));
+}
+
+namespace {
+
 std::string plan_text(const plan_report& r) {
   const auto& req = r.request;
   const auto& res = r.result;
   const auto& c = res.counts;
-  std::string o = header(r.model, r.hardware, req, "Plan");
+  std::string o = header(r.model, r.hardware, req, "Plan") + precision_auto_text(r);
   std::string limits;
   if (req.constraints.max_tp > 0) {
     limits += fmt::format(" --max-tp {}", req.constraints.max_tp);
@@ -490,46 +508,62 @@ nlohmann::json plan_json(const plan_report& r) {
   const auto fixed_zero = req.constraints.fixed_zero >= 0
                               ? nlohmann::json(req.constraints.fixed_zero)
                               : nlohmann::json(nullptr);
-  return {{"schema", "tpcost.plan/1"},
-          {"model", model_json(r.model, req.model)},
-          {"hardware", hardware_json(r.hardware, req.gpu, req.memory_capacity, req.topology)},
-          {"request",
-           {{"gpus", req.gpus},
-            {"global_batch", req.global_batch},
-            {"global_batch_is_maximum", req.batch_is_maximum},
-            {"memory_reserve_bytes", req.memory_reserve.value()},
-            {"stack", profile_of(req.options.stack).name},
-            {"seq", req.model.seq},
-            {"attention", to_string(req.options.attention)},
-            {"top", req.top},
-            {"max_tp", req.constraints.max_tp},
-            {"fixed_tp", req.constraints.fixed_tp},
-            {"fixed_pp", req.constraints.fixed_pp},
-            {"max_cp", req.constraints.max_cp},
-            {"fixed_cp", req.constraints.fixed_cp},
-            {"fixed_ep", req.constraints.fixed_ep},
-            {"fixed_etp", req.constraints.fixed_etp},
-            {"fixed_micro_batch", req.constraints.fixed_micro_batch},
-            {"fixed_vpp", req.constraints.fixed_vpp},
-            {"fixed_zero", fixed_zero},
-            {"precision", to_string(req.precision.options.linear)},
-            {"fp8_attention", req.precision.options.fp8_attention},
-            {"fp8_param_gather", req.precision.options.fp8_param_gather},
-            {"cp_comm_type", to_string(req.cp_comm)},
-            {"tp_overlap", req.options.tp_overlap},
-            {"dp_overlap", req.options.dp_overlap}}},
-          {"search",
-           {{"threads", res.threads},
-            {"seconds", r.search_seconds},
-            {"pairs", c.pairs},
-            {"pairs_searched", c.pairs_searched},
-            {"layouts", c.layouts},
-            {"evaluated", c.evaluated},
-            {"feasible", c.feasible},
-            {"rejected", rejected}}},
-          {"layouts", layouts},
-          {"runner_up", runner_up},
-          {"per_degrees", per_degrees}};
+  nlohmann::json out = {
+      {"schema", "tpcost.plan/1"},
+      {"model", model_json(r.model, req.model)},
+      {"hardware", hardware_json(r.hardware, req.gpu, req.memory_capacity, req.topology)},
+      {"request",
+       {{"gpus", req.gpus},
+        {"global_batch", req.global_batch},
+        {"global_batch_is_maximum", req.batch_is_maximum},
+        {"memory_reserve_bytes", req.memory_reserve.value()},
+        {"stack", profile_of(req.options.stack).name},
+        {"seq", req.model.seq},
+        {"attention", to_string(req.options.attention)},
+        {"top", req.top},
+        {"max_tp", req.constraints.max_tp},
+        {"fixed_tp", req.constraints.fixed_tp},
+        {"fixed_pp", req.constraints.fixed_pp},
+        {"max_cp", req.constraints.max_cp},
+        {"fixed_cp", req.constraints.fixed_cp},
+        {"fixed_ep", req.constraints.fixed_ep},
+        {"fixed_etp", req.constraints.fixed_etp},
+        {"fixed_micro_batch", req.constraints.fixed_micro_batch},
+        {"fixed_vpp", req.constraints.fixed_vpp},
+        {"fixed_zero", fixed_zero},
+        {"precision", to_string(req.precision.options.linear)},
+        {"fp8_attention", req.precision.options.fp8_attention},
+        {"fp8_param_gather", req.precision.options.fp8_param_gather},
+        {"cp_comm_type", to_string(req.cp_comm)},
+        {"tp_overlap", req.options.tp_overlap},
+        {"dp_overlap", req.options.dp_overlap}}},
+      {"search",
+       {{"threads", res.threads},
+        {"seconds", r.search_seconds},
+        {"pairs", c.pairs},
+        {"pairs_searched", c.pairs_searched},
+        {"layouts", c.layouts},
+        {"evaluated", c.evaluated},
+        {"feasible", c.feasible},
+        {"rejected", rejected}}},
+      {"layouts", layouts},
+      {"runner_up", runner_up},
+      {"per_degrees", per_degrees}};
+  if (!r.precisions.empty()) {  // --precision auto: each recipe's best, in the order searched
+    nlohmann::json searched = nlohmann::json::array();
+    for (const auto& p : r.precisions) {
+      searched.push_back(
+          {{"precision", to_string(p.precision)},
+           {"step_time_s", p.best ? nlohmann::json(p.best->result.step_time.value()) : nullptr},
+           {"layout",
+            p.best ? nlohmann::json(describe_layout(p.best->candidate.par, p.best->candidate.cp))
+                   : nullptr},
+           {"search_seconds", p.search_seconds}});
+    }
+    out["request"]["precision_auto"] = true;
+    out["precisions"] = searched;
+  }
+  return out;
 }
 
 /// Both layouts' error bands, and whether the difference is within them.

@@ -5,6 +5,7 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "options/model_options.hpp"
 #include "options/step_options.hpp"
@@ -13,14 +14,26 @@
 
 namespace tpcost::cli {
 
+/// One recipe of `plan --precision auto`: the best layout its search found, if any fits.
+struct precision_searched {
+  linear_precision precision = linear_precision::bf16;
+  std::optional<planned_layout> best;
+  double search_seconds = 0.0;
+};
+
 /// A search and what it ran on.
 struct plan_report {
   chosen_model model;
   chosen_hardware hardware;
-  plan_request request;
+  plan_request request;  ///< with --precision auto: the winning recipe's
   plan_result result;
   double search_seconds = 0.0;  ///< wall time of the search and the full evaluation of the top k
+  /// --precision auto: every recipe the GPU runs, searched in turn (empty otherwise).
+  std::vector<precision_searched> precisions;
 };
+
+/// "precision auto: bf16 13.63 s, fp8-delayed 9.544 s ...; fastest fp8-delayed\n".
+std::string precision_auto_text(const plan_report& r);
 
 /// Two layouts evaluated side by side.
 struct compare_report {

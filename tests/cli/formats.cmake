@@ -532,3 +532,9 @@ add_test(NAME "cli: megatron log with window_size (127, 0) and the list expanded
     "-DARGS_A=step|--from|${meg}/gpt_oss_120b_window.log|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
     "-DARGS_B=step|--from|${oss}|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
     -P ${CMAKE_CURRENT_SOURCE_DIR}/same_report.cmake)
+# torchao float8 (either converter name) is --precision fp8-current over bf16; row-wise scaling
+# has no tpcost recipe of its own and is costed as tensorwise, with a warning at its line.
+tpcost_cli_case("torchtitan toml: the float8 converter is fp8-current, rowwise costed as tensorwise"
+  ARGS convert ${fmt_dir}/llama3_8b_torchtitan_float8_rowwise.toml RC 0
+  STDERR "llama3_8b_torchtitan_float8_rowwise\\.toml:20:15: .*float8 recipe 'rowwise' is costed as tensorwise scaling \\(fp8-current\\)"
+  STDOUT "\"dtype\": \"bf16\".*\"precision\": \"fp8-current\"")

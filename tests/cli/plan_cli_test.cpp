@@ -300,6 +300,123 @@ TEST_CASE(
                         hardware, "torchtitan", ".toml", "");
 }
 
+TEST_CASE(
+    "plan --emit writes the FP8, MXFP8 and NVFP4 recipes as each format spells them, and step "
+    "--from reads them back to the same step time",
+    "[cli][plan][emit][precision]") {
+  const std::string h100 = "--gpu h100-sxm --interconnect ib-ndr";
+  const std::string b200 = "--gpu b200 --interconnect ib-ndr";
+  const std::string job = "--model llama-3-70b --gpus 64 --global-batch 128";
+  const auto bf16 = check_emit_round_trip(job, h100, "megatron", ".sh", "");
+  // Each recipe round-trips, and is not costed as BF16 (the file carries it).
+  for (const std::string precision : {"fp8", "fp8-current", "fp8-blockwise"}) {
+    INFO(precision);
+    CHECK(check_emit_round_trip(job + " --precision " + precision, h100, "megatron", ".sh", "") <
+          bf16);
+  }
+  // Megatron-Bridge's delayed-scaling and MXFP8 recipes keep the parameters in FP8.
+  CHECK(check_emit_round_trip(job + " --precision fp8 --fp8-param-gather", h100, "bridge", ".yaml",
+                              " --gpus 64") < bf16);
+  CHECK(check_emit_round_trip(job + " --precision fp8-current", h100, "bridge", ".yaml",
+                              " --gpus 64") < bf16);
+  CHECK(check_emit_round_trip(job + " --precision fp8-blockwise", h100, "bridge", ".yaml",
+                              " --gpus 64") < bf16);
+  const auto mx = check_emit_round_trip(job + " --precision mxfp8", b200, "megatron", ".sh", "");
+  CHECK(check_emit_round_trip(job + " --precision nvfp4", b200, "megatron", ".sh", "") < mx);
+  check_emit_round_trip(job + " --precision mxfp8 --fp8-param-gather", b200, "bridge", ".yaml",
+                        " --gpus 64");
+  check_emit_round_trip(job + " --precision nvfp4", b200, "bridge", ".yaml", " --gpus 64");
+  // torchtitan: torchao's float8 tensorwise (fp8-current) and MX linears.
+  const auto tt_bf16 =
+      check_emit_round_trip(job + " --stack fsdp2", h100, "torchtitan", ".toml", "");
+  CHECK(check_emit_round_trip(job + " --stack fsdp2 --precision fp8-current", h100, "torchtitan",
+                              ".toml", "") < tt_bf16);
+  check_emit_round_trip(job + " --stack fsdp2 --precision mxfp8", b200, "torchtitan", ".toml", "");
+  // The spellings.
+  const auto text = [&](const std::string& args) {
+    const auto r = run_plan(args);
+    REQUIRE(r.exit_code == 0);
+    return r.out;
+  };
+  CHECK(text(job + " " + b200 + " --precision nvfp4 --emit megatron")
+            .find("    --fp4-format e2m1 \\\n    --fp4-recipe nvfp4\n") != std::string::npos);
+  CHECK(text(job + " " + b200 + " --precision mxfp8 --emit megatron")
+            .find("    --fp8-format e4m3 \\\n    --fp8-recipe mxfp8\n") != std::string::npos);
+  CHECK(text(job + " " + h100 + " --precision fp8-current --emit bridge")
+            .find("\nmixed_precision: bf16_with_fp8_current_scaling_mixed\n") != std::string::npos);
+  CHECK(text(job + " " + b200 + " --precision nvfp4 --emit bridge")
+            .find("\nmixed_precision: bf16_with_nvfp4_mixed\n") != std::string::npos);
+  const auto toml =
+      text(job + " " + h100 + " --stack fsdp2 --precision fp8-current --emit torchtitan");
+  CHECK(toml.find("\nconverters = [\"quantize.linear.float8\"]\n") != std::string::npos);
+  CHECK(toml.find("\n[quantize.linear.float8]\nrecipe_name = \"tensorwise\"\n") !=
+        std::string::npos);
+}
+
+TEST_CASE(
+    "plan --precision auto searches each recipe the GPU runs and reports the fastest, which "
+    "--emit writes",
+    "[cli][plan][precision]") {
+  const std::string job = "--model llama-3-70b --gpus 64 --global-batch 128";
+  const auto json_of = [](const std::string& args) {
+    const auto r = run_plan(args + " --top 1 --format json");
+    REQUIRE(r.exit_code == 0);
+    return nlohmann::json::parse(r.out);
+  };
+  for (const std::string gpu : {"h100-sxm", "b200"}) {
+    INFO(gpu);
+    const std::string hardware = "--gpu " + gpu + " --interconnect ib-ndr";
+    const auto a = json_of(job + " " + hardware + " --precision auto");
+    const auto& searched = a.at("precisions");
+    std::vector<std::string> names;
+    double best = 0.0;
+    std::string fastest;
+    for (const auto& p : searched) {
+      names.push_back(p.at("precision").get<std::string>());
+      const auto t = p.at("step_time_s").get<double>();
+      // Each recipe's best is what a search at that recipe alone finds.
+      const auto one = json_of(job + " " + hardware + " --precision " + names.back());
+      CHECK(one.at("layouts").at(0).at("step_time_s").get<double>() == t);
+      if (fastest.empty() || t < best) {
+        best = t;
+        fastest = names.back();
+      }
+    }
+    // Hopper runs no MXFP8 nor NVFP4 (the check that refuses --precision nvfp4 on it).
+    const std::vector<std::string> hopper{"bf16", "fp8-delayed", "fp8-current", "fp8-blockwise"};
+    auto blackwell = hopper;
+    blackwell.insert(blackwell.end(), {"mxfp8", "nvfp4"});
+    CHECK(names == (gpu == "b200" ? blackwell : hopper));
+    CHECK(a.at("request").at("precision") == fastest);
+    CHECK(a.at("layouts").at(0).at("precision") == fastest);
+    CHECK(a.at("layouts").at(0).at("step_time_s").get<double>() == best);
+  }
+  const std::string b200 = "--gpu b200 --interconnect ib-ndr";
+  CHECK(json_of(job + " " + b200 + " --precision auto").at("request").at("precision") == "nvfp4");
+  // --emit: the winner's recipe, which step --from costs as plan did; torchtitan searches only
+  // the recipes it writes (bf16, fp8-current, mxfp8).
+  check_emit_round_trip(job + " --precision auto", b200, "megatron", ".sh", "");
+  check_emit_round_trip(job + " --precision auto", b200, "bridge", ".yaml", " --gpus 64");
+  const std::string h100 = "--gpu h100-sxm --interconnect ib-ndr";
+  const auto file = (std::filesystem::temp_directory_path() /
+                     ("tpcost-emit-" + std::to_string(::getpid()) + "-auto.toml"))
+                        .string();
+  REQUIRE(
+      run_plan(job + " " + h100 + " --stack fsdp2 --precision auto --emit torchtitan -o " + file)
+          .exit_code == 0);
+  CHECK(tpcost::test::read_file(file).find("\nconverters = [\"quantize.linear.float8\"]\n") !=
+        std::string::npos);
+  const auto step = tpcost::test::run("step --from " + file + " " + h100 + " --format json");
+  std::filesystem::remove(file);
+  REQUIRE(step.exit_code == 0);
+  CHECK(nlohmann::json::parse(step.out).at("step_time_s").get<double>() ==
+        json_of(job + " " + h100 + " --stack fsdp2 --precision fp8-current")
+            .at("layouts")
+            .at(0)
+            .at("step_time_s")
+            .get<double>());
+}
+
 TEST_CASE("plan --emit refuses what it cannot write, and writes no file then",
           "[cli][plan][emit]") {
   const auto file = (std::filesystem::temp_directory_path() /
@@ -327,6 +444,13 @@ TEST_CASE("plan --emit refuses what it cannot write, and writes no file then",
            "--model llama-3-8b --gpus 8 --global-batch 8 --tp-overlap 0.5 --emit megatron",
            "--model llama-3-8b --gpus 8 --global-batch 8 --stack deepspeed --emit megatron",
            "--model llama-3-8b --gpus 8 --global-batch 8 --emit deepspeed",
+           // Recipes a format has no spelling for, or spells with what plan did not price.
+           "--model llama-3-8b --gpus 8 --global-batch 8 --stack fsdp2 --precision fp8-blockwise "
+           "--emit torchtitan",
+           "--model llama-3-8b --gpus 8 --global-batch 8 --precision fp8 --emit bridge",
+           "--model llama-3-8b --gpus 8 --global-batch 8 --precision fp8 --fp8-attention "
+           "--emit megatron",
+           "--model llama-3-8b --gpus 8 --global-batch 8 --dtype fp8 --emit megatron",
        }) {
     INFO(args);
     const auto r = run_plan("--gpu h100-sxm --interconnect ib-ndr " + args + " -o " + file);
