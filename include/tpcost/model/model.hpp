@@ -516,7 +516,7 @@ constexpr bool is_dense_mha(const transformer_spec& spec) {
 /// Throws `invalid_spec(field, ...)` naming what is not costed yet when the spec is not
 /// `is_dense_mha`: `model show` describes such models (parameters, FLOPs), and `step`, `check`
 /// and `plan` cost experts, MLA, MTP and head dimensions other than h/a, but the per-layer TP
-/// model (layer, sweep) prices only dense MHA/GQA layers.
+/// model (sweep, explain) prices only dense MHA/GQA layers.
 inline void require_dense_mha(const transformer_spec& spec, const std::string& field) {
   const char* what = is_moe(spec.moe)             ? "mixture-of-experts layers"
                      : is_mla(spec.mla)           ? "multi-head latent attention"
@@ -525,7 +525,7 @@ inline void require_dense_mha(const transformer_spec& spec, const std::string& f
                                                   : nullptr;
   if (what != nullptr) {
     throw invalid_spec(field, std::string("the model has ") + what +
-                                  ", which the per-layer model (layer, sweep) does not cost "
+                                  ", which the per-layer model (sweep, explain) does not cost "
                                   "('tpcost step' and 'tpcost plan' cost them; 'tpcost model "
                                   "show' gives its parameters and FLOPs)");
   }
