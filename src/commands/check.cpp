@@ -117,6 +117,7 @@ void add_layout_flags(CLI::App& cmd, layout_flags& f) {
       {"--v-head-dim", "MLA: per head, the value width"},
       {"--mtp-layers", "multi-token prediction modules"},
       {"--pp-layout", "uneven stages: first=N,last=N or Megatron-Core's layout string"},
+      {"--dp-replicas", "HSDP: groups of DP ranks holding the same ZeRO shards (default 1)"},
       {"--mfu-flops", "model FLOPs behind MFU: full | megatron"},
   };
   for (const auto& [name, help] : more) {
@@ -127,6 +128,8 @@ void add_layout_flags(CLI::App& cmd, layout_flags& f) {
       {"--overlap-grad-reduce", "Megatron-Core: gradient reduction behind the backward"},
       {"--overlap-param-gather", "Megatron-Core: the distributed optimizer's gather overlapped"},
       {"--grad-reduce-in-bf16", "Megatron-Core: reduce gradients in BF16"},
+      {"--offload-optimizer", "DeepSpeed: gradients and optimizer states in host memory"},
+      {"--offload-param", "DeepSpeed ZeRO-3: the weights in host memory"},
       {"--overlap-moe-expert-parallel-comm", "hide the MoE all-to-alls behind compute"},
       {"--account-for-embedding-in-pipeline-split", "the embedding counts as a layer"},
       {"--account-for-loss-in-pipeline-split", "the loss counts as a layer"},

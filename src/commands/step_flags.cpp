@@ -310,6 +310,23 @@ step_report evaluate_step_flags(const step_flags& f) {
                                              : par.dp > 1    ? std::string(default_zero.source)
                                                           : std::string("d = 1: nothing to shard"),
                                    .from_flag = !f.zero.empty()});
+  if (f.software.stack.offload_param && par.zero != zero_stage::parameters) {
+    // deepspeed/runtime/zero/config.py: offload_param is a ZeRO-3 option (stage 3 partitions the
+    // parameters it offloads).
+    throw invalid_spec("--offload-param",
+                       "needs --zero 3: DeepSpeed offloads the parameter "
+                       "partitions of ZeRO-3 only");
+  }
+  if (!f.dp_replicas.empty()) {
+    par.dp_replicas = parse_count(f.dp_replicas, "--dp-replicas");
+    report.stack.settings.push_back(
+        {.field = "dp_replicas",
+         .value = f.dp_replicas,
+         .source = "--dp-replicas: HSDP, ZeRO shards within each of that many groups of DP "
+                   "ranks and the groups all-reduce each gradient shard (FSDP2's HSDP, "
+                   "Megatron-Core's distributed optimizer instances)",
+         .from_flag = true});
+  }
   in.options.experts.dispatcher =
       parse_token_dispatcher(f.moe_token_dispatcher, "--moe-token-dispatcher");
   in.options.experts.overlap_comm = f.overlap_moe_comm;
@@ -434,6 +451,11 @@ void add_step_flags(CLI::App& cmd, step_flags& f) {
   layout->add_option("--zero", f.zero,
                      "ZeRO stage 0..3 (distributed optimizer; default: the stack's, 0, or 3 "
                      "under --stack fsdp2)");
+  layout->add_option("--dp-replicas", f.dp_replicas,
+                     "HSDP: N groups of d/N DP ranks; ZeRO shards within a group and each "
+                     "gradient shard is all-reduced across the N (torchtitan "
+                     "data_parallel_replicate_degree, Megatron "
+                     "--num-distributed-optimizer-instances); default 1");
   layout->add_option("--pp-layout", f.pp_layout,
                      "uneven stages: first=N,last=N (layers on the end stages, the middle ones "
                      "share the rest), or Megatron-Core's --pipeline-model-parallel-layout "

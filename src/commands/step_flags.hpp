@@ -37,6 +37,7 @@ struct step_flags {
   std::string recompute_num_layers;       ///< "": 1 (every layer its own unit)
   std::string cpu_offloading_num_layers;  ///< "": none offloaded
   std::string zero;                       ///< "" = the stack's default_zero (with d > 1)
+  std::string dp_replicas;                ///< HSDP's replica groups; "" = 1 (ZeRO over d)
   bool sp = false;
   bool no_sp = false;     ///< --no-sp: off even where the stack turns it on
   std::string pp_layout;  ///< "first=N,last=N" or a Megatron-Core layout string

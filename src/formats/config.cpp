@@ -31,7 +31,7 @@ using json = nlohmann::json;
 
 // The config format. Sections group keys by what they describe; a key's flag has the same
 // meaning as on the command line. Keys without a flag are read by one command (checks).
-constexpr std::array<config_key, 109> keys{{
+constexpr std::array<config_key, 112> keys{{
     {"/$schema", "", value_kind::text, "the JSON Schema this file follows (ignored by tpcost)", ""},
     {"/name", "", value_kind::text, "a name for reports, e.g. \"GPT-3 175B on DGX A100\"", ""},
     {"/description", "", value_kind::text, "free text (ignored by tpcost)", ""},
@@ -198,6 +198,11 @@ constexpr std::array<config_key, 109> keys{{
      "(step)",
      ""},
     {"/parallel/gpus", "--gpus", value_kind::count, "N: GPUs in the job (step, plan)", ""},
+    {"/parallel/dp_replicas", "--dp-replicas", value_kind::count,
+     "HSDP: N groups of d/N DP ranks, ZeRO sharded within each, gradient shards all-reduced "
+     "across them (torchtitan data_parallel_replicate_degree, Megatron "
+     "--num-distributed-optimizer-instances) (step)",
+     ""},
     {"/options/collective", "--collective", value_kind::choice,
      "collective algorithm (default: auto with a preset or profile, else article)",
      "article|seed|ring|tree|hierarchical|auto"},
@@ -261,6 +266,11 @@ constexpr std::array<config_key, 109> keys{{
      "Megatron-Core's --overlap-param-gather (step, plan)", ""},
     {"/options/grad_reduce_in_bf16", "--grad-reduce-in-bf16", value_kind::boolean,
      "Megatron-Core's --grad-reduce-in-bf16 (step, plan)", ""},
+    {"/options/offload_optimizer", "--offload-optimizer", value_kind::boolean,
+     "DeepSpeed's offload_optimizer: gradients and optimizer states in host memory (step, plan)",
+     ""},
+    {"/options/offload_param", "--offload-param", value_kind::boolean,
+     "DeepSpeed's offload_param (ZeRO-3): the weights in host memory (step, plan)", ""},
     {"/options/no_overlap_p2p_communication", "--no-overlap-p2p-communication", value_kind::boolean,
      "Megatron-Core's --no-overlap-p2p-communication (step, plan)", ""},
     {"/options/torch_compile", "--torch-compile", value_kind::boolean,

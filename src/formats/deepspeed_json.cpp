@@ -101,8 +101,12 @@ reading read_deepspeed_json(const nlohmann::json& doc, const std::string& text,
              fmt::format("found {}; expected \"none\", \"cpu\" or \"nvme\"", json_brief(device)));
       }
       if (device.is_string() && device.get<std::string>() != "none") {
+        // The GPU memory it frees is costed (stack_flags.cpp); its time is not.
+        r.put(std::string("/options/") + offload, true, at(text, file, key));
         r.warn(opts, at(text, file, std::string("zero_optimization.") + offload),
-               "offloading to the CPU or NVMe is not modelled");
+               "offloaded to the " + device.get<std::string>() +
+                   ": the GPU memory it frees is costed, the host step and the PCIe copies "
+                   "are not");
       }
     }
   }

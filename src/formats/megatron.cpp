@@ -1854,15 +1854,16 @@ struct megatron_mapping {
     // --num-distributed-optimizer-instances N: the optimizer (with Megatron-FSDP, the whole
     // sharding: HSDP) is sharded over d*cp/N ranks and replicated N times (megatron/core/
     // parallel_state.py intra_partial_data_parallel_size; fsdp/mcore_fsdp_adapter.py enable_hsdp,
-    // core_v0.16.0). tpcost's step shards over all of DP: costed so, with a warning.
+    // core_v0.16.0): tpcost's HSDP replicas.
     if (const auto n = count("num_distributed_optimizer_instances"); n && *n > 1) {
       const auto zero = nlohmann::json::json_pointer("/options/zero");
       if (r.config.contains(zero) && r.config[zero].get<int>() > 0) {
+        r.put("/parallel/dp_replicas", *n, at("num_distributed_optimizer_instances"));
+      } else {
         r.warn(opts, at("num_distributed_optimizer_instances"),
-               fmt::format("{} instances shard over DP/{} only, replicated {} times (HSDP); "
-                           "costed as ZeRO-{} over all of DP (less memory per GPU and other "
-                           "DP traffic than the job has)",
-                           *n, *n, *n, r.config[zero].get<int>()));
+               fmt::format("{} instances without --use-distributed-optimizer or "
+                           "--use-megatron-fsdp: nothing is sharded, so they change nothing",
+                           *n));
       }
     }
     if (const auto backend = text("attention_backend")) {

@@ -204,16 +204,14 @@ reading read_torchtitan_toml(const std::string& text, const std::string& file,
   }
   // torchtitan/models/llama3/infra/parallelize.py at v0.2.2: FSDP (fully_shard) when
   // dp_shard or cp is enabled (ParallelDims.fsdp_enabled), else DDP over the replicas
-  // (apply_ddp): ZeRO-3 or 0. HSDP (replicate and shard) shards over the shard group only.
+  // (apply_ddp): ZeRO-3 or 0. HSDP (replicate and shard) shards over the shard group only,
+  // the replicas all-reduce each shard (apply_fsdp's dp_mesh ("dp_replicate", "dp_shard_cp")).
   const bool cp_on = t.degree("context_parallel_degree").value_or(1) > 1;
   if (shard != 1 || cp_on) {
     r.put("/options/zero", 3, t.at("parallelism", "data_parallel_shard_degree"));
     if (replicate > 1) {
-      r.warn(opts, t.at("parallelism", "data_parallel_replicate_degree"),
-             fmt::format("HSDP shards over data_parallel_shard_degree only, replicated {} "
-                         "times; costed as ZeRO-3 over all of DP (less memory per GPU than the "
-                         "job has)",
-                         replicate));
+      r.put("/parallel/dp_replicas", replicate,
+            t.at("parallelism", "data_parallel_replicate_degree"));
     }
   } else if (replicate > 1) {
     r.put("/options/zero", 0, t.at("parallelism", "data_parallel_replicate_degree"));

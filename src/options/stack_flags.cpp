@@ -34,6 +34,13 @@ void add_stack_flags(CLI::Option_group& group, stack_flags& f) {
   group.add_flag("--use-precision-aware-optimizer", f.precision_aware_optimizer,
                  "Megatron-Core: Transformer Engine's FusedAdam with the dtypes below; fp32 "
                  "master weights kept as 16-bit remainders (docs/memory.md)");
+  group.add_flag("--offload-optimizer", f.offload_optimizer,
+                 "DeepSpeed ZeRO-Offload (offload_optimizer): the gradient partitions, fp32 "
+                 "master weights and Adam moments in host memory; the CPU Adam step and the "
+                 "PCIe copies are not costed");
+  group.add_flag("--offload-param", f.offload_param,
+                 "DeepSpeed ZeRO-3 offload_param: the 16-bit weights in host memory, each "
+                 "layer's gathered on the GPU for its use; the PCIe copies are not costed");
   group.add_flag("--torch-compile", f.torch_compile,
                  "torchtitan (--stack fsdp2): torch.compile the model ([compile] enable): its "
                  "element-wise ops fused, priced with the compiled kernels' efficiencies");
@@ -200,7 +207,25 @@ stack_choice resolve_stack(const stack_flags& f, const std::string& attention,
       wire_source = "--main-grads-dtype bf16: the bf16 gradient buffer is reduced";
     }
   }
-  const bool state_flag = f.grad_reduce_in_bf16 || f.precision_aware_optimizer;
+  // DeepSpeed's offload (ZeRO-Offload, Ren et al. 2021, arXiv:2101.06840, Sec. 4: the fp16
+  // gradients go to the host after their reduction, where the fp32 master weights and Adam
+  // states are updated; ZeRO-Infinity's offload_param keeps the partitioned fp16 weights there).
+  // The GPU keeps none of those bytes; the reduce buckets are not counted.
+  if (f.offload_optimizer) {
+    o.state.gradients = 0.0;
+    o.state.optimizer = 0.0;
+    state_source +=
+        "; --offload-optimizer: gradients and optimizer states in host memory (the "
+        "CPU Adam step and the PCIe copies are not costed)";
+  }
+  if (f.offload_param) {
+    o.state.weights = 0.0;
+    state_source +=
+        "; --offload-param: the sharded weights in host memory, each layer gathered "
+        "on the GPU (the PCIe copies are not costed)";
+  }
+  const bool state_flag = f.grad_reduce_in_bf16 || f.precision_aware_optimizer ||
+                          f.offload_optimizer || f.offload_param;
   add("grad_wire_bytes", bytes_name(o.grad_wire_bytes), wire_source,
       f.grad_reduce_in_bf16 || adam.main_grads == optimizer_dtype::bf16);
   add("state_bytes_per_param",

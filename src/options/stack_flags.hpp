@@ -26,6 +26,8 @@ struct stack_flags {
   // Megatron-Core's precision-aware optimizer (tpcost/model/optimizer_states.hpp).
   bool precision_aware_optimizer = false;
   std::string main_grads_dtype, main_params_dtype, exp_avg_dtype, exp_avg_sq_dtype;
+  /// DeepSpeed's zero_optimization.offload_optimizer / offload_param with a device (cpu, nvme).
+  bool offload_optimizer = false, offload_param = false;
 };
 
 /// One value of the software half and where it came from.

@@ -162,6 +162,19 @@ tpcost_cli_case("torchtitan toml: check costs the MoE job with its EP all-to-all
 tpcost_cli_case("deepspeed json with an hf config: d = 256/(2*4) = 32, ZeRO-3"
   ARGS convert -q ${fmt_dir}/ds_config.json ${PROJECT_SOURCE_DIR}/examples/hf/llama-3-8b.json RC 0
   STDOUT "\"micro_batch\": 2.*\"hf_config\": \"[^\"]*llama-3-8b\\.json\".*\"stack\": \"deepspeed\",\n    \"zero\": 3.*\"dp\": 32,\n    \"gpus\": 32")
+# zero_optimization.offload_optimizer / offload_param (ZeRO-Offload, ZeRO-Infinity): the GPU
+# memory they free is costed, the host Adam step and the PCIe copies are not (a warning each).
+tpcost_cli_case("deepspeed json: offload_optimizer and offload_param are read, with warnings"
+  ARGS convert -q ${fmt_dir}/ds_config_offload.json ${PROJECT_SOURCE_DIR}/examples/hf/llama-3-8b.json
+  RC 0 STDOUT "\"offload_optimizer\": true,\n    \"offload_param\": true,"
+  STDERR "ds_config_offload\\.json:11: zero_optimization\\.offload_optimizer: offloaded to the cpu: the GPU memory it frees is costed, the host step and the PCIe copies are not\n[^\n]*ds_config_offload\\.json:12: zero_optimization\\.offload_param: offloaded")
+tpcost_cli_case("deepspeed json offload: the step keeps 0 state bytes and the gathered layers"
+  ARGS step --from ${fmt_dir}/ds_config_offload.json --from ${PROJECT_SOURCE_DIR}/examples/hf/llama-3-8b.json
+       --seq 8k --gpu h100-sxm --interconnect ib-ndr RC 0 STDERR "offload_param: offloaded to the cpu"
+  STDOUT "state_bytes_per_param +0\\+0\\+0 B/param.*memory per GPU [^\n]*: weights 0\\.8 GiB, gradients 0\\.0 GiB, optimizer 0\\.0 GiB")
+tpcost_cli_case("--offload-param without ZeRO-3 is refused"
+  ARGS step --model llama-3-8b --gpus 16 --global-batch 64 --seq 8k --offload-param --gpu h100-sxm
+  RC 2 STDERR "^tpcost: error: --offload-param: needs --zero 3: DeepSpeed offloads the parameter partitions of ZeRO-3 only\n$")
 tpcost_cli_case("an hf config alone is not a check"
   ARGS check ${PROJECT_SOURCE_DIR}/examples/hf/llama-3-8b.json RC 2
   STDERR "llama-3-8b\\.json: a Hugging Face config\\.json describes only a model")
@@ -361,10 +374,9 @@ tpcost_cli_case("script if chain: no branch true takes the else"
 tpcost_cli_case("torchtitan toml: data_parallel_replicate_degree alone is DDP, ZeRO-0"
   ARGS convert -q ${fmt_dir}/llama3_8b_torchtitan_ddp.toml RC 0
   STDOUT "\"stack\": \"fsdp2\",\n    \"zero\": 0\n.*\"dp\": 32,")
-tpcost_cli_case("torchtitan toml: HSDP is ZeRO-3 over all of DP, with a warning"
-  ARGS convert -q ${fmt_dir}/llama3_8b_torchtitan_hsdp.toml RC 0
-  STDERR "llama3_8b_torchtitan_hsdp\\.toml:[0-9]+:[0-9]+: parallelism\\.data_parallel_replicate_degree: HSDP shards over data_parallel_shard_degree only, replicated 4 times"
-  STDOUT "\"zero\": 3\n.*\"dp\": 32,")
+tpcost_cli_case("torchtitan toml: replicate x shard is HSDP, ZeRO-3 in 4 replicas of 8"
+  ARGS convert -q ${fmt_dir}/llama3_8b_torchtitan_hsdp.toml RC 0 STDERR "^$"
+  STDOUT "\"zero\": 3\n.*\"dp\": 32,\n    \"dp_replicas\": 4,")
 
 # --recompute-modules (a list), --recompute-method/--recompute-num-layers, --cpu-offloading:
 # read into the step's recompute recipe (Megatron-Core core_v0.16.0).
@@ -502,16 +514,16 @@ tpcost_cli_case("sbatch -N with a range of nodes is refused"
   STDERR "^tpcost: error: [^\n]*sbatch_nodes\\.sh:11:8: -N: '2-4' is a range of node counts; tpcost costs one job size: give --gpus N with the command\n$")
 
 # HSDP (Megatron-FSDP or the distributed optimizer with --num-distributed-optimizer-instances N):
-# sharded over DP/N, replicated N times; tpcost's step shards over all of DP, so a warning.
-tpcost_cli_case("megatron --num-distributed-optimizer-instances 2 with FSDP: HSDP is a warning"
+# sharded over DP/N, replicated N times: /parallel/dp_replicas.
+tpcost_cli_case("megatron --num-distributed-optimizer-instances 2 with FSDP: HSDP, 2 replicas"
   ARGS convert -q ${meg}/megatron_fsdp_default.sh --set MCORE_RELEASE=core_v0.18.0
-       "--set" "HSDP=--num-distributed-optimizer-instances 2" RC 0
-  STDERR "^tpcost: warning: [^\n]*megatron_fsdp_default\\.sh:11:53: --num-distributed-optimizer-instances: 2 instances shard over DP/2 only, replicated 2 times \\(HSDP\\); costed as ZeRO-3 over all of DP[^\n]*\n$"
-  STDOUT "\"zero\": 3\n")
-tpcost_cli_case("megatron --num-distributed-optimizer-instances under --strict: refused"
-  ARGS convert -q --strict ${meg}/megatron_fsdp_default.sh --set MCORE_RELEASE=core_v0.18.0
-       "--set" "HSDP=--num-distributed-optimizer-instances 2" RC 2
-  STDERR "--num-distributed-optimizer-instances: 2 instances shard over DP/2 only")
+       "--set" "HSDP=--num-distributed-optimizer-instances 2" RC 0 STDERR "^$"
+  STDOUT "\"zero\": 3\n.*\"dp_replicas\": 2,")
+tpcost_cli_case("megatron HSDP: the step lists the replicas among the stack's settings"
+  ARGS step --config ${meg}/megatron_fsdp_default.sh --set MCORE_RELEASE=core_v0.18.0
+       "--set" "HSDP=--num-distributed-optimizer-instances 2" --gpu h100-sxm
+       --interconnect ib-ndr RC 0
+  STDOUT "dp_replicas +2 ")
 
 # torchtitan's GPT-OSS flavours (torchtitan/models/gpt_oss at v0.2.2) are the presets, windows
 # and all: 128 keys on every other layer.

@@ -336,6 +336,91 @@ TEST_CASE(
   CHECK(shared > 1.9 * one);
 }
 
+TEST_CASE(
+    "HSDP: t=1 d=16 on two nodes in 2 replicas reduce-scatters and gathers inside a node and "
+    "all-reduces an eighth of the gradients between the two",
+    "[step][placement][hsdp]") {
+  const auto env = on_preset("h100-sxm", "ib-ndr");
+  const group_sizes full{.tp = 1, .pp = 1, .dp = 16};
+  const group_sizes hsdp{.tp = 1, .pp = 1, .dp = 16, .dp_replicas = 2};
+  const auto layout = rank_layout_of(hsdp);
+  const auto shard = place_dimension_part(env.topology, layout, parallel_dim::dp, 0, 8, false);
+  const auto replicas = place_dimension_part(env.topology, layout, parallel_dim::dp, 0, 8, true);
+  CHECK(shard.ranks == 8);
+  CHECK(shard.nodes == 1);  // ranks 0..7
+  CHECK(replicas.ranks == 2);
+  CHECK(replicas.nodes == 2);  // ranks 0 and 8
+  const auto x = group_stage(env, hsdp, even_split(8, 1));
+  const auto y = group_stage(env, full, even_split(8, 1));
+  const bytes grads = x.dp_bytes;
+  CHECK(x.dp_reduce_scatter.cost.time ==
+        nccl_cheapest_collective(env.topology, shard, collective_op::reduce_scatter, grads)
+            .cost.time);
+  CHECK(x.dp_replica_all_reduce.cost.time ==
+        nccl_cheapest_collective(env.topology, replicas, collective_op::all_reduce, grads / 8.0)
+            .cost.time);
+  // ZeRO-0's all-reduce is over all d either way; without replicas there is no replica term.
+  CHECK(x.dp_all_reduce.cost.time == y.dp_all_reduce.cost.time);
+  CHECK(y.dp_replica_all_reduce.cost.time.value() == 0.0);
+  // The replicas' all-reduce carries an eighth of the gradients from each of a node's 8 GPUs:
+  // what the 16-rank ring carries across the nodes. With 8 rails that ring runs near NVLink's
+  // rate, so HSDP's reduction is slower there; its gain is ZeRO-3's two gathers per micro-batch
+  // inside a node, which shows where a node has one NIC.
+  CHECK(x.dp_reduce_scatter.cost.time + x.dp_replica_all_reduce.cost.time >
+        y.dp_reduce_scatter.cost.time);
+  const auto one_nic = on_preset("h100-sxm", "ib-ndr", 1);
+  const auto xs = group_stage(one_nic, hsdp, even_split(8, 1));
+  const auto ys = group_stage(one_nic, full, even_split(8, 1));
+  const auto zero3 = [](const group_terms& g) {
+    return 2.0 * g.dp_all_gather.cost.time + g.dp_reduce_scatter.cost.time +
+           g.dp_replica_all_reduce.cost.time;
+  };
+  CHECK(zero3(xs) < 0.6 * zero3(ys));
+  // The optimizer updates an eighth of the parameters, not a sixteenth.
+  CHECK_THAT(x.optimizer_sharded.value(), near(2.0 * y.optimizer_sharded.value(), 1e-9));
+}
+
+TEST_CASE("HSDP: shard groups of one rank are DDP: ZeRO-1 with d replicas syncs as ZeRO-0",
+          "[step][hsdp]") {
+  auto ddp = small_gpt(1, 1, 16, 64);
+  auto one = ddp;
+  one.par.zero = zero_stage::optimizer;
+  one.par.dp_replicas = 16;
+  const auto a = evaluate_step(ddp);
+  const auto b = evaluate_step(one);
+  CHECK_THAT(b.dp_sync.value(), near(a.dp_sync.value(), 1e-12));
+  // Nothing is sharded: every GPU keeps every state, as under ZeRO-0.
+  CHECK_THAT(b.memory.peak().model_states().value(),
+             near(a.memory.peak().model_states().value(), 1e-12));
+}
+
+TEST_CASE("HSDP: ZeRO-3 over d = 32 in 4 replicas keeps the states of ZeRO-3 over 8",
+          "[step][hsdp]") {
+  auto hsdp = small_gpt(2, 1, 32, 64);
+  hsdp.par.zero = zero_stage::parameters;
+  hsdp.par.dp_replicas = 4;
+  auto eight = small_gpt(2, 1, 8, 64);
+  eight.par.zero = zero_stage::parameters;
+  const auto a = evaluate_step(hsdp).memory.peak();
+  const auto b = evaluate_step(eight).memory.peak();
+  CHECK_THAT(a.weights.value(), near(b.weights.value(), 1e-12));
+  CHECK_THAT(a.gradients.value(), near(b.gradients.value(), 1e-12));
+  CHECK_THAT(a.optimizer.value(), near(b.optimizer.value(), 1e-12));
+  auto all = hsdp;
+  all.par.dp_replicas = 1;
+  CHECK(evaluate_step(all).memory.peak().model_states() < a.model_states());
+}
+
+TEST_CASE("HSDP: replicas that do not divide d are refused, naming the field", "[step][hsdp]") {
+  auto in = small_gpt(1, 1, 16, 64);
+  in.par.zero = zero_stage::optimizer;
+  in.par.dp_replicas = 3;
+  CHECK_THROWS_WITH(evaluate_step(in),
+                    Catch::Contains("dp_replicas:") && Catch::Contains("do not divide the d = 16"));
+  in.par.dp_replicas = 0;
+  CHECK_THROWS_WITH(evaluate_step(in), Catch::Contains("dp_replicas:"));
+}
+
 TEST_CASE("Placed groups: the tied embedding's all-reduce is NCCL's on the end stages' group",
           "[step][placement]") {
   const auto env = on_preset("h100-sxm", "ib-ndr");

@@ -170,6 +170,28 @@ inline group_placement place_dimension(const cluster_topology& topology, const r
   return group;
 }
 
+/// HSDP's two parts of the group of `dim` at stage `stage`: the `inner` consecutive members
+/// that shard (torchtitan's dp_shard mesh dimension, inside dp_replicate; Megatron-Core's
+/// intra-partial DP group, consecutive DP ranks: parallel_state.py, core_v0.16.0), or, with
+/// `replicas`, the size/inner members `inner` apart that hold the same shard. `inner` must
+/// divide the dimension's size.
+inline group_placement place_dimension_part(const cluster_topology& topology,
+                                            const rank_layout& layout, parallel_dim dim,
+                                            std::int64_t stage, std::int64_t inner, bool replicas) {
+  detail::require_layout(layout);
+  const std::int64_t size = layout.size(dim);
+  if (inner < 1 || size % inner != 0 || stage < 0 || stage >= layout.pp) {
+    throw invalid_spec(
+        "dp_shard", std::to_string(inner) + " does not divide a group of " + std::to_string(size));
+  }
+  const std::int64_t base = dim == parallel_dim::pp ? 0 : detail::stage_base(layout, stage);
+  const std::int64_t n = replicas ? size / inner : inner;
+  const std::int64_t stride = layout.stride(dim) * (replicas ? inner : 1);
+  auto group = detail::place_ranks(topology, base, stride, n);
+  group.concurrent = std::min(group.concurrent, layout.world() / std::max<std::int64_t>(1, n));
+  return group;
+}
+
 /// The group of `dim` placed at every stage; the one that costs most under NCCL's model is
 /// what a step waits for (DP groups of a stage that straddles nodes or racks).
 inline group_placement worst_stage_group(const cluster_topology& topology,

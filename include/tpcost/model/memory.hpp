@@ -479,8 +479,8 @@ struct memory_report {
 /// parameters): computed once per layout, then `stage_memory_at` per stage.
 struct stage_memory_terms {
   std::int64_t stages = 1, micro_batches = 1, virtual_stages = 1;
-  double dp = 1.0;
-  double expert_dp = 1.0;  ///< t·d/(ep·etp): the ranks that reduce and shard expert states
+  double dp = 1.0;         ///< the DP ranks ZeRO shards over (d, or HSDP's shard degree)
+  double expert_dp = 1.0;  ///< t·d/(ep·etp) (over HSDP's replicas): those that shard experts
   int zero = 0;
   state_bytes per_param{};
   bytes per_layer{};      ///< one layer's stored activations, one micro-batch
@@ -517,7 +517,7 @@ inline stage_memory_terms stage_memory_terms_of(
   x.stages = par.pp;
   x.micro_batches = m;
   x.virtual_stages = par.vpp;
-  x.dp = static_cast<double>(par.dp);
+  x.dp = static_cast<double>(shard_degree(par));  // HSDP shards over its shard group only
   x.zero = static_cast<int>(par.zero);
   x.per_param = per_param;
   x.per_layer =
@@ -551,7 +551,8 @@ inline stage_memory_terms stage_memory_terms_of(
   }
   x.offload_layers = recipe.offload_layers;
   if (is_moe(spec.moe)) {
-    x.expert_dp = static_cast<double>(par.tp * par.dp) / static_cast<double>(par.ep * par.etp);
+    x.expert_dp =
+        static_cast<double>(expert_shard_degree(par, par.tp * par.dp / (par.ep * par.etp)));
     const auto tokens =
         expert_tokens_of(spec, par.micro_batch, spec.seq, par.tp, par.ep, par.etp, load);
     x.per_moe_layer = moe_activation_bytes_per_layer(spec, par.micro_batch, spec.seq, par.tp,

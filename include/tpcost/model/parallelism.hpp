@@ -108,6 +108,11 @@ struct parallel_config {
   bool sequence_parallel = false;
   recompute_mode recompute = recompute_mode::none;
   zero_stage zero = zero_stage::none;
+  /// HSDP: ZeRO shards over d/dp_replicas consecutive DP ranks, and the dp_replicas groups
+  /// hold the same shards (torchtitan's data_parallel_replicate_degree beside
+  /// data_parallel_shard_degree; Megatron-Core's --num-distributed-optimizer-instances). 1: ZeRO
+  /// over all d.
+  std::int64_t dp_replicas = 1;
   /// Uneven pipeline stages, as Megatron-Core's --decoder-first/last-pipeline-num-layers: the
   /// transformer layers on the first and the last stage; the middle stages share the rest
   /// evenly. 0: the default split (pipeline_parallel.hpp, `split_of`).
@@ -148,6 +153,19 @@ constexpr tp_collective_count tp_collectives_per_layer(recompute_mode mode,
     return tp_collective_count{.all_reduce = 0, .all_gather = n, .reduce_scatter = n};
   }
   return tp_collective_count{.all_reduce = n, .all_gather = 0, .reduce_scatter = 0};
+}
+
+/// The data-parallel ranks ZeRO shards over: d, or d over HSDP's replicas (validate checks
+/// the division).
+constexpr std::int64_t shard_degree(const parallel_config& par) {
+  return par.dp_replicas > 1 ? par.dp / par.dp_replicas : par.dp;
+}
+
+/// The ranks of the expert-DP group of `expert_dp` ranks that ZeRO shards the experts over:
+/// HSDP's replicas split it too (Megatron-Core's intra-partial expert-DP group;
+/// validate_experts checks the division).
+constexpr std::int64_t expert_shard_degree(const parallel_config& par, std::int64_t expert_dp) {
+  return par.dp_replicas > 1 ? expert_dp / par.dp_replicas : expert_dp;
 }
 
 /// `m = G / (d·b)`: micro-batches per step in each pipeline. Call `validate` first.
@@ -199,6 +217,11 @@ inline void validate_experts(const transformer_spec& model, const parallel_confi
                            " does not divide the t*cp*d = " + std::to_string(par.tp * par.dp) +
                            " ranks of a stage that the expert groups fold over");
   }
+  if (par.dp_replicas > 1 && (par.tp * par.dp / folded) % par.dp_replicas != 0) {
+    throw invalid_spec("dp_replicas", std::to_string(par.dp_replicas) +
+                                          " HSDP replicas do not divide the expert-DP group of " +
+                                          std::to_string(par.tp * par.dp / folded) + " ranks");
+  }
   if (moe.shared_experts > 0 && shared_ffn_of(moe) * moe.shared_experts % par.tp != 0) {
     throw invalid_spec("tp", "t = " + std::to_string(par.tp) +
                                  " does not divide the shared experts' FFN size " +
@@ -232,6 +255,13 @@ inline void validate(const transformer_spec& model, const parallel_config& par) 
                                    std::to_string(par.pp) + "*" + std::to_string(par.dp) +
                                    " is more than the " + std::to_string(max_parallel_degree) +
                                    " GPUs accepted");
+  }
+  detail::require_degree("dp_replicas", par.dp_replicas, "the HSDP replica count");
+  if (par.dp % par.dp_replicas != 0) {
+    throw invalid_spec("dp_replicas",
+                       std::to_string(par.dp_replicas) +
+                           " HSDP replicas do not divide the d = " + std::to_string(par.dp) +
+                           " data-parallel ranks (d*cp with CP) into shard groups");
   }
   validate_experts(model, par);
   const auto t = std::to_string(par.tp);

@@ -229,9 +229,9 @@ constexpr bool changes_step(const precision_options& p) {
 
 /// The quantized weight copies TE keeps between micro-batches (precision.hpp) on one GPU: per
 /// linear weight, split over t (and over `data_ranks` = d·cp with ZeRO-3, which shards the
-/// weights). Per layer: a dense layer's linear weights over t; an MoE layer's attention and
-/// shared experts over t and its routed experts over ep·etp (TE's GroupedLinear keeps the same
-/// copies), in the model's mean of the two kinds. Zero for BF16.
+/// weights; HSDP: over its shard group). Per layer: a dense layer's linear weights over t; an MoE
+/// layer's attention and shared experts over t and its routed experts over ep·etp (TE's
+/// GroupedLinear keeps the same copies), in the model's mean of the two kinds. Zero for BF16.
 inline weight_copies weight_copies_of(const transformer_spec& model,
                                       const precision_device& precision, std::int64_t tp,
                                       std::int64_t ep, std::int64_t etp, zero_stage zero,
@@ -277,6 +277,8 @@ inline long_context_result evaluate_long_context_step(const long_context_inputs&
   }
   view.options.linear_param_gather_bytes = param_gather_bytes(in.precision.options);
   view.par.dp = s.par.dp * c.cp;
+  // HSDP's replicas split the DP-with-CP group (Megatron-Core's intra-partial DP group with CP,
+  // torchtitan's dp_shard_cp mesh): the view keeps their count.
   view.par.global_batch = s.par.global_batch * c.cp;
   long_context_result r;
   r.step = evaluate_step(view);
@@ -299,8 +301,8 @@ inline long_context_result evaluate_long_context_step(const long_context_inputs&
   r.step.step_time += r.attention_extra - r.linear_saving + r.cp_exposed;
 
   // The quantized weight copies TE keeps between micro-batches (weight_copies_of).
-  const auto copies =
-      weight_copies_of(s.model, in.precision, t, s.par.ep, s.par.etp, s.par.zero, view.par.dp);
+  const auto copies = weight_copies_of(s.model, in.precision, t, s.par.ep, s.par.etp, s.par.zero,
+                                       shard_degree(view.par));
   if (copies.per_layer != 0.0) {
     auto& mem = r.step.memory;
     for (auto& stage : mem.stages) {

@@ -111,7 +111,12 @@ struct group_sizes {
   std::int64_t dp = 1;
   std::int64_t ep = 1;  ///< folded over the t·d ranks of a stage (moe_layer.hpp)
   std::int64_t etp = 1;
+  std::int64_t dp_replicas = 1;  ///< HSDP: groups holding the same ZeRO shards (parallelism.hpp)
   [[nodiscard]] constexpr std::int64_t gpus() const { return tp * pp * dp; }
+  /// The DP ranks ZeRO shards over: d, or d over HSDP's replicas.
+  [[nodiscard]] constexpr std::int64_t shard() const {
+    return dp_replicas > 1 ? dp / dp_replicas : dp;
+  }
 };
 
 /// The layout's ranks in Megatron-Core's order tp-cp-ep-dp-pp (comm/placement.hpp).
@@ -162,6 +167,10 @@ struct group_terms {
   /// The slowest stage's DP collectives (its parameters, its DP group where its rank offset
   /// puts it), as NCCL's tuner picks them.
   algorithm_cost dp_all_reduce{}, dp_reduce_scatter{}, dp_all_gather{};
+  /// HSDP (zero otherwise): after each reduce-scatter over the shard group, the all-reduce of
+  /// the gradient shard over the d/shard replicas (FSDP2's HSDP reduction; Megatron-Core's
+  /// inter-instance all-reduce), dense and expert.
+  algorithm_cost dp_replica_all_reduce{}, edp_replica_all_reduce{};
   seconds embedding{};  ///< the tied embedding's gradient all-reduce between the end stages
   /// Layers on the last stage, its `split.last` plus the model's MTP modules, each one layer of
   /// the last layer's kind (Megatron-Core puts the MTP block on the last pipeline stage without
@@ -252,6 +261,10 @@ inline group_terms group_stage(const step_environment& env, const group_sizes& g
         detail::require_inter_for(
             topo, ("the DP group of " + std::to_string(g.dp) + " replicas").c_str());
       }
+      // HSDP shards over `shard` consecutive DP ranks; the rest replicate those shards.
+      const bool hsdp = g.shard() < g.dp;
+      const auto shard_group =
+          hsdp ? place_dimension_part(topo, layout, parallel_dim::dp, s, g.shard(), false) : group;
       const double kept = own_expert_dp ? 1.0 : 0.0;  // the experts' share left to expert-DP
       const double params = s == 0          ? x.params_first - kept * x.experts_first
                             : s + 1 == g.pp ? x.params_last - kept * x.experts_last
@@ -268,12 +281,20 @@ inline group_terms group_stage(const step_environment& env, const group_sizes& g
       const bytes weights =
           (2.0 * params - (2.0 - env.options.linear_param_gather_bytes) * linear) * units::B;
       detail::keep_slowest(x.dp_all_reduce, topo, group, collective_op::all_reduce, gradients);
-      detail::keep_slowest(x.dp_reduce_scatter, topo, group, collective_op::reduce_scatter,
+      detail::keep_slowest(x.dp_reduce_scatter, topo, shard_group, collective_op::reduce_scatter,
                            gradients);
-      detail::keep_slowest(x.dp_all_gather, topo, group, collective_op::all_gather, weights);
+      detail::keep_slowest(x.dp_all_gather, topo, shard_group, collective_op::all_gather, weights);
+      if (hsdp) {
+        detail::keep_slowest(
+            x.dp_replica_all_reduce, topo,
+            place_dimension_part(topo, layout, parallel_dim::dp, s, g.shard(), true),
+            collective_op::all_reduce, gradients / static_cast<double>(g.shard()));
+      }
     }
   }
   const auto expert_dp = experts ? expert_layout.dp : g.dp;
+  // HSDP's d/shard replicas split the expert-DP group the same way (validate_experts).
+  const auto expert_shard = g.dp_replicas > 1 ? expert_dp / g.dp_replicas : expert_dp;
   if (own_expert_dp && expert_dp > 1) {
     // The routed experts' gradients reduce over the expert-DP group (Megatron-Core's expert
     // DDP buckets), after the dense ones on the same links.
@@ -281,15 +302,24 @@ inline group_terms group_stage(const step_environment& env, const group_sizes& g
       detail::require_inter_for(
           topo, ("the expert-DP group of " + std::to_string(expert_dp) + " ranks").c_str());
     }
+    const bool hsdp = expert_shard < expert_dp;
+    const auto shard_group =
+        hsdp ? place_dimension_part(topo, expert_layout, parallel_dim::dp, 0, expert_shard, false)
+             : x.expert_dp_group;
     for (const double params : {x.experts_first, x.experts_middle, x.experts_last}) {
       const bytes gradients = static_cast<double>(env.options.grad_wire_bytes) * params * units::B;
       const bytes weights = 2.0 * params * units::B;
       detail::keep_slowest(x.edp_all_reduce, topo, x.expert_dp_group, collective_op::all_reduce,
                            gradients);
-      detail::keep_slowest(x.edp_reduce_scatter, topo, x.expert_dp_group,
-                           collective_op::reduce_scatter, gradients);
-      detail::keep_slowest(x.edp_all_gather, topo, x.expert_dp_group, collective_op::all_gather,
-                           weights);
+      detail::keep_slowest(x.edp_reduce_scatter, topo, shard_group, collective_op::reduce_scatter,
+                           gradients);
+      detail::keep_slowest(x.edp_all_gather, topo, shard_group, collective_op::all_gather, weights);
+      if (hsdp) {
+        detail::keep_slowest(
+            x.edp_replica_all_reduce, topo,
+            place_dimension_part(topo, expert_layout, parallel_dim::dp, 0, expert_shard, true),
+            collective_op::all_reduce, gradients / static_cast<double>(expert_shard));
+      }
     }
   }
   if (g.pp > 1 && (model.tied_embeddings || model.mtp_layers > 0)) {
@@ -317,12 +347,14 @@ inline group_terms group_stage(const step_environment& env, const group_sizes& g
         nccl_cheapest_collective(topo, x.tp_group, collective_op::all_reduce, grads).cost.time;
   }
   x.optimizer_full = optimizer_time(x.params_max, env.gpu);
-  // The distributed optimizer shards the dense parameters over d and the experts over the
-  // expert-DP group; the stage with the most parameters holds the most experts as well.
+  // The distributed optimizer shards the dense parameters over d (HSDP: its shard group) and
+  // the experts over the expert-DP group (likewise); the stage with the most parameters holds
+  // the most experts as well.
   const double experts_max = std::max({x.experts_first, x.experts_middle, x.experts_last});
-  x.optimizer_sharded = optimizer_time((x.params_max - experts_max) / static_cast<double>(g.dp) +
-                                           experts_max / static_cast<double>(expert_dp),
-                                       env.gpu);
+  x.optimizer_sharded =
+      optimizer_time((x.params_max - experts_max) / static_cast<double>(g.shard()) +
+                         experts_max / static_cast<double>(expert_shard),
+                     env.gpu);
   return x;
 }
 
@@ -771,6 +803,10 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
     // recomputation; an approximation for the other modes).
     const seconds backward = last.compute(dense_kernels.backward + tp_exposed / 3.0,
                                           moe_kernels.backward + moe_tp_exposed / 3.0);
+    // The gradient reduction of a sharded step: reduce-scatters, and under HSDP the replicas'
+    // all-reduce of each shard after them.
+    const seconds reduce = x.dp_reduce_scatter.cost.time + x.edp_reduce_scatter.cost.time +
+                           x.dp_replica_all_reduce.cost.time + x.edp_replica_all_reduce.cost.time;
     if (c.zero == zero_stage::none) {
       r.dp_sync = x.dp_all_reduce.cost.time + x.edp_all_reduce.cost.time;
       r.dp_algorithm = x.dp_all_reduce.algorithm;
@@ -778,7 +814,7 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
     } else if (c.zero == zero_stage::optimizer) {
       // The distributed optimizer reduce-scatters the gradients (the stack's dtype) and
       // all-gathers the updated 16-bit weights, once per step.
-      const seconds rs = x.dp_reduce_scatter.cost.time + x.edp_reduce_scatter.cost.time;
+      const seconds rs = reduce;
       r.dp_sync = rs + (x.dp_all_gather.cost.time + x.edp_all_gather.cost.time);
       r.dp_algorithm = x.dp_reduce_scatter.algorithm;
       const seconds hideable = opt.overlap_grad_reduce_only ? rs : r.dp_sync;
@@ -787,7 +823,7 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
       // ZeRO-2 keeps only this rank's shard of the gradients, so every micro-batch's gradients
       // are reduce-scattered as its backward produces them (m times a step, each hidden behind
       // that backward by `dp_overlap`), and the updated weights are all-gathered once.
-      const seconds rs = x.dp_reduce_scatter.cost.time + x.edp_reduce_scatter.cost.time;
+      const seconds rs = reduce;
       const seconds ag = x.dp_all_gather.cost.time + x.edp_all_gather.cost.time;
       r.dp_algorithm = x.dp_reduce_scatter.algorithm;
       r.dp_sync = fm * rs + ag;
@@ -801,13 +837,10 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
       // from forward to backward: one gather (zero3_gathers_per_micro_batch).
       const double gathers = zero3_gathers_per_micro_batch(profile_of(opt.stack), p);
       const seconds per_micro_batch =
-          gathers * (x.dp_all_gather.cost.time + x.edp_all_gather.cost.time) +
-          (x.dp_reduce_scatter.cost.time + x.edp_reduce_scatter.cost.time);
+          gathers * (x.dp_all_gather.cost.time + x.edp_all_gather.cost.time) + reduce;
       r.dp_algorithm = x.dp_reduce_scatter.algorithm;
       r.dp_sync = fm * per_micro_batch;
-      const seconds hideable = opt.overlap_grad_reduce_only
-                                   ? x.dp_reduce_scatter.cost.time + x.edp_reduce_scatter.cost.time
-                                   : per_micro_batch;
+      const seconds hideable = opt.overlap_grad_reduce_only ? reduce : per_micro_batch;
       r.dp_comm =
           fm * (per_micro_batch -
                 opt.dp_overlap_zero3 * min(hideable, last.compute(layer_compute, moe_compute)));

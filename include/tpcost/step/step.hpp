@@ -184,7 +184,12 @@ inline step_result evaluate_step(const step_inputs& in) {
   }
   const auto env = environment_of(in);
 
-  const group_sizes sizes{.tp = par.tp, .pp = par.pp, .dp = par.dp, .ep = par.ep, .etp = par.etp};
+  const group_sizes sizes{.tp = par.tp,
+                          .pp = par.pp,
+                          .dp = par.dp,
+                          .ep = par.ep,
+                          .etp = par.etp,
+                          .dp_replicas = par.dp_replicas};
   const auto x = group_stage(env, sizes, pipe.split);
   const auto y = batch_stage(env, x, par.micro_batch, par.global_batch);
   const layout_choice choice{.vpp = par.vpp,
