@@ -29,7 +29,7 @@ std::string recompute_text(const step_inputs& in) {
 /// What the DP group sends per step and how gradient accumulation changes it, by ZeRO stage
 /// (stages.hpp prices them: an all-reduce, or reduce-scatter and all-gather, per step or per
 /// micro-batch).
-std::string dp_sentence(const step_result& s, zero_stage zero) {
+std::string dp_sentence_of_stage(const step_result& s, zero_stage zero) {
   const double m = static_cast<double>(s.micro_batches);
   switch (zero) {
     case zero_stage::none:
@@ -57,6 +57,19 @@ std::string dp_sentence(const step_result& s, zero_stage zero) {
       "ZeRO-3 all-gathers the weights and reduce-scatters {} of gradients every micro-batch "
       "({}, {} per step): accumulation divides none of it.",
       io::to_string(s.dp_bytes_per_gpu), to_string(s.dp_algorithm), io::to_string(s.dp_sync));
+}
+
+/// The DP sentence, and under HSDP where the reduction runs (stages.hpp: the shard group's
+/// reduce-scatter, then the replicas' all-reduce of each shard).
+std::string dp_sentence(const step_result& s, const parallel_config& par) {
+  auto text = dp_sentence_of_stage(s, par.zero);
+  if (par.dp_replicas > 1 && par.zero != zero_stage::none) {
+    text += fmt::format(
+        " HSDP: the reduce-scatters and gathers run in {} groups of {} DP ranks, and each "
+        "gradient shard is all-reduced across the {} replicas.",
+        par.dp_replicas, shard_degree(par), par.dp_replicas);
+  }
+  return text;
 }
 
 std::string gib(bytes v) { return fmt::format("{:.1f} GiB", v / units::GiB); }
@@ -307,7 +320,7 @@ std::string text(const step_report& r) {
       "gradient accumulation: m = {} micro-batches per step. TP: {:.0f} collectives of {} per "
       "layer and micro-batch ({}, {} per layer), paid m times, whatever m is. DP: {}\n",
       s.micro_batches, s.tp_collectives_per_layer, io::to_string(s.tp_message),
-      to_string(s.tp_algorithm), io::to_string(s.tp_comm_per_layer), dp_sentence(s, in.par.zero));
+      to_string(s.tp_algorithm), io::to_string(s.tp_comm_per_layer), dp_sentence(s, in.par));
   o += fmt::format("pipeline: bubble (p-1)/(v*m) = {}, p2p message {}\n",
                    io::percent(s.bubble_fraction), io::to_string(s.p2p_message));
   o += experts_text(r) + "\n";

@@ -524,6 +524,14 @@ tpcost_cli_case("megatron HSDP: the step lists the replicas among the stack's se
        "--set" "HSDP=--num-distributed-optimizer-instances 2" --gpu h100-sxm
        --interconnect ib-ndr RC 0
   STDOUT "dp_replicas +2 ")
+tpcost_cli_case("step --dp-replicas: the DP sentence says where HSDP's reduction runs"
+  ARGS step --model llama-3-8b --gpus 32 --global-batch 64 --seq 8k --zero 3 --stack fsdp2
+       --dp-replicas 4 --gpu h100-sxm --interconnect ib-ndr RC 0
+  STDOUT "HSDP: the reduce-scatters and gathers run in 4 groups of 8 DP ranks, and each gradient shard is all-reduced across the 4 replicas\\.")
+tpcost_cli_case("step --dp-replicas 3 of d = 32 is refused"
+  ARGS step --model llama-3-8b --gpus 32 --global-batch 64 --seq 8k --zero 3 --stack fsdp2
+       --dp-replicas 3 --gpu h100-sxm RC 2
+  STDERR "^tpcost: error: --dp-replicas: 3 HSDP replicas do not divide the d = 32 data-parallel ranks")
 
 # torchtitan's GPT-OSS flavours (torchtitan/models/gpt_oss at v0.2.2) are the presets, windows
 # and all: 128 keys on every other layer.
