@@ -20,6 +20,8 @@
 #include "options/cli_options.hpp"
 #include "options/config_overlay.hpp"
 #include "render/render.hpp"
+#include "render/render_check.hpp"
+#include "render/render_check_ci.hpp"
 #include "render/render_step.hpp"
 #include "report/error_band.hpp"
 #include "tpcost/base/degree_list.hpp"

@@ -9,9 +9,7 @@
 #include "options/hardware_origin.hpp"
 #include "output/output_format.hpp"
 #include "render/collective_band.hpp"
-#include "report/file_check.hpp"
 #include "tpcost/layer/sweep.hpp"
-#include "tpcost/plan/checks.hpp"
 
 namespace tpcost::cli {
 
@@ -21,11 +19,6 @@ std::string render_sweep(const sweep_result& result, output_format format, bool 
                          const hardware_origin& origin = {});
 std::string render_explain(const tp_explanation& explanation, output_format format,
                            const hardware_origin& origin = {});
-std::string render_check(const std::vector<file_check>& files, output_format format);
-/// GitHub Actions workflow commands (::error file=...::) for each failed rule or invalid file.
-std::string render_annotations(const std::vector<file_check>& files);
-/// 2 if any file was invalid, else 1 if any rule failed, else 0.
-int check_exit_code(const std::vector<file_check>& files);
 std::string render_sweep(const refined_sweep_result& result, output_format format,
                          bool quiet = false, const hardware_origin& origin = {});
 std::string render_explain(const refined_explanation& explanation, output_format format,
