@@ -19,6 +19,7 @@
 #include "formats/load.hpp"
 #include "options/cli_options.hpp"
 #include "options/config_overlay.hpp"
+#include "render/hardware_text.hpp"
 #include "render/render.hpp"
 #include "render/render_check.hpp"
 #include "render/render_check_ci.hpp"

@@ -7,7 +7,7 @@
 
 #include "commands/commands.hpp"
 #include "options/cli_options.hpp"
-#include "render/render.hpp"
+#include "render/render_collective.hpp"
 #include "tpcost/base/parse.hpp"
 #include "tpcost/comm/collectives.hpp"
 #include "tpcost/comm/topology.hpp"

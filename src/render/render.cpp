@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "render/hardware_text.hpp"
+#include "render/text_table.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/base/quote.hpp"
 #include "tpcost/io/format.hpp"
@@ -20,279 +22,6 @@
 namespace tpcost::cli {
 
 namespace {
-
-using text_table = std::vector<std::vector<std::string>>;  // first row is the header
-
-/// Right-aligned columns separated by two spaces (markdown: pipes and an alignment row); the
-/// columns listed in `left` are left-aligned (names rather than numbers).
-std::string layout(const text_table& table, bool markdown, std::vector<std::size_t> left = {}) {
-  std::vector<std::size_t> widths(table.front().size(), 0);
-  for (const auto& row : table) {
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      widths[c] = std::max(widths[c], row[c].size());
-    }
-  }
-  std::string out;
-  for (std::size_t r = 0; r < table.size(); ++r) {
-    for (std::size_t c = 0; c < table[r].size(); ++c) {
-      const bool to_left = std::find(left.begin(), left.end(), c) != left.end();
-      if (markdown) {
-        out += to_left ? fmt::format("| {:<{}} ", table[r][c], widths[c])
-                       : fmt::format("| {:>{}} ", table[r][c], widths[c]);
-      } else {
-        out += fmt::format("{}", c == 0 ? "" : "  ");
-        out += to_left ? fmt::format("{:<{}}", table[r][c], widths[c])
-                       : fmt::format("{:>{}}", table[r][c], widths[c]);
-      }
-    }
-    out += markdown ? "|\n" : "\n";
-    if (markdown && r == 0) {
-      for (std::size_t c = 0; c < widths.size(); ++c) {
-        const bool to_left = std::find(left.begin(), left.end(), c) != left.end();
-        out += to_left ? fmt::format("| :{:-<{}} ", "", widths[c] - 1)
-                       : fmt::format("| {:->{}}: ", "", widths[c] - 1);
-      }
-      out += "|\n";
-    }
-  }
-  return out;
-}
-
-std::string duration(seconds v) { return v.value() == 0.0 ? "0" : io::to_string(v); }
-
-// ---- Where the hardware numbers came from --------------------------------------------------
-
-/// The flags given explicitly (on the command line or in a config), in a fixed order.
-std::vector<std::string_view> given_flags(const hardware_origin& h) {
-  const std::pair<bool, std::string_view> flags[] = {
-      {h.flops_given, "--flops"},
-      {h.bandwidth_given, "--bandwidth"},
-      {h.gpus_per_node_given, "--gpus-per-node"},
-      {h.intra_bandwidth_given, "--intra-bandwidth"},
-      {h.intra_latency_given, "--intra-latency"},
-      {h.inter_bandwidth_given, "--inter-bandwidth"},
-      {h.inter_latency_given, "--inter-latency"},
-  };
-  std::vector<std::string_view> out;
-  for (const auto& [given, flag] : flags) {
-    if (given) {
-      out.push_back(flag);
-    }
-  }
-  return out;
-}
-
-/// "my.json (all_reduce over 8 ranks on 1 node)".
-std::string profile_text(const hardware_origin& h) {
-  const auto& p = *h.profile;
-  return fmt::format(
-      "{} ({} over {} ranks{})", h.profile_file, to_string(p.collective), p.ranks,
-      p.nodes ? fmt::format(" on {} node{}", *p.nodes, *p.nodes == 1 ? "" : "s") : std::string());
-}
-
-/// The line under a sweep's title: the presets, the profile, and the flags given explicitly.
-std::string hardware_line(const hardware_origin& h) {
-  std::string out;
-  if (h.gpu != nullptr) {
-    out += fmt::format(
-        "{} ({}, {} GPUs per node{})", h.gpu->name, h.gpu->intra.name, h.gpu->gpus_per_node.value,
-        h.peak != nullptr ? fmt::format("; P = its dense {} peak", h.peak_rate) : std::string());
-  }
-  if (h.interconnect != nullptr) {
-    out += fmt::format("{}{} ({})", out.empty() ? "" : " + ", h.interconnect->name,
-                       h.interconnect->link.name);
-  }
-  if (h.profile) {
-    out += fmt::format("{}{}, calibrated: the {} link", out.empty() ? "" : " + ", profile_text(h),
-                       to_string(h.profile_link));
-  }
-  const auto given = given_flags(h);
-  if (!given.empty()) {
-    out += fmt::format("; given explicitly: {}", fmt::join(given, ", "));
-  }
-  if (h.gpu != nullptr || h.interconnect != nullptr) {
-    out += "; sources: 'tpcost hardware show NAME'";
-  }
-  return out;
-}
-
-/// A value's origin ("--flops", "H100-SXM dense bf16 peak") and the document behind it.
-struct value_source {
-  std::string origin;
-  std::string_view source;
-};
-
-value_source peak_source(const hardware_origin& h) {
-  if (h.flops_given) {
-    return {"--flops", {}};
-  }
-  if (h.peak != nullptr) {
-    return {fmt::format("{}, dense {} peak", h.gpu->name, h.peak_rate), h.peak->source};
-  }
-  return {"the article's default", {}};
-}
-
-/// A link value's source, in the order to_topology applies them: the flag, else the profile's
-/// fitted `fit` ("alpha", "beta") when the profile measured this `link`, else the preset's
-/// link (when there is one), else `fallback`.
-value_source link_source(const hardware_origin& h, bool flag_given, const char* flag,
-                         profile_scope link, const char* fit, std::optional<value_source> preset,
-                         const char* fallback) {
-  if (flag_given) {
-    return {flag, {}};
-  }
-  if (h.profile && h.profile_link == link) {
-    return {fmt::format("fitted {} of {}", fit, profile_text(h)), {}};
-  }
-  if (preset) {
-    return *preset;
-  }
-  return {fallback, {}};
-}
-
-/// The GPU preset's intra-node link as a source, citing its bandwidth or its latency.
-std::optional<value_source> intra_preset(const hardware_origin& h, bool bandwidth) {
-  if (h.gpu == nullptr) {
-    return std::nullopt;
-  }
-  const auto& link = h.gpu->intra;
-  return value_source{fmt::format("{}, {}", h.gpu->name, link.name),
-                      bandwidth ? link.bandwidth.source : link.latency.source};
-}
-
-/// The interconnect preset's link as a source, citing its bandwidth or its latency.
-std::optional<value_source> inter_preset(const hardware_origin& h, bool bandwidth) {
-  if (h.interconnect == nullptr) {
-    return std::nullopt;
-  }
-  const auto& link = h.interconnect->link;
-  return value_source{fmt::format("{}, {}", h.interconnect->name, link.name),
-                      bandwidth ? link.bandwidth.source : link.latency.source};
-}
-
-value_source intra_bandwidth_source(const hardware_origin& h) {
-  if (!h.intra_bandwidth_given && h.bandwidth_given) {
-    return {"--bandwidth", {}};  // --bandwidth is the intra-node link unless overridden
-  }
-  return link_source(h, h.intra_bandwidth_given, "--intra-bandwidth", profile_scope::intra_node,
-                     "beta", intra_preset(h, true), "the article's default B");
-}
-
-value_source intra_latency_source(const hardware_origin& h) {
-  return link_source(h, h.intra_latency_given, "--intra-latency", profile_scope::intra_node,
-                     "alpha", intra_preset(h, false), "default: no latency");
-}
-
-value_source gpus_per_node_source(const hardware_origin& h) {
-  if (h.gpus_per_node_given) {
-    return {"--gpus-per-node", {}};
-  }
-  if (h.gpu != nullptr) {
-    return {std::string(h.gpu->name), h.gpu->gpus_per_node.source};
-  }
-  return {"default: an 8-GPU node", {}};
-}
-
-value_source inter_bandwidth_source(const hardware_origin& h) {
-  return link_source(h, h.inter_bandwidth_given, "--inter-bandwidth", profile_scope::inter_node,
-                     "beta", inter_preset(h, true), "not given");
-}
-
-value_source inter_latency_source(const hardware_origin& h) {
-  return link_source(h, h.inter_latency_given, "--inter-latency", profile_scope::inter_node,
-                     "alpha", inter_preset(h, false), "default: no latency");
-}
-
-/// Code points in UTF-8 text: the columns it takes in a terminal ("β_i" is 3).
-std::size_t columns(std::string_view text) {
-  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
-    return (static_cast<unsigned char>(c) & 0xC0U) != 0x80U;
-  }));
-}
-
-/// One line per value: "   P   = 989.4 TFLOP/s  H100-SXM, dense bf16 peak", then the
-/// document behind it, indented, when it has one.
-std::string sourced_lines(
-    const std::vector<std::tuple<std::string, std::string, value_source>>& lines) {
-  std::size_t symbol_width = 0;
-  std::size_t value_width = 0;
-  for (const auto& [symbol, value, from] : lines) {
-    symbol_width = std::max(symbol_width, columns(symbol));
-    value_width = std::max(value_width, columns(value));
-  }
-  std::string out;
-  for (const auto& [symbol, value, from] : lines) {
-    out += fmt::format("   {}{} = {}{}  {}\n", symbol,
-                       std::string(symbol_width - columns(symbol), ' '), value,
-                       std::string(value_width - columns(value), ' '), from.origin);
-    if (!from.source.empty()) {
-      out +=
-          fmt::format("   {}     {}\n", std::string(symbol_width + value_width, ' '), from.source);
-    }
-  }
-  return out;
-}
-
-/// The hardware section of `explain`: each value the model read, where it came from and the
-/// document behind it. `topology` adds the links and the node size (the refined model).
-std::string hardware_section(const hardware_origin& h, const device_spec& device,
-                             const cluster_topology* topology) {
-  if (!h.any()) {
-    return {};
-  }
-  std::vector<std::tuple<std::string, std::string, value_source>> lines;
-  lines.emplace_back("P", io::to_string(device.peak), peak_source(h));
-  if (topology == nullptr) {
-    lines.emplace_back(
-        "B", io::to_string(device.bandwidth),
-        h.bandwidth_given ? value_source{"--bandwidth", {}} : intra_bandwidth_source(h));
-  } else {
-    lines.emplace_back("β_i", io::to_string(topology->intra.bandwidth), intra_bandwidth_source(h));
-    lines.emplace_back("α_i", duration(topology->intra.latency), intra_latency_source(h));
-    lines.emplace_back("g", fmt::format("{} GPUs per node", topology->gpus_per_node),
-                       gpus_per_node_source(h));
-    lines.emplace_back("β_e",
-                       topology->inter.bandwidth.value() > 0.0
-                           ? io::to_string(topology->inter.bandwidth) + " per GPU"
-                           : std::string("-"),
-                       inter_bandwidth_source(h));
-    lines.emplace_back("α_e", duration(topology->inter.latency), inter_latency_source(h));
-  }
-  return fmt::format("Hardware: {}\n{}", hardware_line(h), sourced_lines(lines));
-}
-
-/// The presets and profile as JSON, under inputs.hardware (only when one was used).
-nlohmann::json hardware_json(const hardware_origin& h) {
-  nlohmann::json given = nlohmann::json::array();
-  for (const auto flag : given_flags(h)) {
-    given.push_back(flag);
-  }
-  return {
-      {"gpu", h.gpu != nullptr ? nlohmann::json(h.gpu->name) : nlohmann::json(nullptr)},
-      {"interconnect",
-       h.interconnect != nullptr ? nlohmann::json(h.interconnect->name) : nlohmann::json(nullptr)},
-      {"peak_rate", h.peak != nullptr ? nlohmann::json(h.peak_rate) : nlohmann::json(nullptr)},
-      {"interconnect_assumed",
-       h.interconnect_assumed ? nlohmann::json(h.assumption()) : nlohmann::json(nullptr)},
-      {"interconnect_file", h.profile ? nlohmann::json(h.profile_file) : nlohmann::json(nullptr)},
-      {"interconnect_file_link",
-       h.profile ? nlohmann::json(to_string(h.profile_link)) : nlohmann::json(nullptr)},
-      {"given", given},
-  };
-}
-
-/// The report's first line when the network was assumed (hardware_origin.hpp), else "".
-/// A result's JSON with the presets and profile behind it under inputs.hardware (when any).
-nlohmann::json with_hardware(nlohmann::json j, const hardware_origin& origin) {
-  if (origin.any()) {
-    j["inputs"]["hardware"] = hardware_json(origin);
-  }
-  return j;
-}
-
-std::string assumption_line(const hardware_origin& h) {
-  return h.interconnect_assumed ? h.assumption() + "\n" : std::string();
-}
 
 std::string inputs_line(const sweep_result& r) {
   return fmt::format("b={}  s={}  h={}  d={} B ({})  P={}  B={}", r.layer.batch, r.layer.seq,
@@ -391,10 +120,6 @@ std::string explain_text(const tp_explanation& x, const hardware_origin& origin)
 
 // ---- The refined model -------------------------------------------------------------------
 
-std::string plural(std::int64_t n, std::string_view one, std::string_view many) {
-  return fmt::format("{} {}", n, n == 1 ? one : many);
-}
-
 /// "4 all-reduces", "4 all-gathers + 4 reduce-scatters".
 std::string collective_counts(const layer_collectives& c) {
   if (c.all_reduce > 0) {
@@ -414,20 +139,6 @@ std::string collective_origin(const tp_options& o) {
   }
   return out;
 }
-
-std::string link_text(const link_spec& link) {
-  return fmt::format("{}, α = {}", io::to_string(link.bandwidth), duration(link.latency));
-}
-
-std::string inter_link_text(const cluster_topology& t) {
-  if (!(t.inter.bandwidth.value() > 0.0)) {
-    return "not given";
-  }
-  return t.nics_per_node > 0
-             ? fmt::format("{} per NIC, {} NICs per node", link_text(t.inter), t.nics_per_node)
-             : link_text(t.inter) + " per NIC, one NIC per GPU";
-}
-
 std::string links_line(const refined_sweep_result& r) {
   if (r.options.collective == collective_choice::article) {
     return r.options.seed_bandwidth == bandwidth_kind::algbw
@@ -886,65 +597,6 @@ std::string refined_explain_text(const refined_explanation& x, const hardware_or
   return o;
 }
 
-// ---- tpcost collective ---------------------------------------------------------------------
-
-std::string collective_text(const collective_comparison& c, const hardware_origin& origin,
-                            const collective_band& band) {
-  std::string o = assumption_line(origin);
-  o += fmt::format("{} of {} ({:.0f} B) over {}: ", to_string(c.op), io::to_string(c.message),
-                   c.message.value(), plural(c.group.ranks, "rank", "ranks"));
-  o += c.group.spans_nodes()
-           ? fmt::format("{} nodes x {} GPUs\n", c.group.nodes, c.group.per_node)
-           : fmt::format("one node ({} GPUs per node)\n", c.topology.gpus_per_node);
-  o += fmt::format("links: intra-node {}; inter-node {}\n", link_text(c.topology.intra),
-                   inter_link_text(c.topology));
-  if (origin.any()) {
-    o += fmt::format("hardware: {}\n", hardware_line(origin));
-  }
-  o += "\n";
-  text_table t{{"algorithm", "protocol", "time", "steps", "wire/GPU", "x-node/GPU", "per NIC",
-                "algbw", "busbw"}};
-  for (const auto& row : c.rows) {
-    const bool nccl = row.algorithm != collective_algorithm::article &&
-                      row.algorithm != collective_algorithm::hierarchical;
-    t.push_back({std::string(to_string(row.algorithm)),
-                 nccl ? std::string(to_string(row.cost.protocol)) : std::string("-"),
-                 io::to_string(row.cost.time), fmt::format("{}", row.cost.steps),
-                 io::to_string(row.cost.wire_bytes), io::to_string(row.cost.inter_node_bytes),
-                 nccl && c.group.spans_nodes() ? io::to_string(row.cost.nic_bytes) : "-",
-                 row.algbw ? io::to_string(*row.algbw) : "-",
-                 row.busbw ? io::to_string(*row.busbw) : "-"});
-  }
-  o += layout(t, false, {0});
-  o += "\n";
-  if (band.band) {
-    const auto& b = band.band->band;
-    const auto& row = c.rows.size() == 1
-                          ? c.rows.front()
-                          : *std::find_if(c.rows.begin(), c.rows.end(),
-                                          [&](const auto& r) { return r.algorithm == c.cheapest; });
-    o += fmt::format("likely {} to {} for {} ({:+.1f}% to {:+.1f}% of every time above): {}\n",
-                     io::to_string(row.cost.time * b.low()),
-                     io::to_string(row.cost.time * b.high()), to_string(row.algorithm),
-                     100.0 * (b.low() - 1.0), 100.0 * (b.high() - 1.0), band.basis);
-  } else if (!band.basis.empty()) {
-    o += band.basis + "\n";
-  }
-  o += fmt::format(
-      "cheapest (auto): {}, what NCCL's tuner picks (NCCL v2.23 model, "
-      "docs/collectives.md)\n",
-      to_string(c.cheapest));
-  o += "hierarchical: a textbook two-level bound, not one of NCCL's algorithms\n";
-  o += "article: M/B, the article's convention (B = the intra-node bandwidth as an all-reduce's "
-       "algbw; no latency)\n";
-  o += "algbw = M/T, busbw = algbw*2(n-1)/n (all-reduce) or algbw*(n-1)/n (nccl-tests "
-       "doc/PERFORMANCE.md)\n";
-  if (c.op != collective_op::all_reduce) {
-    o += "tree, nvls-tree, collnet: all-reduce only, as in NCCL\n";
-  }
-  return o;
-}
-
 }  // namespace
 
 std::string render_sweep(const sweep_result& result, output_format format, bool quiet,
@@ -957,14 +609,14 @@ std::string render_sweep(const sweep_result& result, output_format format, bool 
     case output_format::csv:
       return sweep_csv(result);
     case output_format::markdown:
-      return layout(sweep_table(result), true);
+      return aligned_table(sweep_table(result), true);
     case output_format::table:
     case output_format::junit:
     case output_format::sarif:
       break;
   }
   if (quiet) {
-    return layout(sweep_table(result), false);
+    return aligned_table(sweep_table(result), false);
   }
   return assumption_line(origin) +
          fmt::format(
@@ -973,7 +625,7 @@ std::string render_sweep(const sweep_result& result, output_format format, bool 
              "per layer: 4 all-reduces x {} = {} per GPU; {} of compute\n\n{}\n{}",
              origin.any() ? fmt::format("hardware:  {}\n", hardware_line(origin)) : std::string(),
              inputs_line(result), io::to_string(result.message), io::to_string(result.comm_bytes),
-             io::to_string(result.layer_flops), layout(sweep_table(result), false),
+             io::to_string(result.layer_flops), aligned_table(sweep_table(result), false),
              summary_lines(result));
 }
 
@@ -1000,14 +652,14 @@ std::string render_sweep(const refined_sweep_result& result, output_format forma
     case output_format::csv:
       return refined_csv(result);
     case output_format::markdown:
-      return layout(refined_table(result), true, {2});
+      return aligned_table(refined_table(result), true, {2});
     case output_format::table:
     case output_format::junit:
     case output_format::sarif:
       break;
   }
   if (quiet) {
-    return layout(refined_table(result), false, {2});
+    return aligned_table(refined_table(result), false, {2});
   }
   return assumption_line(origin) +
          fmt::format(
@@ -1020,7 +672,7 @@ std::string render_sweep(const refined_sweep_result& result, output_format forma
              refined_inputs_line(result), links_line(result), collective_counts(result.collectives),
              io::to_string(result.message), collective_origin(result.options),
              algorithm_description(result.options.collective), options_line(result),
-             with_boundary_rule(result, layout(refined_table(result), false, {2})),
+             with_boundary_rule(result, aligned_table(refined_table(result), false, {2})),
              refined_summary(result));
 }
 
@@ -1053,52 +705,6 @@ std::string render_explain(const refined_explanation& explanation, output_format
     return j.dump(2) + "\n";
   }
   return refined_explain_text(explanation, origin);
-}
-
-std::string render_collective(const collective_comparison& comparison, output_format format,
-                              const hardware_origin& origin, const collective_band& band) {
-  if (format == output_format::json) {
-    nlohmann::json j = with_hardware(comparison, origin);
-    for (auto& row : j["results"]) {
-      const double t = row.at("time_s").get<double>();
-      row["time_band_s"] =
-          band.band ? nlohmann::json::array({t * band.band->band.low(), t * band.band->band.high()})
-                    : nlohmann::json(nullptr);
-    }
-    if (band.band) {
-      const auto& b = *band.band;
-      j["band"] = {{"measured", true},
-                   {"kind", "leave-one-size-out"},
-                   {"coverage", band_coverage},
-                   {"points", b.points},
-                   {"near_the_size", b.near},
-                   {"min_size_bytes", b.min_size.value()},
-                   {"max_size_bytes", b.max_size.value()},
-                   {"relative", {b.band.low(), b.band.high()}},
-                   {"mean_abs_error", b.mean_abs},
-                   {"worst_abs_error", b.worst},
-                   {"basis", band.basis}};
-    } else {
-      j["band"] = {{"measured", false}, {"basis", band.basis}};
-    }
-    return j.dump(2) + "\n";
-  }
-  return collective_text(comparison, origin, band);
-}
-
-std::string hardware_summary(const hardware_origin& origin) {
-  std::string out;
-  if (origin.gpu != nullptr) {
-    out += std::string(origin.gpu->name);
-  }
-  if (origin.interconnect != nullptr) {
-    out += fmt::format("{}{}", out.empty() ? "" : " + ", origin.interconnect->name);
-  }
-  if (origin.profile) {
-    out += fmt::format("{}{} ({})", out.empty() ? "" : " + ", origin.profile_file,
-                       to_string(origin.profile_link));
-  }
-  return out;
 }
 
 }  // namespace tpcost::cli

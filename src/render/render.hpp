@@ -1,5 +1,5 @@
-// Result structs to text: table, markdown, CSV or JSON. Rendering reads the result and
-// computes no formula.
+// sweep and explain, of the article's model and of the refined one: table, markdown, CSV or JSON.
+// Rendering reads the result and computes no formula.
 #pragma once
 
 #include <string>
@@ -8,7 +8,6 @@
 
 #include "options/hardware_origin.hpp"
 #include "output/output_format.hpp"
-#include "render/collective_band.hpp"
 #include "tpcost/layer/sweep.hpp"
 
 namespace tpcost::cli {
@@ -23,9 +22,5 @@ std::string render_sweep(const refined_sweep_result& result, output_format forma
                          bool quiet = false, const hardware_origin& origin = {});
 std::string render_explain(const refined_explanation& explanation, output_format format,
                            const hardware_origin& origin = {});
-std::string render_collective(const collective_comparison& comparison, output_format format,
-                              const hardware_origin& origin = {}, const collective_band& band = {});
-/// "H100-SXM + IB-NDR", "H100-SXM + profile.json (intra-node)"; empty without presets.
-std::string hardware_summary(const hardware_origin& origin);
 
 }  // namespace tpcost::cli

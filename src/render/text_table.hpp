@@ -1,9 +1,13 @@
 // Plain-text tables with per-column alignment, for the commands whose tables mix names
-// (left-aligned) and numbers (right-aligned). Cells are ASCII.
+// (left-aligned) and numbers (right-aligned), and the small words the text renderers share.
+// Cells are ASCII.
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -39,5 +43,15 @@ inline std::string layout_columns(const std::vector<std::vector<std::string>>& r
   }
   return out;
 }
+
+/// The sweep and collective tables: right-aligned columns separated by two spaces, or markdown
+/// (pipes and an alignment row); the columns listed in `left` are left-aligned. Unlike
+/// layout_columns it pads every cell, the last one included, and writes markdown.
+using text_table = std::vector<std::vector<std::string>>;  // first row is the header
+std::string aligned_table(const text_table& table, bool markdown,
+                          std::vector<std::size_t> left = {});
+
+/// "1 rank", "8 ranks".
+std::string plural(std::int64_t n, std::string_view one, std::string_view many);
 
 }  // namespace tpcost::cli
