@@ -101,45 +101,48 @@ void add_layout_flags(CLI::App& cmd, layout_flags& f) {
   }
   group->add_flag("--fp8-attention", f.fp8_attention, "the attention core in FP8 too");
   group->add_flag("--fp8-param-gather", f.fp8_param_gather, "parameters kept in FP8");
-  // The rest of step's model and layout flags, so that every what-if of `step` is one of check
-  // (copy_command_line hands them over by name).
-  static constexpr std::pair<const char*, const char*> more[] = {
-      {"--arch", "gpt | llama conventions (over the model's)"},
-      {"--experts", "E: routed experts per MoE layer"},
-      {"--top-k", "k: routed experts each token visits"},
-      {"--expert-ffn", "inner size of one routed expert"},
-      {"--shared-expert-ffn", "inner size of all shared experts together"},
-      {"--moe-dense-layers", "leading layers with a dense MLP"},
-      {"--moe-layer-freq", "after them, every k-th layer has experts"},
-      {"--moe-expert-capacity-factor", "tokens an expert takes, over its even share"},
-      {"--moe-load-imbalance", "tokens the busiest GPU's experts take, over the mean"},
-      {"--kv-lora-rank", "MLA: the key/value latent"},
-      {"--q-lora-rank", "MLA: the query latent"},
-      {"--qk-nope-head-dim", "MLA: per head, the query/key part without positions"},
-      {"--qk-rope-head-dim", "MLA: per head, the rotary query/key part"},
-      {"--v-head-dim", "MLA: per head, the value width"},
-      {"--mtp-layers", "multi-token prediction modules"},
-      {"--pp-layout", "uneven stages: first=N,last=N or Megatron-Core's layout string"},
-      {"--dp-replicas", "HSDP: groups of DP ranks holding the same ZeRO shards (default 1)"},
-      {"--mfu-flops", "model FLOPs behind MFU: full | megatron"},
+}
+
+/// Every flag of `step` that check has not declared itself (above, or its layer, refined,
+/// reader and output flags), with step's own help: add_step_flags declares each once, and
+/// copy_command_line hands the given ones to the step each file describes. A name check already
+/// has (-b for its layer batch) is left out of the alias list; step's job-input flags are
+/// check's file arguments. Call after every other flag of check.
+void add_remaining_step_flags(CLI::App& cmd, layout_flags& f) {
+  CLI::App step;
+  step_flags scratch;
+  add_step_flags(step, scratch);
+  auto* group =
+      cmd.add_option_group("Step (the rest of 'tpcost step's flags, as what-ifs over every file)");
+  static constexpr std::string_view not_for_check[] = {"--config", "--from", "--print-config",
+                                                       "--help"};
+  const auto add_from = [&](const CLI::App& app, const auto& self) -> void {
+    for (const auto* sub :
+         app.get_subcommands([](const CLI::App* s) { return s->get_name().empty(); })) {
+      self(*sub, self);
+    }
+    for (const auto* option : app.get_options()) {
+      const std::string& name = option->get_name();  // the first long name: "--torch-compile"
+      if (name.rfind("--", 0) != 0 ||
+          std::find(std::begin(not_for_check), std::end(not_for_check), name) !=
+              std::end(not_for_check) ||
+          cmd.get_option_no_throw(name) != nullptr) {
+        continue;
+      }
+      std::string names = name;
+      for (const auto& alias : option->get_lnames()) {
+        if ("--" + alias != name && cmd.get_option_no_throw("--" + alias) == nullptr) {
+          names += ",--" + alias;
+        }
+      }
+      if (option->get_expected_max() == 0) {
+        group->add_flag(names, f.more_flags[name], option->get_description());
+      } else {
+        group->add_option(names, f.more[name], option->get_description());
+      }
+    }
   };
-  for (const auto& [name, help] : more) {
-    group->add_option(name, f.more[name], help);
-  }
-  static constexpr std::pair<const char*, const char*> switches[] = {
-      {"--tp-comm-overlap", "Megatron-Core: TE userbuffers overlap of the TP collectives"},
-      {"--overlap-grad-reduce", "Megatron-Core: gradient reduction behind the backward"},
-      {"--overlap-param-gather", "Megatron-Core: the distributed optimizer's gather overlapped"},
-      {"--grad-reduce-in-bf16", "Megatron-Core: reduce gradients in BF16"},
-      {"--offload-optimizer", "DeepSpeed: gradients and optimizer states in host memory"},
-      {"--offload-param", "DeepSpeed ZeRO-3: the weights in host memory"},
-      {"--overlap-moe-expert-parallel-comm", "hide the MoE all-to-alls behind compute"},
-      {"--account-for-embedding-in-pipeline-split", "the embedding counts as a layer"},
-      {"--account-for-loss-in-pipeline-split", "the loss counts as a layer"},
-  };
-  for (const auto& [name, help] : switches) {
-    group->add_flag(name, f.more_flags[name], help);
-  }
+  add_from(step, add_from);
 }
 
 /// The step a config describes, read by `tpcost step`'s own flags on a private App: the config
@@ -701,6 +704,7 @@ void add_check_command(CLI::App& app, int& exit_code) {
   opts->refined.rules_read_gpus_per_node = true;
   add_layout_flags(*cmd, opts->layout);
   add_output_flags(*cmd, opts->output, "table|json|junit|sarif");
+  add_remaining_step_flags(*cmd, opts->layout);
   cmd->footer(R"(Rules (in the config's "checks" section):
   min_efficiency: 0.7            E(t) >= 0.7 at the config's TP degree
   max_ratio: 0.5                 R(t) <= 0.5
