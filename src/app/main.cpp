@@ -21,6 +21,7 @@
 #include "charts/plot.hpp"
 #include "commands/commands.hpp"
 #include "options/cli_options.hpp"
+#include "options/value_names.hpp"
 #include "output/exit_codes.hpp"
 #include "output/output_safe.hpp"
 #include "tpcost/base/error.hpp"
@@ -95,6 +96,7 @@ int run(CLI::App& app, int argc, char** argv) {
     for (const auto& c : commands) {
       c.add(app, exit_code);
     }
+    tpcost::cli::name_option_values(app);  // the usage, completion and manpage show them
   };
 
   try {
@@ -124,6 +126,7 @@ int run(CLI::App& app, int argc, char** argv) {
         return fail("help: '" + unknown + "' is not a subcommand of '" + path.front() + "'",
                     exit_invalid_input);
       }
+      tpcost::cli::name_option_values(app);
       std::cout << target->help();
       return exit_success;
     }
@@ -141,7 +144,8 @@ int run(CLI::App& app, int argc, char** argv) {
     tpcost::cli::guard_path_flags(app);
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
-    return app.exit(e);  // --help, --version
+    tpcost::cli::name_option_values(app);  // only now: a run that prints no help pays nothing
+    return app.exit(e);                    // --help, --version
   } catch (const CLI::ExtrasError&) {
     return fail(tpcost::cli::unexpected_arguments_message(app, args, app.remaining(true)),
                 exit_invalid_input);

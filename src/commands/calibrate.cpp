@@ -252,6 +252,7 @@ void add_calibrate_command(CLI::App& app) {
                   "ranks on each node of the run (nodes = ranks / this), when the output has "
                   "no host lines");
   cmd->add_option("--placement", opts->placement, "timings to fit: both, in-place, out-of-place")
+      ->type_name("{both,in-place,out-of-place}")
       ->capture_default_str();
   cmd->add_option("--min-size", opts->min_size, "fit only sizes >= this, e.g. 1KiB");
   cmd->add_option("--max-size", opts->max_size, "fit only sizes <= this, e.g. 16GiB");
@@ -260,7 +261,9 @@ void add_calibrate_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--out", opts->out,
                   "write the interconnect profile (JSON) here, for --interconnect-file");
-  cmd->add_option("-f,--format", opts->format, "output format: table|json")->capture_default_str();
+  cmd->add_option("-f,--format", opts->format, "output format: table|json")
+      ->type_name("{table,json}")
+      ->capture_default_str();
   cmd->footer(R"(Examples:
   all_reduce_perf -b 1K -e 16G -f 2 -g 8 > ar.txt        # on your cluster
   tpcost calibrate ar.txt --out nvlink.json

@@ -94,6 +94,7 @@ void add_collective_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "collective", "One collective on one group: time, wire bytes, algbw and busbw per algorithm");
   cmd->add_option("--op", opts->op, "all-reduce | reduce-scatter | all-gather")
+      ->type_name("{all-reduce,reduce-scatter,all-gather}")
       ->capture_default_str();
   cmd->add_option("--size", opts->size, "M: the full message, e.g. 1GiB, 64MB, 134217728B")
       ->capture_default_str();
@@ -102,6 +103,7 @@ void add_collective_command(CLI::App& app) {
          "--algorithm", opts->algorithm,
          "all | auto (what NCCL's tuner picks) | article | ring | tree | nvls | nvls-tree | "
          "pat | collnet-direct | collnet-chain | hierarchical")
+      ->type_name("ALGORITHM")
       ->capture_default_str();
   cmd->add_option("--ranks-per-node", opts->ranks_per_node,
                   "K: members of the group on each node (default: fill nodes); 1 = a DP-style "

@@ -430,10 +430,12 @@ void add_plan_command(CLI::App& app) {
                    "\"t=16,p=4,cp=1,d=8,b=1,v=1,sp=off,recompute=full,zero=0\" (missing keys: d "
                    "= N/(t*p*cp), others 1/off/none/0)")
       ->expected(2);
-  search->add_option("--emit", f->emit,
-                     "megatron|bridge|torchtitan: print the winner (or --compare's first layout) "
-                     "as a Megatron-LM launch, a Megatron-Bridge YAML override or a torchtitan "
-                     "v0.2.2 TOML job config that `tpcost step --from FILE` reads back");
+  search
+      ->add_option("--emit", f->emit,
+                   "megatron|bridge|torchtitan: print the winner (or --compare's first layout) "
+                   "as a Megatron-LM launch, a Megatron-Bridge YAML override or a torchtitan "
+                   "v0.2.2 TOML job config that `tpcost step --from FILE` reads back")
+      ->type_name("{megatron,bridge,torchtitan}");
   add_software_flags(*search, f->software);
   add_precision_flags(*search, f->software);
   search->get_option("--precision")

@@ -66,6 +66,7 @@ void add_sweep_command(CLI::App& app) {
   add_refined_flags(*cmd, opts->refined);
   cmd->add_option("-t,--tp", opts->tp,
                   "TP degrees: 1,2,4,8 | 1..64 (doubling) | 1..16:+1 (every integer) | 2..54:x3")
+      ->type_name("LIST")
       ->capture_default_str();
   add_output_flags(*cmd, opts->output, "table|json|csv|markdown");
   add_display_flags(*cmd, opts->display);

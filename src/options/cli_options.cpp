@@ -122,11 +122,13 @@ void add_refined_flags(CLI::App& cmd, refined_flags& flags) {
   auto* model = cmd.add_option_group(
       "Refined model (default: the article's, or auto with a preset; docs/formulas.md has every "
       "formula)");
-  model->add_option("--collective", flags.collective,
-                    "article (the article's M/B per all-reduce) | ring | tree | hierarchical "
-                    "(textbook alpha-beta costs) | auto (what NCCL's tuner picks, as in "
-                    "collective, step and plan); default: auto with --gpu, --interconnect or "
-                    "--interconnect-file, else article");
+  model
+      ->add_option("--collective", flags.collective,
+                   "article (the article's M/B per all-reduce) | ring | tree | hierarchical "
+                   "(textbook alpha-beta costs) | auto (what NCCL's tuner picks, as in "
+                   "collective, step and plan); default: auto with --gpu, --interconnect or "
+                   "--interconnect-file, else article")
+      ->type_name("{article,ring,tree,hierarchical,auto}");  // 'seed' is an old alias
   model->add_option("--bandwidth-kind", flags.bandwidth_kind,
                     "with --collective article, what --bandwidth is: algbw (the default and the "
                     "article's: an all-reduce takes M/B) | busbw (nccl-tests bus bandwidth: "
