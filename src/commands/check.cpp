@@ -86,7 +86,7 @@ void add_layout_flags(CLI::App& cmd, layout_flags& f) {
       {"--hierarchical-cp-sizes", &f.hierarchical_cp_sizes, "a2a+p2p: A,B with A*B = cp"},
       {"--ep", &f.ep, "EP: expert-parallel degree (MoE), folded over t*cp*d"},
       {"--etp", &f.etp, "ETP: expert tensor-parallel degree (MoE)"},
-      {"--moe-token-dispatcher", &f.moe_token_dispatcher, "alltoall | flex (MoE)"},
+      {"--moe-token-dispatcher", &f.moe_token_dispatcher, "alltoall | flex | allgather (MoE)"},
       {"--precision", &f.precision,
        "bf16 | fp8 | fp8-current | fp8-blockwise | mxfp8 | nvfp4 (the linear layers)"},
       {"--tp-overlap", &f.tp_overlap, "share of the TP collectives hidden behind compute"},

@@ -410,7 +410,7 @@ void add_plan_command(CLI::App& app) {
                      "dividing the expert FFN size, with ep*etp dividing t*cp*d)");
   search
       ->add_option("--moe-token-dispatcher", f->moe_token_dispatcher,
-                   "MoE: alltoall | flex (DeepEP/HybridEP), as in step (Megatron "
+                   "MoE: alltoall | flex (DeepEP/HybridEP) | allgather, as in step (Megatron "
                    "--moe-token-dispatcher-type)")
       ->capture_default_str();
   search->add_flag("--overlap-moe-expert-parallel-comm", f->overlap_moe_comm,

@@ -18,6 +18,19 @@ namespace tpcost::cli {
 
 namespace {
 
+/// --moe-token-dispatcher-type's value for `d` (Megatron-Core arguments.py).
+const char* megatron_dispatcher_name(token_dispatcher d) {
+  switch (d) {
+    case token_dispatcher::all_to_all:
+      return "alltoall";
+    case token_dispatcher::deep_ep:
+      return "flex";
+    case token_dispatcher::all_gather:
+      break;
+  }
+  return "allgather";
+}
+
 const char* name_of(emit_format f) {
   return f == emit_format::megatron ? "megatron"
          : f == emit_format::bridge ? "bridge"
@@ -207,7 +220,7 @@ megatron_settings megatron_settings_of(emit_format f, const plan_request& req,
     s.add("model", "moe_router_topk", "--moe-router-topk", m.moe.top_k);
     s.add("model", "moe_ffn_hidden_size", "--moe-ffn-hidden-size", m.moe.expert_ffn);
     s.add("model", "moe_token_dispatcher_type", "--moe-token-dispatcher-type",
-          req.options.experts.dispatcher == token_dispatcher::all_to_all ? "alltoall" : "flex");
+          megatron_dispatcher_name(req.options.experts.dispatcher));
     s.add("model", "overlap_moe_expert_parallel_comm", "--overlap-moe-expert-parallel-comm",
           req.options.experts.overlap_comm);
     s.add("model", "expert_model_parallel_size", "--expert-model-parallel-size", p.ep);
@@ -557,10 +570,13 @@ std::string torchtitan_toml(const plan_request& req, const plan_candidate& c,
                           to_string(req.cp_comm)));
   }
   if (m.moe.experts > 0) {
-    if (req.options.experts.dispatcher != token_dispatcher::all_to_all) {
+    if (req.options.experts.dispatcher == token_dispatcher::deep_ep) {
       refuse(f,
              "--moe-token-dispatcher flex: the reader does not read "
              "expert_parallel_comm_backend = \"deepep\"");
+    }
+    if (req.options.experts.dispatcher == token_dispatcher::all_gather) {
+      refuse(f, "--moe-token-dispatcher allgather: torchtitan's MoE dispatches with all-to-alls");
     }
     if (req.options.experts.overlap_comm) {
       refuse(f, "--overlap-moe-expert-parallel-comm has no torchtitan key");

@@ -411,7 +411,8 @@ void add_step_flags(CLI::App& cmd, step_flags& f) {
   layout
       ->add_option("--moe-token-dispatcher", f.moe_token_dispatcher,
                    "alltoall (NCCL all-to-all of every token-expert copy) | flex (DeepEP/"
-                   "HybridEP: one copy per GPU and per node); Megatron "
+                   "HybridEP: one copy per GPU and per node) | allgather (every token to every "
+                   "GPU of the EP group, Megatron's default); Megatron "
                    "--moe-token-dispatcher-type")
       ->capture_default_str();
   layout->add_flag("--overlap-moe-expert-parallel-comm", f.overlap_moe_comm,

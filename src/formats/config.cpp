@@ -176,7 +176,7 @@ constexpr std::array<config_key, 112> keys{{
      "ETP: expert tensor-parallel degree; EP*ETP divides t*cp*d (step)", ""},
     {"/options/moe_token_dispatcher", "--moe-token-dispatcher", value_kind::choice,
      "how tokens reach their experts, Megatron's --moe-token-dispatcher-type (step)",
-     "alltoall|flex"},
+     "alltoall|flex|allgather"},
     {"/options/overlap_moe_expert_parallel_comm", "--overlap-moe-expert-parallel-comm",
      value_kind::boolean, "hide the MoE all-to-alls behind another micro-batch's compute (step)",
      ""},

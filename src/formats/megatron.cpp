@@ -1205,17 +1205,23 @@ struct megatron_mapping {
     if (on("moe_enable_deepep")) {
       r.put("/options/moe_token_dispatcher", std::string("flex"), at("moe_enable_deepep"));
     } else if (const auto d = text("moe_token_dispatcher_type")) {
-      if (*d != "alltoall" && *d != "flex") {
-        // The allgather dispatcher gathers every token of the TP*EP group to every rank and
-        // masks locally (megatron/core/transformer/moe/token_dispatcher.py
-        // MoEAllGatherTokenDispatcher): traffic tpcost's step does not model.
+      // Megatron-Core's choices (TransformerConfig.moe_token_dispatcher_type, core_v0.16.0):
+      // allgather, alltoall, flex; older releases' alltoall_seq is not costed.
+      if (*d != "alltoall" && *d != "flex" && *d != "allgather") {
         fail(at("moe_token_dispatcher_type"),
-             fmt::format("{} is not costed: tpcost models the alltoall and flex (DeepEP) "
-                         "dispatchers, not the {} one, whose traffic grows with the whole "
-                         "EP group's tokens; give alltoall to cost the job with all-to-alls",
-                         quote_value(*d), bounded(*d)));
+             fmt::format("{} is not a dispatcher tpcost costs; expected allgather, alltoall or "
+                         "flex",
+                         quote_value(*d)));
       }
       r.put("/options/moe_token_dispatcher", *d, at("moe_token_dispatcher_type"));
+    } else if (style != megatron_style::config) {
+      // A launch script that names no dispatcher runs Megatron's default; a Megatron-Bridge
+      // YAML without the key takes its recipe's provider's (alltoall in the MoE recipes), which
+      // the file does not say, so step's default stays.
+      r.put("/options/moe_token_dispatcher", std::string("allgather"),
+            place{file, 0, 0,
+                  "--moe-token-dispatcher-type (Megatron-Core's default, allgather: "
+                  "TransformerConfig, core_v0.16.0)"});
     }
     if (on("overlap_moe_expert_parallel_comm")) {
       r.put("/options/overlap_moe_expert_parallel_comm", true,

@@ -100,12 +100,13 @@ std::string experts_text(const step_report& r) {
           ? fmt::format(" (capacity factor {:.2f})", opt.load.capacity_factor)
           : std::string(" (dropless)"));
   o += fmt::format(
-      "EP all-to-all ({}): one dispatch sends {} over NVLink and {} over the NIC per GPU in {}, "
+      "EP {} ({}): one dispatch sends {} over NVLink and {} over the NIC per GPU in {}, "
       "{}; {:.0f} per layer and micro-batch = {}, {}; exposed per step {}. TP+ETP per MoE layer "
       "{}\n",
-      s.dispatcher, io::to_string(e.dispatch.intra_node_bytes),
-      io::to_string(e.dispatch.inter_node_bytes), io::to_string(e.dispatch.time),
-      ep_where(e.ep_group), e.all_to_alls, io::to_string(e.all_to_all_per_layer),
+      s.dispatcher == "all-gather" ? "all-gather, reduce-scatter back" : "all-to-all", s.dispatcher,
+      io::to_string(e.dispatch.intra_node_bytes), io::to_string(e.dispatch.inter_node_bytes),
+      io::to_string(e.dispatch.time), ep_where(e.ep_group), e.all_to_alls,
+      io::to_string(e.all_to_all_per_layer),
       opt.overlap_comm ? "overlapped with compute (--overlap-moe-expert-parallel-comm)"
                        : "not overlapped",
       io::to_string(s.time.ep_comm), io::to_string(e.tp_per_layer));

@@ -72,9 +72,15 @@ add_test(NAME "cli: megatron-bridge deepseek-v3 yaml costs what --model deepseek
     "-DARGS_A=step|--config|${fmt_dir}/deepseek_v3_bridge.yaml|--gpus|1024|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
     "-DARGS_B=step|--model|deepseek-v3|--tp|1|--pp|16|--pp-layout|first=3,last=2|--ep|64|--etp|1|--gpus|1024|--batch|1|--global-batch|8192|--zero|1|--dtype|bf16|--stack|megatron-core|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
     -P ${CMAKE_CURRENT_SOURCE_DIR}/same_report.cmake)
-tpcost_cli_case("megatron: the allgather dispatcher is refused with the one to use"
-  ARGS convert ${fmt_dir}/bad/allgather.sh RC 2
-  STDERR "allgather\\.sh:6:5: --moe-token-dispatcher-type: 'allgather' is not costed: tpcost models the alltoall and flex \\(DeepEP\\) dispatchers")
+tpcost_cli_case("megatron: the allgather dispatcher is read"
+  ARGS convert -q ${fmt_dir}/moe_allgather.sh RC 0
+  STDOUT "\"moe_token_dispatcher\": \"allgather\",")
+tpcost_cli_case("megatron: allgather is costed as an NCCL all-gather of every token"
+  ARGS step --from ${fmt_dir}/moe_allgather.sh --gpu h100-sxm RC 0
+  STDOUT "EP all-gather, reduce-scatter back \\(all-gather\\): one dispatch sends")
+tpcost_cli_case("megatron: an alltoall_seq dispatcher is refused with the ones costed"
+  ARGS convert ${fmt_dir}/bad/alltoall_seq.sh RC 2
+  STDERR "alltoall_seq\\.sh:6:5: --moe-token-dispatcher-type: 'alltoall_seq' is not a dispatcher tpcost costs; expected allgather, alltoall or flex\n$")
 tpcost_cli_case("megatron --moe-layer-freq ([0]*3+[1]*58): three leading dense layers"
   ARGS convert -q ${meg}/deepseek_v3_layer_freq.sh --set MLA= RC 0
   STDOUT "\"moe_dense_layers\": 3,.*\"shared_expert_ffn\": 2048,\n    \"top_k\": 8,.*\"moe_token_dispatcher\": \"flex\",.*\"ep\": 64,")

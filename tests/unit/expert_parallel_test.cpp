@@ -75,3 +75,26 @@ TEST_CASE("EP that does not divide the experts, or spans nodes without a link, i
   CHECK_THROWS_WITH(parse_token_dispatcher("ring", "dispatcher"),
                     Catch::Contains("not a token dispatcher"));
 }
+
+TEST_CASE("The allgather dispatcher is NCCL's all-gather of every token of the EP group",
+          "[expert_parallel]") {
+  const auto topo = nodes_of_8();
+  const auto group = place_group(topo, 16, "ep");
+  const double token_bytes = 7168.0 * 2.0;
+  const auto cost = ep_all_to_all(topo, group, dsv3, 4096, 7168, 2.0, token_dispatcher::all_gather);
+  const auto gather = nccl_cheapest_collective(topo, group, collective_op::all_gather,
+                                               16.0 * 4096.0 * token_bytes * units::B);
+  CHECK(cost.time == gather.cost.time);
+  CHECK(cost.inter_node_bytes == gather.cost.inter_node_bytes);
+  CHECK_THAT((cost.intra_node_bytes + cost.inter_node_bytes).value(),
+             near(gather.cost.wire_bytes.value()));
+  // Every token reaches all 15 others, where the all-to-all sends its 8 copies: more bytes in
+  // all, but NCCL's ring takes a token across the node boundary once, over NVLink from there,
+  // where the all-to-all sends each of its 4 remote copies over the NIC.
+  const auto a2a = ep_all_to_all(topo, group, dsv3, 4096, 7168, 2.0, token_dispatcher::all_to_all);
+  CHECK(cost.intra_node_bytes + cost.inter_node_bytes >
+        a2a.intra_node_bytes + a2a.inter_node_bytes);
+  CHECK(cost.inter_node_bytes < a2a.inter_node_bytes);
+  CHECK(parse_token_dispatcher("allgather", "dispatcher") == token_dispatcher::all_gather);
+  CHECK(to_string(token_dispatcher::all_gather) == "all-gather");
+}

@@ -18,9 +18,15 @@
 //    probability C(E−m, k)/C(E, k) (top-k picks k distinct experts), so a token reaches
 //    (g−1)·(1 − C(E−E/e, k)/C(E, k)) other GPUs of its node and (n−1)·(1 − C(E−E·g/e, k)/C(E, k))
 //    other nodes.
-// The NVLink and NIC parts run at once: time = α + max(intra bytes / β_intra, inter bytes /
-// β_inter), at the links' per-direction bandwidths (hardware.hpp). Validated against the
-// measured latencies of arXiv:2603.07685 Table 7 (tests/reference/ep_alltoall_test.cpp,
+//  - `all_gather` (Megatron-Core's default, --moe-token-dispatcher-type allgather;
+//    token_dispatcher.py MoEAllGatherTokenDispatcher, core_v0.16.0): every token goes to every
+//    GPU of the group, which keeps the copies routed to its own experts; the combine
+//    reduce-scatters the outputs back. That is an NCCL all-gather of e·T tokens (and a
+//    reduce-scatter of as many, which NCCL's ring runs in the same steps), priced by NCCL's
+//    tuner (topology.hpp) rather than by the copies below, and blind to the routing load.
+// The NVLink and NIC parts of the other two run at once: time = α + max(intra bytes / β_intra,
+// inter bytes / β_inter), at the links' per-direction bandwidths (hardware.hpp). Validated against
+// the measured latencies of arXiv:2603.07685 Table 7 (tests/reference/ep_alltoall_test.cpp,
 // docs/moe.md), without any fitted constant.
 //
 // The EP group comes in as a `group_placement` (topology.hpp): GPUs per node and nodes. That
@@ -45,13 +51,23 @@ namespace tpcost {
 enum class token_dispatcher {
   all_to_all,  ///< NCCL all-to-all of every (token, expert) copy
   deep_ep,     ///< DeepEP / HybridEP: one copy per destination GPU in the node, per other node
+  all_gather,  ///< every token to every GPU of the group (NCCL all-gather, then reduce-scatter)
 };
 
 constexpr std::string_view to_string(token_dispatcher d) {
-  return d == token_dispatcher::all_to_all ? "all-to-all" : "deep-ep";
+  switch (d) {
+    case token_dispatcher::all_to_all:
+      return "all-to-all";
+    case token_dispatcher::deep_ep:
+      return "deep-ep";
+    case token_dispatcher::all_gather:
+      break;
+  }
+  return "all-gather";
 }
 
-/// Reads "all-to-all" (or "alltoall") and "deep-ep" (or "deepep", "flex", "hybrid-ep");
+/// Reads "all-to-all" (or "alltoall"), "deep-ep" (or "deepep", "flex", "hybrid-ep") and
+/// "all-gather" (or "allgather");
 /// throws `invalid_spec(field, ...)` otherwise.
 inline token_dispatcher parse_token_dispatcher(std::string_view text, std::string_view field) {
   std::string key;
@@ -66,11 +82,14 @@ inline token_dispatcher parse_token_dispatcher(std::string_view text, std::strin
   if (key == "deepep" || key == "flex" || key == "hybridep") {
     return token_dispatcher::deep_ep;
   }
+  if (key == "allgather") {
+    return token_dispatcher::all_gather;
+  }
   throw invalid_spec(std::string(field),
                      quote_value(text) +
                          " is not a token dispatcher; expected all-to-all (NCCL, every "
-                         "token-expert copy) or deep-ep (DeepEP/HybridEP, one copy per GPU and "
-                         "per node)");
+                         "token-expert copy), deep-ep (DeepEP/HybridEP, one copy per GPU and "
+                         "per node) or all-gather (every token to every GPU of the group)");
 }
 
 /// The probability that none of a token's k distinct experts lies in a given set of m of the
@@ -103,6 +122,9 @@ constexpr token_copies copies_per_token(const moe_spec& moe, const group_placeme
   const auto k = static_cast<double>(moe.top_k);
   if (dispatcher == token_dispatcher::all_to_all) {
     return {.intra = k * (g - 1.0) / e, .inter = k * (e - g) / e};
+  }
+  if (dispatcher == token_dispatcher::all_gather) {
+    return {.intra = g - 1.0, .inter = e - g};  // every token, to every other GPU
   }
   const auto per_gpu = moe.experts / ep.ranks;
   const double gpu_hit = 1.0 - none_of_top_k_in(moe.experts, moe.top_k, per_gpu);
@@ -141,10 +163,19 @@ inline ep_all_to_all_cost ep_all_to_all(const cluster_topology& topology, const 
     throw invalid_spec("inter-bandwidth", "the EP group of " + std::to_string(ep.ranks) +
                                               " spans nodes; give the inter-node link");
   }
-  const auto copies = copies_per_token(moe, ep, dispatcher);
   const double token_bytes = static_cast<double>(hidden) * element_bytes;
   const double t = static_cast<double>(tokens);
   ep_all_to_all_cost out;
+  if (dispatcher == token_dispatcher::all_gather) {
+    const auto gather =
+        nccl_cheapest_collective(topology, ep, collective_op::all_gather,
+                                 static_cast<double>(ep.ranks) * t * token_bytes * units::B);
+    out.time = gather.cost.time;
+    out.inter_node_bytes = gather.cost.inter_node_bytes;
+    out.intra_node_bytes = gather.cost.wire_bytes - gather.cost.inter_node_bytes;
+    return out;
+  }
+  const auto copies = copies_per_token(moe, ep, dispatcher);
   out.intra_node_bytes = t * copies.intra * token_bytes * units::B;
   out.inter_node_bytes = t * copies.inter * token_bytes * units::B;
   const seconds intra = out.intra_node_bytes / topology.intra.bandwidth;

@@ -54,8 +54,8 @@ inline constexpr double moe_host_time_per_pass_s = 1.37e-3;
 
 /// How the software runs the experts.
 struct expert_options {
-  /// Megatron-Core's --moe-token-dispatcher-type: alltoall or flex (DeepEP/HybridEP). (Its
-  /// default, allgather, is not modelled; the MoE recipes set alltoall or flex.)
+  /// Megatron-Core's --moe-token-dispatcher-type: alltoall, flex (DeepEP/HybridEP) or
+  /// allgather (Megatron's default; the MoE recipes set alltoall or flex).
   token_dispatcher dispatcher = token_dispatcher::all_to_all;
   bool overlap_comm = false;  ///< --overlap-moe-expert-parallel-comm (default off)
   expert_load load{};         ///< load imbalance and capacity factor (expert_layout.hpp)
@@ -135,7 +135,8 @@ inline ep_exchange ep_exchange_of(const cluster_topology& topology, const group_
   if (group.ranks == 1) {
     return out;
   }
-  const double f = options.load.factor();
+  // An all-gather sends every token everywhere whatever the routing: no GPU receives more.
+  const double f = options.dispatcher == token_dispatcher::all_gather ? 1.0 : options.load.factor();
   const seconds alpha =
       topology.intra.latency + (group.spans_nodes() ? topology.inter.latency : seconds{});
   out.cost.time = alpha + f * (balanced.time - alpha);
