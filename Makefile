@@ -1,10 +1,11 @@
 # The two commands of a fresh machine:
 #   make demo   install only what the CLI needs (scripts/install-deps.sh --minimal), build only
 #               the tpcost binary (no tests, no examples) in build/demo, run the article's TP sweep
-#   make test   install everything, build with -Werror and run every test, then again
+#   make test   install everything, check the formatting first (seconds, so a stray line fails
+#               before the 20-minute build), build with -Werror and run every test, then again
 #               under AddressSanitizer + UndefinedBehaviorSanitizer, fuzz the config loader and
-#               the unit parser for 15 s each (the readers 5 s each), check the installed package (find_package,
-#               pkg-config, the .deb) and the formatting
+#               the unit parser for 15 s each (the readers 5 s each), and check the installed
+#               package (find_package, pkg-config, the .deb)
 # And for the docs: make docs   rerun every `$ tpcost` block of README.md and docs/*.md and
 #               rewrite those whose output changed (scripts/regen-docs.py; docs/development.md)
 .PHONY: demo demo-build test deps build docs docs-check validate format-check package-check clean \
@@ -37,6 +38,7 @@ demo: demo-build
 PHASE = scripts/phase.sh
 test:
 	$(PHASE) deps scripts/install-deps.sh
+	$(PHASE) format $(MAKE) --no-print-directory format-check
 	cmake --preset ci
 	$(PHASE) ci-build cmake --build --preset ci -j $(JOBS)
 	$(PHASE) ci-tests ctest --preset ci
@@ -45,7 +47,6 @@ test:
 	$(PHASE) asan-tests ctest --preset asan
 	$(PHASE) fuzz scripts/fuzz.sh $(FUZZ_SECONDS)
 	$(PHASE) package scripts/check-package.sh build/ci
-	$(MAKE) --no-print-directory format-check
 
 # Every output block of README.md and docs/*.md rerun and rewritten where it changed, and
 # docs/sweep.svg, drawn by the tool itself (CTest checks both: "docs: ...").
