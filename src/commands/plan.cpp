@@ -1,9 +1,11 @@
 // `tpcost plan`: the fastest layout for a model on N GPUs, by exhaustive search; or, with
 // --compare, two given layouts side by side.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -108,6 +110,10 @@ struct inputs {
   plan_request request;
   /// --precision auto: each recipe the GPU runs, in the order searched (empty otherwise).
   std::vector<precision_device> precisions;
+  /// --cp-comm-type auto: each CP exchange, in the order searched (empty otherwise).
+  std::vector<cp_comm_type> cp_comms;
+  /// --moe-token-dispatcher auto: each dispatcher, in the order searched (empty otherwise).
+  std::vector<token_dispatcher> dispatchers;
 };
 
 /// --precision auto: the recipes to search, each with the GPU's peak and η for it; those the
@@ -132,6 +138,16 @@ std::vector<precision_device> auto_precisions(const gpu_preset& gpu, precision_o
     }
   }
   return out;
+}
+
+/// An auto flag is a search; --compare costs two given layouts, whose strings name the value.
+void refuse_auto_with_compare(const plan_flags& f, const char* flag, const char* what,
+                              const char* key) {
+  if (!f.compare.empty()) {
+    throw invalid_spec(flag, fmt::format("auto is a search over the {}s; --compare costs two "
+                                         "layouts at one: give the {}, or {}VALUE in a layout",
+                                         what, what, key));
+  }
 }
 
 inputs read_inputs(const plan_flags& f) {
@@ -210,9 +226,38 @@ inputs read_inputs(const plan_flags& f) {
   if (!f.cp.empty()) {
     req.constraints.fixed_cp = positive(f.cp, "--cp");
   }
-  req.cp_comm = parse_cp_comm_type(f.cp_comm_type, "--cp-comm-type");
-  req.options.experts.dispatcher =
-      parse_token_dispatcher(f.moe_token_dispatcher, "--moe-token-dispatcher");
+  // auto: one search per value (Megatron's default first, so that a tie keeps it), as
+  // --precision auto searches the recipes; with --emit, only the values the format writes.
+  // torchtitan (--stack fsdp2, or a torchtitan file to write) runs fewer of them.
+  const bool torchtitan = req.options.stack == software_stack::fsdp2 ||
+                          (!f.emit.empty() && parse_emit_format(f.emit) == emit_format::torchtitan);
+  if (f.cp_comm_type == "auto") {
+    refuse_auto_with_compare(f, "--cp-comm-type", "exchange", "cp_comm=");
+    if (req.constraints.max_cp <= 1 && req.constraints.fixed_cp <= 1) {
+      throw invalid_spec("--cp-comm-type",
+                         "auto searches the CP exchanges, but no cp > 1 is searched (--max-cp "
+                         "or --cp, with s = " +
+                             std::to_string(req.model.seq) + " tokens)");
+    }
+    // torchtitan v0.2.2 rotates K,V by all-gather or all-to-all only (the ring is p2p).
+    in.cp_comms = torchtitan ? std::vector{cp_comm_type::p2p, cp_comm_type::all_gather}
+                             : std::vector{cp_comm_type::p2p, cp_comm_type::all_gather,
+                                           cp_comm_type::a2a, cp_comm_type::a2a_p2p};
+  } else {
+    req.cp_comm = parse_cp_comm_type(f.cp_comm_type, "--cp-comm-type");
+  }
+  if (f.moe_token_dispatcher == "auto") {
+    refuse_auto_with_compare(f, "--moe-token-dispatcher", "dispatcher", "dispatcher=");
+    require_experts_for(req.model, true, "--moe-token-dispatcher auto");
+    // torchtitan's MoE dispatches with all-to-alls only (plan_emit.cpp says why).
+    in.dispatchers = torchtitan
+                         ? std::vector{token_dispatcher::all_to_all}
+                         : std::vector{token_dispatcher::all_to_all, token_dispatcher::deep_ep,
+                                       token_dispatcher::all_gather};
+  } else {
+    req.options.experts.dispatcher =
+        parse_token_dispatcher(f.moe_token_dispatcher, "--moe-token-dispatcher");
+  }
   req.options.experts.overlap_comm = f.overlap_moe_comm;
   require_experts_for(req.model, f.overlap_moe_comm, "--overlap-moe-expert-parallel-comm");
   if (!f.ep.empty()) {
@@ -246,6 +291,7 @@ inputs read_inputs(const plan_flags& f) {
 
 std::string run_compare(const plan_flags& f, inputs in, output_format format) {
   compare_report r;
+  std::array<layout_choices, 2> effective;  // each layout's exchange and dispatcher, as costed
   r.model = std::move(in.model);
   r.hardware = std::move(in.hardware);
   r.request = in.request;
@@ -254,22 +300,28 @@ std::string run_compare(const plan_flags& f, inputs in, output_format format) {
     const auto layout =
         parse_plan_layout(f.compare[i], "--compare", r.request.gpus, r.request.global_batch);
     r.layouts[i] = layout.par;
+    r.choices[i] = layout.choices;
+    const auto own = request_for(r.request, layout.choices);
+    effective[i] = {.cp_comm = own.cp_comm, .dispatcher = own.options.experts.dispatcher};
     try {
+      if (layout.choices.dispatcher) {
+        require_experts_for(own.model, true, "dispatcher=");
+      }
       plan_candidate c;
       c.par = layout.par;
       c.cp = layout.cp;
       if (c.cp > 1) {  // the errors step gives: 2*cp chunks, a2a's head split, the kernel
-        validate(r.request.model);
-        validate(context_parallel{.cp = c.cp, .comm = r.request.cp_comm}, r.request.model, c.par.tp,
-                 r.request.topology.gpus_per_node, "cp");
+        validate(own.model);
+        validate(context_parallel{.cp = c.cp, .comm = own.cp_comm}, own.model, c.par.tp,
+                 own.topology.gpus_per_node, "cp");
       }
-      const auto planned = evaluate_planned(r.request, c);
+      const auto planned = evaluate_planned(own, c);
       r.results[i] = planned.result;
       r.cp[i] = cp_terms_of(planned);
     } catch (const invalid_spec& e) {
       throw invalid_spec("--compare", "'" + f.compare[i] + "': " + e.detail());
     }
-    r.broken[i] = broken_plan_rule(r.request, r.layouts[i], layout.cp);
+    r.broken[i] = broken_plan_rule(own, r.layouts[i], layout.cp);
   }
   if (!f.emit.empty()) {  // the first layout given
     const auto layout =
@@ -277,10 +329,11 @@ std::string run_compare(const plan_flags& f, inputs in, output_format format) {
     plan_candidate c;
     c.par = layout.par;
     c.cp = layout.cp;
-    return emit_plan(parse_emit_format(f.emit), r.request, c, {f.hardware.dtype, f.software});
+    return emit_plan(parse_emit_format(f.emit), request_for(r.request, layout.choices), c,
+                     {f.hardware.dtype, f.software});
   }
-  r.difference =
-      compare_layouts(r.layouts[0], r.results[0], r.layouts[1], r.results[1], r.cp[0], r.cp[1]);
+  r.difference = compare_layouts(r.layouts[0], r.results[0], r.layouts[1], r.results[1], r.cp[0],
+                                 r.cp[1], effective[0], effective[1]);
   if (f.display.quiet && format == output_format::table) {
     note_assumption(r.hardware.assumption);  // the report's first line says it
     for (std::size_t i = 0; i < 2; ++i) {    // the layout's line says it otherwise
@@ -297,35 +350,74 @@ std::string run_search(inputs in, output_format format, const plan_flags& f) {
   r.hardware = std::move(in.hardware);
   r.request = in.request;
   const auto start = std::chrono::steady_clock::now();
-  if (in.precisions.empty()) {
-    r.result = plan(r.request);
-  } else {
-    // --precision auto: one search per recipe; the report is the fastest recipe's search.
-    // Ties keep the earlier recipe (bf16, then the FP8 family, MXFP8, NVFP4).
-    const auto bf16_request = r.request;
-    bool found = false;
-    for (const auto& device : in.precisions) {
-      auto req = bf16_request;
-      req.precision = device;
-      const auto one = std::chrono::steady_clock::now();
-      auto result = plan(req);
-      precision_searched p;
-      p.precision = device.options.linear;
-      p.search_seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - one).count();
-      if (!result.top.empty()) {
-        p.best = result.top.front();
-        if (!found || p.best->result.step_time < r.result.top.front().result.step_time) {
+  // One search per combination of the auto dimensions' values (a dimension given by its flag
+  // has the one value); the report is the fastest search's, and each dimension's line gives
+  // each value's best over the others. Ties keep the earlier search: bf16, p2p, all-to-all.
+  const auto base = r.request;
+  const bool auto_precision = !in.precisions.empty();
+  const bool auto_comm = !in.cp_comms.empty();
+  const bool auto_dispatcher = !in.dispatchers.empty();
+  const auto precisions = auto_precision ? in.precisions : std::vector{base.precision};
+  const auto comms = auto_comm ? in.cp_comms : std::vector{base.cp_comm};
+  const auto dispatchers =
+      auto_dispatcher ? in.dispatchers : std::vector{base.options.experts.dispatcher};
+  const auto values = [](bool searched, const auto& all, const auto& name) {
+    std::vector<choice_searched> out;
+    for (const auto& v : all) {
+      if (searched) {
+        choice_searched c;
+        c.value = std::string(name(v));
+        out.push_back(std::move(c));
+      }
+    }
+    return out;
+  };
+  r.precisions = values(auto_precision, precisions,
+                        [](const precision_device& d) { return to_string(d.options.linear); });
+  r.cp_comms = values(auto_comm, comms, [](cp_comm_type c) { return to_string(c); });
+  r.dispatchers =
+      values(auto_dispatcher, dispatchers, [](token_dispatcher d) { return to_string(d); });
+  bool found = false;
+  bool first = true;
+  for (std::size_t pi = 0; pi < precisions.size(); ++pi) {
+    for (std::size_t ci = 0; ci < comms.size(); ++ci) {
+      for (std::size_t di = 0; di < dispatchers.size(); ++di) {
+        auto req = base;
+        req.precision = precisions[pi];
+        req.cp_comm = comms[ci];
+        req.options.experts.dispatcher = dispatchers[di];
+        const auto one = std::chrono::steady_clock::now();
+        auto result = plan(req);
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - one).count();
+        const layout_choices choices{
+            .cp_comm = auto_comm ? std::optional{comms[ci]} : std::nullopt,
+            .dispatcher = auto_dispatcher ? std::optional{dispatchers[di]} : std::nullopt};
+        const auto note = [&](std::vector<choice_searched>& searched, std::size_t i) {
+          if (searched.empty()) {
+            return;
+          }
+          auto& v = searched[i];
+          v.search_seconds += seconds;
+          if (!result.top.empty() &&
+              (!v.best || result.top.front().result.step_time < v.best->result.step_time)) {
+            v.best = result.top.front();
+            v.choices = choices;
+          }
+        };
+        note(r.precisions, pi);
+        note(r.cp_comms, ci);
+        note(r.dispatchers, di);
+        const bool faster =
+            !result.top.empty() &&
+            (!found || result.top.front().result.step_time < r.result.top.front().result.step_time);
+        if (faster || first) {  // the first search stands until one finds a faster layout
+          found = found || faster;
           r.request = req;
           r.result = std::move(result);
-          found = true;
         }
+        first = false;
       }
-      r.precisions.push_back(std::move(p));
-    }
-    if (!found) {
-      r.request = bf16_request;
-      r.result = plan(r.request);  // empty: the counts and the nearest workable say why
     }
   }
   r.search_seconds =
@@ -400,7 +492,8 @@ void add_plan_command(CLI::App& app) {
   search
       ->add_option("--cp-comm-type", f->cp_comm_type,
                    "how CP ranks exchange K,V: p2p|all_gather|a2a|a2a+p2p (Megatron "
-                   "--cp-comm-type)")
+                   "--cp-comm-type), or auto: one search per exchange, the fastest reported")
+      ->type_name("{p2p,all_gather,a2a,a2a+p2p,auto}")
       ->capture_default_str();
   search->add_option("--ep", f->ep,
                      "MoE: consider only this expert-parallel degree (default: every ep dividing "
@@ -411,7 +504,9 @@ void add_plan_command(CLI::App& app) {
   search
       ->add_option("--moe-token-dispatcher", f->moe_token_dispatcher,
                    "MoE: alltoall | flex (DeepEP/HybridEP) | allgather, as in step (Megatron "
-                   "--moe-token-dispatcher-type)")
+                   "--moe-token-dispatcher-type), or auto: one search per dispatcher, the "
+                   "fastest reported")
+      ->type_name("{alltoall,flex,allgather,auto}")
       ->capture_default_str();
   search->add_flag("--overlap-moe-expert-parallel-comm", f->overlap_moe_comm,
                    "MoE: hide the all-to-alls behind another micro-batch's compute in every "
@@ -428,7 +523,8 @@ void add_plan_command(CLI::App& app) {
       ->add_option("--compare", f->compare,
                    "evaluate two layouts side by side instead of searching, each as "
                    "\"t=16,p=4,cp=1,d=8,b=1,v=1,sp=off,recompute=full,zero=0\" (missing keys: d "
-                   "= N/(t*p*cp), others 1/off/none/0)")
+                   "= N/(t*p*cp), others 1/off/none/0; cp_comm= and dispatcher= override "
+                   "--cp-comm-type and --moe-token-dispatcher for that layout)")
       ->expected(2);
   search
       ->add_option("--emit", f->emit,
@@ -443,7 +539,8 @@ void add_plan_command(CLI::App& app) {
           "linear layers' recipe, as Transformer Engine runs it: bf16|fp8 (= fp8-delayed)|"
           "fp8-current|fp8-blockwise|mxfp8|nvfp4, or auto: one search per recipe the GPU runs "
           "(with --emit, per recipe the format writes), the fastest reported; attention and "
-          "logits stay BF16");
+          "logits stay BF16")
+      ->type_name("{bf16,fp8,fp8-current,fp8-blockwise,mxfp8,nvfp4,auto}");
   add_output_flags(*cmd, f->output, "table|json|csv");
   add_display_flags(*cmd, f->display);
   add_error_band_flag(*cmd, f->error_band);
@@ -456,7 +553,10 @@ every micro-batch b dividing G/d;
 interleaving v with p*v dividing L; SP on/off; recompute none/selective/full; ZeRO 0-3.
 --tp, --pp, --micro-batch, --vpp, --zero (as in step) fix their dimension. Every layout
 is costed at --precision (default bf16), time and memory, as step costs that recipe;
---precision auto searches once per recipe the GPU runs and reports the fastest.
+--precision auto searches once per recipe the GPU runs and reports the fastest;
+--cp-comm-type auto and --moe-token-dispatcher auto do the same for the CP exchange and
+the MoE dispatcher (with several autos, once per combination), and the layout strings
+name the choice (cp_comm=, dispatcher=) so that --compare costs it the same.
 Ranked by predicted step time; ties: TP in a node, smaller t, smaller p, larger b, smaller
 v, less recompute, SP off, lower ZeRO. A TP group never crosses a slower inter-node link
 unless nothing inside a node fits. docs/planner.md has the details.

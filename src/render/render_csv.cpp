@@ -57,11 +57,11 @@ long_context_columns columns_of(const context_parallel& cp, const precision_opti
 
 /// The columns plan's CSV appends after the layout row's, so that a row carries every dimension
 /// of the layout: the expert degrees, the micro-batches, the end stages' layers (0: the even
-/// split), whether the embedding and the loss count in the split, and the layout in the syntax
-/// of `plan --compare`.
+/// split), whether the embedding and the loss count in the split, the layout in the syntax
+/// of `plan --compare`, and the MoE token dispatcher (empty for a dense model).
 constexpr std::string_view plan_columns_header =
     ",ep,etp,micro_batches,first_stage_layers,last_stage_layers,embedding_in_split,loss_in_split,"
-    "layout";
+    "layout,dispatcher";
 
 /// One layout's row, without its line break; the CP and precision columns close it. dp is d, the
 /// replicas: N = tp·pp·cp·dp.
@@ -93,17 +93,22 @@ std::string plan_csv(const plan_report& report, bool header) {
       header ? "rank,model," + std::string(layout_header) + std::string(plan_columns_header) + "\n"
              : "";
   const auto name = field(model_name(report.model));
+  // The token dispatcher of an MoE model's layouts; empty for a dense model.
+  const std::string dispatcher =
+      is_moe(report.request.model.moe)
+          ? std::string(to_string(report.request.options.experts.dispatcher))
+          : std::string();
   std::size_t rank = 0;
   for (const auto& l : report.result.top) {
     const context_parallel cp{.cp = l.candidate.cp, .comm = report.request.cp_comm};
     const auto& p = l.candidate.par;
-    out +=
-        fmt::format("{},{},", ++rank, name) +
-        layout_row(p, l.result,
-                   columns_of(cp, report.request.precision.options, l.long_context, l.result)) +
-        fmt::format(",{},{},{},{},{},{},{},{}\n", p.ep, p.etp, l.result.micro_batches,
-                    p.first_stage_layers, p.last_stage_layers, p.embedding_in_split ? "on" : "off",
-                    p.loss_in_split ? "on" : "off", field(describe_layout(p, l.candidate.cp)));
+    out += fmt::format("{},{},", ++rank, name) +
+           layout_row(p, l.result,
+                      columns_of(cp, report.request.precision.options, l.long_context, l.result)) +
+           fmt::format(",{},{},{},{},{},{},{},{},{}\n", p.ep, p.etp, l.result.micro_batches,
+                       p.first_stage_layers, p.last_stage_layers,
+                       p.embedding_in_split ? "on" : "off", p.loss_in_split ? "on" : "off",
+                       field(describe_layout(p, l.candidate.cp, report.choices())), dispatcher);
   }
   return out;
 }

@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "render/render_step.hpp"
@@ -275,18 +279,46 @@ std::string ties_text(const plan_report& r) {
 
 }  // namespace
 
-std::string precision_auto_text(const plan_report& r) {
-  if (r.precisions.empty()) {
+namespace {
+
+/// "label auto: a 1.2 s, b 1.1 s; fastest b\n", saying which values tie with the winner.
+std::string auto_line(std::string_view label, const std::vector<choice_searched>& searched,
+                      std::string_view winner) {
+  if (searched.empty()) {
     return {};
   }
-  std::string o = "precision auto:";
-  for (std::size_t i = 0; i < r.precisions.size(); ++i) {
-    const auto& p = r.precisions[i];
-    o += fmt::format(
-        "{} {} {}", i == 0 ? "" : ",", to_string(p.precision),
-        p.best ? io::to_string(p.best->result.step_time) : std::string("no layout fits"));
+  std::string o = fmt::format("{} auto:", label);
+  std::optional<double> best;
+  for (std::size_t i = 0; i < searched.size(); ++i) {
+    const auto& c = searched[i];
+    o += fmt::format("{} {} {}", i == 0 ? "" : ",", c.value,
+                     c.best ? io::to_string(c.best->result.step_time) : "no layout fits");
+    if (c.value == winner && c.best) {
+      best = c.best->result.step_time.value();
+    }
   }
-  return o + fmt::format("; fastest {}\n", to_string(r.request.precision.options.linear));
+  std::vector<std::string_view> tied;
+  for (const auto& c : searched) {
+    if (best && c.best && c.value != winner &&
+        std::abs(c.best->result.step_time.value() - *best) <= 1e-9 * *best) {
+      tied.push_back(c.value);
+    }
+  }
+  o += fmt::format("; fastest {}", winner);
+  if (!tied.empty()) {
+    o += fmt::format(", tied with {} (the first searched is kept)", fmt::join(tied, ", "));
+  }
+  return o + "\n";
+}
+
+}  // namespace
+
+std::string auto_search_text(const plan_report& r) {
+  const auto& req = r.request;
+  return auto_line("precision", r.precisions, to_string(req.precision.options.linear)) +
+         auto_line("cp-comm-type", r.cp_comms, to_string(req.cp_comm)) +
+         auto_line("moe-token-dispatcher", r.dispatchers,
+                   to_string(req.options.experts.dispatcher));
 }
 
 namespace {
@@ -295,7 +327,7 @@ std::string plan_text(const plan_report& r) {
   const auto& req = r.request;
   const auto& res = r.result;
   const auto& c = res.counts;
-  std::string o = header(r.model, r.hardware, req, "Plan") + precision_auto_text(r);
+  std::string o = header(r.model, r.hardware, req, "Plan") + auto_search_text(r);
   std::string limits;
   if (req.constraints.max_tp > 0) {
     limits += fmt::format(" --max-tp {}", req.constraints.max_tp);
@@ -363,7 +395,8 @@ std::string plan_text(const plan_report& r) {
   o += plan_layouts_table(r);
   if (!res.top.empty()) {
     const auto& w = res.top.front();
-    o += fmt::format("  winner: --compare {}\n", describe_layout(w.candidate.par, w.candidate.cp));
+    o += fmt::format("  winner: --compare {}\n",
+                     describe_layout(w.candidate.par, w.candidate.cp, r.choices()));
     o += reserve_text(w.result.memory, req.memory_reserve);
     o += ties_text(r);
   }
@@ -390,7 +423,7 @@ std::string plan_text(const plan_report& r) {
       const bool across = pd.best.tp_spans_nodes;
       o += fmt::format("  {:>4} {:>4} {:>4} {:>5} {:>10} {:>6} {:>4}  {}{}\n", par.tp, par.pp,
                        pd.best.cp, par.dp, io::to_string(pd.best.step_time), io::percent(pd.mfu),
-                       pd.feasible, describe_layout(par, pd.best.cp),
+                       pd.feasible, describe_layout(par, pd.best.cp, r.choices()),
                        across ? "  (TP crosses nodes)" : "");
     }
   }
@@ -418,8 +451,12 @@ nlohmann::json breakdown_json(const step_breakdown& b) {
   return out;
 }
 
+/// One layout; `req` is the request it was costed under (its CP exchange and dispatcher),
+/// `choices` what its layout string names.
 nlohmann::json layout_json(const parallel_config& par, const step_result& s,
-                           const cluster_topology& topo, const cp_step_terms& cp) {
+                           const plan_request& req, const cp_step_terms& cp,
+                           const layout_choices& choices) {
+  const auto& topo = req.topology;
   return {{"tp", par.tp},
           {"pp", par.pp},
           {"cp", cp.cp},
@@ -437,7 +474,11 @@ nlohmann::json layout_json(const parallel_config& par, const step_result& s,
           {"embedding_in_split", par.embedding_in_split},
           {"loss_in_split", par.loss_in_split},
           {"tp_spans_nodes", par.tp > topo.gpus_per_node},
-          {"layout", describe_layout(par, cp.cp)},
+          {"cp_comm_type", to_string(req.cp_comm)},
+          {"dispatcher", is_moe(req.model.moe)
+                             ? nlohmann::json(to_string(req.options.experts.dispatcher))
+                             : nlohmann::json(nullptr)},
+          {"layout", describe_layout(par, cp.cp, choices)},
           {"step_time_s", s.step_time.value()},
           {"cp_comm_exposed_s", cp.exposed.value()},
           {"cp_comm_hidden_s", cp.hidden.value()},
@@ -472,7 +513,7 @@ nlohmann::json plan_json(const plan_report& r) {
   nlohmann::json layouts = nlohmann::json::array();
   std::size_t index = 0;
   for (const auto& l : res.top) {
-    auto j = layout_json(l.candidate.par, l.result, req.topology, cp_terms_of(l));
+    auto j = layout_json(l.candidate.par, l.result, req, cp_terms_of(l), r.choices());
     const auto b = layout_band(r, l);
     const auto [lo, hi] = time_band(b, l.result.step_time.value());
     j["precision"] = to_string(req.precision.options.linear);
@@ -492,7 +533,7 @@ nlohmann::json plan_json(const plan_report& r) {
                            {"ep", pd.best.par.ep},
                            {"etp", pd.best.par.etp},
                            {"dp", pd.best.par.dp},
-                           {"layout", describe_layout(pd.best.par, pd.best.cp)},
+                           {"layout", describe_layout(pd.best.par, pd.best.cp, r.choices())},
                            {"step_time_s", pd.best.step_time.value()},
                            {"mfu", pd.mfu},
                            {"feasible", pd.feasible},
@@ -502,7 +543,7 @@ nlohmann::json plan_json(const plan_report& r) {
   if (!res.top.empty() && res.runner_up) {
     runner_up = comparison_json(compare_planned(res.top[0], *res.runner_up));
     runner_up["layout"] =
-        describe_layout(res.runner_up->candidate.par, res.runner_up->candidate.cp);
+        describe_layout(res.runner_up->candidate.par, res.runner_up->candidate.cp, r.choices());
   }
   // --zero: the stage, or null when every stage the stack allows is searched.
   const auto fixed_zero = req.constraints.fixed_zero >= 0
@@ -549,19 +590,31 @@ nlohmann::json plan_json(const plan_report& r) {
       {"layouts", layouts},
       {"runner_up", runner_up},
       {"per_degrees", per_degrees}};
-  if (!r.precisions.empty()) {  // --precision auto: each recipe's best, in the order searched
-    nlohmann::json searched = nlohmann::json::array();
-    for (const auto& p : r.precisions) {
-      searched.push_back(
-          {{"precision", to_string(p.precision)},
-           {"step_time_s", p.best ? nlohmann::json(p.best->result.step_time.value()) : nullptr},
-           {"layout",
-            p.best ? nlohmann::json(describe_layout(p.best->candidate.par, p.best->candidate.cp))
-                   : nullptr},
-           {"search_seconds", p.search_seconds}});
+  // Each auto dimension: each value's best, in the order searched.
+  const auto searched = [](const std::vector<choice_searched>& values, const char* key) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& v : values) {
+      list.push_back(
+          {{key, v.value},
+           {"step_time_s", v.best ? nlohmann::json(v.best->result.step_time.value()) : nullptr},
+           {"layout", v.best ? nlohmann::json(describe_layout(v.best->candidate.par,
+                                                              v.best->candidate.cp, v.choices))
+                             : nullptr},
+           {"search_seconds", v.search_seconds}});
     }
+    return list;
+  };
+  if (!r.precisions.empty()) {
     out["request"]["precision_auto"] = true;
-    out["precisions"] = searched;
+    out["precisions"] = searched(r.precisions, "precision");
+  }
+  if (!r.cp_comms.empty()) {
+    out["request"]["cp_comm_auto"] = true;
+    out["cp_comm_types"] = searched(r.cp_comms, "cp_comm_type");
+  }
+  if (!r.dispatchers.empty()) {
+    out["request"]["dispatcher_auto"] = true;
+    out["dispatchers"] = searched(r.dispatchers, "dispatcher");
   }
   return out;
 }
@@ -601,8 +654,10 @@ std::string compare_text(const compare_report& r) {
   for (std::size_t i = 0; i < 2; ++i) {
     const auto& par = r.layouts[i];
     const auto& s = r.results[i];
-    o += fmt::format("{}: {}  (m = {}; TP group: {})\n", names[i], describe_layout(par, r.cp[i].cp),
-                     s.micro_batches, tp_group_text(par, r.hardware, req.topology));
+    const auto own = request_for(req, r.choices[i]);
+    o += fmt::format("{}: {}  (m = {}; TP group: {})\n", names[i],
+                     describe_layout(par, r.cp[i].cp, r.choices[i]), s.micro_batches,
+                     tp_group_text(par, r.hardware, req.topology));
     o += fmt::format(
         "   step {}, MFU {}, HFU {}, {:.0f} tokens/s; TP: {:.0f} collectives of {} per layer and "
         "micro-batch, {} ({}); memory {} of {}: {}\n",
@@ -614,7 +669,7 @@ std::string compare_text(const compare_report& r) {
       o += fmt::format(
           "   CP: {} ranks ({}), {} of exchange per step exposed, {} hidden behind attention; "
           "attention against all {} keys adds {}\n",
-          r.cp[i].cp, to_string(r.request.cp_comm), io::to_string(r.cp[i].exposed),
+          r.cp[i].cp, to_string(own.cp_comm), io::to_string(r.cp[i].exposed),
           io::to_string(r.cp[i].hidden), r.request.model.seq,
           io::to_string(r.cp[i].attention_extra));
     }
@@ -643,7 +698,8 @@ std::string compare_text(const compare_report& r) {
 nlohmann::json compare_json(const compare_report& r) {
   nlohmann::json layouts = nlohmann::json::array();
   for (std::size_t i = 0; i < 2; ++i) {
-    auto l = layout_json(r.layouts[i], r.results[i], r.request.topology, r.cp[i]);
+    auto l = layout_json(r.layouts[i], r.results[i], request_for(r.request, r.choices[i]), r.cp[i],
+                         r.choices[i]);
     l["given"] = r.given[i];
     const auto b = layout_band(r.request, r.hardware, r.layouts[i], r.cp[i].cp);
     const auto [lo, hi] = time_band(b, r.results[i].step_time.value());

@@ -14,26 +14,46 @@
 
 namespace tpcost::cli {
 
-/// One recipe of `plan --precision auto`: the best layout its search found, if any fits.
-struct precision_searched {
-  linear_precision precision = linear_precision::bf16;
+/// One value of a dimension that `plan` searched with `auto` (--precision, --cp-comm-type,
+/// --moe-token-dispatcher): the best layout found with it, over every value of the other auto
+/// dimensions, if any fits.
+struct choice_searched {
+  std::string value;  ///< as the layout string and the JSON spell it
   std::optional<planned_layout> best;
-  double search_seconds = 0.0;
+  layout_choices choices;       ///< the auto dimensions' values `best` ran with
+  double search_seconds = 0.0;  ///< summed over the searches run with this value
 };
 
 /// A search and what it ran on.
 struct plan_report {
   chosen_model model;
   chosen_hardware hardware;
-  plan_request request;  ///< with --precision auto: the winning recipe's
+  plan_request request;  ///< with an auto dimension: the winning search's
   plan_result result;
   double search_seconds = 0.0;  ///< wall time of the search and the full evaluation of the top k
   /// --precision auto: every recipe the GPU runs, searched in turn (empty otherwise).
-  std::vector<precision_searched> precisions;
+  std::vector<choice_searched> precisions;
+  /// --cp-comm-type auto: each CP exchange, searched in turn (empty otherwise).
+  std::vector<choice_searched> cp_comms;
+  /// --moe-token-dispatcher auto: each token dispatcher, searched in turn (empty otherwise).
+  std::vector<choice_searched> dispatchers;
+
+  /// What the listed layout strings name beyond the degrees: the choices the search made.
+  [[nodiscard]] layout_choices choices() const {
+    layout_choices c;
+    if (!cp_comms.empty()) {
+      c.cp_comm = request.cp_comm;
+    }
+    if (!dispatchers.empty()) {
+      c.dispatcher = request.options.experts.dispatcher;
+    }
+    return c;
+  }
 };
 
-/// "precision auto: bf16 13.63 s, fp8-delayed 9.544 s ...; fastest fp8-delayed\n".
-std::string precision_auto_text(const plan_report& r);
+/// One line per auto dimension, e.g. "precision auto: bf16 13.63 s, fp8-delayed 9.544 s;
+/// fastest fp8-delayed\n"; empty without one.
+std::string auto_search_text(const plan_report& r);
 
 /// Two layouts evaluated side by side.
 struct compare_report {
@@ -41,6 +61,9 @@ struct compare_report {
   chosen_hardware hardware;
   plan_request request;
   std::array<std::string, 2> given;  ///< the --compare texts
+  /// What each layout names beyond its degrees (cp_comm=, dispatcher=): `request_for` of them
+  /// is the request it was costed under.
+  std::array<layout_choices, 2> choices;
   std::array<parallel_config, 2> layouts;
   std::array<step_result, 2> results;
   std::array<cp_step_terms, 2> cp;                   ///< each layout's CP terms (cp = 1: none)

@@ -634,3 +634,68 @@ TEST_CASE("plan's layout flags fix their dimension in every layout it lists", "[
   REQUIRE(alias.exit_code == 0);
   CHECK(nlohmann::json::parse(alias.out).at("layouts") == j.at("layouts"));
 }
+
+TEST_CASE(
+    "plan --cp-comm-type auto and --moe-token-dispatcher auto search each value, report the "
+    "fastest, and the winner's layout string costs the same under --compare and --emit",
+    "[cli][plan][auto]") {
+  const auto json_of = [](const std::string& args) {
+    const auto r = run_plan(args + " --top 1 --format json");
+    REQUIRE(r.exit_code == 0);
+    return nlohmann::json::parse(r.out);
+  };
+  const std::string hardware = "--gpu h100-sxm --interconnect ib-ndr";
+  struct auto_case {
+    std::string job, flag, list_key, value_key;
+    std::vector<std::string> values;  // in the order searched, as the flag reads them
+  };
+  const std::vector<auto_case> cases{
+      {"--model llama-3-8b --seq 131072 --gpus 64 --global-batch 32",
+       "--cp-comm-type",
+       "cp_comm_types",
+       "cp_comm_type",
+       {"p2p", "all_gather", "a2a", "a2a+p2p"}},
+      {"--model qwen3-30b-a3b --gpus 64 --global-batch 512",
+       "--moe-token-dispatcher",
+       "dispatchers",
+       "dispatcher",
+       {"all-to-all", "deep-ep", "all-gather"}},
+  };
+  for (const auto& c : cases) {
+    INFO(c.flag);
+    const auto a = json_of(c.job + " " + hardware + " " + c.flag + " auto");
+    const auto& searched = a.at(c.list_key);
+    REQUIRE(searched.size() == c.values.size());
+    double best = 0.0;
+    std::string fastest;
+    for (std::size_t i = 0; i < searched.size(); ++i) {
+      const auto& v = searched[i];
+      CHECK(v.at(c.value_key) == c.values[i]);
+      // Each value's best is what a search with that value alone finds.
+      const auto one = json_of(c.job + " " + hardware + " " + c.flag + " " + c.values[i]);
+      const auto t = v.at("step_time_s").get<double>();
+      CHECK(one.at("layouts").at(0).at("step_time_s").get<double>() == t);
+      if (fastest.empty() || t < best) {
+        best = t;
+        fastest = c.values[i];
+      }
+    }
+    const auto& winner = a.at("layouts").at(0);
+    CHECK(winner.at(c.value_key) == fastest);
+    CHECK(winner.at("step_time_s").get<double>() == best);
+    // The winner's layout string names the choice, and --compare costs it as the search did,
+    // whatever the flag's own default.
+    const auto layout = winner.at("layout").get<std::string>();
+    const auto key = c.flag == "--cp-comm-type" ? ",cp_comm=" : ",dispatcher=";
+    CHECK(layout.find(key + fastest) != std::string::npos);
+    const auto compared =
+        run_plan(c.job + " " + hardware + " --format json --compare " + layout + " " + layout);
+    REQUIRE(compared.exit_code == 0);
+    CHECK(nlohmann::json::parse(compared.out).at("layouts").at(0).at("step_time_s").get<double>() ==
+          best);
+    // --emit megatron writes the winning value, and step --from costs it as plan did.
+    CHECK_THAT(
+        check_emit_round_trip(c.job + " " + c.flag + " auto", hardware, "megatron", ".sh", ""),
+        Catch::WithinRel(best, 1e-12));
+  }
+}

@@ -575,6 +575,12 @@ TEST_CASE("A comparison's part deltas add up to the step-time delta and name wha
   CHECK(d.changes == std::vector<std::string>{"t 4 -> 2", "p 2 -> 4", "b 2 -> 1", "v 1 -> 2",
                                               "sp off -> on", "recompute none -> selective"});
   CHECK(compare_layouts(a, ra, a, ra).changes.empty());
+  // The exchange and the dispatcher each layout was costed under: a change where they differ.
+  const layout_choices p2p{.cp_comm = cp_comm_type::p2p, .dispatcher = token_dispatcher::deep_ep};
+  const layout_choices a2a{.cp_comm = cp_comm_type::a2a, .dispatcher = token_dispatcher::deep_ep};
+  CHECK(compare_layouts(a, ra, a, ra, {}, {}, p2p, a2a).changes ==
+        std::vector<std::string>{"cp_comm p2p -> a2a"});
+  CHECK(compare_layouts(a, ra, a, ra, {}, {}, p2p, p2p).changes.empty());
 }
 
 TEST_CASE("Layouts are read from key=value text, missing degrees derived from N", "[planner]") {
@@ -606,6 +612,42 @@ TEST_CASE("Layouts are read from key=value text, missing degrees derived from N"
   fails("t=8,recompute=some", "recompute = 'some'");
   fails("t=8,sp=maybe", "sp = 'maybe'");
   fails("t=8,zero=4", "zero = '4'");
+  fails("t=8,cp_comm=ring", "cp_comm = 'ring'");
+  fails("t=8,dispatcher=nccl", "dispatcher = 'nccl'");
+}
+
+TEST_CASE("a layout string names the CP exchange and the dispatcher a search chose, and reads back",
+          "[planner][compare]") {
+  parallel_config par;
+  par.tp = 2;
+  par.pp = 1;
+  par.ep = 8;
+  par.dp = 4;
+  par.global_batch = 64;
+  const layout_choices chosen{.cp_comm = cp_comm_type::a2a_p2p,
+                              .dispatcher = token_dispatcher::deep_ep};
+  const auto text = describe_layout(par, 4, chosen);
+  CHECK_THAT(text, Catch::Matchers::EndsWith(",cp_comm=a2a+p2p,dispatcher=deep-ep"));
+  const auto back = parse_plan_layout(text, "compare", 32, 64);
+  CHECK(back.cp == 4);
+  CHECK(back.choices.cp_comm == cp_comm_type::a2a_p2p);
+  CHECK(back.choices.dispatcher == token_dispatcher::deep_ep);
+  CHECK(describe_layout(back.par, back.cp, back.choices) == text);
+  // Only where it applies: no exchange without CP, no dispatcher without EP.
+  par.ep = 1;
+  CHECK(describe_layout(par, 1, chosen) == describe_layout(par));
+  // Megatron's spellings read too; a layout that names nothing keeps the request's.
+  CHECK(parse_plan_layout("t=2,cp=4,dispatcher=flex", "compare", 32, 64).choices.dispatcher ==
+        token_dispatcher::deep_ep);
+  plan_request req;
+  req.cp_comm = cp_comm_type::p2p;
+  req.options.experts.dispatcher = token_dispatcher::all_to_all;
+  const auto none = request_for(req, parse_plan_layout("t=2", "compare", 32, 64).choices);
+  CHECK(none.cp_comm == cp_comm_type::p2p);
+  CHECK(none.options.experts.dispatcher == token_dispatcher::all_to_all);
+  const auto own = request_for(req, back.choices);
+  CHECK(own.cp_comm == cp_comm_type::a2a_p2p);
+  CHECK(own.options.experts.dispatcher == token_dispatcher::deep_ep);
 }
 
 TEST_CASE("No layout at all: the message names the rules and what would work", "[planner]") {

@@ -63,6 +63,7 @@
 #include "tpcost/base/checked.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/base/parse.hpp"
+#include "tpcost/comm/expert_parallel.hpp"
 #include "tpcost/comm/topology.hpp"
 #include "tpcost/model/flops.hpp"
 #include "tpcost/model/memory.hpp"
@@ -956,9 +957,19 @@ inline std::optional<plan_reason> broken_plan_rule(const plan_request& req,
   return std::nullopt;
 }
 
+/// What a layout string may carry beyond the degrees: the CP exchange and the MoE token
+/// dispatcher, written when the search chose them (plan --cp-comm-type auto,
+/// --moe-token-dispatcher auto) so that `--compare` costs the layout as the search did.
+struct layout_choices {
+  std::optional<cp_comm_type> cp_comm;
+  std::optional<token_dispatcher> dispatcher;
+};
+
 /// A layout in the syntax `parse_plan_layout` reads: "t=8,p=16,d=8,b=1,v=1,sp=off,
-/// recompute=full,zero=0" (",cp=4" after p when cp > 1, then ",ep=8" when ep > 1).
-inline std::string describe_layout(const parallel_config& par, std::int64_t cp = 1) {
+/// recompute=full,zero=0" (",cp=4" after p when cp > 1, then ",ep=8" when ep > 1; the
+/// `choices` given last, as ",cp_comm=a2a" (cp > 1 only) and ",dispatcher=deep-ep" (ep > 1 only)).
+inline std::string describe_layout(const parallel_config& par, std::int64_t cp = 1,
+                                   const layout_choices& choices = {}) {
   return "t=" + std::to_string(par.tp) + ",p=" + std::to_string(par.pp) +
          (cp > 1 ? ",cp=" + std::to_string(cp) : std::string()) +
          (par.ep > 1 ? ",ep=" + std::to_string(par.ep) : std::string()) +
@@ -968,19 +979,39 @@ inline std::string describe_layout(const parallel_config& par, std::int64_t cp =
          ",recompute=" + std::string(to_string(par.recompute)) +
          ",zero=" + std::to_string(static_cast<int>(par.zero)) +
          (par.first_stage_layers > 0 ? ",first=" + std::to_string(par.first_stage_layers) : "") +
-         (par.last_stage_layers > 0 ? ",last=" + std::to_string(par.last_stage_layers) : "");
+         (par.last_stage_layers > 0 ? ",last=" + std::to_string(par.last_stage_layers) : "") +
+         (choices.cp_comm && cp > 1 ? ",cp_comm=" + std::string(to_string(*choices.cp_comm))
+                                    : std::string()) +
+         (choices.dispatcher && par.ep > 1
+              ? ",dispatcher=" + std::string(to_string(*choices.dispatcher))
+              : std::string());
 }
 
-/// A layout with its context-parallel degree: N = t·p·cp·d.
+/// `req` with the choices a layout names in place of the request's own.
+inline plan_request request_for(const plan_request& req, const layout_choices& choices) {
+  auto out = req;
+  if (choices.cp_comm) {
+    out.cp_comm = *choices.cp_comm;
+  }
+  if (choices.dispatcher) {
+    out.options.experts.dispatcher = *choices.dispatcher;
+  }
+  return out;
+}
+
+/// A layout with its context-parallel degree (N = t·p·cp·d) and the choices it names.
 struct plan_layout {
   parallel_config par;
   std::int64_t cp = 1;
+  layout_choices choices;
 };
 
 /// Reads a layout written as comma-separated key=value pairs, e.g. "t=16,p=4,d=8,b=1,
 /// recompute=full": t|tp, p|pp, cp, ep, etp (expert TP), d|dp, b|mb (micro-batch), v|vpp, sp
 /// (on|off), recompute|rc (none|selective|full), zero (0..3), first and last (layers on the end
-/// stages). Missing t, cp, b and v are 1, SP off, recompute none, ZeRO 0; a missing d is N/(t·p·cp)
+/// stages), cp_comm (p2p|all_gather|a2a|a2a+p2p) and dispatcher (all-to-all|deep-ep|all-gather,
+/// or Megatron's alltoall|flex|allgather), which override the request's when given.
+/// Missing t, cp, b and v are 1, SP off, recompute none, ZeRO 0; a missing d is N/(t·p·cp)
 /// and a missing p is N/(t·cp·d) (p = 1 when both are missing). With `gpus` > 0, t·p·cp·d must
 /// equal it. Throws `invalid_spec(field, ...)` quoting the text.
 inline plan_layout parse_plan_layout(std::string_view text, std::string_view field,
@@ -992,6 +1023,7 @@ inline plan_layout parse_plan_layout(std::string_view text, std::string_view fie
   parallel_config par;
   par.global_batch = global_batch;
   std::int64_t cp = 1;
+  layout_choices choices;
   bool has_p = false, has_d = false;
   std::size_t start = 0;
   while (start <= text.size()) {
@@ -1063,10 +1095,22 @@ inline plan_layout parse_plan_layout(std::string_view text, std::string_view fie
       par.first_stage_layers = count();
     } else if (key == "last") {
       par.last_stage_layers = count();
+    } else if (key == "cp_comm") {
+      try {
+        choices.cp_comm = parse_cp_comm_type(value, field);
+      } catch (const invalid_spec&) {
+        fail("cp_comm = " + quote_value(value) + "; expected p2p, all_gather, a2a or a2a+p2p");
+      }
+    } else if (key == "dispatcher") {
+      try {
+        choices.dispatcher = parse_token_dispatcher(value, field);
+      } catch (const invalid_spec&) {
+        fail("dispatcher = " + quote_value(value) + "; expected all-to-all, deep-ep or all-gather");
+      }
     } else {
       fail("'" + detail::printable(key) +
            "' is not a layout key; expected t, p, cp, ep, etp, d, b, v, sp, recompute, zero, "
-           "first, last");
+           "first, last, cp_comm, dispatcher");
     }
   }
   if (gpus > 0) {
@@ -1097,7 +1141,7 @@ inline plan_layout parse_plan_layout(std::string_view text, std::string_view fie
            std::to_string(par.dp) + " is not N = " + std::to_string(gpus));
     }
   }
-  return {par, cp};
+  return {par, cp, choices};
 }
 
 /// parse_plan_layout for a layout without context parallelism (cp = 1 only).
@@ -1166,7 +1210,9 @@ struct step_comparison {
 inline step_comparison compare_layouts(const parallel_config& base_par, const step_result& base,
                                        const parallel_config& other_par, const step_result& other,
                                        const cp_step_terms& base_cp = {},
-                                       const cp_step_terms& other_cp = {}) {
+                                       const cp_step_terms& other_cp = {},
+                                       const layout_choices& base_choices = {},
+                                       const layout_choices& other_choices = {}) {
   step_comparison out;
   const auto change = [&](const char* name, const std::string& a, const std::string& b) {
     if (a != b) {
@@ -1193,6 +1239,14 @@ inline step_comparison compare_layouts(const parallel_config& base_par, const st
                : n(par.first_stage_layers) + "/" + n(par.last_stage_layers);
   };
   change("first/last stage layers", ends(base_par), ends(other_par));
+  if (base_choices.cp_comm && other_choices.cp_comm) {
+    change("cp_comm", std::string(to_string(*base_choices.cp_comm)),
+           std::string(to_string(*other_choices.cp_comm)));
+  }
+  if (base_choices.dispatcher && other_choices.dispatcher) {
+    change("dispatcher", std::string(to_string(*base_choices.dispatcher)),
+           std::string(to_string(*other_choices.dispatcher)));
+  }
   double largest = -1.0;
   for (std::size_t i = 0; i < breakdown_parts.size(); ++i) {
     const auto member = breakdown_parts[i].time;
