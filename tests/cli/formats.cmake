@@ -331,6 +331,16 @@ tpcost_cli_case("torchtitan toml: the token-counted batch of b5bcd76"
 tpcost_cli_case("torchtitan toml: tokens that are not whole sequences name the key"
   ARGS convert ${badf}/tokens_seq.toml RC 2
   STDERR "tokens_seq\\.toml:3:[0-9]+: training\\.num_tokens_per_microbatch_per_dp_rank: 10000 tokens are not a whole number of sequences of training\\.max_context_length = 8192")
+# torchtitan's own batch contradictions, refused by convert as its trainer refuses them.
+tpcost_cli_case("torchtitan toml: a global batch not a multiple of local_batch_size x DP"
+  ARGS convert ${badf}/global_batch_local.toml RC 2
+  STDERR "global_batch_local\\.toml:9:21: training\\.global_batch_size: G = 66 is not a multiple of training\\.local_batch_size x DP = 2 x 32 = 64")
+tpcost_cli_case("torchtitan toml: a local batch larger than the global batch"
+  ARGS convert ${badf}/local_over_global.toml RC 2
+  STDERR "local_over_global\\.toml:7:20: training\\.local_batch_size: the local batch 4 is larger than the global batch 2 \\(training\\.global_batch_size\\)")
+tpcost_cli_case("torchtitan toml: pipeline micro-batches that do not divide the local batch"
+  ARGS check ${badf}/pp_microbatch.toml --gpus 16 --gpu h100-sxm --rule min_mfu=0.1 RC 2
+  STDERR "pp_microbatch\\.toml:14:37: parallelism\\.pipeline_parallel_microbatch_size: micro-batches of 3 do not divide training\\.local_batch_size = 8")
 
 # Megatron's tokenizers whose type fixes the vocabulary (issue 29), padded to a multiple of
 # 128 x t = 512 (_vocab_size_with_padding).
