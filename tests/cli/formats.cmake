@@ -275,6 +275,15 @@ tpcost_cli_case("a cycle of sourced files is refused"
 tpcost_cli_case("sourced files more than 8 deep are refused"
   ARGS convert ${badf}/source_deep.sh RC 2
   STDERR "level_8\\.sh:3:1: source \\./level_9\\.sh: sources [^ ]*level_9\\.sh more than 8 files deep")
+# `. $CONF/model.sh` and `source "${CONF}/parallel.sh"`: a path through a variable the script
+# sets, relative to the script's folder; an error in the sourced file names that file's line.
+set(sourced ${fmt_dir}/sourced/train.sh)
+tpcost_cli_case("sourced files through a variable the script sets: the model and the layout they hold"
+  ARGS convert -q ${sourced} RC 0
+  STDOUT "\"heads\": 16,\n    \"hidden\": 2048,.*\"layers\": 24,.*\"gpus\": 8,\n    \"pp\": 2,\n    \"tp\": 2\n")
+tpcost_cli_case("a bad value in a sourced file names the sourced file's line"
+  ARGS convert ${sourced} --set HEADS=abc RC 2
+  STDERR "sourced/conf/model\\.sh:6:5: --num-attention-heads: 'abc' is not a whole number")
 tpcost_cli_case("a sourced path through an unset variable asks for --set"
   ARGS convert ${badf}/source_unknown_var.sh RC 2
   STDERR "source_unknown_var\\.sh:3:1: source \\$\\{CONFIG_DIR\\}/model\\.sh: \\$CONFIG_DIR is not set in the script \\(give --set CONFIG_DIR=VALUE\\)")
@@ -292,6 +301,22 @@ tpcost_cli_case("megatron-fsdp script: without --use-megatron-fsdp the distribut
   ARGS convert -q ${mfsdp} --set USE_MEGATRON_FSDP=0 RC 0 STDOUT "\"zero\": 1\n")
 tpcost_cli_case("megatron-fsdp script: check costs ZeRO-3"
   ARGS check ${mfsdp} --gpu h100-sxm --rule min_mfu=0.3 RC 0 STDOUT "t=1 p=1 d=8, b=1 G=128.*ZeRO-3")
+# The script costs what the llama-3-8b preset costs with the layout, batch, precision and
+# sharding it states: the same step (--quiet's breakdown, where ZeRO-1 and 3 tie) and the same
+# ZeRO-3 memory (optim_grads_params; ZeRO-1 would need 96.1 GiB).
+add_test(NAME "cli: megatron-fsdp script costs what --model llama-3-8b --zero 3 costs"
+  COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:tpcost_cli>
+    "-DARGS_A=step|--config|${mfsdp}|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
+    "-DARGS_B=step|--model|llama-3-8b|--tp|1|--pp|1|--gpus|8|--batch|1|--global-batch|128|--seq|8192|--zero|3|--dtype|bf16|--precision|fp8|--fp8-param-gather|--attention|fused|--sp|--overlap-grad-reduce|--overlap-param-gather|--hidden-dropout|0|--attention-dropout|0|--stack|megatron-core|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
+    -P ${CMAKE_CURRENT_SOURCE_DIR}/same_report.cmake)
+set(llama_fsdp_mem "ZeRO 3 .*step time 9\\.989 s .*memory per GPU \\(fullest stage 0, fused attention\\): weights 2\\.7 GiB, gradients 3\\.7 GiB, optimizer 11\\.2 GiB, activations 40\\.0 GiB = 57\\.7 GiB")
+tpcost_cli_case("megatron-fsdp script: the ZeRO-3 step and memory"
+  ARGS step --config ${mfsdp} --gpu h100-sxm --interconnect ib-ndr RC 0 STDOUT "${llama_fsdp_mem}")
+tpcost_cli_case("llama-3-8b preset at the megatron-fsdp script's settings: the same step and memory"
+  ARGS step --model llama-3-8b --tp 1 --pp 1 --gpus 8 --batch 1 --global-batch 128 --seq 8192
+       --zero 3 --dtype bf16 --precision fp8 --fp8-param-gather --attention fused --sp
+       --overlap-grad-reduce --overlap-param-gather --hidden-dropout 0 --attention-dropout 0
+       --stack megatron-core --gpu h100-sxm --interconnect ib-ndr RC 0 STDOUT "${llama_fsdp_mem}")
 tpcost_cli_case("megatron-fsdp script: an unknown strategy names the flag"
   ARGS convert ${mfsdp} --set SHARDING_STRATEGY=full RC 2
   STDERR "train_llama3_8b_fsdp_h100_fp8\\.sh:117:9: --data-parallel-sharding-strategy: 'full' is not a Megatron-FSDP sharding strategy")
