@@ -391,7 +391,16 @@ tpcost_cli_case("check of a script: every missing value at once, as flags"
   STDERR "tokenizers\\.sh: the step rules \\(min_mfu\\) need the model's --vocab-size N in the script \\(or --vocab N with the command\\) [^;]*; the GPU: --gpu NAME with the command")
 tpcost_cli_case("check of a script without a rule: --rule, not a JSON checks block"
   ARGS check ${tok} RC 2
-  STDERR "tokenizers\\.sh: no rule is enabled and no whole step to judge the memory of; give a rule with the command, e.g. --rule min_mfu=0.4")
+  STDERR "tokenizers\\.sh: no rule is enabled and no whole step to judge the memory of; give a rule with the command, e.g. --rule min_mfu=0.4 \\(or, to judge the memory, the GPU: --gpu NAME with the command, e\\.g\\. --gpu h100-sxm\\)\n$")
+tpcost_cli_case("check of a torchtitan TOML without a rule names the one flag its memory needs"
+  ARGS check ${fmt_dir}/llama3_8b_torchtitan.toml RC 2
+  STDERR "llama3_8b_torchtitan\\.toml: no rule is enabled [^\n]*e\\.g\\. --rule min_mfu=0\\.4 \\(or, to judge the memory, the GPU: --gpu NAME with the command, e\\.g\\. --gpu h100-sxm\\)\n$")
+tpcost_cli_case("check of a Bridge YAML without a rule: the GPU and the GPU count"
+  ARGS check ${fmt_dir}/llama3_8b_bridge.yaml RC 2
+  STDERR "llama3_8b_bridge\\.yaml: no rule is enabled [^\n]*\\(or, to judge the memory, the GPU: --gpu NAME with the command, e\\.g\\. --gpu h100-sxm; the GPU count: --gpus N with the command\\)\n$")
+tpcost_cli_case("check of a Bridge YAML with the GPU and the GPU count judges its memory"
+  ARGS check ${fmt_dir}/llama3_8b_bridge.yaml --gpu h100-sxm --gpus 16 --interconnect ib-ndr RC 0
+  STDOUT "PASS  fits_memory")
 tpcost_cli_case("check takes --vocab for a script whose tokenizer reads it from its files"
   ARGS check ${tok} --set TOK=HuggingFaceTokenizer --set VOCAB_ARGS=--tokenizer-model=m
        --rule min_mfu=0.2 --vocab 128256 --gpu h100-sxm RC 0
