@@ -337,6 +337,9 @@ tpcost_cli_case("torchtitan toml with --gpus 64: G = local_batch_size x DP = 2 x
   ARGS check ${tt_auto} --gpus 64 --gpu h100-sxm --interconnect ib-ndr --rule min_mfu=0.25 RC 0
   STDERR "^tpcost: warning: [^\n]*selective_ac_option: checkpointing every 2 layers[^\n]*\n$"
   STDOUT "step: llama-3-8b, t=2 p=1 d=32, b=2 G=64,.*PASS  min_mfu")
+tpcost_cli_case("torchtitan toml: a --gpus its degrees do not fill names both and where the degrees are"
+  ARGS check ${fmt_dir}/llama3_8b_torchtitan.toml --gpus 48 --gpu h100-sxm --rule min_mfu=0.1 RC 2
+  STDERR "^tpcost: error: --gpus: t\\*p\\*d = 2\\*1\\*32 = 64 is not N = 48 \\(the file's degrees: [^\n]*llama3_8b_torchtitan\\.toml:26:26: parallelism\\.tensor_parallel_degree; [^\n]*:27:28: parallelism\\.pipeline_parallel_degree; [^\n]*:25:30: parallelism\\.data_parallel_shard_degree\\)\n$")
 tpcost_cli_case("torchtitan toml: step --from with --gpus 64 derives G"
   ARGS step --from ${tt_auto} --gpus 64 --gpu h100-sxm --interconnect ib-ndr RC 0
   STDERR "selective_ac_option" STDOUT "t=2 p=1 d=32  b=2 G=64 ")
