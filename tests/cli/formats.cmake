@@ -168,6 +168,14 @@ tpcost_cli_case("torchtitan toml: check costs the MoE job with its EP all-to-all
 tpcost_cli_case("deepspeed json with an hf config: d = 256/(2*4) = 32, ZeRO-3"
   ARGS convert -q ${fmt_dir}/ds_config.json ${PROJECT_SOURCE_DIR}/examples/hf/llama-3-8b.json RC 0
   STDOUT "\"micro_batch\": 2.*\"hf_config\": \"[^\"]*llama-3-8b\\.json\".*\"stack\": \"deepspeed\",\n    \"zero\": 3.*\"dp\": 32,\n    \"gpus\": 32")
+# zero_optimization.stage is the ZeRO stage (ds_config_stage2.json is ds_config.json at stage 2);
+# DeepSpeed has no stage 4.
+tpcost_cli_case("deepspeed json: zero_optimization.stage 2 is ZeRO-2"
+  ARGS convert -q ${fmt_dir}/ds_config_stage2.json ${PROJECT_SOURCE_DIR}/examples/hf/llama-3-8b.json
+  RC 0 STDOUT "\"stack\": \"deepspeed\",\n    \"zero\": 2\n")
+tpcost_cli_case("deepspeed json: a stage DeepSpeed does not have names its line"
+  ARGS convert ${fmt_dir}/bad/ds_stage4.json ${PROJECT_SOURCE_DIR}/examples/hf/llama-3-8b.json RC 2
+  STDERR "ds_stage4\\.json:8: zero_optimization\\.stage: found 4; expected a ZeRO stage 0\\.\\.3")
 # zero_optimization.offload_optimizer / offload_param (ZeRO-Offload, ZeRO-Infinity): the GPU
 # memory they free is costed, the host Adam step and the PCIe copies are not (a warning each).
 tpcost_cli_case("deepspeed json: offload_optimizer and offload_param are read, with warnings"
