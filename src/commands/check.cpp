@@ -265,17 +265,16 @@ struct file_terms {
   }
 };
 
-/// The whole step of the config, for the step rules. A CI gate should not guess the job, so
-/// the keys `step` would default (the GPU, N, the global batch) must be in the file or on the
-/// command line; a network not named is the GPU's reference NIC, as in every command, and the
-/// report says so. Everything missing is named at once, in the file's own terms.
-step_report evaluate_config_step(const config_document& doc, const step_reader& step,
-                                 const std::vector<rule>& rules, const layer_flags& layer) {
+/// What the whole step of a config lacks: a tpcost key and what it is, in the file's terms.
+struct lack {
+  std::string pointer;  ///< tpcost's key
+  std::string what;     ///< what it is, in the file's terms
+};
+
+/// Everything the file and the command line leave out of the step (the model, the GPU, the
+/// global batch, the GPU count), in the file's own terms; empty when the step is whole.
+std::vector<lack> step_lacks(const config_document& doc, const step_reader& step) {
   const file_terms terms(doc);
-  struct lack {
-    std::string pointer;  ///< tpcost's key
-    std::string what;     ///< what it is, in the file's terms
-  };
   std::vector<lack> missing;
   // A reader of a launch script gives the model as its dimensions, without a preset.
   const bool by_name = step.given("--model") || step.given("--hf-config");
@@ -336,6 +335,17 @@ step_report evaluate_config_step(const config_document& doc, const step_reader& 
                             : "the job's GPU count N (or /parallel/dp)") +
              derived});
   }
+  return missing;
+}
+
+/// The whole step of the config, for the step rules. A CI gate should not guess the job, so
+/// the keys `step` would default (the GPU, N, the global batch) must be in the file or on the
+/// command line; a network not named is the GPU's reference NIC, as in every command, and the
+/// report says so. Everything missing is named at once, in the file's own terms.
+step_report evaluate_config_step(const config_document& doc, const step_reader& step,
+                                 const std::vector<rule>& rules, const layer_flags& layer) {
+  const file_terms terms(doc);
+  const auto missing = step_lacks(doc, step);
   if (!missing.empty()) {
     std::string list;
     for (std::size_t i = terms.foreign() ? 0 : 1; i < missing.size(); ++i) {
@@ -435,15 +445,23 @@ file_check check_one(const config_document& doc, const check_options& opts, step
     any_step_rule = true;
   }
   if (rules.empty()) {
-    throw config_error(
-        file_terms(doc).foreign() ? doc.source : doc.source + ": /checks",
-        file_terms(doc).foreign()
-            ? "no rule is enabled and no whole step to judge the memory of; give a rule with "
-              "the command, e.g. --rule min_mfu=0.4 (or give the model, the GPU, the GPU count "
-              "and the global batch)"
-            : "no rule is enabled and no whole step to judge the memory of; add e.g. "
-              "\"checks\": {\"min_efficiency\": 0.7}, or give the model, the GPU, the GPU "
-              "count and the global batch");
+    if (file_terms(doc).foreign()) {
+      // What the file lacks for its memory to be judged, in its own terms (issue 29): a gate
+      // that names the one flag missing, not the four things a step can need.
+      std::string lacking;
+      for (const auto& l : step_lacks(doc, step)) {
+        lacking += (lacking.empty() ? "" : "; ") + l.what;
+      }
+      throw config_error(
+          doc.source,
+          "no rule is enabled and no whole step to judge the memory of; give a "
+          "rule with the command, e.g. --rule min_mfu=0.4" +
+              (lacking.empty() ? std::string() : " (or, to judge the memory, " + lacking + ")"));
+    }
+    throw config_error(doc.source + ": /checks",
+                       "no rule is enabled and no whole step to judge the memory of; add e.g. "
+                       "\"checks\": {\"min_efficiency\": 0.7}, or give the model, the GPU, the "
+                       "GPU count and the global batch");
   }
   const bool any_layer_rule =
       std::any_of(rules.begin(), rules.end(), [](const rule& r) { return !reads_step(r.kind); });

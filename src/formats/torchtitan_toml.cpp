@@ -247,6 +247,7 @@ reading read_torchtitan_toml(const std::string& text, const std::string& file,
   };
   std::optional<std::int64_t> per_rank;
   place per_rank_at;
+  std::string per_rank_what;  ///< the sequences per DP rank, in the TOML's keys
   if (const auto micro = in_sequences("num_tokens_per_microbatch_per_dp_rank")) {
     const auto micro_at = t.at("training", "num_tokens_per_microbatch_per_dp_rank");
     r.put("/batch/micro_batch", *micro, micro_at);
@@ -258,6 +259,9 @@ reading read_torchtitan_toml(const std::string& text, const std::string& file,
     }
     per_rank = *micro * count;
     per_rank_at = micro_at;
+    per_rank_what = count > 1 ? "the sequences of training.num_tokens_per_microbatch_per_dp_rank x "
+                                "parallelism.num_pp_microbatches"
+                              : "the sequences of training.num_tokens_per_microbatch_per_dp_rank";
     if (const auto global = in_sequences("num_tokens_per_train_step")) {
       r.put("/batch/global_batch", *global, t.at("training", "num_tokens_per_train_step"));
     }
@@ -266,9 +270,19 @@ reading read_torchtitan_toml(const std::string& text, const std::string& file,
     const auto old_local = t.integer("training", "batch_size");
     per_rank_at = local ? t.at("training", "local_batch_size") : t.at("training", "batch_size");
     per_rank = local ? local : old_local;
+    per_rank_what = per_rank_at.key;
     if (pp > 1) {
-      r.put("/batch/micro_batch",
-            t.integer("parallelism", "pipeline_parallel_microbatch_size").value_or(1),
+      const auto pp_micro =
+          t.integer("parallelism", "pipeline_parallel_microbatch_size").value_or(1);
+      // torchtitan/distributed/pipeline_parallel.py, build_pipeline_schedule:
+      // `assert batch_size % microbatch_size == 0` over local_batch_size.
+      if (per_rank && *per_rank > 0 && pp_micro > 0 && *per_rank % pp_micro != 0) {
+        fail(t.at("parallelism", "pipeline_parallel_microbatch_size"),
+             fmt::format("micro-batches of {} do not divide training.{} = {}: torchtitan "
+                         "splits the local batch into whole micro-batches",
+                         pp_micro, local ? "local_batch_size" : "batch_size", *per_rank));
+      }
+      r.put("/batch/micro_batch", pp_micro,
             t.at("parallelism", "pipeline_parallel_microbatch_size"));
     } else if (per_rank) {
       r.put("/batch/micro_batch", *per_rank, per_rank_at);
@@ -278,7 +292,22 @@ reading read_torchtitan_toml(const std::string& text, const std::string& file,
     }
   }
   if (r.config.contains("batch") && r.config["batch"].contains("global_batch")) {
-    // given
+    // Given: torchtitan's trainer (torchtitan/train.py at 000204a, Trainer.__init__, "verify
+    // batch sizes") asserts global_batch_size % (local_batch_size * dp_degree) == 0: every DP
+    // rank runs whole local batches, gradient_accumulation_steps of them.
+    const auto global = r.config["batch"]["global_batch"].get<std::int64_t>();
+    const auto& global_at = r.at["/batch/global_batch"];
+    if (per_rank && *per_rank > global && global > 0) {
+      fail(per_rank_at, fmt::format("the local batch {} is larger than the global batch {} ({})",
+                                    *per_rank, global, global_at.key));
+    }
+    if (per_rank && dp && *per_rank > 0 && *dp > 0 && *per_rank <= 2147483647 &&
+        *dp <= 2147483647 && global % (*per_rank * *dp) != 0) {
+      fail(global_at,
+           fmt::format("G = {} is not a multiple of {} x DP = {} x {} = {}: torchtitan runs "
+                       "whole local batches on every DP rank",
+                       global, per_rank_what, *per_rank, *dp, *per_rank * *dp));
+    }
   } else if (per_rank && dp && *per_rank > 0 && *dp > 0 && *per_rank <= 2147483647 &&
              *dp <= 2147483647) {
     r.put("/batch/global_batch", *per_rank * *dp, per_rank_at);

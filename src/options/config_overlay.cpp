@@ -249,8 +249,22 @@ void copy_command_line(const CLI::App& from, CLI::App& to) {
 }
 
 std::optional<invalid_spec> config_overlay::attributed(const invalid_spec& e) const {
-  const auto it = field_by_flag_.find(flag_of(e.field()));
+  const auto flag = flag_of(e.field());
+  const auto it = field_by_flag_.find(flag);
   if (it == field_by_flag_.end()) {
+    // A --gpus of the command line that the file's degrees do not fit: the error names the
+    // flag and both products; this names where in the file the degrees are (issue 29).
+    if (flag == "--gpus" && e.detail().find(" (the file's degrees: ") == std::string::npos) {
+      std::string where;
+      for (const auto* degree : {"--tp", "--pp", "--cp", "--dp"}) {
+        if (const auto d = field_by_flag_.find(degree); d != field_by_flag_.end()) {
+          where += (where.empty() ? "" : "; ") + d->second;
+        }
+      }
+      if (!where.empty()) {
+        return invalid_spec(e.field(), e.detail() + " (the file's degrees: " + where + ")");
+      }
+    }
     return std::nullopt;
   }
   return invalid_spec(it->second, e.detail());

@@ -168,6 +168,14 @@ tpcost_cli_case("torchtitan toml: check costs the MoE job with its EP all-to-all
 tpcost_cli_case("deepspeed json with an hf config: d = 256/(2*4) = 32, ZeRO-3"
   ARGS convert -q ${fmt_dir}/ds_config.json ${PROJECT_SOURCE_DIR}/examples/hf/llama-3-8b.json RC 0
   STDOUT "\"micro_batch\": 2.*\"hf_config\": \"[^\"]*llama-3-8b\\.json\".*\"stack\": \"deepspeed\",\n    \"zero\": 3.*\"dp\": 32,\n    \"gpus\": 32")
+# zero_optimization.stage is the ZeRO stage (ds_config_stage2.json is ds_config.json at stage 2);
+# DeepSpeed has no stage 4.
+tpcost_cli_case("deepspeed json: zero_optimization.stage 2 is ZeRO-2"
+  ARGS convert -q ${fmt_dir}/ds_config_stage2.json ${PROJECT_SOURCE_DIR}/examples/hf/llama-3-8b.json
+  RC 0 STDOUT "\"stack\": \"deepspeed\",\n    \"zero\": 2\n")
+tpcost_cli_case("deepspeed json: a stage DeepSpeed does not have names its line"
+  ARGS convert ${fmt_dir}/bad/ds_stage4.json ${PROJECT_SOURCE_DIR}/examples/hf/llama-3-8b.json RC 2
+  STDERR "ds_stage4\\.json:8: zero_optimization\\.stage: found 4; expected a ZeRO stage 0\\.\\.3")
 # zero_optimization.offload_optimizer / offload_param (ZeRO-Offload, ZeRO-Infinity): the GPU
 # memory they free is costed, the host Adam step and the PCIe copies are not (a warning each).
 tpcost_cli_case("deepspeed json: offload_optimizer and offload_param are read, with warnings"
@@ -275,6 +283,15 @@ tpcost_cli_case("a cycle of sourced files is refused"
 tpcost_cli_case("sourced files more than 8 deep are refused"
   ARGS convert ${badf}/source_deep.sh RC 2
   STDERR "level_8\\.sh:3:1: source \\./level_9\\.sh: sources [^ ]*level_9\\.sh more than 8 files deep")
+# `. $CONF/model.sh` and `source "${CONF}/parallel.sh"`: a path through a variable the script
+# sets, relative to the script's folder; an error in the sourced file names that file's line.
+set(sourced ${fmt_dir}/sourced/train.sh)
+tpcost_cli_case("sourced files through a variable the script sets: the model and the layout they hold"
+  ARGS convert -q ${sourced} RC 0
+  STDOUT "\"heads\": 16,\n    \"hidden\": 2048,.*\"layers\": 24,.*\"gpus\": 8,\n    \"pp\": 2,\n    \"tp\": 2\n")
+tpcost_cli_case("a bad value in a sourced file names the sourced file's line"
+  ARGS convert ${sourced} --set HEADS=abc RC 2
+  STDERR "sourced/conf/model\\.sh:6:5: --num-attention-heads: 'abc' is not a whole number")
 tpcost_cli_case("a sourced path through an unset variable asks for --set"
   ARGS convert ${badf}/source_unknown_var.sh RC 2
   STDERR "source_unknown_var\\.sh:3:1: source \\$\\{CONFIG_DIR\\}/model\\.sh: \\$CONFIG_DIR is not set in the script \\(give --set CONFIG_DIR=VALUE\\)")
@@ -292,6 +309,22 @@ tpcost_cli_case("megatron-fsdp script: without --use-megatron-fsdp the distribut
   ARGS convert -q ${mfsdp} --set USE_MEGATRON_FSDP=0 RC 0 STDOUT "\"zero\": 1\n")
 tpcost_cli_case("megatron-fsdp script: check costs ZeRO-3"
   ARGS check ${mfsdp} --gpu h100-sxm --rule min_mfu=0.3 RC 0 STDOUT "t=1 p=1 d=8, b=1 G=128.*ZeRO-3")
+# The script costs what the llama-3-8b preset costs with the layout, batch, precision and
+# sharding it states: the same step (--quiet's breakdown, where ZeRO-1 and 3 tie) and the same
+# ZeRO-3 memory (optim_grads_params; ZeRO-1 would need 96.1 GiB).
+add_test(NAME "cli: megatron-fsdp script costs what --model llama-3-8b --zero 3 costs"
+  COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:tpcost_cli>
+    "-DARGS_A=step|--config|${mfsdp}|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
+    "-DARGS_B=step|--model|llama-3-8b|--tp|1|--pp|1|--gpus|8|--batch|1|--global-batch|128|--seq|8192|--zero|3|--dtype|bf16|--precision|fp8|--fp8-param-gather|--attention|fused|--sp|--overlap-grad-reduce|--overlap-param-gather|--hidden-dropout|0|--attention-dropout|0|--stack|megatron-core|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
+    -P ${CMAKE_CURRENT_SOURCE_DIR}/same_report.cmake)
+set(llama_fsdp_mem "ZeRO 3 .*step time 9\\.989 s .*memory per GPU \\(fullest stage 0, fused attention\\): weights 2\\.7 GiB, gradients 3\\.7 GiB, optimizer 11\\.2 GiB, activations 40\\.0 GiB = 57\\.7 GiB")
+tpcost_cli_case("megatron-fsdp script: the ZeRO-3 step and memory"
+  ARGS step --config ${mfsdp} --gpu h100-sxm --interconnect ib-ndr RC 0 STDOUT "${llama_fsdp_mem}")
+tpcost_cli_case("llama-3-8b preset at the megatron-fsdp script's settings: the same step and memory"
+  ARGS step --model llama-3-8b --tp 1 --pp 1 --gpus 8 --batch 1 --global-batch 128 --seq 8192
+       --zero 3 --dtype bf16 --precision fp8 --fp8-param-gather --attention fused --sp
+       --overlap-grad-reduce --overlap-param-gather --hidden-dropout 0 --attention-dropout 0
+       --stack megatron-core --gpu h100-sxm --interconnect ib-ndr RC 0 STDOUT "${llama_fsdp_mem}")
 tpcost_cli_case("megatron-fsdp script: an unknown strategy names the flag"
   ARGS convert ${mfsdp} --set SHARDING_STRATEGY=full RC 2
   STDERR "train_llama3_8b_fsdp_h100_fp8\\.sh:117:9: --data-parallel-sharding-strategy: 'full' is not a Megatron-FSDP sharding strategy")
@@ -312,6 +345,9 @@ tpcost_cli_case("torchtitan toml with --gpus 64: G = local_batch_size x DP = 2 x
   ARGS check ${tt_auto} --gpus 64 --gpu h100-sxm --interconnect ib-ndr --rule min_mfu=0.25 RC 0
   STDERR "^tpcost: warning: [^\n]*selective_ac_option: checkpointing every 2 layers[^\n]*\n$"
   STDOUT "step: llama-3-8b, t=2 p=1 d=32, b=2 G=64,.*PASS  min_mfu")
+tpcost_cli_case("torchtitan toml: a --gpus its degrees do not fill names both and where the degrees are"
+  ARGS check ${fmt_dir}/llama3_8b_torchtitan.toml --gpus 48 --gpu h100-sxm --rule min_mfu=0.1 RC 2
+  STDERR "^tpcost: error: --gpus: t\\*p\\*d = 2\\*1\\*32 = 64 is not N = 48 \\(the file's degrees: [^\n]*llama3_8b_torchtitan\\.toml:26:26: parallelism\\.tensor_parallel_degree; [^\n]*:27:28: parallelism\\.pipeline_parallel_degree; [^\n]*:25:30: parallelism\\.data_parallel_shard_degree\\)\n$")
 tpcost_cli_case("torchtitan toml: step --from with --gpus 64 derives G"
   ARGS step --from ${tt_auto} --gpus 64 --gpu h100-sxm --interconnect ib-ndr RC 0
   STDERR "selective_ac_option" STDOUT "t=2 p=1 d=32  b=2 G=64 ")
@@ -331,6 +367,16 @@ tpcost_cli_case("torchtitan toml: the token-counted batch of b5bcd76"
 tpcost_cli_case("torchtitan toml: tokens that are not whole sequences name the key"
   ARGS convert ${badf}/tokens_seq.toml RC 2
   STDERR "tokens_seq\\.toml:3:[0-9]+: training\\.num_tokens_per_microbatch_per_dp_rank: 10000 tokens are not a whole number of sequences of training\\.max_context_length = 8192")
+# torchtitan's own batch contradictions, refused by convert as its trainer refuses them.
+tpcost_cli_case("torchtitan toml: a global batch not a multiple of local_batch_size x DP"
+  ARGS convert ${badf}/global_batch_local.toml RC 2
+  STDERR "global_batch_local\\.toml:9:21: training\\.global_batch_size: G = 66 is not a multiple of training\\.local_batch_size x DP = 2 x 32 = 64")
+tpcost_cli_case("torchtitan toml: a local batch larger than the global batch"
+  ARGS convert ${badf}/local_over_global.toml RC 2
+  STDERR "local_over_global\\.toml:7:20: training\\.local_batch_size: the local batch 4 is larger than the global batch 2 \\(training\\.global_batch_size\\)")
+tpcost_cli_case("torchtitan toml: pipeline micro-batches that do not divide the local batch"
+  ARGS check ${badf}/pp_microbatch.toml --gpus 16 --gpu h100-sxm --rule min_mfu=0.1 RC 2
+  STDERR "pp_microbatch\\.toml:14:37: parallelism\\.pipeline_parallel_microbatch_size: micro-batches of 3 do not divide training\\.local_batch_size = 8")
 
 # Megatron's tokenizers whose type fixes the vocabulary (issue 29), padded to a multiple of
 # 128 x t = 512 (_vocab_size_with_padding).
@@ -356,7 +402,16 @@ tpcost_cli_case("check of a script: every missing value at once, as flags"
   STDERR "tokenizers\\.sh: the step rules \\(min_mfu\\) need the model's --vocab-size N in the script \\(or --vocab N with the command\\) [^;]*; the GPU: --gpu NAME with the command")
 tpcost_cli_case("check of a script without a rule: --rule, not a JSON checks block"
   ARGS check ${tok} RC 2
-  STDERR "tokenizers\\.sh: no rule is enabled and no whole step to judge the memory of; give a rule with the command, e.g. --rule min_mfu=0.4")
+  STDERR "tokenizers\\.sh: no rule is enabled and no whole step to judge the memory of; give a rule with the command, e.g. --rule min_mfu=0.4 \\(or, to judge the memory, the GPU: --gpu NAME with the command, e\\.g\\. --gpu h100-sxm\\)\n$")
+tpcost_cli_case("check of a torchtitan TOML without a rule names the one flag its memory needs"
+  ARGS check ${fmt_dir}/llama3_8b_torchtitan.toml RC 2
+  STDERR "llama3_8b_torchtitan\\.toml: no rule is enabled [^\n]*e\\.g\\. --rule min_mfu=0\\.4 \\(or, to judge the memory, the GPU: --gpu NAME with the command, e\\.g\\. --gpu h100-sxm\\)\n$")
+tpcost_cli_case("check of a Bridge YAML without a rule: the GPU and the GPU count"
+  ARGS check ${fmt_dir}/llama3_8b_bridge.yaml RC 2
+  STDERR "llama3_8b_bridge\\.yaml: no rule is enabled [^\n]*\\(or, to judge the memory, the GPU: --gpu NAME with the command, e\\.g\\. --gpu h100-sxm; the GPU count: --gpus N with the command\\)\n$")
+tpcost_cli_case("check of a Bridge YAML with the GPU and the GPU count judges its memory"
+  ARGS check ${fmt_dir}/llama3_8b_bridge.yaml --gpu h100-sxm --gpus 16 --interconnect ib-ndr RC 0
+  STDOUT "PASS  fits_memory")
 tpcost_cli_case("check takes --vocab for a script whose tokenizer reads it from its files"
   ARGS check ${tok} --set TOK=HuggingFaceTokenizer --set VOCAB_ARGS=--tokenizer-model=m
        --rule min_mfu=0.2 --vocab 128256 --gpu h100-sxm RC 0
