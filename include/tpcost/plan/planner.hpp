@@ -496,27 +496,38 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
                                        zero_stage::none, pair.dp * pair.cp);
   const weight_copies sharded_copies{.per_layer = copies.per_layer,
                                      .shard = static_cast<double>(pair.dp * pair.cp)};
+  // The micro-batch stage and the CP layer terms read the pair's groups and b, never the split
+  // (batch_stage's comment): computed once per b, they serve every split. Most of their time is
+  // NCCL's tuner pricing the TP, MLA, MTP and EP collectives.
+  struct per_micro_batch {
+    batch_terms y;
+    std::array<seconds, 3> lc_added{};  // per layer and micro-batch, by recomputation
+  };
+  std::vector<per_micro_batch> per_b;
+  const group_sizes sizes{
+      .tp = pair.tp, .pp = pair.pp, .dp = pair.dp * pair.cp, .ep = pair.ep, .etp = pair.etp};
   for (const auto& split : candidate_splits(model.layers, pair.pp)) {
-    const auto x = group_stage(
-        view_env,
-        {.tp = pair.tp, .pp = pair.pp, .dp = pair.dp * pair.cp, .ep = pair.ep, .etp = pair.etp},
-        split);
+    const auto x = group_stage(view_env, sizes, split);
     auto chunks = chunk_counts(split);
     if (limits.fixed_vpp > 0) {  // --vpp: that v only, where the split allows it
       std::erase_if(chunks, [&](std::int64_t v) { return v != limits.fixed_vpp; });
     }
-    for (const auto b : batches) {
-      const auto y = batch_stage(view_env, x, b, view_batch);
-      long_context_layer_terms lc;
-      std::array<seconds, 3> lc_added{};  // per layer and micro-batch, by recomputation
-      if (long_context) {
-        lc = long_context_layer_stage(view_env, model, b, pair.tp, cp, req.precision, pair.ep,
-                                      pair.etp);
-        for (const auto mode :
-             {recompute_mode::none, recompute_mode::selective, recompute_mode::full}) {
-          lc_added[static_cast<std::size_t>(mode)] = lc.added(mode, req.options.selective);
+    if (per_b.empty()) {
+      per_b.reserve(batches.size());
+      for (const auto b : batches) {
+        per_micro_batch terms{batch_stage(view_env, x, b, view_batch), {}};
+        if (long_context) {
+          const auto lc = long_context_layer_stage(view_env, model, b, pair.tp, cp, req.precision,
+                                                   pair.ep, pair.etp);
+          for (const auto mode :
+               {recompute_mode::none, recompute_mode::selective, recompute_mode::full}) {
+            terms.lc_added[static_cast<std::size_t>(mode)] = lc.added(mode, req.options.selective);
+          }
         }
+        per_b.push_back(std::move(terms));
       }
+    }
+    for (const auto& [y, lc_added] : per_b) {
       for (const auto v : chunks) {
         const std::int64_t per_v =
             3 * sp_options * std::max<std::int64_t>(0, zero_max - zero_min + 1);

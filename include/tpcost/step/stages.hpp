@@ -388,6 +388,8 @@ struct batch_terms {
 };
 
 /// The micro-batch stage, for `micro_batch` sequences and a global batch of `global_batch`.
+/// Of `x` it reads the group sizes, the TP, EP and ETP groups and the p2p hop, never the split:
+/// the planner computes it once per (groups, micro-batch) for every split.
 inline batch_terms batch_stage(const step_environment& env, const group_terms& x,
                                std::int64_t micro_batch, std::int64_t global_batch) {
   const auto& model = env.model;
