@@ -245,19 +245,14 @@ constexpr bool implements(collective_algorithm algorithm, collective_op op) {
   return false;
 }
 
-/// NCCL's cost of `op` with one of its algorithms over a placed group, at the best protocol
-/// for this size (nccl_tuner.hpp); nothing when this hardware or placement does not run it
-/// (NVLS without SHARP switches, PAT with more than one GPU per node, ...).
-inline std::optional<collective_cost> nccl_collective_cost(const cluster_topology& topology,
-                                                           const group_placement& placed,
-                                                           collective_op op,
-                                                           collective_algorithm algorithm,
-                                                           bytes message) {
-  const auto group = resolved(placed);
-  if (group.ranks <= 1) {
-    return collective_cost{};
-  }
-  const auto v = nccl_view_of(topology, group);
+namespace detail {
+/// nccl_collective_cost on a resolved group of more than one rank and its view
+/// (`nccl_view_of(topology, group)`), which the caller computes once for every algorithm.
+inline std::optional<collective_cost> nccl_cost_in_view(const nccl_view& v,
+                                                        const group_placement& group,
+                                                        collective_op op,
+                                                        collective_algorithm algorithm,
+                                                        bytes message) {
   const auto choice = nccl_best_protocol(v, op, algorithm, message.value());
   if (!choice) {
     return std::nullopt;
@@ -271,13 +266,13 @@ inline std::optional<collective_cost> nccl_collective_cost(const cluster_topolog
   switch (algorithm) {
     case collective_algorithm::tree:
       node_nic = k > 1 ? bus_factor(op, k) * m : 0.0;
-      steps = 2 * (group.per_domain - 1 + nccl::log2i(k));
+      steps = 2 * (group.per_domain - 1 + tpcost::nccl::log2i(k));
       break;
     case collective_algorithm::nvls:
     case collective_algorithm::nvls_tree:
       // multimem reduce and store: each GPU sends its whole input once and its reduced share
       wire = (op == collective_op::all_reduce ? 1.0 + 1.0 / static_cast<double>(n) : 1.0) * m;
-      steps = 1 + (k > 1 ? 2 * nccl::log2i(k) : 0);
+      steps = 1 + (k > 1 ? 2 * tpcost::nccl::log2i(k) : 0);
       break;
     case collective_algorithm::collnet_direct:
     case collective_algorithm::collnet_chain:
@@ -285,7 +280,7 @@ inline std::optional<collective_cost> nccl_collective_cost(const cluster_topolog
       steps = 1;
       break;
     case collective_algorithm::pat:
-      steps = nccl::log2i(k) + 1;
+      steps = tpcost::nccl::log2i(k) + 1;
       break;
     default:
       break;
@@ -298,6 +293,22 @@ inline std::optional<collective_cost> nccl_collective_cost(const cluster_topolog
       .nic_bytes = v.nics > 0.0 ? node_nic / v.nics * units::B : bytes{},
       .protocol = choice->protocol,
   };
+}
+}  // namespace detail
+
+/// NCCL's cost of `op` with one of its algorithms over a placed group, at the best protocol
+/// for this size (nccl_tuner.hpp); nothing when this hardware or placement does not run it
+/// (NVLS without SHARP switches, PAT with more than one GPU per node, ...).
+inline std::optional<collective_cost> nccl_collective_cost(const cluster_topology& topology,
+                                                           const group_placement& placed,
+                                                           collective_op op,
+                                                           collective_algorithm algorithm,
+                                                           bytes message) {
+  const auto group = resolved(placed);
+  if (group.ranks <= 1) {
+    return collective_cost{};
+  }
+  return detail::nccl_cost_in_view(nccl_view_of(topology, group), group, op, algorithm, message);
 }
 
 /// The α–β cost of `op` with `algorithm` over a placed group: the textbook ring and tree on
@@ -404,7 +415,14 @@ inline algorithm_cost nccl_cheapest_collective(const cluster_topology& topology,
   // 0 GB/s (`--intra-bandwidth 1e-320`): then nothing is, and the time is infinite, which the
   // step's finite check reports by naming the link.
   algorithm_cost best{collective_algorithm::ring, collective_cost{}};
-  if (auto ring = nccl_collective_cost(topology, group, op, collective_algorithm::ring, message)) {
+  const auto placed = resolved(group);
+  if (placed.ranks <= 1) {
+    return best;  // nothing to exchange: every algorithm costs nothing, the ring stands
+  }
+  // One view of the group for every algorithm (the view was most of a search's time).
+  const auto view = nccl_view_of(topology, placed);
+  if (auto ring =
+          detail::nccl_cost_in_view(view, placed, op, collective_algorithm::ring, message)) {
     best.cost = *ring;
   } else {
     best.cost.time = seconds{std::numeric_limits<double>::infinity()};
@@ -413,7 +431,7 @@ inline algorithm_cost nccl_cheapest_collective(const cluster_topology& topology,
     if (algorithm == collective_algorithm::ring || !implements(algorithm, op)) {
       continue;
     }
-    if (auto cost = nccl_collective_cost(topology, group, op, algorithm, message);
+    if (auto cost = detail::nccl_cost_in_view(view, placed, op, algorithm, message);
         cost && cost->time < best.cost.time) {
       best = {algorithm, *cost};
     }
