@@ -15,7 +15,7 @@ struct short_flag {
 };
 
 inline constexpr std::array<short_flag, 14> short_flags{{
-    {'b', "--batch", "micro-batch size, sequences (step, plan: also --micro-batch)"},
+    {'b', "--micro-batch", "micro-batch size, sequences (also --batch, its old name)"},
     {'s', "--seq", "sequence length, tokens"},
     {'t', "--tp", "tensor-parallel degree (sweep: a list)"},
     {'p', "--pp", "pipeline stages"},
