@@ -49,7 +49,7 @@ struct command {
 
 namespace cmd = tpcost::cli;
 
-// In --help order. The hidden generators come last: they describe what is registered before.
+// In --help order. The generators come last: they describe what is registered before.
 constexpr std::array<command, 13> commands{{
     {"sweep", [](CLI::App& a, int&) { cmd::add_sweep_command(a); }},
     {"explain", [](CLI::App& a, int&) { cmd::add_explain_command(a); }},
@@ -72,12 +72,10 @@ const command* command_named(std::string_view name) {
   return it == commands.end() ? nullptr : &*it;
 }
 
-std::vector<std::string_view> visible_command_names() {
+std::vector<std::string_view> command_names() {
   std::vector<std::string_view> out;
   for (const auto& c : commands) {
-    if (!c.needs_all) {
-      out.push_back(c.name);
-    }
+    out.push_back(c.name);
   }
   return out;
 }
@@ -111,11 +109,11 @@ int run(CLI::App& app, int argc, char** argv) {
     if (first == "help") {  // tpcost help [COMMAND [SUBCOMMAND]]
       const std::vector<std::string> path(args.begin() + 1, args.end());
       const auto* named = path.empty() ? nullptr : command_named(path.front());
-      if (!path.empty() && (named == nullptr || named->needs_all)) {
-        return fail(tpcost::cli::unknown_command_message(path.front(), visible_command_names()),
+      if (!path.empty() && named == nullptr) {
+        return fail(tpcost::cli::unknown_command_message(path.front(), command_names()),
                     exit_invalid_input);
       }
-      if (named == nullptr) {
+      if (named == nullptr || named->needs_all) {
         register_all();
       } else {
         named->add(app, exit_code);
@@ -136,8 +134,7 @@ int run(CLI::App& app, int argc, char** argv) {
     } else if (first == "--version") {
       // Nothing to register.
     } else if (named == nullptr && first.front() != '-') {
-      return fail(tpcost::cli::unknown_command_message(first, visible_command_names()),
-                  exit_invalid_input);
+      return fail(tpcost::cli::unknown_command_message(first, command_names()), exit_invalid_input);
     } else {
       register_all();
     }

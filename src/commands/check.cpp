@@ -106,8 +106,8 @@ void add_layout_flags(CLI::App& cmd, layout_flags& f) {
 /// Every flag of `step` that check has not declared itself (above, or its layer, refined,
 /// reader and output flags), with step's own help: add_step_flags declares each once, and
 /// copy_command_line hands the given ones to the step each file describes. A name check already
-/// has (-b for its layer batch) is left out of the alias list; step's job-input flags are
-/// check's file arguments. Call after every other flag of check.
+/// has (-b,--micro-batch for its layer batch) is left out of the alias list; step's job-input flags
+/// are check's file arguments. Call after every other flag of check.
 void add_remaining_step_flags(CLI::App& cmd, layout_flags& f) {
   CLI::App step;
   step_flags scratch;
@@ -718,6 +718,12 @@ void add_check_command(CLI::App& app, int& exit_code) {
                 "end of the step time; docs/error-band.md) instead of the central value");
   add_error_band_flag(*cmd, opts->error_band);
   add_layer_flags(*cmd, opts->layer);
+  // One b for both kinds of rule: the config's, else step's 1 when the file describes a whole
+  // step; the per-layer rules alone keep the article's demo b = 2, as in sweep.
+  cmd->get_option("--micro-batch")
+      ->description(
+          "b: micro-batch size, sequences: the config's, else 1 when a step rule runs (as in "
+          "step), else 2 for the per-layer rules (the article's demo, as in sweep)");
   add_refined_flags(*cmd, opts->refined);
   opts->refined.rules_read_gpus_per_node = true;
   add_layout_flags(*cmd, opts->layout);

@@ -7,6 +7,7 @@
 
 #include "commands/commands.hpp"
 #include "options/cli_options.hpp"
+#include "options/short_flags.hpp"
 #include "render/render_collective.hpp"
 #include "tpcost/base/parse.hpp"
 #include "tpcost/comm/collectives.hpp"
@@ -22,7 +23,7 @@ constexpr const char* algorithm_names =
 struct collective_options {
   std::string op = "all-reduce";
   std::string size = "1GiB";
-  std::string ranks = "8";
+  std::string gpus = "8";
   std::string algorithm = "all";
   std::string ranks_per_node;  ///< empty: fill nodes
   std::string nics_per_node;   ///< empty: the preset's (one NIC per GPU)
@@ -68,7 +69,7 @@ void run_collective(const collective_options& opts) {
   const auto op = parse_collective_op(opts.op, "--op");
   // + 0.0 turns "-0B" into +0, which prints as "0 B", never "-0 B" (issue 30).
   const auto size = bytes(parse_bytes(opts.size, "--size").value() + 0.0);
-  const auto ranks = parse_count(opts.ranks, "--ranks");
+  const auto ranks = parse_count(opts.gpus, "--gpus");
   hardware_origin origin;
   auto topology = to_topology(opts.refined, opts.bandwidth, origin);
   if (!opts.nics_per_node.empty()) {
@@ -81,10 +82,18 @@ void run_collective(const collective_options& opts) {
     throw invalid_spec(opts.refined.intra_bandwidth.empty() ? "--bandwidth" : "--intra-bandwidth",
                        "must be a positive finite number of bytes/s");
   }
-  const auto comparison =
-      select(compare_collectives(topology, op, ranks, size, per_node), opts.algorithm);
-  emit(opts.output,
-       render_collective(comparison, format, origin, collective_band_of(comparison, origin)));
+  const auto comparison = [&] {
+    try {
+      return compare_collectives(topology, op, ranks, size, per_node);
+    } catch (const invalid_spec& e) {
+      if (e.field() == "ranks") {  // the core's name of the group size, which is --gpus here
+        throw invalid_spec("--gpus", e.detail());
+      }
+      throw;
+    }
+  }();
+  const auto chosen = select(comparison, opts.algorithm);
+  emit(opts.output, render_collective(chosen, format, origin, collective_band_of(chosen, origin)));
 }
 
 }  // namespace
@@ -98,16 +107,21 @@ void add_collective_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--size", opts->size, "M: the full message, e.g. 1GiB, 64MB, 134217728B")
       ->capture_default_str();
-  cmd->add_option("-n,--ranks", opts->ranks, "n: GPUs in the group")->capture_default_str();
+  // --gpus as in every other command; --ranks, its old name, is still read.
+  cmd->add_option(flag_names("--gpus") + ",--ranks", opts->gpus,
+                  "n: GPUs in the group (--ranks: the old name)")
+      ->capture_default_str();
   cmd->add_option(
          "--algorithm", opts->algorithm,
          "all | auto (what NCCL's tuner picks) | article | ring | tree | nvls | nvls-tree | "
          "pat | collnet-direct | collnet-chain | hierarchical")
       ->type_name("ALGORITHM")
       ->capture_default_str();
+  // Not --gpus-per-node: that is the node's size (the --gpu preset's), as in every command;
+  // this is how many of the group's GPUs sit on each node, calibrate's --ranks-per-node.
   cmd->add_option("--ranks-per-node", opts->ranks_per_node,
-                  "K: members of the group on each node (default: fill nodes); 1 = a DP-style "
-                  "ring with one GPU per node");
+                  "K: GPUs of the group on each node, at most --gpus-per-node (default: fill "
+                  "nodes); 1 = a DP-style ring with one GPU per node");
   cmd->add_option(
       "--nics-per-node", opts->nics_per_node,
       "NICs of --interconnect per node (default: one per GPU, as on DGX A100/H100/B200)");
@@ -119,14 +133,14 @@ void add_collective_command(CLI::App& app) {
   add_hardware_flags(*cmd, opts->refined);
   add_output_flags(*cmd, opts->output, "table|json");
   cmd->footer(R"(Examples:
-  tpcost collective --op all-reduce --size 1GiB --ranks 8
-  tpcost collective --size 64MB --ranks 16 --intra-bandwidth 450GB/s --intra-latency 3us \
+  tpcost collective --op all-reduce --size 1GiB --gpus 8
+  tpcost collective --size 64MB --gpus 16 --intra-bandwidth 450GB/s --intra-latency 3us \
                     --inter-bandwidth 50GB/s --inter-latency 10us --algorithm auto
-  tpcost collective --op reduce-scatter --size 256MiB --ranks 8 --format json
-  tpcost collective --gpu h100-sxm --interconnect ndr --size 8GiB --ranks 16 --algorithm auto
-  tpcost collective --gpu h100-sxm --interconnect ndr --size 8GiB --ranks 16 --ranks-per-node 1
-  tpcost collective --gpu a100 --interconnect hdr --nics-per-node 4 --size 8GiB --ranks 24
-  tpcost collective --interconnect-file my-cluster.json --size 64MiB --ranks 8
+  tpcost collective --op reduce-scatter --size 256MiB --gpus 8 --format json
+  tpcost collective --gpu h100-sxm --interconnect ndr --size 8GiB --gpus 16 --algorithm auto
+  tpcost collective --gpu h100-sxm --interconnect ndr --size 8GiB --gpus 16 --ranks-per-node 1
+  tpcost collective --gpu a100 --interconnect hdr --nics-per-node 4 --size 8GiB --gpus 24
+  tpcost collective --interconnect-file my-cluster.json --size 64MiB --gpus 8
 )");
   cmd->callback([opts] { run_collective(*opts); });
 }

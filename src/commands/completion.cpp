@@ -1,5 +1,5 @@
-// Hidden `tpcost completion bash|zsh|fish` and `tpcost manpage`: documents generated from the
-// app's own definition at the moment they run, so they list every command registered.
+// `tpcost completion bash|zsh|fish` and `tpcost manpage`: documents generated from the app's
+// own definition at the moment they run, so they list every command registered.
 #include <memory>
 
 #include "commands/commands.hpp"
@@ -30,8 +30,7 @@ const CLI::App& root_of(const CLI::App& cmd) {
 void add_completion_command(CLI::App& app) {
   auto opts = std::make_shared<completion_options>();
   auto* cmd = app.add_subcommand(
-      "completion", "print a completion script for bash, zsh or fish, made from tpcost's flags");
-  cmd->group("");  // hidden from --help; documented in the man page and README
+      "completion", "Print a completion script for bash, zsh or fish, made from tpcost's flags");
   cmd->add_option("shell", opts->shell, "the shell: bash, zsh or fish")
       ->type_name("{bash,zsh,fish}")
       ->required();
@@ -45,8 +44,7 @@ void add_completion_command(CLI::App& app) {
 
 void add_manpage_command(CLI::App& app) {
   auto opts = std::make_shared<output_flags>();
-  auto* cmd = app.add_subcommand("manpage", "print the man page tpcost(1) in roff");
-  cmd->group("");
+  auto* cmd = app.add_subcommand("manpage", "Print the man page tpcost(1) in roff");
   cmd->add_option("-o,--output", opts->output, "write to FILE instead of stdout")
       ->type_name("FILE");
   cmd->callback([opts, cmd] { emit(*opts, manpage(describe(root_of(*cmd)))); });

@@ -479,7 +479,7 @@ void add_plan_command(CLI::App& app) {
   search->add_option(flag_names("--tp") + ",--fixed-tp", f->tp, "t: consider only this TP degree");
   search->add_option(flag_names("--pp") + ",--fixed-pp", f->pp,
                      "p: consider only this number of pipeline stages");
-  search->add_option("-b,--micro-batch,--batch", f->micro_batch,
+  search->add_option(flag_names("--micro-batch") + ",--batch", f->micro_batch,
                      "b: consider only this micro-batch size (must divide G/d)");
   search->add_option("--vpp", f->vpp,
                      "v: consider only this many interleaved model chunks per GPU");

@@ -436,7 +436,7 @@ struct torchtitan_model {
 constexpr std::array<torchtitan_model, 7> torchtitan_models{{
     {"llama-3-8b", "llama3", "8B"},
     {"llama-3-70b", "llama3", "70B"},
-    {"llama-3-405b", "llama3", "405B"},
+    {"llama-3.1-405b", "llama3", "405B"},
     {"qwen3-30b-a3b", "qwen3", "30B-A3B"},
     {"qwen3-235b-a22b", "qwen3", "235B-A22B"},
     {"deepseek-v2", "deepseek_v3", "236B"},

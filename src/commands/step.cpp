@@ -63,10 +63,10 @@ void add_step_command(CLI::App& app, int& exit_code) {
               --tp 8 --pp 16 --micro-batch 1 --global-batch 1536 --recompute full
   tpcost step --model llama-3-70b --gpu h100-sxm --interconnect ib-ndr --gpus 512 --tp 8 \
               --pp 4 --global-batch 1024 --sp --recompute selective --format json
-  tpcost step --model llama-3-405b --gpu h100-sxm --interconnect ib-ndr --gpus 2048 --tp 8 \
+  tpcost step --model llama-3.1-405b --gpu h100-sxm --interconnect ib-ndr --gpus 2048 --tp 8 \
               --pp 16 --pp-layout first=7,last=7 --global-batch 2048 --sp --zero 1 --require-fit
   tpcost step ... --pp 16 --pp-layout 'Et*7|(t*8|)*14t*7L'    (Megatron-Core's layout string)
-  tpcost step --model llama-3-405b --gpu h100-sxm --interconnect ib-ndr --gpus 16384 --tp 8 \
+  tpcost step --model llama-3.1-405b --gpu h100-sxm --interconnect ib-ndr --gpus 16384 --tp 8 \
               --pp 16 --cp 16 --seq 131072 --global-batch 128 --sp --recompute full --zero 1 \
               --precision fp8    (Llama 3's long-context stage, FP8 linear layers)
 )");

@@ -427,7 +427,9 @@ void add_step_flags(CLI::App& cmd, step_flags& f) {
                      "drop tokens beyond this many times an expert's balanced share (Megatron's "
                      "flag; default dropless)");
   layout->add_option("--vpp", f.vpp, "v: interleaved model chunks per GPU")->capture_default_str();
-  layout->add_option("-b,--micro-batch,--batch", f.micro_batch, "b: sequences per micro-batch")
+  layout
+      ->add_option(flag_names("--micro-batch") + ",--batch", f.micro_batch,
+                   "b: sequences per micro-batch")
       ->capture_default_str();
   layout->add_option("-G,--global-batch", f.global_batch, "G: sequences per step (required)");
   layout->add_flag("--sp", f.sp,

@@ -83,7 +83,7 @@ const char* preset_for(std::string_view name, std::string_view flavor) {
       return "llama-3-70b";
     }
     if (flavor == "405B") {
-      return "llama-3-405b";
+      return "llama-3.1-405b";
     }
   }
   if (name == "llama2" && flavor == "7B") {

@@ -94,7 +94,12 @@ void add_layer_flags(CLI::App& cmd, layer_flags& flags) {
                    "a Hugging Face config.json instead of --model, its layer the same way "
                    "(needs --seq: the config gives the context window)")
       ->type_name("FILE");
-  group->add_option(flag_names("--batch"), flags.batch, "b: micro-batch size, sequences")
+  // --batch: the old name, still read. The default is the article's demo (b=2); step and plan,
+  // which cost a whole step, default to 1.
+  group
+      ->add_option(flag_names("--micro-batch") + ",--batch", flags.batch,
+                   "b: micro-batch size, sequences (2: the article's demo; step and plan "
+                   "default to 1)")
       ->capture_default_str();
   group->add_option(flag_names("--seq"), flags.seq,
                     "s: sequence length, tokens (default: the --model's, else 2048)");
@@ -343,7 +348,7 @@ layer_inputs to_layer_inputs(const layer_flags& layer, const refined_flags& refi
     return !text.empty() ? parse_count(text, flag) : model ? preset : seed_default;
   };
   in.layer = layer_spec{
-      .batch = parse_count(layer.batch, "--batch"),
+      .batch = parse_count(layer.batch, "--micro-batch"),
       .seq = dimension(layer.seq, "--seq", model ? model->seq : 0, 2048),
       .hidden = dimension(layer.hidden, "--hidden", model ? model->hidden : 0, 8192),
       .element = parse_dtype(dtype_text, "--dtype"),
@@ -392,6 +397,9 @@ std::string flag_of(const std::string& field) {
       });
   if (!bare_name) {
     return field;
+  }
+  if (field == "batch") {
+    return "--micro-batch";  // the layer's b: its flag's name in every command
   }
   std::string flag = "--" + field;  // core fields use '_' where flags use '-'
   std::replace(flag.begin(), flag.end(), '_', '-');

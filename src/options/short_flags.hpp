@@ -15,12 +15,12 @@ struct short_flag {
 };
 
 inline constexpr std::array<short_flag, 14> short_flags{{
-    {'b', "--batch", "micro-batch size, sequences (step, plan: also --micro-batch)"},
+    {'b', "--micro-batch", "micro-batch size, sequences (also --batch, its old name)"},
     {'s', "--seq", "sequence length, tokens"},
     {'t', "--tp", "tensor-parallel degree (sweep: a list)"},
     {'p', "--pp", "pipeline stages"},
     {'G', "--global-batch", "sequences per step"},
-    {'n', "--gpus", "GPUs in all (collective: -n,--ranks, the GPUs in the group)"},
+    {'n', "--gpus", "GPUs in all (collective: the GPUs in the group; --ranks, its old name)"},
     {'m', "--model", "model preset"},
     {'g', "--gpu", "GPU preset"},
     {'i', "--interconnect", "inter-node link preset"},

@@ -135,8 +135,10 @@ std::string manpage(const command_info& root) {
                        roff(sub.description));
   }
   out += fmt::format(
-      ".PP\nThe scripts are generated from the same definitions as \\fB\\-\\-help\\fR, so they "
-      "complete every command and flag. Packages install them; to load one by hand:\n"
+      ".PP\n\\fB{0} completion\\fR prints a completion script, and \\fB{0} manpage\\fR this "
+      "page (COMMANDS above). The scripts are generated from the same definitions as "
+      "\\fB\\-\\-help\\fR, so they complete every command and flag. Packages install them; to "
+      "load one by hand:\n"
       ".PP\n.nf\n"
       "source <({0} completion bash)      # bash, e.g. in ~/.bashrc\n"
       "source <({0} completion zsh)       # zsh, after compinit\n"

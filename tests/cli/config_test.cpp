@@ -118,7 +118,7 @@ TEST_CASE("Every flag of the refined model and the presets has a config key", "[
                            "--overlap",
                            "--comm-dtype",
                            "--heads",
-                           "--batch",
+                           "--micro-batch",
                            "--seq",
                            "--hidden",
                            "--dtype",

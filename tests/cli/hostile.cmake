@@ -105,7 +105,7 @@ tpcost_cli_case("hostile: a chart of 10^6 degrees"
   ARGS sweep --tp 1..1000000:+1 --chart RC 2
   STDERR "--tp: 1000000 degrees; a chart or plot shows at most 1024")
 tpcost_cli_case("hostile: --print-config with a count that is not one"
-  ARGS sweep --print-config --batch x RC 2 STDERR "--batch: ")
+  ARGS sweep --print-config --batch x RC 2 STDERR "--micro-batch: ")
 tpcost_cli_case("hostile: --print-config prints no config that --config rejects"
   ARGS sweep --print-config --tp abc RC 2 STDERR "--tp: ")
 

@@ -36,6 +36,31 @@ TEST_CASE("The shipped Llama configs read as their presets", "[hf_config]") {
   }
 }
 
+TEST_CASE("The shipped dense Qwen3 configs read as their presets", "[hf_config]") {
+  for (const auto* name : {"qwen3-8b", "qwen3-14b", "qwen3-32b"}) {
+    CAPTURE(name);
+    auto spec = io::load_hf_config(examples + "/" + name + ".json", "--hf-config");
+    const auto& preset = model_preset_named(name, "test");
+    CHECK(spec.seq == 40960);    // max_position_embeddings, the context after long-context training
+    spec.seq = preset.spec.seq;  // the presets' s is the pre-training length, 4096
+    CHECK(same_spec(spec, preset.spec));
+    CHECK(head_dim(spec) == 128);
+    CHECK(head_dim(preset.spec) == 128);
+    CHECK(count_params(spec).total == count_params(preset.spec).total);
+  }
+  // Qwen/Qwen3-32B: hidden 5120, 64 layers, 64 heads of 128 (q_dim 8192 > h), 8 KV heads,
+  // intermediate 25600, vocab 151936 (tests/cli/data/qwen3_32b_config.json is the same file).
+  const auto& q = model_preset_named("qwen3-32b", "test").spec;
+  CHECK(q.hidden == 5120);
+  CHECK(q.layers == 64);
+  CHECK(q.heads == 64);
+  CHECK(kv_heads_of(q) == 8);
+  CHECK(q_dim(q) == 8192);
+  CHECK(ffn_of(q) == 25600);
+  CHECK(q.vocab == 151936);
+  CHECK_FALSE(q.tied_embeddings);
+}
+
 TEST_CASE("GPT-2's config reads with GPT conventions and 124,439,808 parameters", "[hf_config]") {
   const auto spec = io::load_hf_config(examples + "/gpt2.json", "--hf-config");
   CHECK(architecture_of(spec) == architecture::gpt);

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <utility>
 
 using namespace tpcost;
 
@@ -82,6 +83,28 @@ TEST_CASE("Presets are found by name whatever the case and separators", "[model_
     keys.insert(detail::preset_key(preset.name));
   }
   CHECK(keys.size() == model_presets.size());  // no two names collide after normalisation
+  for (const auto& [alias, target] : model_preset_aliases) {
+    CAPTURE(alias);
+    CHECK(keys.count(detail::preset_key(alias)) == 0);  // an alias shadows no preset
+    REQUIRE(find_model_preset(alias) != nullptr);
+    CHECK(find_model_preset(alias)->name == target);
+  }
+}
+
+TEST_CASE("Llama 3.1 presets by their names; llama-3-405b is read as llama-3.1-405b",
+          "[model_presets]") {
+  CHECK(find_model_preset("llama-3-405b")->name == "llama-3.1-405b");
+  CHECK(find_model_preset("Llama-3.1-405B")->title == "Llama 3.1 405B");
+  // Llama 3.1 kept Llama 3's dimensions (meta-llama/Llama-3.1-8B and -70B config.json).
+  for (const auto& [v31, v3] :
+       {std::pair{"llama-3.1-8b", "llama-3-8b"}, std::pair{"llama-3.1-70b", "llama-3-70b"}}) {
+    CAPTURE(v31);
+    const auto& a = model_preset_named(v31, "test").spec;
+    const auto& b = model_preset_named(v3, "test").spec;
+    CHECK(count_params(a).total == count_params(b).total);
+    CHECK(a.seq ==
+          8192);  // the pre-training length, rope_scaling's original_max_position_embeddings
+  }
 }
 
 TEST_CASE("An unknown name suggests the closest preset, or lists them all", "[model_presets]") {

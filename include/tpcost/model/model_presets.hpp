@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tpcost/base/error.hpp"
@@ -69,9 +70,30 @@ inline constexpr std::string_view llama2_source =
     "Touvron et al. 2023, Llama 2 (arXiv:2307.09288); HF config.json";
 
 // Llama Team, AI @ Meta 2024, "The Llama 3 Herd of Models" (arXiv:2407.21783), Table 3;
-// config.json of meta-llama/Meta-Llama-3-8B, -70B and Llama-3.1-405B on Hugging Face.
+// config.json of meta-llama/Meta-Llama-3-8B and -70B on Hugging Face.
 inline constexpr std::string_view llama3_source =
     "Meta 2024, Llama 3 Herd of Models (arXiv:2407.21783), Table 3; HF config.json";
+
+// The same paper's Llama 3.1 models (the presets llama-3.1-*): config.json of
+// meta-llama/Llama-3.1-8B, -70B and -405B. Their dimensions are Llama 3's (8B: h 4096, 32 layers,
+// 32 heads, 8 KV heads, intermediate 14336, vocab 128256; 70B: 8192, 80, 64, 8, 28672; 405B: 16384,
+// 126, 128, 8, 53248); only max_position_embeddings (131,072) and rope_scaling (llama3,
+// original_max_position_embeddings 8192) differ, after long-context training (Sec. 3.4.2). s is the
+// pre-training length, 8192 (Sec. 3.4.1), as the rope_scaling's original length says.
+
+// Qwen Team 2025, "Qwen3 Technical Report" (arXiv:2505.09388), Table 1 (dense models); the
+// config.json of Qwen/Qwen3-8B, -14B and -32B (Qwen3ForCausalLM): head_dim 128 whatever
+// h/a is, 8 KV heads, vocab_size 151936, tie_word_embeddings false, no biases
+// (attention_bias false), SwiGLU (hidden_act silu). s is the pre-training length of stages
+// S1 and S2, 4096 tokens, as for the MoE presets; max_position_embeddings 40960 is
+// the context after the long-context stage. The per-head RMSNorm of q and k (2·128 weights a
+// layer, 16,384 in Qwen3-32B) is not counted.
+constexpr transformer_spec qwen3_dense(std::int64_t layers, std::int64_t hidden, std::int64_t heads,
+                                       std::int64_t ffn) {
+  auto s = llama(layers, hidden, heads, 8, ffn, 151936, 4096);
+  s.head_dim = 128;
+  return s;
+}
 
 // ---- Mixtures of experts. Dimensions are those of each model's config.json on the Hugging
 // Face Hub (examples/hf/ holds the files, with their repositories); the tests read each file
@@ -152,7 +174,7 @@ inline constexpr std::string_view hf_config_json =
 }  // namespace detail
 
 /// Every preset, in the order `tpcost model list` prints them.
-inline constexpr std::array<model_preset, 29> model_presets{{
+inline constexpr std::array<model_preset, 34> model_presets{{
     // Brown et al. 2020, "Language Models are Few-Shot Learners" (arXiv:2005.14165),
     // Table 2.1: L=96, d_model=12288, 96 heads, n_ctx=2048, 175.0B; d_ff = 4·d_model (Sec. 2.1);
     // GPT-2's BPE vocabulary of 50,257 tokens (Radford et al. 2019).
@@ -194,10 +216,28 @@ inline constexpr std::array<model_preset, 29> model_presets{{
      detail::llama3_source, "Meta 2024 (Llama 3), Table 3 (8B)"},
     {"llama-3-70b", "Llama 3 70B", detail::llama(80, 8192, 64, 8, 28672, 128256, 8192), 70e9, 1e9,
      detail::llama3_source, "Meta 2024 (Llama 3), Table 3 (70B)"},
-    // Pre-trained at 8K tokens (Sec. 3.4.1); the Llama 3.1 config's max_position_embeddings
-    // of 131,072 is the length after long-context training.
-    {"llama-3-405b", "Llama 3 405B", detail::llama(126, 16384, 128, 8, 53248, 128256, 8192), 405e9,
-     1e9, detail::llama3_source, "Meta 2024 (Llama 3), Table 3 (405B)"},
+    // Llama 3.1: Llama 3's dimensions, released with a 128K context (see llama3_source above).
+    // There was no Llama 3 405B: 405B was released as Llama 3.1 (its old name llama-3-405b is
+    // an alias, model_preset_aliases).
+    {"llama-3.1-8b", "Llama 3.1 8B", detail::llama(32, 4096, 32, 8, 14336, 128256, 8192), 8e9,
+     1e9, "meta-llama/Llama-3.1-8B config.json; Meta 2024 (arXiv:2407.21783), Table 3",
+     "Meta 2024 (Llama 3), Table 3 (8B)"},
+    {"llama-3.1-70b", "Llama 3.1 70B", detail::llama(80, 8192, 64, 8, 28672, 128256, 8192), 70e9,
+     1e9, "meta-llama/Llama-3.1-70B config.json; Meta 2024 (arXiv:2407.21783), Table 3",
+     "Meta 2024 (Llama 3), Table 3 (70B)"},
+    {"llama-3.1-405b", "Llama 3.1 405B", detail::llama(126, 16384, 128, 8, 53248, 128256, 8192),
+     405e9, 1e9, "meta-llama/Llama-3.1-405B config.json; Meta 2024 (arXiv:2407.21783), Table 3",
+     "Meta 2024 (Llama 3), Table 3 (405B)"},
+    // Qwen3 dense (qwen3_dense above); Qwen/Qwen3-*'s model cards: 8.2B, 14.8B, 32.8B.
+    {"qwen3-8b", "Qwen3-8B", detail::qwen3_dense(36, 4096, 32, 12288), 8.2e9, 0.1e9,
+     "Qwen/Qwen3-8B config.json; Qwen3 report (arXiv:2505.09388), Table 1",
+     "Qwen/Qwen3-8B model card: 8.2B"},
+    {"qwen3-14b", "Qwen3-14B", detail::qwen3_dense(40, 5120, 40, 17408), 14.8e9, 0.1e9,
+     "Qwen/Qwen3-14B config.json; Qwen3 report (arXiv:2505.09388), Table 1",
+     "Qwen/Qwen3-14B model card: 14.8B"},
+    {"qwen3-32b", "Qwen3-32B", detail::qwen3_dense(64, 5120, 64, 25600), 32.8e9, 0.1e9,
+     "Qwen/Qwen3-32B config.json; Qwen3 report (arXiv:2505.09388), Table 1",
+     "Qwen/Qwen3-32B model card: 32.8B"},
     // Jiang et al. 2024, "Mixtral of Experts" (arXiv:2401.04088), Sec. 2: 47B parameters, 13B
     // active; the Mistral AI announcement (Dec 2023) gives 46.7B and 12.9B.
     {"mixtral-8x7b", "Mixtral 8x7B",
@@ -326,10 +366,20 @@ inline std::string preset_key(std::string_view name) {
 
 }  // namespace detail
 
-/// The preset called `name`, compared without case and ignoring '-', '_' and spaces
-/// ("GPT3-175B" finds "gpt-3-175b"); nullptr when there is none.
+/// Old names still read, each with the preset it now names: {alias, name}.
+inline constexpr std::array<std::pair<std::string_view, std::string_view>, 1> model_preset_aliases{{
+    {"llama-3-405b", "llama-3.1-405b"},  // 405B was only ever released as Llama 3.1
+}};
+
+/// The preset called `name` (or an alias of it), compared without case and ignoring '-', '_'
+/// and spaces ("GPT3-175B" finds "gpt-3-175b"); nullptr when there is none.
 inline const model_preset* find_model_preset(std::string_view name) {
-  const auto key = detail::preset_key(name);
+  auto key = detail::preset_key(name);
+  for (const auto& [alias, target] : model_preset_aliases) {
+    if (detail::preset_key(alias) == key) {
+      key = detail::preset_key(target);
+    }
+  }
   for (const auto& preset : model_presets) {
     if (detail::preset_key(preset.name) == key) {
       return &preset;
