@@ -10,6 +10,7 @@
 
 #include "formats/load.hpp"
 #include "options/cli_options.hpp"
+#include "output/emit.hpp"
 
 namespace tpcost::cli {
 
@@ -289,12 +290,14 @@ void run_with_config(CLI::App& cmd, const config_flags& flags, const std::functi
     std::set<std::string> warned;
     for (const auto& p : paths) {
       files.push_back(formats::load_any(p, opts));
-      formats::print_notes(files.back(), std::cerr, false, false, &warned);
+      // Held until the command gets past validation (emit.hpp): an exit 2 is one line.
+      formats::print_notes(files.back(), held_notes(), false, false, &warned);
     }
     doc = formats::merge(files);
     overlay.apply(*doc);
   }
   if (flags.print) {
+    release_notes();
     std::cout << overlay.merged(doc ? &*doc : nullptr)
                      .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
               << '\n';

@@ -367,6 +367,29 @@ tpcost_cli_case("torchtitan toml: the token-counted batch of b5bcd76"
 tpcost_cli_case("torchtitan toml: tokens that are not whole sequences name the key"
   ARGS convert ${badf}/tokens_seq.toml RC 2
   STDERR "tokens_seq\\.toml:3:[0-9]+: training\\.num_tokens_per_microbatch_per_dp_rank: 10000 tokens are not a whole number of sequences of training\\.max_context_length = 8192")
+# Exit 2 is one line (issue 29): a reader's warning is held until the command gets past
+# validation, so a run that then fails on invalid input prints its error alone, and one that
+# succeeds prints the warning as before.
+tpcost_cli_case("torchtitan toml: a warning before a --gpus the degrees do not divide is not printed"
+  ARGS step --from ${tt_auto} --gpus 63 --gpu h100-sxm RC 2
+  STDERR "^tpcost: error: --gpus: 63 GPUs are not a multiple of t\\*p = 2")
+tpcost_cli_case("torchtitan toml: check of an invalid step prints its error alone"
+  ARGS check ${tt_auto} --gpus 63 --gpu h100-sxm --rule min_mfu=0.1 RC 2
+  STDERR "^tpcost: error: [^\n]*dp_auto\\.toml")
+tpcost_cli_case("megatron script: a warning before a batch the GPUs do not divide is not printed"
+  ARGS step --from ${meg}/megatron_fsdp_default.sh --gpus 7 --gpu h100-sxm RC 2
+  STDERR "^tpcost: error: [^\n]*megatron_fsdp_default\\.sh:10:26: --global-batch-size: G = 128 is not a multiple of d\\*b = 7\\*1 = 7")
+tpcost_cli_case("megatron-bridge yaml: a warning before a batch the GPUs do not divide is not printed"
+  ARGS step --from ${fmt_dir}/llama3_8b_bridge_ddp_instances.yaml --gpus 12 --gpu h100-sxm RC 2
+  STDERR "^tpcost: error: [^\n]*ddp_instances\\.yaml:28:22: train\\.global_batch_size: G = 512 is not a multiple of d\\*b = 6\\*1 = 6")
+tpcost_cli_case("megatron-bridge yaml: the same warning on a run that succeeds"
+  ARGS step --from ${fmt_dir}/llama3_8b_bridge_ddp_instances.yaml --gpus 16 --gpu h100-sxm
+       --interconnect ib-ndr -q RC 0
+  STDERR "^tpcost: warning: [^\n]*ddp_instances\\.yaml:38:40: ddp\\.num_distributed_optimizer_instances: 2 instances [^\n]*\n")
+tpcost_cli_case("convert: the first file's warning is not printed when the second is refused"
+  ARGS convert ${meg}/megatron_fsdp_default.sh ${badf}/global_batch_local.toml RC 2
+  STDERR "^tpcost: error: [^\n]*global_batch_local\\.toml:9:21: ")
+
 # torchtitan's own batch contradictions, refused by convert as its trainer refuses them.
 tpcost_cli_case("torchtitan toml: a global batch not a multiple of local_batch_size x DP"
   ARGS convert ${badf}/global_batch_local.toml RC 2
