@@ -397,6 +397,25 @@ tpcost_cli_case("torchtitan toml: a global batch not a multiple of local_batch_s
 tpcost_cli_case("torchtitan toml: a local batch larger than the global batch"
   ARGS convert ${badf}/local_over_global.toml RC 2
   STDERR "local_over_global\\.toml:7:20: training\\.local_batch_size: the local batch 4 is larger than the global batch 2 \\(training\\.global_batch_size\\)")
+# data_parallel_shard_degree = -1: the same rules once --gpus fixes DP. 96 is a multiple of the
+# micro-batches (2) x DP = 16 but not of local_batch_size x DP = 4 x 16 = 64.
+tpcost_cli_case("torchtitan toml, DP from --gpus: a global batch not a multiple of local_batch_size x DP"
+  ARGS step --from ${badf}/global_batch_dp_auto.toml --gpus 64 --gpu h100-sxm --interconnect ib-ndr RC 2
+  STDERR "^tpcost: error: [^\n]*global_batch_dp_auto\\.toml:12:21: training\\.global_batch_size: G = 96 is not a multiple of training\\.local_batch_size x DP = 4 x 16 = 64 \\(DP = --gpus 64 / t\\*p\\*cp 4\\)")
+tpcost_cli_case("torchtitan toml, DP from --gpus: check refuses the same global batch"
+  ARGS check ${badf}/global_batch_dp_auto.toml --gpus 64 --gpu h100-sxm --interconnect ib-ndr
+       --rule min_mfu=0.1 RC 2
+  STDERR "global_batch_dp_auto\\.toml:12:21: training\\.global_batch_size: G = 96 is not a multiple of training\\.local_batch_size x DP = 4 x 16 = 64")
+tpcost_cli_case("torchtitan toml, DP from --gpus: a global batch that is a multiple is costed"
+  ARGS step --from ${badf}/global_batch_dp_auto.toml --gpus 32 --gpu h100-sxm --interconnect ib-ndr RC 0
+  STDOUT "t=2 p=2 d=8  b=2 G=96 m=6 ")
+tpcost_cli_case("torchtitan toml, DP from --gpus: check passes a global batch that is a multiple"
+  ARGS check ${badf}/global_batch_dp_auto.toml --gpus 32 --gpu h100-sxm --interconnect ib-ndr
+       --rule min_mfu=0.1 RC 0
+  STDOUT "step: llama-3-8b, t=2 p=2 d=8, b=2 G=96,")
+tpcost_cli_case("torchtitan toml, DP from the GPUs: a local batch larger than the global batch"
+  ARGS step --from ${badf}/local_over_global_dp_auto.toml --gpus 8 --gpu h100-sxm RC 2
+  STDERR "local_over_global_dp_auto\\.toml:8:20: training\\.local_batch_size: the local batch 4 is larger than the global batch 2 \\(training\\.global_batch_size\\)")
 tpcost_cli_case("torchtitan toml: pipeline micro-batches that do not divide the local batch"
   ARGS check ${badf}/pp_microbatch.toml --gpus 16 --gpu h100-sxm --rule min_mfu=0.1 RC 2
   STDERR "pp_microbatch\\.toml:14:37: parallelism\\.pipeline_parallel_microbatch_size: micro-batches of 3 do not divide training\\.local_batch_size = 8")
