@@ -292,6 +292,12 @@ tpcost_cli_case("sourced files through a variable the script sets: the model and
 tpcost_cli_case("a bad value in a sourced file names the sourced file's line"
   ARGS convert ${sourced} --set HEADS=abc RC 2
   STDERR "sourced/conf/model\\.sh:6:5: --num-attention-heads: 'abc' is not a whole number")
+tpcost_cli_case("flags in a plain variable of a sourced file: read where the script expands them"
+  ARGS convert -q ${fmt_dir}/sourced/train_flags.sh RC 0
+  STDOUT "\"heads\": 16,\n    \"hidden\": 2048,.*\"layers\": 24,.*\"tp\": 2\n")
+tpcost_cli_case("a bad flag in a plain variable of a sourced file names the line that assigns it"
+  ARGS convert ${fmt_dir}/sourced/train_flags.sh --set HEADS=abc RC 2
+  STDERR "sourced/conf/flags\\.sh:4:1: --num-attention-heads: 'abc' is not a whole number")
 tpcost_cli_case("a sourced path through an unset variable asks for --set"
   ARGS convert ${badf}/source_unknown_var.sh RC 2
   STDERR "source_unknown_var\\.sh:3:1: source \\$\\{CONFIG_DIR\\}/model\\.sh: \\$CONFIG_DIR is not set in the script \\(give --set CONFIG_DIR=VALUE\\)")
