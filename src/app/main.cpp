@@ -22,6 +22,7 @@
 #include "commands/commands.hpp"
 #include "options/cli_options.hpp"
 #include "options/value_names.hpp"
+#include "output/emit.hpp"
 #include "output/exit_codes.hpp"
 #include "output/output_safe.hpp"
 #include "tpcost/base/error.hpp"
@@ -36,6 +37,13 @@ using tpcost::cli::exit_success;
 using tpcost::cli::exit_tool_missing;
 
 int fail(const std::string& message, int code) {
+  // Invalid input is one line on stderr: the readers' warnings held until the command got past
+  // validation go unsaid (emit.hpp). Another failure (an unwritable output) keeps them.
+  if (code == exit_invalid_input) {
+    tpcost::cli::drop_notes();
+  } else {
+    tpcost::cli::release_notes();
+  }
   // One line, whatever the message quotes: no newline, ESC or "::" workflow command gets out.
   std::cerr << "tpcost: error: " << tpcost::cli::output_safe(message) << '\n';
   return code;
@@ -173,6 +181,7 @@ int run(CLI::App& app, int argc, char** argv) {
 /// the command wrote is closed by then (output_file.hpp renames it into place). Under a
 /// sanitizer the process exits normally, so that LeakSanitizer still checks it.
 [[nodiscard]] int finish(int code) {
+  tpcost::cli::release_notes();  // a run that emitted nothing still says what it read
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
   std::cout.flush();
   std::cerr.flush();

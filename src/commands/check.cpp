@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string_view>
 #include <tuple>
 
@@ -19,6 +20,7 @@
 #include "formats/load.hpp"
 #include "options/cli_options.hpp"
 #include "options/config_overlay.hpp"
+#include "output/emit.hpp"
 #include "render/hardware_text.hpp"
 #include "render/render.hpp"
 #include "render/render_check.hpp"
@@ -582,26 +584,36 @@ config_document rules_from_flags(const std::vector<std::string>& rules) {
   }
 }
 
+/// One file to check: its document (none if it could not be read) and the warnings its reader
+/// gave, printed only if the file is then checked (an invalid file is its one error line).
+struct checked_document {
+  std::string file;
+  std::optional<config_document> doc;
+  std::string notes;
+};
+
 /// The files to check, each a document: an HF config.json among them is not checked on its own
 /// but gives its model to every file that names none; --rule adds to every file's rules.
-std::vector<std::pair<std::string, std::optional<config_document>>> documents_of(
-    const check_options& opts, std::vector<std::string>& errors) {
+std::vector<checked_document> documents_of(const check_options& opts,
+                                           std::vector<std::string>& errors) {
   const formats::read_options read{formats::parse_set(opts.set), opts.strict};
   const auto flag_rules = rules_from_flags(opts.rules);
-  std::vector<std::pair<std::string, std::optional<formats::loaded_file>>> files;
+  std::vector<std::tuple<std::string, std::optional<formats::loaded_file>, std::string>> files;
   std::vector<formats::loaded_file> models;
   std::set<std::string> warned;  // a file named twice warns once
   for (const auto& file : opts.files) {
     try {
       auto f = formats::load_any(file, read);
-      formats::print_notes(f, std::cerr, false, false, &warned);
+      std::ostringstream notes;
+      formats::print_notes(f, notes, false, false, &warned);
       if (f.read.format == formats::source_format::hf_config) {
+        held_notes() << notes.str();
         models.push_back(std::move(f));
       } else {
-        files.emplace_back(file, std::move(f));
+        files.emplace_back(file, std::move(f), notes.str());
       }
     } catch (const invalid_spec& e) {
-      files.emplace_back(file, std::nullopt);
+      files.emplace_back(file, std::nullopt, std::string());
       errors.push_back(error_message(e));
     }
   }
@@ -609,11 +621,11 @@ std::vector<std::pair<std::string, std::optional<config_document>>> documents_of
     throw invalid_spec(models[1].doc.source,
                        "a second Hugging Face config.json; give one model per check");
   }
-  std::vector<std::pair<std::string, std::optional<config_document>>> out;
+  std::vector<checked_document> out;
   std::size_t error_index = 0;
-  for (auto& [file, f] : files) {
+  for (auto& [file, f, notes] : files) {
     if (!f) {
-      out.emplace_back(file, std::nullopt);
+      out.push_back({file, std::nullopt, {}});
       ++error_index;
       continue;
     }
@@ -632,7 +644,7 @@ std::vector<std::pair<std::string, std::optional<config_document>>> documents_of
         doc.entries.push_back(rule);
       }
     }
-    out.emplace_back(file, std::move(doc));
+    out.push_back({file, std::move(doc), std::move(notes)});
   }
   if (files.empty() && !models.empty()) {
     throw invalid_spec(models.front().doc.source,
@@ -652,7 +664,7 @@ int run_check(CLI::App& cmd, const check_options& opts) {
   std::vector<std::string> read_errors;
   const auto documents = documents_of(opts, read_errors);
   std::size_t next_error = 0;
-  for (const auto& [file, loaded] : documents) {
+  for (const auto& [file, loaded, notes] : documents) {
     try {
       if (!loaded) {
         throw invalid_spec(file, "");  // reported below with the reader's message
@@ -661,6 +673,7 @@ int run_check(CLI::App& cmd, const check_options& opts) {
       overlay.apply(doc);
       try {
         reports.push_back(check_one(doc, opts, step));
+        std::cerr << notes;  // checked: its reader's warnings stand (an invalid file is one line)
       } catch (const invalid_spec& e) {
         if (auto relabelled = overlay.attributed(e)) {
           throw config_error(relabelled->field(), relabelled->detail());

@@ -9,6 +9,7 @@
 #include "formats/load.hpp"
 #include "options/cli_options.hpp"
 #include "options/config_overlay.hpp"
+#include "output/emit.hpp"
 
 namespace tpcost::cli {
 
@@ -27,7 +28,8 @@ void run_convert(const convert_flags& f) {
   std::vector<formats::loaded_file> files;
   for (const auto& path : f.files) {
     files.push_back(formats::load_any(path, opts));
-    formats::print_notes(files.back(), std::cerr, !f.quiet, true);
+    // Held until every file is read and merged (emit.hpp): a later error is one line alone.
+    formats::print_notes(files.back(), held_notes(), !f.quiet, true);
   }
   emit(f.output, document_json(formats::merge(files))
                          .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +

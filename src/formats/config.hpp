@@ -67,6 +67,12 @@ struct config_document {
   /// torchtitan's local_batch_size x DP. The sequences per DP rank (0: none) and their origin.
   std::int64_t batch_per_rank = 0;
   std::string batch_per_rank_origin;
+  /// A global batch the file states while its DP degree comes from the GPU count: torchtitan
+  /// asserts it is a multiple of local_batch_size x DP, checked once --gpus fixes DP. The
+  /// sequences per DP rank (0: no such rule) and what they are in the file's keys
+  /// ("training.local_batch_size").
+  std::int64_t global_per_rank = 0;
+  std::string global_per_rank_what;
 
   /// The entry for `pointer`, or nullptr.
   [[nodiscard]] const config_entry* find(std::string_view pointer) const;

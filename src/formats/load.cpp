@@ -74,6 +74,8 @@ config_document to_document(reading& r, const std::string& path) {
   }
   doc.batch_per_rank = r.batch_per_rank;
   doc.batch_per_rank_origin = r.batch_per_rank > 0 ? r.batch_per_rank_at.text() : std::string();
+  doc.global_per_rank = r.global_per_rank;
+  doc.global_per_rank_what = r.global_per_rank_what;
   return doc;
 }
 
@@ -165,6 +167,10 @@ config_document merge(const std::vector<loaded_file>& files) {
     if (out.batch_per_rank == 0) {
       out.batch_per_rank = f.doc.batch_per_rank;
       out.batch_per_rank_origin = f.doc.batch_per_rank_origin;
+    }
+    if (out.global_per_rank == 0) {
+      out.global_per_rank = f.doc.global_per_rank;
+      out.global_per_rank_what = f.doc.global_per_rank_what;
     }
     for (const auto& e : f.doc.entries) {
       auto it = std::find_if(out.entries.begin(), out.entries.end(),

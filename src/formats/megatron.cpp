@@ -63,6 +63,14 @@ struct shell_reader {
   std::map<std::string, std::string> vars;             // NAME -> value
   std::map<std::string, std::string> unresolved_vars;  // NAME -> why
   std::map<std::string, place> assigned_on;            // NAME -> where
+  /// Where a variable's value was assigned, as a word's place: a word that is the variable
+  /// alone ("$FLAGS", "${FLAGS}") and was assigned in another file (a sourced one) is read
+  /// there, so that an error in its flags names the line that wrote them.
+  struct defined {
+    const std::string* file = nullptr;
+    std::size_t line = 0, column = 0;
+  };
+  std::map<std::string, defined> defined_at;
   std::size_t at_line = 1;   ///< the line being read, for the budget's errors
   std::size_t expanded = 0;  ///< bytes produced by expansion so far (the budget)
 
@@ -485,10 +493,39 @@ struct shell_reader {
       }
       check_budget(w.text.size());
       w.raw = text.substr(start, i - start);
+      if (const auto name = whole_reference(w.raw); name && w.unresolved.empty()) {
+        if (const auto it = defined_at.find(*name);
+            it != defined_at.end() && it->second.file != &file && opts.set.count(*name) == 0) {
+          w.file = it->second.file;
+          w.line = it->second.line;
+          w.column = it->second.column;
+        }
+      }
       out.back().push_back(std::move(w));
     }
     end_line(out);
     return out;
+  }
+
+  /// NAME if `raw` is one variable alone: $NAME, ${NAME}, "$NAME" or "${NAME}".
+  static std::optional<std::string> whole_reference(std::string_view r) {
+    if (r.size() >= 2 && r.front() == '"' && r.back() == '"') {
+      r = r.substr(1, r.size() - 2);
+    }
+    if (r.size() < 2 || r.front() != '$') {
+      return std::nullopt;
+    }
+    r.remove_prefix(1);
+    if (r.front() == '{') {
+      if (r.size() < 3 || r.back() != '}') {
+        return std::nullopt;
+      }
+      r = r.substr(1, r.size() - 2);
+    }
+    if (!is_name_start(r.front()) || !std::all_of(r.begin(), r.end(), is_name_char)) {
+      return std::nullopt;
+    }
+    return std::string(r);
   }
 
   static bool flag_like(const std::string& s) {
@@ -593,8 +630,10 @@ struct shell_reader {
         if (words[k].unresolved.empty()) {
           vars[name] = words[k].text.substr(value_at + 1);
           unresolved_vars.erase(name);
+          defined_at[name] = defined{&file, words[k].line, words[k].column};
         } else {
           vars.erase(name);
+          defined_at.erase(name);
           std::string why;
           for (const auto& m : words[k].unresolved) {
             why += (why.empty() ? "" : ", ") + (m.front() == '$' ? m : "$" + m);
@@ -742,6 +781,7 @@ struct shell_reader {
     child.vars = std::move(vars);
     child.unresolved_vars = std::move(unresolved_vars);
     child.assigned_on = std::move(assigned_on);
+    child.defined_at = std::move(defined_at);
     child.sources = sources;
     child.expanded = expanded;
     chain.push_back(place{file, cmd.line, cmd.column, name});
@@ -750,6 +790,7 @@ struct shell_reader {
     vars = std::move(child.vars);
     unresolved_vars = std::move(child.unresolved_vars);
     assigned_on = std::move(child.assigned_on);
+    defined_at = std::move(child.defined_at);
     expanded = child.expanded;
     return lines;
   }

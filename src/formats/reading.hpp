@@ -74,6 +74,11 @@ struct reading {
   /// (config_document::batch_per_rank).
   std::int64_t batch_per_rank = 0;
   place batch_per_rank_at;
+  /// A global batch the file states while DP comes from the GPU count: the sequences per DP
+  /// rank it must be a multiple of x DP, and what they are in the file's keys
+  /// (config_document::global_per_rank).
+  std::int64_t global_per_rank = 0;
+  std::string global_per_rank_what;
 
   /// Sets `pointer` (e.g. "/parallel/tp") to `value`, remembering where it came from.
   void put(const std::string& pointer, nlohmann::json value, place from);

@@ -308,6 +308,12 @@ reading read_torchtitan_toml(const std::string& text, const std::string& file,
                        "whole local batches on every DP rank",
                        global, per_rank_what, *per_rank, *dp, *per_rank * *dp));
     }
+    if (per_rank && !dp && *per_rank > 0 && *per_rank <= 2147483647) {
+      // DP is the GPU count over tp*pp*cp (data_parallel_shard_degree = -1): the same rule,
+      // once --gpus fixes DP (config_overlay).
+      r.global_per_rank = *per_rank;
+      r.global_per_rank_what = per_rank_what;
+    }
   } else if (per_rank && dp && *per_rank > 0 && *dp > 0 && *per_rank <= 2147483647 &&
              *dp <= 2147483647) {
     r.put("/batch/global_batch", *per_rank * *dp, per_rank_at);

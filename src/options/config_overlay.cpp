@@ -8,8 +8,11 @@
 #include <iostream>
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "formats/load.hpp"
 #include "options/cli_options.hpp"
+#include "output/emit.hpp"
 
 namespace tpcost::cli {
 
@@ -162,7 +165,7 @@ void config_overlay::apply(const config_document& doc) {
 }
 
 void config_overlay::derive_global_batch(const config_document& doc) {
-  if (doc.batch_per_rank <= 0) {
+  if (doc.batch_per_rank <= 0 && doc.global_per_rank <= 0) {
     return;
   }
   const auto value = [&](const char* flag) -> std::int64_t {
@@ -176,20 +179,42 @@ void config_overlay::derive_global_batch(const config_document& doc) {
     return ec == std::errc() && end == s.data() + s.size() && v > 0 ? v : 0;
   };
   auto* global = cmd_.get_option_no_throw("--global-batch");
-  if (global == nullptr || global->count() > 0) {
-    return;  // given on the command line, or by the file
+  if (global == nullptr || from_command_line_.count("--global-batch") > 0) {
+    return;  // given on the command line: the file's batch does not count
   }
   // d = N / (t*p*cp), as the frameworks derive it; an N that t*p*cp does not divide is left
   // to the step to refuse.
   std::int64_t d = value("--dp");
+  std::string dp_from = "--dp " + std::to_string(d);
   const auto model = std::max<std::int64_t>(1, value("--tp")) *
                      std::max<std::int64_t>(1, value("--pp")) *
                      std::max<std::int64_t>(1, value("--cp"));
   if (d == 0 && value("--gpus") > 0 && value("--gpus") % model == 0) {
     d = value("--gpus") / model;
+    dp_from = "--gpus " + std::to_string(value("--gpus")) + " / t*p*cp " + std::to_string(model);
   }
-  if (d == 0 || doc.batch_per_rank > INT32_MAX / d) {
+  if (d == 0) {
     return;
+  }
+  if (doc.global_per_rank > 0 && global->count() > 0) {
+    // The file's global batch with DP from the GPU count: the rule its reader applies where
+    // the file states DP (torchtitan's trainer asserts global % (local x DP) == 0).
+    const auto g = value("--global-batch");
+    if (g > 0 && doc.global_per_rank <= INT32_MAX / d && g % (doc.global_per_rank * d) != 0) {
+      const auto* entry = doc.find("/batch/global_batch");
+      const auto where = entry != nullptr && !entry->origin.empty()
+                             ? entry->origin
+                             : doc.source + ": /batch/global_batch";
+      throw config_error(
+          where, fmt::format("G = {} is not a multiple of {} x DP = {} x {} = {} (DP = {}): "
+                             "torchtitan runs whole local batches on every DP rank",
+                             g, doc.global_per_rank_what, doc.global_per_rank, d,
+                             doc.global_per_rank * d, dp_from));
+    }
+    return;
+  }
+  if (doc.batch_per_rank <= 0 || global->count() > 0 || doc.batch_per_rank > INT32_MAX / d) {
+    return;  // none to derive, or given by the file
   }
   set_value(*global, std::to_string(doc.batch_per_rank * d));
   field_by_flag_["--global-batch"] = doc.batch_per_rank_origin + " x DP " + std::to_string(d);
@@ -289,12 +314,14 @@ void run_with_config(CLI::App& cmd, const config_flags& flags, const std::functi
     std::set<std::string> warned;
     for (const auto& p : paths) {
       files.push_back(formats::load_any(p, opts));
-      formats::print_notes(files.back(), std::cerr, false, false, &warned);
+      // Held until the command gets past validation (emit.hpp): an exit 2 is one line.
+      formats::print_notes(files.back(), held_notes(), false, false, &warned);
     }
     doc = formats::merge(files);
     overlay.apply(*doc);
   }
   if (flags.print) {
+    release_notes();
     std::cout << overlay.merged(doc ? &*doc : nullptr)
                      .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
               << '\n';

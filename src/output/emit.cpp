@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -13,13 +14,39 @@
 
 namespace tpcost::cli {
 
+namespace {
+
+std::ostringstream& held() {
+  static std::ostringstream notes;
+  return notes;
+}
+
+}  // namespace
+
+std::ostream& held_notes() { return held(); }
+
+void release_notes() {
+  auto& notes = held();
+  if (const auto text = notes.str(); !text.empty()) {
+    std::cerr << text;
+  }
+  drop_notes();
+}
+
+void drop_notes() {
+  held().str(std::string());
+  held().clear();
+}
+
 void note_assumption(const std::string& assumption) {
+  release_notes();
   if (!assumption.empty()) {
     std::cerr << "tpcost: note: " << output_safe(assumption) << '\n';
   }
 }
 
 void note_misfit(const memory_report& memory, const std::string& what) {
+  release_notes();
   if (!memory.fits()) {
     std::cerr << fmt::format(
         "tpcost: warning: {}DOES NOT FIT: the fullest stage needs {:.1f} GiB per GPU of the {:.1f} "
@@ -40,6 +67,7 @@ void emit(const output_flags& flags, const std::string& raw, bool ascii) {
     text.erase(0, std::min(text.size(), text.find('\n') + 1));  // CSV's first line
   }
   if (flags.output.empty() || flags.output == "-") {
+    release_notes();  // past validation: the warnings come before the output, as they always did
     std::cout << text << std::flush;
     if (!std::cout) {
       throw io_error("cannot write to stdout");
@@ -47,6 +75,7 @@ void emit(const output_flags& flags, const std::string& raw, bool ascii) {
     return;
   }
   write_output_file("--output", flags.output, text);
+  release_notes();
 }
 
 }  // namespace tpcost::cli

@@ -292,6 +292,12 @@ tpcost_cli_case("sourced files through a variable the script sets: the model and
 tpcost_cli_case("a bad value in a sourced file names the sourced file's line"
   ARGS convert ${sourced} --set HEADS=abc RC 2
   STDERR "sourced/conf/model\\.sh:6:5: --num-attention-heads: 'abc' is not a whole number")
+tpcost_cli_case("flags in a plain variable of a sourced file: read where the script expands them"
+  ARGS convert -q ${fmt_dir}/sourced/train_flags.sh RC 0
+  STDOUT "\"heads\": 16,\n    \"hidden\": 2048,.*\"layers\": 24,.*\"tp\": 2\n")
+tpcost_cli_case("a bad flag in a plain variable of a sourced file names the line that assigns it"
+  ARGS convert ${fmt_dir}/sourced/train_flags.sh --set HEADS=abc RC 2
+  STDERR "sourced/conf/flags\\.sh:4:1: --num-attention-heads: 'abc' is not a whole number")
 tpcost_cli_case("a sourced path through an unset variable asks for --set"
   ARGS convert ${badf}/source_unknown_var.sh RC 2
   STDERR "source_unknown_var\\.sh:3:1: source \\$\\{CONFIG_DIR\\}/model\\.sh: \\$CONFIG_DIR is not set in the script \\(give --set CONFIG_DIR=VALUE\\)")
@@ -367,6 +373,29 @@ tpcost_cli_case("torchtitan toml: the token-counted batch of b5bcd76"
 tpcost_cli_case("torchtitan toml: tokens that are not whole sequences name the key"
   ARGS convert ${badf}/tokens_seq.toml RC 2
   STDERR "tokens_seq\\.toml:3:[0-9]+: training\\.num_tokens_per_microbatch_per_dp_rank: 10000 tokens are not a whole number of sequences of training\\.max_context_length = 8192")
+# Exit 2 is one line (issue 29): a reader's warning is held until the command gets past
+# validation, so a run that then fails on invalid input prints its error alone, and one that
+# succeeds prints the warning as before.
+tpcost_cli_case("torchtitan toml: a warning before a --gpus the degrees do not divide is not printed"
+  ARGS step --from ${tt_auto} --gpus 63 --gpu h100-sxm RC 2
+  STDERR "^tpcost: error: --gpus: 63 GPUs are not a multiple of t\\*p = 2")
+tpcost_cli_case("torchtitan toml: check of an invalid step prints its error alone"
+  ARGS check ${tt_auto} --gpus 63 --gpu h100-sxm --rule min_mfu=0.1 RC 2
+  STDERR "^tpcost: error: [^\n]*dp_auto\\.toml")
+tpcost_cli_case("megatron script: a warning before a batch the GPUs do not divide is not printed"
+  ARGS step --from ${meg}/megatron_fsdp_default.sh --gpus 7 --gpu h100-sxm RC 2
+  STDERR "^tpcost: error: [^\n]*megatron_fsdp_default\\.sh:10:26: --global-batch-size: G = 128 is not a multiple of d\\*b = 7\\*1 = 7")
+tpcost_cli_case("megatron-bridge yaml: a warning before a batch the GPUs do not divide is not printed"
+  ARGS step --from ${fmt_dir}/llama3_8b_bridge_ddp_instances.yaml --gpus 12 --gpu h100-sxm RC 2
+  STDERR "^tpcost: error: [^\n]*ddp_instances\\.yaml:28:22: train\\.global_batch_size: G = 512 is not a multiple of d\\*b = 6\\*1 = 6")
+tpcost_cli_case("megatron-bridge yaml: the same warning on a run that succeeds"
+  ARGS step --from ${fmt_dir}/llama3_8b_bridge_ddp_instances.yaml --gpus 16 --gpu h100-sxm
+       --interconnect ib-ndr -q RC 0
+  STDERR "^tpcost: warning: [^\n]*ddp_instances\\.yaml:38:40: ddp\\.num_distributed_optimizer_instances: 2 instances [^\n]*\n")
+tpcost_cli_case("convert: the first file's warning is not printed when the second is refused"
+  ARGS convert ${meg}/megatron_fsdp_default.sh ${badf}/global_batch_local.toml RC 2
+  STDERR "^tpcost: error: [^\n]*global_batch_local\\.toml:9:21: ")
+
 # torchtitan's own batch contradictions, refused by convert as its trainer refuses them.
 tpcost_cli_case("torchtitan toml: a global batch not a multiple of local_batch_size x DP"
   ARGS convert ${badf}/global_batch_local.toml RC 2
@@ -374,6 +403,25 @@ tpcost_cli_case("torchtitan toml: a global batch not a multiple of local_batch_s
 tpcost_cli_case("torchtitan toml: a local batch larger than the global batch"
   ARGS convert ${badf}/local_over_global.toml RC 2
   STDERR "local_over_global\\.toml:7:20: training\\.local_batch_size: the local batch 4 is larger than the global batch 2 \\(training\\.global_batch_size\\)")
+# data_parallel_shard_degree = -1: the same rules once --gpus fixes DP. 96 is a multiple of the
+# micro-batches (2) x DP = 16 but not of local_batch_size x DP = 4 x 16 = 64.
+tpcost_cli_case("torchtitan toml, DP from --gpus: a global batch not a multiple of local_batch_size x DP"
+  ARGS step --from ${badf}/global_batch_dp_auto.toml --gpus 64 --gpu h100-sxm --interconnect ib-ndr RC 2
+  STDERR "^tpcost: error: [^\n]*global_batch_dp_auto\\.toml:12:21: training\\.global_batch_size: G = 96 is not a multiple of training\\.local_batch_size x DP = 4 x 16 = 64 \\(DP = --gpus 64 / t\\*p\\*cp 4\\)")
+tpcost_cli_case("torchtitan toml, DP from --gpus: check refuses the same global batch"
+  ARGS check ${badf}/global_batch_dp_auto.toml --gpus 64 --gpu h100-sxm --interconnect ib-ndr
+       --rule min_mfu=0.1 RC 2
+  STDERR "global_batch_dp_auto\\.toml:12:21: training\\.global_batch_size: G = 96 is not a multiple of training\\.local_batch_size x DP = 4 x 16 = 64")
+tpcost_cli_case("torchtitan toml, DP from --gpus: a global batch that is a multiple is costed"
+  ARGS step --from ${badf}/global_batch_dp_auto.toml --gpus 32 --gpu h100-sxm --interconnect ib-ndr RC 0
+  STDOUT "t=2 p=2 d=8  b=2 G=96 m=6 ")
+tpcost_cli_case("torchtitan toml, DP from --gpus: check passes a global batch that is a multiple"
+  ARGS check ${badf}/global_batch_dp_auto.toml --gpus 32 --gpu h100-sxm --interconnect ib-ndr
+       --rule min_mfu=0.1 RC 0
+  STDOUT "step: llama-3-8b, t=2 p=2 d=8, b=2 G=96,")
+tpcost_cli_case("torchtitan toml, DP from the GPUs: a local batch larger than the global batch"
+  ARGS step --from ${badf}/local_over_global_dp_auto.toml --gpus 8 --gpu h100-sxm RC 2
+  STDERR "local_over_global_dp_auto\\.toml:8:20: training\\.local_batch_size: the local batch 4 is larger than the global batch 2 \\(training\\.global_batch_size\\)")
 tpcost_cli_case("torchtitan toml: pipeline micro-batches that do not divide the local batch"
   ARGS check ${badf}/pp_microbatch.toml --gpus 16 --gpu h100-sxm --rule min_mfu=0.1 RC 2
   STDERR "pp_microbatch\\.toml:14:37: parallelism\\.pipeline_parallel_microbatch_size: micro-batches of 3 do not divide training\\.local_batch_size = 8")
