@@ -1180,6 +1180,12 @@ struct megatron_mapping {
     return dest;
   }
 
+  /// `dest` as the file spells it, for advice: a script's flag (--use-megatron-fsdp), a
+  /// Megatron-Bridge YAML's key (use_megatron_fsdp).
+  [[nodiscard]] std::string spelled(const std::string& dest) const {
+    return style == megatron_style::config ? dest : "--" + flag_name(dest);
+  }
+
   void put_count(const std::string& pointer, const std::string& dest) {
     if (const auto v = count(dest)) {
       r.put(pointer, *v, at(dest));
@@ -1908,9 +1914,9 @@ struct megatron_mapping {
         r.put("/parallel/dp_replicas", *n, at("num_distributed_optimizer_instances"));
       } else {
         r.warn(opts, at("num_distributed_optimizer_instances"),
-               fmt::format("{} instances without --use-distributed-optimizer or "
-                           "--use-megatron-fsdp: nothing is sharded, so they change nothing",
-                           *n));
+               fmt::format("{} instances without {} or {}: nothing is sharded, so they "
+                           "change nothing",
+                           *n, spelled("use_distributed_optimizer"), spelled("use_megatron_fsdp")));
       }
     }
     if (const auto backend = text("attention_backend")) {
@@ -1999,9 +2005,11 @@ struct megatron_mapping {
                    "optim_grads_params)"};
       if (!core_minor) {
         r.warn(opts, at("use_megatron_fsdp"),
-               "the script does not name its Megatron-LM release and gives no "
-               "--data-parallel-sharding-strategy: taken as optim_grads_params (ZeRO-3), the "
-               "default from core_v0.18; up to core_v0.17 it was no_shard (ZeRO-0)");
+               fmt::format("the {} does not name its Megatron-LM release and gives no {}: taken "
+                           "as optim_grads_params (ZeRO-3), the default from core_v0.18; up to "
+                           "core_v0.17 it was no_shard (ZeRO-0)",
+                           style == megatron_style::config ? "file" : "script",
+                           spelled("data_parallel_sharding_strategy")));
       }
     }
     const int zero = strategy == "no_shard"             ? 0

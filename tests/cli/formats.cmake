@@ -391,7 +391,7 @@ tpcost_cli_case("megatron-bridge yaml: a warning before a batch the GPUs do not 
 tpcost_cli_case("megatron-bridge yaml: the same warning on a run that succeeds"
   ARGS step --from ${fmt_dir}/llama3_8b_bridge_ddp_instances.yaml --gpus 16 --gpu h100-sxm
        --interconnect ib-ndr -q RC 0
-  STDERR "^tpcost: warning: [^\n]*ddp_instances\\.yaml:38:40: ddp\\.num_distributed_optimizer_instances: 2 instances [^\n]*\n")
+  STDERR "^tpcost: warning: [^\n]*ddp_instances\\.yaml:38:40: ddp\\.num_distributed_optimizer_instances: 2 instances without use_distributed_optimizer or use_megatron_fsdp: nothing is sharded[^\n]*\n")
 tpcost_cli_case("convert: the first file's warning is not printed when the second is refused"
   ARGS convert ${meg}/megatron_fsdp_default.sh ${badf}/global_batch_local.toml RC 2
   STDERR "^tpcost: error: [^\n]*global_batch_local\\.toml:9:21: ")

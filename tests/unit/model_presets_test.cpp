@@ -91,7 +91,7 @@ TEST_CASE("Presets are found by name whatever the case and separators", "[model_
   }
 }
 
-TEST_CASE("Llama 3.1 presets by their names; llama-3-405b is read as llama-3.1-405b",
+TEST_CASE("Llama 3.1 presets by their names, and llama-3-405b is read as llama-3.1-405b",
           "[model_presets]") {
   CHECK(find_model_preset("llama-3-405b")->name == "llama-3.1-405b");
   CHECK(find_model_preset("Llama-3.1-405B")->title == "Llama 3.1 405B");
