@@ -13,6 +13,7 @@
 #include "charts/plan_chart.hpp"
 #include "commands/commands.hpp"
 #include "commands/plan_emit.hpp"
+#include "commands/step_flags.hpp"
 #include "options/cli_options.hpp"
 #include "options/config_overlay.hpp"
 #include "options/model_options.hpp"
@@ -48,6 +49,7 @@ struct plan_flags {
   // How the experts run, as step reads them (step_flags.cpp): every layout is priced with them.
   std::string moe_token_dispatcher = "alltoall";
   bool overlap_moe_comm = false;
+  std::string recompute_modules;  ///< what selective layouts rerun; "": core_attn; or auto
   std::string threads = "0";
   std::string memory_reserve;  ///< empty: default_memory_reserve of the GPU's capacity
   std::vector<std::string> compare;
@@ -114,6 +116,9 @@ struct inputs {
   std::vector<cp_comm_type> cp_comms;
   /// --moe-token-dispatcher auto: each dispatcher, in the order searched (empty otherwise).
   std::vector<token_dispatcher> dispatchers;
+  /// --recompute-modules auto: each module set searched (recompute_module_sets; empty
+  /// otherwise).
+  std::vector<unsigned> recompute_module_sets;
 };
 
 /// --precision auto: the recipes to search, each with the GPU's peak and η for it; those the
@@ -260,6 +265,16 @@ inputs read_inputs(const plan_flags& f) {
   }
   req.options.experts.overlap_comm = f.overlap_moe_comm;
   require_experts_for(req.model, f.overlap_moe_comm, "--overlap-moe-expert-parallel-comm");
+  // What selective layouts rerun, as step reads --recompute-modules; auto: one search per set
+  // of the modules the model has (selective layouts only after the first: the others repeat).
+  if (f.recompute_modules == "auto") {
+    refuse_auto_with_compare(f, "--recompute-modules", "module set", "modules=");
+    (void)recompute_modules_for("core_attn", req.model, req.options.selective);  // the stack
+    in.recompute_module_sets = recompute_module_sets(req.model);
+  } else if (!f.recompute_modules.empty()) {
+    req.options.recompute.modules =
+        recompute_modules_for(f.recompute_modules, req.model, req.options.selective);
+  }
   if (!f.ep.empty()) {
     req.constraints.fixed_ep = positive(f.ep, "--ep");
   }
@@ -302,7 +317,11 @@ std::string run_compare(const plan_flags& f, inputs in, output_format format) {
     r.layouts[i] = layout.par;
     r.choices[i] = layout.choices;
     const auto own = request_for(r.request, layout.choices);
-    effective[i] = {.cp_comm = own.cp_comm, .dispatcher = own.options.experts.dispatcher};
+    effective[i] = {.cp_comm = own.cp_comm,
+                    .dispatcher = own.options.experts.dispatcher,
+                    .recompute_modules = layout.par.recompute == recompute_mode::selective
+                                             ? std::optional{own.options.recompute.modules}
+                                             : std::nullopt};
     try {
       if (layout.choices.dispatcher) {
         require_experts_for(own.model, true, "dispatcher=");
@@ -377,47 +396,73 @@ std::string run_search(inputs in, output_format format, const plan_flags& f) {
   r.cp_comms = values(auto_comm, comms, [](cp_comm_type c) { return to_string(c); });
   r.dispatchers =
       values(auto_dispatcher, dispatchers, [](token_dispatcher d) { return to_string(d); });
+  // The recompute modules: one entry, or with auto the layouts without selective recomputation
+  // once, then each module set's selective layouts.
+  struct module_entry {
+    unsigned modes = 0b111U;
+    unsigned modules = 0;
+  };
+  const bool auto_modules = !in.recompute_module_sets.empty();
+  std::vector<module_entry> module_entries{{0b111U, base.options.recompute.modules}};
+  if (auto_modules) {
+    const auto bit = [](recompute_mode m) { return 1U << static_cast<unsigned>(m); };
+    module_entries = {
+        {bit(recompute_mode::none) | bit(recompute_mode::full), base.options.recompute.modules}};
+    for (const auto set : in.recompute_module_sets) {
+      module_entries.push_back({bit(recompute_mode::selective), set});
+    }
+    r.recompute_modules = values(true, module_entries, [](const module_entry& e) {
+      return (e.modes & 0b010U) != 0U ? recompute_modules_to_string(e.modules)
+                                      : std::string(no_selective_label);
+    });
+  }
   bool found = false;
-  bool first = true;
-  for (std::size_t pi = 0; pi < precisions.size(); ++pi) {
-    for (std::size_t ci = 0; ci < comms.size(); ++ci) {
-      for (std::size_t di = 0; di < dispatchers.size(); ++di) {
-        auto req = base;
-        req.precision = precisions[pi];
-        req.cp_comm = comms[ci];
-        req.options.experts.dispatcher = dispatchers[di];
-        const auto one = std::chrono::steady_clock::now();
-        auto result = plan(req);
-        const double seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - one).count();
-        const layout_choices choices{
-            .cp_comm = auto_comm ? std::optional{comms[ci]} : std::nullopt,
-            .dispatcher = auto_dispatcher ? std::optional{dispatchers[di]} : std::nullopt};
-        const auto note = [&](std::vector<choice_searched>& searched, std::size_t i) {
-          if (searched.empty()) {
-            return;
-          }
-          auto& v = searched[i];
-          v.search_seconds += seconds;
-          if (!result.top.empty() &&
-              (!v.best || result.top.front().result.step_time < v.best->result.step_time)) {
-            v.best = result.top.front();
-            v.choices = choices;
-          }
-        };
-        note(r.precisions, pi);
-        note(r.cp_comms, ci);
-        note(r.dispatchers, di);
-        const bool faster =
-            !result.top.empty() &&
-            (!found || result.top.front().result.step_time < r.result.top.front().result.step_time);
-        if (faster || first) {  // the first search stands until one finds a faster layout
-          found = found || faster;
-          r.request = req;
-          r.result = std::move(result);
-        }
-        first = false;
+  const auto searches =
+      precisions.size() * comms.size() * dispatchers.size() * module_entries.size();
+  for (std::size_t i = 0; i < searches; ++i) {
+    // The index in each dimension, the modules fastest: precision, exchange, dispatcher, set.
+    const auto mi = i % module_entries.size();
+    const auto di = i / module_entries.size() % dispatchers.size();
+    const auto ci = i / (module_entries.size() * dispatchers.size()) % comms.size();
+    const auto pi = i / (module_entries.size() * dispatchers.size() * comms.size());
+    auto req = base;
+    req.precision = precisions[pi];
+    req.cp_comm = comms[ci];
+    req.options.experts.dispatcher = dispatchers[di];
+    req.options.recompute.modules = module_entries[mi].modules;
+    req.constraints.recompute_modes = module_entries[mi].modes;
+    const auto one = std::chrono::steady_clock::now();
+    auto result = plan(req);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - one).count();
+    const layout_choices choices{
+        .cp_comm = auto_comm ? std::optional{comms[ci]} : std::nullopt,
+        .dispatcher = auto_dispatcher ? std::optional{dispatchers[di]} : std::nullopt,
+        .recompute_modules =
+            auto_modules ? std::optional{module_entries[mi].modules} : std::nullopt};
+    const auto note = [&](std::vector<choice_searched>& searched, std::size_t at) {
+      if (searched.empty()) {
+        return;
       }
+      auto& v = searched[at];
+      v.search_seconds += seconds;
+      if (!result.top.empty() &&
+          (!v.best || result.top.front().result.step_time < v.best->result.step_time)) {
+        v.best = result.top.front();
+        v.choices = choices;
+      }
+    };
+    note(r.precisions, pi);
+    note(r.cp_comms, ci);
+    note(r.dispatchers, di);
+    note(r.recompute_modules, mi);
+    const bool faster =
+        !result.top.empty() &&
+        (!found || result.top.front().result.step_time < r.result.top.front().result.step_time);
+    if (faster || i == 0) {  // the first search stands until one finds a faster layout
+      found = found || faster;
+      r.request = req;
+      r.result = std::move(result);
     }
   }
   r.search_seconds =
@@ -508,6 +553,13 @@ void add_plan_command(CLI::App& app) {
                    "fastest reported")
       ->type_name("{alltoall,flex,allgather,auto}")
       ->capture_default_str();
+  search
+      ->add_option("--recompute-modules", f->recompute_modules,
+                   "what the selective layouts recompute, a comma list of core_attn, mlp, moe, "
+                   "moe_act, layernorm, mla_up_proj, shared_experts (Megatron-Core's "
+                   "recompute_modules; default core_attn), or auto: every set of the modules "
+                   "the model has, one search each, the fastest reported")
+      ->type_name("LIST|auto");
   search->add_flag("--overlap-moe-expert-parallel-comm", f->overlap_moe_comm,
                    "MoE: hide the all-to-alls behind another micro-batch's compute in every "
                    "layout, as in step (Megatron's flag; default off)");
@@ -555,8 +607,9 @@ interleaving v with p*v dividing L; SP on/off; recompute none/selective/full; Ze
 is costed at --precision (default bf16), time and memory, as step costs that recipe;
 --precision auto searches once per recipe the GPU runs and reports the fastest;
 --cp-comm-type auto and --moe-token-dispatcher auto do the same for the CP exchange and
-the MoE dispatcher (with several autos, once per combination), and the layout strings
-name the choice (cp_comm=, dispatcher=) so that --compare costs it the same.
+the MoE dispatcher, --recompute-modules auto for what selective recomputation reruns
+(with several autos, once per combination), and the layout strings name the choice
+(cp_comm=, dispatcher=, modules=) so that --compare costs it the same.
 Ranked by predicted step time; ties: TP in a node, smaller t, smaller p, larger b, smaller
 v, less recompute, SP off, lower ZeRO. A TP group never crosses a slower inter-node link
 unless nothing inside a node fits. docs/planner.md has the details.

@@ -258,6 +258,20 @@ megatron_settings megatron_settings_of(emit_format f, const plan_request& req,
       s.add("model", "recompute_method", "--recompute-method", "uniform");
       s.add("model", "recompute_num_layers", "--recompute-num-layers", 1);
     }
+    const auto modules = req.options.recompute.modules;
+    if (p.recompute == recompute_mode::selective && modules != recompute_recipe{}.modules) {
+      // A list: the script's words after the flag, the YAML's flow sequence (as the readers
+      // read them: parse_recompute_modules).
+      auto list = recompute_modules_to_string(modules, ' ');
+      if (f == emit_format::bridge) {
+        std::string items;
+        for (const char ch : list) {
+          items += ch == ' ' ? std::string(", ") : std::string(1, ch);
+        }
+        list = "[" + items + "]";
+      }
+      s.add("model", "recompute_modules", "--recompute-modules", list);
+    }
   }
   s.add("train", "micro_batch_size", "--micro-batch-size", p.micro_batch);
   s.add("train", "global_batch_size", "--global-batch-size", p.global_batch);
@@ -563,6 +577,12 @@ std::string torchtitan_toml(const plan_request& req, const plan_candidate& c,
     refuse(f, fmt::format("{} micro-batches on {} stages: torchtitan v0.2.2 needs at least one "
                           "a stage (torchtitan/distributed/pipeline_parallel.py)",
                           micro_batches(p), p.pp));
+  }
+  if (p.recompute == recompute_mode::selective &&
+      req.options.recompute.modules != recompute_recipe{}.modules) {
+    refuse(f, fmt::format("--recompute-modules {}: torchtitan's selective recomputation is its "
+                          "own per-op policy, not Megatron-Core's modules",
+                          recompute_modules_to_string(req.options.recompute.modules)));
   }
   if (c.cp > 1 && req.cp_comm != cp_comm_type::p2p && req.cp_comm != cp_comm_type::all_gather) {
     refuse(f, fmt::format("--cp-comm-type {}: context_parallel_rotate_method is allgather or "

@@ -128,6 +128,27 @@ precision_device with_attention_override(precision_device device, double attenti
   return device;
 }
 
+}  // namespace
+
+unsigned recompute_modules_for(const std::string& text, const transformer_spec& model,
+                               selective_policy policy) {
+  const auto modules = parse_recompute_modules(text, "--recompute-modules");
+  if (policy != selective_policy::attention_core) {
+    throw invalid_spec("--recompute-modules",
+                       "are Megatron-Core's; this stack's selective recomputation is "
+                       "torchtitan's per-op policy");
+  }
+  if ((modules & static_cast<unsigned>(recompute_module::mla_up_proj)) != 0U &&
+      !is_mla(model.mla)) {
+    throw invalid_spec("--recompute-modules",
+                       "mla_up_proj needs multi-latent attention (Megatron refuses it "
+                       "without --multi-latent-attention)");
+  }
+  return modules;
+}
+
+namespace {
+
 /// --recompute-modules, --recompute-method, --recompute-num-layers and
 /// --cpu-offloading-num-layers, checked as Megatron-Core's TransformerConfig.__post_init__
 /// checks them (core_v0.16.0, transformer_config.py).
@@ -135,21 +156,11 @@ recompute_recipe to_recompute_recipe(const step_flags& f, const transformer_spec
                                      const parallel_config& par, selective_policy policy) {
   recompute_recipe recipe;
   if (!f.recompute_modules.empty()) {
-    recipe.modules = parse_recompute_modules(f.recompute_modules, "--recompute-modules");
+    recipe.modules = recompute_modules_for(f.recompute_modules, model, policy);
     if (par.recompute != recompute_mode::selective) {
       throw invalid_spec("--recompute-modules",
                          "applies to --recompute selective only (Megatron's recompute_modules "
                          "choose what selective recomputation reruns)");
-    }
-    if (policy != selective_policy::attention_core) {
-      throw invalid_spec("--recompute-modules",
-                         "are Megatron-Core's; this stack's selective recomputation is "
-                         "torchtitan's per-op policy");
-    }
-    if (recipe.has(recompute_module::mla_up_proj) && !is_mla(model.mla)) {
-      throw invalid_spec("--recompute-modules",
-                         "mla_up_proj needs multi-latent attention (Megatron refuses it "
-                         "without --multi-latent-attention)");
     }
   }
   const bool full = par.recompute == recompute_mode::full;

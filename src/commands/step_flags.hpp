@@ -49,6 +49,12 @@ struct step_flags {
 /// Registers the model, hardware, layout and software flags of `tpcost step` on `cmd`.
 void add_step_flags(CLI::App& cmd, step_flags& flags);
 
+/// --recompute-modules' list, checked as Megatron-Core checks it (core_v0.16.0,
+/// TransformerConfig.__post_init__): known names, mla_up_proj only with MLA, and only under a
+/// stack whose selective recomputation is Megatron-Core's (not torchtitan's per-op policy).
+unsigned recompute_modules_for(const std::string& text, const transformer_spec& model,
+                               selective_policy policy);
+
 /// Reads --cp, --cp-comm-type and --hierarchical-cp-sizes (not checked against the model).
 context_parallel to_context_parallel(const step_flags& flags);
 

@@ -289,13 +289,30 @@ std::string auto_line(std::string_view label, const std::vector<choice_searched>
   }
   std::string o = fmt::format("{} auto:", label);
   std::optional<double> best;
-  for (std::size_t i = 0; i < searched.size(); ++i) {
-    const auto& c = searched[i];
-    o += fmt::format("{} {} {}", i == 0 ? "" : ",", c.value,
-                     c.best ? io::to_string(c.best->result.step_time) : "no layout fits");
+  for (const auto& c : searched) {
     if (c.value == winner && c.best) {
       best = c.best->result.step_time.value();
     }
+  }
+  // A long list (the module sets) shows its fastest few, then how many more were searched.
+  constexpr std::size_t shown = 6;
+  std::vector<const choice_searched*> listed;
+  for (const auto& c : searched) {
+    listed.push_back(&c);
+  }
+  if (listed.size() > shown + 1) {
+    std::stable_sort(listed.begin(), listed.end(), [](const auto* a, const auto* b) {
+      return a->best && (!b->best || a->best->result.step_time < b->best->result.step_time);
+    });
+    listed.resize(shown);
+  }
+  for (std::size_t i = 0; i < listed.size(); ++i) {
+    const auto& c = *listed[i];
+    o += fmt::format("{} {} {}", i == 0 ? "" : ",", c.value,
+                     c.best ? io::to_string(c.best->result.step_time) : "no layout fits");
+  }
+  if (listed.size() < searched.size()) {
+    o += fmt::format(" (the fastest {} of {} searched)", listed.size(), searched.size());
   }
   std::vector<std::string_view> tied;
   for (const auto& c : searched) {
@@ -318,7 +335,12 @@ std::string auto_search_text(const plan_report& r) {
   return auto_line("precision", r.precisions, to_string(req.precision.options.linear)) +
          auto_line("cp-comm-type", r.cp_comms, to_string(req.cp_comm)) +
          auto_line("moe-token-dispatcher", r.dispatchers,
-                   to_string(req.options.experts.dispatcher));
+                   to_string(req.options.experts.dispatcher)) +
+         auto_line("recompute-modules", r.recompute_modules,
+                   !r.result.top.empty() &&
+                           r.result.top.front().candidate.par.recompute == recompute_mode::selective
+                       ? recompute_modules_to_string(req.options.recompute.modules)
+                       : std::string(no_selective_label));
 }
 
 namespace {
@@ -468,6 +490,10 @@ nlohmann::json layout_json(const parallel_config& par, const step_result& s,
           {"vpp", par.vpp},
           {"sp", par.sequence_parallel},
           {"recompute", to_string(par.recompute)},
+          {"recompute_modules",
+           par.recompute == recompute_mode::selective
+               ? nlohmann::json(recompute_modules_to_string(req.options.recompute.modules))
+               : nlohmann::json(nullptr)},
           {"zero", static_cast<int>(par.zero)},
           {"first_stage_layers", par.first_stage_layers},
           {"last_stage_layers", par.last_stage_layers},
@@ -615,6 +641,10 @@ nlohmann::json plan_json(const plan_report& r) {
   if (!r.dispatchers.empty()) {
     out["request"]["dispatcher_auto"] = true;
     out["dispatchers"] = searched(r.dispatchers, "dispatcher");
+  }
+  if (!r.recompute_modules.empty()) {
+    out["request"]["recompute_modules_auto"] = true;
+    out["recompute_modules"] = searched(r.recompute_modules, "recompute_modules");
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "options/model_options.hpp"
@@ -13,6 +14,9 @@
 #include "tpcost/plan/planner.hpp"
 
 namespace tpcost::cli {
+
+/// --recompute-modules auto's value for the layouts that recompute nothing or everything.
+inline constexpr std::string_view no_selective_label = "none-or-full";
 
 /// One value of a dimension that `plan` searched with `auto` (--precision, --cp-comm-type,
 /// --moe-token-dispatcher): the best layout found with it, over every value of the other auto
@@ -37,6 +41,9 @@ struct plan_report {
   std::vector<choice_searched> cp_comms;
   /// --moe-token-dispatcher auto: each token dispatcher, searched in turn (empty otherwise).
   std::vector<choice_searched> dispatchers;
+  /// --recompute-modules auto: the layouts without selective recomputation (no_selective_label),
+  /// then each module set's selective layouts, searched in turn (empty otherwise).
+  std::vector<choice_searched> recompute_modules;
 
   /// What the listed layout strings name beyond the degrees: the choices the search made.
   [[nodiscard]] layout_choices choices() const {
@@ -46,6 +53,9 @@ struct plan_report {
     }
     if (!dispatchers.empty()) {
       c.dispatcher = request.options.experts.dispatcher;
+    }
+    if (!recompute_modules.empty()) {
+      c.recompute_modules = request.options.recompute.modules;
     }
     return c;
   }

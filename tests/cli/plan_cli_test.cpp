@@ -699,3 +699,67 @@ TEST_CASE(
         Catch::WithinRel(best, 1e-12));
   }
 }
+
+TEST_CASE(
+    "plan --recompute-modules auto searches every module set the model has, and the layout "
+    "string's modules= costs the same under --compare and through --emit",
+    "[cli][plan][auto][recompute]") {
+  const std::string job =
+      "--model qwen3-30b-a3b --gpu h100-sxm --interconnect ib-ndr --gpus 16 --global-batch 256";
+  const auto a = run_plan(job + " --recompute-modules auto --format json");
+  REQUIRE(a.exit_code == 0);
+  const auto j = nlohmann::json::parse(a.out);
+  CHECK(j.at("request").at("recompute_modules_auto") == true);
+  const auto& searched = j.at("recompute_modules");
+  // The layouts without selective recomputation, then every set of core_attn, layernorm,
+  // moe_act and moe but those with moe and moe_act together: 1 + (15 - 4).
+  REQUIRE(searched.size() == 12);
+  CHECK(searched.at(0).at("recompute_modules") == "none-or-full");
+  CHECK(searched.at(1).at("recompute_modules") == "core_attn");
+  double best = 0.0;
+  for (std::size_t i = 0; i < searched.size(); ++i) {
+    const auto& v = searched[i];
+    const auto name = v.at("recompute_modules").get<std::string>();
+    INFO(name);
+    const auto items = "," + name + ",";  // never moe beside moe_act
+    CHECK(
+        (items.find(",moe_act,") == std::string::npos || items.find(",moe,") == std::string::npos));
+    const auto t = v.at("step_time_s").get<double>();
+    best = i == 0 ? t : std::min(best, t);
+    // Each set's best layout string names its modules (selective layouts only), and --compare
+    // costs it as the search did.
+    const auto layout = v.at("layout").get<std::string>();
+    CHECK((i == 0) == (layout.find(",modules=") == std::string::npos));
+    const auto c = run_plan(job + " --format json --compare " + layout + " " + layout);
+    REQUIRE(c.exit_code == 0);
+    CHECK(nlohmann::json::parse(c.out).at("layouts").at(0).at("step_time_s").get<double>() == t);
+  }
+  CHECK(j.at("layouts").at(0).at("step_time_s").get<double>() == best);
+
+  // A selective layout with its modules, written by --emit megatron and bridge: the readers read
+  // the list back and step costs it as --compare did.
+  const std::string layout = "t=1,p=1,d=16,b=2,sp=off,recompute=selective,zero=3,modules=moe";
+  const auto compared = run_plan(job + " --format json --compare " + layout + " t=1");
+  REQUIRE(compared.exit_code == 0);
+  const auto expected = nlohmann::json::parse(compared.out).at("layouts").at(0);
+  CHECK(expected.at("recompute_modules") == "moe");
+  for (const std::string format : {"megatron", "bridge"}) {
+    INFO(format);
+    const auto file = (std::filesystem::temp_directory_path() /
+                       ("tpcost-modules-" + std::to_string(::getpid()) + "-" + format +
+                        (format == "bridge" ? ".yaml" : ".sh")))
+                          .string();
+    REQUIRE(run_plan(job + " --compare " + layout + " t=1 --emit " + format + " -o " + file)
+                .exit_code == 0);
+    const auto text = tpcost::test::read_file(file);
+    CHECK(text.find(format == "bridge" ? "recompute_modules: [moe]" : "--recompute-modules moe") !=
+          std::string::npos);
+    const auto step = tpcost::test::run("step --from " + file +
+                                        " --gpu h100-sxm --interconnect ib-ndr --gpus 16 "
+                                        "--format json");
+    std::filesystem::remove(file);
+    REQUIRE(step.exit_code == 0);
+    CHECK_THAT(nlohmann::json::parse(step.out).at("step_time_s").get<double>(),
+               Catch::WithinRel(expected.at("step_time_s").get<double>(), 1e-12));
+  }
+}

@@ -576,8 +576,11 @@ TEST_CASE("A comparison's part deltas add up to the step-time delta and name wha
                                               "sp off -> on", "recompute none -> selective"});
   CHECK(compare_layouts(a, ra, a, ra).changes.empty());
   // The exchange and the dispatcher each layout was costed under: a change where they differ.
-  const layout_choices p2p{.cp_comm = cp_comm_type::p2p, .dispatcher = token_dispatcher::deep_ep};
-  const layout_choices a2a{.cp_comm = cp_comm_type::a2a, .dispatcher = token_dispatcher::deep_ep};
+  layout_choices p2p;
+  p2p.cp_comm = cp_comm_type::p2p;
+  p2p.dispatcher = token_dispatcher::deep_ep;
+  auto a2a = p2p;
+  a2a.cp_comm = cp_comm_type::a2a;
   CHECK(compare_layouts(a, ra, a, ra, {}, {}, p2p, a2a).changes ==
         std::vector<std::string>{"cp_comm p2p -> a2a"});
   CHECK(compare_layouts(a, ra, a, ra, {}, {}, p2p, p2p).changes.empty());
@@ -624,8 +627,9 @@ TEST_CASE("a layout string names the CP exchange and the dispatcher a search cho
   par.ep = 8;
   par.dp = 4;
   par.global_batch = 64;
-  const layout_choices chosen{.cp_comm = cp_comm_type::a2a_p2p,
-                              .dispatcher = token_dispatcher::deep_ep};
+  layout_choices chosen;
+  chosen.cp_comm = cp_comm_type::a2a_p2p;
+  chosen.dispatcher = token_dispatcher::deep_ep;
   const auto text = describe_layout(par, 4, chosen);
   CHECK_THAT(text, Catch::Matchers::EndsWith(",cp_comm=a2a+p2p,dispatcher=deep-ep"));
   const auto back = parse_plan_layout(text, "compare", 32, 64);
@@ -1169,4 +1173,37 @@ TEST_CASE("An impossible fixed b, v or ZeRO stage is refused in one line naming 
   req.constraints.fixed_pp = 4;
   req.constraints.fixed_zero = 1;
   CHECK(plan(req).top.empty());
+}
+
+TEST_CASE("plan --recompute-modules auto searches every set of the modules a model has",
+          "[planner][recompute]") {
+  using m = recompute_module;
+  const auto bit = [](m x) { return static_cast<unsigned>(x); };
+  // Dense: core_attn, layernorm and mlp, every non-empty set (7), Megatron's default first.
+  const auto dense = recompute_module_sets(model_preset_named("llama-3-8b", "model").spec);
+  CHECK(dense.size() == 7);
+  CHECK(dense.front() == bit(m::core_attn));
+  // DeepSeek-V3: dense leading layers, shared experts and MLA too: of the 2^7 - 1 sets, those
+  // with moe beside moe_act or shared_experts are left out (48): 79.
+  const auto v3 = recompute_module_sets(model_preset_named("deepseek-v3", "model").spec);
+  CHECK(v3.size() == 79);
+  for (const auto set : v3) {
+    CHECK(set != 0U);
+    CHECK_FALSE(
+        ((set & bit(m::moe)) != 0U && (set & (bit(m::moe_act) | bit(m::shared_experts))) != 0U));
+  }
+  // A layout string's modules= reads back, and names the modules only under selective.
+  parallel_config par;
+  par.tp = 8;
+  par.dp = 4;
+  par.global_batch = 64;
+  par.recompute = recompute_mode::selective;
+  layout_choices chosen;
+  chosen.recompute_modules = bit(m::core_attn) | bit(m::mlp);
+  const auto text = describe_layout(par, 1, chosen);
+  CHECK_THAT(text, Catch::Matchers::EndsWith(",modules=core_attn+mlp"));
+  CHECK(parse_plan_layout(text, "compare", 32, 64).choices.recompute_modules ==
+        chosen.recompute_modules);
+  par.recompute = recompute_mode::full;
+  CHECK(describe_layout(par, 1, chosen) == describe_layout(par));
 }

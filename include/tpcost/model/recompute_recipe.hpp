@@ -96,20 +96,22 @@ inline recompute_method parse_recompute_method(std::string_view text, std::strin
                      quote_value(text) + " is not a recompute method; expected uniform or block");
 }
 
-/// The modules as a comma list in Megatron's order ("core_attn,mlp"); "none" for an empty set.
-inline std::string recompute_modules_to_string(unsigned modules) {
+/// The modules as a list in Megatron's order ("core_attn,mlp"; a plan layout string joins them
+/// with '+'); "none" for an empty set.
+inline std::string recompute_modules_to_string(unsigned modules, char separator = ',') {
   std::string out;
   for (const auto& m : recompute_module_names) {
     if ((modules & static_cast<unsigned>(m.module)) != 0U) {
-      out += (out.empty() ? "" : ",") + std::string(m.name);
+      out += (out.empty() ? "" : std::string(1, separator)) + std::string(m.name);
     }
   }
   return out.empty() ? "none" : out;
 }
 
-/// Reads a list of module names separated by commas, spaces or brackets (a script's
-/// `--recompute-modules core_attn mlp`, a YAML list written as `[core_attn, mlp]`); an empty
-/// list recomputes nothing. Throws `invalid_spec(field, ...)` for a name Megatron does not know.
+/// Reads a list of module names separated by commas, spaces, '+' or brackets (a script's
+/// `--recompute-modules core_attn mlp`, a YAML list written as `[core_attn, mlp]`, a plan
+/// layout's `modules=core_attn+mlp`); an empty list recomputes nothing. Throws `invalid_spec(field,
+/// ...)` for a name Megatron does not know.
 inline unsigned parse_recompute_modules(std::string_view text, std::string_view field) {
   unsigned modules = 0;
   std::string word;
@@ -133,7 +135,7 @@ inline unsigned parse_recompute_modules(std::string_view text, std::string_view 
     word.clear();
   };
   for (const char c : text) {
-    if (c == ',' || c == ' ' || c == '[' || c == ']' || c == '\'' || c == '"') {
+    if (c == ',' || c == ' ' || c == '+' || c == '[' || c == ']' || c == '\'' || c == '"') {
       flush();
     } else {
       word += c;

@@ -48,6 +48,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -70,6 +71,7 @@
 #include "tpcost/model/model.hpp"
 #include "tpcost/model/parallelism.hpp"
 #include "tpcost/model/pipeline_parallel.hpp"
+#include "tpcost/model/recompute_recipe.hpp"
 #include "tpcost/step/compute_model.hpp"
 #include "tpcost/step/context_parallel.hpp"
 #include "tpcost/step/long_context.hpp"
@@ -189,6 +191,10 @@ struct plan_constraints {
   /// ZeRO stage = fixed_zero, 0..3 (-1: every stage the stack allows; stages above 0 need
   /// d > 1)
   int fixed_zero = -1;
+  /// The recompute modes searched, bit `1 << mode` each (default: none, selective and full). A
+  /// search of other selective modules than an earlier search's needs selective alone: the
+  /// layouts without it are the earlier search's.
+  unsigned recompute_modes = 0b111U;
 };
 
 /// A search: the model, the hardware, how the software runs, N and G, and the limits.
@@ -460,6 +466,7 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
     counts.rejected[static_cast<std::size_t>(r)] += n;
   };
   const auto& limits = req.constraints;
+  const unsigned modes = limits.recompute_modes & 0b111U;
   std::int64_t zero_min = 0;
   std::int64_t zero_max =
       pair.dp > 1 ? static_cast<std::int64_t>(profile_of(env.options.stack).max_zero.value) : 0;
@@ -529,8 +536,8 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
     }
     for (const auto& [y, lc_added] : per_b) {
       for (const auto v : chunks) {
-        const std::int64_t per_v =
-            3 * sp_options * std::max<std::int64_t>(0, zero_max - zero_min + 1);
+        const std::int64_t per_v = static_cast<std::int64_t>(std::popcount(modes)) * sp_options *
+                                   std::max<std::int64_t>(0, zero_max - zero_min + 1);
         counts.layouts += per_v;
         if (v > 1 && y.micro_batches < pair.pp) {
           reject(plan_reason::interleave_batch, per_v);
@@ -538,6 +545,9 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
         }
         for (const auto mode :
              {recompute_mode::none, recompute_mode::selective, recompute_mode::full}) {
+          if ((modes & (1U << static_cast<unsigned>(mode))) == 0U) {
+            continue;
+          }
           for (std::int64_t sp_i = 0; sp_i < sp_options; ++sp_i) {
             for (std::int64_t z_i = zero_min; z_i <= zero_max; ++z_i) {
               const layout_choice choice{.vpp = v,
@@ -974,6 +984,9 @@ inline std::optional<plan_reason> broken_plan_rule(const plan_request& req,
 struct layout_choices {
   std::optional<cp_comm_type> cp_comm;
   std::optional<token_dispatcher> dispatcher;
+  /// What selective recomputation reruns (recompute_recipe.hpp's bits; plan
+  /// --recompute-modules auto).
+  std::optional<unsigned> recompute_modules;
 };
 
 /// A layout in the syntax `parse_plan_layout` reads: "t=8,p=16,d=8,b=1,v=1,sp=off,
@@ -995,12 +1008,59 @@ inline std::string describe_layout(const parallel_config& par, std::int64_t cp =
                                     : std::string()) +
          (choices.dispatcher && par.ep > 1
               ? ",dispatcher=" + std::string(to_string(*choices.dispatcher))
+              : std::string()) +
+         (choices.recompute_modules && par.recompute == recompute_mode::selective
+              ? ",modules=" + recompute_modules_to_string(*choices.recompute_modules, '+')
               : std::string());
+}
+
+/// The recompute module sets `plan --recompute-modules auto` searches: every non-empty set of
+/// the modules the model has (core_attn and layernorm always; mlp with dense MLP layers; moe_act
+/// and moe with experts; shared_experts with shared experts; mla_up_proj with MLA), less the sets
+/// holding moe with moe_act or shared_experts, which the whole MoE layer's recomputation already
+/// reruns (Megatron-Core core_v0.16.0, moe_layer.py). Megatron's default, core_attn, comes first.
+inline std::vector<unsigned> recompute_module_sets(const transformer_spec& model) {
+  using m = recompute_module;
+  const auto bit = [](recompute_module x) { return static_cast<unsigned>(x); };
+  std::vector<unsigned> present{bit(m::core_attn), bit(m::layernorm)};
+  const bool experts = is_moe(model.moe);
+  if (!experts || model.moe.dense_layers > 0 || model.moe.layer_freq > 1) {
+    present.push_back(bit(m::mlp));
+  }
+  if (experts) {
+    present.push_back(bit(m::moe_act));
+    present.push_back(bit(m::moe));
+  }
+  if (experts && model.moe.shared_experts > 0) {
+    present.push_back(bit(m::shared_experts));
+  }
+  if (is_mla(model.mla)) {
+    present.push_back(bit(m::mla_up_proj));
+  }
+  std::vector<unsigned> out{bit(m::core_attn)};
+  const unsigned inside_moe = bit(m::moe_act) | bit(m::shared_experts);
+  for (unsigned subset = 1; subset < (1U << present.size()); ++subset) {
+    unsigned modules = 0;
+    for (std::size_t i = 0; i < present.size(); ++i) {
+      if ((subset & (1U << i)) != 0U) {
+        modules |= present[i];
+      }
+    }
+    if (modules == bit(m::core_attn) ||
+        ((modules & bit(m::moe)) != 0U && (modules & inside_moe) != 0U)) {
+      continue;
+    }
+    out.push_back(modules);
+  }
+  return out;
 }
 
 /// `req` with the choices a layout names in place of the request's own.
 inline plan_request request_for(const plan_request& req, const layout_choices& choices) {
   auto out = req;
+  if (choices.recompute_modules) {
+    out.options.recompute.modules = *choices.recompute_modules;
+  }
   if (choices.cp_comm) {
     out.cp_comm = *choices.cp_comm;
   }
@@ -1020,8 +1080,9 @@ struct plan_layout {
 /// Reads a layout written as comma-separated key=value pairs, e.g. "t=16,p=4,d=8,b=1,
 /// recompute=full": t|tp, p|pp, cp, ep, etp (expert TP), d|dp, b|mb (micro-batch), v|vpp, sp
 /// (on|off), recompute|rc (none|selective|full), zero (0..3), first and last (layers on the end
-/// stages), cp_comm (p2p|all_gather|a2a|a2a+p2p) and dispatcher (all-to-all|deep-ep|all-gather,
-/// or Megatron's alltoall|flex|allgather), which override the request's when given.
+/// stages), cp_comm (p2p|all_gather|a2a|a2a+p2p), dispatcher (all-to-all|deep-ep|all-gather,
+/// or Megatron's alltoall|flex|allgather) and modules (what selective recomputation reruns,
+/// joined by '+'), which override the request's when given.
 /// Missing t, cp, b and v are 1, SP off, recompute none, ZeRO 0; a missing d is N/(t·p·cp)
 /// and a missing p is N/(t·cp·d) (p = 1 when both are missing). With `gpus` > 0, t·p·cp·d must
 /// equal it. Throws `invalid_spec(field, ...)` quoting the text.
@@ -1112,6 +1173,13 @@ inline plan_layout parse_plan_layout(std::string_view text, std::string_view fie
       } catch (const invalid_spec&) {
         fail("cp_comm = " + quote_value(value) + "; expected p2p, all_gather, a2a or a2a+p2p");
       }
+    } else if (key == "modules") {
+      try {
+        choices.recompute_modules = parse_recompute_modules(value, field);
+      } catch (const invalid_spec&) {
+        fail("modules = " + quote_value(value) +
+             "; expected recompute modules joined by +, e.g. core_attn+mlp");
+      }
     } else if (key == "dispatcher") {
       try {
         choices.dispatcher = parse_token_dispatcher(value, field);
@@ -1121,7 +1189,7 @@ inline plan_layout parse_plan_layout(std::string_view text, std::string_view fie
     } else {
       fail("'" + detail::printable(key) +
            "' is not a layout key; expected t, p, cp, ep, etp, d, b, v, sp, recompute, zero, "
-           "first, last, cp_comm, dispatcher");
+           "first, last, cp_comm, dispatcher, modules");
     }
   }
   if (gpus > 0) {
@@ -1253,6 +1321,10 @@ inline step_comparison compare_layouts(const parallel_config& base_par, const st
   if (base_choices.cp_comm && other_choices.cp_comm) {
     change("cp_comm", std::string(to_string(*base_choices.cp_comm)),
            std::string(to_string(*other_choices.cp_comm)));
+  }
+  if (base_choices.recompute_modules && other_choices.recompute_modules) {
+    change("modules", recompute_modules_to_string(*base_choices.recompute_modules),
+           recompute_modules_to_string(*other_choices.recompute_modules));
   }
   if (base_choices.dispatcher && other_choices.dispatcher) {
     change("dispatcher", std::string(to_string(*base_choices.dispatcher)),
