@@ -172,12 +172,8 @@ run_overrides to_overrides(const calibrate_options& opts) {
 
 calibration_options to_calibration_options(const calibrate_options& opts) {
   calibration_options o;
-  if (opts.placement == "both") {
-    o.placements = placement_filter::both;
-  } else if (opts.placement == "in-place") {
-    o.placements = placement_filter::in_place;
-  } else if (opts.placement == "out-of-place") {
-    o.placements = placement_filter::out_of_place;
+  if (const auto filter = value_named(placement_filter_names, opts.placement)) {
+    o.placements = *filter;
   } else {
     throw invalid_spec("--placement",
                        "'" + opts.placement + "' is not one of both|in-place|out-of-place");

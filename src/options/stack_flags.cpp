@@ -104,10 +104,11 @@ stack_choice resolve_stack(const stack_flags& f, const std::string& attention,
 
   // The attention kernel.
   if (!attention.empty()) {
-    if (attention != "fused" && attention != "unfused") {
+    const auto kernel = value_named(attention_kernel_names, attention);
+    if (!kernel) {
       throw invalid_spec("--attention", "'" + attention + "' is not one of fused|unfused");
     }
-    o.attention = attention == "fused" ? attention_kernel::fused : attention_kernel::unfused;
+    o.attention = *kernel;
   }
   add("attention", std::string(to_string(o.attention)),
       attention.empty() ? std::string(p.attention.source) : "--attention", !attention.empty());

@@ -597,26 +597,40 @@ std::string refined_explain_text(const refined_explanation& x, const hardware_or
   return o;
 }
 
-}  // namespace
-
-std::string render_sweep(const sweep_result& result, output_format format, bool quiet,
-                         const hardware_origin& origin) {
+/// A sweep in the formats without its title and summary: JSON, CSV, Markdown and the quiet
+/// table (`table(markdown)` lays the table out); nullopt for the full text.
+template <class Result, class Csv, class Table>
+std::optional<std::string> bare_sweep(const Result& result, output_format format, bool quiet,
+                                      const hardware_origin& origin, const Csv& csv,
+                                      const Table& table) {
   switch (format) {
     case output_format::json: {
       nlohmann::json j = with_hardware(result, origin);
       return j.dump(2) + "\n";
     }
     case output_format::csv:
-      return sweep_csv(result);
+      return csv(result);
     case output_format::markdown:
-      return aligned_table(sweep_table(result), true);
+      return table(true);
     case output_format::table:
     case output_format::junit:
     case output_format::sarif:
       break;
   }
   if (quiet) {
-    return aligned_table(sweep_table(result), false);
+    return table(false);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string render_sweep(const sweep_result& result, output_format format, bool quiet,
+                         const hardware_origin& origin) {
+  if (auto bare = bare_sweep(result, format, quiet, origin, sweep_csv, [&](bool markdown) {
+        return aligned_table(sweep_table(result), markdown);
+      })) {
+    return *std::move(bare);
   }
   return assumption_line(origin) +
          fmt::format(
@@ -644,22 +658,10 @@ std::string render_explain(const tp_explanation& explanation, output_format form
 
 std::string render_sweep(const refined_sweep_result& result, output_format format, bool quiet,
                          const hardware_origin& origin) {
-  switch (format) {
-    case output_format::json: {
-      nlohmann::json j = with_hardware(result, origin);
-      return j.dump(2) + "\n";
-    }
-    case output_format::csv:
-      return refined_csv(result);
-    case output_format::markdown:
-      return aligned_table(refined_table(result), true, {2});
-    case output_format::table:
-    case output_format::junit:
-    case output_format::sarif:
-      break;
-  }
-  if (quiet) {
-    return aligned_table(refined_table(result), false, {2});
+  if (auto bare = bare_sweep(result, format, quiet, origin, refined_csv, [&](bool markdown) {
+        return aligned_table(refined_table(result), markdown, {2});
+      })) {
+    return *std::move(bare);
   }
   return assumption_line(origin) +
          fmt::format(

@@ -31,7 +31,6 @@ std::string size_label(bytes b) {
 }
 
 std::string gbs(bytes_per_second r) { return fmt::format("{:.2f}", r.value() / 1e9); }
-std::string signed_percent(double f) { return fmt::format("{:+.1f}%", f * 100.0); }
 
 std::string model_line(collective_kind kind) {
   return kind == collective_kind::all_reduce ? "t(M) = 2(n-1)*alpha + 2(n-1)/n * M/beta"
@@ -81,7 +80,7 @@ std::string section(const calibration_result& r, const std::vector<nccl_run>& ru
     out += fmt::format(
         "  band      {} to {} of the line's time: {:.0f}% split-conformal, {} points left out "
         "one size at a time (mean {}, worst {})\n",
-        signed_percent(b->band.low() - 1.0), signed_percent(b->band.high() - 1.0),
+        signed_percent(b->band.low() - 1.0, 1), signed_percent(b->band.high() - 1.0, 1),
         100.0 * band_coverage, b->points, io::percent(b->mean_abs), io::percent(b->worst));
   }
   if (!p.segments.empty()) {
@@ -113,11 +112,11 @@ std::string section(const calibration_result& r, const std::vector<nccl_run>& ru
                                  fmt::format("{:.2f}", pt.time.value() * 1e6),
                                  gbs(pt.busbw),
                                  gbs(pt.line_busbw),
-                                 signed_percent(pt.line_error),
-                                 signed_percent(pt.loo_error)};
+                                 signed_percent(pt.line_error, 1),
+                                 signed_percent(pt.loo_error, 1)};
     if (piecewise) {
       row.push_back(gbs(pt.piecewise_busbw));
-      row.push_back(signed_percent(pt.piecewise_error));
+      row.push_back(signed_percent(pt.piecewise_error, 1));
     }
     table.push_back(std::move(row));
   }

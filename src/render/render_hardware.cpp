@@ -16,8 +16,11 @@ namespace tpcost::cli {
 
 namespace {
 
-/// Capacities in GiB, as the presets read the datasheets' "80GB" of HBM.
-std::string gib(bytes b) { return fmt::format("{:g} GiB", b.value() / units::GiB.value()); }
+/// Capacities in GiB with as few digits as they need, as the presets read the datasheets'
+/// "80GB" of HBM (gib() prints one decimal).
+std::string gib_shortest(bytes b) {
+  return fmt::format("{:g} GiB", b.value() / units::GiB.value());
+}
 
 std::string rate_or_dash(flops_per_second r) {
   return r.value() > 0.0 ? io::to_string(r) : std::string("-");
@@ -61,7 +64,7 @@ std::string render_hardware_list(output_format format) {
   for (const auto& g : gpu_presets) {
     gpus.push_back({std::string(g.name), rate_or_dash(g.peak.bf16.value),
                     rate_or_dash(g.peak.fp8.value), rate_or_dash(g.peak.fp4.value),
-                    gib(g.memory.value), io::to_string(g.memory_bandwidth.value),
+                    gib_shortest(g.memory.value), io::to_string(g.memory_bandwidth.value),
                     std::string(g.intra.name), io::to_string(g.intra.bandwidth.value),
                     io::to_string(g.intra.latency.value), fmt::format("{}", g.gpus_per_node.value),
                     std::string(g.reference)});
@@ -107,7 +110,8 @@ std::string render_gpu_preset(const gpu_preset& g, output_format format) {
   peak("fp8 (tensor core)", g.peak.fp8);
   peak("fp4 (tensor core)", g.peak.fp4);
   out += "Memory\n";
-  field(out, "capacity", fmt::format("{} ({:.0f} B)", gib(g.memory.value), g.memory.value.value()),
+  field(out, "capacity",
+        fmt::format("{} ({:.0f} B)", gib_shortest(g.memory.value), g.memory.value.value()),
         g.memory.source);
   field(out, "bandwidth", io::to_string(g.memory_bandwidth.value), g.memory_bandwidth.source);
   out += fmt::format("Node: {}\n", g.intra.name);

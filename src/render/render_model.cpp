@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "render/text_table.hpp"
 #include "tpcost/io/format.hpp"
 #include "tpcost/io/model_json.hpp"
 #include "tpcost/model/model_presets.hpp"
@@ -82,8 +83,6 @@ std::string published_text(const model_preset& p) {
   return fmt::format("{:.{}f}B", p.published_params / 1e9, p.published_step < 1e9 ? 1 : 0);
 }
 
-std::string signed_percent(double fraction) { return fmt::format("{:+.2f}%", fraction * 100.0); }
-
 nlohmann::json tool_json() { return {{"name", "tpcost"}, {"version", TPCOST_VERSION}}; }
 
 std::string list_text() {
@@ -96,7 +95,7 @@ std::string list_text() {
                     std::to_string(ffn_of(s)), std::to_string(s.vocab),
                     std::string(to_string(architecture_of(s))),
                     count_text(static_cast<double>(count_params(s).total)), published_text(p),
-                    signed_percent(relative_to_published(p)), std::string(p.source)});
+                    signed_percent(relative_to_published(p), 2), std::string(p.source)});
   }
   return "Model presets: parameters counted from the dimensions vs the published size\n\n" +
          layout(rows, {false, true, true, true, true, true, true, false, true, true, true, false}) +
@@ -211,7 +210,7 @@ std::string show_text(const model_report& r) {
   }
   if (m.preset != nullptr && !m.overridden) {
     params.push_back({"published", published_text(*m.preset),
-                      signed_percent(r.relative_to_published),
+                      signed_percent(r.relative_to_published, 2),
                       fmt::format("({})", m.preset->params_source)});
   }
   o += "\nparameters (count, share)\n" + layout(params, {false, true, true, false}, "  ");

@@ -11,14 +11,13 @@
 #include <nlohmann/json.hpp>
 
 #include "render/render_step.hpp"
+#include "render/text_table.hpp"
 #include "report/error_band.hpp"
 #include "tpcost/io/format.hpp"
 
 namespace tpcost::cli {
 
 namespace {
-
-std::string gib(bytes v) { return fmt::format("{:.1f} GiB", v / units::GiB); }
 
 constexpr std::array<const char*, 7> part_labels{"compute (recompute included)",
                                                  "exposed TP collectives",

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "render/text_table.hpp"
 #include "report/error_band.hpp"
 #include "tpcost/io/format.hpp"
 
@@ -71,8 +72,6 @@ std::string dp_sentence(const step_result& s, const parallel_config& par) {
   }
   return text;
 }
-
-std::string gib(bytes v) { return fmt::format("{:.1f} GiB", v / units::GiB); }
 
 /// Where an EP group's all-to-all runs: inside one NVLink domain, or across NICs.
 std::string ep_where(const group_placement& g) {

@@ -43,4 +43,10 @@ std::string plural(std::int64_t n, std::string_view one, std::string_view many) 
   return fmt::format("{} {}", n, n == 1 ? one : many);
 }
 
+std::string gib(bytes v) { return fmt::format("{:.1f} GiB", v / units::GiB); }
+
+std::string signed_percent(double fraction, int decimals) {
+  return fmt::format("{:+.{}f}%", fraction * 100.0, decimals);
+}
+
 }  // namespace tpcost::cli

@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include "tpcost/base/units.hpp"
+
 namespace tpcost::cli {
 
 enum class align { left, right };
@@ -53,5 +55,11 @@ std::string aligned_table(const text_table& table, bool markdown,
 
 /// "1 rank", "8 ranks".
 std::string plural(std::int64_t n, std::string_view one, std::string_view many);
+
+/// A size in GiB to one decimal: "79.6 GiB".
+std::string gib(bytes v);
+
+/// A fraction as a signed percentage to `decimals` places: "+1.3%", "-0.25%".
+std::string signed_percent(double fraction, int decimals);
 
 }  // namespace tpcost::cli

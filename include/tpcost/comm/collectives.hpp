@@ -29,6 +29,7 @@
 #include <string>
 #include <string_view>
 
+#include "tpcost/base/enum_names.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/base/quote.hpp"
 #include "tpcost/base/units.hpp"
@@ -94,84 +95,66 @@ inline constexpr std::array<collective_algorithm, 9> all_collective_algorithms{
     collective_algorithm::pat,          collective_algorithm::collnet_direct,
     collective_algorithm::collnet_chain};
 
+/// Each collective's name, then the aliases parse_collective_op reads.
+inline constexpr std::array<enum_name<collective_op>, 9> collective_op_names{{
+    {"all-reduce", collective_op::all_reduce},
+    {"reduce-scatter", collective_op::reduce_scatter},
+    {"all-gather", collective_op::all_gather},
+    {"allreduce", collective_op::all_reduce},
+    {"all_reduce", collective_op::all_reduce},
+    {"reducescatter", collective_op::reduce_scatter},
+    {"reduce_scatter", collective_op::reduce_scatter},
+    {"allgather", collective_op::all_gather},
+    {"all_gather", collective_op::all_gather},
+}};
+
+/// NCCL_PROTO's names, lower case.
+inline constexpr std::array<enum_name<nccl_protocol>, 3> nccl_protocol_names{{
+    {"ll", nccl_protocol::ll},
+    {"ll128", nccl_protocol::ll128},
+    {"simple", nccl_protocol::simple},
+}};
+
+inline constexpr std::array<enum_name<collective_algorithm>, 9> collective_algorithm_names{{
+    {"nvls", collective_algorithm::nvls},
+    {"nvls-tree", collective_algorithm::nvls_tree},
+    {"pat", collective_algorithm::pat},
+    {"collnet-direct", collective_algorithm::collnet_direct},
+    {"collnet-chain", collective_algorithm::collnet_chain},
+    {"article", collective_algorithm::article},
+    {"ring", collective_algorithm::ring},
+    {"tree", collective_algorithm::tree},
+    {"hierarchical", collective_algorithm::hierarchical},
+}};
+
+inline constexpr std::array<enum_name<bandwidth_kind>, 2> bandwidth_kind_names{{
+    {"algbw", bandwidth_kind::algbw},
+    {"busbw", bandwidth_kind::busbw},
+}};
+
 /// "all-reduce", "reduce-scatter", "all-gather".
-constexpr std::string_view to_string(collective_op op) {
-  switch (op) {
-    case collective_op::all_reduce:
-      return "all-reduce";
-    case collective_op::reduce_scatter:
-      return "reduce-scatter";
-    case collective_op::all_gather:
-      return "all-gather";
-  }
-  return "?";
-}
+constexpr std::string_view to_string(collective_op op) { return name_of(collective_op_names, op); }
 
 /// "ll", "ll128", "simple" (NCCL_PROTO's names, lower case).
 constexpr std::string_view to_string(nccl_protocol protocol) {
-  switch (protocol) {
-    case nccl_protocol::ll:
-      return "ll";
-    case nccl_protocol::ll128:
-      return "ll128";
-    case nccl_protocol::simple:
-      return "simple";
-  }
-  return "?";
+  return name_of(nccl_protocol_names, protocol);
 }
 
 /// "article", "ring", "tree", "hierarchical", "nvls", "nvls-tree", "pat", "collnet-direct",
 /// "collnet-chain".
 constexpr std::string_view to_string(collective_algorithm algorithm) {
-  switch (algorithm) {
-    case collective_algorithm::nvls:
-      return "nvls";
-    case collective_algorithm::nvls_tree:
-      return "nvls-tree";
-    case collective_algorithm::pat:
-      return "pat";
-    case collective_algorithm::collnet_direct:
-      return "collnet-direct";
-    case collective_algorithm::collnet_chain:
-      return "collnet-chain";
-    case collective_algorithm::article:
-      return "article";
-    case collective_algorithm::ring:
-      return "ring";
-    case collective_algorithm::tree:
-      return "tree";
-    case collective_algorithm::hierarchical:
-      return "hierarchical";
-  }
-  return "?";
+  return name_of(collective_algorithm_names, algorithm);
 }
 
 /// "algbw", "busbw".
 constexpr std::string_view to_string(bandwidth_kind kind) {
-  return kind == bandwidth_kind::algbw ? "algbw" : "busbw";
+  return name_of(bandwidth_kind_names, kind);
 }
 
 /// Reads "all-reduce" (also "allreduce", "all_reduce"), "reduce-scatter", "all-gather".
 inline collective_op parse_collective_op(std::string_view text, std::string_view field) {
-  struct named {
-    std::string_view name;
-    collective_op op;
-  };
-  static constexpr std::array<named, 9> names{{
-      {"all-reduce", collective_op::all_reduce},
-      {"allreduce", collective_op::all_reduce},
-      {"all_reduce", collective_op::all_reduce},
-      {"reduce-scatter", collective_op::reduce_scatter},
-      {"reducescatter", collective_op::reduce_scatter},
-      {"reduce_scatter", collective_op::reduce_scatter},
-      {"all-gather", collective_op::all_gather},
-      {"allgather", collective_op::all_gather},
-      {"all_gather", collective_op::all_gather},
-  }};
-  for (const auto& n : names) {
-    if (text == n.name) {
-      return n.op;
-    }
+  if (const auto op = value_named(collective_op_names, text)) {
+    return *op;
   }
   throw invalid_spec(std::string(field), quote_value(text) +
                                              " is not one of all-reduce|reduce-scatter|"
@@ -180,11 +163,8 @@ inline collective_op parse_collective_op(std::string_view text, std::string_view
 
 /// Reads "algbw" or "busbw".
 inline bandwidth_kind parse_bandwidth_kind(std::string_view text, std::string_view field) {
-  if (text == "algbw") {
-    return bandwidth_kind::algbw;
-  }
-  if (text == "busbw") {
-    return bandwidth_kind::busbw;
+  if (const auto kind = value_named(bandwidth_kind_names, text)) {
+    return *kind;
   }
   throw invalid_spec(std::string(field), quote_value(text) + " is not one of algbw|busbw");
 }

@@ -38,6 +38,7 @@
 #include <string>
 #include <string_view>
 
+#include "tpcost/base/enum_names.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/base/quote.hpp"
 #include "tpcost/base/units.hpp"
@@ -54,36 +55,35 @@ enum class token_dispatcher {
   all_gather,  ///< every token to every GPU of the group (NCCL all-gather, then reduce-scatter)
 };
 
+/// Each dispatcher's name, then the aliases parse_token_dispatcher reads (it ignores case,
+/// '-' and '_').
+inline constexpr std::array<enum_name<token_dispatcher>, 5> token_dispatcher_names{{
+    {"all-to-all", token_dispatcher::all_to_all},
+    {"deep-ep", token_dispatcher::deep_ep},
+    {"all-gather", token_dispatcher::all_gather},
+    {"flex", token_dispatcher::deep_ep},
+    {"hybrid-ep", token_dispatcher::deep_ep},
+}};
+
 constexpr std::string_view to_string(token_dispatcher d) {
-  switch (d) {
-    case token_dispatcher::all_to_all:
-      return "all-to-all";
-    case token_dispatcher::deep_ep:
-      return "deep-ep";
-    case token_dispatcher::all_gather:
-      break;
-  }
-  return "all-gather";
+  return name_of(token_dispatcher_names, d);
 }
 
 /// Reads "all-to-all" (or "alltoall"), "deep-ep" (or "deepep", "flex", "hybrid-ep") and
 /// "all-gather" (or "allgather");
 /// throws `invalid_spec(field, ...)` otherwise.
 inline token_dispatcher parse_token_dispatcher(std::string_view text, std::string_view field) {
-  std::string key;
-  for (const char c : text) {
-    if (c != '-' && c != '_') {
-      key += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  const auto key = [](std::string_view name) {
+    std::string out;
+    for (const char c : name) {
+      if (c != '-' && c != '_') {
+        out += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+      }
     }
-  }
-  if (key == "alltoall") {
-    return token_dispatcher::all_to_all;
-  }
-  if (key == "deepep" || key == "flex" || key == "hybridep") {
-    return token_dispatcher::deep_ep;
-  }
-  if (key == "allgather") {
-    return token_dispatcher::all_gather;
+    return out;
+  };
+  if (const auto d = value_named(token_dispatcher_names, text, key)) {
+    return *d;
   }
   throw invalid_spec(std::string(field),
                      quote_value(text) +

@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "tpcost/base/conformal.hpp"
+#include "tpcost/base/enum_names.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/base/quote.hpp"
 #include "tpcost/base/units.hpp"
@@ -61,16 +62,14 @@ namespace tpcost {
 enum class collective_kind { all_reduce, all_gather, reduce_scatter };
 
 /// nccl-tests' name without "_perf": "all_reduce", "all_gather", "reduce_scatter".
+inline constexpr std::array<enum_name<collective_kind>, 3> collective_kind_names{{
+    {"all_reduce", collective_kind::all_reduce},
+    {"all_gather", collective_kind::all_gather},
+    {"reduce_scatter", collective_kind::reduce_scatter},
+}};
+
 constexpr std::string_view to_string(collective_kind kind) {
-  switch (kind) {
-    case collective_kind::all_gather:
-      return "all_gather";
-    case collective_kind::reduce_scatter:
-      return "reduce_scatter";
-    case collective_kind::all_reduce:
-      break;
-  }
-  return "all_reduce";
+  return name_of(collective_kind_names, kind);
 }
 
 namespace detail {
@@ -125,9 +124,12 @@ constexpr seconds ring_time(collective_kind kind, std::int64_t ranks, bytes size
 /// Out-of-place or in-place, the two timings nccl-tests prints per size.
 enum class placement { out_of_place, in_place };
 
-constexpr std::string_view to_string(placement where) {
-  return where == placement::in_place ? "in-place" : "out-of-place";
-}
+inline constexpr std::array<enum_name<placement>, 2> placement_names{{
+    {"out-of-place", placement::out_of_place},
+    {"in-place", placement::in_place},
+}};
+
+constexpr std::string_view to_string(placement where) { return name_of(placement_names, where); }
 
 /// One timing read from nccl-tests output.
 struct nccl_sample {
@@ -703,16 +705,15 @@ inline nccl_run resolve_run(nccl_run run, const run_overrides& given) {
 /// Which of nccl-tests' two timings per size to fit.
 enum class placement_filter { both, in_place, out_of_place };
 
+/// "both", "in-place", "out-of-place": calibrate's --placement and a profile's fit/placement.
+inline constexpr std::array<enum_name<placement_filter>, 3> placement_filter_names{{
+    {"both", placement_filter::both},
+    {"in-place", placement_filter::in_place},
+    {"out-of-place", placement_filter::out_of_place},
+}};
+
 constexpr std::string_view to_string(placement_filter filter) {
-  switch (filter) {
-    case placement_filter::in_place:
-      return "in-place";
-    case placement_filter::out_of_place:
-      return "out-of-place";
-    case placement_filter::both:
-      break;
-  }
-  return "both";
+  return name_of(placement_filter_names, filter);
 }
 
 /// Options of calibrate().
@@ -1278,9 +1279,14 @@ inline const interconnect_profile& primary_profile(std::span<const interconnect_
 /// Which link of a cluster a calibrated profile measured.
 enum class profile_scope { intra_node, inter_node };
 
+inline constexpr std::array<enum_name<profile_scope>, 2> profile_scope_names{{
+    {"intra-node", profile_scope::intra_node},
+    {"inter-node", profile_scope::inter_node},
+}};
+
 /// "intra-node", "inter-node".
 constexpr std::string_view to_string(profile_scope scope) {
-  return scope == profile_scope::inter_node ? "inter-node" : "intra-node";
+  return name_of(profile_scope_names, scope);
 }
 
 /// The link a profile measured: the inter-node link when its run spanned nodes (`nodes` > 1,

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "tpcost/base/enum_names.hpp"
 #include "tpcost/base/units.hpp"
 
 namespace tpcost {
@@ -63,30 +64,29 @@ constexpr std::int64_t domain_of(const cluster_topology& t) {
 /// and how close to peak software gets.
 enum class gpu_architecture { ampere, hopper, blackwell, blackwell_ultra, cdna3, cdna4 };
 
+inline constexpr std::array<enum_name<gpu_architecture>, 6> gpu_architecture_names{{
+    {"Ampere", gpu_architecture::ampere},
+    {"Hopper", gpu_architecture::hopper},
+    {"Blackwell", gpu_architecture::blackwell},
+    {"Blackwell Ultra", gpu_architecture::blackwell_ultra},
+    {"CDNA 3", gpu_architecture::cdna3},
+    {"CDNA 4", gpu_architecture::cdna4},
+}};
+
 constexpr std::string_view to_string(gpu_architecture a) {
-  switch (a) {
-    case gpu_architecture::ampere:
-      return "Ampere";
-    case gpu_architecture::hopper:
-      return "Hopper";
-    case gpu_architecture::blackwell:
-      return "Blackwell";
-    case gpu_architecture::blackwell_ultra:
-      return "Blackwell Ultra";
-    case gpu_architecture::cdna3:
-      return "CDNA 3";
-    case gpu_architecture::cdna4:
-      break;
-  }
-  return "CDNA 4";
+  return name_of(gpu_architecture_names, a);
 }
 
 /// Which tensor-core rate a kernel runs at.
 enum class tensor_rate { bf16, fp8, fp4 };
 
-constexpr std::string_view to_string(tensor_rate r) {
-  return r == tensor_rate::bf16 ? "bf16" : r == tensor_rate::fp8 ? "fp8" : "fp4";
-}
+inline constexpr std::array<enum_name<tensor_rate>, 3> tensor_rate_names{{
+    {"bf16", tensor_rate::bf16},
+    {"fp8", tensor_rate::fp8},
+    {"fp4", tensor_rate::fp4},
+}};
+
+constexpr std::string_view to_string(tensor_rate r) { return name_of(tensor_rate_names, r); }
 
 /// The number formats a GPU's tensor cores run (what the precision recipes need).
 struct precision_support {

@@ -270,12 +270,8 @@ inline interconnect_profile read_profile(const json& j, const std::string& point
     if (fit->contains("placement")) {
       const auto& where = (*fit)["placement"];
       const auto text = where.is_string() ? where.get<std::string>() : std::string();
-      if (text == "both") {
-        p.placements = placement_filter::both;
-      } else if (text == "in-place") {
-        p.placements = placement_filter::in_place;
-      } else if (text == "out-of-place") {
-        p.placements = placement_filter::out_of_place;
+      if (const auto filter = value_named(placement_filter_names, text)) {
+        p.placements = *filter;
       } else {
         fail(fp + "/placement",
              "is " + json_brief(where) + ", expected \"both\", \"in-place\" or \"out-of-place\"");

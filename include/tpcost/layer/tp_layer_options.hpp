@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "tpcost/base/dtype.hpp"
+#include "tpcost/base/enum_names.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/base/quote.hpp"
 #include "tpcost/comm/collectives.hpp"
@@ -78,36 +79,26 @@ struct tp_options {
 /// Llama-2-70B (8192/64).
 inline constexpr std::int64_t default_head_dim = 128;
 
+/// Each choice's name; "seed", the article's model's old name, is read as "article".
+inline constexpr std::array<enum_name<collective_choice>, 6> collective_choice_names{{
+    {"article", collective_choice::article},
+    {"ring", collective_choice::ring},
+    {"tree", collective_choice::tree},
+    {"hierarchical", collective_choice::hierarchical},
+    {"auto", collective_choice::automatic},
+    {"seed", collective_choice::article},
+}};
+
 /// "article", "ring", "tree", "hierarchical", "auto".
 constexpr std::string_view to_string(collective_choice choice) {
-  switch (choice) {
-    case collective_choice::article:
-      return "article";
-    case collective_choice::ring:
-      return "ring";
-    case collective_choice::tree:
-      return "tree";
-    case collective_choice::hierarchical:
-      return "hierarchical";
-    case collective_choice::automatic:
-      return "auto";
-  }
-  return "?";
+  return name_of(collective_choice_names, choice);
 }
 
 /// Reads "article", "ring", "tree", "hierarchical" or "auto"; "seed", the article's model's
 /// old name, is read as "article".
 inline collective_choice parse_collective_choice(std::string_view text, std::string_view field) {
-  if (text == "seed") {
-    return collective_choice::article;
-  }
-  static constexpr std::array<collective_choice, 5> choices{
-      collective_choice::article, collective_choice::ring, collective_choice::tree,
-      collective_choice::hierarchical, collective_choice::automatic};
-  for (const auto c : choices) {
-    if (text == to_string(c)) {
-      return c;
-    }
+  if (const auto c = value_named(collective_choice_names, text)) {
+    return *c;
   }
   throw invalid_spec(std::string(field),
                      quote_value(text) + " is not one of article|ring|tree|hierarchical|auto");

@@ -39,6 +39,7 @@
 #include <string>
 #include <string_view>
 
+#include "tpcost/base/enum_names.hpp"
 #include "tpcost/base/quote.hpp"
 #include "tpcost/base/units.hpp"
 #include "tpcost/model/model.hpp"
@@ -200,16 +201,19 @@ constexpr flops hardware_flops_per_token(const transformer_spec& spec, std::int6
 ///    lower by the attention's half share (a few % at 8k tokens, most of it at 128k).
 enum class flops_convention { full, megatron };
 
+inline constexpr std::array<enum_name<flops_convention>, 2> flops_convention_names{{
+    {"full", flops_convention::full},
+    {"megatron", flops_convention::megatron},
+}};
+
 constexpr std::string_view to_string(flops_convention c) {
-  return c == flops_convention::full ? "full" : "megatron";
+  return name_of(flops_convention_names, c);
 }
 
 /// "full" or "megatron"; anything else throws `invalid_spec(field, ...)`.
 inline flops_convention parse_flops_convention(std::string_view text, std::string_view field) {
-  for (const auto c : {flops_convention::full, flops_convention::megatron}) {
-    if (text == to_string(c)) {
-      return c;
-    }
+  if (const auto c = value_named(flops_convention_names, text)) {
+    return *c;
   }
   throw invalid_spec(std::string(field), quote_value(text) + " is not one of full|megatron");
 }

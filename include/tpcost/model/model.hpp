@@ -34,6 +34,7 @@
 #include <string>
 #include <string_view>
 
+#include "tpcost/base/enum_names.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/base/quote.hpp"
 #include "tpcost/model/mla.hpp"
@@ -119,29 +120,29 @@ constexpr architecture architecture_of(const transformer_spec& spec) {
   return architecture::custom;
 }
 
+inline constexpr std::array<enum_name<architecture>, 3> architecture_names{{
+    {"gpt", architecture::gpt},
+    {"llama", architecture::llama},
+    {"custom", architecture::custom},
+}};
+
 constexpr std::string_view to_string(architecture arch) {
-  switch (arch) {
-    case architecture::gpt:
-      return "gpt";
-    case architecture::llama:
-      return "llama";
-    case architecture::custom:
-      break;
-  }
-  return "custom";
+  return name_of(architecture_names, arch);
 }
 
-/// Reads "gpt" or "llama" (any case); throws `invalid_spec(field, ...)` otherwise.
+/// Reads "gpt" or "llama" (any case); throws `invalid_spec(field, ...)` otherwise ("custom"
+/// names what a reader detects, not a choice).
 inline architecture parse_architecture(std::string_view text, std::string_view field) {
-  std::string lower(text);
-  for (auto& c : lower) {
-    c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-  }
-  if (lower == "gpt") {
-    return architecture::gpt;
-  }
-  if (lower == "llama") {
-    return architecture::llama;
+  const auto lower = [](std::string_view name) {
+    std::string out(name);
+    for (auto& c : out) {
+      c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    }
+    return out;
+  };
+  if (const auto arch = value_named(architecture_names, text, lower);
+      arch && *arch != architecture::custom) {
+    return *arch;
   }
   throw invalid_spec(std::string(field), quote_value(text) +
                                              " is not an architecture; expected gpt (biases, "

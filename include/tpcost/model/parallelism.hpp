@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "tpcost/base/checked.hpp"
+#include "tpcost/base/enum_names.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/base/quote.hpp"
 #include "tpcost/model/model.hpp"
@@ -49,33 +50,34 @@ enum class attention_kernel {
             ///< and head
 };
 
+inline constexpr std::array<enum_name<attention_kernel>, 2> attention_kernel_names{{
+    {"unfused", attention_kernel::unfused},
+    {"fused", attention_kernel::fused},
+}};
+
 /// "fused" or "unfused", as the CLI's --attention reads it.
 constexpr std::string_view to_string(attention_kernel kernel) {
-  return kernel == attention_kernel::fused ? "fused" : "unfused";
+  return name_of(attention_kernel_names, kernel);
 }
 
 /// ZeRO stage (Rajbhandari et al. 2020, arXiv:1910.02054): what is partitioned over the d
 /// data-parallel ranks. 1: optimizer states; 2: also gradients; 3: also the parameters.
 enum class zero_stage : int { none = 0, optimizer = 1, gradients = 2, parameters = 3 };
 
+inline constexpr std::array<enum_name<recompute_mode>, 3> recompute_mode_names{{
+    {"none", recompute_mode::none},
+    {"selective", recompute_mode::selective},
+    {"full", recompute_mode::full},
+}};
+
 constexpr std::string_view to_string(recompute_mode mode) {
-  switch (mode) {
-    case recompute_mode::none:
-      return "none";
-    case recompute_mode::selective:
-      return "selective";
-    case recompute_mode::full:
-      break;
-  }
-  return "full";
+  return name_of(recompute_mode_names, mode);
 }
 
 /// Reads "none", "selective" or "full"; throws `invalid_spec(field, ...)` otherwise.
 inline recompute_mode parse_recompute(std::string_view text, std::string_view field) {
-  for (const auto mode : {recompute_mode::none, recompute_mode::selective, recompute_mode::full}) {
-    if (text == to_string(mode)) {
-      return mode;
-    }
+  if (const auto mode = value_named(recompute_mode_names, text)) {
+    return *mode;
   }
   throw invalid_spec(std::string(field), quote_value(text) +
                                              " is not a recompute mode; expected none, "

@@ -37,6 +37,12 @@ constexpr double bubble_fraction(std::int64_t stages, std::int64_t micro_batches
          (static_cast<double>(virtual_stages) * static_cast<double>(micro_batches));
 }
 
+/// The pipeline's fill and drain in micro-batch times of one stage: `(p−1)/v` (the step runs
+/// m + (p−1)/v of them; bubble_fraction is this over m).
+constexpr double bubble_stages(std::int64_t stages, std::int64_t virtual_stages = 1) {
+  return static_cast<double>(stages - 1) / static_cast<double>(virtual_stages);
+}
+
 /// Bubble time `t_pb = (p−1)/(v·m) · t_ideal`, where `ideal` is the time of the m micro-batches
 /// on one stage without any bubble.
 constexpr seconds bubble_time(seconds ideal, std::int64_t stages, std::int64_t micro_batches,

@@ -26,6 +26,7 @@
 #include <string>
 #include <string_view>
 
+#include "tpcost/base/enum_names.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/base/quote.hpp"
 
@@ -79,18 +80,20 @@ struct recompute_recipe {
   }
 };
 
+inline constexpr std::array<enum_name<recompute_method>, 2> recompute_method_names{{
+    {"uniform", recompute_method::uniform},
+    {"block", recompute_method::block},
+}};
+
 /// "uniform" or "block".
 constexpr std::string_view to_string(recompute_method m) {
-  return m == recompute_method::block ? "block" : "uniform";
+  return name_of(recompute_method_names, m);
 }
 
 /// Reads "uniform" or "block"; throws `invalid_spec(field, ...)` otherwise.
 inline recompute_method parse_recompute_method(std::string_view text, std::string_view field) {
-  if (text == "uniform") {
-    return recompute_method::uniform;
-  }
-  if (text == "block") {
-    return recompute_method::block;
+  if (const auto m = value_named(recompute_method_names, text)) {
+    return *m;
   }
   throw invalid_spec(std::string(field),
                      quote_value(text) + " is not a recompute method; expected uniform or block");

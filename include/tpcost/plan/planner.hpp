@@ -388,14 +388,8 @@ struct plan_pair {
   bool spans_nodes = false;
 };
 
-/// The environment of a request (all but the layout).
-inline step_environment environment_of(const plan_request& req) {
-  return {.model = req.model,
-          .gpu = req.gpu,
-          .memory_capacity = req.memory_capacity,
-          .topology = req.topology,
-          .options = req.options};
-}
+/// The environment of a request (all but the layout): step.hpp's, for both.
+using tpcost::environment_of;
 
 /// The pipeline splits searched for L layers on p stages: the default one (even when p divides
 /// L), and every split with equal middle stages of ⌈L/p⌉ to ⌈L/p⌉ + 2 layers and end stages

@@ -37,6 +37,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tpcost/base/enum_names.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/base/quote.hpp"
 #include "tpcost/base/units.hpp"
@@ -48,33 +49,22 @@ namespace tpcost {
 /// How CP ranks exchange keys and values (Megatron --cp-comm-type).
 enum class cp_comm_type { p2p, all_gather, a2a, a2a_p2p };
 
-constexpr std::string_view to_string(cp_comm_type c) {
-  switch (c) {
-    case cp_comm_type::p2p:
-      return "p2p";
-    case cp_comm_type::all_gather:
-      return "all_gather";
-    case cp_comm_type::a2a:
-      return "a2a";
-    case cp_comm_type::a2a_p2p:
-      break;
-  }
-  return "a2a+p2p";
-}
+/// Megatron's names, then the aliases parse_cp_comm_type reads.
+inline constexpr std::array<enum_name<cp_comm_type>, 6> cp_comm_type_names{{
+    {"p2p", cp_comm_type::p2p},
+    {"all_gather", cp_comm_type::all_gather},
+    {"a2a", cp_comm_type::a2a},
+    {"a2a+p2p", cp_comm_type::a2a_p2p},
+    {"all-gather", cp_comm_type::all_gather},
+    {"allgather", cp_comm_type::all_gather},
+}};
+
+constexpr std::string_view to_string(cp_comm_type c) { return name_of(cp_comm_type_names, c); }
 
 /// Reads p2p, all_gather (or all-gather), a2a, a2a+p2p; throws invalid_spec(field, ...).
 inline cp_comm_type parse_cp_comm_type(std::string_view text, std::string_view field) {
-  if (text == "p2p") {
-    return cp_comm_type::p2p;
-  }
-  if (text == "all_gather" || text == "all-gather" || text == "allgather") {
-    return cp_comm_type::all_gather;
-  }
-  if (text == "a2a") {
-    return cp_comm_type::a2a;
-  }
-  if (text == "a2a+p2p") {
-    return cp_comm_type::a2a_p2p;
+  if (const auto c = value_named(cp_comm_type_names, text)) {
+    return *c;
   }
   throw invalid_spec(std::string(field), quote_value(text) +
                                              " is not a CP communication type; expected p2p, "
@@ -166,19 +156,14 @@ inline void validate(const context_parallel& c, const transformer_spec& model, s
 /// How one exchange travels.
 enum class cp_transfer { send_recv, all_gather, reduce_scatter, all_to_all };
 
-constexpr std::string_view to_string(cp_transfer t) {
-  switch (t) {
-    case cp_transfer::send_recv:
-      return "send/recv";
-    case cp_transfer::all_gather:
-      return "all-gather";
-    case cp_transfer::reduce_scatter:
-      return "reduce-scatter";
-    case cp_transfer::all_to_all:
-      break;
-  }
-  return "all-to-all";
-}
+inline constexpr std::array<enum_name<cp_transfer>, 4> cp_transfer_names{{
+    {"send/recv", cp_transfer::send_recv},
+    {"all-gather", cp_transfer::all_gather},
+    {"reduce-scatter", cp_transfer::reduce_scatter},
+    {"all-to-all", cp_transfer::all_to_all},
+}};
+
+constexpr std::string_view to_string(cp_transfer t) { return name_of(cp_transfer_names, t); }
 
 /// One kind of CP transfer of a layer, per micro-batch, as one rank sees it.
 struct cp_exchange {

@@ -27,6 +27,7 @@
 #include "tpcost/hardware/efficiency.hpp"
 #include "tpcost/hardware/presets.hpp"
 #include "tpcost/model/flops.hpp"
+#include "tpcost/model/pipeline_parallel.hpp"
 #include "tpcost/model/precision.hpp"
 #include "tpcost/step/context_parallel.hpp"
 #include "tpcost/step/moe_layer.hpp"
@@ -131,9 +132,8 @@ struct long_context_layer_terms {
 /// slowest stage (L/p layers) plus the bubble's (p−1)/v of a stage.
 constexpr double long_context_pipeline_factor(std::int64_t layers, std::int64_t pp,
                                               std::int64_t vpp, std::int64_t micro_batches) {
-  const double p = static_cast<double>(pp);
-  return static_cast<double>(layers) / p *
-         (static_cast<double>(micro_batches) + (p - 1.0) / static_cast<double>(vpp));
+  return static_cast<double>(layers) / static_cast<double>(pp) *
+         (static_cast<double>(micro_batches) + bubble_stages(pp, vpp));
 }
 
 /// The long-context stage for a micro-batch of `micro_batch` sequences of the real model on a

@@ -793,7 +793,7 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
                           (output_compute + output_tp) / fp;
   const seconds p2p = p > 1 ? 2.0 * static_cast<double>(c.vpp) * y.p2p_one[sp] : seconds{};
   const double fm = static_cast<double>(y.micro_batches);
-  r.bubble = static_cast<double>(p - 1) / static_cast<double>(c.vpp) * (average + p2p);
+  r.bubble = bubble_stages(p, c.vpp) * (average + p2p);
 
   // Data parallelism: one gradient sync per step (gradient accumulation), gradients of this
   // GPU's parameters in the stack's dtype; ZeRO-1/distributed optimizer: reduce-scatter of the

@@ -149,8 +149,17 @@ inline void validate_step_environment(const compute_device& gpu, const cluster_t
   }
 }
 
-/// The environment of a step's inputs (all but the layout).
-inline step_environment environment_of(const step_inputs& in) {
+/// The environment of a step's inputs or a plan's request (all but the layout): the model,
+/// GPU, memory, topology and options they hold under those names.
+template <class Inputs>
+requires requires(const Inputs& in) {
+  in.model;
+  in.gpu;
+  in.memory_capacity;
+  in.topology;
+  in.options;
+}
+step_environment environment_of(const Inputs& in) {
   return {.model = in.model,
           .gpu = in.gpu,
           .memory_capacity = in.memory_capacity,
