@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include "support/matchers.hpp"
+#include "tpcost/model/model_presets.hpp"
+#include "tpcost/step/moe_layer.hpp"
 
 using namespace tpcost;
 using tpcost::test::near;
@@ -163,4 +165,27 @@ TEST_CASE("Megatron's recompute_modules rerun their modules' forward kernels", "
       m.selective_recompute(bit(recompute_module::moe) | bit(recompute_module::moe_act)).value() ==
       6.0);
   CHECK(m.selective_recompute(bit(recompute_module::moe_act)).value() == 0.5);
+  m.norms_forward = seconds(0.25);
+  CHECK(m.selective_recompute(bit(recompute_module::layernorm)).value() == 0.25);
+}
+
+TEST_CASE("layernorm reruns the norms that are modules of their own, as it frees their output",
+          "[compute]") {
+  // A GPU whose matmuls take no time and whose HBM moves 1 B/s: a time counts bytes.
+  const compute_device bytes_counter{
+      .peak = flops_per_second(1e30),
+      .memory_bandwidth = bytes_per_second(1.0),
+      .efficiency = {.matmul = 1.0, .memory = 1.0, .attention = 1.0}};
+  // The TE spec fuses a dense GPT layer's norms into linear_qkv and linear_fc1: nothing to rerun.
+  const auto dense =
+      layer_compute_time(llama_70b_layer(), 1, 8, bytes_counter, attention_kernel::fused);
+  CHECK(dense.norms_forward.value() == 0.0);
+  // An MLA MoE layer (DeepSeek-V3) has both as modules: the input norm (TENorm before the down
+  // projections) and the pre-MLP norm before the router: 4 bytes per element each, T*h elements.
+  const auto v3 = model_preset_named("deepseek-v3", "model").spec;
+  const auto k = moe_layer_compute(v3, 1, 8, 8, 1, expert_tokens_of(v3, 1, v3.seq, 8, 8, 1, {}),
+                                   bytes_counter, attention_kernel::fused, {});
+  CHECK_THAT(k.norms_forward.value(),
+             Catch::Matchers::WithinRel(
+                 2.0 * 4.0 * static_cast<double>(v3.seq) * static_cast<double>(v3.hidden), 1e-12));
 }

@@ -124,6 +124,13 @@ struct layer_compute {
   seconds experts_forward{};
   seconds experts_activation{};
   seconds mla_up_forward{};
+  /// The forward of the layer's norms that are modules of their own (element-wise, 4 bytes per
+  /// element): what the layernorm module reruns (Megatron-Core core_v0.16.0
+  /// transformer_layer.py, recompute_input_layernorm and recompute_pre_mlp_layernorm:
+  /// CheckpointWithoutOutput runs the norm's forward again in the backward). The TE spec fuses
+  /// the others into linear_qkv and linear_fc1, where nothing is rerun nor freed (memory.hpp,
+  /// selective_module_bytes).
+  seconds norms_forward{};
   bool moe = false;  ///< an MoE layer: "mlp" does not apply, "moe" and "shared_experts" do
 
   [[nodiscard]] constexpr seconds forward() const { return attention_core_forward + other_forward; }
@@ -138,16 +145,17 @@ struct layer_compute {
             experts_forward + o.experts_forward,
             experts_activation + o.experts_activation,
             mla_up_forward + o.mla_up_forward,
+            norms_forward + o.norms_forward,
             moe || o.moe};
   }
   /// What selective recomputation of `modules` (recompute_recipe.hpp bits) runs again, as
   /// Megatron-Core core_v0.16.0 checkpoints them: core_attn the attention core; mlp a dense
   /// layer's MLP; shared_experts an MoE layer's shared experts; moe the whole MoE block (shared
   /// and routed experts, router, permutation); moe_act the routed experts' activation;
-  /// mla_up_proj MLA's up projections. layernorm's norms are element-wise kernels not costed.
+  /// mla_up_proj MLA's up projections; layernorm the layer's two norms.
   [[nodiscard]] constexpr seconds selective_recompute(unsigned modules) const {
     const auto has = [&](recompute_module m) { return (modules & static_cast<unsigned>(m)) != 0U; };
-    seconds t{};
+    seconds t = has(recompute_module::layernorm) ? norms_forward : seconds{};
     if (has(recompute_module::core_attn)) {
       t += attention_core_forward;
     }
@@ -360,6 +368,10 @@ constexpr layer_compute layer_compute_time(const transformer_spec& model, std::i
           experts_fwd + memory_bound_time((4 * routed_act + permute) * units::B, gpu),
       .experts_activation = memory_bound_time(4 * routed_act * units::B, gpu),
       .mla_up_forward = up_fwd,
+      // The input norm under MLA, the pre-MLP norm of an MoE layer (as memory.hpp frees them).
+      .norms_forward = memory_bound_time(
+          k * 4 * ((latent ? 1.0 : 0.0) + (mlp.local_experts > 0.0 ? 1.0 : 0.0)) * x * units::B,
+          gpu),
       .moe = mlp.local_experts > 0.0,
   };
 }
