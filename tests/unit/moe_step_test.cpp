@@ -148,6 +148,38 @@ TEST_CASE("Full recomputation reruns the dispatch and combine, and the overlap f
   CHECK(overlapped.experts.all_to_all_per_layer == plain.experts.all_to_all_per_layer);
 }
 
+TEST_CASE(
+    "Selective recomputation of moe reruns the dispatch and combine, and of mlp the MLP's TP "
+    "collectives",
+    "[moe][step][recompute]") {
+  const auto bit = [](recompute_module m) { return static_cast<unsigned>(m); };
+  auto in = inputs(small_moe(), 1, 1, 32);
+  in.par.ep = 16;
+  in.par.recompute = recompute_mode::selective;
+  CHECK(evaluate_step(in).experts.all_to_alls == 4.0);  // core_attn: none rerun
+  in.options.recompute.modules = bit(recompute_module::moe_act);
+  CHECK(evaluate_step(in).experts.all_to_alls == 4.0);  // the activation alone: none either
+  in.options.recompute.modules = bit(recompute_module::moe);
+  const auto moe = evaluate_step(in);
+  CHECK(moe.experts.all_to_alls == 6.0);  // the layer's forward again, with its two
+  in.par.recompute = recompute_mode::full;
+  CHECK(moe.time.ep_comm.value() == evaluate_step(in).time.ep_comm.value());
+
+  // A dense layer under TP and SP: the MLP's rerun repeats fc1's all-gather and fc2's
+  // reduce-scatter, one more pair than the 4 + 4 of a layer; the attention core reruns none.
+  auto dense = inputs(llama_like(), 4, 1, 8);
+  dense.par.recompute = recompute_mode::selective;
+  const auto core = evaluate_step(dense);
+  CHECK(core.tp_collectives_per_layer == 8.0);
+  dense.options.recompute.modules = bit(recompute_module::core_attn) | bit(recompute_module::mlp);
+  const auto mlp = evaluate_step(dense);
+  CHECK(mlp.tp_collectives_per_layer == 10.0);
+  CHECK(mlp.tp_comm_per_layer > core.tp_comm_per_layer);
+  // Without SP the MLP's one all-reduce: 4 + 1.
+  dense.par.sequence_parallel = false;
+  CHECK(evaluate_step(dense).tp_collectives_per_layer == 5.0);
+}
+
 TEST_CASE("Experts are sharded by EP x ETP and their optimizer states by the expert-DP group",
           "[moe][step][memory]") {
   auto in = inputs(small_moe(), 1, 1, 32);

@@ -118,8 +118,8 @@ struct layer_compute {
   /// Of the forward, what Megatron-Core's recompute_modules (recompute_recipe.hpp) run again
   /// beyond the attention core: the TP-split MLP (a dense MLP, or an MoE layer's shared
   /// experts) with its activation, the routed experts with the router and the permutation, the
-  /// routed experts' activation alone, MLA's up projections. Their collectives (the MLP's under
-  /// SP, the MoE dispatch) are not among them.
+  /// routed experts' activation alone, MLA's up projections. Their collectives (the MLP's, the
+  /// MoE dispatch) are combine_step's (stages.hpp).
   seconds mlp_forward{};
   seconds experts_forward{};
   seconds experts_activation{};

@@ -685,11 +685,26 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
                           : y.mla_in_all_reduce - y.tp_all_reduce.cost.time;
     }
   }
+  // Selective recomputation's modules rerun their forward with its collectives (Megatron-Core
+  // core_v0.16.0 checkpoints the whole module): mlp the dense MLP's (its all-reduce, or under
+  // SP its all-gather and reduce-scatter, are fc1's and fc2's own), moe the MoE layer's
+  // dispatch and combine and its ETP gathers (below).
+  const bool modules_rerun =
+      c.recompute == recompute_mode::selective && opt.selective == selective_policy::attention_core;
+  const bool rerun_mlp = modules_rerun && opt.recompute.has(recompute_module::mlp);
+  const bool rerun_moe = modules_rerun && opt.recompute.has(recompute_module::moe);
+  if (rerun_mlp) {
+    r.tp_collectives_per_layer += sp == 1 ? 2.0 : 1.0;
+  }
   seconds tp_layer{};
   if (t > 1) {
     tp_layer = counts.all_reduce * y.tp_all_reduce.cost.time +
                counts.reduce_scatter * y.tp_reduce_scatter.cost.time +
                counts.all_gather * y.tp_sp_all_gather.cost.time + mla_tp_change;
+    if (rerun_mlp) {
+      tp_layer += sp == 1 ? y.tp_sp_all_gather.cost.time + y.tp_reduce_scatter.cost.time
+                          : y.tp_all_reduce.cost.time;
+    }
     r.tp_algorithm =
         counts.all_reduce > 0 ? y.tp_all_reduce.algorithm : y.tp_reduce_scatter.algorithm;
   }
@@ -734,7 +749,8 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
     const double half_rs = 0.5 * counts.reduce_scatter;
     const double half_ag = 0.5 * counts.all_gather;
     const double shared = env.model.moe.shared_experts > 0 ? 1.0 : 0.0;
-    const double passes = c.recompute == recompute_mode::full ? 3.0 : 2.0;  // AG+RS pairs
+    // AG+RS pairs and dispatch+combine pairs: forward, backward, and a rerun forward.
+    const double passes = c.recompute == recompute_mode::full || rerun_moe ? 3.0 : 2.0;
     seconds moe_tp{};
     if (t > 1) {
       moe_tp =
