@@ -465,6 +465,9 @@ std::string run_search(inputs in, output_format format, const plan_flags& f) {
       r.result = std::move(result);
     }
   }
+  if (!found) {  // nothing fits: what is said of the nearest workable request searches all modes
+    r.request.constraints.recompute_modes = 0b111U;
+  }
   r.search_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (r.result.top.empty()) {
@@ -575,8 +578,9 @@ void add_plan_command(CLI::App& app) {
       ->add_option("--compare", f->compare,
                    "evaluate two layouts side by side instead of searching, each as "
                    "\"t=16,p=4,cp=1,d=8,b=1,v=1,sp=off,recompute=full,zero=0\" (missing keys: d "
-                   "= N/(t*p*cp), others 1/off/none/0; cp_comm= and dispatcher= override "
-                   "--cp-comm-type and --moe-token-dispatcher for that layout)")
+                   "= N/(t*p*cp), others 1/off/none/0; cp_comm=, dispatcher= and modules=a+b "
+                   "override --cp-comm-type, --moe-token-dispatcher and --recompute-modules for "
+                   "that layout)")
       ->expected(2);
   search
       ->add_option("--emit", f->emit,
