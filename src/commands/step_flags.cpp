@@ -287,8 +287,9 @@ step_report evaluate_step_flags(const step_flags& f) {
         {.field = "recompute_modules",
          .value = recompute_modules_to_string(recipe.modules),
          .source = "--recompute-modules: the memory each module's recomputation frees "
-                   "(Megatron-Core core_v0.16.0) and its rerun forward kernels; not their "
-                   "collectives (SP, the MoE dispatch) nor their FLOPs in HFU",
+                   "(Megatron-Core core_v0.16.0), its rerun forward kernels and the collectives "
+                   "mlp and moe rerun (the MLP's TP collectives, the dispatch and combine); not "
+                   "those of shared_experts or mla_up_proj, nor the FLOPs in HFU",
          .from_flag = true});
   }
   if (!f.recompute_method.empty() || !f.recompute_num_layers.empty()) {
