@@ -21,7 +21,7 @@
 #include "charts/plot.hpp"
 #include "commands/commands.hpp"
 #include "options/cli_options.hpp"
-#include "options/value_names.hpp"
+#include "options/flag_options.hpp"
 #include "output/emit.hpp"
 #include "output/exit_codes.hpp"
 #include "output/output_safe.hpp"
@@ -102,7 +102,7 @@ int run(CLI::App& app, int argc, char** argv) {
     for (const auto& c : commands) {
       c.add(app, exit_code);
     }
-    tpcost::cli::name_option_values(app);  // the usage, completion and manpage show them
+    tpcost::cli::name_flag_values(app);  // the usage, completion and manpage show them
   };
 
   try {
@@ -132,7 +132,7 @@ int run(CLI::App& app, int argc, char** argv) {
         return fail("help: '" + unknown + "' is not a subcommand of '" + path.front() + "'",
                     exit_invalid_input);
       }
-      tpcost::cli::name_option_values(app);
+      tpcost::cli::name_flag_values(app);
       std::cout << target->help();
       return exit_success;
     }
@@ -149,8 +149,8 @@ int run(CLI::App& app, int argc, char** argv) {
     tpcost::cli::guard_path_flags(app);
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
-    tpcost::cli::name_option_values(app);  // only now: a run that prints no help pays nothing
-    return app.exit(e);                    // --help, --version
+    tpcost::cli::name_flag_values(app);  // only now: a run that prints no help pays nothing
+    return app.exit(e);                  // --help, --version
   } catch (const CLI::ExtrasError&) {
     return fail(tpcost::cli::unexpected_arguments_message(app, args, app.remaining(true)),
                 exit_invalid_input);

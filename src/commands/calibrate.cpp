@@ -14,6 +14,7 @@
 
 #include "commands/commands.hpp"
 #include "options/cli_options.hpp"
+#include "options/flag_options.hpp"
 #include "output/output_file.hpp"
 #include "render/render.hpp"
 #include "render/render_calibration.hpp"
@@ -142,16 +143,16 @@ run_overrides to_overrides(const calibrate_options& opts) {
   if (!opts.collective.empty()) {
     given.collective = collective_from_name(opts.collective);
     if (!given.collective) {
-      throw invalid_spec("--collective", "'" + opts.collective +
-                                             "' is not all-reduce, all-gather or reduce-scatter");
+      throw invalid_spec(
+          "--op", "'" + opts.collective + "' is not all-reduce, all-gather or reduce-scatter");
     }
   }
   if (!opts.ranks.empty()) {
-    const auto n = parse_count(opts.ranks, "--ranks");
+    const auto n = parse_count(opts.ranks, "--gpus");
     if (n < 2 || n > 1'000'000) {
-      throw invalid_spec("--ranks", std::to_string(n) +
-                                        " is out of range; expected a whole number in "
-                                        "2..1000000 (one rank does not communicate)");
+      throw invalid_spec("--gpus", std::to_string(n) +
+                                       " is out of range; expected a whole number in "
+                                       "2..1000000 (one rank does not communicate)");
     }
     given.ranks = n;
   }
@@ -236,30 +237,19 @@ void add_calibrate_command(CLI::App& app) {
                   "nccl-tests output: the text all_reduce_perf, all_gather_perf or "
                   "reduce_scatter_perf print, or their -J JSON report")
       ->required();
-  cmd->add_option("--collective", opts->collective,
-                  "all-reduce, all-gather or reduce-scatter (default: from the file's '# "
-                  "Collective test starting' line or its name)");
-  cmd->add_option("--ranks", opts->ranks,
-                  "ranks of the run (default: the '#  Rank' lines, else busbw/algbw, else "
-                  "nThread x nGpus)");
-  cmd->add_option("--nodes", opts->nodes,
-                  "nodes of the run, when its output has no '#  Rank ... on HOST' lines");
-  cmd->add_option("--ranks-per-node", opts->ranks_per_node,
-                  "ranks on each node of the run (nodes = ranks / this), when the output has "
-                  "no host lines");
-  cmd->add_option("--placement", opts->placement, "timings to fit: both, in-place, out-of-place")
-      ->type_name("{both,in-place,out-of-place}")
-      ->capture_default_str();
-  cmd->add_option("--min-size", opts->min_size, "fit only sizes >= this, e.g. 1KiB");
-  cmd->add_option("--max-size", opts->max_size, "fit only sizes <= this, e.g. 16GiB");
-  cmd->add_option("--segments", opts->segments,
-                  "lines of the piecewise fit shown beside the single line (1 = none), 1..8")
-      ->capture_default_str();
-  cmd->add_option("--out", opts->out,
-                  "write the interconnect profile (JSON) here, for --interconnect-file");
-  cmd->add_option("-f,--format", opts->format, "output format: table|json")
-      ->type_name("{table,json}")
-      ->capture_default_str();
+  // --op and --gpus as collective names them; --ranks is --gpus's old name, and --collective,
+  // which means the algorithm elsewhere, is still read here, unlisted.
+  add_flag(*cmd, "--op", opts->collective);
+  cmd->add_option("--collective", opts->collective)->group("");
+  add_flag(*cmd, "--gpus", opts->ranks);
+  add_flag(*cmd, "--nodes", opts->nodes);
+  add_flag(*cmd, "--ranks-per-node", opts->ranks_per_node);
+  add_flag(*cmd, "--placement", opts->placement)->capture_default_str();
+  add_flag(*cmd, "--min-size", opts->min_size);
+  add_flag(*cmd, "--max-size", opts->max_size);
+  add_flag(*cmd, "--segments", opts->segments)->capture_default_str();
+  add_flag(*cmd, "--out", opts->out);
+  add_flag(*cmd, "--format", opts->format)->type_name("{table,json}")->capture_default_str();
   cmd->footer(R"(Examples:
   all_reduce_perf -b 1K -e 16G -f 2 -g 8 > ar.txt        # on your cluster
   tpcost calibrate ar.txt --out nvlink.json

@@ -20,6 +20,7 @@
 #include "formats/load.hpp"
 #include "options/cli_options.hpp"
 #include "options/config_overlay.hpp"
+#include "options/flag_options.hpp"
 #include "output/emit.hpp"
 #include "render/hardware_text.hpp"
 #include "render/render.hpp"
@@ -68,50 +69,49 @@ struct check_options {
 void add_layout_flags(CLI::App& cmd, layout_flags& f) {
   auto* group = cmd.add_option_group(
       "Layout and step (what-if over every file's keys; see 'tpcost step --help')");
-  const std::tuple<const char*, std::string*, const char*> options[] = {
-      {"-t,--tp", &f.tp, "t: the TP degree, for both kinds of rule"},
-      {"--gpus", &f.gpus, "N: GPUs in the job"},
-      {"--pp", &f.pp, "p: pipeline stages"},
-      {"--dp", &f.dp, "d: data-parallel replicas"},
-      {"--vpp", &f.vpp, "v: interleaved model chunks per GPU"},
-      {"-G,--global-batch", &f.global_batch, "G: sequences per step"},
-      {"--layers", &f.layers, "L: transformer layers (over the model's)"},
-      {"--vocab", &f.vocab, "V: vocabulary size (over the model's)"},
-      {"--kv-heads", &f.kv_heads, "key/value heads (GQA; over the model's)"},
-      {"--head-dim", &f.head_dim, "per-head width (over the model's)"},
-      {"--ffn", &f.ffn, "MLP inner size (over the model's)"},
-      {"--zero", &f.zero, "ZeRO stage 0..3"},
-      {"--stack", &f.stack, "software stack profile (docs/stacks.md)"},
-      {"--attention", &f.attention, "fused | unfused"},
-      {"--cp", &f.cp, "cp: context-parallel degree"},
-      {"--cp-comm-type", &f.cp_comm_type, "p2p | all_gather | a2a | a2a+p2p"},
-      {"--hierarchical-cp-sizes", &f.hierarchical_cp_sizes, "a2a+p2p: A,B with A*B = cp"},
-      {"--ep", &f.ep, "EP: expert-parallel degree (MoE), folded over t*cp*d"},
-      {"--etp", &f.etp, "ETP: expert tensor-parallel degree (MoE)"},
-      {"--moe-token-dispatcher", &f.moe_token_dispatcher, "alltoall | flex | allgather (MoE)"},
-      {"--precision", &f.precision,
-       "bf16 | fp8 | fp8-current | fp8-blockwise | mxfp8 | nvfp4 (the linear layers)"},
-      {"--tp-overlap", &f.tp_overlap, "share of the TP collectives hidden behind compute"},
-      {"--dp-overlap", &f.dp_overlap, "share of the DP sync hidden behind the last backward"},
-      {"--memory", &f.memory, "HBM capacity per GPU, e.g. 80GiB"},
-      {"--memory-bandwidth", &f.memory_bandwidth, "HBM bandwidth, e.g. 2039GB/s"},
-      {"--matmul-efficiency", &f.matmul_efficiency, "achievable share of peak for matmuls"},
-      {"--memory-efficiency", &f.memory_efficiency, "achievable share of HBM bandwidth"},
+  const std::pair<std::string_view, std::string*> options[] = {
+      {"--tp", &f.tp},
+      {"--gpus", &f.gpus},
+      {"--pp", &f.pp},
+      {"--dp", &f.dp},
+      {"--vpp", &f.vpp},
+      {"--global-batch", &f.global_batch},
+      {"--layers", &f.layers},
+      {"--vocab", &f.vocab},
+      {"--kv-heads", &f.kv_heads},
+      {"--head-dim", &f.head_dim},
+      {"--ffn", &f.ffn},
+      {"--zero", &f.zero},
+      {"--stack", &f.stack},
+      {"--attention", &f.attention},
+      {"--cp", &f.cp},
+      {"--cp-comm-type", &f.cp_comm_type},
+      {"--hierarchical-cp-sizes", &f.hierarchical_cp_sizes},
+      {"--ep", &f.ep},
+      {"--etp", &f.etp},
+      {"--moe-token-dispatcher", &f.moe_token_dispatcher},
+      {"--precision", &f.precision},
+      {"--tp-overlap", &f.tp_overlap},
+      {"--dp-overlap", &f.dp_overlap},
+      {"--memory", &f.memory},
+      {"--memory-bandwidth", &f.memory_bandwidth},
+      {"--matmul-efficiency", &f.matmul_efficiency},
+      {"--memory-efficiency", &f.memory_efficiency},
   };
-  for (const auto& [name, value, help] : options) {
-    group->add_option(name, *value, help);
+  for (const auto& [name, value] : options) {
+    add_flag(*group, name, *value);
   }
-  group->add_flag("--fp8-attention", f.fp8_attention, "the attention core in FP8 too");
-  group->add_flag("--fp8-param-gather", f.fp8_param_gather, "parameters kept in FP8");
+  add_flag(*group, "--fp8-attention", f.fp8_attention);
+  add_flag(*group, "--fp8-param-gather", f.fp8_param_gather);
 }
 
 /// Every flag of `step` that check has not declared itself (above, or its layer, refined,
 /// reader and output flags), with step's own help: add_step_flags declares each once, and
-/// copy_command_line hands the given ones to the step each file describes. A name check already
-/// has (-b,--micro-batch for its layer batch) is left out of the alias list; step's job-input flags
+/// copy_command_line hands the given ones to the step each file describes. A flag check already
+/// has (-b,--micro-batch for its layer batch) is left out; step's job-input flags
 /// are check's file arguments. Call after every other flag of check.
 void add_remaining_step_flags(CLI::App& cmd, layout_flags& f) {
-  CLI::App step;
+  CLI::App step{"", "step"};  // named, so that the registry reads step's flags
   step_flags scratch;
   add_step_flags(step, scratch);
   auto* group =
@@ -131,16 +131,10 @@ void add_remaining_step_flags(CLI::App& cmd, layout_flags& f) {
           cmd.get_option_no_throw(name) != nullptr) {
         continue;
       }
-      std::string names = name;
-      for (const auto& alias : option->get_lnames()) {
-        if ("--" + alias != name && cmd.get_option_no_throw("--" + alias) == nullptr) {
-          names += ",--" + alias;
-        }
-      }
       if (option->get_expected_max() == 0) {
-        group->add_flag(names, f.more_flags[name], option->get_description());
+        add_flag(*group, name, f.more_flags[name]);
       } else {
-        group->add_option(names, f.more[name], option->get_description());
+        add_flag(*group, name, f.more[name]);
       }
     }
   };
@@ -150,7 +144,7 @@ void add_remaining_step_flags(CLI::App& cmd, layout_flags& f) {
 /// The step a config describes, read by `tpcost step`'s own flags on a private App: the config
 /// fills them as it fills `step --config`, and check's command line wins over every file.
 struct step_reader {
-  CLI::App app;
+  CLI::App app{"", "step"};  // named: the registry gives it step's flags
   step_flags flags;
   std::optional<config_overlay> overlay;
 
@@ -722,21 +716,11 @@ void add_check_command(CLI::App& app, int& exit_code) {
                   "a Megatron-Bridge/NeMo YAML, a torchtitan TOML, a DeepSpeed JSON; an HF "
                   "config.json among them gives its model to the others")
       ->required();
-  cmd->add_option("--rule", opts->rules,
-                  "NAME=VALUE: a rule over every file's checks section, e.g. --rule min_mfu=0.4 "
-                  "--rule min_memory_headroom=4GiB (repeatable)");
+  add_flag(*cmd, "--rule", opts->rules);
   add_reader_flags(*cmd, opts->set, opts->strict);
-  cmd->add_flag("--pessimistic", opts->pessimistic,
-                "judge min_mfu and max_step_time at the error band's pessimistic edge (the slow "
-                "end of the step time; docs/error-band.md) instead of the central value");
+  add_flag(*cmd, "--pessimistic", opts->pessimistic);
   add_error_band_flag(*cmd, opts->error_band);
   add_layer_flags(*cmd, opts->layer);
-  // One b for both kinds of rule: the config's, else step's 1 when the file describes a whole
-  // step; the per-layer rules alone keep the article's demo b = 2, as in sweep.
-  cmd->get_option("--micro-batch")
-      ->description(
-          "b: micro-batch size, sequences: the config's, else 1 when a step rule runs (as in "
-          "step), else 2 for the per-layer rules (the article's demo, as in sweep)");
   add_refined_flags(*cmd, opts->refined);
   opts->refined.rules_read_gpus_per_node = true;
   add_layout_flags(*cmd, opts->layout);

@@ -7,7 +7,7 @@
 
 #include "commands/commands.hpp"
 #include "options/cli_options.hpp"
-#include "options/short_flags.hpp"
+#include "options/flag_options.hpp"
 #include "render/render_collective.hpp"
 #include "tpcost/base/parse.hpp"
 #include "tpcost/comm/collectives.hpp"
@@ -102,34 +102,17 @@ void add_collective_command(CLI::App& app) {
   auto opts = std::make_shared<collective_options>();
   auto* cmd = app.add_subcommand(
       "collective", "One collective on one group: time, wire bytes, algbw and busbw per algorithm");
-  cmd->add_option("--op", opts->op, "all-reduce | reduce-scatter | all-gather")
-      ->type_name("{all-reduce,reduce-scatter,all-gather}")
-      ->capture_default_str();
-  cmd->add_option("--size", opts->size, "M: the full message, e.g. 1GiB, 64MB, 134217728B")
-      ->capture_default_str();
+  add_flag(*cmd, "--op", opts->op)->capture_default_str();
+  add_flag(*cmd, "--size", opts->size)->capture_default_str();
   // --gpus as in every other command; --ranks, its old name, is still read.
-  cmd->add_option(flag_names("--gpus") + ",--ranks", opts->gpus,
-                  "n: GPUs in the group (--ranks: the old name)")
-      ->capture_default_str();
-  cmd->add_option(
-         "--algorithm", opts->algorithm,
-         "all | auto (what NCCL's tuner picks) | article | ring | tree | nvls | nvls-tree | "
-         "pat | collnet-direct | collnet-chain | hierarchical")
-      ->type_name("ALGORITHM")
-      ->capture_default_str();
+  add_flag(*cmd, "--gpus", opts->gpus)->capture_default_str();
+  add_flag(*cmd, "--algorithm", opts->algorithm)->capture_default_str();
   // Not --gpus-per-node: that is the node's size (the --gpu preset's), as in every command;
   // this is how many of the group's GPUs sit on each node, calibrate's --ranks-per-node.
-  cmd->add_option("--ranks-per-node", opts->ranks_per_node,
-                  "K: GPUs of the group on each node, at most --gpus-per-node (default: fill "
-                  "nodes); 1 = a DP-style ring with one GPU per node");
-  cmd->add_option(
-      "--nics-per-node", opts->nics_per_node,
-      "NICs of --interconnect per node (default: one per GPU, as on DGX A100/H100/B200)");
-  cmd->add_flag("--collnet", opts->collnet,
-                "the network switches have SHARP (NCCL's CollNet; also enables NVLS across nodes)");
-  cmd->add_option("--bandwidth", opts->bandwidth,
-                  "the intra-node link per GPU and direction, unless --intra-bandwidth is given "
-                  "(default: the profile's or the --gpu preset's, else 600GB/s)");
+  add_flag(*cmd, "--ranks-per-node", opts->ranks_per_node);
+  add_flag(*cmd, "--nics-per-node", opts->nics_per_node);
+  add_flag(*cmd, "--collnet", opts->collnet);
+  add_flag(*cmd, "--bandwidth", opts->bandwidth);
   add_hardware_flags(*cmd, opts->refined);
   add_output_flags(*cmd, opts->output, "table|json");
   cmd->footer(R"(Examples:

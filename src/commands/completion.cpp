@@ -4,6 +4,7 @@
 
 #include "commands/commands.hpp"
 #include "options/cli_options.hpp"
+#include "options/flag_options.hpp"
 #include "render/cli_model.hpp"
 #include "render/completion.hpp"
 #include "render/manpage.hpp"
@@ -34,8 +35,7 @@ void add_completion_command(CLI::App& app) {
   cmd->add_option("shell", opts->shell, "the shell: bash, zsh or fish")
       ->type_name("{bash,zsh,fish}")
       ->required();
-  cmd->add_option("-o,--output", opts->output.output, "write to FILE instead of stdout")
-      ->type_name("FILE");
+  add_flag(*cmd, "--output", opts->output.output);
   cmd->callback([opts, cmd] {
     const auto sh = parse_shell(opts->shell, "shell");
     emit(opts->output, completion_script(describe(root_of(*cmd)), sh));
@@ -45,8 +45,7 @@ void add_completion_command(CLI::App& app) {
 void add_manpage_command(CLI::App& app) {
   auto opts = std::make_shared<output_flags>();
   auto* cmd = app.add_subcommand("manpage", "Print the man page tpcost(1) in roff");
-  cmd->add_option("-o,--output", opts->output, "write to FILE instead of stdout")
-      ->type_name("FILE");
+  add_flag(*cmd, "--output", opts->output);
   cmd->callback([opts, cmd] { emit(*opts, manpage(describe(root_of(*cmd)))); });
 }
 

@@ -9,6 +9,7 @@
 #include "formats/load.hpp"
 #include "options/cli_options.hpp"
 #include "options/config_overlay.hpp"
+#include "options/flag_options.hpp"
 #include "output/emit.hpp"
 
 namespace tpcost::cli {
@@ -49,7 +50,7 @@ void add_convert_command(CLI::App& app) {
                   "HF config.json)")
       ->required();
   add_reader_flags(*cmd, f->set, f->strict);
-  cmd->add_flag("-q,--quiet", f->quiet, "do not list the ignored arguments on stderr");
+  add_flag(*cmd, "--quiet", f->quiet);
   add_output_flags(*cmd, f->output, "json");
   cmd->footer(R"(The formats, detected by content (docs/formats.md):
   Megatron-LM launch script or argument file   (--tensor-model-parallel-size 8 ...)

@@ -5,6 +5,7 @@
 #include "commands/commands.hpp"
 #include "options/cli_options.hpp"
 #include "options/config_overlay.hpp"
+#include "options/flag_options.hpp"
 #include "render/render.hpp"
 #include "tpcost/base/parse.hpp"
 #include "tpcost/layer/sweep.hpp"
@@ -45,8 +46,7 @@ void add_explain_command(CLI::App& app) {
       "explain", "Walk through the derivation for one TP degree, with your numbers");
   add_layer_flags(*cmd, opts->layer);
   add_refined_flags(*cmd, opts->refined);
-  cmd->add_option("-t,--tp", opts->tp, "the TP degree to explain (a whole number >= 1)")
-      ->capture_default_str();
+  add_flag(*cmd, "--tp", opts->tp)->capture_default_str();
   add_output_flags(*cmd, opts->output, "table|json");
   cmd->footer(R"(Examples:
   tpcost explain --tp 8                          # the article's demo at TP=8

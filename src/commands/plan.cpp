@@ -16,8 +16,8 @@
 #include "commands/step_flags.hpp"
 #include "options/cli_options.hpp"
 #include "options/config_overlay.hpp"
+#include "options/flag_options.hpp"
 #include "options/model_options.hpp"
-#include "options/short_flags.hpp"
 #include "options/step_options.hpp"
 #include "render/display.hpp"
 #include "render/render_csv.hpp"
@@ -517,86 +517,30 @@ void add_plan_command(CLI::App& app) {
   add_model_flags(*cmd, f->model, false);
   add_hardware_flags(*cmd, f->hardware);
   auto* search = cmd->add_option_group("Search");
-  search->add_option(flag_names("--gpus"), f->gpus, "N: total GPUs (required)");
-  search->add_option("-G,--global-batch", f->global_batch, "G: sequences per step (required)");
-  search->add_option("--max-global-batch", f->max_global_batch,
-                     "G at most: each layout runs d*floor(G/d) sequences (a multiple of d*b), "
-                     "ranked by samples/s");
-  search->add_option("--top", f->top, "K: layouts to print, best first")->capture_default_str();
-  search->add_option("--max-tp", f->max_tp, "largest TP degree to consider");
-  search->add_option(flag_names("--tp") + ",--fixed-tp", f->tp, "t: consider only this TP degree");
-  search->add_option(flag_names("--pp") + ",--fixed-pp", f->pp,
-                     "p: consider only this number of pipeline stages");
-  search->add_option(flag_names("--micro-batch") + ",--batch", f->micro_batch,
-                     "b: consider only this micro-batch size (must divide G/d)");
-  search->add_option("--vpp", f->vpp,
-                     "v: consider only this many interleaved model chunks per GPU");
-  search->add_option("--zero", f->zero, "consider only this ZeRO stage, 0..3");
-  search->add_option("--max-cp", f->max_cp,
-                     "largest context-parallel degree to consider (cp divides N/(t*p), s divides "
-                     "by 2*cp; default s/8192: at least 8,192 tokens per CP rank, as Llama 3's CP "
-                     "16 at 128k)");
-  search->add_option("--cp", f->cp, "consider only this context-parallel degree");
-  search
-      ->add_option("--cp-comm-type", f->cp_comm_type,
-                   "how CP ranks exchange K,V: p2p|all_gather|a2a|a2a+p2p (Megatron "
-                   "--cp-comm-type), or auto: one search per exchange, the fastest reported")
-      ->type_name("{p2p,all_gather,a2a,a2a+p2p,auto}")
-      ->capture_default_str();
-  search->add_option("--ep", f->ep,
-                     "MoE: consider only this expert-parallel degree (default: every ep dividing "
-                     "the experts, with ep*etp dividing t*cp*d)");
-  search->add_option("--etp", f->etp,
-                     "MoE: consider only this expert-tensor-parallel degree (default: every etp "
-                     "dividing the expert FFN size, with ep*etp dividing t*cp*d)");
-  search
-      ->add_option("--moe-token-dispatcher", f->moe_token_dispatcher,
-                   "MoE: alltoall | flex (DeepEP/HybridEP) | allgather, as in step (Megatron "
-                   "--moe-token-dispatcher-type), or auto: one search per dispatcher, the "
-                   "fastest reported")
-      ->type_name("{alltoall,flex,allgather,auto}")
-      ->capture_default_str();
-  search
-      ->add_option("--recompute-modules", f->recompute_modules,
-                   "what the selective layouts recompute, a comma list of core_attn, mlp, moe, "
-                   "moe_act, layernorm, mla_up_proj, shared_experts (Megatron-Core's "
-                   "recompute_modules; default core_attn), or auto: every set of the modules "
-                   "the model has, one search each, the fastest reported")
-      ->type_name("LIST|auto");
-  search->add_flag("--overlap-moe-expert-parallel-comm", f->overlap_moe_comm,
-                   "MoE: hide the all-to-alls behind another micro-batch's compute in every "
-                   "layout, as in step (Megatron's flag; default off)");
-  search
-      ->add_option("--memory-reserve", f->memory_reserve,
-                   "SIZE or PCT%: GPU memory kept free of allocated bytes (default: the caching "
-                   "allocator's 15% and 1 GiB for CUDA and NCCL, 12.85 GiB of 80 GiB; "
-                   "docs/memory.md)")
-      ->type_name("SIZE");
-  search->add_option("--threads", f->threads, "threads for the search; 0 = every core")
-      ->capture_default_str();
-  search
-      ->add_option("--compare", f->compare,
-                   "evaluate two layouts side by side instead of searching, each as "
-                   "\"t=16,p=4,cp=1,d=8,b=1,v=1,sp=off,recompute=full,zero=0\" (missing keys: d "
-                   "= N/(t*p*cp), others 1/off/none/0; cp_comm=, dispatcher= and modules=a+b "
-                   "override --cp-comm-type, --moe-token-dispatcher and --recompute-modules for "
-                   "that layout)")
-      ->expected(2);
-  search
-      ->add_option("--emit", f->emit,
-                   "megatron|bridge|torchtitan: print the winner (or --compare's first layout) "
-                   "as a Megatron-LM launch, a Megatron-Bridge YAML override or a torchtitan "
-                   "v0.2.2 TOML job config that `tpcost step --from FILE` reads back")
-      ->type_name("{megatron,bridge,torchtitan}");
+  add_flag(*search, "--gpus", f->gpus);
+  add_flag(*search, "--global-batch", f->global_batch);
+  add_flag(*search, "--max-global-batch", f->max_global_batch);
+  add_flag(*search, "--top", f->top)->capture_default_str();
+  add_flag(*search, "--max-tp", f->max_tp);
+  add_flag(*search, "--tp", f->tp);
+  add_flag(*search, "--pp", f->pp);
+  add_flag(*search, "--micro-batch", f->micro_batch);
+  add_flag(*search, "--vpp", f->vpp);
+  add_flag(*search, "--zero", f->zero);
+  add_flag(*search, "--max-cp", f->max_cp);
+  add_flag(*search, "--cp", f->cp);
+  add_flag(*search, "--cp-comm-type", f->cp_comm_type)->capture_default_str();
+  add_flag(*search, "--ep", f->ep);
+  add_flag(*search, "--etp", f->etp);
+  add_flag(*search, "--moe-token-dispatcher", f->moe_token_dispatcher)->capture_default_str();
+  add_flag(*search, "--recompute-modules", f->recompute_modules);
+  add_flag(*search, "--overlap-moe-expert-parallel-comm", f->overlap_moe_comm);
+  add_flag(*search, "--memory-reserve", f->memory_reserve);
+  add_flag(*search, "--threads", f->threads)->capture_default_str();
+  add_flag(*search, "--compare", f->compare)->expected(2);
+  add_flag(*search, "--emit", f->emit);
   add_software_flags(*search, f->software);
   add_precision_flags(*search, f->software);
-  search->get_option("--precision")
-      ->description(
-          "linear layers' recipe, as Transformer Engine runs it: bf16|fp8 (= fp8-delayed)|"
-          "fp8-current|fp8-blockwise|mxfp8|nvfp4, or auto: one search per recipe the GPU runs "
-          "(with --emit, per recipe the format writes), the fastest reported; attention and "
-          "logits stay BF16")
-      ->type_name("{bf16,fp8,fp8-current,fp8-blockwise,mxfp8,nvfp4,auto}");
   add_output_flags(*cmd, f->output, "table|json|csv");
   add_display_flags(*cmd, f->display);
   add_error_band_flag(*cmd, f->error_band);

@@ -9,6 +9,7 @@
 #include "commands/step_flags.hpp"
 #include "options/cli_options.hpp"
 #include "options/config_overlay.hpp"
+#include "options/flag_options.hpp"
 #include "output/exit_codes.hpp"
 #include "render/render_csv.hpp"
 #include "render/render_step.hpp"
@@ -53,10 +54,8 @@ void add_step_command(CLI::App& app, int& exit_code) {
       "step", "One whole training step across TP x PP x CP x DP: time, breakdown, MFU, memory");
   add_step_flags(*cmd, f->step);
   add_output_flags(*cmd, f->output, "table|json|csv");
-  cmd->add_flag("-q,--quiet", f->quiet,
-                "print the breakdown table alone (the notes, if any, on stderr), as sweep -q");
-  cmd->add_flag("--require-fit", f->require_fit,
-                "exit 1 (after printing) when the layout does not fit in GPU memory");
+  add_flag(*cmd, "--quiet", f->quiet);
+  add_flag(*cmd, "--require-fit", f->require_fit);
   add_error_band_flag(*cmd, f->error_band);
   cmd->footer(R"(Examples:
   tpcost step --model gpt3-175b --gpu a100-sxm4-80gb --interconnect ib-hdr --gpus 1024 \

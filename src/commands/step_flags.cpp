@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "options/cli_options.hpp"
-#include "options/short_flags.hpp"
+#include "options/flag_options.hpp"
 #include "tpcost/base/checked.hpp"
 #include "tpcost/base/parse.hpp"
 #include "tpcost/step/long_context.hpp"
@@ -391,94 +391,34 @@ void add_step_flags(CLI::App& cmd, step_flags& f) {
   add_model_flags(cmd, f.model, false);
   add_hardware_flags(cmd, f.hardware);
   auto* layout = cmd.add_option_group("Layout");
-  layout->add_option(flag_names("--gpus"), f.gpus,
-                     "N: total GPUs; the missing one of --tp/--pp/--dp is N/(the others)");
-  layout->add_option("-t,--tp", f.tp, "t: tensor-parallel degree (default 1)");
-  layout->add_option(flag_names("--pp"), f.pp, "p: pipeline stages (default 1)");
-  layout->add_option("--dp", f.dp, "d: data-parallel replicas (default N/(t*p*cp), or 1)");
-  layout
-      ->add_option("--cp", f.cp,
-                   "cp: context-parallel degree, the sequence split over cp ranks (Megatron "
-                   "--context-parallel-size; s must divide by 2*cp)")
-      ->capture_default_str();
-  layout
-      ->add_option("--cp-comm-type", f.cp_comm_type,
-                   "how CP ranks exchange K,V: p2p (ring, hidden behind attention)|all_gather "
-                   "(Llama 3)|a2a (Ulysses)|a2a+p2p (Megatron --cp-comm-type)")
-      ->capture_default_str();
-  layout->add_option("--hierarchical-cp-sizes", f.hierarchical_cp_sizes,
-                     "a2a+p2p: A,B = the a2a group and the p2p ring, A*B = cp (Megatron "
-                     "--hierarchical-context-parallel-sizes; default: the largest a2a group a "
-                     "node holds beside TP)");
-  layout
-      ->add_option("--ep", f.ep,
-                   "EP: expert-parallel degree, folded over the t*cp*d ranks of a stage "
-                   "(Megatron --expert-model-parallel-size; must divide the experts)")
-      ->capture_default_str();
-  layout
-      ->add_option("--etp", f.etp,
-                   "ETP: expert tensor-parallel degree (Megatron "
-                   "--expert-tensor-parallel-size); EP*ETP must divide t*cp*d")
-      ->capture_default_str();
-  layout
-      ->add_option("--moe-token-dispatcher", f.moe_token_dispatcher,
-                   "alltoall (NCCL all-to-all of every token-expert copy) | flex (DeepEP/"
-                   "HybridEP: one copy per GPU and per node) | allgather (every token to every "
-                   "GPU of the EP group, Megatron's default); Megatron "
-                   "--moe-token-dispatcher-type")
-      ->capture_default_str();
-  layout->add_flag("--overlap-moe-expert-parallel-comm", f.overlap_moe_comm,
-                   "hide the dispatch/combine all-to-alls behind another micro-batch's compute "
-                   "(Megatron's flag; default off)");
-  layout
-      ->add_option("--moe-load-imbalance", f.moe_load_imbalance,
-                   "tokens the busiest GPU's experts get over the balanced share (1: balanced, "
-                   "as the published benchmarks force)")
-      ->capture_default_str();
-  layout->add_option("--moe-expert-capacity-factor", f.moe_capacity_factor,
-                     "drop tokens beyond this many times an expert's balanced share (Megatron's "
-                     "flag; default dropless)");
-  layout->add_option("--vpp", f.vpp, "v: interleaved model chunks per GPU")->capture_default_str();
-  layout
-      ->add_option(flag_names("--micro-batch") + ",--batch", f.micro_batch,
-                   "b: sequences per micro-batch")
-      ->capture_default_str();
-  layout->add_option("-G,--global-batch", f.global_batch, "G: sequences per step (required)");
-  layout->add_flag("--sp", f.sp,
-                   "sequence parallelism (Megatron-SP; default: the stack's, on at t > 1 under "
-                   "megatron-bridge and fsdp2)");
-  layout->add_flag("--no-sp", f.no_sp, "no sequence parallelism, whatever the stack does");
-  layout->add_option("--recompute", f.recompute, "activation recomputation: none|selective|full")
-      ->capture_default_str();
-  layout->add_option("--recompute-modules", f.recompute_modules,
-                     "with --recompute selective: what it reruns, a comma list of core_attn, "
-                     "mlp, moe, moe_act, layernorm, mla_up_proj, shared_experts (Megatron-Core's "
-                     "recompute_modules; default core_attn)");
-  layout->add_option("--recompute-method", f.recompute_method,
-                     "with --recompute full: uniform (units of --recompute-num-layers layers) or "
-                     "block (only that many layers of each model chunk); default uniform");
-  layout->add_option("--recompute-num-layers", f.recompute_num_layers,
-                     "with --recompute full: layers per unit (uniform) or recomputed layers per "
-                     "model chunk (block); default 1");
-  layout->add_option("--cpu-offloading-num-layers", f.cpu_offloading_num_layers,
-                     "layers whose activations Megatron's --cpu-offloading keeps on the host "
-                     "(p = 1, no recomputation); the PCIe copies are not costed");
-  layout->add_option("--zero", f.zero,
-                     "ZeRO stage 0..3 (distributed optimizer; default: the stack's, 0, or 3 "
-                     "under --stack fsdp2)");
-  layout->add_option("--dp-replicas", f.dp_replicas,
-                     "HSDP: N groups of d/N DP ranks; ZeRO shards within a group and each "
-                     "gradient shard is all-reduced across the N (torchtitan "
-                     "data_parallel_replicate_degree, Megatron "
-                     "--num-distributed-optimizer-instances); default 1");
-  layout->add_option("--pp-layout", f.pp_layout,
-                     "uneven stages: first=N,last=N (layers on the end stages, the middle ones "
-                     "share the rest), or Megatron-Core's --pipeline-model-parallel-layout "
-                     "string, e.g. 'Et*7|(t*8|)*14t*7L'");
-  layout->add_flag("--account-for-embedding-in-pipeline-split", f.embedding_in_split,
-                   "Megatron-Core: the embedding counts as one layer of the first stage");
-  layout->add_flag("--account-for-loss-in-pipeline-split", f.loss_in_split,
-                   "Megatron-Core: the loss counts as one layer of the last stage");
+  add_flag(*layout, "--gpus", f.gpus);
+  add_flag(*layout, "--tp", f.tp);
+  add_flag(*layout, "--pp", f.pp);
+  add_flag(*layout, "--dp", f.dp);
+  add_flag(*layout, "--cp", f.cp)->capture_default_str();
+  add_flag(*layout, "--cp-comm-type", f.cp_comm_type)->capture_default_str();
+  add_flag(*layout, "--hierarchical-cp-sizes", f.hierarchical_cp_sizes);
+  add_flag(*layout, "--ep", f.ep)->capture_default_str();
+  add_flag(*layout, "--etp", f.etp)->capture_default_str();
+  add_flag(*layout, "--moe-token-dispatcher", f.moe_token_dispatcher)->capture_default_str();
+  add_flag(*layout, "--overlap-moe-expert-parallel-comm", f.overlap_moe_comm);
+  add_flag(*layout, "--moe-load-imbalance", f.moe_load_imbalance)->capture_default_str();
+  add_flag(*layout, "--moe-expert-capacity-factor", f.moe_capacity_factor);
+  add_flag(*layout, "--vpp", f.vpp)->capture_default_str();
+  add_flag(*layout, "--micro-batch", f.micro_batch)->capture_default_str();
+  add_flag(*layout, "--global-batch", f.global_batch);
+  add_flag(*layout, "--sp", f.sp);
+  add_flag(*layout, "--no-sp", f.no_sp);
+  add_flag(*layout, "--recompute", f.recompute)->capture_default_str();
+  add_flag(*layout, "--recompute-modules", f.recompute_modules);
+  add_flag(*layout, "--recompute-method", f.recompute_method);
+  add_flag(*layout, "--recompute-num-layers", f.recompute_num_layers);
+  add_flag(*layout, "--cpu-offloading-num-layers", f.cpu_offloading_num_layers);
+  add_flag(*layout, "--zero", f.zero);
+  add_flag(*layout, "--dp-replicas", f.dp_replicas);
+  add_flag(*layout, "--pp-layout", f.pp_layout);
+  add_flag(*layout, "--account-for-embedding-in-pipeline-split", f.embedding_in_split);
+  add_flag(*layout, "--account-for-loss-in-pipeline-split", f.loss_in_split);
   add_software_flags(*layout, f.software);
   add_precision_flags(*layout, f.software);
 }

@@ -11,6 +11,7 @@
 #include "commands/commands.hpp"
 #include "options/cli_options.hpp"
 #include "options/config_overlay.hpp"
+#include "options/flag_options.hpp"
 #include "render/display.hpp"
 #include "render/render.hpp"
 #include "tpcost/base/degree_list.hpp"
@@ -132,10 +133,7 @@ void add_sweep_command(CLI::App& app) {
       "Per-layer TP cost at each degree of a list (the article's model, or the refined one)");
   add_layer_flags(*cmd, opts->layer);
   add_refined_flags(*cmd, opts->refined);
-  cmd->add_option("-t,--tp", opts->tp,
-                  "TP degrees: 1,2,4,8 | 1..64 (doubling) | 1..16:+1 (every integer) | 2..54:x3")
-      ->type_name("LIST")
-      ->capture_default_str();
+  add_flag(*cmd, "--tp", opts->tp)->capture_default_str();
   add_output_flags(*cmd, opts->output, "table|json|csv|markdown");
   add_display_flags(*cmd, opts->display);
   cmd->footer(R"(Examples:

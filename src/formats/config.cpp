@@ -29,276 +29,15 @@ namespace {
 
 using json = nlohmann::json;
 
-// The config format. Sections group keys by what they describe; a key's flag has the same
-// meaning as on the command line. Keys without a flag are read by one command (checks).
-constexpr std::array<config_key, 112> keys{{
+// The config format: the keys of the flags (flag_registry.cpp: a key's flag has the same
+// meaning on the command line, and its help is the flag's), between the keys no flag sets:
+// the document's own, first, and what convert records and check's rules, last.
+constexpr config_key leading_keys[] = {
     {"/$schema", "", value_kind::text, "the JSON Schema this file follows (ignored by tpcost)", ""},
     {"/name", "", value_kind::text, "a name for reports, e.g. \"GPT-3 175B on DGX A100\"", ""},
     {"/description", "", value_kind::text, "free text (ignored by tpcost)", ""},
-    {"/model/name", "--model", value_kind::text,
-     "model preset (tpcost model list): every dimension for step and plan; h, s and heads for "
-     "the per-layer commands",
-     ""},
-    {"/model/hf_config", "--hf-config", value_kind::hf_config_path,
-     "a Hugging Face config.json instead of a preset, relative to this file's directory", ""},
-    {"/model/arch", "--arch", value_kind::choice,
-     "conventions: gpt (biases, LayerNorm, tied, GeLU MLP) or llama (no biases, RMSNorm, untied, "
-     "SwiGLU) (step, plan)",
-     "gpt|llama"},
-    {"/model/layers", "--layers", value_kind::count, "L: transformer layers (step, plan)", ""},
-    {"/model/hidden", "--hidden", value_kind::count,
-     "h: hidden size (default: the model's, else 8192)", ""},
-    {"/model/seq", "--seq", value_kind::count,
-     "s: sequence length, tokens (default: the model's, else 2048)", ""},
-    {"/model/heads", "--heads", value_kind::count,
-     "a: attention heads, for activation memory (default: h/128)", ""},
-    {"/model/kv_heads", "--kv-heads", value_kind::count,
-     "key/value heads (GQA; default: heads) (step, plan)", ""},
-    {"/model/hidden_dropout", "--hidden-dropout", value_kind::fraction,
-     "hidden dropout probability (Megatron --hidden-dropout; 0 keeps no masks) (step, plan)", ""},
-    {"/model/attention_dropout", "--attention-dropout", value_kind::fraction,
-     "attention dropout probability (Megatron --attention-dropout) (step, plan)", ""},
-    {"/model/head_dim", "--head-dim", value_kind::count,
-     "per-head width of queries, keys and values (Megatron --kv-channels, HF head_dim; "
-     "default: hidden/heads) (step, plan)",
-     ""},
-    {"/model/ffn", "--ffn", value_kind::count, "MLP inner size (default 4h) (step, plan)", ""},
-    {"/model/vocab", "--vocab", value_kind::count, "V: vocabulary size (step, plan)", ""},
-    {"/model/experts", "--experts", value_kind::count,
-     "E: routed experts per MoE layer (Megatron --num-experts) (step, plan)", ""},
-    {"/model/top_k", "--top-k", value_kind::count,
-     "k: routed experts each token visits (Megatron --moe-router-topk) (step, plan)", ""},
-    {"/model/expert_ffn", "--expert-ffn", value_kind::count,
-     "inner size of one routed expert (Megatron --moe-ffn-hidden-size) (step, plan)", ""},
-    {"/model/shared_expert_ffn", "--shared-expert-ffn", value_kind::count,
-     "inner size of all shared experts together (Megatron "
-     "--moe-shared-expert-intermediate-size) (step, plan)",
-     ""},
-    {"/model/moe_dense_layers", "--moe-dense-layers", value_kind::count,
-     "leading layers with a dense MLP (DeepSeek first_k_dense_replace; leave out for none) "
-     "(step, plan)",
-     ""},
-    {"/model/moe_layer_freq", "--moe-layer-freq", value_kind::count,
-     "after the dense layers, every k-th layer has experts (Megatron --moe-layer-freq k) (step, "
-     "plan)",
-     ""},
-    {"/model/q_lora_rank", "--q-lora-rank", value_kind::count,
-     "MLA: the query latent (Megatron --q-lora-rank, HF q_lora_rank; leave out for queries "
-     "projected from h) (step, plan)",
-     ""},
-    {"/model/kv_lora_rank", "--kv-lora-rank", value_kind::count,
-     "MLA: the key/value latent; makes the attention Multi-head Latent Attention (Megatron "
-     "--kv-lora-rank) (step, plan)",
-     ""},
-    {"/model/qk_nope_head_dim", "--qk-nope-head-dim", value_kind::count,
-     "MLA: per head, the query/key part without positions (Megatron --qk-head-dim) (step, plan)",
-     ""},
-    {"/model/qk_rope_head_dim", "--qk-rope-head-dim", value_kind::count,
-     "MLA: per head, the query/key part with rotary positions (Megatron --qk-pos-emb-head-dim) "
-     "(step, plan)",
-     ""},
-    {"/model/v_head_dim", "--v-head-dim", value_kind::count,
-     "MLA: per head, the value width (Megatron --v-head-dim) (step, plan)", ""},
-    {"/model/mtp_layers", "--mtp-layers", value_kind::count,
-     "multi-token prediction modules (Megatron --mtp-num-layers, DeepSeek-V3 1) (step, plan)", ""},
-    {"/model/sliding_window", "--sliding-window", value_kind::count,
-     "sliding-window attention: keys per query (HF sliding_window; GPT-OSS 128)", ""},
-    {"/model/attention_chunk", "--attention-chunk", value_kind::count,
-     "chunked attention: the chunk a query attends within (HF attention_chunk_size; Llama 4 "
-     "8192)",
-     ""},
-    {"/model/window_full_every", "--window-full-every", value_kind::count,
-     "with a window or chunk, every G-th layer full attention (GPT-OSS 2, Llama 4 4)", ""},
-    {"/batch/micro_batch", "--micro-batch", value_kind::count, "b: micro-batch size, sequences",
-     ""},
-    {"/batch/global_batch", "--global-batch", value_kind::count,
-     "G: sequences per optimizer step (step, plan)", ""},
-    {"/hardware/gpu", "--gpu", value_kind::gpu_preset,
-     "GPU preset (tpcost hardware list): P, the intra-node link, GPUs per node; the other "
-     "hardware keys override it",
-     ""},
-    {"/hardware/interconnect", "--interconnect", value_kind::interconnect_preset,
-     "inter-node link preset (tpcost hardware list)", ""},
-    {"/hardware/interconnect_file", "--interconnect-file", value_kind::profile_path,
-     "interconnect profile written by tpcost calibrate --out, relative to this file's "
-     "directory; replaces the link it measured",
-     ""},
-    {"/hardware/dtype", "--dtype", value_kind::dtype,
-     "d: element type (default: bf16 with a GPU preset, else fp32)", ""},
-    {"/hardware/flops", "--flops", value_kind::flop_rate,
-     "P: per-GPU compute rate (default: the GPU preset's dense peak for dtype)", ""},
-    {"/hardware/memory", "--memory", value_kind::byte_size,
-     "HBM capacity per GPU, e.g. \"80GiB\" (step; default: the GPU preset's)", ""},
-    {"/hardware/memory_bandwidth", "--memory-bandwidth", value_kind::bandwidth,
-     "HBM bandwidth per GPU (step; default: the GPU preset's)", ""},
-    {"/hardware/matmul_efficiency", "--matmul-efficiency", value_kind::share,
-     "achievable share of the BF16 peak for large matmuls (step; default: the GPU "
-     "generation's, e.g. 0.75 A100, 0.73 H100)",
-     ""},
-    {"/hardware/attention_efficiency", "--attention-efficiency", value_kind::share,
-     "achievable share of the attention rate's peak for the fused attention kernel, on the "
-     "FLOPs it runs (step; default: the GPU's, e.g. 0.31 H100)",
-     ""},
-    {"/hardware/memory_efficiency", "--memory-efficiency", value_kind::share,
-     "achievable share of HBM bandwidth for element-wise kernels (step; default: the GPU "
-     "generation's, 0.66)",
-     ""},
-    {"/hardware/bandwidth", "--bandwidth", value_kind::bandwidth,
-     "B: per-GPU bandwidth; the intra-node link of the alpha-beta collectives", ""},
-    {"/hardware/gpus_per_node", "--gpus-per-node", value_kind::node_size,
-     "GPUs per node (default: the GPU preset's, else 8)", ""},
-    {"/hardware/intra_bandwidth", "--intra-bandwidth", value_kind::bandwidth,
-     "intra-node link per GPU and direction", ""},
-    {"/hardware/intra_latency", "--intra-latency", value_kind::duration,
-     "intra-node latency per ring step", ""},
-    {"/hardware/inter_bandwidth", "--inter-bandwidth", value_kind::bandwidth,
-     "inter-node link per GPU and direction", ""},
-    {"/hardware/inter_latency", "--inter-latency", value_kind::duration,
-     "inter-node latency per ring step", ""},
-    {"/parallel/tp", "--tp", value_kind::degrees, "t: TP degree (a list for sweep)", ""},
-    {"/parallel/pp", "--pp", value_kind::count, "p: pipeline stages (step)", ""},
-    {"/parallel/dp", "--dp", value_kind::count, "d: data-parallel replicas (step)", ""},
-    {"/parallel/cp", "--cp", value_kind::count,
-     "cp: context-parallel degree, the sequence split over cp ranks; s must divide by 2*cp "
-     "(step, check's step rules)",
-     ""},
-    {"/parallel/cp_comm_type", "--cp-comm-type", value_kind::choice,
-     "how CP ranks exchange keys and values, Megatron's --cp-comm-type (step)",
-     "p2p|all_gather|a2a|a2a+p2p"},
-    {"/parallel/hierarchical_cp_sizes", "--hierarchical-cp-sizes", value_kind::text,
-     "a2a+p2p: \"A,B\", the a2a group and the p2p ring, A*B = cp (Megatron "
-     "--hierarchical-context-parallel-sizes) (step)",
-     ""},
-    {"/parallel/ep", "--ep", value_kind::count,
-     "EP: expert-parallel degree, folded over the t*cp*d ranks of a stage; divides the experts "
-     "(step)",
-     ""},
-    {"/parallel/etp", "--etp", value_kind::count,
-     "ETP: expert tensor-parallel degree; EP*ETP divides t*cp*d (step)", ""},
-    {"/options/moe_token_dispatcher", "--moe-token-dispatcher", value_kind::choice,
-     "how tokens reach their experts, Megatron's --moe-token-dispatcher-type (step)",
-     "alltoall|flex|allgather"},
-    {"/options/overlap_moe_expert_parallel_comm", "--overlap-moe-expert-parallel-comm",
-     value_kind::boolean, "hide the MoE all-to-alls behind another micro-batch's compute (step)",
-     ""},
-    {"/options/moe_load_imbalance", "--moe-load-imbalance", value_kind::positive,
-     "the busiest GPU's expert tokens over the balanced share, >= 1 (step)", ""},
-    {"/options/moe_expert_capacity_factor", "--moe-expert-capacity-factor", value_kind::positive,
-     "drop tokens beyond this many times an expert's balanced share (step; default dropless)", ""},
-    {"/parallel/vpp", "--vpp", value_kind::count, "v: interleaved model chunks per GPU (step)", ""},
-    {"/parallel/pp_layout", "--pp-layout", value_kind::text,
-     "uneven pipeline stages: first=N,last=M or Megatron's --pipeline-model-parallel-layout "
-     "string, e.g. \"Et*7|(t*8|)*14t*7L\" (step)",
-     ""},
-    {"/parallel/account_for_embedding_in_pipeline_split",
-     "--account-for-embedding-in-pipeline-split", value_kind::boolean,
-     "the embedding counts as a layer of the first stage in the split (Megatron-Core) (step)", ""},
-    {"/parallel/account_for_loss_in_pipeline_split", "--account-for-loss-in-pipeline-split",
-     value_kind::boolean,
-     "the output layer and loss count as a layer of the last stage in the split (Megatron-Core) "
-     "(step)",
-     ""},
-    {"/parallel/gpus", "--gpus", value_kind::count, "N: GPUs in the job (step, plan)", ""},
-    {"/parallel/dp_replicas", "--dp-replicas", value_kind::count,
-     "HSDP: N groups of d/N DP ranks, ZeRO sharded within each, gradient shards all-reduced "
-     "across them (torchtitan data_parallel_replicate_degree, Megatron "
-     "--num-distributed-optimizer-instances) (step)",
-     ""},
-    {"/options/collective", "--collective", value_kind::choice,
-     "collective algorithm (default: auto with a preset or profile, else article)",
-     "article|seed|ring|tree|hierarchical|auto"},
-    {"/options/bandwidth_kind", "--bandwidth-kind", value_kind::choice,
-     "with collective article: what bandwidth is (algbw, the article's, or nccl-tests busbw)",
-     "algbw|busbw"},
-    {"/options/sp", "--sp", value_kind::boolean, "sequence parallelism (Megatron-SP)", ""},
-    {"/options/no_sp", "--no-sp", value_kind::boolean,
-     "no sequence parallelism, where the stack would turn it on (step)", ""},
-    {"/options/recompute", "--recompute", value_kind::choice,
-     "activation recomputation: full reruns the forward in the backward; selective reruns the "
-     "attention core (step and check's step rules only)",
-     "none|selective|full"},
-    {"/options/recompute_modules", "--recompute-modules", value_kind::text,
-     "with recompute selective: the modules it reruns, a comma list of core_attn, mlp, moe, "
-     "moe_act, layernorm, mla_up_proj, shared_experts (Megatron-Core's recompute_modules) (step)",
-     ""},
-    {"/options/recompute_method", "--recompute-method", value_kind::choice,
-     "with recompute full: uniform (units of recompute_num_layers layers) or block (only that "
-     "many layers per model chunk) (step)",
-     "uniform|block"},
-    {"/options/recompute_num_layers", "--recompute-num-layers", value_kind::count,
-     "with recompute full: layers per unit (uniform) or recomputed layers per model chunk "
-     "(block) (step)",
-     ""},
-    {"/options/cpu_offloading_num_layers", "--cpu-offloading-num-layers", value_kind::count,
-     "layers whose activations Megatron's cpu_offloading keeps on the host; the PCIe copies are "
-     "not costed (step)",
-     ""},
-    {"/options/overlap", "--overlap", value_kind::fraction,
-     "f: the share of min(T_calc, T_comm) hidden by overlap (0 serial, 1 max)", ""},
-    {"/options/comm_dtype", "--comm-dtype", value_kind::dtype, "dtype on the wire (default: dtype)",
-     ""},
-    {"/options/zero", "--zero", value_kind::zero_stage,
-     "ZeRO stage 0..3, the distributed optimizer (step)", ""},
-    {"/options/mfu_flops", "--mfu-flops", value_kind::choice,
-     "model FLOPs behind MFU: full (the s*s attention scores) or megatron (Megatron-LM's count, "
-     "causal attention halved) (step, plan, the step rules)",
-     "full|megatron"},
-    {"/options/attention", "--attention", value_kind::choice,
-     "attention kernel: fused (FlashAttention: no s*s scores kept) or unfused (Megatron-LM 2021); "
-     "the step's compute time and memory (step, plan, the step rules)",
-     "fused|unfused"},
-    {"/options/precision", "--precision", value_kind::choice,
-     "the linear layers' recipe as Transformer Engine runs it (fp8 = fp8-delayed); attention "
-     "and logits stay BF16 (step)",
-     "bf16|fp8|fp8-current|fp8-blockwise|mxfp8|nvfp4"},
-    {"/options/fp8_attention", "--fp8-attention", value_kind::boolean,
-     "the attention core in FP8 too (Megatron --fp8-dot-product-attention) (step)", ""},
-    {"/options/fp8_param_gather", "--fp8-param-gather", value_kind::boolean,
-     "parameters stored in FP8, no BF16 copy (Megatron --fp8-param-gather) (step)", ""},
-    {"/options/stack", "--stack", value_kind::choice,
-     "software stack profile: how the framework runs the step, each choice cited "
-     "(docs/stacks.md) (step, plan, the step rules)",
-     "megatron-core|megatron-2021|deepspeed|fsdp2|megatron-bridge"},
-    {"/options/tp_comm_overlap", "--tp-comm-overlap", value_kind::boolean,
-     "Megatron-Core's --tp-comm-overlap (step, plan)", ""},
-    {"/options/overlap_grad_reduce", "--overlap-grad-reduce", value_kind::boolean,
-     "Megatron-Core's --overlap-grad-reduce (step, plan)", ""},
-    {"/options/overlap_param_gather", "--overlap-param-gather", value_kind::boolean,
-     "Megatron-Core's --overlap-param-gather (step, plan)", ""},
-    {"/options/grad_reduce_in_bf16", "--grad-reduce-in-bf16", value_kind::boolean,
-     "Megatron-Core's --grad-reduce-in-bf16 (step, plan)", ""},
-    {"/options/offload_optimizer", "--offload-optimizer", value_kind::boolean,
-     "DeepSpeed's offload_optimizer: gradients and optimizer states in host memory (step, plan)",
-     ""},
-    {"/options/offload_param", "--offload-param", value_kind::boolean,
-     "DeepSpeed's offload_param (ZeRO-3): the weights in host memory (step, plan)", ""},
-    {"/options/no_overlap_p2p_communication", "--no-overlap-p2p-communication", value_kind::boolean,
-     "Megatron-Core's --no-overlap-p2p-communication (step, plan)", ""},
-    {"/options/torch_compile", "--torch-compile", value_kind::boolean,
-     "torchtitan's [compile] enable: torch.compile the model, priced with the compiled kernels' "
-     "efficiencies (--stack fsdp2) (step, plan)",
-     ""},
-    {"/options/no_torch_compile", "--no-torch-compile", value_kind::boolean,
-     "torchtitan's PyTorch eager kernels, its default (--stack fsdp2) (step, plan)", ""},
-    {"/options/use_precision_aware_optimizer", "--use-precision-aware-optimizer",
-     value_kind::boolean,
-     "Megatron-Core's --use-precision-aware-optimizer: the dtypes below set the states (step, "
-     "plan)",
-     ""},
-    {"/options/main_grads_dtype", "--main-grads-dtype", value_kind::choice,
-     "with the precision-aware optimizer, the gradient buffer's dtype (step, plan)", "fp32|bf16"},
-    {"/options/main_params_dtype", "--main-params-dtype", value_kind::choice,
-     "with the precision-aware optimizer, the master weights' dtype (step, plan)", "fp32|fp16"},
-    {"/options/exp_avg_dtype", "--exp-avg-dtype", value_kind::choice,
-     "with the precision-aware optimizer, Adam's first moment's dtype (step, plan)",
-     "fp32|fp16|bf16|fp8"},
-    {"/options/exp_avg_sq_dtype", "--exp-avg-sq-dtype", value_kind::choice,
-     "with the precision-aware optimizer, Adam's second moment's dtype (step, plan)",
-     "fp32|fp16|bf16|fp8"},
-    {"/options/tp_overlap", "--tp-overlap", value_kind::fraction,
-     "share of the TP collectives hidden behind compute (step)", ""},
-    {"/options/dp_overlap", "--dp-overlap", value_kind::fraction,
-     "share of the DP gradient sync hidden behind the last backward (step)", ""},
+};
+constexpr config_key trailing_keys[] = {
     {"/source/format", "", value_kind::text,
      "the format tpcost convert read (megatron-lm-script, megatron-lm-log, megatron-bridge-yaml, "
      "torchtitan-toml, deepspeed-json); informational",
@@ -308,8 +47,6 @@ constexpr std::array<config_key, 112> keys{{
      "the training framework the file is for (megatron-core, deepspeed, fsdp2); convert also "
      "writes it to /options/stack, which the step reads",
      ""},
-    {"/checks/min_efficiency", "--min-efficiency", value_kind::open_fraction,
-     "rule: E(t) >= this (also the sweep footer's target)", ""},
     {"/checks/max_ratio", "", value_kind::positive, "rule: R(t) <= this", ""},
     {"/checks/tp_within_half_critical", "", value_kind::boolean,
      "rule: t <= t*/2 (the article's guidance for E around 70%)", ""},
@@ -325,7 +62,22 @@ constexpr std::array<config_key, 112> keys{{
      ""},
     {"/checks/max_step_time", "", value_kind::duration,
      "rule: the predicted step time <= this, e.g. \"12s\" (needs the step keys)", ""},
-}};
+};
+
+/// Every key, in the order above.
+const std::vector<config_key>& all_keys() {
+  static const std::vector<config_key> keys = [] {
+    std::vector<config_key> out(std::begin(leading_keys), std::end(leading_keys));
+    for (const auto& flag : flag_specs()) {
+      if (!flag.pointer.empty()) {
+        out.push_back({flag.pointer, flag.name, flag.kind, flag.help, flag.choices});
+      }
+    }
+    out.insert(out.end(), std::begin(trailing_keys), std::end(trailing_keys));
+    return out;
+  }();
+  return keys;
+}
 
 /// The values of a choice key, e.g. {"article", "ring", ...}.
 std::vector<std::string> choices_of(const config_key& key) {
@@ -371,6 +123,8 @@ std::string_view expected_text(value_kind kind) {
       return "true or false";
     case value_kind::text:
       return "a non-empty string";
+    case value_kind::model_preset:
+      return "a model preset name (tpcost model list)";
     case value_kind::choice:
       return "one of the listed values";
     case value_kind::gpu_preset:
@@ -645,7 +399,8 @@ std::string to_flag_text(const std::string& source, const config_key& key, const
       }
       return v.get<bool>() ? "true" : "false";
     }
-    case value_kind::text: {
+    case value_kind::text:
+    case value_kind::model_preset: {
       if (!v.is_string() || v.get<std::string>().empty()) {
         wrong_value(source, key, v);
       }
@@ -658,7 +413,7 @@ std::string to_flag_text(const std::string& source, const config_key& key, const
 /// Every pointer a config may contain: the keys and the sections that hold them.
 std::vector<std::string> known_pointers() {
   std::vector<std::string> out;
-  for (const auto& key : keys) {
+  for (const auto& key : all_keys()) {
     for (auto slash = key.pointer.find('/', 1); slash != std::string_view::npos;
          slash = key.pointer.find('/', slash + 1)) {
       std::string section(key.pointer.substr(0, slash));
@@ -706,7 +461,7 @@ std::string suggestion_for(std::string_view pointer) {
 }
 
 bool is_section(std::string_view pointer) {
-  for (const auto& key : keys) {
+  for (const auto& key : all_keys()) {
     if (key.pointer.size() > pointer.size() && key.pointer.substr(0, pointer.size()) == pointer &&
         key.pointer[pointer.size()] == '/') {
       return true;
@@ -716,7 +471,7 @@ bool is_section(std::string_view pointer) {
 }
 
 const config_key* find_key(std::string_view pointer) {
-  for (const auto& key : keys) {
+  for (const auto& key : all_keys()) {
     if (key.pointer == pointer) {
       return &key;
     }
@@ -990,6 +745,7 @@ json schema_for(const config_key& key) {
       s = {{"type", "boolean"}};
       break;
     case value_kind::text:
+    case value_kind::model_preset:
       s = {{"type", "string"}, {"minLength", 1}};
       break;
   }
@@ -1000,7 +756,7 @@ json schema_for(const config_key& key) {
 
 }  // namespace
 
-std::span<const config_key> config_keys() { return keys; }
+std::span<const config_key> config_keys() { return all_keys(); }
 
 const config_entry* config_document::find(std::string_view pointer) const {
   for (const auto& e : entries) {
@@ -1095,7 +851,7 @@ std::string config_schema() {
       {"additionalProperties", false},
       {"properties", json::object()},
   };
-  for (const auto& key : keys) {
+  for (const auto& key : all_keys()) {
     json* node = &schema;
     std::string_view rest = key.pointer.substr(1);
     while (true) {

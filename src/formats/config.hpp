@@ -9,33 +9,10 @@
 #include <string_view>
 #include <vector>
 
+#include "formats/flag_registry.hpp"
 #include "tpcost/base/error.hpp"
 
 namespace tpcost::cli {
-
-/// What a key's value must be; decides both the loader's check and the schema.
-enum class value_kind {
-  count,                ///< whole number in 1..2^31-1 (b, s, h)
-  degrees,              ///< a TP degree (integer) or a degree list string ("1..64")
-  bandwidth,            ///< number > 0 (bytes/s) or a string with a unit ("600GB/s")
-  flop_rate,            ///< number > 0 (FLOP/s) or a string with a unit ("989.4T")
-  duration,             ///< number >= 0 (seconds) or a string with a unit ("3us")
-  byte_size,            ///< number >= 0 (bytes) or a string with a unit ("80GiB")
-  dtype,                ///< a dtype name ("bf16") or a byte count 1..16
-  open_fraction,        ///< number in (0, 1)
-  share,                ///< number in (0, 1] (an achievable share of a peak)
-  fraction,             ///< number in [0, 1]
-  positive,             ///< number > 0
-  node_size,            ///< whole number in 1..2^20 (GPUs per node)
-  zero_stage,           ///< whole number in 0..3
-  boolean,              ///< true or false
-  text,                 ///< a non-empty string
-  choice,               ///< one of the key's `choices`
-  gpu_preset,           ///< a GPU preset name or alias (presets.hpp), case and separators ignored
-  interconnect_preset,  ///< an interconnect preset name or alias
-  profile_path,  ///< a profile file of `tpcost calibrate --out`, relative to the config's directory
-  hf_config_path,  ///< a Hugging Face config.json, relative to the config's directory
-};
 
 /// One key of the config format.
 struct config_key {

@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "options/flag_options.hpp"
 #include "options/model_options.hpp"
-#include "options/short_flags.hpp"
 #include "output/ascii_text.hpp"
 #include "output/output_file.hpp"
 #include "tpcost/base/parse.hpp"
@@ -25,101 +25,42 @@ namespace {
 void add_preset_flags(CLI::App& cmd, refined_flags& flags) {
   auto* hw = cmd.add_option_group(
       "Hardware presets ('tpcost hardware list'; explicit flags override any value they give)");
-  hw->add_option(flag_names("--gpu"), flags.gpu,
-                 "GPU preset: P (its dense peak for --dtype, which defaults to bf16), the "
-                 "intra-node link and GPUs per node; selects --collective auto")
-      ->type_name(gpu_choices());
-  hw->add_option(flag_names("--interconnect"), flags.interconnect,
-                 "inter-node link preset (per GPU); selects --collective auto")
-      ->type_name(interconnect_choices());
-  hw->add_option("--interconnect-file", flags.interconnect_file,
-                 "a profile from 'tpcost calibrate --out': its fitted alpha and beta replace the "
-                 "inter-node link if it was measured across nodes, else the intra-node link")
-      ->type_name("FILE");
+  add_flag(*hw, "--gpu", flags.gpu);
+  add_flag(*hw, "--interconnect", flags.interconnect);
+  add_flag(*hw, "--interconnect-file", flags.interconnect_file);
 }
 
 void add_topology_flags(CLI::App& cmd, refined_flags& flags, const std::string& title) {
   auto* topo = cmd.add_option_group(title);
-  topo->add_option("--gpus-per-node", flags.gpus_per_node,
-                   "GPUs per node (default: the --gpu preset's, else 8)");
-  topo->add_option("--intra-bandwidth", flags.intra_bandwidth,
-                   "intra-node link, per GPU and direction, e.g. 450GB/s (default: --bandwidth, "
-                   "else the profile's or the --gpu preset's)");
-  topo->add_option("--intra-latency", flags.intra_latency,
-                   "intra-node latency per step, e.g. 3us (default: the profile's or the --gpu "
-                   "preset's, else 0)");
-  topo->add_option("--inter-bandwidth", flags.inter_bandwidth,
-                   "inter-node link per GPU and direction, e.g. 50GB/s (400Gb/s NIC); needed when "
-                   "a group spans nodes (default: the profile's or the --interconnect preset's)");
-  topo->add_option("--inter-latency", flags.inter_latency,
-                   "inter-node latency per step, e.g. 10us (default: the profile's or the "
-                   "--interconnect preset's, else 0)");
+  add_flag(*topo, "--gpus-per-node", flags.gpus_per_node);
+  add_flag(*topo, "--intra-bandwidth", flags.intra_bandwidth);
+  add_flag(*topo, "--intra-latency", flags.intra_latency);
+  add_flag(*topo, "--inter-bandwidth", flags.inter_bandwidth);
+  add_flag(*topo, "--inter-latency", flags.inter_latency);
 }
 
 }  // namespace
 
-namespace {
-
-/// "{A100-SXM4-80GB,...}": the presets' names, for --help and the shell completions.
-template <class Presets>
-std::string preset_choices(const Presets& presets) {
-  std::string out;
-  for (const auto& p : presets) {
-    out += out.empty() ? "{" : ",";
-    out += std::string(p.name);
-  }
-  return out + "}";
-}
-
-}  // namespace
-
-std::string gpu_choices() { return preset_choices(gpu_presets); }
-std::string interconnect_choices() { return preset_choices(interconnect_presets); }
-std::string model_choices() { return preset_choices(model_presets); }
+std::string model_choices() { return value_name(*find_flag("--model")); }
 std::string hardware_choices() {
-  return preset_choices(gpu_presets).substr(0, preset_choices(gpu_presets).size() - 1) + "," +
-         preset_choices(interconnect_presets).substr(1);
+  // The GPU presets' braces and the interconnect presets', as one list.
+  const auto gpus = value_name(*find_flag("--gpu"));
+  return gpus.substr(0, gpus.size() - 1) + "," + value_name(*find_flag("--interconnect")).substr(1);
 }
 
 void add_layer_flags(CLI::App& cmd, layer_flags& flags) {
   auto* group = cmd.add_option_group("Layer and hardware (the article's symbols)");
-  group
-      ->add_option(flag_names("--model"), flags.model,
-                   "model preset (tpcost model list): its layer (GQA, MLP, attention FLOPs), "
-                   "h, s and heads, and its TP rules, as in step; without it, the article's GPT "
-                   "layer")
-      ->type_name(model_choices());
-  group
-      ->add_option("--hf-config", flags.hf_config,
-                   "a Hugging Face config.json instead of --model, its layer the same way "
-                   "(needs --seq: the config gives the context window)")
-      ->type_name("FILE");
+  add_flag(*group, "--model", flags.model);
+  add_flag(*group, "--hf-config", flags.hf_config);
   // --batch: the old name, still read. The default is the article's demo (b=2); step and plan,
   // which cost a whole step, default to 1.
-  group
-      ->add_option(flag_names("--micro-batch") + ",--batch", flags.batch,
-                   "b: micro-batch size, sequences (2: the article's demo; step and plan "
-                   "default to 1)")
-      ->capture_default_str();
-  group->add_option(flag_names("--seq"), flags.seq,
-                    "s: sequence length, tokens (default: the --model's, else 2048)");
-  group->add_option("--hidden", flags.hidden,
-                    "h: hidden size of the article's GPT layer (default 8192; a --model fixes it)");
-  group->add_option("--dtype", flags.dtype,
-                    "d: element type (on the wire too, unless --comm-dtype): fp32, tf32, bf16, "
-                    "fp16, fp8, fp64, or bytes 1..16 (default: bf16 with --gpu, else fp32)");
-  group->add_option(
-      "--flops", flags.flops,
-      "P: per-GPU compute rate, e.g. 1PFLOP/s, 989.4T, 312e12FLOP/s (default: the --gpu "
-      "preset's dense peak for --dtype, else 1PFLOP/s)");
-  group->add_option("--bandwidth", flags.bandwidth,
-                    "B: per-GPU bandwidth applied to the full message, e.g. 600GB/s, 600e9B/s, "
-                    "400Gb/s; the intra-node link of --collective ring|tree|hierarchical|auto "
-                    "(default: the profile's or the --gpu preset's intra-node link, else 600GB/s)");
-  group
-      ->add_option("--min-efficiency", flags.min_efficiency,
-                   "efficiency target for the 'largest TP' summary, in (0,1)")
-      ->capture_default_str();
+  add_flag(*group, "--micro-batch", flags.batch)->capture_default_str();
+  add_flag(*group, "--seq", flags.seq);
+  add_flag(*group, "--hidden", flags.hidden);
+  add_flag(*group, "--dtype", flags.dtype);
+  add_flag(*group, "--flops", flags.flops);
+  add_flag(*group, "--bandwidth", flags.bandwidth);
+  add_flag(*group, "--min-efficiency", flags.min_efficiency)->capture_default_str();
 }
 
 void add_refined_flags(CLI::App& cmd, refined_flags& flags) {
@@ -127,34 +68,13 @@ void add_refined_flags(CLI::App& cmd, refined_flags& flags) {
   auto* model = cmd.add_option_group(
       "Refined model (default: the article's, or auto with a preset; docs/formulas.md has every "
       "formula)");
-  model
-      ->add_option("--collective", flags.collective,
-                   "article (the article's M/B per all-reduce) | ring | tree | hierarchical "
-                   "(textbook alpha-beta costs) | auto (what NCCL's tuner picks, as in "
-                   "collective, step and plan); default: auto with --gpu, --interconnect or "
-                   "--interconnect-file, else article")
-      ->type_name("{article,ring,tree,hierarchical,auto}");  // 'seed' is an old alias
-  model->add_option("--bandwidth-kind", flags.bandwidth_kind,
-                    "with --collective article, what --bandwidth is: algbw (the default and the "
-                    "article's: an all-reduce takes M/B) | busbw (nccl-tests bus bandwidth: "
-                    "2(t-1)/t*M/B)");
-  model->add_flag("--sp", flags.sp,
-                  "sequence parallelism: all-gather + reduce-scatter for each all-reduce; "
-                  "reports activation memory");
-  model
-      ->add_option(
-          "--recompute", flags.recompute,
-          "none | selective (attention core rerun: less activation memory, same collectives) "
-          "| full (forward rerun in backward: 6 collectives, 96*b*s*h^2 FLOP)")
-      ->capture_default_str();
-  model
-      ->add_option("--overlap", flags.overlap,
-                   "f in [0,1]: T = T_calc + T_comm - f*min(T_calc, T_comm); 0 serial, 1 max")
-      ->capture_default_str();
-  model->add_option("--comm-dtype", flags.comm_dtype,
-                    "dtype on the wire, e.g. fp8 with --dtype bf16 (default: --dtype)");
-  model->add_option("--heads", flags.heads,
-                    "a: attention heads, for activation memory (default: h/128, 64 at h=8192)");
+  add_flag(*model, "--collective", flags.collective);  // 'seed', its old value, is still read
+  add_flag(*model, "--bandwidth-kind", flags.bandwidth_kind);
+  add_flag(*model, "--sp", flags.sp);
+  add_flag(*model, "--recompute", flags.recompute)->capture_default_str();
+  add_flag(*model, "--overlap", flags.overlap)->capture_default_str();
+  add_flag(*model, "--comm-dtype", flags.comm_dtype);
+  add_flag(*model, "--heads", flags.heads);
   add_topology_flags(cmd, flags,
                      "Topology (with --collective ring|tree|hierarchical|auto; --bandwidth is the "
                      "intra-node link unless --intra-bandwidth is given)");
@@ -168,13 +88,10 @@ void add_hardware_flags(CLI::App& cmd, refined_flags& flags) {
 void add_output_flags(CLI::App& cmd, output_flags& flags, const std::string& formats) {
   std::string choices = "{" + formats + "}";  // the help's and completions' list of values
   std::replace(choices.begin(), choices.end(), '|', ',');
-  cmd.add_option(flag_names("--format"), flags.format, "output format: " + formats)
-      ->type_name(choices)
-      ->capture_default_str();
-  cmd.add_option(flag_names("--output"), flags.output, "write to FILE instead of stdout")
-      ->type_name("FILE");
+  add_flag(cmd, "--format", flags.format)->type_name(choices)->capture_default_str();
+  add_flag(cmd, "--output", flags.output);
   if (formats.find("csv") != std::string::npos) {
-    cmd.add_flag("--no-header", flags.no_header, "with --format csv: the rows alone");
+    add_flag(cmd, "--no-header", flags.no_header);
   }
 }
 

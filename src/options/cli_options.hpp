@@ -68,10 +68,8 @@ struct layer_inputs {
   [[nodiscard]] bool seed_model() const { return is_seed_model(layer, options); }
 };
 
-/// "{name,name,...}": the preset names as a flag's type, which --help prints and the shell
-/// completions offer (cli_model.hpp reads the braces as choices).
-std::string gpu_choices();
-std::string interconnect_choices();
+/// "{name,name,...}": the preset names as a positional's type (`model show NAME`), which --help
+/// prints and the shell completions offer; the flags' come from the registry.
 std::string model_choices();
 /// GPU and interconnect presets together (`hardware show NAME`).
 std::string hardware_choices();

@@ -12,6 +12,7 @@
 
 #include "formats/load.hpp"
 #include "options/cli_options.hpp"
+#include "options/flag_options.hpp"
 #include "output/emit.hpp"
 
 namespace tpcost::cli {
@@ -117,25 +118,15 @@ nlohmann::json checked_value(const config_key& key, const std::string& text) {
 }  // namespace
 
 void add_reader_flags(CLI::App& cmd, std::vector<std::string>& set, bool& strict) {
-  cmd.add_option("--set", set,
-                 "VAR=VALUE: the value of a launch script's $VAR (wins over the script's own "
-                 "assignment)");
-  cmd.add_flag("--strict", strict,
-               "a value tpcost reads but cannot model (an unknown --recompute-granularity, a "
-               "pipeline schedule) is an error, not a warning");
+  add_flag(cmd, "--set", set);
+  add_flag(cmd, "--strict", strict);
 }
 
 void add_config_flags(CLI::App& cmd, config_flags& flags) {
-  cmd.add_option("-c,--config", flags.path,
-                 "read flag values from a config FILE ('-' for stdin): tpcost's JSON, or any "
-                 "format --from reads; flags given on the command line win");
-  cmd.add_option("--from", flags.from,
-                 "read the job from FILE (repeatable): a Megatron-LM launch script or training "
-                 "log, a Megatron-Bridge/NeMo YAML, a torchtitan TOML, a DeepSpeed JSON, a "
-                 "Hugging Face config.json (the model), or a tpcost config; see docs/formats.md");
+  add_flag(cmd, "--config", flags.path);
+  add_flag(cmd, "--from", flags.from);
   add_reader_flags(cmd, flags.set, flags.strict);
-  cmd.add_flag("--print-config", flags.print,
-               "print the merged config (file + command line) as JSON and exit");
+  add_flag(cmd, "--print-config", flags.print);
 }
 
 config_overlay::config_overlay(CLI::App& cmd) : cmd_(cmd) {

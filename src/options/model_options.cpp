@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "options/cli_options.hpp"
-#include "options/short_flags.hpp"
+#include "options/flag_options.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/base/parse.hpp"
 #include "tpcost/io/hf_config.hpp"
@@ -108,61 +108,39 @@ void add_model_flags(CLI::App& cmd, model_flags& flags, bool positional_name) {
     cmd.add_option("name", flags.name, "a preset name, e.g. llama-3-8b (see 'tpcost model list')")
         ->type_name(model_choices());
   } else {
-    cmd.add_option(flag_names("--model"), flags.name,
-                   "a preset name, e.g. llama-3-8b (see 'tpcost model list')")
-        ->type_name(model_choices());
+    add_flag(cmd, "--model", flags.name);
   }
   auto* group = cmd.add_option_group("Model (a preset or a config.json, then overrides)");
-  group->add_option("--hf-config", flags.hf_config,
-                    "read the model from a Hugging Face config.json");
-  group->add_option("--arch", flags.arch,
-                    "conventions: gpt (biases, LayerNorm, learned positions, tied embeddings, GeLU "
-                    "MLP) or llama (no biases, RMSNorm, rotary, untied, SwiGLU)");
-  group->add_option("--layers", flags.layers, "L: transformer layers");
-  group->add_option("--hidden", flags.hidden, "h: hidden size");
-  group->add_option("--heads", flags.heads, "a: attention heads");
-  group->add_option("--kv-heads", flags.kv_heads, "key/value heads (GQA); default: --heads");
-  group->add_option("--head-dim", flags.head_dim,
-                    "per-head width (Megatron --kv-channels); default h/heads");
-  group->add_option("--ffn", flags.ffn, "MLP inner size; default 4h");
-  group->add_option("--vocab", flags.vocab, "V: vocabulary size");
-  group->add_option(flag_names("--seq"), flags.seq,
-                    "s: sequence length (also the FLOPs-per-token length)");
-  group->add_option("--hidden-dropout", flags.hidden_dropout,
-                    "P: hidden dropout (Megatron's default 0.1); 0 keeps no masks");
-  group->add_option("--attention-dropout", flags.attention_dropout,
-                    "P: attention dropout (Megatron's default 0.1); 0 keeps no mask or copy of "
-                    "the unfused softmax output");
+  add_flag(*group, "--hf-config", flags.hf_config);
+  add_flag(*group, "--arch", flags.arch);
+  add_flag(*group, "--layers", flags.layers);
+  add_flag(*group, "--hidden", flags.hidden);
+  add_flag(*group, "--heads", flags.heads);
+  add_flag(*group, "--kv-heads", flags.kv_heads);
+  add_flag(*group, "--head-dim", flags.head_dim);
+  add_flag(*group, "--ffn", flags.ffn);
+  add_flag(*group, "--vocab", flags.vocab);
+  add_flag(*group, "--seq", flags.seq);
+  add_flag(*group, "--hidden-dropout", flags.hidden_dropout);
+  add_flag(*group, "--attention-dropout", flags.attention_dropout);
   auto* moe = cmd.add_option_group("Mixture of experts (on a preset, they override it)");
-  moe->add_option("--experts", flags.experts, "E: routed experts per MoE layer");
-  moe->add_option("--top-k", flags.top_k, "k: routed experts each token visits");
-  moe->add_option("--expert-ffn", flags.expert_ffn, "inner size of one routed expert");
-  moe->add_option("--shared-expert-ffn", flags.shared_expert_ffn,
-                  "inner size of all shared experts together (Megatron "
-                  "--moe-shared-expert-intermediate-size)");
-  moe->add_option("--moe-dense-layers", flags.moe_dense_layers,
-                  "leading layers with a dense MLP of --ffn (DeepSeek first_k_dense_replace)");
-  moe->add_option("--moe-layer-freq", flags.moe_layer_freq,
-                  "after them, every k-th layer has experts (Megatron --moe-layer-freq k)");
+  add_flag(*moe, "--experts", flags.experts);
+  add_flag(*moe, "--top-k", flags.top_k);
+  add_flag(*moe, "--expert-ffn", flags.expert_ffn);
+  add_flag(*moe, "--shared-expert-ffn", flags.shared_expert_ffn);
+  add_flag(*moe, "--moe-dense-layers", flags.moe_dense_layers);
+  add_flag(*moe, "--moe-layer-freq", flags.moe_layer_freq);
   auto* mla = cmd.add_option_group("Multi-head Latent Attention and multi-token prediction");
-  mla->add_option("--kv-lora-rank", flags.kv_lora_rank,
-                  "the key/value latent: MLA instead of MHA/GQA (Megatron --kv-lora-rank)");
-  mla->add_option("--q-lora-rank", flags.q_lora_rank,
-                  "the query latent; 0: queries projected from h (Megatron --q-lora-rank)");
-  mla->add_option("--qk-nope-head-dim", flags.qk_nope_head_dim,
-                  "per head, the query/key part without positions (Megatron --qk-head-dim)");
-  mla->add_option("--qk-rope-head-dim", flags.qk_rope_head_dim,
-                  "per head, the rotary query/key part (Megatron --qk-pos-emb-head-dim)");
-  mla->add_option("--v-head-dim", flags.v_head_dim, "per head, the value width");
-  mla->add_option("--mtp-layers", flags.mtp_layers,
-                  "multi-token prediction modules (Megatron --mtp-num-layers)");
+  add_flag(*mla, "--kv-lora-rank", flags.kv_lora_rank);
+  add_flag(*mla, "--q-lora-rank", flags.q_lora_rank);
+  add_flag(*mla, "--qk-nope-head-dim", flags.qk_nope_head_dim);
+  add_flag(*mla, "--qk-rope-head-dim", flags.qk_rope_head_dim);
+  add_flag(*mla, "--v-head-dim", flags.v_head_dim);
+  add_flag(*mla, "--mtp-layers", flags.mtp_layers);
   auto* window = cmd.add_option_group("Windowed attention (on a preset, they override it)");
-  window->add_option("--sliding-window", flags.sliding_window,
-                     "W: sliding-window attention, W keys per query (HF sliding_window)");
-  window->add_option("--attention-chunk", flags.attention_chunk,
-                     "C: chunked attention within C-token chunks (HF attention_chunk_size)");
-  window->add_option("--window-full-every", flags.window_full_every,
-                     "G: every G-th layer full attention (GPT-OSS 2, Llama 4 4); 0: none");
+  add_flag(*window, "--sliding-window", flags.sliding_window);
+  add_flag(*window, "--attention-chunk", flags.attention_chunk);
+  add_flag(*window, "--window-full-every", flags.window_full_every);
 }
 
 chosen_model to_model(const model_flags& flags, bool context_window_as_seq) {

@@ -5,58 +5,29 @@
 #include <fmt/format.h>
 
 #include "options/cli_options.hpp"
+#include "options/flag_options.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/model/optimizer_states.hpp"
 
 namespace tpcost::cli {
 
 void add_stack_flags(CLI::Option_group& group, stack_flags& f) {
-  group
-      .add_option("--stack", f.stack,
-                  "software stack profile: how the framework runs the step (default "
-                  "megatron-bridge, the Megatron-Bridge performance recipes; megatron-core: "
-                  "Megatron-LM's own argument defaults; docs/stacks.md)")
-      ->type_name(stack_choices());
-  group.add_flag("--tp-comm-overlap", f.tp_comm_overlap,
-                 "Megatron-Core: TE userbuffers overlap the TP collectives with their GEMMs "
-                 "(--tp-overlap 1)");
-  group.add_flag("--overlap-grad-reduce", f.overlap_grad_reduce,
-                 "Megatron-Core: gradient reduce-scatter/all-reduce in buckets during the "
-                 "backward");
-  group.add_flag("--overlap-param-gather", f.overlap_param_gather,
-                 "Megatron-Core: the distributed optimizer's weight all-gather behind the next "
-                 "forward");
-  group.add_flag("--grad-reduce-in-bf16", f.grad_reduce_in_bf16,
-                 "Megatron-Core: reduce gradients in bf16 (default fp32)");
-  group.add_flag("--no-overlap-p2p-communication", f.no_overlap_p2p,
-                 "Megatron-Core: keep the interleaved schedule's pipeline sends and receives "
-                 "exposed (default: overlapped with compute when --vpp > 1)");
-  group.add_flag("--use-precision-aware-optimizer", f.precision_aware_optimizer,
-                 "Megatron-Core: Transformer Engine's FusedAdam with the dtypes below; fp32 "
-                 "master weights kept as 16-bit remainders (docs/memory.md)");
-  group.add_flag("--offload-optimizer", f.offload_optimizer,
-                 "DeepSpeed ZeRO-Offload (offload_optimizer): the gradient partitions, fp32 "
-                 "master weights and Adam moments in host memory; the CPU Adam step and the "
-                 "PCIe copies are not costed");
-  group.add_flag("--offload-param", f.offload_param,
-                 "DeepSpeed ZeRO-3 offload_param: the 16-bit weights in host memory, each "
-                 "layer's gathered on the GPU for its use; the PCIe copies are not costed");
-  group.add_flag("--torch-compile", f.torch_compile,
-                 "torchtitan (--stack fsdp2): torch.compile the model ([compile] enable): its "
-                 "element-wise ops fused, priced with the compiled kernels' efficiencies");
-  group.add_flag("--no-torch-compile", f.no_torch_compile,
-                 "torchtitan (--stack fsdp2): PyTorch eager kernels (torchtitan's default)");
-  for (auto [flag, value, what] :
-       {std::tuple{"--main-grads-dtype", &f.main_grads_dtype, "gradient buffer: fp32|bf16"},
-        std::tuple{"--main-params-dtype", &f.main_params_dtype, "master weights: fp32|fp16"},
-        std::tuple{"--exp-avg-dtype", &f.exp_avg_dtype, "Adam's first moment: fp32|fp16|bf16|fp8"},
-        std::tuple{"--exp-avg-sq-dtype", &f.exp_avg_sq_dtype,
-                   "Adam's second moment: fp32|fp16|bf16|fp8"}}) {
-    group
-        .add_option(
-            flag, *value,
-            std::string("with --use-precision-aware-optimizer, the ") + what + " (default fp32)")
-        ->type_name("DTYPE");
+  add_flag(group, "--stack", f.stack);
+  add_flag(group, "--tp-comm-overlap", f.tp_comm_overlap);
+  add_flag(group, "--overlap-grad-reduce", f.overlap_grad_reduce);
+  add_flag(group, "--overlap-param-gather", f.overlap_param_gather);
+  add_flag(group, "--grad-reduce-in-bf16", f.grad_reduce_in_bf16);
+  add_flag(group, "--no-overlap-p2p-communication", f.no_overlap_p2p);
+  add_flag(group, "--use-precision-aware-optimizer", f.precision_aware_optimizer);
+  add_flag(group, "--offload-optimizer", f.offload_optimizer);
+  add_flag(group, "--offload-param", f.offload_param);
+  add_flag(group, "--torch-compile", f.torch_compile);
+  add_flag(group, "--no-torch-compile", f.no_torch_compile);
+  for (auto [flag, value] : {std::pair{"--main-grads-dtype", &f.main_grads_dtype},
+                             std::pair{"--main-params-dtype", &f.main_params_dtype},
+                             std::pair{"--exp-avg-dtype", &f.exp_avg_dtype},
+                             std::pair{"--exp-avg-sq-dtype", &f.exp_avg_sq_dtype}}) {
+    add_flag(group, flag, *value);
   }
 }
 

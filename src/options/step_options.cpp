@@ -1,7 +1,7 @@
 #include "options/step_options.hpp"
 
 #include "options/cli_options.hpp"
-#include "options/short_flags.hpp"
+#include "options/flag_options.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/base/parse.hpp"
 #include "tpcost/hardware/efficiency.hpp"
@@ -11,73 +11,36 @@ namespace tpcost::cli {
 
 void add_hardware_flags(CLI::App& cmd, hardware_flags& f) {
   auto* hw = cmd.add_option_group("Hardware (presets, then overrides)");
-  hw->add_option(flag_names("--gpu"), f.gpu, "GPU preset (tpcost hardware list)")
-      ->type_name(gpu_choices());
+  add_flag(*hw, "--gpu", f.gpu);
   // capture_default_str: the config overlay resets an option to its captured default.
-  hw->add_option(flag_names("--interconnect"), f.interconnect,
-                 "inter-node link preset (default: the NIC of the --gpu's reference system, "
-                 "e.g. IB-NDR for H100-SXM as in DGX H100; the report says so)")
-      ->type_name(interconnect_choices())
-      ->capture_default_str();
-  hw->add_option("--interconnect-file", f.interconnect_file,
-                 "intra-node link from a `tpcost calibrate --out` profile (alpha, beta)");
-  hw->add_option("--dtype", f.dtype,
-                 "compute dtype: picks the preset's dense peak; fp8 is --precision fp8 (the "
-                 "linear layers in FP8, the rest BF16, MFU against the BF16 peak)")
-      ->capture_default_str();
-  hw->add_option("--flops", f.flops, "per-GPU peak FLOP/s (overrides the preset)");
-  hw->add_option("--memory", f.memory, "HBM capacity per GPU, e.g. 80GiB");
-  hw->add_option("--memory-bandwidth", f.memory_bandwidth, "HBM bandwidth, e.g. 2039GB/s");
-  hw->add_option("--matmul-efficiency", f.matmul_efficiency,
-                 "achievable share of the BF16 peak for large matmuls (default: the GPU "
-                 "generation's, e.g. 0.75 A100, 0.73 H100; tpcost hardware show)");
-  hw->add_option("--attention-efficiency", f.attention_efficiency,
-                 "achievable share of the attention rate's peak for the fused attention kernel, "
-                 "on the FLOPs it runs (default: the GPU's, e.g. 0.31 H100; tpcost hardware "
-                 "show)");
-  hw->add_option("--memory-efficiency", f.memory_efficiency,
-                 "achievable share of HBM bandwidth for element-wise kernels (default: the GPU "
-                 "generation's, 0.66)");
-  hw->add_option("--gpus-per-node", f.gpus_per_node, "GPUs per node (overrides the preset)");
-  hw->add_option("--intra-bandwidth", f.intra_bandwidth, "intra-node link, per direction");
-  hw->add_option("--intra-latency", f.intra_latency, "intra-node latency per step");
-  hw->add_option("--inter-bandwidth", f.inter_bandwidth, "inter-node link per GPU, per direction");
-  hw->add_option("--inter-latency", f.inter_latency, "inter-node latency per step");
+  add_flag(*hw, "--interconnect", f.interconnect)->capture_default_str();
+  add_flag(*hw, "--interconnect-file", f.interconnect_file);
+  add_flag(*hw, "--dtype", f.dtype)->capture_default_str();
+  add_flag(*hw, "--flops", f.flops);
+  add_flag(*hw, "--memory", f.memory);
+  add_flag(*hw, "--memory-bandwidth", f.memory_bandwidth);
+  add_flag(*hw, "--matmul-efficiency", f.matmul_efficiency);
+  add_flag(*hw, "--attention-efficiency", f.attention_efficiency);
+  add_flag(*hw, "--memory-efficiency", f.memory_efficiency);
+  add_flag(*hw, "--gpus-per-node", f.gpus_per_node);
+  add_flag(*hw, "--intra-bandwidth", f.intra_bandwidth);
+  add_flag(*hw, "--intra-latency", f.intra_latency);
+  add_flag(*hw, "--inter-bandwidth", f.inter_bandwidth);
+  add_flag(*hw, "--inter-latency", f.inter_latency);
 }
 
 void add_software_flags(CLI::Option_group& group, software_flags& f) {
   add_stack_flags(group, f.stack);
-  group
-      .add_option("--attention", f.attention,
-                  "attention kernel: fused (FlashAttention: no s*s scores in HBM) or unfused "
-                  "(Megatron-LM 2021, as in the SC21 validation); default: the --stack's")
-      ->capture_default_str();
-  group
-      .add_option("--tp-overlap", f.tp_overlap,
-                  "share of TP comm hidden behind compute (default: the --stack's)")
-      ->capture_default_str();
-  group
-      .add_option("--dp-overlap", f.dp_overlap,
-                  "share of the DP gradient sync hidden behind the last backward (default: the "
-                  "--stack's)")
-      ->capture_default_str();
-  group
-      .add_option("--mfu-flops", f.mfu_flops,
-                  "model FLOPs behind MFU: full (the s*s attention scores, as Narayanan et al. "
-                  "and PaLM count) or megatron (Megatron-LM's count: causal attention halved)")
-      ->capture_default_str();
+  add_flag(group, "--attention", f.attention)->capture_default_str();
+  add_flag(group, "--tp-overlap", f.tp_overlap)->capture_default_str();
+  add_flag(group, "--dp-overlap", f.dp_overlap)->capture_default_str();
+  add_flag(group, "--mfu-flops", f.mfu_flops)->capture_default_str();
 }
 
 void add_precision_flags(CLI::Option_group& group, software_flags& f) {
-  group
-      .add_option("--precision", f.precision,
-                  "linear layers' recipe, as Transformer Engine runs it: bf16|fp8 (= fp8-delayed)|"
-                  "fp8-current|fp8-blockwise|mxfp8|nvfp4; attention and logits stay BF16")
-      ->capture_default_str();
-  group.add_flag("--fp8-attention", f.fp8_attention,
-                 "attention core in FP8 too (Megatron --fp8-dot-product-attention)");
-  group.add_flag("--fp8-param-gather", f.fp8_param_gather,
-                 "parameters kept in FP8, no BF16 copy (Megatron --fp8-param-gather)");
+  add_flag(group, "--precision", f.precision)->capture_default_str();
+  add_flag(group, "--fp8-attention", f.fp8_attention);
+  add_flag(group, "--fp8-param-gather", f.fp8_param_gather);
 }
 
 chosen_hardware to_hardware(const hardware_flags& f) {

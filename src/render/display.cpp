@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "charts/plot.hpp"
+#include "options/flag_options.hpp"
 #include "output/output_file.hpp"
 #include "tpcost/base/error.hpp"
 
@@ -32,28 +33,12 @@ std::string image_name_for_script(const display_flags& flags) {
 
 void add_display_flags(CLI::App& cmd, display_flags& flags) {
   auto* group = cmd.add_option_group("Charts and output");
-  group->add_flag("--chart", flags.chart,
-                  "draw charts below the table: E over TP with t* and the node boundary, and "
-                  "compute vs exposed comm per TP");
-  group->add_flag("--ascii", flags.ascii,
-                  "draw charts in pure ASCII (the default when the locale is not UTF-8)");
-  group
-      ->add_option("--color", flags.color,
-                   "colour in charts: auto (only on a terminal, not with "
-                   "NO_COLOR), always or never")
-      ->type_name("{auto,always,never}")
-      ->capture_default_str();
-  group
-      ->add_option("--plot", flags.plot,
-                   "draw the charts with gnuplot into FILE.svg or FILE.png (needs gnuplot-nox)")
-      ->type_name("FILE");
-  group
-      ->add_option("--plot-script", flags.plot_script,
-                   "write the gnuplot script with its data inline to FILE.gp, to restyle and run "
-                   "with 'gnuplot FILE.gp'")
-      ->type_name("FILE");
-  group->add_flag("-q,--quiet", flags.quiet,
-                  "print the table alone: no title, inputs or summary lines");
+  add_flag(*group, "--chart", flags.chart);
+  add_flag(*group, "--ascii", flags.ascii);
+  add_flag(*group, "--color", flags.color)->capture_default_str();
+  add_flag(*group, "--plot", flags.plot);
+  add_flag(*group, "--plot-script", flags.plot_script);
+  add_flag(*group, "--quiet", flags.quiet);
 }
 
 void validate(const display_flags& flags, output_format format) {

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "options/flag_options.hpp"
 #include "report/step_report.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/version.hpp"
@@ -95,11 +96,7 @@ const std::vector<band_group>& active_band_groups() {
   return file ? *file : shipped_band_groups();
 }
 
-void add_error_band_flag(CLI::App& cmd, std::string& path) {
-  cmd.add_option("--error-band", path,
-                 "a band document written by `make validate` (tpcost_error_band --write) in "
-                 "place of the compiled-in data/error_band.json (docs/error-band.md)");
-}
+void add_error_band_flag(CLI::App& cmd, std::string& path) { add_flag(cmd, "--error-band", path); }
 
 void use_error_band_file(const std::string& path) {
   if (path.empty()) {

@@ -361,14 +361,14 @@ TEST_CASE("Malformed input fails with the file and the line", "[calibration]") {
 TEST_CASE("Ranks and collective that disagree with busbw/algbw are refused", "[calibration]") {
   CHECK_THROWS_WITH(load("dgx-h100-8gpu-all_reduce.txt", with_ranks(16)),
                     Catch::Contains("dgx-h100-8gpu-all_reduce.txt:") &&
-                        Catch::Contains("but all_reduce over 16 ranks (from --ranks") &&
-                        Catch::Contains("check --ranks and --collective"));
+                        Catch::Contains("but all_reduce over 16 ranks (from --gpus") &&
+                        Catch::Contains("check --gpus and --op"));
   CHECK_THROWS_WITH(
       load("dgx-h100-8gpu-all_reduce.txt", with_collective(collective_kind::all_gather)),
       Catch::Contains("fits all_gather for no number of ranks (as all_reduce "
-                      "it would be 8 ranks); check --collective (collective from "
-                      "--collective)"));
-  CHECK(load("dgx-h100-8gpu-all_reduce.txt", with_ranks(8)).ranks_from == "--ranks");
+                      "it would be 8 ranks); check --op (collective from "
+                      "--op)"));
+  CHECK(load("dgx-h100-8gpu-all_reduce.txt", with_ranks(8)).ranks_from == "--gpus");
   // No collective anywhere.
   CHECK_THROWS_WITH(resolve_run(parse_nccl_tests_text(row(1048576, 27.37, 8), "run.txt"), {}),
                     Catch::Contains("run.txt: cannot tell which collective"));

@@ -579,7 +579,7 @@ inline std::string short_number(double value, int digits = 6) {
 
 /// Settles the collective and the rank count of a parsed run, then checks them against the
 /// printed bandwidths: nccl-tests computed busbw/algbw = F(n) with the real n, so a wrong
-/// --ranks or --collective shows. Order of precedence: the overrides, then the file ('#
+/// --gpus or --op shows. Order of precedence: the overrides, then the file ('#
 /// Collective test starting', '#  Rank' lines), then the file name (collective) or the
 /// bandwidth ratio (ranks), then nThread × nGpus (a single process). Throws invalid_spec
 /// naming the file when something cannot be settled or does not agree.
@@ -587,7 +587,7 @@ inline nccl_run resolve_run(nccl_run run, const run_overrides& given) {
   using namespace detail::nccl;
   if (given.collective) {
     run.collective = given.collective;
-    run.collective_from = "--collective";
+    run.collective_from = "--op";
   }
   if (!run.collective) {
     const auto slash = run.source.find_last_of('/');
@@ -605,7 +605,7 @@ inline nccl_run resolve_run(nccl_run run, const run_overrides& given) {
     throw invalid_spec(run.source,
                        "cannot tell which collective this is (no '# Collective test starting' "
                        "line, no all_reduce/all_gather/reduce_scatter in the file name); pass "
-                       "--collective");
+                       "--op");
   }
   const auto kind = *run.collective;
   std::size_t ratio_sample = 0;
@@ -622,7 +622,7 @@ inline nccl_run resolve_run(nccl_run run, const run_overrides& given) {
                        "busbw/algbw = " + short_number(s.printed_busbw) + "/" +
                            short_number(s.printed_algbw) + " = " + short_number(r, 5) + " fits " +
                            std::string(to_string(kind)) + " for no number of ranks" + hint +
-                           "; check --collective (collective "
+                           "; check --op (collective "
                            "from " +
                            run.collective_from + ")");
   }
@@ -638,7 +638,7 @@ inline nccl_run resolve_run(nccl_run run, const run_overrides& given) {
   }
   if (given.ranks) {
     run.ranks = given.ranks;
-    run.ranks_from = "--ranks";
+    run.ranks_from = "--gpus";
   } else if (!run.ranks && from_ratio) {
     run.ranks = from_ratio;
     run.ranks_from = "busbw/algbw";
@@ -649,7 +649,7 @@ inline nccl_run resolve_run(nccl_run run, const run_overrides& given) {
   if (!run.ranks) {
     throw invalid_spec(run.source,
                        "cannot tell the number of ranks (no '#  Rank' lines, no bandwidths "
-                       "precise enough to infer it); pass --ranks");
+                       "precise enough to infer it); pass --gpus");
   }
   const auto n = *run.ranks;
   if (n < 2) {
@@ -696,7 +696,7 @@ inline nccl_run resolve_run(nccl_run run, const run_overrides& given) {
               " = " + short_number(s.printed_busbw / s.printed_algbw, 5) + ", but " +
               std::string(to_string(kind)) + " over " + std::to_string(n) + " ranks (from " +
               run.ranks_from + ", collective from " + run.collective_from + ") has " +
-              short_number(f, 5) + "; check --ranks and --collective");
+              short_number(f, 5) + "; check --gpus and --op");
     }
   }
   return run;
