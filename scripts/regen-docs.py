@@ -20,6 +20,10 @@ out of the tree; the blocks of one page share it, in page order. The environment
 print the same bytes. Figures that depend on the machine's speed are normalised before blocks
 are compared (NORMALISE below); a block whose normalised text did not change is left as it is,
 so a second run changes nothing.
+
+A generated section is Markdown that tpcost prints, between `<!-- generated: tpcost ... -->`
+and `<!-- generated: end -->` lines (docs/config.md's table of config keys, from the flag
+registry): its lines are replaced by the command's output as they stand, outside any fence.
 """
 from __future__ import annotations
 
@@ -44,6 +48,8 @@ NORMALISE = [
 ]
 
 COMMAND_TIMEOUT_S = 120
+GENERATED = re.compile(r"^<!-- generated: (tpcost .*) -->$")
+GENERATED_END = "<!-- generated: end -->"
 # `$ tpcost ...`, perhaps after environment assignments (`$ LANG=C tpcost ...`).
 COMMAND = re.compile(r"^\$ (?:[A-Za-z_][A-Za-z0-9_]*=\S* )*tpcost(?:\s|$)")
 FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
@@ -232,6 +238,32 @@ def run(cmd: Command, cwd: Path, env: dict[str, str]) -> list[str]:
     return lines
 
 
+def regenerate_sections(lines: list[str], shown: Path, cwd: Path, env: dict[str, str],
+                        problems: list[Problem], check: bool) -> int:
+    """Replaces (or, with `check`, compares) each generated section of `lines` in place."""
+    stale = 0
+    n = 0
+    while n < len(lines):
+        m = GENERATED.match(lines[n])
+        if not m:
+            n += 1
+            continue
+        try:
+            end = lines.index(GENERATED_END, n + 1)
+        except ValueError:
+            problems.append(Problem(shown, n + 1, f"no '{GENERATED_END}' after this line"))
+            return stale
+        fresh = run(Command(n + 1, ["$ " + m.group(1)]), cwd, env)
+        if fresh != lines[n + 1:end]:
+            stale += 1
+            if check:
+                problems.append(Problem(shown, n + 1, f"stale section of `{m.group(1)}`"))
+            else:
+                lines[n + 1:end] = fresh
+        n += 1
+    return stale
+
+
 def find_tpcost(root: Path, given: str | None) -> Path:
     if given:
         return Path(given).resolve()
@@ -311,6 +343,8 @@ def main() -> int:
                 if not args.check:
                     for b, body in reversed(replacements):
                         lines[b.start:b.end] = body
+                stale += regenerate_sections(lines, Path(shown), cwd, env, problems, args.check)
+                if not args.check:
                     new_text = "\n".join(lines)
                     if new_text != text:
                         page.write_text(new_text, encoding="utf-8")

@@ -839,6 +839,35 @@ config_document load_config(const std::string& path) {
   return parse_config(read_config_text(path), path);
 }
 
+std::string config_key_table() {
+  // Markdown: a '|' in a cell would end it.
+  const auto cell = [](std::string_view text) {
+    std::string out;
+    for (const char c : text) {
+      out += c == '|' ? std::string("\\|") : std::string(1, c);
+    }
+    return out;
+  };
+  std::string out = "| key | flag | value | meaning |\n|---|---|---|---|\n";
+  for (const auto& key : all_keys()) {
+    std::string value;
+    if (key.kind == value_kind::choice) {
+      for (const auto& choice : choices_of(key)) {
+        value += (value.empty() ? "one of `" : ", `") + choice + "`";
+      }
+    } else {
+      value = expected_text(key.kind);
+    }
+    if (key.kind == value_kind::profile_path || key.kind == value_kind::hf_config_path) {
+      value += ", relative to the config file's directory";
+    }
+    out += fmt::format("| `{}` | {} | {} | {} |\n", key.pointer,
+                       key.flag.empty() ? std::string() : fmt::format("`{}`", key.flag),
+                       cell(value), cell(key.help));
+  }
+  return out;
+}
+
 std::string config_schema() {
   json schema = {
       {"$schema", "https://json-schema.org/draft/2020-12/schema"},

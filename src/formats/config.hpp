@@ -75,6 +75,9 @@ std::string read_config_text(const std::string& path);
 /// Reads FILE ("-" for stdin) and parses it; throws config_error on I/O or content errors.
 config_document load_config(const std::string& path);
 
+/// Every key as a Markdown table (key, flag, value, meaning), for docs/config.md.
+std::string config_key_table();
+
 /// The JSON Schema (draft 2020-12) of the config format, generated from config_keys().
 std::string config_schema();
 

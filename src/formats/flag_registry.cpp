@@ -368,8 +368,8 @@ constexpr flag_spec flags[] = {
      "a band document written by `make validate` (tpcost_error_band --write) in place of the "
      "compiled-in data/error_band.json (docs/error-band.md)"},
     {"--format", 'f', "", value_kind::choice, "", "", "",
-     cmd::job | cmd::layer | cmd::model | cmd::calibrate | cmd::hardware | cmd::collective |
-         cmd::convert,
+     cmd::job | cmd::layer | cmd::schema | cmd::model | cmd::calibrate | cmd::hardware |
+         cmd::collective | cmd::convert,
      "output format (the command's own list; table is the default)"},
     {"--from", '\0', "", value_kind::text, "", "FILE", "", cmd::layer | cmd::step | cmd::plan,
      "read the job from FILE (repeatable): a Megatron-LM launch script or training log, a "
