@@ -8,7 +8,7 @@
 #include "tpcost/base/units.hpp"
 #include "tpcost/comm/collectives.hpp"
 #include "tpcost/comm/topology.hpp"
-#include "tpcost/hardware/calibration.hpp"
+#include "tpcost/comm/calibration.hpp"
 #include "tpcost/hardware/efficiency.hpp"
 #include "tpcost/hardware/hardware.hpp"
 #include "tpcost/hardware/presets.hpp"

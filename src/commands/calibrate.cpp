@@ -21,7 +21,7 @@
 #include "tpcost/base/error.hpp"
 #include "tpcost/base/parse.hpp"
 #include "tpcost/base/quote.hpp"
-#include "tpcost/hardware/calibration.hpp"
+#include "tpcost/comm/calibration.hpp"
 #include "tpcost/io/nccl_tests_json.hpp"
 #include "tpcost/io/profile_json.hpp"
 
@@ -206,8 +206,8 @@ void run_calibrate(const calibrate_options& opts) {
     report.runs.push_back(resolve_run(parse_input(path), given));
   }
   // One calibration per (collective, ranks), in the order the files came.
-  std::vector<std::pair<collective_kind, std::int64_t>> order;
-  std::map<std::pair<collective_kind, std::int64_t>, std::vector<nccl_run>> groups;
+  std::vector<std::pair<collective_op, std::int64_t>> order;
+  std::map<std::pair<collective_op, std::int64_t>, std::vector<nccl_run>> groups;
   for (const auto& run : report.runs) {
     const auto key = std::pair{*run.collective, *run.ranks};
     if (!groups.contains(key)) {

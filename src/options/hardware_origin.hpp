@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "tpcost/hardware/calibration.hpp"
+#include "tpcost/comm/calibration.hpp"
 #include "tpcost/hardware/presets.hpp"
 
 namespace tpcost::cli {

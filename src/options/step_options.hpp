@@ -9,7 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "options/stack_flags.hpp"
-#include "tpcost/hardware/calibration.hpp"
+#include "tpcost/comm/calibration.hpp"
 #include "tpcost/hardware/hardware.hpp"
 #include "tpcost/hardware/presets.hpp"
 #include "tpcost/model/precision.hpp"

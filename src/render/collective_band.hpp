@@ -1,5 +1,5 @@
 // The band of `tpcost collective` (docs/collective.md): from the residuals of the calibrated
-// profile it runs with (hardware/calibration.hpp, profile_band), or none, and why.
+// profile it runs with (comm/calibration.hpp, profile_band), or none, and why.
 #pragma once
 
 #include <optional>

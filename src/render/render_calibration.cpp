@@ -32,8 +32,8 @@ std::string size_label(bytes b) {
 
 std::string gbs(bytes_per_second r) { return fmt::format("{:.2f}", r.value() / 1e9); }
 
-std::string model_line(collective_kind kind) {
-  return kind == collective_kind::all_reduce ? "t(M) = 2(n-1)*alpha + 2(n-1)/n * M/beta"
+std::string model_line(collective_op kind) {
+  return kind == collective_op::all_reduce ? "t(M) = 2(n-1)*alpha + 2(n-1)/n * M/beta"
                                              : "t(M) = (n-1)*alpha + (n-1)/n * M/beta";
 }
 
@@ -58,7 +58,7 @@ std::string placement_text(const std::vector<fitted_point>& points) {
 std::string section(const calibration_result& r, const std::vector<nccl_run>& runs) {
   const auto& p = r.profile;
   std::string out;
-  out += fmt::format("{} over {} ranks", to_string(p.collective), p.ranks);
+  out += fmt::format("{} over {} ranks", nccl_tests_name(p.collective), p.ranks);
   if (p.nodes) {
     out += fmt::format(" on {} node{}", *p.nodes, *p.nodes == 1 ? "" : "s");
   }

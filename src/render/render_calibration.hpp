@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "render/render.hpp"
-#include "tpcost/hardware/calibration.hpp"
+#include "tpcost/comm/calibration.hpp"
 
 namespace tpcost::cli {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "run_binary.hpp"
-#include "tpcost/hardware/calibration.hpp"
+#include "tpcost/comm/calibration.hpp"
 #include "tpcost/io/profile_json.hpp"
 
 namespace {
@@ -80,7 +80,7 @@ TEST_CASE("calibrate reads nccl-tests' JSON report as well as its text", "[cli]"
   nlohmann::json results = nlohmann::json::array();
   for (int e = 20; e <= 30; ++e) {
     const tpcost::bytes m(std::ldexp(1.0, e));
-    const double t = tpcost::ring_time(tpcost::collective_kind::all_reduce, 8, m, truth).value();
+    const double t = tpcost::ring_time(tpcost::collective_op::all_reduce, 8, m, truth).value();
     const double alg = m.value() / t / 1e9;
     results.push_back(
         {{"size", static_cast<std::uint64_t>(m.value())},

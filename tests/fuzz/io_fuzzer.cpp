@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "tpcost/base/error.hpp"
-#include "tpcost/hardware/calibration.hpp"
+#include "tpcost/comm/calibration.hpp"
 #include "tpcost/io/hf_config.hpp"
 #include "tpcost/io/nccl_tests_json.hpp"
 #include "tpcost/io/profile_json.hpp"

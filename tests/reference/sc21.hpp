@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "tpcost/hardware/calibration.hpp"
+#include "tpcost/comm/calibration.hpp"
 #include "tpcost/hardware/presets.hpp"
 #include "tpcost/step/step.hpp"
 

@@ -1,7 +1,7 @@
 // Calibration: the nccl-tests parser (layouts, malformed input), the rank and collective
 // checks, the exact recovery of alpha and beta from model-generated times, the piecewise fit,
 // and the fit to published measurements with tolerance.
-#include "tpcost/hardware/calibration.hpp"
+#include "tpcost/comm/calibration.hpp"
 
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -32,7 +32,7 @@ run_overrides with_ranks(std::int64_t n) {
   return given;
 }
 
-run_overrides with_collective(collective_kind kind) {
+run_overrides with_collective(collective_op kind) {
   run_overrides given;
   given.collective = kind;
   return given;
@@ -55,7 +55,7 @@ std::vector<bytes> sizes(int lo, int hi) {
 /// prints it, for n ranks.
 std::string row(double size, double time_us, std::int64_t n) {
   const double algbw = size / (time_us * 1e-6) / 1e9;
-  const double busbw = algbw * bus_factor(collective_kind::all_reduce, n);
+  const double busbw = algbw * bus_factor(collective_op::all_reduce, n);
   char buf[256];
   std::snprintf(
       buf, sizeof buf,
@@ -77,32 +77,32 @@ std::string expect_error(const std::string& text, const std::string& source = "x
 }  // namespace
 
 TEST_CASE("Ring steps and bus factors are those of nccl-tests", "[calibration]") {
-  CHECK(ring_steps(collective_kind::all_reduce, 8) == 14.0);
-  CHECK(bus_factor(collective_kind::all_reduce, 8) == 1.75);
-  CHECK(ring_steps(collective_kind::all_gather, 8) == 7.0);
-  CHECK(bus_factor(collective_kind::reduce_scatter, 8) == 0.875);
-  CHECK(bus_factor(collective_kind::all_reduce, 2) == 1.0);
+  CHECK(ring_steps(collective_op::all_reduce, 8) == 14.0);
+  CHECK(bus_factor(collective_op::all_reduce, 8) == 1.75);
+  CHECK(ring_steps(collective_op::all_gather, 8) == 7.0);
+  CHECK(bus_factor(collective_op::reduce_scatter, 8) == 0.875);
+  CHECK(bus_factor(collective_op::all_reduce, 2) == 1.0);
   const link_spec link{400 * units::GB / units::s, 2 * units::us};
   // 2(n-1)·α + 2(n-1)/n·M/β = 14·2 µs + 1.75·1 GB / 400 GB/s
-  CHECK_THAT(ring_time(collective_kind::all_reduce, 8, 1 * units::GB, link).value(),
+  CHECK_THAT(ring_time(collective_op::all_reduce, 8, 1 * units::GB, link).value(),
              near(28e-6 + 1.75e9 / 400e9));
 }
 
 TEST_CASE("Collective names are read in nccl-tests' and tpcost's spellings", "[calibration]") {
-  CHECK(collective_from_name("all_reduce") == collective_kind::all_reduce);
-  CHECK(collective_from_name("all-reduce") == collective_kind::all_reduce);
-  CHECK(collective_from_name("AllReduce") == collective_kind::all_reduce);
-  CHECK(collective_from_name("all_reduce_perf") == collective_kind::all_reduce);
-  CHECK(collective_from_name("all_gather_perf") == collective_kind::all_gather);
-  CHECK(collective_from_name("reduce-scatter") == collective_kind::reduce_scatter);
+  CHECK(collective_from_name("all_reduce") == collective_op::all_reduce);
+  CHECK(collective_from_name("all-reduce") == collective_op::all_reduce);
+  CHECK(collective_from_name("AllReduce") == collective_op::all_reduce);
+  CHECK(collective_from_name("all_reduce_perf") == collective_op::all_reduce);
+  CHECK(collective_from_name("all_gather_perf") == collective_op::all_gather);
+  CHECK(collective_from_name("reduce-scatter") == collective_op::reduce_scatter);
   CHECK_FALSE(collective_from_name("broadcast_perf"));
   CHECK_FALSE(collective_from_name("perf"));
 }
 
 TEST_CASE("The fit recovers alpha and beta exactly from times the model generates",
           "[calibration]") {
-  for (const auto kind : {collective_kind::all_reduce, collective_kind::all_gather,
-                          collective_kind::reduce_scatter}) {
+  for (const auto kind : {collective_op::all_reduce, collective_op::all_gather,
+                          collective_op::reduce_scatter}) {
     for (const std::int64_t n : {2, 8, 16, 72}) {
       const link_spec truth{371.25 * units::GB / units::s, 2.75 * units::us};
       std::vector<timed_size> points;
@@ -110,7 +110,7 @@ TEST_CASE("The fit recovers alpha and beta exactly from times the model generate
         points.push_back({m, ring_time(kind, n, m, truth)});
       }
       const auto fit = fit_ring_alpha_beta(kind, n, points);
-      CAPTURE(to_string(kind), n);
+      CAPTURE(nccl_tests_name(kind), n);
       CHECK_THAT(fit.link.latency.value(), near(truth.latency.value(), 1e-9));
       CHECK_THAT(fit.link.bandwidth.value(), near(truth.bandwidth.value(), 1e-9));
       CHECK_FALSE(fit.alpha_clamped);
@@ -124,7 +124,7 @@ TEST_CASE("A negative latency is clamped to zero and the bandwidth refitted", "[
   for (const auto m : sizes(20, 30)) {
     points.push_back({m, seconds(1.75 * m.value() / 100e9 - 1e-6)});
   }
-  const auto fit = fit_ring_alpha_beta(collective_kind::all_reduce, 8, points);
+  const auto fit = fit_ring_alpha_beta(collective_op::all_reduce, 8, points);
   CHECK(fit.alpha_clamped);
   CHECK(fit.link.latency.value() == 0.0);
   CHECK(fit.link.bandwidth.value() > 100e9);
@@ -133,14 +133,14 @@ TEST_CASE("A negative latency is clamped to zero and the bandwidth refitted", "[
 TEST_CASE("The fit refuses data that cannot determine alpha and beta", "[calibration]") {
   std::vector<timed_size> one_size{{1 * units::MB, 10 * units::us},
                                    {1 * units::MB, 11 * units::us}};
-  CHECK_THROWS_WITH(fit_ring_alpha_beta(collective_kind::all_reduce, 8, one_size),
+  CHECK_THROWS_WITH(fit_ring_alpha_beta(collective_op::all_reduce, 8, one_size),
                     Catch::Contains("at least 2 distinct message sizes"));
   std::vector<timed_size> shrinking{{1 * units::kB, 90 * units::us},
                                     {1 * units::MB, 50 * units::us},
                                     {1 * units::GB, 10 * units::us}};
-  CHECK_THROWS_WITH(fit_ring_alpha_beta(collective_kind::all_reduce, 8, shrinking),
+  CHECK_THROWS_WITH(fit_ring_alpha_beta(collective_op::all_reduce, 8, shrinking),
                     Catch::Contains("do not grow with the message size"));
-  CHECK_THROWS_AS(fit_ring_alpha_beta(collective_kind::all_reduce, 1, shrinking), invalid_spec);
+  CHECK_THROWS_AS(fit_ring_alpha_beta(collective_op::all_reduce, 1, shrinking), invalid_spec);
 }
 
 TEST_CASE("The piecewise fit finds the breakpoints and lines that generated the data",
@@ -151,7 +151,7 @@ TEST_CASE("The piecewise fit finds the breakpoints and lines that generated the 
   const link_spec large{450 * units::GB / units::s, 8 * units::us};
   nccl_run run;
   run.source = "synthetic";
-  run.collective = collective_kind::all_reduce;
+  run.collective = collective_op::all_reduce;
   run.ranks = 8;
   for (const auto m : sizes(10, 34)) {
     const auto& link = m.value() < std::ldexp(1.0, 18)   ? small
@@ -159,7 +159,7 @@ TEST_CASE("The piecewise fit finds the breakpoints and lines that generated the 
                                                          : large;
     nccl_sample sample;
     sample.size = m;
-    sample.time = ring_time(collective_kind::all_reduce, 8, m, link);
+    sample.time = ring_time(collective_op::all_reduce, 8, m, link);
     run.samples.push_back(sample);
   }
   const std::vector<nccl_run> runs{run};
@@ -206,7 +206,7 @@ TEST_CASE("The DGX H100 fixture parses to 32 sizes in two placements", "[calibra
   CHECK_THAT(run.samples[1].time.value(), near(13.03e-6));
   CHECK(run.samples.back().size.value() == 17179869184.0);
   CHECK_THAT(run.samples.back().time.value(), near(62636e-6));
-  CHECK(run.collective == collective_kind::all_reduce);
+  CHECK(run.collective == collective_op::all_reduce);
   CHECK(run.collective_from == "the file name");
   CHECK(run.ranks == 8);  // from busbw/algbw: 479.99/274.28 = 1.75 = 2(8-1)/8
   CHECK(run.ranks_from == "busbw/algbw");
@@ -315,7 +315,7 @@ TEST_CASE("Header lines give the ranks, the nodes and the collective", "[calibra
       "# Out of bounds values : 0 OK\n"
       "# Avg bus bandwidth    : 7.9\n";
   const auto run = resolve_run(parse_nccl_tests_text(text, "run.log"), {});
-  CHECK(run.collective == collective_kind::all_gather);
+  CHECK(run.collective == collective_op::all_gather);
   CHECK(run.collective_from == "'# Collective test starting' line");
   CHECK(run.ranks == 4);
   CHECK(run.ranks_from == "'#  Rank' lines");
@@ -364,7 +364,7 @@ TEST_CASE("Ranks and collective that disagree with busbw/algbw are refused", "[c
                         Catch::Contains("but all_reduce over 16 ranks (from --gpus") &&
                         Catch::Contains("check --gpus and --op"));
   CHECK_THROWS_WITH(
-      load("dgx-h100-8gpu-all_reduce.txt", with_collective(collective_kind::all_gather)),
+      load("dgx-h100-8gpu-all_reduce.txt", with_collective(collective_op::all_gather)),
       Catch::Contains("fits all_gather for no number of ranks (as all_reduce "
                       "it would be 8 ranks); check --op (collective from "
                       "--op)"));
@@ -391,7 +391,7 @@ TEST_CASE("Text generated from the model calibrates back to the model", "[calibr
   const link_spec truth{250 * units::GB / units::s, 4 * units::us};
   std::string text = "# Collective test starting: all_reduce_perf\n";
   for (const auto m : sizes(20, 34)) {
-    text += row(m.value(), ring_time(collective_kind::all_reduce, 8, m, truth).value() * 1e6, 8);
+    text += row(m.value(), ring_time(collective_op::all_reduce, 8, m, truth).value() * 1e6, 8);
   }
   const std::vector<nccl_run> runs{resolve_run(parse_nccl_tests_text(text, "gen.txt"), {})};
   CHECK(runs[0].ranks == 8);
@@ -404,11 +404,11 @@ TEST_CASE("Text generated from the model calibrates back to the model", "[calibr
 
 TEST_CASE("The primary profile is the all-reduce one with the most ranks", "[calibration]") {
   std::vector<interconnect_profile> profiles(3);
-  profiles[0].collective = collective_kind::all_gather;
+  profiles[0].collective = collective_op::all_gather;
   profiles[0].ranks = 64;
-  profiles[1].collective = collective_kind::all_reduce;
+  profiles[1].collective = collective_op::all_reduce;
   profiles[1].ranks = 8;
-  profiles[2].collective = collective_kind::all_reduce;
+  profiles[2].collective = collective_op::all_reduce;
   profiles[2].ranks = 16;
   CHECK(&primary_profile(profiles, "f") == &profiles[2]);
   CHECK(&primary_profile(std::span(profiles).first(1), "f") == &profiles[0]);
@@ -500,14 +500,14 @@ TEST_CASE("Each size is judged by the line fitted without it, and the band is co
   const link_spec link{300 * units::GB / units::s, 5 * units::us};
   nccl_run run;
   run.source = "hand-made";
-  run.collective = collective_kind::all_reduce;
+  run.collective = collective_op::all_reduce;
   run.ranks = 8;
   for (const auto m : sizes(10, 30)) {
     for (const auto where : {placement::out_of_place, placement::in_place}) {
       nccl_sample sample;
       sample.size = m;
       sample.where = where;
-      sample.time = ring_time(collective_kind::all_reduce, 8, m, link) *
+      sample.time = ring_time(collective_op::all_reduce, 8, m, link) *
                     (m.value() == std::ldexp(1.0, 20) ? 1.1 : 1.0);
       run.samples.push_back(sample);
     }

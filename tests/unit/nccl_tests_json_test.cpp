@@ -78,7 +78,7 @@ TEST_CASE("A JSON report gives samples, ranks, nodes and the collective", "[nccl
   CHECK_THAT(run.samples[0].time.value(), near(40e-6));
   CHECK(run.samples[2].size.value() == 4194304.0);
   CHECK(run.samples[2].where == placement::in_place);
-  CHECK(run.collective == collective_kind::all_reduce);
+  CHECK(run.collective == collective_op::all_reduce);
   CHECK(run.collective_from == "/args/0");
   CHECK(run.ranks == 8);  // nthreads 1 x ngpus 4 x 2 processes
   CHECK(run.nodes == 2);

@@ -5,7 +5,7 @@
 
 #include "tpcost/comm/placement.hpp"
 #include "tpcost/comm/topology.hpp"
-#include "tpcost/hardware/calibration.hpp"
+#include "tpcost/comm/calibration.hpp"
 #include "tpcost/hardware/presets.hpp"
 
 using namespace tpcost;

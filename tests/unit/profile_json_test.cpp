@@ -17,7 +17,7 @@ namespace {
 interconnect_profile calibrated() {
   nccl_run run;
   run.source = "synthetic.txt";
-  run.collective = collective_kind::all_reduce;
+  run.collective = collective_op::all_reduce;
   run.ranks = 8;
   run.nodes = 1;
   const link_spec small{60 * units::GB / units::s, 1.5 * units::us};
@@ -25,7 +25,7 @@ interconnect_profile calibrated() {
   for (int e = 10; e <= 34; ++e) {
     nccl_sample s;
     s.size = bytes(std::ldexp(1.0, e));
-    s.time = ring_time(collective_kind::all_reduce, 8, s.size, e < 22 ? small : large);
+    s.time = ring_time(collective_op::all_reduce, 8, s.size, e < 22 ? small : large);
     s.where = placement::in_place;
     run.samples.push_back(s);
   }

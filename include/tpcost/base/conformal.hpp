@@ -4,7 +4,7 @@
 // prediction × [1 + c − h, 1 + c + h] holds a new measurement with probability ≥ 85% when the
 // residuals are exchangeable. One formula for every band tpcost prints: the step's, from the
 // development rows (step/error_band.hpp, docs/error-band.md), and the collective's, from a
-// calibrated profile's nccl-tests points (hardware/calibration.hpp, docs/calibrate.md).
+// calibrated profile's nccl-tests points (comm/calibration.hpp, docs/calibrate.md).
 #pragma once
 
 #include <algorithm>

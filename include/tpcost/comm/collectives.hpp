@@ -169,13 +169,21 @@ inline bandwidth_kind parse_bandwidth_kind(std::string_view text, std::string_vi
   throw invalid_spec(std::string(field), quote_value(text) + " is not one of algbw|busbw");
 }
 
+/// The passes of a ring over the n ranks: all-reduce is a reduce-scatter then an all-gather.
+constexpr std::int64_t ring_passes(collective_op op) {
+  return op == collective_op::all_reduce ? 2 : 1;
+}
+
+/// A ring's steps, each paying the latency α once: `passes·(n−1)`.
+constexpr std::int64_t ring_steps(collective_op op, std::int64_t n) {
+  return ring_passes(op) * (n - 1);
+}
+
 /// nccl-tests' bus factor: busbw = algbw · factor, with factor `2(n−1)/n` for all-reduce and
 /// `(n−1)/n` for reduce-scatter and all-gather (nccl-tests doc/PERFORMANCE.md). It is the share
 /// of the message each GPU's link carries in a ring; 0 for n = 1.
 constexpr double bus_factor(collective_op op, std::int64_t n) {
-  const auto ranks = static_cast<double>(n);
-  const double share = (ranks - 1.0) / ranks;
-  return op == collective_op::all_reduce ? 2.0 * share : share;
+  return static_cast<double>(ring_steps(op, n)) / static_cast<double>(n);
 }
 
 /// nccl-tests' algorithm bandwidth of one run: `algbw = M / t` (bytes/s), M the full message.
@@ -218,13 +226,12 @@ constexpr collective_cost ring_cost(collective_op op, std::int64_t n, bytes mess
   if (n <= 1) {
     return {};
   }
-  const std::int64_t phases = op == collective_op::all_reduce ? 2 : 1;
   const bytes wire = bus_factor(op, n) * message;
   return collective_cost{
-      .time = static_cast<double>(phases * (n - 1)) * link.latency + wire / link.bandwidth,
+      .time = static_cast<double>(ring_steps(op, n)) * link.latency + wire / link.bandwidth,
       .wire_bytes = wire,
       .inter_node_bytes = {},
-      .steps = phases * (n - 1),
+      .steps = ring_steps(op, n),
   };
 }
 

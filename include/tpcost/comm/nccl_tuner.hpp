@@ -218,7 +218,7 @@ inline nccl_estimate nccl_tune(const nccl_view& v, collective_op op, collective_
   const std::size_t row = arch_row(v.generation);
   const std::size_t col = k <= 2 ? static_cast<std::size_t>(k - 1) : 2;
   const double ll_max = ll_max_bws[k == 1 ? row : 0][col];
-  const std::int64_t nsteps = ar ? 2 * (n - 1) : n - 1;
+  const std::int64_t nsteps = ring_steps(op, n);
   // The graph's bus bandwidth of a ring or tree: NVLink inside one domain, the slower of
   // NVLink and the NICs across domains (one GPU per domain: only the NICs).
   const double graph_bw =

@@ -262,7 +262,7 @@ inline std::optional<collective_cost> nccl_cost_in_view(const nccl_view& v,
   const double m = message.value();
   double wire = bus_factor(op, n) * m;
   double node_nic = k > 1 ? bus_factor(op, n) * m : 0.0;
-  std::int64_t steps = op == collective_op::all_reduce ? 2 * (n - 1) : n - 1;
+  std::int64_t steps = ring_steps(op, n);
   switch (algorithm) {
     case collective_algorithm::tree:
       node_nic = k > 1 ? bus_factor(op, k) * m : 0.0;

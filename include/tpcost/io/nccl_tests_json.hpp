@@ -20,7 +20,7 @@
 #include "tpcost/io/json_brief.hpp"
 
 #include "tpcost/base/error.hpp"
-#include "tpcost/hardware/calibration.hpp"
+#include "tpcost/comm/calibration.hpp"
 
 namespace tpcost {
 

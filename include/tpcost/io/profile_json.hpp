@@ -33,7 +33,7 @@
 #include "tpcost/io/json_brief.hpp"
 
 #include "tpcost/base/error.hpp"
-#include "tpcost/hardware/calibration.hpp"
+#include "tpcost/comm/calibration.hpp"
 #include "tpcost/version.hpp"
 
 namespace tpcost {
@@ -42,10 +42,10 @@ namespace tpcost {
 inline constexpr std::string_view profile_schema = "tpcost.interconnect-profile/1";
 
 /// The model text stored beside α and β, for a reader of the file.
-inline std::string profile_model_text(collective_kind kind) {
-  return kind == collective_kind::all_reduce
+inline std::string profile_model_text(collective_op kind) {
+  return kind == collective_op::all_reduce
              ? "ring all_reduce: t(M) = 2(n-1)*alpha_s + 2(n-1)/n * M/beta_bytes_per_s"
-             : "ring " + std::string(to_string(kind)) +
+             : "ring " + std::string(nccl_tests_name(kind)) +
                    ": t(M) = (n-1)*alpha_s + (n-1)/n * M/beta_bytes_per_s";
 }
 
@@ -74,7 +74,7 @@ inline nlohmann::json profile_to_json(const interconnect_profile& p) {
                         {"residuals", stats_json(s.error)}});
   }
   nlohmann::json j = {
-      {"collective", to_string(p.collective)},
+      {"collective", nccl_tests_name(p.collective)},
       {"ranks", p.ranks},
       {"nodes", nullptr},
       {"model", profile_model_text(p.collective)},

@@ -54,22 +54,21 @@
 #include "tpcost/base/error.hpp"
 #include "tpcost/base/quote.hpp"
 #include "tpcost/base/units.hpp"
+#include "tpcost/comm/collectives.hpp"
 #include "tpcost/hardware/hardware.hpp"
 
 namespace tpcost {
 
-/// The collectives nccl-tests measures that the ring model covers.
-enum class collective_kind { all_reduce, all_gather, reduce_scatter };
-
-/// nccl-tests' name without "_perf": "all_reduce", "all_gather", "reduce_scatter".
-inline constexpr std::array<enum_name<collective_kind>, 3> collective_kind_names{{
-    {"all_reduce", collective_kind::all_reduce},
-    {"all_gather", collective_kind::all_gather},
-    {"reduce_scatter", collective_kind::reduce_scatter},
+/// nccl-tests' name of a collective, without "_perf": "all_reduce", "all_gather",
+/// "reduce_scatter" (the profile file and the calibration's messages use it).
+inline constexpr std::array<enum_name<collective_op>, 3> nccl_tests_collective_names{{
+    {"all_reduce", collective_op::all_reduce},
+    {"all_gather", collective_op::all_gather},
+    {"reduce_scatter", collective_op::reduce_scatter},
 }};
 
-constexpr std::string_view to_string(collective_kind kind) {
-  return name_of(collective_kind_names, kind);
+constexpr std::string_view nccl_tests_name(collective_op op) {
+  return name_of(nccl_tests_collective_names, op);
 }
 
 namespace detail {
@@ -86,39 +85,28 @@ inline std::string squash(std::string_view text) {
 
 /// Reads "all_reduce", "all-reduce", "AllReduce", "all_reduce_perf" (any case, '-'/'_'
 /// ignored); nullopt for anything else.
-inline std::optional<collective_kind> collective_from_name(std::string_view name) {
+inline std::optional<collective_op> collective_from_name(std::string_view name) {
   auto s = detail::squash(name);
   if (s.size() > 4 && s.ends_with("perf")) {
     s.resize(s.size() - 4);
   }
   if (s == "allreduce") {
-    return collective_kind::all_reduce;
+    return collective_op::all_reduce;
   }
   if (s == "allgather") {
-    return collective_kind::all_gather;
+    return collective_op::all_gather;
   }
   if (s == "reducescatter") {
-    return collective_kind::reduce_scatter;
+    return collective_op::reduce_scatter;
   }
   return std::nullopt;
 }
 
-/// Ring steps: 2(n−1) for all-reduce, n−1 for reduce-scatter and all-gather.
-constexpr double ring_steps(collective_kind kind, std::int64_t ranks) {
-  const auto n1 = static_cast<double>(ranks - 1);
-  return kind == collective_kind::all_reduce ? 2.0 * n1 : n1;
-}
-
-/// nccl-tests' bus-bandwidth factor F = busbw/algbw: 2(n−1)/n for all-reduce, (n−1)/n for
-/// reduce-scatter and all-gather (nccl-tests doc/PERFORMANCE.md).
-constexpr double bus_factor(collective_kind kind, std::int64_t ranks) {
-  return ring_steps(kind, ranks) / static_cast<double>(ranks);
-}
-
-/// The ring model's time for M bytes: steps·α + F·M/β (see the header comment).
-constexpr seconds ring_time(collective_kind kind, std::int64_t ranks, bytes size,
+/// The ring model's time for M bytes: steps·α + F·M/β, collectives.hpp's ring (see the header
+/// comment).
+constexpr seconds ring_time(collective_op op, std::int64_t ranks, bytes size,
                             const link_spec& link) {
-  return ring_steps(kind, ranks) * link.latency + bus_factor(kind, ranks) * size / link.bandwidth;
+  return ring_cost(op, ranks, size, link).time;
 }
 
 /// Out-of-place or in-place, the two timings nccl-tests prints per size.
@@ -147,7 +135,7 @@ struct nccl_sample {
 /// What one nccl-tests output says about its run.
 struct nccl_run {
   std::string source;  ///< the file name, for messages and the profile
-  std::optional<collective_kind> collective;
+  std::optional<collective_op> collective;
   std::string collective_from;  ///< how it was found ("'# Collective test starting' line")
   std::optional<std::int64_t> ranks;
   std::string ranks_from;
@@ -531,7 +519,7 @@ inline nccl_run parse_nccl_tests_text(std::string_view text, const std::string& 
 
 /// What the user says on the command line; it overrides what the file says.
 struct run_overrides {
-  std::optional<collective_kind> collective;
+  std::optional<collective_op> collective;
   std::optional<std::int64_t> ranks;
   std::optional<std::int64_t> nodes;           ///< --nodes: for output without host lines
   std::optional<std::int64_t> ranks_per_node;  ///< --ranks-per-node: nodes = ranks / this
@@ -542,7 +530,7 @@ namespace detail::nccl {
 /// The range of rank counts n whose factor F(n) matches every printed busbw/algbw pair,
 /// allowing for the rounding of the printed digits. Empty optional: no usable pair.
 inline std::optional<std::pair<double, double>> ranks_from_bandwidths(
-    const nccl_run& run, collective_kind kind, std::size_t& tightest_sample) {
+    const nccl_run& run, collective_op kind, std::size_t& tightest_sample) {
   std::optional<std::pair<double, double>> range;
   double tightest = std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < run.samples.size(); ++i) {
@@ -554,7 +542,7 @@ inline std::optional<std::pair<double, double>> ranks_from_bandwidths(
     const double r_lo = (s.printed_busbw - h) / (s.printed_algbw + h);
     const double r_hi = (s.printed_busbw + h) / (s.printed_algbw - h);
     // F(n) = c·(n−1)/n with c = 2 or 1 is increasing in n: n = c/(c − F).
-    const double c = kind == collective_kind::all_reduce ? 2.0 : 1.0;
+    const auto c = static_cast<double>(ring_passes(kind));
     const double n_lo = r_lo >= c ? std::numeric_limits<double>::infinity() : c / (c - r_lo);
     const double n_hi = r_hi >= c ? std::numeric_limits<double>::infinity() : c / (c - r_hi);
     const double width = std::isfinite(n_lo) && std::isfinite(n_hi) ? n_hi - n_lo : 1e300;
@@ -593,9 +581,9 @@ inline nccl_run resolve_run(nccl_run run, const run_overrides& given) {
     const auto slash = run.source.find_last_of('/');
     const auto base =
         detail::squash(slash == std::string::npos ? run.source : run.source.substr(slash + 1));
-    for (const auto kind : {collective_kind::all_reduce, collective_kind::all_gather,
-                            collective_kind::reduce_scatter}) {
-      if (base.find(detail::squash(to_string(kind))) != std::string::npos) {
+    for (const auto kind :
+         {collective_op::all_reduce, collective_op::all_gather, collective_op::reduce_scatter}) {
+      if (base.find(detail::squash(nccl_tests_name(kind))) != std::string::npos) {
         run.collective = kind;
         run.collective_from = "the file name";
       }
@@ -614,14 +602,14 @@ inline nccl_run resolve_run(nccl_run run, const run_overrides& given) {
     const auto& s = run.samples[ratio_sample];
     const double r = s.printed_busbw / s.printed_algbw;
     std::string hint;
-    if (kind != collective_kind::all_reduce && r > 1.0 && r < 2.0) {
+    if (kind != collective_op::all_reduce && r > 1.0 && r < 2.0) {
       hint =
           " (as all_reduce it would be " + short_number(std::round(2.0 / (2.0 - r)), 6) + " ranks)";
     }
     throw invalid_spec(sample_location(run, s),
                        "busbw/algbw = " + short_number(s.printed_busbw) + "/" +
                            short_number(s.printed_algbw) + " = " + short_number(r, 5) + " fits " +
-                           std::string(to_string(kind)) + " for no number of ranks" + hint +
+                           std::string(nccl_tests_name(kind)) + " for no number of ranks" + hint +
                            "; check --op (collective "
                            "from " +
                            run.collective_from + ")");
@@ -694,7 +682,7 @@ inline nccl_run resolve_run(nccl_run run, const run_overrides& given) {
           sample_location(run, s),
           "busbw/algbw = " + short_number(s.printed_busbw) + "/" + short_number(s.printed_algbw) +
               " = " + short_number(s.printed_busbw / s.printed_algbw, 5) + ", but " +
-              std::string(to_string(kind)) + " over " + std::to_string(n) + " ranks (from " +
+              std::string(nccl_tests_name(kind)) + " over " + std::to_string(n) + " ranks (from " +
               run.ranks_from + ", collective from " + run.collective_from + ") has " +
               short_number(f, 5) + "; check --gpus and --op");
     }
@@ -746,9 +734,9 @@ struct row {
   double v = 0.0;
 };
 
-inline row make_row(collective_kind kind, std::int64_t n, const timed_size& p) {
+inline row make_row(collective_op kind, std::int64_t n, const timed_size& p) {
   const double t = p.time.value();
-  return {ring_steps(kind, n) / t, bus_factor(kind, n) * p.size.value() / t};
+  return {static_cast<double>(ring_steps(kind, n)) / t, bus_factor(kind, n) * p.size.value() / t};
 }
 
 /// Least squares of Σ(u·x1 + v·x2 − 1)² with x1 = α ≥ 0 and x2 = 1/β > 0, by modified
@@ -828,7 +816,7 @@ inline std::size_t distinct_sizes(std::span<const timed_size> points) {
 /// relative time residuals (see the header comment), with α ≥ 0 and β > 0. Exact: times
 /// generated by the model give back α and β to rounding. Throws invalid_spec(`what`, ...)
 /// with fewer than 2 distinct sizes or times that do not grow with the size.
-inline alpha_beta_fit fit_ring_alpha_beta(collective_kind kind, std::int64_t ranks,
+inline alpha_beta_fit fit_ring_alpha_beta(collective_op kind, std::int64_t ranks,
                                           std::span<const timed_size> points,
                                           const std::string& what = "fit") {
   if (ranks < 2) {
@@ -890,7 +878,7 @@ struct profile_residual {
 
 /// The calibrated interconnect: what the profile file holds and `--interconnect-file` reads.
 struct interconnect_profile {
-  collective_kind collective = collective_kind::all_reduce;
+  collective_op collective = collective_op::all_reduce;
   std::int64_t ranks = 0;
   std::optional<std::int64_t> nodes;
   std::string nodes_from;  ///< how `nodes` was found (host lines, --nodes, --ranks-per-node)
@@ -1002,7 +990,7 @@ struct sums {
 
 /// Breakpoints (indices into the distinct sizes) of the best piecewise fit with `segments`
 /// lines, each over >= min_sizes distinct sizes; empty when no such split is feasible.
-inline std::vector<std::size_t> best_split(collective_kind kind, std::int64_t n,
+inline std::vector<std::size_t> best_split(collective_op kind, std::int64_t n,
                                            const std::vector<std::vector<timed_size>>& by_size,
                                            std::size_t segments, std::size_t min_sizes) {
   const std::size_t k = by_size.size();
@@ -1059,7 +1047,8 @@ inline calibration_result calibrate(std::span<const nccl_run> runs,
   }
   const auto kind = *runs.front().collective;
   const auto n = *runs.front().ranks;
-  const std::string group = std::string(to_string(kind)) + " over " + std::to_string(n) + " ranks";
+  const std::string group =
+      std::string(nccl_tests_name(kind)) + " over " + std::to_string(n) + " ranks";
   if (options.segments < 1 || options.segments > 8) {
     throw invalid_spec("--segments",
                        std::to_string(options.segments) + " is out of range; expected 1..8");
@@ -1269,7 +1258,7 @@ inline const interconnect_profile& primary_profile(std::span<const interconnect_
   }
   const interconnect_profile* best = nullptr;
   for (const auto& p : profiles) {
-    if (p.collective == collective_kind::all_reduce && (!best || p.ranks > best->ranks)) {
+    if (p.collective == collective_op::all_reduce && (!best || p.ranks > best->ranks)) {
       best = &p;
     }
   }
