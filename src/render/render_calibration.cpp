@@ -34,7 +34,7 @@ std::string gbs(bytes_per_second r) { return fmt::format("{:.2f}", r.value() / 1
 
 std::string model_line(collective_op kind) {
   return kind == collective_op::all_reduce ? "t(M) = 2(n-1)*alpha + 2(n-1)/n * M/beta"
-                                             : "t(M) = (n-1)*alpha + (n-1)/n * M/beta";
+                                           : "t(M) = (n-1)*alpha + (n-1)/n * M/beta";
 }
 
 std::string stats_text(const residual_stats& s) {

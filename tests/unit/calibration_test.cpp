@@ -101,8 +101,8 @@ TEST_CASE("Collective names are read in nccl-tests' and tpcost's spellings", "[c
 
 TEST_CASE("The fit recovers alpha and beta exactly from times the model generates",
           "[calibration]") {
-  for (const auto kind : {collective_op::all_reduce, collective_op::all_gather,
-                          collective_op::reduce_scatter}) {
+  for (const auto kind :
+       {collective_op::all_reduce, collective_op::all_gather, collective_op::reduce_scatter}) {
     for (const std::int64_t n : {2, 8, 16, 72}) {
       const link_spec truth{371.25 * units::GB / units::s, 2.75 * units::us};
       std::vector<timed_size> points;

@@ -3,9 +3,9 @@
 
 #include <catch2/catch.hpp>
 
+#include "tpcost/comm/calibration.hpp"
 #include "tpcost/comm/placement.hpp"
 #include "tpcost/comm/topology.hpp"
-#include "tpcost/comm/calibration.hpp"
 #include "tpcost/hardware/presets.hpp"
 
 using namespace tpcost;
