@@ -507,7 +507,7 @@ file_check check_one(const config_document& doc, const check_options& opts, step
     if (report.assumption.empty()) {
       report.assumption = in.origin.assumption();
     }
-    if (in.seed_model()) {
+    if (in.article_model()) {
       report.model = "the article's model";
       metrics =
           metrics_at(sweep_tp(in.layer, in.device, degrees, target), in.topology.gpus_per_node);

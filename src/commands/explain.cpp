@@ -28,7 +28,7 @@ void run_explain(const explain_options& opts) {
   const auto tp = parse_count(opts.tp, "--tp");
   validate_tp(tp);
   const auto target = to_efficiency_target(opts.layer);
-  if (in.seed_model()) {
+  if (in.article_model()) {
     emit(opts.output,
          render_explain(explain_tp(in.layer, in.device, tp, target), format, in.origin));
     return;

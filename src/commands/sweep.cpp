@@ -115,7 +115,7 @@ void run_sweep(const sweep_options& opts) {
     const auto charts = show_figure(opts.display, opts.output, figure);
     emit(opts.output, charts.empty() ? text : text + "\n" + charts, opts.display.ascii);
   };
-  if (in.seed_model()) {
+  if (in.article_model()) {
     const auto result = sweep_tp(in.layer, in.device, degrees, target);
     show(result, sweep_figure(result, in.topology.gpus_per_node));
   } else {

@@ -116,8 +116,8 @@ double fraction_flag(const std::string& text, const char* flag) {
 namespace {
 
 /// The seed demo's B and P: the defaults without a preset.
-constexpr bytes_per_second seed_bandwidth = 600 * units::GB / units::s;
-constexpr flops_per_second seed_peak = 1 * units::PFLOP / units::s;
+constexpr bytes_per_second article_bandwidth = 600 * units::GB / units::s;
+constexpr flops_per_second article_peak = 1 * units::PFLOP / units::s;
 
 /// The refined options. The collective defaults to auto when `hardware` (a preset or a
 /// profile) describes a topology; flags the chosen model would ignore are rejected.
@@ -126,9 +126,9 @@ tp_options to_tp_options(const refined_flags& flags, bool hardware) {
   o.collective = flags.collective.empty()
                      ? (hardware ? collective_choice::automatic : collective_choice::article)
                      : parse_collective_choice(flags.collective, "--collective");
-  o.seed_bandwidth = flags.bandwidth_kind.empty()
-                         ? bandwidth_kind::algbw
-                         : parse_bandwidth_kind(flags.bandwidth_kind, "--bandwidth-kind");
+  o.article_bandwidth = flags.bandwidth_kind.empty()
+                            ? bandwidth_kind::algbw
+                            : parse_bandwidth_kind(flags.bandwidth_kind, "--bandwidth-kind");
   o.sequence_parallel = flags.sp;
   o.recompute = parse_recompute(flags.recompute, "--recompute");
   o.overlap = fraction_flag(flags.overlap, "--overlap");
@@ -168,7 +168,7 @@ cluster_topology to_topology(const refined_flags& flags, const std::string& band
   // 1. The presets, else the seed's defaults: 8 GPUs per node, 600 GB/s inside, no latency,
   //    no inter-node link.
   cluster_topology t{
-      .gpus_per_node = 8, .intra = {.bandwidth = seed_bandwidth, .latency = {}}, .inter = {}};
+      .gpus_per_node = 8, .intra = {.bandwidth = article_bandwidth, .latency = {}}, .inter = {}};
   if (!flags.gpu.empty()) {
     origin.gpu = &gpu_preset_by_name(flags.gpu, "--gpu");
     t.gpus_per_node = origin.gpu->gpus_per_node.value;
@@ -261,8 +261,8 @@ layer_inputs to_layer_inputs(const layer_flags& layer, const refined_flags& refi
     }
   }
   const auto dimension = [&](const std::string& text, const char* flag, std::int64_t preset,
-                             std::int64_t seed_default) {
-    return !text.empty() ? parse_count(text, flag) : model ? preset : seed_default;
+                             std::int64_t article_default) {
+    return !text.empty() ? parse_count(text, flag) : model ? preset : article_default;
   };
   in.layer = layer_spec{
       .batch = parse_count(layer.batch, "--micro-batch"),
@@ -282,7 +282,7 @@ layer_inputs to_layer_inputs(const layer_flags& layer, const refined_flags& refi
     origin.peak_rate = std::string(*peak_rate_name(in.layer.element));
     in.device.peak = origin.peak->value;
   } else {
-    in.device.peak = seed_peak;
+    in.device.peak = article_peak;
   }
   // B: --bandwidth, else the intra-node link of the profile or the GPU preset, else the seed's
   // 600 GB/s. Not --intra-bandwidth: that flag sets the alpha-beta model's link only.
@@ -293,7 +293,7 @@ layer_inputs to_layer_inputs(const layer_flags& layer, const refined_flags& refi
   } else if (origin.gpu != nullptr) {
     in.device.bandwidth = origin.gpu->intra.bandwidth.value;
   } else {
-    in.device.bandwidth = seed_bandwidth;
+    in.device.bandwidth = article_bandwidth;
   }
   in.options = to_tp_options(refined, origin.any());
   if (model) {

@@ -65,7 +65,7 @@ struct layer_inputs {
   hardware_origin origin;
 
   /// The seed's model exactly: the seed's sweep and renderers apply (sweep.hpp).
-  [[nodiscard]] bool seed_model() const { return is_seed_model(layer, options); }
+  [[nodiscard]] bool article_model() const { return is_article_model(layer, options); }
 };
 
 /// "{name,name,...}": the preset names as a positional's type (`model show NAME`), which --help

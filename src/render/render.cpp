@@ -141,7 +141,7 @@ std::string collective_origin(const tp_options& o) {
 }
 std::string links_line(const refined_sweep_result& r) {
   if (r.options.collective == collective_choice::article) {
-    return r.options.seed_bandwidth == bandwidth_kind::algbw
+    return r.options.article_bandwidth == bandwidth_kind::algbw
                ? fmt::format(
                      "the article's B = {} as an all-reduce's algbw: M/B per all-reduce, "
                      "M/(2B) per all-gather or reduce-scatter, no latency",
@@ -438,12 +438,12 @@ std::string algorithm_derivation(const refined_sweep_result& r, const refined_la
   return o;
 }
 
-std::string seed_derivation(const refined_sweep_result& r, const collective_use& use) {
+std::string article_derivation(const refined_sweep_result& r, const collective_use& use) {
   const auto m = io::to_string(use.cost.wire_bytes);
   const auto b = io::to_string(r.device.bandwidth);
   const bool ar = use.op == collective_op::all_reduce;
   const auto t = use.cost.time;
-  if (r.options.seed_bandwidth == bandwidth_kind::algbw) {
+  if (r.options.article_bandwidth == bandwidth_kind::algbw) {
     return ar ? fmt::format("     article: T = M/B = {} / {} = {}\n", m, b, io::to_string(t))
               : fmt::format("     article: T = M/(2B) = half an all-reduce = {} / {} = {}\n", m, b,
                             io::to_string(t));
@@ -491,7 +491,7 @@ std::string refined_explain_text(const refined_explanation& x, const hardware_or
     const auto& use = cost.collectives[i];
     o += fmt::format("{}. One {} of M over n = {}\n", ++step, to_string(use.op), row.tp);
     if (!cost.group) {
-      o += seed_derivation(r, use);
+      o += article_derivation(r, use);
     } else {
       const bool automatic = r.options.collective == collective_choice::automatic;
       if (automatic) {
@@ -590,8 +590,8 @@ std::string refined_explain_text(const refined_explanation& x, const hardware_or
   o += fmt::format(
       "{}. For comparison, the article's model: C = 4*M/B = 4 * {} / {} = {} at every t\n"
       "   ({}, as the all-reduce's algbw)\n",
-      ++step, io::to_string(r.message), io::to_string(r.seed_comparison_bandwidth),
-      io::to_ms(r.seed_comm),
+      ++step, io::to_string(r.message), io::to_string(r.article_comparison_bandwidth),
+      io::to_ms(r.article_comm),
       r.options.collective == collective_choice::article ? "B = --bandwidth"
                                                          : "B = the intra-node link");
   return o;
@@ -647,7 +647,7 @@ std::string render_explain(const tp_explanation& explanation, output_format form
                            const hardware_origin& origin) {
   if (format == output_format::json) {
     nlohmann::json j = with_hardware(explanation.sweep, origin);
-    j["schema"] = "tpcost.explain/1";
+    j["schema"] = "tpcost.explain/2";
     j["ratio_closed_form"] = explanation.ratio_closed_form;
     j["half_critical_tp"] = explanation.half_critical_tp;
     j["efficiency_at_half_critical"] = explanation.efficiency_at_half_critical;
@@ -682,8 +682,8 @@ std::string render_explain(const refined_explanation& explanation, output_format
                            const hardware_origin& origin) {
   if (format == output_format::json) {
     nlohmann::json j = with_hardware(explanation.sweep, origin);
-    j["schema"] = "tpcost.explain/1";
-    j["seed_comm_s"] = explanation.sweep.seed_comm.value();
+    j["schema"] = "tpcost.explain/2";
+    j["article_comm_s"] = explanation.sweep.article_comm.value();
     auto& alternatives = j["alternatives"] = nlohmann::json::array();
     const auto& uses = explanation.sweep.rows.front().cost.collectives;
     for (std::size_t i = 0; i < uses.size(); ++i) {

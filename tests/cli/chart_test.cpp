@@ -101,7 +101,7 @@ int left_eighths(const std::string& glyph) {
   return it == table.end() ? 0 : it->second;
 }
 
-sweep_result seed_sweep(const std::vector<std::int64_t>& degrees) {
+sweep_result article_sweep(const std::vector<std::int64_t>& degrees) {
   return sweep_tp(layer_spec{}, device_spec{}, degrees);
 }
 
@@ -219,7 +219,7 @@ TEST_CASE("a bar whose values are all zero draws no cells", "[chart]") {
 }
 
 TEST_CASE("the t* marker is drawn in t*'s column of the log2 axis", "[chart]") {
-  const auto result = seed_sweep({1, 2, 4, 8, 16, 32});
+  const auto result = article_sweep({1, 2, 4, 8, 16, 32});
   REQUIRE_THAT(result.critical_tp, Catch::Matchers::WithinRel(22.1184, 1e-4));
   const auto fig = sweep_figure(result, 8);
   const auto& curve = std::get<chart::curve_chart>(fig.panels.front());
@@ -336,7 +336,7 @@ TEST_CASE("every chart line fits in 80 columns", "[chart]") {
     if (degrees.empty()) {
       degrees = every;
     }
-    const auto fig = sweep_figure(seed_sweep(degrees), 8);
+    const auto fig = sweep_figure(article_sweep(degrees), 8);
     for (const bool unicode : {true, false}) {
       for (const bool color : {true, false}) {
         const auto text = chart::draw(fig, {.unicode = unicode, .color = color, .width = 80});
@@ -351,7 +351,7 @@ TEST_CASE("every chart line fits in 80 columns", "[chart]") {
 }
 
 TEST_CASE("ASCII charts are pure 7-bit ASCII and colourless charts have no escape", "[chart]") {
-  const auto fig = sweep_figure(seed_sweep({1, 2, 4, 8, 16, 32, 64}), 8);
+  const auto fig = sweep_figure(article_sweep({1, 2, 4, 8, 16, 32, 64}), 8);
   const auto ascii = chart::draw(fig, {.unicode = false, .color = false});
   CHECK(std::all_of(ascii.begin(), ascii.end(),
                     [](char c) { return static_cast<unsigned char>(c) < 0x80; }));
@@ -364,7 +364,7 @@ TEST_CASE("ASCII charts are pure 7-bit ASCII and colourless charts have no escap
 
 TEST_CASE("a marker beyond the swept range points off the edge", "[chart]") {
   // t* = 22.1 is right of a sweep that stops at 16.
-  const auto fig = sweep_figure(seed_sweep({1, 2, 4, 8, 16}), 8);
+  const auto fig = sweep_figure(article_sweep({1, 2, 4, 8, 16}), 8);
   const auto text = chart::draw(std::get<chart::curve_chart>(fig.panels.front()), {});
   CHECK(text.find("t*=22.1 →") != std::string::npos);
   CHECK(text.find("┊\n") == std::string::npos);  // no marker line drawn in the plot
@@ -426,7 +426,7 @@ TEST_CASE("the display flags are checked before any work", "[display]") {
 }
 
 TEST_CASE("the gnuplot script holds the data, the markers and escaped tic labels", "[plot]") {
-  const auto result = seed_sweep({1, 2, 4, 8, 16, 32});
+  const auto result = article_sweep({1, 2, 4, 8, 16, 32});
   const auto script = gnuplot_script(sweep_figure(result, 8), image_format::svg, "it's.svg");
   CHECK(script.find("set terminal svg") != std::string::npos);
   CHECK(script.find("set output 'it''s.svg'") != std::string::npos);

@@ -31,7 +31,7 @@ std::string error_of(F&& f) {
 
 TEST_CASE("Without a preset the inputs are the seed demo's", "[cli_options]") {
   const auto in = to_layer_inputs(layer_flags{}, refined_flags{});
-  CHECK(in.seed_model());
+  CHECK(in.article_model());
   CHECK(in.layer.element.name == "fp32");
   CHECK(in.device.peak.value() == 1e15);
   CHECK(in.device.bandwidth.value() == 600e9);
@@ -50,7 +50,7 @@ TEST_CASE("A GPU preset gives bf16, its dense peak, its link and node size, and 
   r.interconnect = "ndr";
   const auto in = to_layer_inputs(layer_flags{}, r);
   const auto& h100 = *find_gpu_preset("h100-sxm");
-  CHECK_FALSE(in.seed_model());
+  CHECK_FALSE(in.article_model());
   CHECK(in.options.collective == collective_choice::automatic);
   CHECK(in.layer.element.name == "bf16");
   CHECK(in.device.peak.value() == h100.peak.bf16.value.value());
@@ -114,7 +114,7 @@ TEST_CASE("Explicit flags win over the presets", "[cli_options]") {
   seed.gpu = "a100";
   seed.collective = "seed";
   in = to_layer_inputs(layer_flags{}, seed);
-  CHECK(in.seed_model());  // the seed's formulas, with the A100's P and NVLink 3 as B
+  CHECK(in.article_model());  // the seed's formulas, with the A100's P and NVLink 3 as B
   CHECK(in.options.collective == collective_choice::article);
   CHECK(in.device.peak.value() == 312e12);
   CHECK(in.device.bandwidth.value() == 300e9);

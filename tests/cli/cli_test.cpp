@@ -86,7 +86,7 @@ TEST_CASE("explain --format json carries the closed-form ratio", "[cli]") {
   const auto r = run("explain --tp 8 --format json");
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
-  CHECK(j.at("schema") == "tpcost.explain/1");
+  CHECK(j.at("schema") == "tpcost.explain/2");
   CHECK(j.at("ratio_closed_form").get<double>() == Approx(0.3616898148148148).epsilon(1e-12));
   CHECK(j.at("rows").size() == 1);
 }

@@ -48,14 +48,14 @@ static_assert(bus_factor(collective_op::all_gather, 8) == 0.875);
 static_assert(bus_bandwidth(collective_op::all_reduce, 4, bytes_per_second(100.0)).value() ==
               150.0);
 // The seed's convention, B as algbw: an all-reduce costs M/B; RS and AG half of it.
-static_assert(seed_cost(collective_op::all_reduce, 8, n_bytes, bytes_per_second(256.0),
-                        bandwidth_kind::algbw)
+static_assert(article_cost(collective_op::all_reduce, 8, n_bytes, bytes_per_second(256.0),
+                           bandwidth_kind::algbw)
                   .time.value() == 4.0);
-static_assert(seed_cost(collective_op::reduce_scatter, 8, n_bytes, bytes_per_second(256.0),
-                        bandwidth_kind::algbw)
+static_assert(article_cost(collective_op::reduce_scatter, 8, n_bytes, bytes_per_second(256.0),
+                           bandwidth_kind::algbw)
                       .time.value() +
-                  seed_cost(collective_op::all_gather, 8, n_bytes, bytes_per_second(256.0),
-                            bandwidth_kind::algbw)
+                  article_cost(collective_op::all_gather, 8, n_bytes, bytes_per_second(256.0),
+                               bandwidth_kind::algbw)
                       .time.value() ==
               4.0);
 

@@ -40,7 +40,7 @@ TEST_CASE("A group of one GPU costs nothing, whatever the algorithm", "[collecti
     CHECK(ring.wire_bytes.value() == 0.0);
     CHECK(ring.steps == 0);
     CHECK(hierarchical_cost(op, 1, 1, m, intra, inter).time.value() == 0.0);
-    CHECK(seed_cost(op, 1, m, intra.bandwidth, bandwidth_kind::busbw).time.value() == 0.0);
+    CHECK(article_cost(op, 1, m, intra.bandwidth, bandwidth_kind::busbw).time.value() == 0.0);
   }
   const auto tree = tree_all_reduce_cost(1, m, intra);
   CHECK(tree.time.value() == 0.0);
@@ -160,25 +160,26 @@ TEST_CASE("The seed's convention: M/B per all-reduce at any n, M/(2B) per all-ga
   for (const std::int64_t n : {1, 2, 8, 16, 64}) {
     CAPTURE(n);
     const auto ar =
-        seed_cost(collective_op::all_reduce, n, m, intra.bandwidth, bandwidth_kind::algbw);
+        article_cost(collective_op::all_reduce, n, m, intra.bandwidth, bandwidth_kind::algbw);
     CHECK_THAT(ar.time.value(), near(10e-3));  // 1e9 / 1e11
     CHECK(ar.wire_bytes == m);
     CHECK(ar.steps == 0);
     const auto ag =
-        seed_cost(collective_op::all_gather, n, m, intra.bandwidth, bandwidth_kind::algbw);
+        article_cost(collective_op::all_gather, n, m, intra.bandwidth, bandwidth_kind::algbw);
     CHECK_THAT(ag.time.value(), near(5e-3));
   }
   // busbw: B is the bus bandwidth, so the ring's bandwidth term without latency.
   // n=8: 1.75e9 / 1e11 = 17.5 ms; n=64: 1.96875e9 / 1e11 = 19.6875 ms.
-  CHECK_THAT(seed_cost(collective_op::all_reduce, 8, m, intra.bandwidth, bandwidth_kind::busbw)
+  CHECK_THAT(article_cost(collective_op::all_reduce, 8, m, intra.bandwidth, bandwidth_kind::busbw)
                  .time.value(),
              near(17.5e-3));
-  CHECK_THAT(seed_cost(collective_op::all_reduce, 64, m, intra.bandwidth, bandwidth_kind::busbw)
+  CHECK_THAT(article_cost(collective_op::all_reduce, 64, m, intra.bandwidth, bandwidth_kind::busbw)
                  .time.value(),
              near(19.6875e-3));
-  CHECK_THAT(seed_cost(collective_op::reduce_scatter, 16, m, intra.bandwidth, bandwidth_kind::busbw)
-                 .time.value(),
-             near(9.375e-3));
+  CHECK_THAT(
+      article_cost(collective_op::reduce_scatter, 16, m, intra.bandwidth, bandwidth_kind::busbw)
+          .time.value(),
+      near(9.375e-3));
 }
 
 TEST_CASE("nccl-tests: busbw = algbw*2(n-1)/n for all-reduce, *(n-1)/n for RS and AG",

@@ -66,7 +66,7 @@ TEST_CASE("NVLink vs PCIe at h=8192, t=8: R = 0.3617 (26.6% comm) and twice that
   const auto nvlink = tp_cost_per_layer(demo, device, 8);
   const double r = comm_compute_ratio(nvlink.comm, nvlink.compute);
   CHECK_THAT(r, near(r_nvlink_exact));
-  CHECK_THAT(seed_ratio_closed_form(demo, device, 8), near(r_nvlink_exact));
+  CHECK_THAT(article_ratio_closed_form(demo, device, 8), near(r_nvlink_exact));
   CHECK_THAT(r / (1 + r), near(0.265618, 1e-5));  // the article's "about 26%"
 
   const device_spec pcie{.peak = device.peak, .bandwidth = bytes_per_second(300e9)};
@@ -82,7 +82,7 @@ TEST_CASE("R's closed form t*P*d/(18*h*B) equals T_comm/T_calc for any inputs",
   const device_spec dev{.peak = flops_per_second(312e12), .bandwidth = bytes_per_second(2.5e10)};
   for (const std::int64_t t : {1, 3, 7, 64, 1000}) {
     const auto cost = tp_cost_per_layer(odd, dev, t);
-    CHECK_THAT(seed_ratio_closed_form(odd, dev, static_cast<double>(t)),
+    CHECK_THAT(article_ratio_closed_form(odd, dev, static_cast<double>(t)),
                near(comm_compute_ratio(cost.comm, cost.compute), 1e-12));
   }
 }

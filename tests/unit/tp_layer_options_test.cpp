@@ -31,7 +31,7 @@ tp_options with(collective_choice c) {
 
 TEST_CASE("Default options are the seed's model, number for number", "[tp_layer_options][seed]") {
   const tp_options defaults;
-  CHECK(is_seed_model(demo, defaults));
+  CHECK(is_article_model(demo, defaults));
   for (const std::int64_t t : {1, 2, 4, 8, 16, 32, 3}) {
     CAPTURE(t);
     const auto seed = tp_cost_per_layer(demo, device, t);
@@ -47,17 +47,17 @@ TEST_CASE("Default options are the seed's model, number for number", "[tp_layer_
 TEST_CASE("Any refinement leaves the seed's model", "[tp_layer_options]") {
   auto o = tp_options{};
   o.sequence_parallel = true;
-  CHECK_FALSE(is_seed_model(demo, o));
+  CHECK_FALSE(is_article_model(demo, o));
   o = {};
   o.overlap = 0.25;
-  CHECK_FALSE(is_seed_model(demo, o));
+  CHECK_FALSE(is_article_model(demo, o));
   o = {};
   o.comm_dtype = dtype{"fp8", 1};
-  CHECK_FALSE(is_seed_model(demo, o));
+  CHECK_FALSE(is_article_model(demo, o));
   o = {};
   o.comm_dtype = dtype{"float32", 4};  // the same size on the wire: still the seed
-  CHECK(is_seed_model(demo, o));
-  CHECK_FALSE(is_seed_model(demo, with(collective_choice::ring)));
+  CHECK(is_article_model(demo, o));
+  CHECK_FALSE(is_article_model(demo, with(collective_choice::ring)));
 }
 
 TEST_CASE("SP: 4 all-gathers + 4 reduce-scatters put the all-reduces' bytes on the wire",
@@ -269,12 +269,12 @@ TEST_CASE("An FP8 compute dtype sends BF16 activations unless the wire dtype is 
   fp8.element = dtype{.name = "fp8", .size_bytes = 1};
   CHECK(wire_dtype(fp8, tp_options{}).name == "bf16");
   CHECK(wire_dtype(fp8, tp_options{}).size_bytes == 2);
-  CHECK_FALSE(is_seed_model(fp8, tp_options{}));
+  CHECK_FALSE(is_article_model(fp8, tp_options{}));
   tp_options fp8_comm;
   fp8_comm.comm_dtype = dtype{.name = "fp8", .size_bytes = 1};
   CHECK(wire_dtype(fp8, fp8_comm).size_bytes == 1);
-  CHECK(is_seed_model(fp8, fp8_comm));  // the article's d = 1, asked for
-  layer_spec one_byte = demo;           // a byte count is the article's d, as given
+  CHECK(is_article_model(fp8, fp8_comm));  // the article's d = 1, asked for
+  layer_spec one_byte = demo;              // a byte count is the article's d, as given
   one_byte.element = dtype{.name = "1", .size_bytes = 1};
   CHECK(wire_dtype(one_byte, tp_options{}).size_bytes == 1);
 }
@@ -288,7 +288,7 @@ TEST_CASE("A model's layer: GQA, SwiGLU and the attention scores, and its TP rul
   l.hidden = gpt.model->hidden;
   const double b = 2, s = 2048, h = 12288;
   CHECK_THAT(layer_flops(l, gpt).value(), near(72 * b * s * h * h + 12 * b * s * s * h, 1e-12));
-  CHECK_FALSE(is_seed_model(l, gpt));
+  CHECK_FALSE(is_article_model(l, gpt));
   // Llama 3 70B: 8 KV heads, a gated MLP of 28672.
   tp_options llama;
   llama.model = model_preset_named("llama-3-70b", "model").spec;

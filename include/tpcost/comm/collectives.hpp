@@ -283,8 +283,8 @@ constexpr collective_cost tree_all_reduce_cost(std::int64_t n, bytes message,
 ///    parallelism costs what the all-reduces cost. Wire bytes are what B is charged for.
 ///  - `busbw`: B is nccl-tests' bus bandwidth, `T = bus_factor(op, n)·M/B` (0 at n = 1): the
 ///    ring's bandwidth term without latency.
-constexpr collective_cost seed_cost(collective_op op, std::int64_t n, bytes message,
-                                    bytes_per_second bandwidth, bandwidth_kind kind) {
+constexpr collective_cost article_cost(collective_op op, std::int64_t n, bytes message,
+                                       bytes_per_second bandwidth, bandwidth_kind kind) {
   if (kind == bandwidth_kind::busbw) {
     if (n <= 1) {
       return {};

@@ -225,7 +225,7 @@ constexpr link_spec flat_link(const cluster_topology& topology, const group_plac
 
 /// Whether `algorithm` implements `op` at all (as in NCCL): tree, NVLS-tree and CollNet are
 /// all-reduce only, PAT all-gather/reduce-scatter only; `seed` is not an α–β algorithm and
-/// is costed by `seed_cost`. Whether the hardware runs it is `nccl_collective_cost`'s answer.
+/// is costed by `article_cost`. Whether the hardware runs it is `nccl_collective_cost`'s answer.
 constexpr bool implements(collective_algorithm algorithm, collective_op op) {
   switch (algorithm) {
     case collective_algorithm::article:
@@ -489,7 +489,7 @@ inline collective_comparison compare_collectives(const cluster_topology& topolog
     out.rows.push_back(row);
   };
   add(collective_algorithm::article,
-      seed_cost(op, ranks, message, topology.intra.bandwidth, bandwidth_kind::algbw));
+      article_cost(op, ranks, message, topology.intra.bandwidth, bandwidth_kind::algbw));
   for (const auto& c : nccl_candidate_costs(topology, out.group, op, message)) {
     add(c.algorithm, c.cost);
   }

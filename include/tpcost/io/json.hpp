@@ -117,7 +117,7 @@ inline void to_json(nlohmann::json& j, const refined_sweep_result& r) {
         {"flops_per_s", r.device.peak.value()},
         {"bandwidth_bytes_per_s", r.device.bandwidth.value()},
         {"bandwidth_kind", alpha_beta ? nlohmann::json(nullptr)
-                                      : nlohmann::json(to_string(r.options.seed_bandwidth))},
+                                      : nlohmann::json(to_string(r.options.article_bandwidth))},
         {"collective", to_string(r.options.collective)},
         {"sequence_parallel", r.options.sequence_parallel},
         {"recompute", to_string(r.options.recompute)},

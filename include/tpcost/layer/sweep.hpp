@@ -120,7 +120,7 @@ inline tp_explanation explain_tp(const layer_spec& layer, const device_spec& dev
                                  std::int64_t tp, double efficiency_target = 0.7) {
   tp_explanation out;
   out.sweep = sweep_tp(layer, device, {tp}, efficiency_target);
-  out.ratio_closed_form = seed_ratio_closed_form(layer, device, static_cast<double>(tp));
+  out.ratio_closed_form = article_ratio_closed_form(layer, device, static_cast<double>(tp));
   out.half_critical_tp = out.sweep.critical_tp / 2.0;
   out.efficiency_at_half_critical =
       efficiency(out.sweep.single_gpu_compute, out.sweep.comm, out.half_critical_tp);
@@ -152,8 +152,8 @@ struct refined_sweep_result {
   seconds single_gpu_compute{};  ///< A = layer_flops / P
   /// For comparison: the seed's C = 4·M/B on the same message, with B = --bandwidth under the
   /// seed collective and the intra-node link under the α–β ones.
-  seconds seed_comm{};
-  bytes_per_second seed_comparison_bandwidth{};
+  seconds article_comm{};
+  bytes_per_second article_comparison_bandwidth{};
   std::vector<refined_row> rows;
   /// The largest swept degree with E >= target, and μ = E there (none if no degree qualifies).
   std::optional<std::int64_t> best_swept_tp;
@@ -228,7 +228,7 @@ inline refined_row make_refined_row(const layer_spec& layer, const device_spec& 
   return refined_row{.row = row, .cost = std::move(cost)};
 }
 
-/// The refined sweep: validates, then evaluates every degree. With `is_seed_model(layer,
+/// The refined sweep: validates, then evaluates every degree. With `is_article_model(layer,
 /// options)` the numbers equal `sweep_tp(layer, device, ...)`'s; the CLI then uses the seed's
 /// sweep itself, so that its output stays byte for byte the seed's.
 inline refined_sweep_result sweep_tp(const layer_spec& layer, const device_spec& device,
@@ -259,11 +259,11 @@ inline refined_sweep_result sweep_tp(const layer_spec& layer, const device_spec&
     r.model_layer = layer_forward_flops_per_token(*options.model, layer.seq);
   }
   r.single_gpu_compute = r.layer_flops / device.peak;
-  r.seed_comparison_bandwidth = options.collective == collective_choice::article
-                                    ? device.bandwidth
-                                    : topology.intra.bandwidth;
-  r.seed_comm =
-      static_cast<double>(seed_collectives_per_layer) * r.message / r.seed_comparison_bandwidth;
+  r.article_comparison_bandwidth = options.collective == collective_choice::article
+                                       ? device.bandwidth
+                                       : topology.intra.bandwidth;
+  r.article_comm = static_cast<double>(article_collectives_per_layer) * r.message /
+                   r.article_comparison_bandwidth;
   r.rows.reserve(degrees.size());
   for (const auto tp : degrees) {
     validate_tp(tp);

@@ -39,9 +39,9 @@ inline constexpr std::int64_t max_dimension = std::numeric_limits<std::int32_t>:
 inline constexpr std::int64_t max_tp_degree = std::int64_t{1} << 24;
 
 /// Collectives per layer in the seed: 2 all-reduces forward, 2 backward.
-inline constexpr int seed_collectives_per_layer = 4;
+inline constexpr int article_collectives_per_layer = 4;
 /// FLOP per b·s·h² for a layer's forward and backward pass (Megatron, no attention scores).
-inline constexpr double seed_flops_coefficient = 72.0;
+inline constexpr double article_flops_coefficient = 72.0;
 
 /// `M_msg = b·s·h·d`: the bytes of one collective's message, independent of `t`.
 constexpr bytes message_bytes(const layer_spec& layer) {
@@ -52,13 +52,13 @@ constexpr bytes message_bytes(const layer_spec& layer) {
 
 /// `M_layer = 4·b·s·h·d`: TP bytes per layer, forward and backward.
 constexpr bytes tp_comm_bytes_per_layer(const layer_spec& layer) {
-  return seed_collectives_per_layer * message_bytes(layer);
+  return article_collectives_per_layer * message_bytes(layer);
 }
 
 /// `F_layer = 72·b·s·h²`: the whole layer's FLOP, forward and backward.
 constexpr flops layer_flops(const layer_spec& layer) {
   const auto h = static_cast<double>(layer.hidden);
-  return seed_flops_coefficient * static_cast<double>(layer.batch) *
+  return article_flops_coefficient * static_cast<double>(layer.batch) *
          static_cast<double>(layer.seq) * h * h * units::FLOP;
 }
 
@@ -78,8 +78,8 @@ constexpr seconds comm_time(const layer_spec& layer, const device_spec& device) 
 }
 
 /// `R = t·P·d / (18·h·B)`: the seed's closed form of T_comm / T_calc.
-constexpr double seed_ratio_closed_form(const layer_spec& layer, const device_spec& device,
-                                        double tp) {
+constexpr double article_ratio_closed_form(const layer_spec& layer, const device_spec& device,
+                                           double tp) {
   return tp * device.peak.value() * static_cast<double>(layer.element.size_bytes) /
          (18.0 * static_cast<double>(layer.hidden) * device.bandwidth.value());
 }

@@ -3,7 +3,7 @@
 // partial overlap and a separate wire dtype.
 //
 // With every option at its default (`tp_options{}`), the model is the seed's: 4 all-reduces of
-// b·s·h·d bytes at `B` each, 72·b·s·h² FLOP, no overlap. `is_seed_model` says when that is the
+// b·s·h·d bytes at `B` each, 72·b·s·h² FLOP, no overlap. `is_article_model` says when that is the
 // case; the CLI then prints the seed's output unchanged.
 //
 // Collectives per layer (forward + backward):
@@ -62,7 +62,7 @@ enum class collective_choice { article, ring, tree, hierarchical, automatic };
 /// The refinements of the seed's per-layer model. The defaults give the seed's model.
 struct tp_options {
   collective_choice collective = collective_choice::article;
-  bandwidth_kind seed_bandwidth = bandwidth_kind::algbw;  ///< what B is under `seed`
+  bandwidth_kind article_bandwidth = bandwidth_kind::algbw;  ///< what B is under `seed`
   bool sequence_parallel = false;
   /// Selective reruns only the attention core (Q·Kᵀ, softmax, dropout, scores·V): no TP
   /// collective and no FLOP of the 72·b·s·h² count, so it changes the activation memory alone.
@@ -130,9 +130,9 @@ constexpr std::int64_t attention_heads(const layer_spec& layer, const tp_options
 /// all-reduce's algbw, no SP, no recomputation, no overlap, the wire dtype of the compute
 /// dtype's size, and no --heads (heads only enter the activation memory of the refined
 /// report).
-inline bool is_seed_model(const layer_spec& layer, const tp_options& options) {
+inline bool is_article_model(const layer_spec& layer, const tp_options& options) {
   return options.collective == collective_choice::article &&
-         options.seed_bandwidth == bandwidth_kind::algbw && !options.sequence_parallel &&
+         options.article_bandwidth == bandwidth_kind::algbw && !options.sequence_parallel &&
          options.recompute == recompute_mode::none && options.overlap == 0.0 &&
          wire_dtype(layer, options).size_bytes == layer.element.size_bytes && !options.heads &&
          !options.model;
@@ -180,7 +180,8 @@ struct layer_collectives {
 
 /// 4 all-reduces (6 with full recomputation); with SP, as many all-gathers and reduce-scatters.
 constexpr layer_collectives collectives_per_layer(const tp_options& options) {
-  const std::int64_t n = options.recompute == recompute_mode::full ? 6 : seed_collectives_per_layer;
+  const std::int64_t n =
+      options.recompute == recompute_mode::full ? 6 : article_collectives_per_layer;
   if (options.sequence_parallel) {
     return {.all_reduce = 0, .reduce_scatter = n, .all_gather = n};
   }
@@ -189,7 +190,7 @@ constexpr layer_collectives collectives_per_layer(const tp_options& options) {
 
 /// FLOP per b·s·h² for the layer: 72 (forward 24, backward 48), 96 with full recomputation.
 constexpr double flops_coefficient(const tp_options& options) {
-  return options.recompute == recompute_mode::full ? 96.0 : seed_flops_coefficient;
+  return options.recompute == recompute_mode::full ? 96.0 : article_flops_coefficient;
 }
 
 /// `F = 72·b·s·h²` or `96·b·s·h²` FLOP per layer, forward and backward; with a model, its
@@ -199,7 +200,7 @@ constexpr flops layer_flops(const layer_spec& layer, const tp_options& options) 
     return layer_flops_with_recompute(
         *options.model, layer.seq, static_cast<double>(layer.batch * layer.seq), options.recompute);
   }
-  return layer_flops(layer) * (flops_coefficient(options) / seed_flops_coefficient);
+  return layer_flops(layer) * (flops_coefficient(options) / article_flops_coefficient);
 }
 
 /// Per-GPU activation bytes of one layer, without and with SP, and the one the options select.
@@ -273,7 +274,7 @@ inline collective_use use_collective(const device_spec& device, const cluster_to
   switch (options.collective) {
     case collective_choice::article:
       use.algorithm = collective_algorithm::article;
-      use.cost = seed_cost(op, tp, message, device.bandwidth, options.seed_bandwidth);
+      use.cost = article_cost(op, tp, message, device.bandwidth, options.article_bandwidth);
       return use;
     case collective_choice::automatic: {
       // What NCCL picks, as `collective`, `step` and `plan` price it (topology.hpp).
