@@ -507,23 +507,22 @@ constexpr double attention_score_fraction(const transformer_spec& spec, std::int
   return (L - windowed + windowed * r) / L;
 }
 
-/// Whether the spec uses only what the step, plan and per-layer models cost: dense MHA/GQA
-/// with q_dim = h, no experts, no MLA, no MTP.
+/// Whether the spec uses only what every model costs, the per-layer one included: dense
+/// MHA/GQA (any head dimension: the layer's FLOPs are flops.hpp's, with q_dim), no experts,
+/// no MLA, no MTP.
 constexpr bool is_dense_mha(const transformer_spec& spec) {
-  return !is_moe(spec.moe) && !is_mla(spec.mla) && spec.mtp_layers == 0 &&
-         q_dim(spec) == spec.hidden;
+  return !is_moe(spec.moe) && !is_mla(spec.mla) && spec.mtp_layers == 0;
 }
 
 /// Throws `invalid_spec(field, ...)` naming what is not costed yet when the spec is not
 /// `is_dense_mha`: `model show` describes such models (parameters, FLOPs), and `step`, `check`
-/// and `plan` cost experts, MLA, MTP and head dimensions other than h/a, but the per-layer TP
-/// model (sweep, explain) prices only dense MHA/GQA layers.
+/// and `plan` cost experts, MLA and MTP, but the per-layer TP model (sweep, explain) prices
+/// only dense MHA/GQA layers.
 inline void require_dense_mha(const transformer_spec& spec, const std::string& field) {
-  const char* what = is_moe(spec.moe)             ? "mixture-of-experts layers"
-                     : is_mla(spec.mla)           ? "multi-head latent attention"
-                     : spec.mtp_layers > 0        ? "multi-token-prediction layers"
-                     : q_dim(spec) != spec.hidden ? "a head dimension other than hidden/heads"
-                                                  : nullptr;
+  const char* what = is_moe(spec.moe)      ? "mixture-of-experts layers"
+                     : is_mla(spec.mla)    ? "multi-head latent attention"
+                     : spec.mtp_layers > 0 ? "multi-token-prediction layers"
+                                           : nullptr;
   if (what != nullptr) {
     throw invalid_spec(field, std::string("the model has ") + what +
                                   ", which the per-layer model (sweep, explain) does not cost "
