@@ -101,9 +101,12 @@ set_tests_properties("cli: hostile: plan at the 2^24-GPU cap finishes with a lay
                      "cli: hostile: plan at the 2^24-GPU cap with nothing that fits is a clean exit 2"
                      "cli: hostile: plan at the cap proposes no CP layout whose G*cp sequences step refuses"
                      PROPERTIES TIMEOUT 10)
-tpcost_cli_case("hostile: a chart of 10^6 degrees"
-  ARGS sweep --tp 1..1000000:+1 --chart RC 2
-  STDERR "--tp: 1000000 degrees; a chart or plot shows at most 1024")
+tpcost_cli_case("hostile: a chart of 4096 degrees"
+  ARGS sweep --tp 1..4096:+1 --chart RC 2
+  STDERR "--tp: 4096 degrees; a chart or plot shows at most 1024")
+tpcost_cli_case("hostile: a list of 10^6 degrees"
+  ARGS sweep --tp 1..1000000:+1 RC 2
+  STDERR "--tp: '1..1000000:\\+1' expands to more than 4096 degrees")
 tpcost_cli_case("hostile: --print-config with a count that is not one"
   ARGS sweep --print-config --batch x RC 2 STDERR "--micro-batch: ")
 tpcost_cli_case("hostile: --print-config prints no config that --config rejects"
