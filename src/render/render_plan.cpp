@@ -14,6 +14,7 @@
 #include "render/text_table.hpp"
 #include "report/error_band.hpp"
 #include "tpcost/io/format.hpp"
+#include "tpcost/io/step_json.hpp"
 
 namespace tpcost::cli {
 
@@ -451,27 +452,6 @@ std::string plan_text(const plan_report& r) {
   return o;
 }
 
-nlohmann::json memory_json(const memory_report& m) {
-  const auto& peak = m.peak();
-  return {{"peak_stage", peak.stage},
-          {"weights_bytes", peak.weights.value()},
-          {"gradients_bytes", peak.gradients.value()},
-          {"optimizer_bytes", peak.optimizer.value()},
-          {"activations_bytes", peak.activations.value()},
-          {"total_bytes", peak.total().value()},
-          {"capacity_bytes", m.capacity.value()},
-          {"headroom_bytes", m.headroom().value()},
-          {"fits", m.fits()}};
-}
-
-nlohmann::json breakdown_json(const step_breakdown& b) {
-  nlohmann::json out = nlohmann::json::object();
-  for (const auto& part : breakdown_parts) {
-    out[std::string(part.key)] = (b.*part.time).value();
-  }
-  return out;
-}
-
 /// One layout; `req` is the request it was costed under (its CP exchange and dispatcher),
 /// `choices` what its layout string names.
 nlohmann::json layout_json(const parallel_config& par, const step_result& s,
@@ -513,15 +493,15 @@ nlohmann::json layout_json(const parallel_config& par, const step_result& s,
           {"tokens_per_s", s.tokens_per_second},
           {"global_batch", par.global_batch},
           {"samples_per_s", static_cast<double>(par.global_batch) / s.step_time.value()},
-          {"breakdown_s", breakdown_json(s.time)},
-          {"memory", memory_json(s.memory)}};
+          {"breakdown_s", s.time},
+          {"memory", s.memory}};
 }
 
 nlohmann::json comparison_json(const step_comparison& d) {
   return {{"changes", d.changes},
           {"step_time_s", d.step_time.value()},
           {"mfu", d.mfu},
-          {"breakdown_s", breakdown_json(d.delta)},
+          {"breakdown_s", d.delta},
           {"cp_comm_exposed_s", d.cp_exposed.value()},
           {"cp_attention_extra_s", d.attention_extra.value()},
           {"largest", largest_key(d)}};

@@ -6,6 +6,7 @@
 #include "render/text_table.hpp"
 #include "report/error_band.hpp"
 #include "tpcost/io/format.hpp"
+#include "tpcost/io/step_json.hpp"
 
 namespace tpcost::cli {
 
@@ -378,23 +379,6 @@ void add_long_context_json(const step_report& r, nlohmann::json& j) {
   j["mfu_precision_peak_rate"] = to_string(u.precision_peak);
 }
 
-/// One object per pipeline stage: its layers, the terms, and the two peaks PyTorch reports.
-nlohmann::json stages_json(const memory_report& m) {
-  auto out = nlohmann::json::array();
-  for (std::size_t i = 0; i < m.stages.size(); ++i) {
-    const auto& st = m.stages[i];
-    out.push_back({{"stage", st.stage},
-                   {"layers", st.layers},
-                   {"weights_bytes", st.weights.value()},
-                   {"gradients_bytes", st.gradients.value()},
-                   {"optimizer_bytes", st.optimizer.value()},
-                   {"activations_bytes", st.activations.value()},
-                   {"allocated_bytes", st.total().value()},
-                   {"reserved_bytes", m.reserved(i).value()}});
-  }
-  return out;
-}
-
 nlohmann::json json(const step_report& r) {
   const auto band = band_of(r);
   const auto& in = r.inputs;
@@ -402,9 +386,9 @@ nlohmann::json json(const step_report& r) {
   const auto& s = r.result;
   const auto& t = s.time;
   const auto& peak = s.memory.peak();
-  nlohmann::json j = {
+  nlohmann::json j = s;  // what the model computed (io/step_json.hpp); then what it ran on
+  j.update({
       {"schema", "tpcost.step/1"},
-      {"fits", s.memory.fits()},
       {"model", model_json(r.model, in.model)},
       {"hardware", hardware_json(r.hardware, in.gpu, in.memory_capacity, in.topology)},
       {"layout",
@@ -431,58 +415,16 @@ nlohmann::json json(const step_report& r) {
         {"tp_overlap", in.options.tp_overlap},
         {"dp_overlap", in.options.dp_overlap}}},
       {"stack", r.stack.profile != nullptr ? stack_json(r.stack) : nlohmann::json(nullptr)},
-      {"step_time_s", s.step_time.value()},
       {"step_time_band_s", band_pair(time_band(band, s.step_time.value()))},
-      {"breakdown_s",
-       {{"compute", t.compute.value()},
-        {"tp_comm", t.tp_comm.value()},
-        {"bubble", t.bubble.value()},
-        {"p2p", t.p2p.value()},
-        {"dp_comm", t.dp_comm.value()},
-        {"optimizer", t.optimizer.value()}}},
-      {"tokens_per_s", s.tokens_per_second},
       {"tokens_per_s_band", band_pair(rate_band(band, s.tokens_per_second))},
-      {"model_flops_per_step", s.flops.model.value()},
-      {"hardware_flops_per_step", s.flops.hardware.value()},
-      {"model_tflops_per_gpu", s.model_flops_per_gpu.value() / 1e12},
-      {"hardware_tflops_per_gpu", s.hardware_flops_per_gpu.value() / 1e12},
-      {"mfu", s.mfu},
       {"mfu_band", band_pair(rate_band(band, s.mfu))},
       {"band", band_basis_json(band)},
       {"flops_convention", to_string(r.inputs.options.mfu_flops)},
-      {"hfu", s.hfu},
-      {"utilisation", s.utilisation},
-      {"communication",
-       {{"tp_message_bytes", s.tp_message.value()},
-        {"tp_collectives_per_layer", s.tp_collectives_per_layer},
-        {"tp_comm_per_layer_s", s.tp_comm_per_layer.value()},
-        {"tp_algorithm", to_string(s.tp_algorithm)},
-        {"dp_bytes_per_gpu", s.dp_bytes_per_gpu.value()},
-        {"dp_sync_s", s.dp_sync.value()},
-        {"dp_algorithm", to_string(s.dp_algorithm)},
-        {"p2p_message_bytes", s.p2p_message.value()},
-        {"bubble_fraction", s.bubble_fraction}}},
-      {"memory",
-       {{"peak_stage", peak.stage},
-        {"weights_bytes", peak.weights.value()},
-        {"gradients_bytes", peak.gradients.value()},
-        {"optimizer_bytes", peak.optimizer.value()},
-        {"activations_bytes", peak.activations.value()},
-        {"total_bytes", peak.total().value()},
-        {"allocated_bytes", peak.total().value()},
-        {"reserved_bytes", s.memory.reserved(s.memory.peak_stage).value()},
-        {"outside_allocator_bytes", outside_allocator.value()},
-        {"capacity_bytes", s.memory.capacity.value()},
-        {"headroom_bytes", s.memory.headroom().value()},
-        {"fits", s.memory.fits()},
-        {"stages", stages_json(s.memory)}}},
-      {"warnings", s.warnings},
-  };
+  });
   if (s.experts.moe_layers > 0) {
     const auto& e = s.experts;
     j["layout"]["ep"] = par.ep;
     j["layout"]["etp"] = par.etp;
-    j["breakdown_s"]["ep_comm"] = t.ep_comm.value();
     j["experts"] = {{"moe_layers", e.moe_layers},
                     {"ep", par.ep},
                     {"etp", par.etp},

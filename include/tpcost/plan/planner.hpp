@@ -1228,21 +1228,6 @@ inline parallel_config parse_layout(std::string_view text, std::string_view fiel
   return l.par;
 }
 
-/// The parts of a step's breakdown, in the order the step reports them.
-struct breakdown_part {
-  std::string_view key;  ///< JSON key
-  seconds step_breakdown::*time;
-};
-inline constexpr std::array<breakdown_part, 7> breakdown_parts{{
-    {"compute", &step_breakdown::compute},
-    {"tp_comm", &step_breakdown::tp_comm},
-    {"ep_comm", &step_breakdown::ep_comm},
-    {"bubble", &step_breakdown::bubble},
-    {"p2p", &step_breakdown::p2p},
-    {"dp_comm", &step_breakdown::dp_comm},
-    {"optimizer", &step_breakdown::optimizer},
-}};
-
 /// The CP terms of a layout's step, zero at cp = 1 (long_context.hpp): the exposed exchange,
 /// which the step time holds beside the parts of step_breakdown, and the attention against
 /// all s keys beyond the s/cp view, which `compute` holds.

@@ -65,6 +65,21 @@ struct step_breakdown {
   }
 };
 
+/// The parts of a step's breakdown, in the order the step reports them.
+struct breakdown_part {
+  std::string_view key;  ///< JSON key
+  seconds step_breakdown::*time;
+};
+inline constexpr std::array<breakdown_part, 7> breakdown_parts{{
+    {"compute", &step_breakdown::compute},
+    {"tp_comm", &step_breakdown::tp_comm},
+    {"ep_comm", &step_breakdown::ep_comm},
+    {"bubble", &step_breakdown::bubble},
+    {"p2p", &step_breakdown::p2p},
+    {"dp_comm", &step_breakdown::dp_comm},
+    {"optimizer", &step_breakdown::optimizer},
+}};
+
 /// The outcome of one step evaluation; rendering reads it and computes nothing.
 struct step_result {
   std::int64_t gpus = 0;           ///< N = t·p·d
