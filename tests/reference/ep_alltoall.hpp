@@ -51,12 +51,12 @@ struct ep_row {
   double predicted_us = 0.0;
   double loo_us = 0.0;  ///< predicted with the rates fitted on the other rows of its dispatcher
   bool spans_nodes = false;
+  cluster_topology topology;  ///< table7_topology(nvl72)
+  group_placement group;      ///< the EP group placed on it
   [[nodiscard]] double error() const { return predicted_us / measured_us - 1.0; }
   [[nodiscard]] double loo_error() const { return loo_us / measured_us - 1.0; }
   /// The model's latency at `rates`, in µs.
   [[nodiscard]] double model_us(const ep_kernel_rates& rates) const {
-    const auto topology = table7_topology(nvl72);
-    const auto group = place_group(topology, ep, "ep");
     return ep_all_to_all(topology, group, table7_moe, table7_tokens, table7_hidden, 2.0, dispatcher,
                          table7_routing, rates)
                .time.value() *
@@ -103,7 +103,9 @@ inline std::vector<ep_row> evaluate_table_7(bool leave_one_out = false) {
                          ? token_dispatcher::deep_ep
                          : token_dispatcher::all_to_all;
     row.measured_us = r.at("latency_us").get<double>();
-    row.spans_nodes = place_group(table7_topology(row.nvl72), row.ep, "ep").spans_nodes();
+    row.topology = table7_topology(row.nvl72);
+    row.group = place_group(row.topology, row.ep, "ep");
+    row.spans_nodes = row.group.spans_nodes();
     row.predicted_us = row.model_us(ep_rates_of(row.dispatcher));
     rows.push_back(row);
   }
