@@ -40,20 +40,20 @@ errors summarise(const std::vector<moe_row>& rows, bool bf16) {
 
 }  // namespace
 
-TEST_CASE("MoE BF16 development rows: mean |error| <= 16%, worst <= 32% (model TFLOP/s per GPU)",
+TEST_CASE("MoE BF16 development rows: mean |error| <= 18%, worst <= 36% (model TFLOP/s per GPU)",
           "[reference][moe]") {
   const auto e = summarise(evaluate_moe_rows(moe_dev_runs()), true);
   REQUIRE(e.rows == 10);
-  CHECK(e.mean <= 0.16);
-  CHECK(e.worst <= 0.32);
+  CHECK(e.mean <= 0.18);
+  CHECK(e.worst <= 0.36);
 }
 
-TEST_CASE("MoE FP8/MXFP8 development rows, not fitted: mean |error| <= 17%, worst <= 33%",
+TEST_CASE("MoE FP8/MXFP8 development rows, not fitted: mean |error| <= 15%, worst <= 34%",
           "[reference][moe]") {
   const auto e = summarise(evaluate_moe_rows(moe_dev_runs()), false);
   REQUIRE(e.rows == 10);
-  CHECK(e.mean <= 0.17);
-  CHECK(e.worst <= 0.33);
+  CHECK(e.mean <= 0.15);
+  CHECK(e.worst <= 0.34);
 }
 
 TEST_CASE("the fourth-round rows run as their setup says: CP, the end stages, no refusal",

@@ -210,6 +210,13 @@ TEST_CASE("Load imbalance slows the busiest GPU and a capacity factor caps it", 
   CHECK(skewed.time.compute > balanced.time.compute);
   CHECK(skewed.experts.routed_copies == 2.0 * balanced.experts.routed_copies);
   CHECK(capped.experts.routed_copies == 1.25 * balanced.experts.routed_copies);
+  // The busiest GPU's dispatch moves twice the bytes; the cost per peer or per call does not
+  // grow with them.
+  const auto& b = balanced.experts.dispatch;
+  CHECK(b.latency.value() > 0.0);
+  CHECK(skewed.experts.dispatch.latency == b.latency);
+  CHECK_THAT(skewed.experts.dispatch.time.value(),
+             near(b.latency.value() + 2.0 * (b.time - b.latency).value(), 1e-12));
   CHECK(capped.step_time < skewed.step_time);
   CHECK(capped.step_time > balanced.step_time);
 }

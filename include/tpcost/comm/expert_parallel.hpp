@@ -24,10 +24,32 @@
 //    reduce-scatters the outputs back. That is an NCCL all-gather of e·T tokens (and a
 //    reduce-scatter of as many, which NCCL's ring runs in the same steps), priced by NCCL's
 //    tuner (topology.hpp) rather than by the copies below, and blind to the routing load.
-// The NVLink and NIC parts of the other two run at once: time = α + max(intra bytes / β_intra,
-// inter bytes / β_inter), at the links' per-direction bandwidths (hardware.hpp). Validated against
-// the measured latencies of arXiv:2603.07685 Table 7 (tests/reference/ep_alltoall_test.cpp,
-// docs/moe.md), without any fitted constant.
+//    Under group-limited routing (expert_routing: DeepSeek-V3 picks a token's experts within 4
+//    of 8 expert groups) the same counts follow with the probabilities of none_of_top_k_routed.
+//
+// How the two point-to-point dispatchers run (docs/moe.md, "Against arXiv:2603.07685 Table 7"):
+//  - NCCL (`all_to_all`): Megatron-Core's alltoall dispatcher calls torch.distributed's
+//    all_to_all_single, which NCCL runs as grouped ncclSend/ncclRecv, one pair per peer
+//    (NVIDIA/nccl at 5067397c, nccl4py-v0.3.1). ncclP2pSchedule (src/init.cc) orders the peers
+//    in rounds group by group, groups of NCCL_P2P_SCHEDULE_GROUP_SIZE = 8 GPUs, the GPU's own
+//    group first; src/enqueue.cc puts only the rounds of one group of 8 in a work batch
+//    (NCCL_MAX_DEV_WORK_P2P_PER_BATCH = 8), and a channel runs its batches one after another.
+//    On nodes of 8 the NVLink peers are one batch and each other node's peers another, so the
+//    GPU's NVLink and NIC traffic take turns: their times add. Each peer's transfer is split
+//    over up to p2pnChannelsPerPeer channels, halved while channels × peers exceeds the p2p
+//    channels (enqueue.cc), so the more peers the fewer channels each: a cost λ per peer.
+//    t = (e−1)·λ + intra bytes / (η_NVLink·β_intra) + inter bytes / (η_net·β_inter).
+//  - HybridEP (`deep_ep`; DeepEP hybrid-ep branch at 94a9f8f, docs/README_Hybrid-EP.md:
+//    TMA copies over NVLink and RDMA over the NIC, pipelined in one kernel on 16 SMs,
+//    Megatron-Core core_v0.16.0 moe_hybridep_num_sms): the two links run at once,
+//    t = τ + max(intra bytes / (η_NVLink·β_intra), inter bytes / (η_RDMA·β_inter)), τ the fixed
+//    cost of one call through the torch API (the routing metadata and the permutes; the README's
+//    "Torch API" and "Kernel only" bandwidths differ by such a fixed time). DeepEP's own
+//    kernels are costed at the same rates.
+// The η, λ and τ are the kernels', not the links': they are fitted, per dispatcher, on the 32
+// measured latencies of arXiv:2603.07685 Table 7 (tests/reference/ep_alltoall.hpp fits them,
+// tests/reference/ep_alltoall_table.cpp prints them with leave-one-out; docs/moe.md). Link
+// latencies of the topology are not added: λ and τ stand for them.
 //
 // The EP group comes in as a `group_placement` (topology.hpp): GPUs per node and nodes. That
 // is the one place where the rank placement of the parallel layout enters.
@@ -106,6 +128,56 @@ constexpr double none_of_top_k_in(std::int64_t experts, std::int64_t top_k, std:
   return p;
 }
 
+/// How the router picks a token's experts: top-k over all E (groups <= 1), or group-limited
+/// routing, top-k within the `groups_per_token` best of `groups` contiguous groups of E/groups
+/// experts (DeepSeek-V3's n_group = 8, topk_group = 4: at most 4 nodes per token with a node per
+/// group; arXiv:2412.19437 Sec. 2.1.2 and its config.json). Tokens route independently and
+/// uniformly within what the rule allows; balanced on average.
+struct expert_routing {
+  std::int64_t groups = 1;
+  std::int64_t groups_per_token = 1;
+};
+
+/// The probability that none of a token's k experts lies in a set of m experts (m a multiple of
+/// the group size, or a part of one group) under `routing`; top-k over all E when the set cuts
+/// groups otherwise or the routing is not group-limited.
+constexpr double none_of_top_k_routed(const moe_spec& moe, const expert_routing& routing,
+                                      std::int64_t m) {
+  const auto g = routing.groups;
+  const auto M = routing.groups_per_token;
+  if (g <= 1 || M >= g || moe.experts % g != 0) {
+    return none_of_top_k_in(moe.experts, moe.top_k, m);
+  }
+  const auto q = moe.experts / g;  // experts per group
+  const auto pool = M * q;         // the experts a token may pick from
+  if (m % q == 0) {
+    // The set covers c whole groups; j of them among the token's M: C(c, j)·C(g−c, M−j)/C(g, M).
+    const auto c = m / q;
+    const auto choose = [](std::int64_t n, std::int64_t r) {
+      if (r < 0 || r > n) {
+        return 0.0;
+      }
+      double v = 1.0;
+      for (std::int64_t i = 0; i < r; ++i) {
+        v = v * static_cast<double>(n - i) / static_cast<double>(i + 1);
+      }
+      return v;
+    };
+    double p = 0.0;
+    for (std::int64_t j = 0; j <= c && j <= M; ++j) {
+      p += choose(c, j) * choose(g - c, M - j) / choose(g, M) *
+           none_of_top_k_in(pool, moe.top_k, j * q);
+    }
+    return p;
+  }
+  if (q % m == 0) {
+    // Inside one group: missed when the group is not picked, or is and the k picks miss it.
+    const double picked = static_cast<double>(M) / static_cast<double>(g);
+    return (1.0 - picked) + picked * none_of_top_k_in(pool, moe.top_k, m);
+  }
+  return none_of_top_k_in(moe.experts, moe.top_k, m);
+}
+
 /// Copies of one token that one GPU sends in a dispatch (or receives back in a combine).
 struct token_copies {
   double intra = 0.0;  ///< to other GPUs of its node (and forwarded there, for deep_ep)
@@ -115,7 +187,8 @@ struct token_copies {
 /// How many copies of one token leave the GPU, by link, for `dispatcher` on an EP group placed
 /// as `ep` with E experts and top-k (see the file comment).
 constexpr token_copies copies_per_token(const moe_spec& moe, const group_placement& ep,
-                                        token_dispatcher dispatcher) {
+                                        token_dispatcher dispatcher,
+                                        const expert_routing& routing = {}) {
   const auto e = static_cast<double>(ep.ranks);
   const auto g = static_cast<double>(ep.per_node);
   const auto n = static_cast<double>(ep.nodes);
@@ -127,8 +200,8 @@ constexpr token_copies copies_per_token(const moe_spec& moe, const group_placeme
     return {.intra = g - 1.0, .inter = e - g};  // every token, to every other GPU
   }
   const auto per_gpu = moe.experts / ep.ranks;
-  const double gpu_hit = 1.0 - none_of_top_k_in(moe.experts, moe.top_k, per_gpu);
-  const double node_hit = 1.0 - none_of_top_k_in(moe.experts, moe.top_k, per_gpu * ep.per_node);
+  const double gpu_hit = 1.0 - none_of_top_k_routed(moe, routing, per_gpu);
+  const double node_hit = 1.0 - none_of_top_k_routed(moe, routing, per_gpu * ep.per_node);
   const double inter = (n - 1.0) * node_hit;
   // A token arriving in a node goes on to the node's other GPUs that hold its experts: g·gpu_hit
   // of them on average, given the node is hit, less the one it arrived on when that one is hit.
@@ -136,9 +209,36 @@ constexpr token_copies copies_per_token(const moe_spec& moe, const group_placeme
   return {.intra = (g - 1.0) * gpu_hit + forwarded, .inter = inter};
 }
 
+/// How fast a dispatcher's kernels run the links: the share of each link's per-direction
+/// bandwidth they reach, a cost per peer and a fixed cost per call (see the file comment).
+struct ep_kernel_rates {
+  double nvlink = 1.0;   ///< η over NVLink
+  double network = 1.0;  ///< η over the NIC
+  seconds per_peer{};    ///< λ, per other GPU of the group (NCCL's rounds)
+  seconds fixed{};       ///< τ, per call
+};
+
+/// NCCL's all-to-all, fitted on the 16 NCCL rows of arXiv:2603.07685 Table 7 (H100 nodes of 8
+/// with 400 Gb/s InfiniBand, GB200 NVL72; EP 8..64): 68.5% of NVLink, 94.1% of the NIC, 1.79 µs
+/// per peer. Fitted: mean |error| 3.8%, worst 8.3%; leave-one-out 4.9%, 11.3%
+/// (tests/reference/ep_alltoall_table.cpp, docs/moe.md).
+inline constexpr ep_kernel_rates nccl_all_to_all_rates{
+    .nvlink = 0.685, .network = 0.941, .per_peer = 1.79 * units::us, .fixed = seconds{}};
+
+/// HybridEP, fitted on the 16 HybridEP rows of the same table: 81.3% of NVLink, 83.9% of the
+/// NIC, 126 µs per call. Fitted: mean |error| 4.2%, worst 12.7%; leave-one-out 5.3%, 15.0%.
+inline constexpr ep_kernel_rates hybrid_ep_rates{
+    .nvlink = 0.813, .network = 0.839, .per_peer = seconds{}, .fixed = 126.0 * units::us};
+
+/// The rates `dispatcher` runs at (all_gather is priced by NCCL's tuner instead).
+constexpr ep_kernel_rates ep_rates_of(token_dispatcher dispatcher) {
+  return dispatcher == token_dispatcher::deep_ep ? hybrid_ep_rates : nccl_all_to_all_rates;
+}
+
 /// One dispatch or one combine on one GPU.
 struct ep_all_to_all_cost {
   seconds time{};
+  seconds latency{};         ///< the part of `time` that does not grow with the bytes
   bytes intra_node_bytes{};  ///< sent by the GPU over NVLink
   bytes inter_node_bytes{};  ///< sent by the GPU over its NIC
 };
@@ -150,7 +250,8 @@ struct ep_all_to_all_cost {
 inline ep_all_to_all_cost ep_all_to_all(const cluster_topology& topology, const group_placement& ep,
                                         const moe_spec& moe, std::int64_t tokens,
                                         std::int64_t hidden, double element_bytes,
-                                        token_dispatcher dispatcher) {
+                                        token_dispatcher dispatcher, const expert_routing& routing,
+                                        const ep_kernel_rates& rates) {
   if (!is_moe(moe) || ep.ranks < 1 || moe.experts % ep.ranks != 0) {
     throw invalid_spec("ep", "EP = " + std::to_string(ep.ranks) + " does not divide the " +
                                  std::to_string(moe.experts) +
@@ -175,16 +276,28 @@ inline ep_all_to_all_cost ep_all_to_all(const cluster_topology& topology, const 
     out.intra_node_bytes = gather.cost.wire_bytes - gather.cost.inter_node_bytes;
     return out;
   }
-  const auto copies = copies_per_token(moe, ep, dispatcher);
+  const auto copies = copies_per_token(moe, ep, dispatcher, routing);
   out.intra_node_bytes = t * copies.intra * token_bytes * units::B;
   out.inter_node_bytes = t * copies.inter * token_bytes * units::B;
-  const seconds intra = out.intra_node_bytes / topology.intra.bandwidth;
-  const seconds inter =
-      ep.spans_nodes() ? out.inter_node_bytes / topology.inter.bandwidth : seconds{};
-  const seconds alpha =
-      topology.intra.latency + (ep.spans_nodes() ? topology.inter.latency : seconds{});
-  out.time = alpha + max(intra, inter);
+  const seconds intra = out.intra_node_bytes / (rates.nvlink * topology.intra.bandwidth);
+  const seconds inter = ep.spans_nodes()
+                            ? out.inter_node_bytes / (rates.network * topology.inter.bandwidth)
+                            : seconds{};
+  out.latency = rates.fixed + static_cast<double>(ep.ranks - 1) * rates.per_peer;
+  // NCCL's rounds take the links in turn; HybridEP's NVLink and RDMA kernels run at once.
+  out.time =
+      out.latency + (dispatcher == token_dispatcher::deep_ep ? max(intra, inter) : intra + inter);
   return out;
+}
+
+/// ep_all_to_all at the dispatcher's fitted rates.
+inline ep_all_to_all_cost ep_all_to_all(const cluster_topology& topology, const group_placement& ep,
+                                        const moe_spec& moe, std::int64_t tokens,
+                                        std::int64_t hidden, double element_bytes,
+                                        token_dispatcher dispatcher,
+                                        const expert_routing& routing = {}) {
+  return ep_all_to_all(topology, ep, moe, tokens, hidden, element_bytes, dispatcher, routing,
+                       ep_rates_of(dispatcher));
 }
 
 }  // namespace tpcost

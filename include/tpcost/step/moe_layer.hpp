@@ -46,11 +46,12 @@ namespace tpcost {
 /// dozen kernels (router, permute, grouped GEMMs, combine), too short to hide it
 /// (arXiv:2603.07685: MoE layers are host-bound, which the recipes attack with CUDA graphs).
 /// The one constant fitted on the 10 BF16 MoE development rows only
-/// (tests/reference/moe_dev_fit.cpp, docs/moe.md): 1.37 ms; leave-one-out mean |error| 15.9%,
-/// worst 36.9%, against 24.1% and 68.9% without it (the 10 FP8/MXFP8 rows, not fitted: 14.7%
-/// and 30.1%, against 33.6% and 70.9%). Runs that capture the MoE layer in CUDA graphs lose less
-/// of it; that is not modelled.
-inline constexpr double moe_host_time_per_pass_s = 1.37e-3;
+/// (tests/reference/moe_dev_fit.cpp, docs/moe.md), refitted when the all-to-all took NCCL's and
+/// HybridEP's rates (comm/expert_parallel.hpp): 1.14 ms (1.139); fitted mean |error| 17.3%,
+/// worst 34.8%; leave-one-out 19.5%, worst 46.1%, against 21.1% and 68.9% without it (the 10
+/// FP8/MXFP8 rows, not fitted: 13.8% and 32.8%, against 31.9% and 66.7%). Runs that capture the
+/// MoE layer in CUDA graphs lose less of it; that is not modelled.
+inline constexpr double moe_host_time_per_pass_s = 1.14e-3;
 
 /// How the software runs the experts.
 struct expert_options {
@@ -137,9 +138,8 @@ inline ep_exchange ep_exchange_of(const cluster_topology& topology, const group_
   }
   // An all-gather sends every token everywhere whatever the routing: no GPU receives more.
   const double f = options.dispatcher == token_dispatcher::all_gather ? 1.0 : options.load.factor();
-  const seconds alpha =
-      topology.intra.latency + (group.spans_nodes() ? topology.inter.latency : seconds{});
-  out.cost.time = alpha + f * (balanced.time - alpha);
+  out.cost.latency = balanced.latency;
+  out.cost.time = balanced.latency + f * (balanced.time - balanced.latency);
   out.cost.intra_node_bytes = f * balanced.intra_node_bytes;
   out.cost.inter_node_bytes = f * balanced.inter_node_bytes;
   return out;
