@@ -385,7 +385,29 @@ struct batch_terms {
   // around it, [SP off, SP on] its TP collectives.
   seconds mtp_projection{};
   std::array<seconds, 2> mtp_projection_tp{};
+  // The model's ends, per micro-batch (zero at t = 1), [SP off, SP on] where SP changes them
+  // (Megatron-Core core_v0.16.0, tensor_parallel/mappings.py for each collective's backward):
+  //  - embedding_tp, the first stage's vocabulary-parallel embedding (tensor_parallel/layers.py
+  //    VocabParallelEmbedding.forward): without SP the all-reduce of its b·s·h output
+  //    (reduce_from_tensor_model_parallel_region; nothing backward); under SP with rotary
+  //    positions a reduce-scatter forward and the all-gather of its gradient backward
+  //    (reduce_scatter_embeddings: language_model_embedding.py), with learned positions the
+  //    all-reduce forward, then scatter_to_sequence_parallel_region, whose backward all-gathers;
+  //  - output_tp, the last stage's output layer (ColumnParallelLinear): without SP the all-reduce
+  //    of its input gradient (copy_to_tensor_model_parallel_region); under SP the all-gather of
+  //    its input forward and the reduce-scatter of that gradient backward, 16-bit (the output
+  //    layer is not in the FP8 recipe);
+  //  - cross_entropy_tp, vocab_parallel_cross_entropy (tensor_parallel/cross_entropy.py): three
+  //    all-reduces over the TP group of one fp32 value per token (the logits' max, the predicted
+  //    logit, the sum of the exponentials), forward only; latency-bound.
+  std::array<seconds, 2> embedding_tp{};
+  std::array<seconds, 2> output_tp{};
+  seconds cross_entropy_tp{};
 };
+
+/// vocab_parallel_cross_entropy's all-reduces per micro-batch (Megatron-Core core_v0.16.0,
+/// tensor_parallel/cross_entropy.py: max, predicted logit, sum of exponentials), fp32 per token.
+inline constexpr double cross_entropy_all_reduces = 3.0;
 
 /// The micro-batch stage, for `micro_batch` sequences and a global batch of `global_batch`.
 /// Of `x` it reads the group sizes, the TP, EP and ETP groups and the p2p hop, never the split:
@@ -494,6 +516,19 @@ inline batch_terms batch_stage(const step_environment& env, const group_terms& x
       y.mtp_projection_tp[1] = cost(collective_op::all_gather, 2.0) +
                                cost(collective_op::reduce_scatter, 2.0) + 2.0 * gather_h;
     }
+  }
+  if (t > 1) {
+    const seconds ar = y.tp_all_reduce.cost.time;
+    const seconds rs = y.tp_reduce_scatter.cost.time;
+    const seconds ag = y.tp_all_gather.cost.time;
+    const bool rotary = model.positions == position_kind::rotary;
+    y.embedding_tp = {ar, (rotary ? rs : ar) + ag};
+    y.output_tp = {ar, ag + rs};
+    const bytes per_token = static_cast<double>(micro_batch) * static_cast<double>(model.seq) *
+                            4.0 * units::B;  // one fp32 value per token
+    y.cross_entropy_tp =
+        cross_entropy_all_reduces *
+        nccl_cheapest_collective(topo, x.tp_group, collective_op::all_reduce, per_token).cost.time;
   }
   for (const bool sp : {false, true}) {
     const std::size_t i = sp ? 1 : 0;
@@ -725,9 +760,13 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   // Overlap hides a share of the TP collectives, but at most the compute they overlap with:
   // exposed = comm − hidden, hidden <= compute.
   const seconds tp_exposed = exposed_after_overlap(tp_layer, tp_overlap, layer_compute);
-  // The output layer on the last stage: logits, loss, and the TP all-reduce of its input grad.
+  // The output layer on the last stage: logits, loss, the TP collectives of its input (hidden
+  // behind its GEMMs by tp_overlap as the layers' are) and the cross-entropy's all-reduces
+  // (batch_stage), which wait on the loss's own kernels: exposed.
   const seconds logits_tp =
-      t > 1 ? exposed_after_overlap(y.tp_all_reduce.cost.time, tp_overlap, y.logits) : seconds{};
+      exposed_after_overlap(y.output_tp[sp], tp_overlap, y.logits) + y.cross_entropy_tp;
+  // The embedding's TP collectives on the first stage (batch_stage): no GEMM to hide behind.
+  const seconds embedding_tp = y.embedding_tp[sp];
   // The MTP modules on the last stage (their layers are among x.last_layers): per module the
   // projection 2h → h with its norms and TP collectives, and one more output layer and loss
   // (gpt_model.py _postprocess: output_layer and compute_language_model_loss per module).
@@ -735,7 +774,9 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   const seconds mtp_tp =
       exposed_after_overlap(y.mtp_projection_tp[sp], tp_overlap, y.mtp_projection);
   const seconds output_compute = (1.0 + mtp) * y.logits + mtp * y.mtp_projection;
-  const seconds output_tp = (1.0 + mtp) * logits_tp + mtp * mtp_tp;
+  // Each MTP module embeds its shifted tokens with the shared embedding (multi_token_prediction.py
+  // MultiTokenPredictionLayer: the LanguageModelEmbedding, its TP collectives included).
+  const seconds output_tp = (1.0 + mtp) * logits_tp + mtp * (mtp_tp + embedding_tp);
 
   // An MoE layer (moe_layer.hpp): the attention's half of the TP collectives, the shared
   // experts' half when there are any, the ETP gather and reduce-scatter of the routed copies,
@@ -787,18 +828,21 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   const stage_load first = load_of(x.first_layers, x.moe_first);
   const stage_load middle = p > 2 ? load_of(x.split.middle, x.moe_middle) : stage_load{};
   const stage_load last = load_of(x.last_layers, x.moe_last);
-  // The slowest stage without the output layer.
-  const stage_load inner =
-      middle.compute(per_layer, moe_per_layer) > first.compute(per_layer, moe_per_layer) ? middle
-                                                                                         : first;
-  const bool last_is_slowest =
-      last.compute(per_layer, moe_per_layer) + output_compute + output_tp >=
-      inner.compute(per_layer, moe_per_layer);
+  // The slowest stage without the output layer: the first holds the embedding too (with p = 1
+  // the one stage is first and last, and holds both ends).
+  const seconds first_end = p > 1 ? embedding_tp : seconds{};
+  const seconds last_end = output_tp + (p > 1 ? seconds{} : embedding_tp);
+  const bool middle_is_slower = middle.compute(per_layer, moe_per_layer) >
+                                first.compute(per_layer, moe_per_layer) + first_end;
+  const stage_load& inner = middle_is_slower ? middle : first;
+  const seconds inner_end = middle_is_slower ? seconds{} : first_end;
+  const bool last_is_slowest = last.compute(per_layer, moe_per_layer) + output_compute + last_end >=
+                               inner.compute(per_layer, moe_per_layer) + inner_end;
   const stage_load& slow = last_is_slowest ? last : inner;
   const seconds stage_compute =
       slow.compute(layer_compute, moe_compute) + (last_is_slowest ? output_compute : seconds{});
   const seconds stage_tp =
-      slow.compute(tp_exposed, moe_tp_exposed) + (last_is_slowest ? output_tp : seconds{});
+      slow.compute(tp_exposed, moe_tp_exposed) + (last_is_slowest ? last_end : inner_end);
   const seconds stage_ep = slow.moe * ep_exposed;
   const seconds slowest = stage_compute + stage_tp + stage_ep;
   const double fp = static_cast<double>(p);
@@ -806,7 +850,7 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   const auto layers_total = env.model.layers + env.model.mtp_layers;
   const seconds average = static_cast<double>(layers_total - moe_total) / fp * per_layer +
                           static_cast<double>(moe_total) / fp * moe_per_layer +
-                          (output_compute + output_tp) / fp;
+                          (output_compute + output_tp + embedding_tp) / fp;
   const seconds p2p = p > 1 ? 2.0 * static_cast<double>(c.vpp) * y.p2p_one[sp] : seconds{};
   const double fm = static_cast<double>(y.micro_batches);
   r.bubble = bubble_stages(p, c.vpp) * (average + p2p);
