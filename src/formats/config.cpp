@@ -133,7 +133,7 @@ constexpr std::array<config_key, 112> keys{{
      "HBM bandwidth per GPU (step; default: the GPU preset's)", ""},
     {"/hardware/matmul_efficiency", "--matmul-efficiency", value_kind::share,
      "achievable share of the BF16 peak for large matmuls (step; default: the GPU "
-     "generation's, e.g. 0.75 A100, 0.632 H100)",
+     "generation's, e.g. 0.75 A100, 0.73 H100)",
      ""},
     {"/hardware/attention_efficiency", "--attention-efficiency", value_kind::share,
      "achievable share of the attention rate's peak for the fused attention kernel, on the "

@@ -211,36 +211,11 @@ constexpr mlp_block dense_mlp_block(const transformer_spec& model, std::int64_t 
       .params_here = static_cast<double>(mlp_params_per_layer(model)) / static_cast<double>(tp)};
 }
 
-/// HBM bytes of the layer's element-wise kernels that run on the full hidden width of every
-/// token a GPU holds: the two norms (4 bytes per element forward, 10 backward) and the two
-/// bias-dropout-adds (7 forward, 13 backward), and `own_norms` norms that are modules of their
-/// own (layer_compute::norms_forward), for `tokens` tokens; `traffic` is
-/// kernel_efficiency::elementwise_traffic. Without sequence parallelism each GPU of a TP group
-/// runs them on all b·s tokens of the micro-batch; with it on b·s/t, its share of the sequence
-/// (Korthikanti et al. 2022, arXiv:2205.05198, Sec. 4.2.2; Megatron-Core core_v0.16.0: TE's
-/// LayerNormLinear norms its [s/t, b, h] input before the all-gather, and the bias-dropout-add
-/// runs on the row-parallel layer's reduce-scatter output).
-struct token_elementwise_bytes {
-  bytes forward{};
-  bytes backward{};
-  bytes own_norms_forward{};
-};
-constexpr token_elementwise_bytes token_elementwise(const transformer_spec& model, double tokens,
-                                                    double own_norms, double traffic) {
-  const double x = tokens * static_cast<double>(model.hidden);
-  return {.forward = traffic * (2 * 4 * x + 2 * 7 * x) * units::B,
-          .backward = traffic * (2 * 13 * x + 2 * 10 * x) * units::B,
-          .own_norms_forward = traffic * 4 * own_norms * x * units::B};
-}
-
 /// Kernel times of one layer on one of `tp` GPUs for a micro-batch of `micro_batch` sequences
 /// of `model.seq` tokens with the MLP part `mlp`; 16-bit activations and weights.
-/// `sequence_split`: t under sequence parallelism, which runs the token_elementwise kernels on
-/// b·s/t tokens; 1 without it.
 constexpr layer_compute layer_compute_time(const transformer_spec& model, std::int64_t micro_batch,
                                            std::int64_t tp, const compute_device& gpu,
-                                           attention_kernel attention_kind, const mlp_block& mlp,
-                                           double sequence_split = 1.0) {
+                                           attention_kernel attention_kind, const mlp_block& mlp) {
   const double t = static_cast<double>(tp);
   const double s = static_cast<double>(model.seq);
   const double h = static_cast<double>(model.hidden);
@@ -260,6 +235,7 @@ constexpr layer_compute layer_compute_time(const transformer_spec& model, std::i
   const double ffn = mlp.ffn;
   const double up_width = ffn * static_cast<double>(mlp_matrices(model) - 1) / t;  // FC1 (+gate)
   const double heads_here = static_cast<double>(micro_batch * model.heads) / t;    // b·a/t
+  const double x = tokens * h;  // elements of a full-width activation
   // Attention-score elements on this GPU (a windowed layer's band or chunks: model.hpp,
   // averaged over the layers), and the share of the causal pairs a fused kernel runs.
   const double score_share = attention_score_fraction(model, model.seq);
@@ -350,22 +326,18 @@ constexpr layer_compute layer_compute_time(const transformer_spec& model, std::i
   const double permute = 8.0 * h * (mlp.permuted_copies + mlp.sorted_copies) +
                          20.0 * mlp.router_tokens * mlp.router_width;
   const double k = gpu.efficiency.elementwise_traffic;  // 1: the fused kernels counted here
-  const double own_norms = (latent ? 1.0 : 0.0) + (mlp.local_experts > 0.0 ? 1.0 : 0.0);
-  const auto per_token = token_elementwise(model, tokens / sequence_split, own_norms, k);
-  const bytes fwd_other =
-      per_token.forward + k *
-                              (4 * tokens * qkv_width + 4 * tokens * q / t +
-                               4 * tokens * act_width + 4 * routed_act + permute) *
-                              units::B;
+  const bytes fwd_other = k *
+                          (2 * 4 * x + 2 * 7 * x + 4 * tokens * qkv_width + 4 * tokens * q / t +
+                           4 * tokens * act_width + 4 * routed_act + permute) *
+                          units::B;
   const bytes fwd_attention = k * (fused ? 0.0 : 4 + 5) * scores * units::B;
   // backward: dropout/bias-grad/residual 26X, norm backward 20X, activation backward + bias grad
   // 8·T·width/t, permute + QKV bias grad 4·T·q/t + 2·T·qkv; softmax 6A + dropout 5A.
   const bytes bwd_elementwise =
-      per_token.backward +
       k *
-          (8 * tokens * act_width + 8 * routed_act + permute + 4 * tokens * q / t +
-           2 * tokens * qkv_width + (fused ? 0.0 : 6 + 5) * scores) *
-          units::B;
+      (2 * 13 * x + 2 * 10 * x + 8 * tokens * act_width + 8 * routed_act + permute +
+       4 * tokens * q / t + 2 * tokens * qkv_width + (fused ? 0.0 : 6 + 5) * scores) *
+      units::B;
   // fp16 gradient accumulation into the main-grad buffer: read 2 + read 2 + write 2 B/param.
   const double attention_split =
       latent ? static_cast<double>(mla_tp_split_params(mla, model.hidden, model.heads))
@@ -397,7 +369,9 @@ constexpr layer_compute layer_compute_time(const transformer_spec& model, std::i
       .experts_activation = memory_bound_time(4 * routed_act * units::B, gpu),
       .mla_up_forward = up_fwd,
       // The input norm under MLA, the pre-MLP norm of an MoE layer (as memory.hpp frees them).
-      .norms_forward = memory_bound_time(per_token.own_norms_forward, gpu),
+      .norms_forward = memory_bound_time(
+          k * 4 * ((latent ? 1.0 : 0.0) + (mlp.local_experts > 0.0 ? 1.0 : 0.0)) * x * units::B,
+          gpu),
       .moe = mlp.local_experts > 0.0,
   };
 }
@@ -450,49 +424,23 @@ constexpr layer_compute mla_down_projection_time(const transformer_spec& model,
 /// first.
 constexpr layer_compute layer_compute_time(
     const transformer_spec& model, std::int64_t micro_batch, std::int64_t tp,
-    const compute_device& gpu, attention_kernel attention_kind = attention_kernel::unfused,
-    double sequence_split = 1.0) {
-  return layer_compute_time(model, micro_batch, tp, gpu, attention_kind, dense_mlp_block(model, tp),
-                            sequence_split);
-}
-
-/// What sequence parallelism takes off a layer whose kernels were timed without it
-/// (layer_compute_time with sequence_split 1): its token_elementwise kernels on b·s/t tokens in
-/// place of b·s, forward, backward and the norms a recompute module reruns (negative times, to
-/// `plus` onto the layer). `own_norms` as token_elementwise; `per_op`: the layer's per-op
-/// recompute runs its element-wise forward (a dense non-MLA layer's, as layer_compute_time).
-constexpr layer_compute sequence_parallel_change(const transformer_spec& model,
-                                                 std::int64_t micro_batch, std::int64_t tp,
-                                                 const compute_device& gpu, double own_norms,
-                                                 bool per_op) {
-  const double tokens = static_cast<double>(micro_batch) * static_cast<double>(model.seq);
-  const double k = gpu.efficiency.elementwise_traffic;
-  const auto all = token_elementwise(model, tokens, own_norms, k);
-  const auto share = token_elementwise(model, tokens / static_cast<double>(tp), own_norms, k);
-  const seconds forward = memory_bound_time(share.forward - all.forward, gpu);
-  return layer_compute{
-      .other_forward = forward,
-      .backward = memory_bound_time(share.backward - all.backward, gpu),
-      .per_op_recompute = per_op ? forward : seconds{},
-      .norms_forward = memory_bound_time(share.own_norms_forward - all.own_norms_forward, gpu),
-  };
+    const compute_device& gpu, attention_kernel attention_kind = attention_kernel::unfused) {
+  return layer_compute_time(model, micro_batch, tp, gpu, attention_kind,
+                            dense_mlp_block(model, tp));
 }
 
 /// The output layer on the last pipeline stage, per micro-batch: the logit matmul forward and
 /// its two gradients (never recomputed), the fp32 vocab-parallel cross-entropy (about 60 bytes
-/// per logit forward and backward) and the final norm, which sequence parallelism runs on the
-/// b·s/t tokens of a GPU's share (`sequence_split` t; 1 without SP).
+/// per logit forward and backward) and the final norm.
 constexpr seconds logits_compute_time(const transformer_spec& model, std::int64_t micro_batch,
-                                      std::int64_t tp, const compute_device& gpu,
-                                      double sequence_split = 1.0) {
+                                      std::int64_t tp, const compute_device& gpu) {
   const double t = static_cast<double>(tp);
   const double tokens = static_cast<double>(micro_batch * model.seq);
   const double h = static_cast<double>(model.hidden);
   const double v = static_cast<double>(model.vocab) / t;
   return matmul_time(tokens, v, h, 1, 2, gpu) + matmul_time(tokens, h, v, 1, 2, gpu) +
          matmul_time(h, v, tokens, 1, 2, gpu) +
-         memory_bound_time((60.0 * tokens * v + 18.0 * tokens / sequence_split * h) * units::B,
-                           gpu);
+         memory_bound_time((60.0 * tokens * v + 18.0 * tokens * h) * units::B, gpu);
 }
 
 /// Bytes of HBM traffic per parameter for one optimizer step: Megatron-LM's fp16 optimizer

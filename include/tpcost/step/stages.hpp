@@ -363,22 +363,17 @@ struct batch_terms {
   std::int64_t micro_batch = 1;
   std::int64_t micro_batches = 1;  ///< m = G/(d·b)
   layer_compute kernels;           ///< one layer, one micro-batch, one GPU
-  /// The same under sequence parallelism: the norms, dropouts and residual adds on the b·s/t
-  /// tokens of the GPU's share (compute_model.hpp, token_elementwise).
-  layer_compute kernels_sp;
-  seconds logits{};     ///< the output layer and its loss
-  seconds logits_sp{};  ///< the same with the final norm on b·s/t tokens (SP)
-  bytes tp_message{};   ///< b·s·h·(activation bytes) per TP collective
+  seconds logits{};                ///< the output layer and its loss
+  bytes tp_message{};              ///< b·s·h·(activation bytes) per TP collective
   algorithm_cost tp_all_reduce{}, tp_reduce_scatter{}, tp_all_gather{};
   algorithm_cost tp_sp_all_gather{};   ///< SP's all-gather of a GEMM input, at its wire bytes
   std::array<bytes, 2> p2p_message{};  ///< one send per GPU, [SP off, SP on]
   std::array<seconds, 2> p2p_one{};    ///< one transfer's time, [SP off, SP on]
   // MoE layers (all zero for a dense model):
-  expert_tokens tokens;          ///< what one GPU routes and processes
-  layer_compute moe_kernels;     ///< one MoE layer, one micro-batch, one GPU
-  layer_compute moe_kernels_sp;  ///< the same under sequence parallelism
-  ep_exchange dispatch;          ///< one dispatch (a combine costs the same)
-  bytes etp_message{};           ///< the copies an ETP group gathers, h·2 bytes each
+  expert_tokens tokens;       ///< what one GPU routes and processes
+  layer_compute moe_kernels;  ///< one MoE layer, one micro-batch, one GPU
+  ep_exchange dispatch;       ///< one dispatch (a combine costs the same)
+  bytes etp_message{};        ///< the copies an ETP group gathers, h·2 bytes each
   algorithm_cost etp_reduce_scatter{}, etp_all_gather{};
   // MLA (zero otherwise): the duplicated down projections, [SP off, SP on] (compute_model.hpp
   // mla_down_projection_time), and the TP collectives on the attention's input side, which
@@ -427,17 +422,11 @@ inline batch_terms batch_stage(const step_environment& env, const group_terms& x
   y.micro_batch = micro_batch;
   y.micro_batches = global_batch / (x.sizes.dp * micro_batch);
   y.kernels = layer_compute_time(model, micro_batch, t, env.gpu, opt.attention);
-  y.kernels_sp =
-      layer_compute_time(model, micro_batch, t, env.gpu, opt.attention, static_cast<double>(t));
   if (is_moe(model.moe)) {
     y.tokens = expert_tokens_of(model, micro_batch, model.seq, t, x.sizes.ep, x.sizes.etp,
                                 opt.experts.load);
     y.moe_kernels = moe_layer_compute(model, micro_batch, t, x.sizes.ep, x.sizes.etp, y.tokens,
                                       env.gpu, opt.attention, opt.experts);
-    // An MoE layer's input norm, pre-MLP norm and residual adds follow SP as a dense layer's
-    // (its own norms: the pre-MLP one, and MLA's input norm; no per-op list for MoE layers).
-    y.moe_kernels_sp = y.moe_kernels.plus(sequence_parallel_change(
-        model, micro_batch, t, env.gpu, is_mla(model.mla) ? 2.0 : 1.0, false));
     y.dispatch =
         ep_exchange_of(topo, x.ep_group, model, y.tokens, opt.activation_bytes, opt.experts);
     if (x.sizes.etp > 1) {
@@ -450,7 +439,6 @@ inline batch_terms batch_stage(const step_environment& env, const group_terms& x
     }
   }
   y.logits = logits_compute_time(model, micro_batch, t, env.gpu);
-  y.logits_sp = logits_compute_time(model, micro_batch, t, env.gpu, static_cast<double>(t));
   y.mla_down = {mla_down_projection_time(model, micro_batch, 1.0, env.gpu),
                 mla_down_projection_time(model, micro_batch, static_cast<double>(t), env.gpu)};
   // In double, as p2p_message_bytes does: b·s·h·d of inputs that pass validation can exceed
@@ -764,10 +752,8 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
           ? 0.0
           : opt.tp_overlap;
   // A layer's kernels with MLA's duplicated down projections, which SP puts on s/t tokens.
-  const layer_compute dense_kernels = (sp == 1 ? y.kernels_sp : y.kernels).plus(y.mla_down[sp]);
-  const layer_compute moe_kernels =
-      (sp == 1 ? y.moe_kernels_sp : y.moe_kernels).plus(y.mla_down[sp]);
-  const seconds logits = sp == 1 ? y.logits_sp : y.logits;
+  const layer_compute dense_kernels = y.kernels.plus(y.mla_down[sp]);
+  const layer_compute moe_kernels = y.moe_kernels.plus(y.mla_down[sp]);
   const seconds layer_compute =
       dense_kernels.total(c.recompute, opt.selective, opt.recompute.modules) +
       dense_kernels.grad_accumulation;
@@ -778,7 +764,7 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   // behind its GEMMs by tp_overlap as the layers' are) and the cross-entropy's all-reduces
   // (batch_stage), which wait on the loss's own kernels: exposed.
   const seconds logits_tp =
-      exposed_after_overlap(y.output_tp[sp], tp_overlap, logits) + y.cross_entropy_tp;
+      exposed_after_overlap(y.output_tp[sp], tp_overlap, y.logits) + y.cross_entropy_tp;
   // The embedding's TP collectives on the first stage (batch_stage): no GEMM to hide behind.
   const seconds embedding_tp = y.embedding_tp[sp];
   // The MTP modules on the last stage (their layers are among x.last_layers): per module the
@@ -787,7 +773,7 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   const double mtp = static_cast<double>(env.model.mtp_layers);
   const seconds mtp_tp =
       exposed_after_overlap(y.mtp_projection_tp[sp], tp_overlap, y.mtp_projection);
-  const seconds output_compute = (1.0 + mtp) * logits + mtp * y.mtp_projection;
+  const seconds output_compute = (1.0 + mtp) * y.logits + mtp * y.mtp_projection;
   // Each MTP module embeds its shifted tokens with the shared embedding (multi_token_prediction.py
   // MultiTokenPredictionLayer: the LanguageModelEmbedding, its TP collectives included).
   const seconds output_tp = (1.0 + mtp) * logits_tp + mtp * (mtp_tp + embedding_tp);
