@@ -639,6 +639,24 @@ constexpr step_options options_of(const stack_profile& stack) {
   return o;
 }
 
+/// The step options a stack runs for a training dtype, without the flags that change them:
+/// options_of(stack), but Megatron-LM forces fp32 gradient accumulation and reduction only
+/// under bf16 (megatron/training/arguments.py at core_v0.16.0: `if args.bf16:` sets
+/// accumulate_allreduce_grads_in_fp32 unless --grad-reduce-in-bf16; under --fp16 it stays
+/// False, store_true, and DDP's grad_reduce_in_fp32 follows it), so an fp16 run keeps its
+/// main_grad buffer in fp16 and reduces 2-byte gradients: megatron-core's 4-byte wire and
+/// gradients become 2 (2 + 2 + 12 bytes a parameter). The other stacks already reduce in the
+/// training dtype (megatron-2021, deepspeed, megatron-bridge) or in fp32 whatever it is
+/// (torchtitan's mixed_precision_reduce). `fp16`: the run trains in fp16 (--dtype fp16).
+constexpr step_options options_of(const stack_profile& stack, bool fp16) {
+  step_options o = options_of(stack);
+  if (fp16 && stack.stack == software_stack::megatron_core) {
+    o.grad_wire_bytes = 2;
+    o.state.gradients = 2.0;
+  }
+  return o;
+}
+
 namespace detail {
 
 /// The flag of the link that `group` communicates over, for an error naming the input.
