@@ -535,3 +535,36 @@ TEST_CASE("The embedding's TP collective paces the first stage when it is the sl
       r.time.tp_comm.value(),
       near(static_cast<double>(r.micro_batches) * (5.0 * r.tp_comm_per_layer + ar).value(), 1e-12));
 }
+
+TEST_CASE(
+    "The DP overlap window: the gradient reduce-scatter hides behind the last backward and the "
+    "parameter all-gather behind the next forward, both on the first stage, which finishes last",
+    "[step][dp]") {
+  // Two stages of 3 and 5 layers, d = 16 across nodes (a slow sync, larger than both windows),
+  // the distributed optimizer with both overlaps.
+  auto in = small_gpt(1, 2, 16, 64);
+  in.topology.inter.bandwidth = bytes_per_second(2e9);
+  in.par.first_stage_layers = 3;
+  in.par.zero = zero_stage::optimizer;
+  in.options.dp_overlap = 1.0;
+  const auto r = evaluate_step(in);
+  const auto pipe = summarize_pipeline(in.model, in.par, 2, true);
+  REQUIRE(pipe.split.first == 3);
+  const auto x = group_stage(environment_of(in), {.tp = 1, .pp = 2, .dp = 16}, pipe.split);
+  const auto k = layer_compute_time(in.model, 1, 1, in.gpu, in.options.attention);
+  const seconds rs = x.dp_reduce_scatter.cost.time;
+  const seconds ag = x.dp_all_gather.cost.time;
+  const seconds last_backward = 3.0 * k.backward;  // stage 0's last micro-batch
+  const seconds next_forward = 3.0 * k.forward();  // stage 0's first micro-batch of the next step
+  REQUIRE(rs > last_backward);
+  REQUIRE(ag > next_forward);
+  const seconds expected = (rs - last_backward) + (ag - next_forward) + x.embedding;
+  CHECK_THAT(r.time.dp_comm.value(), near(expected.value(), 1e-12));
+  // Not the last stage's backward for the whole sync, as before.
+  const seconds old = (rs + ag) - 5.0 * k.backward + x.embedding;
+  CHECK(std::abs((r.time.dp_comm - old).value()) > 1e-4);
+  // --overlap-grad-reduce alone: the all-gather stays exposed.
+  in.options.overlap_grad_reduce_only = true;
+  CHECK_THAT(evaluate_step(in).time.dp_comm.value(),
+             near(((rs - last_backward) + ag + x.embedding).value(), 1e-12));
+}

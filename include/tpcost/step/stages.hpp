@@ -878,11 +878,22 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   // gradients + all-gather of the 16-bit weights.
   if (d > 1 || x.expert_dp_group.ranks > 1) {
     const double f = opt.dp_overlap;
-    // The window the sync can hide in: the last micro-batch's backward on the last stage, with
-    // the backward's share of the TP collectives taken as a third (2 of the 6 with full
-    // recomputation; an approximation for the other modes).
-    const seconds backward = last.compute(dense_kernels.backward + tp_exposed / 3.0,
-                                          moe_kernels.backward + moe_tp_exposed / 3.0);
+    // The windows the sync can hide in, on the stage that finishes last: the first one (with
+    // p = 1 the only one). In 1F1B every stage ends with the backward of the last micro-batch,
+    // and stage 0 runs it after all the others (Megatron-Core core_v0.16.0,
+    // pipeline_parallel/schedules.py, the cooldown backward passes), so the other stages'
+    // syncs end before its own. The gradient reduction hides behind that last backward (the
+    // buckets' reduce-scatters or all-reduces launch as the backward fills them); the
+    // parameter all-gather of --overlap-param-gather behind the next step's first forward
+    // (distrib_optimizer.py step_with_ready_grads: "asynchronous all-gathers that get
+    // overlapped with the next forward pass", waited on bucket by bucket in
+    // distributed_data_parallel.py's forward pre-hook). Each pass's share of the TP
+    // collectives is taken as a third (2 of the 6 with full recomputation; an approximation
+    // for the other modes).
+    const seconds backward = first.compute(dense_kernels.backward + tp_exposed / 3.0,
+                                           moe_kernels.backward + moe_tp_exposed / 3.0);
+    const seconds forward = first.compute(dense_kernels.forward() + tp_exposed / 3.0,
+                                          moe_kernels.forward() + moe_tp_exposed / 3.0);
     // The gradient reduction of a sharded step: reduce-scatters, and under HSDP the replicas'
     // all-reduce of each shard after them.
     const seconds reduce = x.dp_reduce_scatter.cost.time + x.edp_reduce_scatter.cost.time +
@@ -894,11 +905,14 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
     } else if (c.zero == zero_stage::optimizer) {
       // The distributed optimizer reduce-scatters the gradients (the stack's dtype) and
       // all-gathers the updated 16-bit weights, once per step.
+      // The reduce-scatters hide behind the last backward, the all-gather (unless only
+      // --overlap-grad-reduce is on) behind the next forward.
       const seconds rs = reduce;
-      r.dp_sync = rs + (x.dp_all_gather.cost.time + x.edp_all_gather.cost.time);
+      const seconds ag = x.dp_all_gather.cost.time + x.edp_all_gather.cost.time;
+      r.dp_sync = rs + ag;
       r.dp_algorithm = x.dp_reduce_scatter.algorithm;
-      const seconds hideable = opt.overlap_grad_reduce_only ? rs : r.dp_sync;
-      r.dp_comm = r.dp_sync - f * min(hideable, backward);
+      const double f_ag = opt.overlap_grad_reduce_only ? 0.0 : f;
+      r.dp_comm = (rs - f * min(rs, backward)) + (ag - f_ag * min(ag, forward));
     } else if (c.zero == zero_stage::gradients) {
       // ZeRO-2 keeps only this rank's shard of the gradients, so every micro-batch's gradients
       // are reduce-scattered as its backward produces them (m times a step, each hidden behind
