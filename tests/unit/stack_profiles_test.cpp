@@ -315,3 +315,34 @@ TEST_CASE("torch.compile speeds up the element-wise kernels only", "[stack]") {
   CHECK(two.attention_core_forward == one.attention_core_forward);
   CHECK(two.grad_accumulation == one.grad_accumulation);
 }
+
+TEST_CASE(
+    "fp16 runs reduce gradients in fp16: Megatron-LM forces fp32 gradients only under bf16, so "
+    "an fp16 megatron-core step syncs half the bytes and keeps 2-byte gradients",
+    "[stack][fp16]") {
+  const auto& core = profile_of(software_stack::megatron_core);
+  const auto bf16 = options_of(core, false);
+  const auto fp16 = options_of(core, true);
+  CHECK(bf16.grad_wire_bytes == 4);
+  CHECK(bf16.state.gradients == 4.0);
+  CHECK(fp16.grad_wire_bytes == 2);
+  CHECK(fp16.state.gradients == 2.0);
+  // The step: the DP sync carries 2 bytes a gradient, and the gradients take 2 bytes in memory.
+  auto in = small_gpt(core, 2, 1, 8, zero_stage::none);
+  in.options = bf16;
+  const auto a = evaluate_step(in);
+  in.options = fp16;
+  const auto b = evaluate_step(in);
+  CHECK_THAT(b.dp_bytes_per_gpu.value(), near(0.5 * a.dp_bytes_per_gpu.value(), 1e-12));
+  CHECK(b.dp_sync < a.dp_sync);
+  CHECK_THAT(b.memory.peak().gradients.value(),
+             near(0.5 * a.memory.peak().gradients.value(), 1e-12));
+  // The stacks that reduce in the training dtype, or in fp32 whatever it is, do not change.
+  for (const auto stack : {software_stack::megatron_2021, software_stack::deepspeed,
+                           software_stack::fsdp2, software_stack::megatron_bridge}) {
+    CAPTURE(static_cast<int>(stack));
+    const auto& p = profile_of(stack);
+    CHECK(options_of(p, true).grad_wire_bytes == options_of(p).grad_wire_bytes);
+    CHECK(options_of(p, true).state.gradients == options_of(p).state.gradients);
+  }
+}

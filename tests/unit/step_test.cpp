@@ -222,15 +222,28 @@ TEST_CASE("TP overlap hides at most the compute it overlaps: exposed = comm - mi
   const auto k = layer_compute_time(in.model, 1, 8, in.gpu, in.options.attention);
   const auto layer = k.total(recompute_mode::none) + k.grad_accumulation;
   REQUIRE(r.tp_comm_per_layer > layer);
-  // 8 micro-batches of 8 layers, each exposing what its compute could not hide.
+  // 8 micro-batches of 8 layers, each exposing what its compute could not hide; the output
+  // layer's all-reduce likewise behind the logits. The embedding's all-reduce and the
+  // cross-entropy's three fp32 all-reduces have no GEMM to hide behind.
   const auto logits = logits_compute_time(in.model, 1, 8, in.gpu);
+  const auto ends = [&] {
+    const auto x = group_stage(environment_of(in), {.tp = 8, .pp = 1, .dp = 1},
+                               {.stages = 1, .first = 8, .middle = 8, .last = 8});
+    return nccl_cheapest_collective(in.topology, x.tp_group, collective_op::all_reduce,
+                                    1.0 * 1024 * 2048 * 2 * units::B)
+               .cost.time +
+           3.0 * nccl_cheapest_collective(in.topology, x.tp_group, collective_op::all_reduce,
+                                          1.0 * 1024 * 4 * units::B)
+                     .cost.time;
+  };
   CHECK(r.time.tp_comm.value() > 0.0);
   CHECK_THAT(r.time.tp_comm.value(),
              near((8.0 * 8.0 * (r.tp_comm_per_layer - layer)).value() +
-                      8.0 * std::max(0.0, (r.tp_comm_per_layer / 4.0 - logits).value()),
+                      8.0 * std::max(0.0, (r.tp_comm_per_layer / 4.0 - logits).value()) +
+                      8.0 * ends().value(),
                   1e-9));
   in.topology.intra.bandwidth = bytes_per_second(300e9);  // a fast link: all of it hides
-  CHECK(evaluate_step(in).time.tp_comm.value() == 0.0);
+  CHECK_THAT(evaluate_step(in).time.tp_comm.value(), near(8.0 * ends().value(), 1e-12));
 }
 
 TEST_CASE("ZeRO-2/3 with pipeline parallelism is refused by step, as by plan", "[step]") {
@@ -467,4 +480,91 @@ TEST_CASE(
       CHECK(use.cost.time == step_use.cost.time);
     }
   }
+}
+
+TEST_CASE(
+    "The model's ends: the embedding's TP collective on the first stage, the output layer's and "
+    "the cross-entropy's three fp32 all-reduces on the last, in the step's TP time",
+    "[step][ends]") {
+  // One stage holds both ends: per micro-batch, L layers' collectives, the embedding's
+  // all-reduce of b·s·h (forward), the output layer's input-gradient all-reduce and three
+  // all-reduces of one fp32 value per token (Megatron-Core core_v0.16.0 VocabParallelEmbedding,
+  // ColumnParallelLinear, vocab_parallel_cross_entropy).
+  auto in = small_gpt(4, 1, 1, 4);
+  const auto x = group_stage(environment_of(in), {.tp = 4, .pp = 1, .dp = 1}, even_split(8, 1));
+  const auto price = [&](collective_op op, double b) {
+    return nccl_cheapest_collective(in.topology, x.tp_group, op, b * units::B).cost.time;
+  };
+  const double hidden = 1.0 * 1024 * 2048 * 2;  // b·s·h·2
+  const double per_token = 1.0 * 1024 * 4;      // b·s·4
+  const auto ar = price(collective_op::all_reduce, hidden);
+  const auto rs = price(collective_op::reduce_scatter, hidden);
+  const auto ag = price(collective_op::all_gather, hidden);
+  const auto ce = 3.0 * price(collective_op::all_reduce, per_token);
+  const auto plain = evaluate_step(in);
+  CHECK_THAT(plain.time.tp_comm.value(),
+             near(4.0 * (8.0 * plain.tp_comm_per_layer + 2.0 * ar + ce).value(), 1e-12));
+  // Under SP, GPT's learned positions: the embedding all-reduces, then scatters (its backward
+  // all-gathers); the output layer all-gathers its input and reduce-scatters its gradient.
+  in.par.sequence_parallel = true;
+  const auto sp = evaluate_step(in);
+  CHECK_THAT(sp.time.tp_comm.value(),
+             near(4.0 * (8.0 * sp.tp_comm_per_layer + (ar + ag) + (ag + rs) + ce).value(), 1e-12));
+  // Rotary positions: the embedding reduce-scatters (reduce_scatter_embeddings).
+  in.model.positions = position_kind::rotary;
+  const auto rope = evaluate_step(in);
+  CHECK_THAT(
+      rope.time.tp_comm.value(),
+      near(4.0 * (8.0 * rope.tp_comm_per_layer + (rs + ag) + (ag + rs) + ce).value(), 1e-12));
+  // None at t = 1.
+  CHECK(evaluate_step(small_gpt(1, 1, 1, 4)).time.tp_comm.value() == 0.0);
+}
+
+TEST_CASE("The embedding's TP collective paces the first stage when it is the slowest",
+          "[step][ends]") {
+  // Two stages of 5 and 3 layers: the first is the slowest and holds the embedding alone.
+  auto in = small_gpt(4, 2, 1, 8);
+  in.par.first_stage_layers = 5;
+  const auto r = evaluate_step(in);
+  const auto x = group_stage(environment_of(in), {.tp = 4, .pp = 2, .dp = 1},
+                             {.stages = 2, .first = 5, .middle = 0, .last = 3});
+  const auto ar = nccl_cheapest_collective(in.topology, x.tp_group, collective_op::all_reduce,
+                                           1.0 * 1024 * 2048 * 2 * units::B)
+                      .cost.time;
+  CHECK_THAT(
+      r.time.tp_comm.value(),
+      near(static_cast<double>(r.micro_batches) * (5.0 * r.tp_comm_per_layer + ar).value(), 1e-12));
+}
+
+TEST_CASE(
+    "The DP overlap window: the gradient reduce-scatter hides behind the last backward and the "
+    "parameter all-gather behind the next forward, both on the first stage, which finishes last",
+    "[step][dp]") {
+  // Two stages of 3 and 5 layers, d = 16 across nodes (a slow sync, larger than both windows),
+  // the distributed optimizer with both overlaps.
+  auto in = small_gpt(1, 2, 16, 64);
+  in.topology.inter.bandwidth = bytes_per_second(2e9);
+  in.par.first_stage_layers = 3;
+  in.par.zero = zero_stage::optimizer;
+  in.options.dp_overlap = 1.0;
+  const auto r = evaluate_step(in);
+  const auto pipe = summarize_pipeline(in.model, in.par, 2, true);
+  REQUIRE(pipe.split.first == 3);
+  const auto x = group_stage(environment_of(in), {.tp = 1, .pp = 2, .dp = 16}, pipe.split);
+  const auto k = layer_compute_time(in.model, 1, 1, in.gpu, in.options.attention);
+  const seconds rs = x.dp_reduce_scatter.cost.time;
+  const seconds ag = x.dp_all_gather.cost.time;
+  const seconds last_backward = 3.0 * k.backward;  // stage 0's last micro-batch
+  const seconds next_forward = 3.0 * k.forward();  // stage 0's first micro-batch of the next step
+  REQUIRE(rs > last_backward);
+  REQUIRE(ag > next_forward);
+  const seconds expected = (rs - last_backward) + (ag - next_forward) + x.embedding;
+  CHECK_THAT(r.time.dp_comm.value(), near(expected.value(), 1e-12));
+  // Not the last stage's backward for the whole sync, as before.
+  const seconds old = (rs + ag) - 5.0 * k.backward + x.embedding;
+  CHECK(std::abs((r.time.dp_comm - old).value()) > 1e-4);
+  // --overlap-grad-reduce alone: the all-gather stays exposed.
+  in.options.overlap_grad_reduce_only = true;
+  CHECK_THAT(evaluate_step(in).time.dp_comm.value(),
+             near(((rs - last_backward) + ag + x.embedding).value(), 1e-12));
 }

@@ -385,7 +385,29 @@ struct batch_terms {
   // around it, [SP off, SP on] its TP collectives.
   seconds mtp_projection{};
   std::array<seconds, 2> mtp_projection_tp{};
+  // The model's ends, per micro-batch (zero at t = 1), [SP off, SP on] where SP changes them
+  // (Megatron-Core core_v0.16.0, tensor_parallel/mappings.py for each collective's backward):
+  //  - embedding_tp, the first stage's vocabulary-parallel embedding (tensor_parallel/layers.py
+  //    VocabParallelEmbedding.forward): without SP the all-reduce of its b·s·h output
+  //    (reduce_from_tensor_model_parallel_region; nothing backward); under SP with rotary
+  //    positions a reduce-scatter forward and the all-gather of its gradient backward
+  //    (reduce_scatter_embeddings: language_model_embedding.py), with learned positions the
+  //    all-reduce forward, then scatter_to_sequence_parallel_region, whose backward all-gathers;
+  //  - output_tp, the last stage's output layer (ColumnParallelLinear): without SP the all-reduce
+  //    of its input gradient (copy_to_tensor_model_parallel_region); under SP the all-gather of
+  //    its input forward and the reduce-scatter of that gradient backward, 16-bit (the output
+  //    layer is not in the FP8 recipe);
+  //  - cross_entropy_tp, vocab_parallel_cross_entropy (tensor_parallel/cross_entropy.py): three
+  //    all-reduces over the TP group of one fp32 value per token (the logits' max, the predicted
+  //    logit, the sum of the exponentials), forward only; latency-bound.
+  std::array<seconds, 2> embedding_tp{};
+  std::array<seconds, 2> output_tp{};
+  seconds cross_entropy_tp{};
 };
+
+/// vocab_parallel_cross_entropy's all-reduces per micro-batch (Megatron-Core core_v0.16.0,
+/// tensor_parallel/cross_entropy.py: max, predicted logit, sum of exponentials), fp32 per token.
+inline constexpr double cross_entropy_all_reduces = 3.0;
 
 /// The micro-batch stage, for `micro_batch` sequences and a global batch of `global_batch`.
 /// Of `x` it reads the group sizes, the TP, EP and ETP groups and the p2p hop, never the split:
@@ -495,6 +517,19 @@ inline batch_terms batch_stage(const step_environment& env, const group_terms& x
                                cost(collective_op::reduce_scatter, 2.0) + 2.0 * gather_h;
     }
   }
+  if (t > 1) {
+    const seconds ar = y.tp_all_reduce.cost.time;
+    const seconds rs = y.tp_reduce_scatter.cost.time;
+    const seconds ag = y.tp_all_gather.cost.time;
+    const bool rotary = model.positions == position_kind::rotary;
+    y.embedding_tp = {ar, (rotary ? rs : ar) + ag};
+    y.output_tp = {ar, ag + rs};
+    const bytes per_token = static_cast<double>(micro_batch) * static_cast<double>(model.seq) *
+                            4.0 * units::B;  // one fp32 value per token
+    y.cross_entropy_tp =
+        cross_entropy_all_reduces *
+        nccl_cheapest_collective(topo, x.tp_group, collective_op::all_reduce, per_token).cost.time;
+  }
   for (const bool sp : {false, true}) {
     const std::size_t i = sp ? 1 : 0;
     y.p2p_message[i] = p2p_message_bytes(micro_batch, model.seq, model.hidden, opt.activation_bytes,
@@ -601,6 +636,24 @@ constexpr step_options options_of(const stack_profile& stack) {
   o.state = stack.state.value;
   o.attention = stack.attention.value;
   o.selective = stack.selective.value;
+  return o;
+}
+
+/// The step options a stack runs for a training dtype, without the flags that change them:
+/// options_of(stack), but Megatron-LM forces fp32 gradient accumulation and reduction only
+/// under bf16 (megatron/training/arguments.py at core_v0.16.0: `if args.bf16:` sets
+/// accumulate_allreduce_grads_in_fp32 unless --grad-reduce-in-bf16; under --fp16 it stays
+/// False, store_true, and DDP's grad_reduce_in_fp32 follows it), so an fp16 run keeps its
+/// main_grad buffer in fp16 and reduces 2-byte gradients: megatron-core's 4-byte wire and
+/// gradients become 2 (2 + 2 + 12 bytes a parameter). The other stacks already reduce in the
+/// training dtype (megatron-2021, deepspeed, megatron-bridge) or in fp32 whatever it is
+/// (torchtitan's mixed_precision_reduce). `fp16`: the run trains in fp16 (--dtype fp16).
+constexpr step_options options_of(const stack_profile& stack, bool fp16) {
+  step_options o = options_of(stack);
+  if (fp16 && stack.stack == software_stack::megatron_core) {
+    o.grad_wire_bytes = 2;
+    o.state.gradients = 2.0;
+  }
   return o;
 }
 
@@ -725,9 +778,13 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   // Overlap hides a share of the TP collectives, but at most the compute they overlap with:
   // exposed = comm − hidden, hidden <= compute.
   const seconds tp_exposed = exposed_after_overlap(tp_layer, tp_overlap, layer_compute);
-  // The output layer on the last stage: logits, loss, and the TP all-reduce of its input grad.
+  // The output layer on the last stage: logits, loss, the TP collectives of its input (hidden
+  // behind its GEMMs by tp_overlap as the layers' are) and the cross-entropy's all-reduces
+  // (batch_stage), which wait on the loss's own kernels: exposed.
   const seconds logits_tp =
-      t > 1 ? exposed_after_overlap(y.tp_all_reduce.cost.time, tp_overlap, y.logits) : seconds{};
+      exposed_after_overlap(y.output_tp[sp], tp_overlap, y.logits) + y.cross_entropy_tp;
+  // The embedding's TP collectives on the first stage (batch_stage): no GEMM to hide behind.
+  const seconds embedding_tp = y.embedding_tp[sp];
   // The MTP modules on the last stage (their layers are among x.last_layers): per module the
   // projection 2h → h with its norms and TP collectives, and one more output layer and loss
   // (gpt_model.py _postprocess: output_layer and compute_language_model_loss per module).
@@ -735,7 +792,9 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   const seconds mtp_tp =
       exposed_after_overlap(y.mtp_projection_tp[sp], tp_overlap, y.mtp_projection);
   const seconds output_compute = (1.0 + mtp) * y.logits + mtp * y.mtp_projection;
-  const seconds output_tp = (1.0 + mtp) * logits_tp + mtp * mtp_tp;
+  // Each MTP module embeds its shifted tokens with the shared embedding (multi_token_prediction.py
+  // MultiTokenPredictionLayer: the LanguageModelEmbedding, its TP collectives included).
+  const seconds output_tp = (1.0 + mtp) * logits_tp + mtp * (mtp_tp + embedding_tp);
 
   // An MoE layer (moe_layer.hpp): the attention's half of the TP collectives, the shared
   // experts' half when there are any, the ETP gather and reduce-scatter of the routed copies,
@@ -787,18 +846,21 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   const stage_load first = load_of(x.first_layers, x.moe_first);
   const stage_load middle = p > 2 ? load_of(x.split.middle, x.moe_middle) : stage_load{};
   const stage_load last = load_of(x.last_layers, x.moe_last);
-  // The slowest stage without the output layer.
-  const stage_load inner =
-      middle.compute(per_layer, moe_per_layer) > first.compute(per_layer, moe_per_layer) ? middle
-                                                                                         : first;
-  const bool last_is_slowest =
-      last.compute(per_layer, moe_per_layer) + output_compute + output_tp >=
-      inner.compute(per_layer, moe_per_layer);
+  // The slowest stage without the output layer: the first holds the embedding too (with p = 1
+  // the one stage is first and last, and holds both ends).
+  const seconds first_end = p > 1 ? embedding_tp : seconds{};
+  const seconds last_end = output_tp + (p > 1 ? seconds{} : embedding_tp);
+  const bool middle_is_slower = middle.compute(per_layer, moe_per_layer) >
+                                first.compute(per_layer, moe_per_layer) + first_end;
+  const stage_load& inner = middle_is_slower ? middle : first;
+  const seconds inner_end = middle_is_slower ? seconds{} : first_end;
+  const bool last_is_slowest = last.compute(per_layer, moe_per_layer) + output_compute + last_end >=
+                               inner.compute(per_layer, moe_per_layer) + inner_end;
   const stage_load& slow = last_is_slowest ? last : inner;
   const seconds stage_compute =
       slow.compute(layer_compute, moe_compute) + (last_is_slowest ? output_compute : seconds{});
   const seconds stage_tp =
-      slow.compute(tp_exposed, moe_tp_exposed) + (last_is_slowest ? output_tp : seconds{});
+      slow.compute(tp_exposed, moe_tp_exposed) + (last_is_slowest ? last_end : inner_end);
   const seconds stage_ep = slow.moe * ep_exposed;
   const seconds slowest = stage_compute + stage_tp + stage_ep;
   const double fp = static_cast<double>(p);
@@ -806,7 +868,7 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   const auto layers_total = env.model.layers + env.model.mtp_layers;
   const seconds average = static_cast<double>(layers_total - moe_total) / fp * per_layer +
                           static_cast<double>(moe_total) / fp * moe_per_layer +
-                          (output_compute + output_tp) / fp;
+                          (output_compute + output_tp + embedding_tp) / fp;
   const seconds p2p = p > 1 ? 2.0 * static_cast<double>(c.vpp) * y.p2p_one[sp] : seconds{};
   const double fm = static_cast<double>(y.micro_batches);
   r.bubble = bubble_stages(p, c.vpp) * (average + p2p);
@@ -816,11 +878,22 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   // gradients + all-gather of the 16-bit weights.
   if (d > 1 || x.expert_dp_group.ranks > 1) {
     const double f = opt.dp_overlap;
-    // The window the sync can hide in: the last micro-batch's backward on the last stage, with
-    // the backward's share of the TP collectives taken as a third (2 of the 6 with full
-    // recomputation; an approximation for the other modes).
-    const seconds backward = last.compute(dense_kernels.backward + tp_exposed / 3.0,
-                                          moe_kernels.backward + moe_tp_exposed / 3.0);
+    // The windows the sync can hide in, on the stage that finishes last: the first one (with
+    // p = 1 the only one). In 1F1B every stage ends with the backward of the last micro-batch,
+    // and stage 0 runs it after all the others (Megatron-Core core_v0.16.0,
+    // pipeline_parallel/schedules.py, the cooldown backward passes), so the other stages'
+    // syncs end before its own. The gradient reduction hides behind that last backward (the
+    // buckets' reduce-scatters or all-reduces launch as the backward fills them); the
+    // parameter all-gather of --overlap-param-gather behind the next step's first forward
+    // (distrib_optimizer.py step_with_ready_grads: "asynchronous all-gathers that get
+    // overlapped with the next forward pass", waited on bucket by bucket in
+    // distributed_data_parallel.py's forward pre-hook). Each pass's share of the TP
+    // collectives is taken as a third (2 of the 6 with full recomputation; an approximation
+    // for the other modes).
+    const seconds backward = first.compute(dense_kernels.backward + tp_exposed / 3.0,
+                                           moe_kernels.backward + moe_tp_exposed / 3.0);
+    const seconds forward = first.compute(dense_kernels.forward() + tp_exposed / 3.0,
+                                          moe_kernels.forward() + moe_tp_exposed / 3.0);
     // The gradient reduction of a sharded step: reduce-scatters, and under HSDP the replicas'
     // all-reduce of each shard after them.
     const seconds reduce = x.dp_reduce_scatter.cost.time + x.edp_reduce_scatter.cost.time +
@@ -832,11 +905,14 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
     } else if (c.zero == zero_stage::optimizer) {
       // The distributed optimizer reduce-scatters the gradients (the stack's dtype) and
       // all-gathers the updated 16-bit weights, once per step.
+      // The reduce-scatters hide behind the last backward, the all-gather (unless only
+      // --overlap-grad-reduce is on) behind the next forward.
       const seconds rs = reduce;
-      r.dp_sync = rs + (x.dp_all_gather.cost.time + x.edp_all_gather.cost.time);
+      const seconds ag = x.dp_all_gather.cost.time + x.edp_all_gather.cost.time;
+      r.dp_sync = rs + ag;
       r.dp_algorithm = x.dp_reduce_scatter.algorithm;
-      const seconds hideable = opt.overlap_grad_reduce_only ? rs : r.dp_sync;
-      r.dp_comm = r.dp_sync - f * min(hideable, backward);
+      const double f_ag = opt.overlap_grad_reduce_only ? 0.0 : f;
+      r.dp_comm = (rs - f * min(rs, backward)) + (ag - f_ag * min(ag, forward));
     } else if (c.zero == zero_stage::gradients) {
       // ZeRO-2 keeps only this rank's shard of the gradients, so every micro-batch's gradients
       // are reduce-scattered as its backward produces them (m times a step, each hidden behind

@@ -5,7 +5,8 @@
 //
 //   layer   = compute (forward, recomputed forward, backward; compute_model.hpp)
 //           + gradient accumulation + exposed TP collectives (count per recompute/SP mode)
-//   stage   = its layers × layer (+ the output layer and its loss on the last stage)
+//   stage   = its layers × layer (+ the embedding's TP collectives on the first stage, the
+//             output layer, its TP collectives and the loss's all-reduces on the last)
 //   step    = m·(slowest stage + p2p) + (p−1)/v·(average stage + p2p)      pipeline, 1F1B
 //           + exposed DP gradient sync + embedding all-reduce + optimizer
 //

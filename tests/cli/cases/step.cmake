@@ -200,7 +200,7 @@ tpcost_cli_case("step --attention-efficiency: out of range is one line" ARGS ${s
 # Per-GPU efficiency (hardware/efficiency.hpp): the same layout on GB200 and GB300 differs in
 # the GEMMs' η, which the GPU line prints.
 tpcost_cli_case("step on GB300 runs its GEMMs at GB300's fitted eta, not GB200's" ARGS step --model llama-3-8b --gpu gb300 --gpus 8 -G 128 -b 2 --precision fp8-current RC 0 STDOUT
-  "\nGPU: +peak 2\\.5 PFLOP/s, HBM 288\\.0 GiB[^\n]*efficiency 0\\.57 of peak \\(matmul\\)")
+  "\nGPU: +peak 2\\.5 PFLOP/s, HBM 288\\.0 GiB[^\n]*efficiency 0\\.58 of peak \\(matmul\\)")
 tpcost_cli_case("step on GB200 keeps the B200 fits" ARGS step --model llama-3-8b --gpu gb200 --gpus 8 -G 128 -b 2 --precision fp8-current RC 0 STDOUT
   "\nGPU: +peak 2\\.5 PFLOP/s, HBM 186\\.0 GiB[^\n]*efficiency 0\\.43 of peak \\(matmul\\)")
 tpcost_cli_case("step: a Megatron flag overrides the profile and says so" ARGS ${stack_step} --sp --tp-comm-overlap --grad-reduce-in-bf16 RC 0 STDOUT
@@ -211,10 +211,10 @@ tpcost_cli_case("step --stack fsdp2 runs PyTorch eager kernels by default, with 
   STDOUT "\n  kernels +pytorch-eager +default: torchtitan/config/job_config\\.py: \\[compile\\] enable = False[^\n]*eta: torchtitan \\(PyTorch kernels\\) on H100 BF16: eta_mm 0\\.492[^\n]*\n(  [^\n]*\n)*GPU: [^\n]*efficiency 0\\.49 of peak")
 tpcost_cli_case("step --stack fsdp2 --torch-compile is faster than eager"
   ARGS ${stack_step} --stack fsdp2 --torch-compile -q RC 0
-  STDOUT "step +4\\.669 s")
+  STDOUT "step +4\\.671 s")
 tpcost_cli_case("step --stack fsdp2 eager step time"
   ARGS ${stack_step} --stack fsdp2 -q RC 0
-  STDOUT "step +5\\.282 s")
+  STDOUT "step +5\\.283 s")
 tpcost_cli_case("step: a Megatron stack says its kernels are the fused ones the eta were fitted on"
   ARGS ${stack_step} --stack megatron-core RC 0
   STDOUT "\n  kernels +megatron-fused +default: megatron/core/models/gpt/gpt_layer_specs\\.py[^\n]*eta: Hopper BF16: eta_mm 0\\.73")
