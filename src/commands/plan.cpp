@@ -179,7 +179,7 @@ inputs read_inputs(const plan_flags& f) {
   auto& req = in.request;
   req.model = in.model.spec;
   // The η of the kernels the stack runs (torchtitan: eager or compiled PyTorch), as step's.
-  auto stack = to_stack_choice(f.software);
+  auto stack = to_stack_choice(f.software, f.hardware);
   apply_kernel_efficiency(f.hardware, stack, in.hardware);
   req.gpu = in.hardware.device;
   req.memory_capacity = in.hardware.memory_capacity;

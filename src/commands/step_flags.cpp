@@ -273,7 +273,7 @@ step_report evaluate_step_flags(const step_flags& f) {
   if (!f.pp_layout.empty()) {
     read_pp_layout(f.pp_layout, report.model.spec.layers, par, par.vpp == 1);
   }
-  report.stack = to_stack_choice(f.software);
+  report.stack = to_stack_choice(f.software, f.hardware);
   apply_kernel_efficiency(f.hardware, report.stack, report.hardware);
   in.gpu = report.hardware.device;
   apply_stack_sequence_parallel(f.sp, f.no_sp, f.software.stack.tp_comm_overlap,

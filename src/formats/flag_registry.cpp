@@ -110,7 +110,8 @@ constexpr flag_spec flags[] = {
      "d: element type, fp32|tf32|bf16|fp16|fp8|fp64 or bytes 1..16: picks the --gpu preset's dense "
      "peak and, in sweep and explain, the bytes on the wire unless --comm-dtype (default bf16 with "
      "--gpu, else fp32, the article's); in step and plan fp8 is --precision fp8 (the linear layers "
-     "in FP8, MFU against the BF16 peak)"},
+     "in FP8, MFU against the BF16 peak), and fp16 keeps megatron-core's gradients in fp16, as "
+     "Megatron-LM does"},
     {"--flops", '\0', "", value_kind::flop_rate, "", "", "/hardware/flops", cmd::job | cmd::layer,
      "P: per-GPU peak, e.g. 1PFLOP/s, 989.4T, 312e12FLOP/s (default: the --gpu preset's dense peak "
      "for --dtype; without --gpu, the article's 1PFLOP/s)"},

@@ -40,7 +40,8 @@ std::string bytes_name(int n) {
 }  // namespace
 
 stack_choice resolve_stack(const stack_flags& f, const std::string& attention,
-                           const std::string& tp_overlap, const std::string& dp_overlap) {
+                           const std::string& tp_overlap, const std::string& dp_overlap,
+                           bool fp16) {
   stack_choice out;
   out.profile = &stack_profile_by_name(
       f.stack.empty() ? default_stack_name : std::string_view(f.stack), "--stack");
@@ -68,7 +69,7 @@ stack_choice resolve_stack(const stack_flags& f, const std::string& attention,
                        "needs --overlap-grad-reduce, as Megatron-Core asserts");
   }
   auto& o = out.options;
-  o = options_of(p);
+  o = options_of(p, fp16);
   const auto add = [&](const char* field, std::string value, std::string source, bool flag) {
     out.settings.push_back({field, std::move(value), std::move(source), flag});
   };
@@ -135,6 +136,11 @@ stack_choice resolve_stack(const stack_flags& f, const std::string& attention,
   // Gradient dtype on the wire and in memory.
   std::string wire_source(p.grad_wire_bytes.source);
   std::string state_source(p.state.source);
+  if (o.grad_wire_bytes != options_of(p).grad_wire_bytes) {  // options_of(p, fp16) halved them
+    wire_source = state_source =
+        "--dtype fp16: Megatron-LM keeps and reduces fp16 gradients in fp16 (arguments.py, "
+        "core_v0.16.0: fp32 only under --bf16)";
+  }
   if (f.grad_reduce_in_bf16) {
     o.grad_wire_bytes = 2;
     o.state = mixed_precision_adam;

@@ -51,10 +51,12 @@ struct stack_choice {
 /// --grad-reduce-in-bf16 in `group`.
 void add_stack_flags(CLI::Option_group& group, stack_flags& flags);
 
-/// The profile, then the Megatron flags, then --attention, --tp-overlap and --dp-overlap
-/// (empty: not given). Throws `invalid_spec` naming the flag.
+/// The profile (for a run that trains in fp16 when `fp16`: options_of(profile, fp16)), then
+/// the Megatron flags, then --attention, --tp-overlap and --dp-overlap (empty: not given).
+/// Throws `invalid_spec` naming the flag.
 stack_choice resolve_stack(const stack_flags& flags, const std::string& attention,
-                           const std::string& tp_overlap, const std::string& dp_overlap);
+                           const std::string& tp_overlap, const std::string& dp_overlap,
+                           bool fp16 = false);
 
 /// Sequence parallelism as the stack turns it on (--sp / --no-sp override; a contradiction
 /// throws), recorded as a setting. Without it at t > 1 TP overlap by userbuffers does not run

@@ -115,8 +115,10 @@ std::string profile_note(const chosen_hardware& hw, profile_scope link) {
                                                              : std::string();
 }
 
-stack_choice to_stack_choice(const software_flags& f) {
-  auto choice = resolve_stack(f.stack, f.attention, f.tp_overlap, f.dp_overlap);
+stack_choice to_stack_choice(const software_flags& f, const hardware_flags& hardware) {
+  const auto name = parse_dtype(hardware.dtype, "--dtype").name;
+  const bool fp16 = name == "fp16" || name == "float16" || name == "half";
+  auto choice = resolve_stack(f.stack, f.attention, f.tp_overlap, f.dp_overlap, fp16);
   choice.options.mfu_flops = parse_flops_convention(f.mfu_flops, "--mfu-flops");
   return choice;
 }
@@ -141,7 +143,9 @@ void apply_kernel_efficiency(const hardware_flags& f, stack_choice& choice, chos
   hw.efficiency_source = eta.source;
 }
 
-step_options to_step_options(const software_flags& f) { return to_stack_choice(f).options; }
+step_options to_step_options(const software_flags& f) {
+  return to_stack_choice(f, hardware_flags{}).options;
+}
 
 }  // namespace tpcost::cli
 

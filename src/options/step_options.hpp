@@ -72,12 +72,13 @@ void add_precision_flags(CLI::Option_group& group, software_flags& flags);
 chosen_hardware to_hardware(const hardware_flags& flags);
 /// " (from FILE)" when the --interconnect-file replaced `link`, else "".
 std::string profile_note(const chosen_hardware& hw, profile_scope link);
-/// The stack's profile with the explicit flags over it (resolve_stack, stack_flags.hpp).
-stack_choice to_stack_choice(const software_flags& flags);
+/// The stack's profile with the explicit flags over it (resolve_stack, stack_flags.hpp), for a
+/// run that trains in `hardware`'s --dtype (fp16 changes megatron-core's gradients).
+stack_choice to_stack_choice(const software_flags& flags, const hardware_flags& hardware);
 /// The default η of the kernels `choice` runs (efficiency.hpp: torchtitan's PyTorch kernels
 /// have their own) on `hw`'s GPU, under the --*-efficiency flags of `f`, with their source.
 void apply_kernel_efficiency(const hardware_flags& f, stack_choice& choice, chosen_hardware& hw);
-/// The step options of `to_stack_choice`.
+/// The step options of `to_stack_choice` (a bf16 run).
 step_options to_step_options(const software_flags& flags);
 /// The precision recipe: --precision, or --dtype fp8 as its alias (fp8 = fp8-delayed,
 /// Megatron's default recipe); --fp8-attention, --fp8-param-gather. Not yet checked against

@@ -310,3 +310,8 @@ tpcost_cli_case("step: the first line says it fits" ARGS step --model llama-3-8b
   "^fits: the fullest stage \\([0-9]+\\) needs [0-9.]+ GiB per GPU of the 80\\.0 GiB there is \\(about [0-9.]+ GiB reserved by PyTorch's caching allocator\\), [0-9.]+ GiB headroom\n")
 tpcost_cli_case("step --stack fsdp2: selective is torchtitan's per-op policy" ARGS ${_tt_sac} RC 0 STDOUT
   "\n +selective_recompute +per-op +default: torchtitan's Llama 3 configs: \\[activation_checkpoint\\] mode = \"selective\", selective_ac_option = \"op\"")
+# fp16 runs keep and reduce fp16 gradients under Megatron-Core (arguments.py forces fp32 only
+# under --bf16): half the gradient bytes on the wire and in memory, said in the listing.
+tpcost_cli_case("step --dtype fp16 --stack megatron-core reduces 2-byte gradients"
+  ARGS step --model gpt-3-175b --gpu a100 --gpus 1024 --tp 8 --pp 8 -G 1536 --dtype fp16 --stack megatron-core RC 0
+  STDOUT "grad_wire_bytes +2 B \\(16-bit\\) +default: --dtype fp16: Megatron-LM keeps and reduces fp16 gradients.*2\\+2\\+12 B/param")
