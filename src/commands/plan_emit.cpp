@@ -546,29 +546,26 @@ bool same_but_seq(transformer_spec a, transformer_spec b) {
   return fields(a) == fields(b);
 }
 
-std::string torchtitan_toml(const plan_request& req, const plan_candidate& c,
-                            const emit_context& ctx) {
-  constexpr auto f = emit_format::torchtitan;
-  const auto& m = req.model;
-  const auto& p = c.par;
-  const torchtitan_model* model = nullptr;
+/// The torchtitan flavour of the model: a preset, unmodified but for the sequence length.
+const torchtitan_model& torchtitan_model_of(const transformer_spec& m) {
   for (const auto& t : torchtitan_models) {
     if (same_but_seq(m, model_preset_named(t.preset, "--model").spec)) {
-      model = &t;
-      break;
+      return t;
     }
   }
-  if (model == nullptr) {
-    std::string names;
-    for (const auto& t : torchtitan_models) {
-      names += (names.empty() ? "" : ", ") + std::string(t.preset);
-    }
-    refuse(f,
-           "the model is not one torchtitan v0.2.2 names as a flavour that the reader maps to "
-           "a preset (" +
-               names + ", unmodified but for --seq)");
+  std::string names;
+  for (const auto& t : torchtitan_models) {
+    names += (names.empty() ? "" : ", ") + std::string(t.preset);
   }
-  check_software(f, ctx.software);
+  refuse(emit_format::torchtitan,
+         "the model is not one torchtitan v0.2.2 names as a flavour that the reader maps to "
+         "a preset (" +
+             names + ", unmodified but for --seq)");
+}
+
+/// The parameter dtype and the linear recipe, refused where the TOML has no key for them.
+linear_precision torchtitan_precision(const plan_request& req, const emit_context& ctx) {
+  constexpr auto f = emit_format::torchtitan;
   if (ctx.dtype != "bf16" && ctx.dtype != "fp32") {
     refuse(f, fmt::format("--dtype {}: training.mixed_precision_param is bfloat16 or float32",
                           ctx.dtype));
@@ -593,6 +590,13 @@ std::string torchtitan_toml(const plan_request& req, const plan_candidate& c,
     refuse(f,
            "--fp8-param-gather: the reader does not read float8's enable_fsdp_float8_all_gather");
   }
+  return precision;
+}
+
+/// Refuses a layout that torchtitan cannot run, or that its reader would cost otherwise.
+void check_torchtitan_layout(const plan_request& req, const plan_candidate& c) {
+  constexpr auto f = emit_format::torchtitan;
+  const auto& p = c.par;
   if (p.tp > 1 && !p.sequence_parallel) {
     refuse(f,
            "sp=off with t > 1: torchtitan's TP plan always shards the norms' activations "
@@ -637,59 +641,40 @@ std::string torchtitan_toml(const plan_request& req, const plan_candidate& c,
                           "alltoall (the ring, p2p)",
                           to_string(req.cp_comm)));
   }
-  if (m.moe.experts > 0) {
-    if (req.options.experts.dispatcher == token_dispatcher::deep_ep) {
-      refuse(f,
-             "--moe-token-dispatcher flex: the reader does not read "
-             "expert_parallel_comm_backend = \"deepep\"");
-    }
-    if (req.options.experts.dispatcher == token_dispatcher::all_gather) {
-      refuse(f, "--moe-token-dispatcher allgather: torchtitan's MoE dispatches with all-to-alls");
-    }
-    if (req.options.experts.overlap_comm) {
-      refuse(f, "--overlap-moe-expert-parallel-comm has no torchtitan key");
-    }
-    if (p.ep == 1 && p.etp != 1) {
-      refuse(f, fmt::format("etp = {} with ep = 1: expert_tensor_parallel_degree applies with "
-                            "expert parallelism only",
-                            p.etp));
-    }
-    if (p.ep > 1 && p.etp != 1 && p.etp != p.tp) {
-      refuse(f, fmt::format("etp = {}: torchtitan v0.2.2 runs the experts with "
-                            "expert_tensor_parallel_degree 1 or t = {} (parallel_dims.py)",
-                            p.etp, p.tp));
-    }
+}
+
+/// Refuses the MoE settings torchtitan has no key for.
+void check_torchtitan_experts(const plan_request& req, const plan_candidate& c) {
+  constexpr auto f = emit_format::torchtitan;
+  const auto& p = c.par;
+  if (req.options.experts.dispatcher == token_dispatcher::deep_ep) {
+    refuse(f,
+           "--moe-token-dispatcher flex: the reader does not read "
+           "expert_parallel_comm_backend = \"deepep\"");
   }
-  const auto l = launch_of(req, c);
+  if (req.options.experts.dispatcher == token_dispatcher::all_gather) {
+    refuse(f, "--moe-token-dispatcher allgather: torchtitan's MoE dispatches with all-to-alls");
+  }
+  if (req.options.experts.overlap_comm) {
+    refuse(f, "--overlap-moe-expert-parallel-comm has no torchtitan key");
+  }
+  if (p.ep == 1 && p.etp != 1) {
+    refuse(f, fmt::format("etp = {} with ep = 1: expert_tensor_parallel_degree applies with "
+                          "expert parallelism only",
+                          p.etp));
+  }
+  if (p.ep > 1 && p.etp != 1 && p.etp != p.tp) {
+    refuse(f, fmt::format("etp = {}: torchtitan v0.2.2 runs the experts with "
+                          "expert_tensor_parallel_degree 1 or t = {} (parallel_dims.py)",
+                          p.etp, p.tp));
+  }
+}
+
+/// The job config's [parallelism] table.
+std::string torchtitan_parallelism(const plan_request& req, const plan_candidate& c) {
+  const auto& p = c.par;
   const bool shard = p.zero == zero_stage::parameters;
   std::string out = fmt::format(
-      "# Written by tpcost plan --emit torchtitan: a torchtitan job config with the model, the\n"
-      "# batch and the layout only, for N = t*p*cp*d = {}*{}*{}*{} = {} GPUs (torchrun\n"
-      "# --nproc_per_node {} --nnodes {} -m torchtitan.train --job.config_file FILE).\n"
-      "# For torchtitan v0.2.2 (73a0e69), its last release that reads a TOML job config: from\n"
-      "# 9810191 (#2386, \"Config System Refactor: TOML to Python Dataclass Registry\") on, newer\n"
-      "# releases take their configuration as Python dataclasses instead.\n"
-      "# Not set here: the dataset (training.dataset, dataset_path), the tokenizer\n"
-      "# (model.hf_assets_path), checkpointing ([checkpoint]), the optimizer and learning-rate\n"
-      "# schedule ([optimizer], [lr_scheduler], training.steps), logging ([metrics]); compile\n"
-      "# only when plan priced it (--torch-compile).\n",
-      p.tp, p.pp, c.cp, p.dp, l.gpus, l.per_node, l.nodes);
-  out += fmt::format("\n[model]\nname = \"{}\"\nflavor = \"{}\"\n", model->name, model->flavor);
-  const char* converter = precision == linear_precision::fp8_current ? "quantize.linear.float8"
-                          : precision == linear_precision::mxfp8     ? "quantize.linear.mx"
-                                                                     : nullptr;
-  if (converter != nullptr) {
-    out += fmt::format("converters = [\"{}\"]\n", converter);
-  }
-  // local_batch_size is per DP rank and micro-batch, gradients accumulating up to
-  // global_batch_size (torchtitan/train.py); under PP it is split into micro-batches of
-  // pipeline_parallel_microbatch_size instead (torchtitan/distributed/pipeline_parallel.py).
-  out += fmt::format(
-      "\n[training]\nlocal_batch_size = {}\nglobal_batch_size = {}\nseq_len = {}\n"
-      "mixed_precision_param = \"{}\"\n",
-      p.pp > 1 ? p.micro_batch * micro_batches(p) : p.micro_batch, p.global_batch, m.seq,
-      ctx.dtype == "bf16" ? "bfloat16" : "float32");
-  out += fmt::format(
       "\n[parallelism]\ndata_parallel_replicate_degree = {}\ndata_parallel_shard_degree = {}\n"
       "tensor_parallel_degree = {}\npipeline_parallel_degree = {}\n",
       shard ? 1 : p.dp, shard ? p.dp : 1, p.tp, p.pp);
@@ -705,10 +690,54 @@ std::string torchtitan_toml(const plan_request& req, const plan_candidate& c,
     out += fmt::format("context_parallel_rotate_method = \"{}\"\n",
                        req.cp_comm == cp_comm_type::all_gather ? "allgather" : "alltoall");
   }
-  if (m.moe.experts > 0) {
+  if (req.model.moe.experts > 0) {
     out += fmt::format("expert_parallel_degree = {}\nexpert_tensor_parallel_degree = {}\n", p.ep,
                        p.etp);
   }
+  return out;
+}
+
+std::string torchtitan_toml(const plan_request& req, const plan_candidate& c,
+                            const emit_context& ctx) {
+  const auto& m = req.model;
+  const auto& p = c.par;
+  // The checks in this order: the first refusal is the one plan prints.
+  const torchtitan_model& model = torchtitan_model_of(m);
+  check_software(emit_format::torchtitan, ctx.software);
+  const auto precision = torchtitan_precision(req, ctx);
+  check_torchtitan_layout(req, c);
+  if (m.moe.experts > 0) {
+    check_torchtitan_experts(req, c);
+  }
+  const auto l = launch_of(req, c);
+  std::string out = fmt::format(
+      "# Written by tpcost plan --emit torchtitan: a torchtitan job config with the model, the\n"
+      "# batch and the layout only, for N = t*p*cp*d = {}*{}*{}*{} = {} GPUs (torchrun\n"
+      "# --nproc_per_node {} --nnodes {} -m torchtitan.train --job.config_file FILE).\n"
+      "# For torchtitan v0.2.2 (73a0e69), its last release that reads a TOML job config: from\n"
+      "# 9810191 (#2386, \"Config System Refactor: TOML to Python Dataclass Registry\") on, newer\n"
+      "# releases take their configuration as Python dataclasses instead.\n"
+      "# Not set here: the dataset (training.dataset, dataset_path), the tokenizer\n"
+      "# (model.hf_assets_path), checkpointing ([checkpoint]), the optimizer and learning-rate\n"
+      "# schedule ([optimizer], [lr_scheduler], training.steps), logging ([metrics]); compile\n"
+      "# only when plan priced it (--torch-compile).\n",
+      p.tp, p.pp, c.cp, p.dp, l.gpus, l.per_node, l.nodes);
+  out += fmt::format("\n[model]\nname = \"{}\"\nflavor = \"{}\"\n", model.name, model.flavor);
+  const char* converter = precision == linear_precision::fp8_current ? "quantize.linear.float8"
+                          : precision == linear_precision::mxfp8     ? "quantize.linear.mx"
+                                                                     : nullptr;
+  if (converter != nullptr) {
+    out += fmt::format("converters = [\"{}\"]\n", converter);
+  }
+  // local_batch_size is per DP rank and micro-batch, gradients accumulating up to
+  // global_batch_size (torchtitan/train.py); under PP it is split into micro-batches of
+  // pipeline_parallel_microbatch_size instead (torchtitan/distributed/pipeline_parallel.py).
+  out += fmt::format(
+      "\n[training]\nlocal_batch_size = {}\nglobal_batch_size = {}\nseq_len = {}\n"
+      "mixed_precision_param = \"{}\"\n",
+      p.pp > 1 ? p.micro_batch * micro_batches(p) : p.micro_batch, p.global_batch, m.seq,
+      ctx.dtype == "bf16" ? "bfloat16" : "float32");
+  out += torchtitan_parallelism(req, c);
   out += fmt::format("\n[activation_checkpoint]\nmode = \"{}\"\n", to_string(p.recompute));
   if (p.recompute == recompute_mode::selective) {
     out += "selective_ac_option = \"op\"\n";
