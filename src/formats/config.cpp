@@ -301,7 +301,7 @@ std::string rate_text(const std::string& source, const config_key& key, const js
   wrong_value(source, key, v);
 }
 
-/// A dtype: its name, or its width in bytes (1..16).
+/// A dtype: its name, or a byte count 1..16.
 std::string dtype_text(const std::string& source, const config_key& key, const json& v) {
   if (v.is_number_integer() && v.get<std::int64_t>() >= 1 && v.get<std::int64_t>() <= 16) {
     return number_text(v);

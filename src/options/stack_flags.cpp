@@ -37,6 +37,7 @@ std::string bytes_name(int n) {
   return fmt::format("{} B ({})", n, n == 4 ? "fp32" : n == 2 ? "16-bit" : "8-bit");
 }
 
+/// Records a setting as `step` prints it; `flag`: a flag, not the profile, chose the value.
 void add_setting(stack_choice& out, const char* field, std::string value, std::string source,
                  bool flag) {
   out.settings.push_back({field, std::move(value), std::move(source), flag});
