@@ -212,6 +212,339 @@ struct x_mapping {
   }
 };
 
+/// Where the curve chart's parts sit, shared by the steps that draw it: the points sorted by
+/// x with their tick labels, the column of each, and the columns of the axis and the plot.
+struct curve_layout {
+  int width = 0;
+  int rows = 0;  ///< plot height; the grid has a headroom row above it
+  bool unicode = true;
+  std::vector<point> points;
+  std::vector<std::string> x_labels;  ///< one per point, sorted with them
+  int axis_col = 0;
+  int plot0 = 0;   ///< the first plot column
+  int plot_w = 0;  ///< plot columns
+  x_mapping map{};
+  std::vector<int> cols;  ///< the column of each point
+  int stem_half = 0;      ///< stems are 1 + 2 * stem_half columns wide
+
+  [[nodiscard]] const glyph_set& glyphs() const { return unicode ? unicode_glyphs : ascii_glyphs; }
+};
+
+/// The plot rows 0 (bottom) .. rows-1, plus a headroom row `rows` for labels above the stems.
+struct plot_grid {
+  std::vector<line> lines;
+  line& row(int r) { return lines[static_cast<std::size_t>(r)]; }
+};
+
+/// The stem height of `y` in eighths of a row, 0 .. rows * 8.
+int eighths_of(const curve_chart& chart, int rows, double y) {
+  const double y_span = chart.y_max - chart.y_min;
+  if (!(y_span > 0.0) || !std::isfinite(y)) {
+    return 0;
+  }
+  const double e = (y - chart.y_min) / y_span * rows * 8.0;
+  return static_cast<int>(std::lround(std::clamp(e, 0.0, rows * 8.0)));
+}
+
+/// The row boundary nearest `y`: 0 is the x axis, `rows` the top of the plot.
+int boundary_of(const curve_chart& chart, int rows, double y) {
+  const double y_span = chart.y_max - chart.y_min;
+  if (!(y_span > 0.0)) {
+    return 0;
+  }
+  return static_cast<int>(std::lround(std::clamp((y - chart.y_min) / y_span, 0.0, 1.0) * rows));
+}
+
+/// Sorts the points by x, keeping each tick label with its point (stable: equal x keep order).
+void sort_by_x(curve_layout& lay) {
+  std::vector<std::size_t> order(lay.points.size());
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    order[i] = i;
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return lay.points[a].x < lay.points[b].x; });
+  std::vector<point> sorted_points;
+  std::vector<std::string> sorted_labels;
+  for (const auto i : order) {
+    sorted_points.push_back(lay.points[i]);
+    sorted_labels.push_back(lay.x_labels[i]);
+  }
+  lay.points = std::move(sorted_points);
+  lay.x_labels = std::move(sorted_labels);
+}
+
+/// Horizontal layout: y tick labels, the axis, the plot, room for centred labels; then the
+/// x mapping over the points' range and the column of each point.
+curve_layout layout_of(const curve_chart& chart, const text_style& style) {
+  curve_layout lay;
+  lay.width = clamp_width(style);
+  lay.rows = std::max(chart.rows, 2);
+  lay.unicode = style.unicode;
+  lay.points = chart.points;
+  lay.x_labels = chart.x_tick_labels;
+  lay.x_labels.resize(lay.points.size());
+  sort_by_x(lay);
+
+  int label_w = 1;
+  for (const auto& t : chart.y_ticks) {
+    label_w = std::max(label_w, width_of(t.label));
+  }
+  lay.axis_col = label_w + 1;
+  lay.plot0 = lay.axis_col + 1;
+  int half_label = 0;
+  for (std::size_t i = 0; i < lay.points.size(); ++i) {
+    half_label =
+        std::max({half_label, width_of(lay.x_labels[i]) / 2, width_of(lay.points[i].label) / 2});
+  }
+  lay.plot_w = std::max(lay.width - lay.plot0 - half_label, 8);
+  const int inset = 1;  // room for a 3-column stem at either end
+  lay.map =
+      x_mapping{chart.x_scale, 0.0, 0.0, lay.plot0 + inset, lay.plot0 + lay.plot_w - 1 - inset};
+  std::vector<double> axis_values;
+  for (const auto& p : lay.points) {
+    if (const auto v = lay.map.axis_value(p.x)) {
+      axis_values.push_back(*v);
+    }
+  }
+  if (!axis_values.empty()) {
+    lay.map.lo = *std::min_element(axis_values.begin(), axis_values.end());
+    lay.map.hi = *std::max_element(axis_values.begin(), axis_values.end());
+  }
+  for (const auto& p : lay.points) {
+    lay.cols.push_back(lay.map.column(p.x));
+  }
+  int min_gap = lay.width;
+  for (std::size_t i = 1; i < lay.cols.size(); ++i) {
+    if (lay.cols[i] != lay.cols[i - 1]) {
+      min_gap = std::min(min_gap, lay.cols[i] - lay.cols[i - 1]);
+    }
+  }
+  lay.stem_half = min_gap >= 5 ? 1 : 0;  // 3-column stems only where a gap stays between them
+  return lay;
+}
+
+/// Horizontal guides and the vertical markers inside the range; drawn first, so that stems
+/// draw over them.
+void draw_guides(plot_grid& grid, const curve_chart& chart, const curve_layout& lay) {
+  const auto& g = lay.glyphs();
+  for (const auto& m : chart.y_markers) {
+    const int k = boundary_of(chart, lay.rows, m.y);
+    // Unicode: "▔" on the top edge of row k-1, exactly at y. ASCII: "-" across row k-1, the
+    // row whose tick label reads y, within half a row.
+    const int r = k - 1;
+    if (r < 0 || r >= lay.rows) {
+      continue;
+    }
+    for (int c = lay.plot0; c < lay.plot0 + lay.plot_w; ++c) {
+      put_cell(grid.row(r), c, std::string(g.guide), m.colour);
+    }
+  }
+  for (std::size_t i = 0; i < chart.x_markers.size(); ++i) {
+    const auto& m = chart.x_markers[i];
+    if (lay.map.side(m.x) != 0) {
+      continue;
+    }
+    const int c = lay.map.column(m.x);
+    for (int r = 0; r < lay.rows; ++r) {
+      put_cell(grid.row(r), c, std::string(g.marker_lines[i % g.marker_lines.size()]), m.colour);
+    }
+  }
+}
+
+/// Stems: full cells, then the top cell in eighths (Unicode) or rounded to a cell (ASCII).
+/// Points that share a column draw the tallest of them once. Returns the first row above
+/// each point's stem.
+std::vector<int> draw_stems(plot_grid& grid, const curve_chart& chart, const curve_layout& lay) {
+  const int width = lay.width;
+  std::vector<int> column_eighths(static_cast<std::size_t>(width), -1);
+  for (std::size_t i = 0; i < lay.points.size(); ++i) {
+    const int e = eighths_of(chart, lay.rows, lay.points[i].y);
+    for (int c = lay.cols[i] - lay.stem_half; c <= lay.cols[i] + lay.stem_half; ++c) {
+      if (c >= 0 && c < width) {
+        auto& m = column_eighths[static_cast<std::size_t>(c)];
+        m = std::max(m, e);
+      }
+    }
+  }
+  for (int c = 0; c < width; ++c) {
+    const int e = column_eighths[static_cast<std::size_t>(c)];
+    if (e <= 0) {
+      continue;
+    }
+    const int full = lay.unicode ? e / 8 : (e + 4) / 8;
+    const int part = lay.unicode ? e % 8 : 0;
+    for (int r = 0; r < full; ++r) {
+      put_cell(grid.row(r), c, std::string(lay.unicode ? "█" : "#"), chart.colour);
+    }
+    if (part > 0) {
+      put_cell(grid.row(full), c, std::string(lower_eighths[static_cast<std::size_t>(part)]),
+               chart.colour);
+    }
+  }
+  std::vector<int> tops(lay.points.size(), 0);
+  for (std::size_t i = 0; i < lay.points.size(); ++i) {
+    const int e = column_eighths[static_cast<std::size_t>(std::clamp(lay.cols[i], 0, width - 1))];
+    tops[i] = lay.unicode ? (e + 7) / 8 : (e + 4) / 8;
+  }
+  return tops;
+}
+
+/// Point labels above the stems (`tops`), only if every one fits clear of its neighbours.
+void draw_point_labels(plot_grid& grid, const curve_layout& lay, const std::vector<int>& tops) {
+  std::vector<span> spans;
+  for (std::size_t i = 0; i < lay.points.size(); ++i) {
+    const int w = width_of(lay.points[i].label);
+    if (w == 0) {
+      continue;
+    }
+    const int first =
+        std::clamp(lay.cols[i] - (w - 1) / 2, lay.plot0, std::max(lay.plot0, lay.width - w));
+    const span s{first, first + w - 1};
+    if (s.last >= lay.width || tops[i] > lay.rows) {
+      return;
+    }
+    // Points are sorted by x, so the previous label is the only one that can touch this
+    // one; labels on different rows must be clear too, to read as a row of numbers.
+    if (!spans.empty() && !s.clear_of(spans.back())) {
+      return;
+    }
+    spans.push_back(s);
+  }
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < lay.points.size(); ++i) {
+    if (lay.points[i].label.empty()) {
+      continue;
+    }
+    put(grid.row(tops[i]), spans[k++].first, lay.points[i].label);
+  }
+}
+
+/// The y axis with its ticks and their labels in the grid; returns the x axis line, with a
+/// tick at each point and the labels of y ticks that fall on it.
+line draw_axes(plot_grid& grid, const curve_chart& chart, const curve_layout& lay) {
+  const auto& g = lay.glyphs();
+  for (int r = 0; r < lay.rows; ++r) {
+    put_cell(grid.row(r), lay.axis_col, std::string(g.axis_v));
+  }
+  line axis_line(static_cast<std::size_t>(lay.width));
+  put_cell(axis_line, lay.axis_col, std::string(g.corner));
+  for (int c = lay.plot0; c < lay.plot0 + lay.plot_w; ++c) {
+    put_cell(axis_line, c, std::string(g.axis_h));
+  }
+  for (const auto c : lay.cols) {
+    put_cell(axis_line, c, std::string(g.axis_tick_x));
+  }
+  for (const auto& t : chart.y_ticks) {
+    const int tick_row = boundary_of(chart, lay.rows, t.value) - 1;  // -1: the x axis line
+    line& l = tick_row < 0 ? axis_line : grid.row(tick_row);
+    put(l, lay.axis_col - 1 - width_of(t.label), t.label);
+    if (tick_row >= 0) {
+      put_cell(l, lay.axis_col, std::string(g.axis_tick_y));
+    }
+  }
+  return axis_line;
+}
+
+/// The x tick labels: greedy from the left, then room made for the last one.
+line x_label_line(const curve_layout& lay) {
+  const int width = lay.width;
+  std::vector<std::pair<span, std::size_t>> placed;
+  const auto span_of = [&](std::size_t i) {
+    const int w = width_of(lay.x_labels[i]);
+    const int first = std::clamp(lay.cols[i] - (w - 1) / 2, 0, std::max(0, width - w));
+    return span{first, first + w - 1};
+  };
+  for (std::size_t i = 0; i < lay.points.size(); ++i) {
+    if (lay.x_labels[i].empty()) {
+      continue;
+    }
+    const auto s = span_of(i);
+    if (placed.empty() || s.clear_of(placed.back().first)) {
+      placed.emplace_back(s, i);
+    } else if (i + 1 == lay.points.size()) {
+      while (!placed.empty() && !s.clear_of(placed.back().first)) {
+        placed.pop_back();
+      }
+      placed.emplace_back(s, i);
+    }
+  }
+  line out(static_cast<std::size_t>(width));
+  for (const auto& [s, i] : placed) {
+    put(out, s.first, lay.x_labels[i]);
+  }
+  return out;
+}
+
+/// Marker labels above the plot, stacked when they would collide, lowest level first;
+/// out-of-range markers point off the edge.
+std::vector<line> marker_label_lines(const curve_chart& chart, const curve_layout& lay) {
+  const auto& g = lay.glyphs();
+  const int width = lay.width;
+  std::vector<line> label_lines;
+  std::vector<std::vector<span>> taken;
+  for (const auto& m : chart.x_markers) {
+    const int side = lay.map.side(m.x);
+    std::string text = m.label;
+    int first = 0;
+    if (side == 0) {
+      first = lay.map.column(m.x);
+    } else if (side > 0) {
+      text += g.arrow_right;
+      first = width - width_of(text);
+    } else {
+      text = std::string(g.arrow_left) + text;
+      first = lay.plot0;
+    }
+    const int w = width_of(text);
+    first = std::clamp(first, 0, std::max(0, width - w));
+    const span s{first, first + w - 1};
+    std::size_t level = 0;
+    while (level < taken.size() && !std::all_of(taken[level].begin(), taken[level].end(),
+                                                [&](const span& o) { return s.clear_of(o); })) {
+      ++level;
+    }
+    if (level == taken.size()) {
+      taken.emplace_back();
+      label_lines.emplace_back(static_cast<std::size_t>(width));
+    }
+    taken[level].push_back(s);
+    put(label_lines[level], s.first, text, m.colour);
+  }
+  return label_lines;
+}
+
+/// One legend item: the marker's line sample, a space, its legend text.
+line legend_item(std::string_view sample, hue colour, std::string_view legend) {
+  line item = text_line(sample, colour);
+  item.push_back(cell{});
+  const auto rest = text_line(legend);
+  item.insert(item.end(), rest.begin(), rest.end());
+  return item;
+}
+
+/// The legend items: x markers first, then y markers.
+std::vector<line> curve_legend(const curve_chart& chart, const curve_layout& lay) {
+  const auto& g = lay.glyphs();
+  std::vector<line> legend;
+  for (std::size_t i = 0; i < chart.x_markers.size(); ++i) {
+    const auto& m = chart.x_markers[i];
+    legend.push_back(legend_item(g.marker_lines[i % g.marker_lines.size()], m.colour, m.legend));
+  }
+  for (const auto& m : chart.y_markers) {
+    legend.push_back(legend_item(lay.unicode ? "▔▔" : "--", m.colour, m.legend));
+  }
+  return legend;
+}
+
+/// The lines as text, each rendered with or without colour.
+std::string render_lines(const std::vector<line>& lines, bool color) {
+  std::string text;
+  for (const auto& l : lines) {
+    text += render(l, color);
+  }
+  return text;
+}
+
 }  // namespace
 
 std::size_t display_width(const std::string& text) {
@@ -237,271 +570,24 @@ std::size_t display_width(const std::string& text) {
 
 std::string draw(const curve_chart& chart, const text_style& style) {
   const int width = clamp_width(style);
-  const auto& g = style.unicode ? unicode_glyphs : ascii_glyphs;
-  const int rows = std::max(chart.rows, 2);
   std::vector<line> out;
   if (!chart.title.empty()) {
     out.push_back(text_line(fit(chart.title, width)));
   }
   if (chart.points.empty()) {
     out.push_back(text_line("(no points)"));
-    std::string text;
-    for (const auto& l : out) {
-      text += render(l, style.color);
-    }
-    return text;
+    return render_lines(out, style.color);
   }
-  auto points = chart.points;
-  std::vector<std::string> x_labels = chart.x_tick_labels;
-  x_labels.resize(points.size());
-  {  // sort by x, keeping each label with its point
-    std::vector<std::size_t> order(points.size());
-    for (std::size_t i = 0; i < order.size(); ++i) {
-      order[i] = i;
-    }
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return points[a].x < points[b].x; });
-    std::vector<point> sorted_points;
-    std::vector<std::string> sorted_labels;
-    for (const auto i : order) {
-      sorted_points.push_back(points[i]);
-      sorted_labels.push_back(x_labels[i]);
-    }
-    points = std::move(sorted_points);
-    x_labels = std::move(sorted_labels);
-  }
-
-  // Horizontal layout: y tick labels, the axis, the plot, room for centred labels.
-  int label_w = 1;
-  for (const auto& t : chart.y_ticks) {
-    label_w = std::max(label_w, width_of(t.label));
-  }
-  const int axis_col = label_w + 1;
-  const int plot0 = axis_col + 1;
-  int half_label = 0;
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    half_label = std::max({half_label, width_of(x_labels[i]) / 2, width_of(points[i].label) / 2});
-  }
-  const int plot_w = std::max(width - plot0 - half_label, 8);
-  const int inset = 1;  // room for a 3-column stem at either end
-  x_mapping map{chart.x_scale, 0.0, 0.0, plot0 + inset, plot0 + plot_w - 1 - inset};
-  {
-    std::vector<double> axis_values;
-    for (const auto& p : points) {
-      if (const auto v = map.axis_value(p.x)) {
-        axis_values.push_back(*v);
-      }
-    }
-    if (!axis_values.empty()) {
-      map.lo = *std::min_element(axis_values.begin(), axis_values.end());
-      map.hi = *std::max_element(axis_values.begin(), axis_values.end());
-    }
-  }
-  std::vector<int> cols;
-  for (const auto& p : points) {
-    cols.push_back(map.column(p.x));
-  }
-  int min_gap = width;
-  for (std::size_t i = 1; i < cols.size(); ++i) {
-    if (cols[i] != cols[i - 1]) {
-      min_gap = std::min(min_gap, cols[i] - cols[i - 1]);
-    }
-  }
-  const int stem_half = min_gap >= 5 ? 1 : 0;
-
-  // The plot grid: rows 0 (bottom) .. rows-1, plus a headroom row for labels above it.
-  std::vector<line> grid(static_cast<std::size_t>(rows + 1), line(static_cast<std::size_t>(width)));
-  const double y_span = chart.y_max - chart.y_min;
-  const auto eighths_of = [&](double y) {
-    if (!(y_span > 0.0) || !std::isfinite(y)) {
-      return 0;
-    }
-    const double e = (y - chart.y_min) / y_span * rows * 8.0;
-    return static_cast<int>(std::lround(std::clamp(e, 0.0, rows * 8.0)));
-  };
-  const auto boundary_of = [&](double y) {
-    if (!(y_span > 0.0)) {
-      return 0;
-    }
-    return static_cast<int>(std::lround(std::clamp((y - chart.y_min) / y_span, 0.0, 1.0) * rows));
-  };
-  const auto row_line = [&](int r) -> line& { return grid[static_cast<std::size_t>(r)]; };
-
-  // Horizontal guides first: stems and marker lines draw over them.
-  for (const auto& m : chart.y_markers) {
-    const int k = boundary_of(m.y);
-    // Unicode: "▔" on the top edge of row k-1, exactly at y. ASCII: "-" across row k-1, the
-    // row whose tick label reads y, within half a row.
-    const int r = k - 1;
-    if (r < 0 || r >= rows) {
-      continue;
-    }
-    for (int c = plot0; c < plot0 + plot_w; ++c) {
-      put_cell(row_line(r), c, std::string(g.guide), m.colour);
-    }
-  }
-  // Vertical markers inside the range.
-  for (std::size_t i = 0; i < chart.x_markers.size(); ++i) {
-    const auto& m = chart.x_markers[i];
-    if (map.side(m.x) != 0) {
-      continue;
-    }
-    const int c = map.column(m.x);
-    for (int r = 0; r < rows; ++r) {
-      put_cell(row_line(r), c, std::string(g.marker_lines[i % g.marker_lines.size()]), m.colour);
-    }
-  }
-  // Stems: full cells, then the top cell in eighths (Unicode) or rounded to a cell (ASCII).
-  // Points that share a column draw the tallest of them once.
-  std::vector<int> column_eighths(static_cast<std::size_t>(width), -1);
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    const int e = eighths_of(points[i].y);
-    for (int c = cols[i] - stem_half; c <= cols[i] + stem_half; ++c) {
-      if (c >= 0 && c < width) {
-        auto& m = column_eighths[static_cast<std::size_t>(c)];
-        m = std::max(m, e);
-      }
-    }
-  }
-  for (int c = 0; c < width; ++c) {
-    const int e = column_eighths[static_cast<std::size_t>(c)];
-    if (e <= 0) {
-      continue;
-    }
-    const int full = style.unicode ? e / 8 : (e + 4) / 8;
-    const int part = style.unicode ? e % 8 : 0;
-    for (int r = 0; r < full; ++r) {
-      put_cell(row_line(r), c, std::string(style.unicode ? "█" : "#"), chart.colour);
-    }
-    if (part > 0) {
-      put_cell(row_line(full), c, std::string(lower_eighths[static_cast<std::size_t>(part)]),
-               chart.colour);
-    }
-  }
-  std::vector<int> tops(points.size(), 0);  // the first row above each stem
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    const int e = column_eighths[static_cast<std::size_t>(std::clamp(cols[i], 0, width - 1))];
-    tops[i] = style.unicode ? (e + 7) / 8 : (e + 4) / 8;
-  }
-  // Point labels above the stems, only if every one fits clear of its neighbours.
-  {
-    bool all_fit = true;
-    std::vector<span> spans;
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      const int w = width_of(points[i].label);
-      if (w == 0) {
-        continue;
-      }
-      const int first = std::clamp(cols[i] - (w - 1) / 2, plot0, std::max(plot0, width - w));
-      const span s{first, first + w - 1};
-      if (s.last >= width || tops[i] > rows) {
-        all_fit = false;
-      }
-      // Points are sorted by x, so the previous label is the only one that can touch this
-      // one; labels on different rows must be clear too, to read as a row of numbers.
-      if (!spans.empty() && !s.clear_of(spans.back())) {
-        all_fit = false;
-      }
-      if (!all_fit) {
-        break;
-      }
-      spans.push_back(s);
-    }
-    if (all_fit) {
-      std::size_t k = 0;
-      for (std::size_t i = 0; i < points.size(); ++i) {
-        if (points[i].label.empty()) {
-          continue;
-        }
-        put(row_line(tops[i]), spans[k++].first, points[i].label);
-      }
-    }
-  }
-  // The y axis with its ticks.
-  std::vector<int> tick_rows;
-  std::vector<std::string> tick_labels;
-  for (const auto& t : chart.y_ticks) {
-    tick_rows.push_back(boundary_of(t.value) - 1);  // -1: the x axis line
-    tick_labels.push_back(t.label);
-  }
-  for (int r = 0; r < rows; ++r) {
-    put_cell(row_line(r), axis_col, std::string(g.axis_v));
-  }
-  line axis_line(static_cast<std::size_t>(width));
-  put_cell(axis_line, axis_col, std::string(g.corner));
-  for (int c = plot0; c < plot0 + plot_w; ++c) {
-    put_cell(axis_line, c, std::string(g.axis_h));
-  }
-  for (const auto c : cols) {
-    put_cell(axis_line, c, std::string(g.axis_tick_x));
-  }
-  for (std::size_t i = 0; i < tick_rows.size(); ++i) {
-    line& l = tick_rows[i] < 0 ? axis_line : row_line(tick_rows[i]);
-    put(l, axis_col - 1 - width_of(tick_labels[i]), tick_labels[i]);
-    if (tick_rows[i] >= 0) {
-      put_cell(l, axis_col, std::string(g.axis_tick_y));
-    }
-  }
-  // x tick labels: greedy from the left, then make room for the last one.
-  line x_label_line(static_cast<std::size_t>(width));
-  {
-    std::vector<std::pair<span, std::size_t>> placed;
-    const auto span_of = [&](std::size_t i) {
-      const int w = width_of(x_labels[i]);
-      const int first = std::clamp(cols[i] - (w - 1) / 2, 0, std::max(0, width - w));
-      return span{first, first + w - 1};
-    };
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      if (x_labels[i].empty()) {
-        continue;
-      }
-      const auto s = span_of(i);
-      if (placed.empty() || s.clear_of(placed.back().first)) {
-        placed.emplace_back(s, i);
-      } else if (i + 1 == points.size()) {
-        while (!placed.empty() && !s.clear_of(placed.back().first)) {
-          placed.pop_back();
-        }
-        placed.emplace_back(s, i);
-      }
-    }
-    for (const auto& [s, i] : placed) {
-      put(x_label_line, s.first, x_labels[i]);
-    }
-  }
-  // Marker labels above the plot, stacked when they would collide; out-of-range markers point
-  // off the edge.
-  std::vector<line> label_lines;
-  std::vector<std::vector<span>> taken;
-  for (std::size_t i = 0; i < chart.x_markers.size(); ++i) {
-    const auto& m = chart.x_markers[i];
-    const int side = map.side(m.x);
-    std::string text = m.label;
-    int first = 0;
-    if (side == 0) {
-      first = map.column(m.x);
-    } else if (side > 0) {
-      text += g.arrow_right;
-      first = width - width_of(text);
-    } else {
-      text = std::string(g.arrow_left) + text;
-      first = plot0;
-    }
-    const int w = width_of(text);
-    first = std::clamp(first, 0, std::max(0, width - w));
-    const span s{first, first + w - 1};
-    std::size_t level = 0;
-    while (level < taken.size() && !std::all_of(taken[level].begin(), taken[level].end(),
-                                                [&](const span& o) { return s.clear_of(o); })) {
-      ++level;
-    }
-    if (level == taken.size()) {
-      taken.emplace_back();
-      label_lines.emplace_back(static_cast<std::size_t>(width));
-    }
-    taken[level].push_back(s);
-    put(label_lines[level], s.first, text, m.colour);
-  }
+  const curve_layout lay = layout_of(chart, style);
+  plot_grid grid{std::vector<line>(static_cast<std::size_t>(lay.rows + 1),
+                                   line(static_cast<std::size_t>(width)))};
+  // The order matters where parts overlap: later steps draw over earlier ones.
+  draw_guides(grid, chart, lay);
+  const auto tops = draw_stems(grid, chart, lay);
+  draw_point_labels(grid, lay, tops);
+  const line axis_line = draw_axes(grid, chart, lay);
+  const line x_labels = x_label_line(lay);
+  const auto label_lines = marker_label_lines(chart, lay);
 
   if (!chart.y_title.empty()) {
     out.push_back(text_line(fit(chart.y_title, width)));
@@ -509,45 +595,24 @@ std::string draw(const curve_chart& chart, const text_style& style) {
   for (auto it = label_lines.rbegin(); it != label_lines.rend(); ++it) {
     out.push_back(*it);
   }
-  if (!std::all_of(row_line(rows).begin(), row_line(rows).end(),
-                   [](const cell& c) { return c.blank(); })) {
-    out.push_back(row_line(rows));
+  const line& headroom = grid.row(lay.rows);
+  if (!std::all_of(headroom.begin(), headroom.end(), [](const cell& c) { return c.blank(); })) {
+    out.push_back(headroom);
   }
-  for (int r = rows - 1; r >= 0; --r) {
-    out.push_back(row_line(r));
+  for (int r = lay.rows - 1; r >= 0; --r) {
+    out.push_back(grid.row(r));
   }
   out.push_back(axis_line);
-  out.push_back(x_label_line);
+  out.push_back(x_labels);
   if (!chart.x_title.empty()) {
     line title_line(static_cast<std::size_t>(width));
     const int w = width_of(chart.x_title);
-    put(title_line, std::clamp(plot0 + (plot_w - w) / 2, 0, std::max(0, width - w)),
+    put(title_line, std::clamp(lay.plot0 + (lay.plot_w - w) / 2, 0, std::max(0, width - w)),
         fit(chart.x_title, width));
     out.push_back(title_line);
   }
-  std::vector<line> legend;
-  for (std::size_t i = 0; i < chart.x_markers.size(); ++i) {
-    const auto& m = chart.x_markers[i];
-    line item = text_line(g.marker_lines[i % g.marker_lines.size()], m.colour);
-    item.push_back(cell{});
-    const auto rest = text_line(m.legend);
-    item.insert(item.end(), rest.begin(), rest.end());
-    legend.push_back(item);
-  }
-  for (const auto& m : chart.y_markers) {
-    line item = text_line(style.unicode ? "▔▔" : "--", m.colour);
-    item.push_back(cell{});
-    const auto rest = text_line(m.legend);
-    item.insert(item.end(), rest.begin(), rest.end());
-    legend.push_back(item);
-  }
-  append_legend(out, legend, width);
-
-  std::string text;
-  for (const auto& l : out) {
-    text += render(l, style.color);
-  }
-  return text;
+  append_legend(out, curve_legend(chart, lay), width);
+  return render_lines(out, style.color);
 }
 
 std::string draw(const bar_chart& chart, const text_style& style) {

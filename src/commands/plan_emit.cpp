@@ -145,12 +145,8 @@ struct megatron_settings {
   }
 };
 
-/// The model's shape, the batch, the layout and the Megatron-Core switches plan priced it with,
-/// as the Megatron reader maps them (formats/megatron.cpp).
-megatron_settings megatron_settings_of(emit_format f, const plan_request& req,
-                                       const plan_candidate& c, const emit_context& ctx) {
-  const auto& m = req.model;
-  const auto& p = c.par;
+/// Refuses the model features the Megatron readers do not read back yet.
+void check_megatron_model(emit_format f, const transformer_spec& m) {
   if (m.mla.kv_lora_rank > 0) {
     refuse(f, "Multi-head Latent Attention is not written yet (--q-lora-rank, --kv-lora-rank ...)");
   }
@@ -166,8 +162,12 @@ megatron_settings megatron_settings_of(emit_format f, const plan_request& req,
   if (m.attention_window > 0 || m.attention_chunk > 0) {
     refuse(f, "windowed attention (--sliding-window, --attention-chunk) is not written yet");
   }
-  check_software(f, ctx.software);
-  megatron_settings s;
+}
+
+/// The model's shape: sizes, the padded vocabulary, the gpt or llama architecture, dropout,
+/// MTP; refuses a vocabulary Megatron-LM would pad at `tp`.
+void add_model_shape(megatron_settings& s, emit_format f, const transformer_spec& m,
+                     std::int64_t tp) {
   s.add("model", "num_layers", "--num-layers", m.layers);
   s.add("model", "hidden_size", "--hidden-size", m.hidden);
   s.add("model", "ffn_hidden_size", "--ffn-hidden-size", m.ffn > 0 ? m.ffn : 4 * m.hidden);
@@ -185,14 +185,14 @@ megatron_settings megatron_settings_of(emit_format f, const plan_request& req,
   // The reader pads the vocabulary to a multiple of make_vocab_size_divisible_by times t.
   std::int64_t divisor = 1;
   for (std::int64_t d = 128; d > 1; d /= 2) {
-    if (m.vocab % (d * p.tp) == 0) {
+    if (m.vocab % (d * tp) == 0) {
       divisor = d;
       break;
     }
   }
-  if (m.vocab % (divisor * p.tp) != 0) {
+  if (m.vocab % (divisor * tp) != 0) {
     refuse(f, fmt::format("a vocabulary of {} is not a multiple of t = {}: Megatron-LM pads it",
-                          m.vocab, p.tp));
+                          m.vocab, tp));
   }
   s.add("model", "vocab_size", "--vocab-size", m.vocab);
   s.add("model", "make_vocab_size_divisible_by", "--make-vocab-size-divisible-by", divisor);
@@ -215,17 +215,25 @@ megatron_settings megatron_settings_of(emit_format f, const plan_request& req,
   if (m.mtp_layers > 0) {
     s.add("model", "mtp_num_layers", "--mtp-num-layers", m.mtp_layers);
   }
-  if (m.moe.experts > 0) {
-    s.add("model", "num_moe_experts", "--num-experts", m.moe.experts);
-    s.add("model", "moe_router_topk", "--moe-router-topk", m.moe.top_k);
-    s.add("model", "moe_ffn_hidden_size", "--moe-ffn-hidden-size", m.moe.expert_ffn);
-    s.add("model", "moe_token_dispatcher_type", "--moe-token-dispatcher-type",
-          megatron_dispatcher_name(req.options.experts.dispatcher));
-    s.add("model", "overlap_moe_expert_parallel_comm", "--overlap-moe-expert-parallel-comm",
-          req.options.experts.overlap_comm);
-    s.add("model", "expert_model_parallel_size", "--expert-model-parallel-size", p.ep);
-    s.add("model", "expert_tensor_parallel_size", "--expert-tensor-parallel-size", p.etp);
-  }
+}
+
+/// The experts, their dispatcher and their parallelism.
+void add_experts(megatron_settings& s, const plan_request& req, const parallel_config& p) {
+  const auto& moe = req.model.moe;
+  s.add("model", "num_moe_experts", "--num-experts", moe.experts);
+  s.add("model", "moe_router_topk", "--moe-router-topk", moe.top_k);
+  s.add("model", "moe_ffn_hidden_size", "--moe-ffn-hidden-size", moe.expert_ffn);
+  s.add("model", "moe_token_dispatcher_type", "--moe-token-dispatcher-type",
+        megatron_dispatcher_name(req.options.experts.dispatcher));
+  s.add("model", "overlap_moe_expert_parallel_comm", "--overlap-moe-expert-parallel-comm",
+        req.options.experts.overlap_comm);
+  s.add("model", "expert_model_parallel_size", "--expert-model-parallel-size", p.ep);
+  s.add("model", "expert_tensor_parallel_size", "--expert-tensor-parallel-size", p.etp);
+}
+
+/// TP, PP with its stages, CP and SP.
+void add_layout(megatron_settings& s, const plan_request& req, const plan_candidate& c) {
+  const auto& p = c.par;
   s.add("model", "tensor_model_parallel_size", "--tensor-model-parallel-size", p.tp);
   s.add("model", "pipeline_model_parallel_size", "--pipeline-model-parallel-size", p.pp);
   if (p.vpp > 1) {
@@ -252,27 +260,38 @@ megatron_settings megatron_settings_of(emit_format f, const plan_request& req,
     s.add("model", "cp_comm_type", "--cp-comm-type", to_string(req.cp_comm));
   }
   s.add("model", "sequence_parallel", "--sequence-parallel", p.sequence_parallel);
-  if (p.recompute != recompute_mode::none) {
-    s.add("model", "recompute_granularity", "--recompute-granularity", to_string(p.recompute));
-    if (p.recompute == recompute_mode::full) {
-      s.add("model", "recompute_method", "--recompute-method", "uniform");
-      s.add("model", "recompute_num_layers", "--recompute-num-layers", 1);
-    }
-    const auto modules = req.options.recompute.modules;
-    if (p.recompute == recompute_mode::selective && modules != recompute_recipe{}.modules) {
-      // A list: the script's words after the flag, the YAML's flow sequence (as the readers
-      // read them: parse_recompute_modules).
-      auto list = recompute_modules_to_string(modules, ' ');
-      if (f == emit_format::bridge) {
-        std::string items;
-        for (const char ch : list) {
-          items += ch == ' ' ? std::string(", ") : std::string(1, ch);
-        }
-        list = "[" + items + "]";
-      }
-      s.add("model", "recompute_modules", "--recompute-modules", list);
-    }
+}
+
+/// Activation recomputation: the granularity, and the modules of a selective one when they
+/// are not the default.
+void add_recompute(megatron_settings& s, emit_format f, const plan_request& req,
+                   const parallel_config& p) {
+  if (p.recompute == recompute_mode::none) {
+    return;
   }
+  s.add("model", "recompute_granularity", "--recompute-granularity", to_string(p.recompute));
+  if (p.recompute == recompute_mode::full) {
+    s.add("model", "recompute_method", "--recompute-method", "uniform");
+    s.add("model", "recompute_num_layers", "--recompute-num-layers", 1);
+  }
+  const auto modules = req.options.recompute.modules;
+  if (p.recompute == recompute_mode::selective && modules != recompute_recipe{}.modules) {
+    // A list: the script's words after the flag, the YAML's flow sequence (as the readers
+    // read them: parse_recompute_modules).
+    auto list = recompute_modules_to_string(modules, ' ');
+    if (f == emit_format::bridge) {
+      std::string items;
+      for (const char ch : list) {
+        items += ch == ' ' ? std::string(", ") : std::string(1, ch);
+      }
+      list = "[" + items + "]";
+    }
+    s.add("model", "recompute_modules", "--recompute-modules", list);
+  }
+}
+
+/// The batch, and the sharding of the optimizer (ZeRO-1) or of more (Megatron FSDP).
+void add_batch_and_sharding(megatron_settings& s, const parallel_config& p) {
   s.add("train", "micro_batch_size", "--micro-batch-size", p.micro_batch);
   s.add("train", "global_batch_size", "--global-batch-size", p.global_batch);
   const bool fsdp = p.zero == zero_stage::gradients || p.zero == zero_stage::parameters;
@@ -284,6 +303,11 @@ megatron_settings megatron_settings_of(emit_format f, const plan_request& req,
     s.add("ddp", "data_parallel_sharding_strategy", "--data-parallel-sharding-strategy",
           p.zero == zero_stage::gradients ? "optim_grads" : "optim_grads_params");
   }
+}
+
+/// The Megatron-Core switches plan priced with (or the Megatron-Bridge recipe's), the
+/// optimizer's dtypes and the 16-bit dtype.
+void add_stack_switches(megatron_settings& s, const parallel_config& p, const emit_context& ctx) {
   const auto& st = ctx.software.stack;
   // --stack megatron-bridge: the recipe's switches (stack_profiles.hpp), written out.
   const bool recipe =
@@ -317,11 +341,15 @@ megatron_settings megatron_settings_of(emit_format f, const plan_request& req,
   if (ctx.dtype == "bf16" || ctx.dtype == "fp16") {
     s.add("", "", ("--" + ctx.dtype).c_str(), true);
   }
-  // The recipe, as Megatron-LM's flags spell it (megatron/training/arguments.py at core_v0.15.0,
-  // _add_transformer_engine_args): --fp8-format {e4m3,hybrid} (dest fp8) with --fp8-recipe
-  // {tensorwise,delayed,mxfp8,blockwise}; --fp4-format e2m1 (dest fp4) with --fp4-recipe nvfp4;
-  // --fp8-param-gather. The Megatron reader maps them back (formats/megatron.cpp); MXFP8 is E4M3
-  // throughout, as Megatron-Bridge's bf16_with_mxfp8_mixed sets it.
+}
+
+/// The recipe, as Megatron-LM's flags spell it (megatron/training/arguments.py at core_v0.15.0,
+/// _add_transformer_engine_args): --fp8-format {e4m3,hybrid} (dest fp8) with --fp8-recipe
+/// {tensorwise,delayed,mxfp8,blockwise}; --fp4-format e2m1 (dest fp4) with --fp4-recipe nvfp4;
+/// --fp8-param-gather. The Megatron reader maps them back (formats/megatron.cpp); MXFP8 is E4M3
+/// throughout, as Megatron-Bridge's bf16_with_mxfp8_mixed sets it.
+void add_linear_recipe(megatron_settings& s, emit_format f, const plan_request& req,
+                       const emit_context& ctx) {
   const auto precision = emitted_precision(f, req, ctx);
   if (precision == linear_precision::nvfp4) {
     if (req.precision.options.fp8_param_gather) {
@@ -340,6 +368,26 @@ megatron_settings megatron_settings_of(emit_format f, const plan_request& req,
     s.add("", "", "--fp8-recipe", fp8_recipe);
     s.add("", "", "--fp8-param-gather", req.precision.options.fp8_param_gather);
   }
+}
+
+/// The model's shape, the batch, the layout and the Megatron-Core switches plan priced it with,
+/// as the Megatron reader maps them (formats/megatron.cpp).
+megatron_settings megatron_settings_of(emit_format f, const plan_request& req,
+                                       const plan_candidate& c, const emit_context& ctx) {
+  const auto& p = c.par;
+  check_megatron_model(f, req.model);
+  check_software(f, ctx.software);
+  // The settings in the order the launch and each YAML section list them.
+  megatron_settings s;
+  add_model_shape(s, f, req.model, p.tp);
+  if (req.model.moe.experts > 0) {
+    add_experts(s, req, p);
+  }
+  add_layout(s, req, c);
+  add_recompute(s, f, req, p);
+  add_batch_and_sharding(s, p);
+  add_stack_switches(s, p, ctx);
+  add_linear_recipe(s, f, req, ctx);
   return s;
 }
 
@@ -498,29 +546,26 @@ bool same_but_seq(transformer_spec a, transformer_spec b) {
   return fields(a) == fields(b);
 }
 
-std::string torchtitan_toml(const plan_request& req, const plan_candidate& c,
-                            const emit_context& ctx) {
-  constexpr auto f = emit_format::torchtitan;
-  const auto& m = req.model;
-  const auto& p = c.par;
-  const torchtitan_model* model = nullptr;
+/// The torchtitan flavour of the model: a preset, unmodified but for the sequence length.
+const torchtitan_model& torchtitan_model_of(const transformer_spec& m) {
   for (const auto& t : torchtitan_models) {
     if (same_but_seq(m, model_preset_named(t.preset, "--model").spec)) {
-      model = &t;
-      break;
+      return t;
     }
   }
-  if (model == nullptr) {
-    std::string names;
-    for (const auto& t : torchtitan_models) {
-      names += (names.empty() ? "" : ", ") + std::string(t.preset);
-    }
-    refuse(f,
-           "the model is not one torchtitan v0.2.2 names as a flavour that the reader maps to "
-           "a preset (" +
-               names + ", unmodified but for --seq)");
+  std::string names;
+  for (const auto& t : torchtitan_models) {
+    names += (names.empty() ? "" : ", ") + std::string(t.preset);
   }
-  check_software(f, ctx.software);
+  refuse(emit_format::torchtitan,
+         "the model is not one torchtitan v0.2.2 names as a flavour that the reader maps to "
+         "a preset (" +
+             names + ", unmodified but for --seq)");
+}
+
+/// The parameter dtype and the linear recipe, refused where the TOML has no key for them.
+linear_precision torchtitan_precision(const plan_request& req, const emit_context& ctx) {
+  constexpr auto f = emit_format::torchtitan;
   if (ctx.dtype != "bf16" && ctx.dtype != "fp32") {
     refuse(f, fmt::format("--dtype {}: training.mixed_precision_param is bfloat16 or float32",
                           ctx.dtype));
@@ -545,6 +590,13 @@ std::string torchtitan_toml(const plan_request& req, const plan_candidate& c,
     refuse(f,
            "--fp8-param-gather: the reader does not read float8's enable_fsdp_float8_all_gather");
   }
+  return precision;
+}
+
+/// Refuses a layout that torchtitan cannot run, or that its reader would cost otherwise.
+void check_torchtitan_layout(const plan_request& req, const plan_candidate& c) {
+  constexpr auto f = emit_format::torchtitan;
+  const auto& p = c.par;
   if (p.tp > 1 && !p.sequence_parallel) {
     refuse(f,
            "sp=off with t > 1: torchtitan's TP plan always shards the norms' activations "
@@ -589,59 +641,40 @@ std::string torchtitan_toml(const plan_request& req, const plan_candidate& c,
                           "alltoall (the ring, p2p)",
                           to_string(req.cp_comm)));
   }
-  if (m.moe.experts > 0) {
-    if (req.options.experts.dispatcher == token_dispatcher::deep_ep) {
-      refuse(f,
-             "--moe-token-dispatcher flex: the reader does not read "
-             "expert_parallel_comm_backend = \"deepep\"");
-    }
-    if (req.options.experts.dispatcher == token_dispatcher::all_gather) {
-      refuse(f, "--moe-token-dispatcher allgather: torchtitan's MoE dispatches with all-to-alls");
-    }
-    if (req.options.experts.overlap_comm) {
-      refuse(f, "--overlap-moe-expert-parallel-comm has no torchtitan key");
-    }
-    if (p.ep == 1 && p.etp != 1) {
-      refuse(f, fmt::format("etp = {} with ep = 1: expert_tensor_parallel_degree applies with "
-                            "expert parallelism only",
-                            p.etp));
-    }
-    if (p.ep > 1 && p.etp != 1 && p.etp != p.tp) {
-      refuse(f, fmt::format("etp = {}: torchtitan v0.2.2 runs the experts with "
-                            "expert_tensor_parallel_degree 1 or t = {} (parallel_dims.py)",
-                            p.etp, p.tp));
-    }
+}
+
+/// Refuses the MoE settings torchtitan has no key for.
+void check_torchtitan_experts(const plan_request& req, const plan_candidate& c) {
+  constexpr auto f = emit_format::torchtitan;
+  const auto& p = c.par;
+  if (req.options.experts.dispatcher == token_dispatcher::deep_ep) {
+    refuse(f,
+           "--moe-token-dispatcher flex: the reader does not read "
+           "expert_parallel_comm_backend = \"deepep\"");
   }
-  const auto l = launch_of(req, c);
+  if (req.options.experts.dispatcher == token_dispatcher::all_gather) {
+    refuse(f, "--moe-token-dispatcher allgather: torchtitan's MoE dispatches with all-to-alls");
+  }
+  if (req.options.experts.overlap_comm) {
+    refuse(f, "--overlap-moe-expert-parallel-comm has no torchtitan key");
+  }
+  if (p.ep == 1 && p.etp != 1) {
+    refuse(f, fmt::format("etp = {} with ep = 1: expert_tensor_parallel_degree applies with "
+                          "expert parallelism only",
+                          p.etp));
+  }
+  if (p.ep > 1 && p.etp != 1 && p.etp != p.tp) {
+    refuse(f, fmt::format("etp = {}: torchtitan v0.2.2 runs the experts with "
+                          "expert_tensor_parallel_degree 1 or t = {} (parallel_dims.py)",
+                          p.etp, p.tp));
+  }
+}
+
+/// The job config's [parallelism] table.
+std::string torchtitan_parallelism(const plan_request& req, const plan_candidate& c) {
+  const auto& p = c.par;
   const bool shard = p.zero == zero_stage::parameters;
   std::string out = fmt::format(
-      "# Written by tpcost plan --emit torchtitan: a torchtitan job config with the model, the\n"
-      "# batch and the layout only, for N = t*p*cp*d = {}*{}*{}*{} = {} GPUs (torchrun\n"
-      "# --nproc_per_node {} --nnodes {} -m torchtitan.train --job.config_file FILE).\n"
-      "# For torchtitan v0.2.2 (73a0e69), its last release that reads a TOML job config: from\n"
-      "# 9810191 (#2386, \"Config System Refactor: TOML to Python Dataclass Registry\") on, newer\n"
-      "# releases take their configuration as Python dataclasses instead.\n"
-      "# Not set here: the dataset (training.dataset, dataset_path), the tokenizer\n"
-      "# (model.hf_assets_path), checkpointing ([checkpoint]), the optimizer and learning-rate\n"
-      "# schedule ([optimizer], [lr_scheduler], training.steps), logging ([metrics]); compile\n"
-      "# only when plan priced it (--torch-compile).\n",
-      p.tp, p.pp, c.cp, p.dp, l.gpus, l.per_node, l.nodes);
-  out += fmt::format("\n[model]\nname = \"{}\"\nflavor = \"{}\"\n", model->name, model->flavor);
-  const char* converter = precision == linear_precision::fp8_current ? "quantize.linear.float8"
-                          : precision == linear_precision::mxfp8     ? "quantize.linear.mx"
-                                                                     : nullptr;
-  if (converter != nullptr) {
-    out += fmt::format("converters = [\"{}\"]\n", converter);
-  }
-  // local_batch_size is per DP rank and micro-batch, gradients accumulating up to
-  // global_batch_size (torchtitan/train.py); under PP it is split into micro-batches of
-  // pipeline_parallel_microbatch_size instead (torchtitan/distributed/pipeline_parallel.py).
-  out += fmt::format(
-      "\n[training]\nlocal_batch_size = {}\nglobal_batch_size = {}\nseq_len = {}\n"
-      "mixed_precision_param = \"{}\"\n",
-      p.pp > 1 ? p.micro_batch * micro_batches(p) : p.micro_batch, p.global_batch, m.seq,
-      ctx.dtype == "bf16" ? "bfloat16" : "float32");
-  out += fmt::format(
       "\n[parallelism]\ndata_parallel_replicate_degree = {}\ndata_parallel_shard_degree = {}\n"
       "tensor_parallel_degree = {}\npipeline_parallel_degree = {}\n",
       shard ? 1 : p.dp, shard ? p.dp : 1, p.tp, p.pp);
@@ -657,10 +690,54 @@ std::string torchtitan_toml(const plan_request& req, const plan_candidate& c,
     out += fmt::format("context_parallel_rotate_method = \"{}\"\n",
                        req.cp_comm == cp_comm_type::all_gather ? "allgather" : "alltoall");
   }
-  if (m.moe.experts > 0) {
+  if (req.model.moe.experts > 0) {
     out += fmt::format("expert_parallel_degree = {}\nexpert_tensor_parallel_degree = {}\n", p.ep,
                        p.etp);
   }
+  return out;
+}
+
+std::string torchtitan_toml(const plan_request& req, const plan_candidate& c,
+                            const emit_context& ctx) {
+  const auto& m = req.model;
+  const auto& p = c.par;
+  // The checks in this order: the first refusal is the one plan prints.
+  const torchtitan_model& model = torchtitan_model_of(m);
+  check_software(emit_format::torchtitan, ctx.software);
+  const auto precision = torchtitan_precision(req, ctx);
+  check_torchtitan_layout(req, c);
+  if (m.moe.experts > 0) {
+    check_torchtitan_experts(req, c);
+  }
+  const auto l = launch_of(req, c);
+  std::string out = fmt::format(
+      "# Written by tpcost plan --emit torchtitan: a torchtitan job config with the model, the\n"
+      "# batch and the layout only, for N = t*p*cp*d = {}*{}*{}*{} = {} GPUs (torchrun\n"
+      "# --nproc_per_node {} --nnodes {} -m torchtitan.train --job.config_file FILE).\n"
+      "# For torchtitan v0.2.2 (73a0e69), its last release that reads a TOML job config: from\n"
+      "# 9810191 (#2386, \"Config System Refactor: TOML to Python Dataclass Registry\") on, newer\n"
+      "# releases take their configuration as Python dataclasses instead.\n"
+      "# Not set here: the dataset (training.dataset, dataset_path), the tokenizer\n"
+      "# (model.hf_assets_path), checkpointing ([checkpoint]), the optimizer and learning-rate\n"
+      "# schedule ([optimizer], [lr_scheduler], training.steps), logging ([metrics]); compile\n"
+      "# only when plan priced it (--torch-compile).\n",
+      p.tp, p.pp, c.cp, p.dp, l.gpus, l.per_node, l.nodes);
+  out += fmt::format("\n[model]\nname = \"{}\"\nflavor = \"{}\"\n", model.name, model.flavor);
+  const char* converter = precision == linear_precision::fp8_current ? "quantize.linear.float8"
+                          : precision == linear_precision::mxfp8     ? "quantize.linear.mx"
+                                                                     : nullptr;
+  if (converter != nullptr) {
+    out += fmt::format("converters = [\"{}\"]\n", converter);
+  }
+  // local_batch_size is per DP rank and micro-batch, gradients accumulating up to
+  // global_batch_size (torchtitan/train.py); under PP it is split into micro-batches of
+  // pipeline_parallel_microbatch_size instead (torchtitan/distributed/pipeline_parallel.py).
+  out += fmt::format(
+      "\n[training]\nlocal_batch_size = {}\nglobal_batch_size = {}\nseq_len = {}\n"
+      "mixed_precision_param = \"{}\"\n",
+      p.pp > 1 ? p.micro_batch * micro_batches(p) : p.micro_batch, p.global_batch, m.seq,
+      ctx.dtype == "bf16" ? "bfloat16" : "float32");
+  out += torchtitan_parallelism(req, c);
   out += fmt::format("\n[activation_checkpoint]\nmode = \"{}\"\n", to_string(p.recompute));
   if (p.recompute == recompute_mode::selective) {
     out += "selective_ac_option = \"op\"\n";

@@ -243,52 +243,155 @@ std::string non_negative_text(const std::string& source, const config_key& key, 
   return text;
 }
 
+/// The name a parse error gives the value at `key`: "run.json: /hardware/link_bandwidth".
+std::string field_of(const std::string& source, const config_key& key) {
+  return source + ": " + std::string(key.pointer);
+}
+
+/// Whether `v` is a number in the range of `kind`, one of the plain numeric kinds.
+bool in_range(value_kind kind, const json& v) {
+  switch (kind) {
+    case value_kind::count:
+      return v.is_number_integer() && v.get<std::int64_t>() >= 1 &&
+             v.get<std::int64_t>() <= max_dimension;
+    case value_kind::zero_stage:
+      return v.is_number_integer() && v.get<std::int64_t>() >= 0 && v.get<std::int64_t>() <= 3;
+    case value_kind::node_size:
+      return v.is_number_integer() && v.get<std::int64_t>() >= 1 &&
+             v.get<std::int64_t>() <= max_gpus_per_node;
+    case value_kind::open_fraction:
+      return v.is_number() && v.get<double>() > 0.0 && v.get<double>() < 1.0;
+    case value_kind::share:
+      return v.is_number() && v.get<double>() > 0.0 && v.get<double>() <= 1.0;
+    case value_kind::fraction:
+      return v.is_number() && v.get<double>() >= 0.0 && v.get<double>() <= 1.0;
+    case value_kind::positive:
+      return v.is_number() && v.get<double>() > 0.0;
+    default:
+      return false;
+  }
+}
+
+/// A TP degree, or a list of them as --tp takes it.
+std::string degrees_text(const std::string& source, const config_key& key, const json& v) {
+  if (v.is_number_integer() && v.get<std::int64_t>() >= 1 &&
+      v.get<std::int64_t>() <= max_tp_degree) {
+    return number_text(v);
+  }
+  if (v.is_string()) {
+    (void)parse_degree_list(v.get<std::string>(), field_of(source, key));
+    return v.get<std::string>();
+  }
+  wrong_value(source, key, v);
+}
+
+/// A bandwidth or a FLOP rate > 0. A JSON number is SI (B/s, FLOP/s); the flag's text takes it
+/// with its unit.
+std::string rate_text(const std::string& source, const config_key& key, const json& v) {
+  if (v.is_number() && v.get<double>() > 0.0) {
+    return number_text(v) + (key.kind == value_kind::bandwidth ? "B/s" : "FLOP/s");
+  }
+  if (v.is_string()) {
+    const auto field = field_of(source, key);
+    const auto& s = v.get<std::string>();
+    (void)(key.kind == value_kind::bandwidth ? parse_bandwidth(s, field).value()
+                                             : parse_flop_rate(s, field).value());
+    return s;
+  }
+  wrong_value(source, key, v);
+}
+
+/// A dtype: its name, or a byte count 1..16.
+std::string dtype_text(const std::string& source, const config_key& key, const json& v) {
+  if (v.is_number_integer() && v.get<std::int64_t>() >= 1 && v.get<std::int64_t>() <= 16) {
+    return number_text(v);
+  }
+  if (v.is_string()) {
+    (void)parse_dtype(v.get<std::string>(), field_of(source, key));
+    return v.get<std::string>();
+  }
+  wrong_value(source, key, v);
+}
+
+/// One of the key's choices.
+std::string choice_text(const std::string& source, const config_key& key, const json& v) {
+  if (v.is_string()) {
+    const auto choices = choices_of(key);
+    if (std::find(choices.begin(), choices.end(), v.get<std::string>()) != choices.end()) {
+      return v.get<std::string>();
+    }
+  }
+  wrong_value(source, key, v);
+}
+
+/// A GPU or interconnect preset's name; one of the other kind gets a hint, the keys being
+/// easy to swap.
+std::string preset_text(const std::string& source, const config_key& key, const json& v) {
+  if (!v.is_string() || v.get<std::string>().empty()) {
+    wrong_value(source, key, v);
+  }
+  const auto field = field_of(source, key);
+  const auto& name = v.get<std::string>();
+  try {
+    if (key.kind == value_kind::gpu_preset) {
+      (void)gpu_preset_by_name(name, field);
+    } else {
+      (void)interconnect_preset_by_name(name, field);
+    }
+  } catch (const invalid_spec& e) {
+    std::string hint;
+    if (key.kind == value_kind::gpu_preset && find_interconnect_preset(name) != nullptr) {
+      hint = "; did you mean /hardware/interconnect?";
+    } else if (key.kind == value_kind::interconnect_preset && find_gpu_preset(name) != nullptr) {
+      hint = "; did you mean /hardware/gpu?";
+    }
+    throw config_error(e.field(), e.detail() + hint);
+  }
+  return name;
+}
+
+/// A profile or a config.json, beside the config; read now, so that a missing or malformed
+/// file is an error of the config that names it.
+std::string file_text(const std::string& source, const config_key& key, const json& v) {
+  if (!v.is_string() || v.get<std::string>().empty()) {
+    wrong_value(source, key, v);
+  }
+  const auto field = field_of(source, key);
+  const auto path = resolve_beside(source, v.get<std::string>());
+  try {
+    if (key.kind == value_kind::profile_path) {
+      (void)primary_profile(read_profile_file(path, field), field);
+    } else {
+      (void)io::load_hf_config(path, field);
+    }
+  } catch (const invalid_spec& e) {
+    throw config_error(e.field(), e.detail());
+  }
+  return path;
+}
+
 /// Checks `v` against `key` and returns the text its flag takes.
 std::string to_flag_text(const std::string& source, const config_key& key, const json& v) {
-  const std::string field = source + ": " + std::string(key.pointer);
+  const std::string field = field_of(source, key);
   switch (key.kind) {
-    case value_kind::count: {
-      if (!v.is_number_integer() || v.get<std::int64_t>() < 1 ||
-          v.get<std::int64_t>() > max_dimension) {
+    case value_kind::count:
+    case value_kind::zero_stage:
+    case value_kind::node_size:
+    case value_kind::open_fraction:
+    case value_kind::share:
+    case value_kind::fraction:
+    case value_kind::positive:
+      if (!in_range(key.kind, v)) {
         wrong_value(source, key, v);
       }
       return number_text(v);
-    }
-    case value_kind::degrees: {
-      if (v.is_number_integer() && v.get<std::int64_t>() >= 1 &&
-          v.get<std::int64_t>() <= max_tp_degree) {
-        return number_text(v);
-      }
-      if (v.is_string()) {
-        (void)parse_degree_list(v.get<std::string>(), field);
-        return v.get<std::string>();
-      }
-      wrong_value(source, key, v);
-    }
+    case value_kind::degrees:
+      return degrees_text(source, key, v);
     case value_kind::bandwidth:
-    case value_kind::flop_rate: {
-      // A JSON number is SI (B/s, FLOP/s); the flag's text takes it with its unit.
-      if (v.is_number() && v.get<double>() > 0.0) {
-        return number_text(v) + (key.kind == value_kind::bandwidth ? "B/s" : "FLOP/s");
-      }
-      if (v.is_string()) {
-        const auto& s = v.get<std::string>();
-        (void)(key.kind == value_kind::bandwidth ? parse_bandwidth(s, field).value()
-                                                 : parse_flop_rate(s, field).value());
-        return s;
-      }
-      wrong_value(source, key, v);
-    }
-    case value_kind::dtype: {
-      if (v.is_number_integer() && v.get<std::int64_t>() >= 1 && v.get<std::int64_t>() <= 16) {
-        return number_text(v);
-      }
-      if (v.is_string()) {
-        (void)parse_dtype(v.get<std::string>(), field);
-        return v.get<std::string>();
-      }
-      wrong_value(source, key, v);
-    }
+    case value_kind::flop_rate:
+      return rate_text(source, key, v);
+    case value_kind::dtype:
+      return dtype_text(source, key, v);
     case value_kind::duration:
       return non_negative_text(
           source, key, v, "a duration >= 0, e.g. 3us",
@@ -297,102 +400,14 @@ std::string to_flag_text(const std::string& source, const config_key& key, const
       return non_negative_text(
           source, key, v, "a size >= 0, e.g. 4GiB",
           [&](const std::string& t) { return parse_bytes(t, field).value(); }, "B");
-    case value_kind::open_fraction: {
-      if (!v.is_number() || !(v.get<double>() > 0.0 && v.get<double>() < 1.0)) {
-        wrong_value(source, key, v);
-      }
-      return number_text(v);
-    }
-    case value_kind::share: {
-      if (!v.is_number() || !(v.get<double>() > 0.0 && v.get<double>() <= 1.0)) {
-        wrong_value(source, key, v);
-      }
-      return number_text(v);
-    }
-    case value_kind::zero_stage: {
-      if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > 3) {
-        wrong_value(source, key, v);
-      }
-      return number_text(v);
-    }
-    case value_kind::fraction: {
-      if (!v.is_number() || !(v.get<double>() >= 0.0 && v.get<double>() <= 1.0)) {
-        wrong_value(source, key, v);
-      }
-      return number_text(v);
-    }
-    case value_kind::node_size: {
-      if (!v.is_number_integer() || v.get<std::int64_t>() < 1 ||
-          v.get<std::int64_t>() > max_gpus_per_node) {
-        wrong_value(source, key, v);
-      }
-      return number_text(v);
-    }
-    case value_kind::choice: {
-      if (v.is_string()) {
-        const auto choices = choices_of(key);
-        if (std::find(choices.begin(), choices.end(), v.get<std::string>()) != choices.end()) {
-          return v.get<std::string>();
-        }
-      }
-      wrong_value(source, key, v);
-    }
+    case value_kind::choice:
+      return choice_text(source, key, v);
     case value_kind::gpu_preset:
-    case value_kind::interconnect_preset: {
-      if (!v.is_string() || v.get<std::string>().empty()) {
-        wrong_value(source, key, v);
-      }
-      const auto& name = v.get<std::string>();
-      try {
-        if (key.kind == value_kind::gpu_preset) {
-          (void)gpu_preset_by_name(name, field);
-        } else {
-          (void)interconnect_preset_by_name(name, field);
-        }
-      } catch (const invalid_spec& e) {
-        std::string hint;
-        if (key.kind == value_kind::gpu_preset && find_interconnect_preset(name) != nullptr) {
-          hint = "; did you mean /hardware/interconnect?";
-        } else if (key.kind == value_kind::interconnect_preset &&
-                   find_gpu_preset(name) != nullptr) {
-          hint = "; did you mean /hardware/gpu?";
-        }
-        throw config_error(e.field(), e.detail() + hint);
-      }
-      return name;
-    }
-    case value_kind::profile_path: {
-      if (!v.is_string() || v.get<std::string>().empty()) {
-        wrong_value(source, key, v);
-      }
-      // Read now, so a missing or malformed profile is an error of the config that names it.
-      const auto path = resolve_beside(source, v.get<std::string>());
-      try {
-        (void)primary_profile(read_profile_file(path, field), field);
-      } catch (const invalid_spec& e) {
-        throw config_error(e.field(), e.detail());
-      }
-      return path;
-    }
-    case value_kind::hf_config_path: {
-      if (!v.is_string() || v.get<std::string>().empty()) {
-        wrong_value(source, key, v);
-      }
-      // Read now, so a missing or malformed config.json is an error of the config naming it.
-      const auto path = resolve_beside(source, v.get<std::string>());
-      try {
-        (void)io::load_hf_config(path, field);
-      } catch (const invalid_spec& e) {
-        throw config_error(e.field(), e.detail());
-      }
-      return path;
-    }
-    case value_kind::positive: {
-      if (!v.is_number() || !(v.get<double>() > 0.0)) {
-        wrong_value(source, key, v);
-      }
-      return number_text(v);
-    }
+    case value_kind::interconnect_preset:
+      return preset_text(source, key, v);
+    case value_kind::profile_path:
+    case value_kind::hf_config_path:
+      return file_text(source, key, v);
     case value_kind::boolean: {
       if (!v.is_boolean()) {
         wrong_value(source, key, v);

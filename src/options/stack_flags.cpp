@@ -37,15 +37,15 @@ std::string bytes_name(int n) {
   return fmt::format("{} B ({})", n, n == 4 ? "fp32" : n == 2 ? "16-bit" : "8-bit");
 }
 
-}  // namespace
+/// Records a setting as `step` prints it; `flag`: a flag, not the profile, chose the value.
+void add_setting(stack_choice& out, const char* field, std::string value, std::string source,
+                 bool flag) {
+  out.settings.push_back({field, std::move(value), std::move(source), flag});
+}
 
-stack_choice resolve_stack(const stack_flags& f, const std::string& attention,
-                           const std::string& tp_overlap, const std::string& dp_overlap,
-                           bool fp16) {
-  stack_choice out;
-  out.profile = &stack_profile_by_name(
-      f.stack.empty() ? default_stack_name : std::string_view(f.stack), "--stack");
-  const auto& p = *out.profile;
+/// The Megatron-Core flags, refused on a stack that is not Megatron's, and the pair
+/// Megatron-Core asserts.
+void check_megatron_flags(const stack_flags& f, const stack_profile& p) {
   // Megatron-Bridge recipes are Megatron-Core configurations: the same flags override them.
   const bool megatron =
       p.stack == software_stack::megatron_core || p.stack == software_stack::megatron_bridge;
@@ -68,13 +68,12 @@ stack_choice resolve_stack(const stack_flags& f, const std::string& attention,
     throw invalid_spec("--overlap-param-gather",
                        "needs --overlap-grad-reduce, as Megatron-Core asserts");
   }
-  auto& o = out.options;
-  o = options_of(p, fp16);
-  const auto add = [&](const char* field, std::string value, std::string source, bool flag) {
-    out.settings.push_back({field, std::move(value), std::move(source), flag});
-  };
+}
 
-  // The attention kernel.
+/// The attention kernel (--attention, else the profile's) and the selective recompute policy.
+void resolve_attention(stack_choice& out, const std::string& attention) {
+  const auto& p = *out.profile;
+  auto& o = out.options;
   if (!attention.empty()) {
     const auto kernel = value_named(attention_kernel_names, attention);
     if (!kernel) {
@@ -82,13 +81,18 @@ stack_choice resolve_stack(const stack_flags& f, const std::string& attention,
     }
     o.attention = *kernel;
   }
-  add("attention", std::string(to_string(o.attention)),
-      attention.empty() ? std::string(p.attention.source) : "--attention", !attention.empty());
-  add("selective_recompute", o.selective == selective_policy::per_op ? "per-op" : "attention core",
-      std::string(p.selective.source), false);
+  add_setting(out, "attention", std::string(to_string(o.attention)),
+              attention.empty() ? std::string(p.attention.source) : "--attention",
+              !attention.empty());
+  add_setting(out, "selective_recompute",
+              o.selective == selective_policy::per_op ? "per-op" : "attention core",
+              std::string(p.selective.source), false);
+}
 
-  // TP overlap.
-  std::string tp_source(p.tp_overlap.source);
+/// TP overlap: --tp-comm-overlap, then --tp-overlap over it.
+void resolve_tp_overlap(stack_choice& out, const stack_flags& f, const std::string& tp_overlap) {
+  auto& o = out.options;
+  std::string tp_source(out.profile->tp_overlap.source);
   if (f.tp_comm_overlap) {
     o.tp_overlap = 1.0;
     o.tp_overlap_needs_sp = true;
@@ -101,11 +105,15 @@ stack_choice resolve_stack(const stack_flags& f, const std::string& attention,
     o.tp_overlap_needs_sp = false;  // the share given applies as it is
     tp_source = "--tp-overlap";
   }
-  add("tp_overlap", fmt::format("{:.2f}", o.tp_overlap), tp_source,
-      f.tp_comm_overlap || !tp_overlap.empty());
+  add_setting(out, "tp_overlap", fmt::format("{:.2f}", o.tp_overlap), tp_source,
+              f.tp_comm_overlap || !tp_overlap.empty());
+}
 
-  // DP overlap. --overlap-grad-reduce alone hides the gradient reduction only; the core takes
-  // its share of the sync from the collectives' own times (stages.hpp, overlap_grad_reduce_only).
+/// DP overlap. --overlap-grad-reduce alone hides the gradient reduction only; the core takes
+/// its share of the sync from the collectives' own times (stages.hpp, overlap_grad_reduce_only).
+void resolve_dp_overlap(stack_choice& out, const stack_flags& f, const std::string& dp_overlap) {
+  const auto& p = *out.profile;
+  auto& o = out.options;
   std::string dp_source(p.dp_overlap.source);
   std::string dp3_source(p.dp_overlap_zero3.source);
   // The Megatron-Bridge recipes gather the weights overlapped already; the flag adds nothing.
@@ -130,24 +138,14 @@ stack_choice resolve_stack(const stack_flags& f, const std::string& attention,
     dp_source = dp3_source = "--dp-overlap";
   }
   const bool dp_flag = f.overlap_grad_reduce || !dp_overlap.empty();
-  add("dp_overlap", fmt::format("{:.2f}", o.dp_overlap), dp_source, dp_flag);
-  add("dp_overlap_zero3", fmt::format("{:.2f}", o.dp_overlap_zero3), dp3_source, dp_flag);
+  add_setting(out, "dp_overlap", fmt::format("{:.2f}", o.dp_overlap), dp_source, dp_flag);
+  add_setting(out, "dp_overlap_zero3", fmt::format("{:.2f}", o.dp_overlap_zero3), dp3_source,
+              dp_flag);
+}
 
-  // Gradient dtype on the wire and in memory.
-  std::string wire_source(p.grad_wire_bytes.source);
-  std::string state_source(p.state.source);
-  if (o.grad_wire_bytes != options_of(p).grad_wire_bytes) {  // options_of(p, fp16) halved them
-    wire_source = state_source =
-        "--dtype fp16: Megatron-LM keeps and reduces fp16 gradients in fp16 (arguments.py, "
-        "core_v0.16.0: fp32 only under --bf16)";
-  }
-  if (f.grad_reduce_in_bf16) {
-    o.grad_wire_bytes = 2;
-    o.state = mixed_precision_adam;
-    wire_source = "--grad-reduce-in-bf16";
-    state_source = "--grad-reduce-in-bf16: bf16 main_grad buffer, 2 + 2 + 12 bytes";
-  }
-  // The precision-aware optimizer: its dtypes set the states (optimizer_states.hpp).
+/// The precision-aware optimizer's dtypes as the flags give them, validated; a dtype other
+/// than fp32 needs --use-precision-aware-optimizer.
+precision_aware_adam precision_aware_adam_of(const stack_flags& f) {
   precision_aware_adam adam;
   for (auto [flag, text, dtype] :
        {std::tuple{"--main-grads-dtype", &f.main_grads_dtype, &adam.main_grads},
@@ -170,6 +168,29 @@ stack_choice resolve_stack(const stack_flags& f, const std::string& attention,
   } catch (const invalid_spec& e) {
     throw invalid_spec("--" + e.field(), e.detail());
   }
+  return adam;
+}
+
+/// Gradient dtype on the wire and in memory, the optimizer's state bytes, and what the
+/// offload flags move to the host.
+void resolve_state_bytes(stack_choice& out, const stack_flags& f) {
+  const auto& p = *out.profile;
+  auto& o = out.options;
+  std::string wire_source(p.grad_wire_bytes.source);
+  std::string state_source(p.state.source);
+  if (o.grad_wire_bytes != options_of(p).grad_wire_bytes) {  // options_of(p, fp16) halved them
+    wire_source = state_source =
+        "--dtype fp16: Megatron-LM keeps and reduces fp16 gradients in fp16 (arguments.py, "
+        "core_v0.16.0: fp32 only under --bf16)";
+  }
+  if (f.grad_reduce_in_bf16) {
+    o.grad_wire_bytes = 2;
+    o.state = mixed_precision_adam;
+    wire_source = "--grad-reduce-in-bf16";
+    state_source = "--grad-reduce-in-bf16: bf16 main_grad buffer, 2 + 2 + 12 bytes";
+  }
+  // The precision-aware optimizer: its dtypes set the states (optimizer_states.hpp).
+  const precision_aware_adam adam = precision_aware_adam_of(f);
   if (f.precision_aware_optimizer) {
     o.state = state_bytes_of(adam);
     state_source = fmt::format(
@@ -204,30 +225,40 @@ stack_choice resolve_stack(const stack_flags& f, const std::string& attention,
   }
   const bool state_flag = f.grad_reduce_in_bf16 || f.precision_aware_optimizer ||
                           f.offload_optimizer || f.offload_param;
-  add("grad_wire_bytes", bytes_name(o.grad_wire_bytes), wire_source,
-      f.grad_reduce_in_bf16 || adam.main_grads == optimizer_dtype::bf16);
-  add("state_bytes_per_param",
+  add_setting(out, "grad_wire_bytes", bytes_name(o.grad_wire_bytes), wire_source,
+              f.grad_reduce_in_bf16 || adam.main_grads == optimizer_dtype::bf16);
+  add_setting(
+      out, "state_bytes_per_param",
       fmt::format("{:g}+{:g}+{:g} B/param", o.state.weights, o.state.gradients, o.state.optimizer),
       state_source, state_flag);
+}
 
-  // Pipeline sends and receives under the interleaved schedule.
+/// Pipeline sends and receives under the interleaved schedule, then the rules the stack's
+/// sharding follows (no flag changes them).
+void resolve_pipeline_and_sharding(stack_choice& out, const stack_flags& f) {
+  const auto& p = *out.profile;
+  auto& o = out.options;
   std::string p2p_source(p.p2p_overlap.source);
   if (f.no_overlap_p2p) {
     o.p2p_overlap = 0.0;
     p2p_source = "--no-overlap-p2p-communication";
   }
-  add("p2p_overlap", fmt::format("{:.2f}", o.p2p_overlap), p2p_source, f.no_overlap_p2p);
+  add_setting(out, "p2p_overlap", fmt::format("{:.2f}", o.p2p_overlap), p2p_source,
+              f.no_overlap_p2p);
 
-  // The rules the stack's sharding follows (no flag changes them).
-  add("max_zero", std::to_string(p.max_zero.value), std::string(p.max_zero.source), false);
-  add("sharding_with_pp", p.sharding_with_pp.value ? "yes" : "no",
-      std::string(p.sharding_with_pp.source), false);
-  add("zero3_gathers_per_micro_batch", std::to_string(p.gathers_per_micro_batch.value),
-      std::string(p.gathers_per_micro_batch.source), false);
-  add("zero3_gathered_layers", std::to_string(p.gathered_layers.value),
-      std::string(p.gathered_layers.source), false);
+  add_setting(out, "max_zero", std::to_string(p.max_zero.value), std::string(p.max_zero.source),
+              false);
+  add_setting(out, "sharding_with_pp", p.sharding_with_pp.value ? "yes" : "no",
+              std::string(p.sharding_with_pp.source), false);
+  add_setting(out, "zero3_gathers_per_micro_batch", std::to_string(p.gathers_per_micro_batch.value),
+              std::string(p.gathers_per_micro_batch.source), false);
+  add_setting(out, "zero3_gathered_layers", std::to_string(p.gathered_layers.value),
+              std::string(p.gathered_layers.source), false);
+}
 
-  // The kernels: torchtitan runs PyTorch eager unless torch.compile is on.
+/// The kernels: torchtitan runs PyTorch eager unless torch.compile is on.
+void resolve_kernels(stack_choice& out, const stack_flags& f) {
+  const auto& p = *out.profile;
   if (f.torch_compile && f.no_torch_compile) {
     throw invalid_spec("--no-torch-compile", "contradicts --torch-compile; give one of them");
   }
@@ -238,11 +269,30 @@ stack_choice resolve_stack(const stack_flags& f, const std::string& attention,
                            " runs Megatron-LM / Transformer Engine kernels (use --stack fsdp2)");
   }
   out.kernels = f.torch_compile ? kernel_stack::pytorch_compiled : p.kernels.value;
-  add("kernels", std::string(kernel_stack_name(out.kernels)),
-      f.torch_compile      ? "--torch-compile: inductor fuses the element-wise ops"
-      : f.no_torch_compile ? "--no-torch-compile"
-                           : std::string(p.kernels.source),
-      compile_flag);
+  add_setting(out, "kernels", std::string(kernel_stack_name(out.kernels)),
+              f.torch_compile      ? "--torch-compile: inductor fuses the element-wise ops"
+              : f.no_torch_compile ? "--no-torch-compile"
+                                   : std::string(p.kernels.source),
+              compile_flag);
+}
+
+}  // namespace
+
+stack_choice resolve_stack(const stack_flags& f, const std::string& attention,
+                           const std::string& tp_overlap, const std::string& dp_overlap,
+                           bool fp16) {
+  stack_choice out;
+  out.profile = &stack_profile_by_name(
+      f.stack.empty() ? default_stack_name : std::string_view(f.stack), "--stack");
+  check_megatron_flags(f, *out.profile);
+  out.options = options_of(*out.profile, fp16);
+  // The order of the steps is the order of the settings `step` prints, and of the errors.
+  resolve_attention(out, attention);
+  resolve_tp_overlap(out, f, tp_overlap);
+  resolve_dp_overlap(out, f, dp_overlap);
+  resolve_state_bytes(out, f);
+  resolve_pipeline_and_sharding(out, f);
+  resolve_kernels(out, f);
   return out;
 }
 
