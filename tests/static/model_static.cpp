@@ -7,7 +7,7 @@
 namespace {
 using namespace tpcost;
 
-// The tiny GPT of tests/unit/model_test.cpp: L=2, h=8, a=2, V=10, s=4 -> 1872 parameters.
+// The tiny GPT of tests/unit/model/model_test.cpp: L=2, h=8, a=2, V=10, s=4 -> 1872 parameters.
 constexpr transformer_spec tiny = with_architecture(
     {.layers = 2, .hidden = 8, .heads = 2, .vocab = 10, .seq = 4}, architecture::gpt);
 static_assert(count_params(tiny).total == 1872);
