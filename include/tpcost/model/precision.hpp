@@ -48,6 +48,7 @@
 #include <string>
 #include <string_view>
 
+#include "tpcost/base/enum_names.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/base/quote.hpp"
 #include "tpcost/base/units.hpp"
@@ -104,25 +105,45 @@ constexpr std::string_view to_string(linear_precision p) { return format_of(p).n
 /// Reads bf16, fp8 (= fp8-delayed, Megatron's --fp8-recipe default "delayed"),
 /// fp8-delayed, fp8-current (also "tensorwise", Megatron's name), fp8-blockwise,
 /// mxfp8, nvfp4; throws invalid_spec(field, ...) with the list otherwise.
+/// Every spelling parse_linear_precision reads, canonical names (precision_formats) first;
+/// the others are Megatron-LM's --fp8-recipe values and torchao's names.
+inline constexpr std::array<enum_name<linear_precision>, 11> linear_precision_names{{
+    {"bf16", linear_precision::bf16},
+    {"fp8-delayed", linear_precision::fp8_delayed},
+    {"fp8-current", linear_precision::fp8_current},
+    {"fp8-blockwise", linear_precision::fp8_blockwise},
+    {"mxfp8", linear_precision::mxfp8},
+    {"nvfp4", linear_precision::nvfp4},
+    {"fp8", linear_precision::fp8_delayed},
+    {"delayed", linear_precision::fp8_delayed},
+    {"fp8-tensorwise", linear_precision::fp8_current},
+    {"tensorwise", linear_precision::fp8_current},
+    {"blockwise", linear_precision::fp8_blockwise},
+}};
+static_assert(
+    [] {
+      for (std::size_t i = 0; i < precision_formats.size(); ++i) {
+        if (linear_precision_names[i].name != precision_formats[i].name ||
+            static_cast<std::size_t>(linear_precision_names[i].value) != i) {
+          return false;
+        }
+      }
+      return true;
+    }(),
+    "the canonical spellings are precision_formats' names, in its order");
+
 inline linear_precision parse_linear_precision(std::string_view text, std::string_view field) {
-  std::string lower(text);
-  for (auto& c : lower) {
-    c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-    c = c == '_' ? '-' : c;
-  }
-  if (lower == "fp8" || lower == "fp8-delayed" || lower == "delayed") {
-    return linear_precision::fp8_delayed;
-  }
-  if (lower == "fp8-current" || lower == "fp8-tensorwise" || lower == "tensorwise") {
-    return linear_precision::fp8_current;
-  }
-  if (lower == "fp8-blockwise" || lower == "blockwise") {
-    return linear_precision::fp8_blockwise;
-  }
-  for (std::size_t i = 0; i < precision_formats.size(); ++i) {
-    if (lower == precision_formats[i].name) {
-      return static_cast<linear_precision>(i);
+  // Any case; '_' reads as '-' (Megatron's "fp8_blockwise" spellings in YAML).
+  const auto key = [](std::string_view t) {
+    std::string out(t);
+    for (auto& c : out) {
+      c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+      c = c == '_' ? '-' : c;
     }
+    return out;
+  };
+  if (const auto p = value_named(linear_precision_names, text, key)) {
+    return *p;
   }
   throw invalid_spec(std::string(field),
                      quote_value(text) +
