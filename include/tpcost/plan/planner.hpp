@@ -1119,6 +1119,16 @@ inline plan_layout parse_plan_layout(std::string_view text, std::string_view fie
       }
       return n;
     };
+    // A value the core's parser reads, its own message replaced by the layout's: "key = 'x';
+    // expected ...".
+    const auto parsed = [&](auto parse, const char* expected) {
+      try {
+        return parse(value, field);
+      } catch (const invalid_spec&) {
+        fail(std::string(key) + " = " + quote_value(value) + "; " + expected);
+        throw;  // unreachable: fail throws
+      }
+    };
     if (key == "t" || key == "tp") {
       par.tp = count();
     } else if (key == "p" || key == "pp") {
@@ -1146,40 +1156,21 @@ inline plan_layout parse_plan_layout(std::string_view text, std::string_view fie
         fail("sp = " + quote_value(value) + "; expected on or off");
       }
     } else if (key == "recompute" || key == "rc") {
-      try {
-        par.recompute = parse_recompute(value, field);
-      } catch (const invalid_spec&) {
-        fail("recompute = " + quote_value(value) + "; expected none, selective or full");
-      }
+      par.recompute = parsed(parse_recompute, "expected none, selective or full");
     } else if (key == "zero") {
-      try {
-        par.zero = parse_zero_stage(value, field);
-      } catch (const invalid_spec&) {
-        fail("zero = " + quote_value(value) + "; expected 0, 1, 2 or 3");
-      }
+      par.zero = parsed(parse_zero_stage, "expected 0, 1, 2 or 3");
     } else if (key == "first") {
       par.first_stage_layers = count();
     } else if (key == "last") {
       par.last_stage_layers = count();
     } else if (key == "cp_comm") {
-      try {
-        choices.cp_comm = parse_cp_comm_type(value, field);
-      } catch (const invalid_spec&) {
-        fail("cp_comm = " + quote_value(value) + "; expected p2p, all_gather, a2a or a2a+p2p");
-      }
+      choices.cp_comm = parsed(parse_cp_comm_type, "expected p2p, all_gather, a2a or a2a+p2p");
     } else if (key == "modules") {
-      try {
-        choices.recompute_modules = parse_recompute_modules(value, field);
-      } catch (const invalid_spec&) {
-        fail("modules = " + quote_value(value) +
-             "; expected recompute modules joined by +, e.g. core_attn+mlp");
-      }
+      choices.recompute_modules = parsed(
+          parse_recompute_modules, "expected recompute modules joined by +, e.g. core_attn+mlp");
     } else if (key == "dispatcher") {
-      try {
-        choices.dispatcher = parse_token_dispatcher(value, field);
-      } catch (const invalid_spec&) {
-        fail("dispatcher = " + quote_value(value) + "; expected all-to-all, deep-ep or all-gather");
-      }
+      choices.dispatcher =
+          parsed(parse_token_dispatcher, "expected all-to-all, deep-ep or all-gather");
     } else {
       fail("'" + detail::printable(key) +
            "' is not a layout key; expected t, p, cp, ep, etp, d, b, v, sp, recompute, zero, "
