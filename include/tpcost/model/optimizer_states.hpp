@@ -11,8 +11,11 @@
 // bytes, not 4. The 16-bit weights themselves are unchanged: 2 bytes.
 #pragma once
 
+#include <array>
+
 #include <string_view>
 
+#include "tpcost/base/enum_names.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/base/quote.hpp"
 #include "tpcost/model/memory.hpp"
@@ -38,18 +41,20 @@ constexpr double bytes_of(optimizer_dtype d) {
 /// "fp32", "fp16", "bf16", "fp8", as Megatron-LM's flags spell them, or the torch names a
 /// Megatron-Bridge YAML dump writes ("torch.float32", "torch.bfloat16", "torch.float16",
 /// "torch.uint8" for fp8). Throws invalid_spec naming `field` otherwise.
+inline constexpr std::array<enum_name<optimizer_dtype>, 8> optimizer_dtype_names{{
+    {"fp32", optimizer_dtype::fp32},
+    {"fp16", optimizer_dtype::fp16},
+    {"bf16", optimizer_dtype::bf16},
+    {"fp8", optimizer_dtype::fp8},
+    {"torch.float32", optimizer_dtype::fp32},
+    {"torch.float16", optimizer_dtype::fp16},
+    {"torch.bfloat16", optimizer_dtype::bf16},
+    {"torch.uint8", optimizer_dtype::fp8},
+}};
+
 inline optimizer_dtype parse_optimizer_dtype(std::string_view text, std::string_view field) {
-  if (text == "fp32" || text == "torch.float32") {
-    return optimizer_dtype::fp32;
-  }
-  if (text == "fp16" || text == "torch.float16") {
-    return optimizer_dtype::fp16;
-  }
-  if (text == "bf16" || text == "torch.bfloat16") {
-    return optimizer_dtype::bf16;
-  }
-  if (text == "fp8" || text == "torch.uint8") {
-    return optimizer_dtype::fp8;
+  if (const auto d = value_named(optimizer_dtype_names, text)) {
+    return *d;
   }
   throw invalid_spec(std::string(field), quote_value(text) + "; expected fp32, fp16, bf16 or fp8");
 }

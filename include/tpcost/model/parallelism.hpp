@@ -4,6 +4,7 @@
 // model.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -85,9 +86,16 @@ inline recompute_mode parse_recompute(std::string_view text, std::string_view fi
 }
 
 /// Reads a ZeRO stage "0".."3"; throws `invalid_spec(field, ...)` otherwise.
+inline constexpr std::array<enum_name<zero_stage>, 4> zero_stage_names{{
+    {"0", zero_stage::none},
+    {"1", zero_stage::optimizer},
+    {"2", zero_stage::gradients},
+    {"3", zero_stage::parameters},
+}};
+
 inline zero_stage parse_zero_stage(std::string_view text, std::string_view field) {
-  if (text.size() == 1 && text[0] >= '0' && text[0] <= '3') {
-    return static_cast<zero_stage>(text[0] - '0');
+  if (const auto stage = value_named(zero_stage_names, text)) {
+    return *stage;
   }
   throw invalid_spec(std::string(field),
                      quote_value(text) + " is not a ZeRO stage; expected 0, 1, 2 or 3");
