@@ -185,23 +185,13 @@ struct group_terms {
   seconds optimizer_full{}, optimizer_sharded{};
 };
 
-/// The group-size stage. Call for a validated environment and layout. Every group is placed
-/// where Megatron-Core puts its ranks (comm/placement.hpp) and every collective costed as
-/// NCCL's tuner costs it (nccl_cheapest_collective); nothing here is a second cost model.
-inline group_terms group_stage(const step_environment& env, const group_sizes& g,
-                               const pipeline_split& split) {
-  const auto& model = env.model;
-  const auto& topo = env.topology;
-  const auto layout = rank_layout_of(g);
-  group_terms x;
-  x.sizes = g;
-  x.split = split;
-  // place_group rejects a TP group that straddles nodes without filling them.
-  x.tp_group = place_group(topo, g.tp, "tp");
-  if (any_p2p_across_domains(topo, layout)) {
-    detail::require_inter_for(topo, "a pipeline stage boundary");
-  }
-  x.hop_link = slowest_p2p_link(topo, layout);
+namespace detail {
+
+/// Each stage's layers and parameters on one GPU: the first, the fullest middle and the last
+/// stage, with the routed experts' share of each (zero for a dense model).
+inline void count_stage_params(group_terms& x, const transformer_spec& model) {
+  const auto& g = x.sizes;
+  const auto& split = x.split;
   parallel_config par;
   par.tp = g.tp;
   par.pp = g.pp;
@@ -226,125 +216,191 @@ inline group_terms group_stage(const step_environment& env, const group_sizes& g
   x.experts_middle = g.pp > 2 ? expert_params_per_gpu(model, par, x.moe_middle) : 0.0;
   x.experts_last = expert_params_per_gpu(model, par, x.moe_last);
   x.params_max = std::max({x.params_first, x.params_middle, x.params_last});
+}
+
+/// The folded expert groups (EP, ETP, expert-DP) of stage 0; an EP or ETP group across nodes
+/// needs the inter-node link.
+inline void place_expert_groups(group_terms& x, const cluster_topology& topo,
+                                const rank_layout& expert_layout) {
+  x.ep_group = place_dimension(topo, expert_layout, parallel_dim::ep);
+  x.etp_group = place_dimension(topo, expert_layout, parallel_dim::tp);
+  x.expert_dp_group = place_dimension(topo, expert_layout, parallel_dim::dp);
+  if (x.ep_group.spans_nodes() || x.etp_group.spans_nodes()) {
+    detail::require_inter_for(topo,
+                              ("the EP group of " + std::to_string(x.sizes.ep) + " ranks").c_str());
+  }
+}
+
+/// Stage `s`'s DP collectives at its rank offset, kept where slower than the stages before.
+inline void add_dp_stage_collectives(group_terms& x, const step_environment& env,
+                                     const rank_layout& layout, std::int64_t s,
+                                     bool own_expert_dp) {
+  const auto& topo = env.topology;
+  const auto& g = x.sizes;
+  const auto group = place_dimension(topo, layout, parallel_dim::dp, s);
+  if (group.spans_nodes()) {
+    detail::require_inter_for(topo,
+                              ("the DP group of " + std::to_string(g.dp) + " replicas").c_str());
+  }
+  // HSDP shards over `shard` consecutive DP ranks; the rest replicate those shards.
+  const bool hsdp = g.shard() < g.dp;
+  const auto shard_group =
+      hsdp ? place_dimension_part(topo, layout, parallel_dim::dp, s, g.shard(), false) : group;
+  const double kept = own_expert_dp ? 1.0 : 0.0;  // the experts' share left to expert-DP
+  const double params = s == 0          ? x.params_first - kept * x.experts_first
+                        : s + 1 == g.pp ? x.params_last - kept * x.experts_last
+                                        : x.params_middle - kept * x.experts_middle;
+  // Gradients travel in the stack's reduction dtype; weights are gathered in 16 bits, the
+  // linear layers' in linear_param_gather_bytes (FP8 with --fp8-param-gather; MoE models
+  // stay BF16, so the experts' share never enters it).
+  const bytes gradients = static_cast<double>(env.options.grad_wire_bytes) * params * units::B;
+  const double layers = static_cast<double>(s == 0          ? x.first_layers
+                                            : s + 1 == g.pp ? x.last_layers
+                                                            : x.split.middle);
+  const double linear = static_cast<double>(quantized_params_per_layer(env.model)) * layers /
+                        static_cast<double>(g.tp);
+  const bytes weights =
+      (2.0 * params - (2.0 - env.options.linear_param_gather_bytes) * linear) * units::B;
+  detail::keep_slowest(x.dp_all_reduce, topo, group, collective_op::all_reduce, gradients);
+  detail::keep_slowest(x.dp_reduce_scatter, topo, shard_group, collective_op::reduce_scatter,
+                       gradients);
+  detail::keep_slowest(x.dp_all_gather, topo, shard_group, collective_op::all_gather, weights);
+  if (hsdp) {
+    detail::keep_slowest(x.dp_replica_all_reduce, topo,
+                         place_dimension_part(topo, layout, parallel_dim::dp, s, g.shard(), true),
+                         collective_op::all_reduce, gradients / static_cast<double>(g.shard()));
+  }
+}
+
+/// The slowest stage's DP collectives. Each stage's DP group sits at its own rank offset.
+/// Stages whose first rank has the same offset in its NVLink domain lie alike, so each
+/// middle-stage offset is placed once.
+inline void add_dp_collectives(group_terms& x, const step_environment& env,
+                               const rank_layout& layout, bool own_expert_dp) {
+  const auto& g = x.sizes;
+  const std::int64_t domain = domain_of(env.topology);
+  const std::int64_t stride = layout.stride(parallel_dim::pp);
+  std::vector<std::int64_t> seen;
+  for (std::int64_t s = 0; s < g.pp; ++s) {
+    const bool end = s == 0 || s + 1 == g.pp;
+    const std::int64_t offset = (s * stride) % domain;
+    if (!end) {
+      if (std::find(seen.begin(), seen.end(), offset) != seen.end()) {
+        continue;
+      }
+      seen.push_back(offset);
+    }
+    add_dp_stage_collectives(x, env, layout, s, own_expert_dp);
+  }
+}
+
+/// The routed experts' gradients reduce over the expert-DP group (Megatron-Core's expert DDP
+/// buckets), after the dense ones on the same links: each stage's, the slowest kept.
+inline void add_expert_dp_collectives(group_terms& x, const step_environment& env,
+                                      const rank_layout& expert_layout, std::int64_t expert_dp,
+                                      std::int64_t expert_shard) {
+  const auto& topo = env.topology;
+  if (x.expert_dp_group.spans_nodes()) {
+    detail::require_inter_for(
+        topo, ("the expert-DP group of " + std::to_string(expert_dp) + " ranks").c_str());
+  }
+  const bool hsdp = expert_shard < expert_dp;
+  const auto shard_group =
+      hsdp ? place_dimension_part(topo, expert_layout, parallel_dim::dp, 0, expert_shard, false)
+           : x.expert_dp_group;
+  for (const double params : {x.experts_first, x.experts_middle, x.experts_last}) {
+    const bytes gradients = static_cast<double>(env.options.grad_wire_bytes) * params * units::B;
+    const bytes weights = 2.0 * params * units::B;
+    detail::keep_slowest(x.edp_all_reduce, topo, x.expert_dp_group, collective_op::all_reduce,
+                         gradients);
+    detail::keep_slowest(x.edp_reduce_scatter, topo, shard_group, collective_op::reduce_scatter,
+                         gradients);
+    detail::keep_slowest(x.edp_all_gather, topo, shard_group, collective_op::all_gather, weights);
+    if (hsdp) {
+      detail::keep_slowest(
+          x.edp_replica_all_reduce, topo,
+          place_dimension_part(topo, expert_layout, parallel_dim::dp, 0, expert_shard, true),
+          collective_op::all_reduce, gradients / static_cast<double>(expert_shard));
+    }
+  }
+}
+
+/// First and last stage both hold the word embedding: all-reduce its gradient (Megatron's
+/// embedding group), over the link their ranks (p-1)·t·d apart share. The MTP modules on the
+/// last stage embed their shifted tokens with a copy of it, tied or not (gpt_model.py
+/// shared_embedding_or_output_weight: "MTP need both embedding layer and output layer").
+inline seconds embedding_sync_time(const step_environment& env, const group_sizes& g,
+                                   const rank_layout& layout) {
+  const auto& model = env.model;
+  const auto& topo = env.topology;
+  const bytes embedding_bytes = static_cast<double>(env.options.grad_wire_bytes) *
+                                static_cast<double>(model.vocab * model.hidden) /
+                                static_cast<double>(g.tp) * units::B;
+  const auto group = embedding_group(topo, layout);
+  if (group.spans_nodes()) {
+    detail::require_inter_for(topo, "the embedding group of the first and last stage");
+  }
+  return nccl_cheapest_collective(topo, group, collective_op::all_reduce, embedding_bytes)
+      .cost.time;
+}
+
+/// MLA under SP: the TP all-reduce of the duplicated down projections' gradients of the
+/// stage with the most layers (group_terms::mla_tp_grad_sync).
+inline seconds mla_grad_sync_time(const step_environment& env, const group_terms& x) {
+  const auto& model = env.model;
+  const auto& split = x.split;
+  const double layers = static_cast<double>(
+      std::max({split.first, x.sizes.pp > 2 ? split.middle : std::int64_t{0}, x.last_layers}));
+  const bytes grads =
+      static_cast<double>(env.options.grad_wire_bytes) * layers *
+      static_cast<double>(mla_duplicated_params(model.mla, model.hidden, model.heads)) * units::B;
+  return nccl_cheapest_collective(env.topology, x.tp_group, collective_op::all_reduce, grads)
+      .cost.time;
+}
+
+}  // namespace detail
+
+/// The group-size stage. Call for a validated environment and layout. Every group is placed
+/// where Megatron-Core puts its ranks (comm/placement.hpp) and every collective costed as
+/// NCCL's tuner costs it (nccl_cheapest_collective); nothing here is a second cost model.
+inline group_terms group_stage(const step_environment& env, const group_sizes& g,
+                               const pipeline_split& split) {
+  const auto& model = env.model;
+  const auto& topo = env.topology;
+  const auto layout = rank_layout_of(g);
+  group_terms x;
+  x.sizes = g;
+  x.split = split;
+  // place_group rejects a TP group that straddles nodes without filling them.
+  x.tp_group = place_group(topo, g.tp, "tp");
+  if (any_p2p_across_domains(topo, layout)) {
+    detail::require_inter_for(topo, "a pipeline stage boundary");
+  }
+  x.hop_link = slowest_p2p_link(topo, layout);
+  detail::count_stage_params(x, model);
   const bool experts = is_moe(model.moe);
   const auto expert_layout = expert_rank_layout(g.tp, g.dp, g.pp, g.ep, g.etp);
   // With ep·etp = t the expert-DP group is the DP group (the same ranks, t apart): the expert
   // gradients join the dense ones in the same reduction. Otherwise they reduce on their own.
   const bool own_expert_dp = experts && g.ep * g.etp != g.tp;
   if (experts) {
-    x.ep_group = place_dimension(topo, expert_layout, parallel_dim::ep);
-    x.etp_group = place_dimension(topo, expert_layout, parallel_dim::tp);
-    x.expert_dp_group = place_dimension(topo, expert_layout, parallel_dim::dp);
-    if (x.ep_group.spans_nodes() || x.etp_group.spans_nodes()) {
-      detail::require_inter_for(topo,
-                                ("the EP group of " + std::to_string(g.ep) + " ranks").c_str());
-    }
+    detail::place_expert_groups(x, topo, expert_layout);
   }
   x.dp_bytes = static_cast<double>(env.options.grad_wire_bytes) * x.params_max * units::B;
   if (g.dp > 1) {
-    // Each stage's DP group at its own rank offset. Stages whose first rank has the same
-    // offset in its NVLink domain lie alike, so each middle-stage offset is placed once.
-    const std::int64_t domain = domain_of(topo);
-    const std::int64_t stride = layout.stride(parallel_dim::pp);
-    std::vector<std::int64_t> seen;
-    for (std::int64_t s = 0; s < g.pp; ++s) {
-      const bool end = s == 0 || s + 1 == g.pp;
-      const std::int64_t offset = (s * stride) % domain;
-      if (!end) {
-        if (std::find(seen.begin(), seen.end(), offset) != seen.end()) {
-          continue;
-        }
-        seen.push_back(offset);
-      }
-      const auto group = place_dimension(topo, layout, parallel_dim::dp, s);
-      if (group.spans_nodes()) {
-        detail::require_inter_for(
-            topo, ("the DP group of " + std::to_string(g.dp) + " replicas").c_str());
-      }
-      // HSDP shards over `shard` consecutive DP ranks; the rest replicate those shards.
-      const bool hsdp = g.shard() < g.dp;
-      const auto shard_group =
-          hsdp ? place_dimension_part(topo, layout, parallel_dim::dp, s, g.shard(), false) : group;
-      const double kept = own_expert_dp ? 1.0 : 0.0;  // the experts' share left to expert-DP
-      const double params = s == 0          ? x.params_first - kept * x.experts_first
-                            : s + 1 == g.pp ? x.params_last - kept * x.experts_last
-                                            : x.params_middle - kept * x.experts_middle;
-      // Gradients travel in the stack's reduction dtype; weights are gathered in 16 bits, the
-      // linear layers' in linear_param_gather_bytes (FP8 with --fp8-param-gather; MoE models
-      // stay BF16, so the experts' share never enters it).
-      const bytes gradients = static_cast<double>(env.options.grad_wire_bytes) * params * units::B;
-      const double layers = static_cast<double>(s == 0          ? x.first_layers
-                                                : s + 1 == g.pp ? x.last_layers
-                                                                : split.middle);
-      const double linear = static_cast<double>(quantized_params_per_layer(model)) * layers /
-                            static_cast<double>(g.tp);
-      const bytes weights =
-          (2.0 * params - (2.0 - env.options.linear_param_gather_bytes) * linear) * units::B;
-      detail::keep_slowest(x.dp_all_reduce, topo, group, collective_op::all_reduce, gradients);
-      detail::keep_slowest(x.dp_reduce_scatter, topo, shard_group, collective_op::reduce_scatter,
-                           gradients);
-      detail::keep_slowest(x.dp_all_gather, topo, shard_group, collective_op::all_gather, weights);
-      if (hsdp) {
-        detail::keep_slowest(
-            x.dp_replica_all_reduce, topo,
-            place_dimension_part(topo, layout, parallel_dim::dp, s, g.shard(), true),
-            collective_op::all_reduce, gradients / static_cast<double>(g.shard()));
-      }
-    }
+    detail::add_dp_collectives(x, env, layout, own_expert_dp);
   }
   const auto expert_dp = experts ? expert_layout.dp : g.dp;
   // HSDP's d/shard replicas split the expert-DP group the same way (validate_experts).
   const auto expert_shard = g.dp_replicas > 1 ? expert_dp / g.dp_replicas : expert_dp;
   if (own_expert_dp && expert_dp > 1) {
-    // The routed experts' gradients reduce over the expert-DP group (Megatron-Core's expert
-    // DDP buckets), after the dense ones on the same links.
-    if (x.expert_dp_group.spans_nodes()) {
-      detail::require_inter_for(
-          topo, ("the expert-DP group of " + std::to_string(expert_dp) + " ranks").c_str());
-    }
-    const bool hsdp = expert_shard < expert_dp;
-    const auto shard_group =
-        hsdp ? place_dimension_part(topo, expert_layout, parallel_dim::dp, 0, expert_shard, false)
-             : x.expert_dp_group;
-    for (const double params : {x.experts_first, x.experts_middle, x.experts_last}) {
-      const bytes gradients = static_cast<double>(env.options.grad_wire_bytes) * params * units::B;
-      const bytes weights = 2.0 * params * units::B;
-      detail::keep_slowest(x.edp_all_reduce, topo, x.expert_dp_group, collective_op::all_reduce,
-                           gradients);
-      detail::keep_slowest(x.edp_reduce_scatter, topo, shard_group, collective_op::reduce_scatter,
-                           gradients);
-      detail::keep_slowest(x.edp_all_gather, topo, shard_group, collective_op::all_gather, weights);
-      if (hsdp) {
-        detail::keep_slowest(
-            x.edp_replica_all_reduce, topo,
-            place_dimension_part(topo, expert_layout, parallel_dim::dp, 0, expert_shard, true),
-            collective_op::all_reduce, gradients / static_cast<double>(expert_shard));
-      }
-    }
+    detail::add_expert_dp_collectives(x, env, expert_layout, expert_dp, expert_shard);
   }
   if (g.pp > 1 && (model.tied_embeddings || model.mtp_layers > 0)) {
-    // First and last stage both hold the word embedding: all-reduce its gradient (Megatron's
-    // embedding group), over the link their ranks (p-1)·t·d apart share. The MTP modules on the
-    // last stage embed their shifted tokens with a copy of it, tied or not (gpt_model.py
-    // shared_embedding_or_output_weight: "MTP need both embedding layer and output layer").
-    const bytes embedding_bytes = static_cast<double>(env.options.grad_wire_bytes) *
-                                  static_cast<double>(model.vocab * model.hidden) /
-                                  static_cast<double>(g.tp) * units::B;
-    const auto group = embedding_group(topo, layout);
-    if (group.spans_nodes()) {
-      detail::require_inter_for(topo, "the embedding group of the first and last stage");
-    }
-    x.embedding =
-        nccl_cheapest_collective(topo, group, collective_op::all_reduce, embedding_bytes).cost.time;
+    x.embedding = detail::embedding_sync_time(env, g, layout);
   }
   if (is_mla(model.mla) && g.tp > 1) {
-    const double layers = static_cast<double>(
-        std::max({split.first, g.pp > 2 ? split.middle : std::int64_t{0}, x.last_layers}));
-    const bytes grads =
-        static_cast<double>(env.options.grad_wire_bytes) * layers *
-        static_cast<double>(mla_duplicated_params(model.mla, model.hidden, model.heads)) * units::B;
-    x.mla_tp_grad_sync =
-        nccl_cheapest_collective(topo, x.tp_group, collective_op::all_reduce, grads).cost.time;
+    x.mla_tp_grad_sync = detail::mla_grad_sync_time(env, x);
   }
   x.optimizer_full = optimizer_time(x.params_max, env.gpu);
   // The distributed optimizer shards the dense parameters over d (HSDP: its shard group) and
