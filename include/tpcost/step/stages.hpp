@@ -767,6 +767,289 @@ inline std::string link_field(const group_placement& group) {
 
 }  // namespace detail
 
+namespace detail {
+
+/// A layer's TP collectives per micro-batch (batch_stage's messages, the recompute mode's
+/// counts), and what the MoE layer's share reuses of them.
+struct tp_layer_comm {
+  tp_collective_count counts{};
+  seconds mla_change{};  ///< MLA's attention input collectives in place of the dense ones
+  bool rerun_moe = false;
+  seconds time{};  ///< the dense layer's TP collectives, before overlap
+};
+
+/// The dense layer's TP collectives on a TP group of `t`; sets r's count, algorithm and time
+/// per layer.
+inline tp_layer_comm tp_comm_of_layer(const step_environment& env, const batch_terms& y,
+                                      const layout_choice& c, std::int64_t t, step_timing& r) {
+  const auto& opt = env.options;
+  const std::size_t sp = c.sequence_parallel ? 1 : 0;
+  tp_layer_comm l;
+  l.counts = tp_collectives_per_layer(c.recompute, c.sequence_parallel);
+  const auto& counts = l.counts;
+  r.tp_collectives_per_layer = counts.all_reduce + counts.reduce_scatter + counts.all_gather;
+  // MLA's attention input side (batch_stage): its collectives replace the dense layer's one
+  // all-reduce of b·s·h backward (no SP), or its all-gather per forward pass (2 with full
+  // recomputation) and reduce-scatter backward (SP). The same change in an MoE layer.
+  const double forward_passes = c.recompute == recompute_mode::full ? 2.0 : 1.0;
+  if (is_mla(env.model.mla)) {
+    const double n = y.mla_in_collectives[sp];
+    r.tp_collectives_per_layer += sp == 1 ? (forward_passes + 1.0) * (n - 1.0) : n - 1.0;
+    if (t > 1) {
+      l.mla_change = sp == 1
+                         ? forward_passes * (y.mla_in_all_gather - y.tp_sp_all_gather.cost.time) +
+                               (y.mla_in_reduce_scatter - y.tp_reduce_scatter.cost.time)
+                         : y.mla_in_all_reduce - y.tp_all_reduce.cost.time;
+    }
+  }
+  // Selective recomputation's modules rerun their forward with its collectives (Megatron-Core
+  // core_v0.16.0 checkpoints the whole module): mlp the dense MLP's (its all-reduce, or under
+  // SP its all-gather and reduce-scatter, are fc1's and fc2's own), moe the MoE layer's
+  // dispatch and combine and its ETP gathers (moe_layer_times).
+  const bool modules_rerun =
+      c.recompute == recompute_mode::selective && opt.selective == selective_policy::attention_core;
+  const bool rerun_mlp = modules_rerun && opt.recompute.has(recompute_module::mlp);
+  l.rerun_moe = modules_rerun && opt.recompute.has(recompute_module::moe);
+  if (rerun_mlp) {
+    r.tp_collectives_per_layer += sp == 1 ? 2.0 : 1.0;
+  }
+  if (t > 1) {
+    l.time = counts.all_reduce * y.tp_all_reduce.cost.time +
+             counts.reduce_scatter * y.tp_reduce_scatter.cost.time +
+             counts.all_gather * y.tp_sp_all_gather.cost.time + l.mla_change;
+    if (rerun_mlp) {
+      l.time += sp == 1 ? y.tp_sp_all_gather.cost.time + y.tp_reduce_scatter.cost.time
+                        : y.tp_all_reduce.cost.time;
+    }
+    r.tp_algorithm =
+        counts.all_reduce > 0 ? y.tp_all_reduce.algorithm : y.tp_reduce_scatter.algorithm;
+  }
+  r.tp_comm_per_layer = l.time;
+  return l;
+}
+
+/// One micro-batch's times per layer and at the model's ends, which the stages sum.
+struct layer_times {
+  double tp_overlap = 0.0;  ///< the share of the TP collectives hidden behind compute
+  layer_compute dense_kernels{}, moe_kernels{};
+  seconds dense_compute{}, tp_exposed{};  ///< a dense layer's kernels and exposed TP
+  seconds embedding_tp{};                 ///< the embedding's TP collectives (first stage)
+  seconds output_compute{}, output_tp{};  ///< the output layer and MTP modules (last stage)
+  seconds moe_compute{}, moe_tp_exposed{}, ep_exposed{};  ///< an MoE layer's; 0 when dense
+  seconds per_layer{}, moe_per_layer{};                   ///< a dense and an MoE layer in all
+};
+
+/// A dense layer's compute and exposed TP collectives, and the model's ends: the output layer
+/// with its loss and the MTP modules on the last stage, the embedding on the first.
+inline void dense_layer_and_ends(layer_times& l, const step_environment& env, const group_terms& x,
+                                 const batch_terms& y, const layout_choice& c, seconds tp_layer) {
+  const auto& opt = env.options;
+  const std::size_t sp = c.sequence_parallel ? 1 : 0;
+  // Userbuffers also exchange over NVLink only (Transformer Engine's initialize_ub maps the TP
+  // group's buffers by CUDA IPC within the NVLink domain): a TP group across domains is not
+  // overlapped.
+  l.tp_overlap = opt.tp_overlap_needs_sp && (!c.sequence_parallel || x.tp_group.spans_nodes())
+                     ? 0.0
+                     : opt.tp_overlap;
+  // A layer's kernels with MLA's duplicated down projections, which SP puts on s/t tokens.
+  l.dense_kernels = y.kernels.plus(y.mla_down[sp]);
+  l.moe_kernels = y.moe_kernels.plus(y.mla_down[sp]);
+  l.dense_compute = l.dense_kernels.total(c.recompute, opt.selective, opt.recompute.modules) +
+                    l.dense_kernels.grad_accumulation;
+  // Overlap hides a share of the TP collectives, but at most the compute they overlap with:
+  // exposed = comm − hidden, hidden <= compute.
+  l.tp_exposed = exposed_after_overlap(tp_layer, l.tp_overlap, l.dense_compute);
+  // The output layer on the last stage: logits, loss, the TP collectives of its input (hidden
+  // behind its GEMMs by tp_overlap as the layers' are) and the cross-entropy's all-reduces
+  // (batch_stage), which wait on the loss's own kernels: exposed.
+  const seconds logits_tp =
+      exposed_after_overlap(y.output_tp[sp], l.tp_overlap, y.logits) + y.cross_entropy_tp;
+  // The embedding's TP collectives on the first stage (batch_stage): no GEMM to hide behind.
+  l.embedding_tp = y.embedding_tp[sp];
+  // The MTP modules on the last stage (their layers are among x.last_layers): per module the
+  // projection 2h → h with its norms and TP collectives, and one more output layer and loss
+  // (gpt_model.py _postprocess: output_layer and compute_language_model_loss per module).
+  const double mtp = static_cast<double>(env.model.mtp_layers);
+  const seconds mtp_tp =
+      exposed_after_overlap(y.mtp_projection_tp[sp], l.tp_overlap, y.mtp_projection);
+  l.output_compute = (1.0 + mtp) * y.logits + mtp * y.mtp_projection;
+  // Each MTP module embeds its shifted tokens with the shared embedding (multi_token_prediction.py
+  // MultiTokenPredictionLayer: the LanguageModelEmbedding, its TP collectives included).
+  l.output_tp = (1.0 + mtp) * logits_tp + mtp * (mtp_tp + l.embedding_tp);
+}
+
+/// An MoE layer (moe_layer.hpp): the attention's half of the TP collectives, the shared
+/// experts' half when there are any, the ETP gather and reduce-scatter of the routed copies,
+/// and 2 all-to-alls forward, 2 backward (and 2 more when full recomputation reruns the
+/// forward). Sets r's MoE and EP times per layer. Call for an MoE model only.
+inline void moe_layer_times(layer_times& l, const step_environment& env, const batch_terms& y,
+                            const layout_choice& c, std::int64_t t, const tp_layer_comm& tp,
+                            step_timing& r) {
+  const auto& opt = env.options;
+  l.moe_compute = l.moe_kernels.total(c.recompute, opt.selective, opt.recompute.modules) +
+                  l.moe_kernels.grad_accumulation;
+  const double half_ar = 0.5 * tp.counts.all_reduce;
+  const double half_rs = 0.5 * tp.counts.reduce_scatter;
+  const double half_ag = 0.5 * tp.counts.all_gather;
+  const double shared = env.model.moe.shared_experts > 0 ? 1.0 : 0.0;
+  // AG+RS pairs and dispatch+combine pairs: forward, backward, and a rerun forward.
+  const double passes = c.recompute == recompute_mode::full || tp.rerun_moe ? 3.0 : 2.0;
+  seconds moe_tp{};
+  if (t > 1) {
+    moe_tp = (half_ar * y.tp_all_reduce.cost.time + shared * half_ar * y.tp_all_reduce.cost.time) +
+             (half_rs * y.tp_reduce_scatter.cost.time +
+              shared * half_rs * y.tp_reduce_scatter.cost.time) +
+             (half_ag * y.tp_all_gather.cost.time + shared * half_ag * y.tp_all_gather.cost.time) +
+             tp.mla_change;
+  }
+  moe_tp += passes * y.etp_reduce_scatter.cost.time + passes * y.etp_all_gather.cost.time;
+  l.moe_tp_exposed = exposed_after_overlap(moe_tp, l.tp_overlap, l.moe_compute);
+  r.moe_tp_comm_per_layer = moe_tp;
+  r.ep_all_to_alls_per_layer = 2.0 * passes;
+  r.ep_comm_per_layer = r.ep_all_to_alls_per_layer * y.dispatch.cost.time;
+  // Megatron's --overlap-moe-expert-parallel-comm runs one micro-batch's all-to-alls behind
+  // another's compute (combined 1F1B): hidden up to the layer's compute.
+  l.ep_exposed = opt.experts.overlap_comm
+                     ? exposed_after_overlap(r.ep_comm_per_layer, 1.0, l.moe_compute)
+                     : r.ep_comm_per_layer;
+}
+
+/// A stage's layers without and with experts.
+struct stage_load {
+  double dense = 0.0, moe = 0.0;
+  [[nodiscard]] constexpr seconds compute(seconds dense_layer, seconds moe_layer) const {
+    return dense * dense_layer + moe * moe_layer;
+  }
+};
+
+constexpr stage_load stage_load_of(std::int64_t layers, std::int64_t moe) {
+  return stage_load{static_cast<double>(layers - moe), static_cast<double>(moe)};
+}
+
+/// The stage that paces the m micro-batches, and its per-micro-batch parts.
+struct slowest_stage {
+  stage_load first, last;  ///< the first and last stage's loads (the DP sync's windows)
+  seconds compute{}, tp{}, ep{};
+  seconds time{};  ///< compute + tp + ep
+};
+
+/// The slowest stage without the output layer: the first holds the embedding too (with p = 1
+/// the one stage is first and last, and holds both ends); then the last, with the output layer.
+inline slowest_stage slowest_stage_of(const group_terms& x, const layer_times& l) {
+  const auto p = x.sizes.pp;
+  slowest_stage st;
+  st.first = stage_load_of(x.first_layers, x.moe_first);
+  const stage_load middle = p > 2 ? stage_load_of(x.split.middle, x.moe_middle) : stage_load{};
+  st.last = stage_load_of(x.last_layers, x.moe_last);
+  const seconds first_end = p > 1 ? l.embedding_tp : seconds{};
+  const seconds last_end = l.output_tp + (p > 1 ? seconds{} : l.embedding_tp);
+  const bool middle_is_slower = middle.compute(l.per_layer, l.moe_per_layer) >
+                                st.first.compute(l.per_layer, l.moe_per_layer) + first_end;
+  const stage_load& inner = middle_is_slower ? middle : st.first;
+  const seconds inner_end = middle_is_slower ? seconds{} : first_end;
+  const bool last_is_slowest =
+      st.last.compute(l.per_layer, l.moe_per_layer) + l.output_compute + last_end >=
+      inner.compute(l.per_layer, l.moe_per_layer) + inner_end;
+  const stage_load& slow = last_is_slowest ? st.last : inner;
+  st.compute = slow.compute(l.dense_compute, l.moe_compute) +
+               (last_is_slowest ? l.output_compute : seconds{});
+  st.tp = slow.compute(l.tp_exposed, l.moe_tp_exposed) + (last_is_slowest ? last_end : inner_end);
+  st.ep = slow.moe * l.ep_exposed;
+  st.time = st.compute + st.tp + st.ep;
+  return st;
+}
+
+/// The average stage: the model's layers and both ends over p stages (the bubble's unit).
+inline seconds average_stage_time(const step_environment& env, const layer_times& l,
+                                  std::int64_t p) {
+  const double fp = static_cast<double>(p);
+  const auto moe_total = moe_layers(env.model) + mtp_moe_layers(env.model);
+  const auto layers_total = env.model.layers + env.model.mtp_layers;
+  return static_cast<double>(layers_total - moe_total) / fp * l.per_layer +
+         static_cast<double>(moe_total) / fp * l.moe_per_layer +
+         (l.output_compute + l.output_tp + l.embedding_tp) / fp;
+}
+
+/// The windows the DP sync can hide in, on the stage that finishes last: the first one (with
+/// p = 1 the only one). In 1F1B every stage ends with the backward of the last micro-batch,
+/// and stage 0 runs it after all the others (Megatron-Core core_v0.16.0,
+/// pipeline_parallel/schedules.py, the cooldown backward passes), so the other stages'
+/// syncs end before its own. The gradient reduction hides behind that last backward (the
+/// buckets' reduce-scatters or all-reduces launch as the backward fills them); the
+/// parameter all-gather of --overlap-param-gather behind the next step's first forward
+/// (distrib_optimizer.py step_with_ready_grads: "asynchronous all-gathers that get
+/// overlapped with the next forward pass", waited on bucket by bucket in
+/// distributed_data_parallel.py's forward pre-hook). Each pass's share of the TP
+/// collectives is taken as a third (2 of the 6 with full recomputation; an approximation
+/// for the other modes). ZeRO-3 hides behind the last stage's compute.
+struct dp_windows {
+  seconds backward{}, forward{}, last_stage{};
+};
+
+inline dp_windows dp_windows_of(const layer_times& l, const slowest_stage& st) {
+  return {
+      .backward = st.first.compute(l.dense_kernels.backward + l.tp_exposed / 3.0,
+                                   l.moe_kernels.backward + l.moe_tp_exposed / 3.0),
+      .forward = st.first.compute(l.dense_kernels.forward() + l.tp_exposed / 3.0,
+                                  l.moe_kernels.forward() + l.moe_tp_exposed / 3.0),
+      .last_stage = st.last.compute(l.dense_compute, l.moe_compute),
+  };
+}
+
+/// Data parallelism: one gradient sync per step (gradient accumulation), gradients of this
+/// GPU's parameters in the stack's dtype; ZeRO-1/distributed optimizer: reduce-scatter of the
+/// gradients + all-gather of the 16-bit weights. Sets r's DP sync, algorithm and exposed time
+/// for the `fm` micro-batches of a step.
+inline void data_parallel_comm(step_timing& r, const step_options& opt, const group_terms& x,
+                               const layout_choice& c, double fm, const dp_windows& w) {
+  const double f = opt.dp_overlap;
+  // The gradient reduction of a sharded step: reduce-scatters, and under HSDP the replicas'
+  // all-reduce of each shard after them.
+  const seconds reduce = x.dp_reduce_scatter.cost.time + x.edp_reduce_scatter.cost.time +
+                         x.dp_replica_all_reduce.cost.time + x.edp_replica_all_reduce.cost.time;
+  if (c.zero == zero_stage::none) {
+    r.dp_sync = x.dp_all_reduce.cost.time + x.edp_all_reduce.cost.time;
+    r.dp_algorithm = x.dp_all_reduce.algorithm;
+    r.dp_comm = r.dp_sync - f * min(r.dp_sync, w.backward);
+  } else if (c.zero == zero_stage::optimizer) {
+    // The distributed optimizer reduce-scatters the gradients (the stack's dtype) and
+    // all-gathers the updated 16-bit weights, once per step.
+    // The reduce-scatters hide behind the last backward, the all-gather (unless only
+    // --overlap-grad-reduce is on) behind the next forward.
+    const seconds rs = reduce;
+    const seconds ag = x.dp_all_gather.cost.time + x.edp_all_gather.cost.time;
+    r.dp_sync = rs + ag;
+    r.dp_algorithm = x.dp_reduce_scatter.algorithm;
+    const double f_ag = opt.overlap_grad_reduce_only ? 0.0 : f;
+    r.dp_comm = (rs - f * min(rs, w.backward)) + (ag - f_ag * min(ag, w.forward));
+  } else if (c.zero == zero_stage::gradients) {
+    // ZeRO-2 keeps only this rank's shard of the gradients, so every micro-batch's gradients
+    // are reduce-scattered as its backward produces them (m times a step, each hidden behind
+    // that backward by `dp_overlap`), and the updated weights are all-gathered once.
+    const seconds rs = reduce;
+    const seconds ag = x.dp_all_gather.cost.time + x.edp_all_gather.cost.time;
+    r.dp_algorithm = x.dp_reduce_scatter.algorithm;
+    r.dp_sync = fm * rs + ag;
+    r.dp_comm = fm * (rs - f * min(rs, w.backward)) + ag;
+  } else {
+    // ZeRO-3 also shards the weights: every micro-batch all-gathers them before its forward
+    // and again before its backward (recomputation, when on, reuses the second gather), and
+    // reduce-scatters the gradients: 3 half-all-reduces per micro-batch, hidden behind that
+    // micro-batch's compute by `dp_overlap_zero3` (Rajbhandari et al. 2020, Sec. 7.2.2: 1.5x
+    // the all-reduce traffic per gradient sync). FSDP2 with PP keeps the weights gathered
+    // from forward to backward: one gather (zero3_gathers_per_micro_batch).
+    const double gathers = zero3_gathers_per_micro_batch(profile_of(opt.stack), x.sizes.pp);
+    const seconds per_micro_batch =
+        gathers * (x.dp_all_gather.cost.time + x.edp_all_gather.cost.time) + reduce;
+    r.dp_algorithm = x.dp_reduce_scatter.algorithm;
+    r.dp_sync = fm * per_micro_batch;
+    const seconds hideable = opt.overlap_grad_reduce_only ? reduce : per_micro_batch;
+    r.dp_comm = fm * (per_micro_batch - opt.dp_overlap_zero3 * min(hideable, w.last_stage));
+  }
+}
+
+}  // namespace detail
+
 /// The per-layout combination (see step.hpp's file comment for the formula). Throws
 /// `invalid_spec` naming the input when a time comes out infinite or NaN.
 inline step_timing combine_step(const step_environment& env, const group_terms& x,
@@ -777,224 +1060,22 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   const auto d = x.sizes.dp;
   step_timing r;
   const std::size_t sp = c.sequence_parallel ? 1 : 0;
-  const auto counts = tp_collectives_per_layer(c.recompute, c.sequence_parallel);
-  r.tp_collectives_per_layer = counts.all_reduce + counts.reduce_scatter + counts.all_gather;
-  // MLA's attention input side (batch_stage): its collectives replace the dense layer's one
-  // all-reduce of b·s·h backward (no SP), or its all-gather per forward pass (2 with full
-  // recomputation) and reduce-scatter backward (SP). The same change in an MoE layer.
-  const double forward_passes = c.recompute == recompute_mode::full ? 2.0 : 1.0;
-  seconds mla_tp_change{};
-  if (is_mla(env.model.mla)) {
-    const double n = y.mla_in_collectives[sp];
-    r.tp_collectives_per_layer += sp == 1 ? (forward_passes + 1.0) * (n - 1.0) : n - 1.0;
-    if (t > 1) {
-      mla_tp_change = sp == 1
-                          ? forward_passes * (y.mla_in_all_gather - y.tp_sp_all_gather.cost.time) +
-                                (y.mla_in_reduce_scatter - y.tp_reduce_scatter.cost.time)
-                          : y.mla_in_all_reduce - y.tp_all_reduce.cost.time;
-    }
+  const detail::tp_layer_comm tp = detail::tp_comm_of_layer(env, y, c, t, r);
+  detail::layer_times l;
+  detail::dense_layer_and_ends(l, env, x, y, c, tp.time);
+  if (is_moe(env.model.moe)) {  // all zero for a dense model
+    detail::moe_layer_times(l, env, y, c, t, tp, r);
   }
-  // Selective recomputation's modules rerun their forward with its collectives (Megatron-Core
-  // core_v0.16.0 checkpoints the whole module): mlp the dense MLP's (its all-reduce, or under
-  // SP its all-gather and reduce-scatter, are fc1's and fc2's own), moe the MoE layer's
-  // dispatch and combine and its ETP gathers (below).
-  const bool modules_rerun =
-      c.recompute == recompute_mode::selective && opt.selective == selective_policy::attention_core;
-  const bool rerun_mlp = modules_rerun && opt.recompute.has(recompute_module::mlp);
-  const bool rerun_moe = modules_rerun && opt.recompute.has(recompute_module::moe);
-  if (rerun_mlp) {
-    r.tp_collectives_per_layer += sp == 1 ? 2.0 : 1.0;
-  }
-  seconds tp_layer{};
-  if (t > 1) {
-    tp_layer = counts.all_reduce * y.tp_all_reduce.cost.time +
-               counts.reduce_scatter * y.tp_reduce_scatter.cost.time +
-               counts.all_gather * y.tp_sp_all_gather.cost.time + mla_tp_change;
-    if (rerun_mlp) {
-      tp_layer += sp == 1 ? y.tp_sp_all_gather.cost.time + y.tp_reduce_scatter.cost.time
-                          : y.tp_all_reduce.cost.time;
-    }
-    r.tp_algorithm =
-        counts.all_reduce > 0 ? y.tp_all_reduce.algorithm : y.tp_reduce_scatter.algorithm;
-  }
-  r.tp_comm_per_layer = tp_layer;
-  // Userbuffers also exchange over NVLink only (Transformer Engine's initialize_ub maps the TP
-  // group's buffers by CUDA IPC within the NVLink domain): a TP group across domains is not
-  // overlapped.
-  const double tp_overlap =
-      opt.tp_overlap_needs_sp && (!c.sequence_parallel || x.tp_group.spans_nodes())
-          ? 0.0
-          : opt.tp_overlap;
-  // A layer's kernels with MLA's duplicated down projections, which SP puts on s/t tokens.
-  const layer_compute dense_kernels = y.kernels.plus(y.mla_down[sp]);
-  const layer_compute moe_kernels = y.moe_kernels.plus(y.mla_down[sp]);
-  const seconds layer_compute =
-      dense_kernels.total(c.recompute, opt.selective, opt.recompute.modules) +
-      dense_kernels.grad_accumulation;
-  // Overlap hides a share of the TP collectives, but at most the compute they overlap with:
-  // exposed = comm − hidden, hidden <= compute.
-  const seconds tp_exposed = exposed_after_overlap(tp_layer, tp_overlap, layer_compute);
-  // The output layer on the last stage: logits, loss, the TP collectives of its input (hidden
-  // behind its GEMMs by tp_overlap as the layers' are) and the cross-entropy's all-reduces
-  // (batch_stage), which wait on the loss's own kernels: exposed.
-  const seconds logits_tp =
-      exposed_after_overlap(y.output_tp[sp], tp_overlap, y.logits) + y.cross_entropy_tp;
-  // The embedding's TP collectives on the first stage (batch_stage): no GEMM to hide behind.
-  const seconds embedding_tp = y.embedding_tp[sp];
-  // The MTP modules on the last stage (their layers are among x.last_layers): per module the
-  // projection 2h → h with its norms and TP collectives, and one more output layer and loss
-  // (gpt_model.py _postprocess: output_layer and compute_language_model_loss per module).
-  const double mtp = static_cast<double>(env.model.mtp_layers);
-  const seconds mtp_tp =
-      exposed_after_overlap(y.mtp_projection_tp[sp], tp_overlap, y.mtp_projection);
-  const seconds output_compute = (1.0 + mtp) * y.logits + mtp * y.mtp_projection;
-  // Each MTP module embeds its shifted tokens with the shared embedding (multi_token_prediction.py
-  // MultiTokenPredictionLayer: the LanguageModelEmbedding, its TP collectives included).
-  const seconds output_tp = (1.0 + mtp) * logits_tp + mtp * (mtp_tp + embedding_tp);
-
-  // An MoE layer (moe_layer.hpp): the attention's half of the TP collectives, the shared
-  // experts' half when there are any, the ETP gather and reduce-scatter of the routed copies,
-  // and 2 all-to-alls forward, 2 backward (and 2 more when full recomputation reruns the
-  // forward). All zero for a dense model.
-  seconds moe_compute{}, moe_tp_exposed{}, ep_exposed{};
-  if (is_moe(env.model.moe)) {
-    moe_compute = moe_kernels.total(c.recompute, opt.selective, opt.recompute.modules) +
-                  moe_kernels.grad_accumulation;
-    const double half_ar = 0.5 * counts.all_reduce;
-    const double half_rs = 0.5 * counts.reduce_scatter;
-    const double half_ag = 0.5 * counts.all_gather;
-    const double shared = env.model.moe.shared_experts > 0 ? 1.0 : 0.0;
-    // AG+RS pairs and dispatch+combine pairs: forward, backward, and a rerun forward.
-    const double passes = c.recompute == recompute_mode::full || rerun_moe ? 3.0 : 2.0;
-    seconds moe_tp{};
-    if (t > 1) {
-      moe_tp =
-          (half_ar * y.tp_all_reduce.cost.time + shared * half_ar * y.tp_all_reduce.cost.time) +
-          (half_rs * y.tp_reduce_scatter.cost.time +
-           shared * half_rs * y.tp_reduce_scatter.cost.time) +
-          (half_ag * y.tp_all_gather.cost.time + shared * half_ag * y.tp_all_gather.cost.time) +
-          mla_tp_change;
-    }
-    moe_tp += passes * y.etp_reduce_scatter.cost.time + passes * y.etp_all_gather.cost.time;
-    moe_tp_exposed = exposed_after_overlap(moe_tp, tp_overlap, moe_compute);
-    r.moe_tp_comm_per_layer = moe_tp;
-    r.ep_all_to_alls_per_layer = 2.0 * passes;
-    r.ep_comm_per_layer = r.ep_all_to_alls_per_layer * y.dispatch.cost.time;
-    // Megatron's --overlap-moe-expert-parallel-comm runs one micro-batch's all-to-alls behind
-    // another's compute (combined 1F1B): hidden up to the layer's compute.
-    ep_exposed = opt.experts.overlap_comm
-                     ? exposed_after_overlap(r.ep_comm_per_layer, 1.0, moe_compute)
-                     : r.ep_comm_per_layer;
-  }
-  const seconds moe_per_layer = moe_compute + moe_tp_exposed + ep_exposed;
-
+  l.moe_per_layer = l.moe_compute + l.moe_tp_exposed + l.ep_exposed;
   // The slowest stage paces the m micro-batches; the bubble costs (p−1)/v of an average stage.
-  const seconds per_layer = layer_compute + tp_exposed;
-  struct stage_load {
-    double dense = 0.0, moe = 0.0;  // layers without and with experts
-    [[nodiscard]] constexpr seconds compute(seconds dense_layer, seconds moe_layer) const {
-      return dense * dense_layer + moe * moe_layer;
-    }
-  };
-  const auto load_of = [](std::int64_t layers, std::int64_t moe) {
-    return stage_load{static_cast<double>(layers - moe), static_cast<double>(moe)};
-  };
-  const stage_load first = load_of(x.first_layers, x.moe_first);
-  const stage_load middle = p > 2 ? load_of(x.split.middle, x.moe_middle) : stage_load{};
-  const stage_load last = load_of(x.last_layers, x.moe_last);
-  // The slowest stage without the output layer: the first holds the embedding too (with p = 1
-  // the one stage is first and last, and holds both ends).
-  const seconds first_end = p > 1 ? embedding_tp : seconds{};
-  const seconds last_end = output_tp + (p > 1 ? seconds{} : embedding_tp);
-  const bool middle_is_slower = middle.compute(per_layer, moe_per_layer) >
-                                first.compute(per_layer, moe_per_layer) + first_end;
-  const stage_load& inner = middle_is_slower ? middle : first;
-  const seconds inner_end = middle_is_slower ? seconds{} : first_end;
-  const bool last_is_slowest = last.compute(per_layer, moe_per_layer) + output_compute + last_end >=
-                               inner.compute(per_layer, moe_per_layer) + inner_end;
-  const stage_load& slow = last_is_slowest ? last : inner;
-  const seconds stage_compute =
-      slow.compute(layer_compute, moe_compute) + (last_is_slowest ? output_compute : seconds{});
-  const seconds stage_tp =
-      slow.compute(tp_exposed, moe_tp_exposed) + (last_is_slowest ? last_end : inner_end);
-  const seconds stage_ep = slow.moe * ep_exposed;
-  const seconds slowest = stage_compute + stage_tp + stage_ep;
-  const double fp = static_cast<double>(p);
-  const auto moe_total = moe_layers(env.model) + mtp_moe_layers(env.model);
-  const auto layers_total = env.model.layers + env.model.mtp_layers;
-  const seconds average = static_cast<double>(layers_total - moe_total) / fp * per_layer +
-                          static_cast<double>(moe_total) / fp * moe_per_layer +
-                          (output_compute + output_tp + embedding_tp) / fp;
+  l.per_layer = l.dense_compute + l.tp_exposed;
+  const detail::slowest_stage st = detail::slowest_stage_of(x, l);
+  const seconds average = detail::average_stage_time(env, l, p);
   const seconds p2p = p > 1 ? 2.0 * static_cast<double>(c.vpp) * y.p2p_one[sp] : seconds{};
   const double fm = static_cast<double>(y.micro_batches);
   r.bubble = bubble_stages(p, c.vpp) * (average + p2p);
-
-  // Data parallelism: one gradient sync per step (gradient accumulation), gradients of this
-  // GPU's parameters in the stack's dtype; ZeRO-1/distributed optimizer: reduce-scatter of the
-  // gradients + all-gather of the 16-bit weights.
   if (d > 1 || x.expert_dp_group.ranks > 1) {
-    const double f = opt.dp_overlap;
-    // The windows the sync can hide in, on the stage that finishes last: the first one (with
-    // p = 1 the only one). In 1F1B every stage ends with the backward of the last micro-batch,
-    // and stage 0 runs it after all the others (Megatron-Core core_v0.16.0,
-    // pipeline_parallel/schedules.py, the cooldown backward passes), so the other stages'
-    // syncs end before its own. The gradient reduction hides behind that last backward (the
-    // buckets' reduce-scatters or all-reduces launch as the backward fills them); the
-    // parameter all-gather of --overlap-param-gather behind the next step's first forward
-    // (distrib_optimizer.py step_with_ready_grads: "asynchronous all-gathers that get
-    // overlapped with the next forward pass", waited on bucket by bucket in
-    // distributed_data_parallel.py's forward pre-hook). Each pass's share of the TP
-    // collectives is taken as a third (2 of the 6 with full recomputation; an approximation
-    // for the other modes).
-    const seconds backward = first.compute(dense_kernels.backward + tp_exposed / 3.0,
-                                           moe_kernels.backward + moe_tp_exposed / 3.0);
-    const seconds forward = first.compute(dense_kernels.forward() + tp_exposed / 3.0,
-                                          moe_kernels.forward() + moe_tp_exposed / 3.0);
-    // The gradient reduction of a sharded step: reduce-scatters, and under HSDP the replicas'
-    // all-reduce of each shard after them.
-    const seconds reduce = x.dp_reduce_scatter.cost.time + x.edp_reduce_scatter.cost.time +
-                           x.dp_replica_all_reduce.cost.time + x.edp_replica_all_reduce.cost.time;
-    if (c.zero == zero_stage::none) {
-      r.dp_sync = x.dp_all_reduce.cost.time + x.edp_all_reduce.cost.time;
-      r.dp_algorithm = x.dp_all_reduce.algorithm;
-      r.dp_comm = r.dp_sync - f * min(r.dp_sync, backward);
-    } else if (c.zero == zero_stage::optimizer) {
-      // The distributed optimizer reduce-scatters the gradients (the stack's dtype) and
-      // all-gathers the updated 16-bit weights, once per step.
-      // The reduce-scatters hide behind the last backward, the all-gather (unless only
-      // --overlap-grad-reduce is on) behind the next forward.
-      const seconds rs = reduce;
-      const seconds ag = x.dp_all_gather.cost.time + x.edp_all_gather.cost.time;
-      r.dp_sync = rs + ag;
-      r.dp_algorithm = x.dp_reduce_scatter.algorithm;
-      const double f_ag = opt.overlap_grad_reduce_only ? 0.0 : f;
-      r.dp_comm = (rs - f * min(rs, backward)) + (ag - f_ag * min(ag, forward));
-    } else if (c.zero == zero_stage::gradients) {
-      // ZeRO-2 keeps only this rank's shard of the gradients, so every micro-batch's gradients
-      // are reduce-scattered as its backward produces them (m times a step, each hidden behind
-      // that backward by `dp_overlap`), and the updated weights are all-gathered once.
-      const seconds rs = reduce;
-      const seconds ag = x.dp_all_gather.cost.time + x.edp_all_gather.cost.time;
-      r.dp_algorithm = x.dp_reduce_scatter.algorithm;
-      r.dp_sync = fm * rs + ag;
-      r.dp_comm = fm * (rs - f * min(rs, backward)) + ag;
-    } else {
-      // ZeRO-3 also shards the weights: every micro-batch all-gathers them before its forward
-      // and again before its backward (recomputation, when on, reuses the second gather), and
-      // reduce-scatters the gradients: 3 half-all-reduces per micro-batch, hidden behind that
-      // micro-batch's compute by `dp_overlap_zero3` (Rajbhandari et al. 2020, Sec. 7.2.2: 1.5x
-      // the all-reduce traffic per gradient sync). FSDP2 with PP keeps the weights gathered
-      // from forward to backward: one gather (zero3_gathers_per_micro_batch).
-      const double gathers = zero3_gathers_per_micro_batch(profile_of(opt.stack), p);
-      const seconds per_micro_batch =
-          gathers * (x.dp_all_gather.cost.time + x.edp_all_gather.cost.time) + reduce;
-      r.dp_algorithm = x.dp_reduce_scatter.algorithm;
-      r.dp_sync = fm * per_micro_batch;
-      const seconds hideable = opt.overlap_grad_reduce_only ? reduce : per_micro_batch;
-      r.dp_comm =
-          fm * (per_micro_batch -
-                opt.dp_overlap_zero3 * min(hideable, last.compute(layer_compute, moe_compute)));
-    }
+    detail::data_parallel_comm(r, opt, x, c, fm, detail::dp_windows_of(l, st));
   }
   r.dp_comm += x.embedding;
   if (c.sequence_parallel) {
@@ -1002,15 +1083,15 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   }
   // Optimizer: memory-bound over this GPU's (ZeRO-partitioned) parameters.
   r.optimizer = c.zero == zero_stage::none ? x.optimizer_full : x.optimizer_sharded;
-  r.compute = fm * stage_compute;
-  r.tp_comm = fm * stage_tp;
-  r.ep_comm = fm * stage_ep;
+  r.compute = fm * st.compute;
+  r.tp_comm = fm * st.tp;
+  r.ep_comm = fm * st.ep;
   // Interleaved: the steady state's sends and receives run beside the micro-batch's compute
   // (capped by it); the bubble's warm-up and flush keep theirs.
   const seconds p2p_exposed =
-      c.vpp > 1 ? exposed_after_overlap(p2p, opt.p2p_overlap, slowest) : p2p;
+      c.vpp > 1 ? exposed_after_overlap(p2p, opt.p2p_overlap, st.time) : p2p;
   r.p2p = fm * p2p_exposed;
-  r.step_time = fm * (slowest + p2p_exposed) + r.bubble + r.dp_comm + r.optimizer;
+  r.step_time = fm * (st.time + p2p_exposed) + r.bubble + r.dp_comm + r.optimizer;
   // A non-finite part makes the step time non-finite (every part enters it with a factor >= 1);
   // the two figures before overlap are checked on their own.
   if (!std::isfinite(r.step_time.value()) || !std::isfinite(r.tp_comm_per_layer.value()) ||
