@@ -211,70 +211,97 @@ constexpr mlp_block dense_mlp_block(const transformer_spec& model, std::int64_t 
       .params_here = static_cast<double>(mlp_params_per_layer(model)) / static_cast<double>(tp)};
 }
 
-/// Kernel times of one layer on one of `tp` GPUs for a micro-batch of `micro_batch` sequences
-/// of `model.seq` tokens with the MLP part `mlp`; 16-bit activations and weights.
-constexpr layer_compute layer_compute_time(const transformer_spec& model, std::int64_t micro_batch,
-                                           std::int64_t tp, const compute_device& gpu,
-                                           attention_kernel attention_kind, const mlp_block& mlp) {
-  const double t = static_cast<double>(tp);
-  const double s = static_cast<double>(model.seq);
-  const double h = static_cast<double>(model.hidden);
-  const double tokens = static_cast<double>(micro_batch) * s;  // T = b·s
+namespace detail {
+
+/// The widths and counts of one layer on one of `tp` GPUs that its kernels share.
+struct layer_shape {
+  double t = 0.0, s = 0.0, h = 0.0;
+  double tokens = 0.0;  ///< T = b·s
+  bool latent = false;  ///< MLA
+  double a = 0.0;       ///< heads
+  double head = 0.0, head_v = 0.0;
+  double q = 0.0;            ///< the attention output's width
+  double qkv_width = 0.0;    ///< the q, k, v entering the attention core on this GPU
+  double ffn = 0.0;          ///< the MLP's width
+  double up_width = 0.0;     ///< FC1 (+gate) on this GPU
+  double heads_here = 0.0;   ///< b·a/t
+  double x = 0.0;            ///< elements of a full-width activation
+  double score_share = 0.0;  ///< the share of the s×s scores a layer computes
+  double pair_share = 0.0;   ///< the share of the causal pairs a fused kernel runs
+  double scores = 0.0;       ///< attention-score elements on this GPU
+};
+
+/// The shape of one layer of `model` on one of `tp` GPUs for `micro_batch` sequences.
+constexpr layer_shape layer_shape_of(const transformer_spec& model, std::int64_t micro_batch,
+                                     std::int64_t tp, const mlp_block& mlp) {
+  layer_shape l;
+  l.t = static_cast<double>(tp);
+  l.s = static_cast<double>(model.seq);
+  l.h = static_cast<double>(model.hidden);
+  l.tokens = static_cast<double>(micro_batch) * l.s;
   const auto& mla = model.mla;
-  const bool latent = is_mla(mla);
-  const double a = static_cast<double>(model.heads);
+  l.latent = is_mla(mla);
+  l.a = static_cast<double>(model.heads);
   // With MLA (mla_down_projection_time below for the duplicated down projections): the queries and
   // keys have nope + rope per head, the values v_head_dim; q is the attention output's width.
-  const double head =
-      latent ? static_cast<double>(mla_qk_head_dim(mla)) : static_cast<double>(head_dim(model));
-  const double head_v = latent ? static_cast<double>(mla.v_head_dim) : head;
-  const double q = latent ? a * head_v : static_cast<double>(q_dim(model));
+  l.head =
+      l.latent ? static_cast<double>(mla_qk_head_dim(mla)) : static_cast<double>(head_dim(model));
+  l.head_v = l.latent ? static_cast<double>(mla.v_head_dim) : l.head;
+  l.q = l.latent ? l.a * l.head_v : static_cast<double>(q_dim(model));
   // The q, k, v that enter the attention core on this GPU (and their bias or RoPE kernels).
-  const double qkv_width =
-      latent ? a * (2.0 * head + head_v) / t : (q + 2.0 * static_cast<double>(kv_dim(model))) / t;
-  const double ffn = mlp.ffn;
-  const double up_width = ffn * static_cast<double>(mlp_matrices(model) - 1) / t;  // FC1 (+gate)
-  const double heads_here = static_cast<double>(micro_batch * model.heads) / t;    // b·a/t
-  const double x = tokens * h;  // elements of a full-width activation
+  l.qkv_width = l.latent ? l.a * (2.0 * l.head + l.head_v) / l.t
+                         : (l.q + 2.0 * static_cast<double>(kv_dim(model))) / l.t;
+  l.ffn = mlp.ffn;
+  l.up_width = l.ffn * static_cast<double>(mlp_matrices(model) - 1) / l.t;
+  l.heads_here = static_cast<double>(micro_batch * model.heads) / l.t;
+  l.x = l.tokens * l.h;
   // Attention-score elements on this GPU (a windowed layer's band or chunks: model.hpp,
   // averaged over the layers), and the share of the causal pairs a fused kernel runs.
-  const double score_share = attention_score_fraction(model, model.seq);
-  const double pair_share = attention_pair_fraction(model, model.seq);
-  const double scores = heads_here * s * s * score_share;
-  constexpr double e = 2.0;  // bytes per 16-bit element
+  l.score_share = attention_score_fraction(model, model.seq);
+  l.pair_share = attention_pair_fraction(model, model.seq);
+  l.scores = l.heads_here * l.s * l.s * l.score_share;
+  return l;
+}
 
-  // Forward matmuls (M, N, K, batch), as Megatron's column/row-parallel layers split them;
-  // the routed experts as one grouped GEMM of E/ep matmuls of the tokens each expert gets
-  // (Megatron-Core TEGroupedMLP), each at the roofline of its own shape.
-  struct mm {
-    double m, n, k, batch;
-  };
+/// A matmul's shape: M, N, K and how many of them.
+struct matmul_shape {
+  double m, n, k, batch;
+};
+
+/// The matmul times of one layer, forward and backward, and the forward parts that the
+/// recompute modules rerun.
+struct layer_matmul_times {
+  seconds proj_fwd{};
+  seconds attn_fwd{};
+  seconds bwd{};
+  seconds up_fwd{}, mlp_fwd{}, experts_fwd{};  // parts the recompute modules rerun
+};
+
+/// Adds the projections' matmuls, as Megatron's column/row-parallel layers split them; the
+/// routed experts as one grouped GEMM of E/ep matmuls of the tokens each expert gets
+/// (Megatron-Core TEGroupedMLP), each at the roofline of its own shape.
+constexpr void add_projection_matmuls(layer_matmul_times& mt, const transformer_spec& model,
+                                      const layer_shape& l, const compute_device& gpu,
+                                      const mlp_block& mlp) {
+  const auto& mla = model.mla;
   const double per_expert = mlp.local_experts > 0.0 ? mlp.routed_tokens / mlp.local_experts : 0.0;
   const double expert_up = mlp.expert_ffn * static_cast<double>(mlp_matrices(model) - 1);
   // MLA's TP-split up projections (column-parallel linear_q_up_proj or linear_q_proj, and
   // linear_kv_up_proj) replace the QKV projection; its down projections are duplicated over TP
   // and costed by mla_down_projection_time.
-  const double q_in = mla.q_lora_rank > 0 ? static_cast<double>(mla.q_lora_rank) : h;
-  const double kv_up_width = a * static_cast<double>(mla.qk_nope_head_dim + mla.v_head_dim) / t;
-  const mm projections[] = {
-      {tokens, latent ? 0.0 : qkv_width, h, 1.0},        // QKV (column-parallel)
-      {tokens, latent ? a * head / t : 0.0, q_in, 1.0},  // MLA q_up / q_proj (column-parallel)
-      {tokens, kv_up_width, static_cast<double>(mla.kv_lora_rank), 1.0},  // MLA kv_up (column)
-      {tokens, h, q / t, 1.0},                             // attention output (row-parallel)
-      {tokens, up_width, h, 1.0},                          // FC1 and gate (column-parallel)
-      {tokens, h, ffn / t, 1.0},                           // FC2 (row-parallel)
-      {per_expert, expert_up, h, mlp.local_experts},       // experts' FC1 and gate
-      {per_expert, h, mlp.expert_ffn, mlp.local_experts},  // experts' FC2
-      {mlp.router_tokens, mlp.router_width, h, 1.0},       // router
+  const double q_in = mla.q_lora_rank > 0 ? static_cast<double>(mla.q_lora_rank) : l.h;
+  const double kv_up_width = l.a * static_cast<double>(mla.qk_nope_head_dim + mla.v_head_dim) / l.t;
+  const matmul_shape projections[] = {
+      {l.tokens, l.latent ? 0.0 : l.qkv_width, l.h, 1.0},          // QKV (column-parallel)
+      {l.tokens, l.latent ? l.a * l.head / l.t : 0.0, q_in, 1.0},  // MLA q_up / q_proj (column)
+      {l.tokens, kv_up_width, static_cast<double>(mla.kv_lora_rank), 1.0},  // MLA kv_up (column)
+      {l.tokens, l.h, l.q / l.t, 1.0},                       // attention output (row-parallel)
+      {l.tokens, l.up_width, l.h, 1.0},                      // FC1 and gate (column-parallel)
+      {l.tokens, l.h, l.ffn / l.t, 1.0},                     // FC2 (row-parallel)
+      {per_expert, expert_up, l.h, mlp.local_experts},       // experts' FC1 and gate
+      {per_expert, l.h, mlp.expert_ffn, mlp.local_experts},  // experts' FC2
+      {mlp.router_tokens, mlp.router_width, l.h, 1.0},       // router
   };
-  const mm attention[] = {
-      {s, s * score_share, head, heads_here},    // QKᵀ (the keys a query's band holds)
-      {s, head_v, s * score_share, heads_here},  // scores × V
-  };
-  seconds proj_fwd{};
-  seconds attn_fwd{};
-  seconds bwd{};
-  seconds up_fwd{}, mlp_fwd{}, experts_fwd{};  // parts the recompute modules rerun
   for (std::size_t i = 0; i < std::size(projections); ++i) {
     const auto& g = projections[i];
     if (g.m * g.n * g.k * g.batch == 0.0) {
@@ -282,95 +309,146 @@ constexpr layer_compute layer_compute_time(const transformer_spec& model, std::i
     }
     const double w = gpu.matmul_operand_bytes;
     const seconds fwd = matmul_time(g.m, g.n, g.k, g.batch, w, gpu);
-    proj_fwd += fwd;
+    mt.proj_fwd += fwd;
     if (i == 1 || i == 2) {  // MLA's up projections
-      up_fwd += fwd;
+      mt.up_fwd += fwd;
     } else if (i == 4 || i == 5) {  // the TP-split MLP
-      mlp_fwd += fwd;
+      mt.mlp_fwd += fwd;
     } else if (i >= 6) {  // the routed experts and the router
-      experts_fwd += fwd;
+      mt.experts_fwd += fwd;
     }
-    bwd +=
+    mt.bwd +=
         matmul_time(g.m, g.k, g.n, g.batch, w, gpu) + matmul_time(g.k, g.n, g.m, g.batch, w, gpu);
   }
-  const bool fused = attention_kind == attention_kernel::fused;
+}
+
+/// Adds the attention core's two batched matmuls (after the projections: the backward sums
+/// in that order), fused or as 16-bit matmuls.
+constexpr void add_attention_matmuls(layer_matmul_times& mt, const layer_shape& l,
+                                     const compute_device& gpu, bool fused) {
+  constexpr double e = 2.0;  // bytes per 16-bit element
+  const matmul_shape attention[] = {
+      {l.s, l.s * l.score_share, l.head, l.heads_here},    // QKᵀ (the keys a query's band holds)
+      {l.s, l.head_v, l.s * l.score_share, l.heads_here},  // scores × V
+  };
   for (const auto& g : attention) {
     if (fused) {  // FLOP-bound, causal blocks skipped; the backward recomputes QKᵀ
       // The full count of a full layer (g.m·g.n·g.k over s×s), cut to the window's pairs.
-      const double full_shape = g.m * g.n * g.k / score_share;
-      const seconds fwd =
-          fused_attention_forward_time(2.0 * full_shape * pair_share * g.batch * units::FLOP, gpu);
-      attn_fwd += fwd;
-      bwd += fused_attention_backward_factor * fwd;
+      const double full_shape = g.m * g.n * g.k / l.score_share;
+      const seconds fwd = fused_attention_forward_time(
+          2.0 * full_shape * l.pair_share * g.batch * units::FLOP, gpu);
+      mt.attn_fwd += fwd;
+      mt.bwd += fused_attention_backward_factor * fwd;
     } else {
-      attn_fwd += matmul_time(g.m, g.n, g.k, g.batch, e, gpu);
-      bwd +=
+      mt.attn_fwd += matmul_time(g.m, g.n, g.k, g.batch, e, gpu);
+      mt.bwd +=
           matmul_time(g.m, g.k, g.n, g.batch, e, gpu) + matmul_time(g.k, g.n, g.m, g.batch, e, gpu);
     }
   }
+}
 
-  // Element-wise kernels, bytes read + written (Megatron-LM fused kernels, 16-bit):
-  // forward: 2 norms 8X, 2 bias-dropout-add 14X (replicated over TP), QKV bias 4·T·qkv,
-  // context permute 4·T·q/t, bias + activation 4·T·(MLP width)/t; softmax 4A + dropout 5A.
-  // Routed experts (Megatron-Core core_v0.16.0, megatron/core/transformer/moe/): bias +
-  // activation on the copies they get; the permutation (moe_utils.py permute before the
-  // dispatch, unpermute after the combine: each copy read and written once each way, 8·h per
-  // copy) and, in the alltoall dispatcher with E/ep > 1, the sort by local expert after the
-  // all-to-all and back (token_dispatcher.py, sort_chunks_by_idxs: another 8·h per copy); the
-  // router's score function and top-k on the T·E fp32 logits (router.py, TopKRouter: logits
-  // read, scores and probs written, the aux-loss scores read and written: 5 × 4 B per logit).
-  // As much again backward.
+/// The element-wise kernels' traffic of one layer and the widths it is counted from.
+struct layer_elementwise {
+  double act_width = 0.0;   ///< the activation's width on this GPU
+  double routed_act = 0.0;  ///< the routed experts' activation elements
+  double permute = 0.0;     ///< the MoE permutation and router bytes
+  double k = 0.0;           ///< the fused-kernel traffic factor
+  bytes fwd_other{}, fwd_attention{}, bwd{};
+};
+
+/// Element-wise kernels, bytes read + written (Megatron-LM fused kernels, 16-bit):
+/// forward: 2 norms 8X, 2 bias-dropout-add 14X (replicated over TP), QKV bias 4·T·qkv,
+/// context permute 4·T·q/t, bias + activation 4·T·(MLP width)/t; softmax 4A + dropout 5A.
+/// Routed experts (Megatron-Core core_v0.16.0, megatron/core/transformer/moe/): bias +
+/// activation on the copies they get; the permutation (moe_utils.py permute before the
+/// dispatch, unpermute after the combine: each copy read and written once each way, 8·h per
+/// copy) and, in the alltoall dispatcher with E/ep > 1, the sort by local expert after the
+/// all-to-all and back (token_dispatcher.py, sort_chunks_by_idxs: another 8·h per copy); the
+/// router's score function and top-k on the T·E fp32 logits (router.py, TopKRouter: logits
+/// read, scores and probs written, the aux-loss scores read and written: 5 × 4 B per logit).
+/// As much again backward.
+constexpr layer_elementwise elementwise_traffic(const transformer_spec& model, const layer_shape& l,
+                                                const compute_device& gpu, const mlp_block& mlp,
+                                                bool fused) {
+  const double x = l.x;
+  const double tokens = l.tokens;
+  const double t = l.t;
+  layer_elementwise w;
   const double gated = model.gated_mlp ? 1.5 : 1.0;
-  const double act_width = ffn / t * gated;
-  const double routed_act = mlp.routed_tokens * (mlp.expert_ffn * gated);
-  const double permute = 8.0 * h * (mlp.permuted_copies + mlp.sorted_copies) +
-                         20.0 * mlp.router_tokens * mlp.router_width;
-  const double k = gpu.efficiency.elementwise_traffic;  // 1: the fused kernels counted here
-  const bytes fwd_other = k *
-                          (2 * 4 * x + 2 * 7 * x + 4 * tokens * qkv_width + 4 * tokens * q / t +
-                           4 * tokens * act_width + 4 * routed_act + permute) *
-                          units::B;
-  const bytes fwd_attention = k * (fused ? 0.0 : 4 + 5) * scores * units::B;
+  w.act_width = l.ffn / t * gated;
+  w.routed_act = mlp.routed_tokens * (mlp.expert_ffn * gated);
+  w.permute = 8.0 * l.h * (mlp.permuted_copies + mlp.sorted_copies) +
+              20.0 * mlp.router_tokens * mlp.router_width;
+  w.k = gpu.efficiency.elementwise_traffic;  // 1: the fused kernels counted here
+  w.fwd_other = w.k *
+                (2 * 4 * x + 2 * 7 * x + 4 * tokens * l.qkv_width + 4 * tokens * l.q / t +
+                 4 * tokens * w.act_width + 4 * w.routed_act + w.permute) *
+                units::B;
+  w.fwd_attention = w.k * (fused ? 0.0 : 4 + 5) * l.scores * units::B;
   // backward: dropout/bias-grad/residual 26X, norm backward 20X, activation backward + bias grad
   // 8·T·width/t, permute + QKV bias grad 4·T·q/t + 2·T·qkv; softmax 6A + dropout 5A.
-  const bytes bwd_elementwise =
-      k *
-      (2 * 13 * x + 2 * 10 * x + 8 * tokens * act_width + 8 * routed_act + permute +
-       4 * tokens * q / t + 2 * tokens * qkv_width + (fused ? 0.0 : 6 + 5) * scores) *
-      units::B;
-  // fp16 gradient accumulation into the main-grad buffer: read 2 + read 2 + write 2 B/param.
-  const double attention_split =
-      latent ? static_cast<double>(mla_tp_split_params(mla, model.hidden, model.heads))
-             : static_cast<double>(attention_params_per_layer(model));
-  const double layer_params_here = attention_split / t + mlp.params_here;
-  const seconds attention_core = attn_fwd + memory_bound_time(fwd_attention, gpu);
-  // Per-op checkpointing of a dense layer: the matmuls it does not save, each at the roofline
-  // of its TP-split shape, and the element-wise forward kernels.
+  w.bwd = w.k *
+          (2 * 13 * x + 2 * 10 * x + 8 * tokens * w.act_width + 8 * w.routed_act + w.permute +
+           4 * tokens * l.q / t + 2 * tokens * l.qkv_width + (fused ? 0.0 : 6 + 5) * l.scores) *
+          units::B;
+  return w;
+}
+
+/// Per-op checkpointing of a dense layer: the matmuls it does not save, each at the roofline
+/// of its TP-split shape, and the element-wise forward kernels. Otherwise the attention core.
+constexpr seconds per_op_recompute_time(const transformer_spec& model, const layer_shape& l,
+                                        const compute_device& gpu, const mlp_block& mlp,
+                                        bytes fwd_other, seconds attention_core) {
   seconds per_op = attention_core;
-  if (!latent && mlp.local_experts == 0.0) {
+  if (!l.latent && mlp.local_experts == 0.0) {
     per_op = memory_bound_time(fwd_other, gpu);
     for (const auto& m : per_op_matmuls(model)) {
       if (!m.saved && m.in * m.out > 0.0) {
-        per_op += m.row_parallel
-                      ? matmul_time(tokens, m.out, m.in / t, 1.0, gpu.matmul_operand_bytes, gpu)
-                      : matmul_time(tokens, m.out / t, m.in, 1.0, gpu.matmul_operand_bytes, gpu);
+        per_op +=
+            m.row_parallel
+                ? matmul_time(l.tokens, m.out, m.in / l.t, 1.0, gpu.matmul_operand_bytes, gpu)
+                : matmul_time(l.tokens, m.out / l.t, m.in, 1.0, gpu.matmul_operand_bytes, gpu);
       }
     }
   }
+  return per_op;
+}
+
+}  // namespace detail
+
+/// Kernel times of one layer on one of `tp` GPUs for a micro-batch of `micro_batch` sequences
+/// of `model.seq` tokens with the MLP part `mlp`; 16-bit activations and weights.
+constexpr layer_compute layer_compute_time(const transformer_spec& model, std::int64_t micro_batch,
+                                           std::int64_t tp, const compute_device& gpu,
+                                           attention_kernel attention_kind, const mlp_block& mlp) {
+  const detail::layer_shape l = detail::layer_shape_of(model, micro_batch, tp, mlp);
+  const bool fused = attention_kind == attention_kernel::fused;
+  detail::layer_matmul_times mt;
+  detail::add_projection_matmuls(mt, model, l, gpu, mlp);
+  detail::add_attention_matmuls(mt, l, gpu, fused);
+  const detail::layer_elementwise w = detail::elementwise_traffic(model, l, gpu, mlp, fused);
+  // fp16 gradient accumulation into the main-grad buffer: read 2 + read 2 + write 2 B/param.
+  const double attention_split =
+      l.latent ? static_cast<double>(mla_tp_split_params(model.mla, model.hidden, model.heads))
+               : static_cast<double>(attention_params_per_layer(model));
+  const double layer_params_here = attention_split / l.t + mlp.params_here;
+  const seconds attention_core = mt.attn_fwd + memory_bound_time(w.fwd_attention, gpu);
   return layer_compute{
       .attention_core_forward = attention_core,
-      .other_forward = proj_fwd + memory_bound_time(fwd_other, gpu),
-      .backward = bwd + memory_bound_time(bwd_elementwise, gpu),
+      .other_forward = mt.proj_fwd + memory_bound_time(w.fwd_other, gpu),
+      .backward = mt.bwd + memory_bound_time(w.bwd, gpu),
       .grad_accumulation = memory_bound_time(6.0 * layer_params_here * units::B, gpu),
-      .per_op_recompute = per_op,
-      .mlp_forward = mlp_fwd + memory_bound_time(4 * tokens * act_width * units::B, gpu),
+      .per_op_recompute =
+          detail::per_op_recompute_time(model, l, gpu, mlp, w.fwd_other, attention_core),
+      .mlp_forward = mt.mlp_fwd + memory_bound_time(4 * l.tokens * w.act_width * units::B, gpu),
       .experts_forward =
-          experts_fwd + memory_bound_time((4 * routed_act + permute) * units::B, gpu),
-      .experts_activation = memory_bound_time(4 * routed_act * units::B, gpu),
-      .mla_up_forward = up_fwd,
+          mt.experts_fwd + memory_bound_time((4 * w.routed_act + w.permute) * units::B, gpu),
+      .experts_activation = memory_bound_time(4 * w.routed_act * units::B, gpu),
+      .mla_up_forward = mt.up_fwd,
       // The input norm under MLA, the pre-MLP norm of an MoE layer (as memory.hpp frees them).
       .norms_forward = memory_bound_time(
-          k * 4 * ((latent ? 1.0 : 0.0) + (mlp.local_experts > 0.0 ? 1.0 : 0.0)) * x * units::B,
+          w.k * 4 * ((l.latent ? 1.0 : 0.0) + (mlp.local_experts > 0.0 ? 1.0 : 0.0)) * l.x *
+              units::B,
           gpu),
       .moe = mlp.local_experts > 0.0,
   };

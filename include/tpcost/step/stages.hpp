@@ -185,23 +185,13 @@ struct group_terms {
   seconds optimizer_full{}, optimizer_sharded{};
 };
 
-/// The group-size stage. Call for a validated environment and layout. Every group is placed
-/// where Megatron-Core puts its ranks (comm/placement.hpp) and every collective costed as
-/// NCCL's tuner costs it (nccl_cheapest_collective); nothing here is a second cost model.
-inline group_terms group_stage(const step_environment& env, const group_sizes& g,
-                               const pipeline_split& split) {
-  const auto& model = env.model;
-  const auto& topo = env.topology;
-  const auto layout = rank_layout_of(g);
-  group_terms x;
-  x.sizes = g;
-  x.split = split;
-  // place_group rejects a TP group that straddles nodes without filling them.
-  x.tp_group = place_group(topo, g.tp, "tp");
-  if (any_p2p_across_domains(topo, layout)) {
-    detail::require_inter_for(topo, "a pipeline stage boundary");
-  }
-  x.hop_link = slowest_p2p_link(topo, layout);
+namespace detail {
+
+/// Each stage's layers and parameters on one GPU: the first, the fullest middle and the last
+/// stage, with the routed experts' share of each (zero for a dense model).
+inline void count_stage_params(group_terms& x, const transformer_spec& model) {
+  const auto& g = x.sizes;
+  const auto& split = x.split;
   parallel_config par;
   par.tp = g.tp;
   par.pp = g.pp;
@@ -226,125 +216,191 @@ inline group_terms group_stage(const step_environment& env, const group_sizes& g
   x.experts_middle = g.pp > 2 ? expert_params_per_gpu(model, par, x.moe_middle) : 0.0;
   x.experts_last = expert_params_per_gpu(model, par, x.moe_last);
   x.params_max = std::max({x.params_first, x.params_middle, x.params_last});
+}
+
+/// The folded expert groups (EP, ETP, expert-DP) of stage 0; an EP or ETP group across nodes
+/// needs the inter-node link.
+inline void place_expert_groups(group_terms& x, const cluster_topology& topo,
+                                const rank_layout& expert_layout) {
+  x.ep_group = place_dimension(topo, expert_layout, parallel_dim::ep);
+  x.etp_group = place_dimension(topo, expert_layout, parallel_dim::tp);
+  x.expert_dp_group = place_dimension(topo, expert_layout, parallel_dim::dp);
+  if (x.ep_group.spans_nodes() || x.etp_group.spans_nodes()) {
+    detail::require_inter_for(topo,
+                              ("the EP group of " + std::to_string(x.sizes.ep) + " ranks").c_str());
+  }
+}
+
+/// Stage `s`'s DP collectives at its rank offset, kept where slower than the stages before.
+inline void add_dp_stage_collectives(group_terms& x, const step_environment& env,
+                                     const rank_layout& layout, std::int64_t s,
+                                     bool own_expert_dp) {
+  const auto& topo = env.topology;
+  const auto& g = x.sizes;
+  const auto group = place_dimension(topo, layout, parallel_dim::dp, s);
+  if (group.spans_nodes()) {
+    detail::require_inter_for(topo,
+                              ("the DP group of " + std::to_string(g.dp) + " replicas").c_str());
+  }
+  // HSDP shards over `shard` consecutive DP ranks; the rest replicate those shards.
+  const bool hsdp = g.shard() < g.dp;
+  const auto shard_group =
+      hsdp ? place_dimension_part(topo, layout, parallel_dim::dp, s, g.shard(), false) : group;
+  const double kept = own_expert_dp ? 1.0 : 0.0;  // the experts' share left to expert-DP
+  const double params = s == 0          ? x.params_first - kept * x.experts_first
+                        : s + 1 == g.pp ? x.params_last - kept * x.experts_last
+                                        : x.params_middle - kept * x.experts_middle;
+  // Gradients travel in the stack's reduction dtype; weights are gathered in 16 bits, the
+  // linear layers' in linear_param_gather_bytes (FP8 with --fp8-param-gather; MoE models
+  // stay BF16, so the experts' share never enters it).
+  const bytes gradients = static_cast<double>(env.options.grad_wire_bytes) * params * units::B;
+  const double layers = static_cast<double>(s == 0          ? x.first_layers
+                                            : s + 1 == g.pp ? x.last_layers
+                                                            : x.split.middle);
+  const double linear = static_cast<double>(quantized_params_per_layer(env.model)) * layers /
+                        static_cast<double>(g.tp);
+  const bytes weights =
+      (2.0 * params - (2.0 - env.options.linear_param_gather_bytes) * linear) * units::B;
+  detail::keep_slowest(x.dp_all_reduce, topo, group, collective_op::all_reduce, gradients);
+  detail::keep_slowest(x.dp_reduce_scatter, topo, shard_group, collective_op::reduce_scatter,
+                       gradients);
+  detail::keep_slowest(x.dp_all_gather, topo, shard_group, collective_op::all_gather, weights);
+  if (hsdp) {
+    detail::keep_slowest(x.dp_replica_all_reduce, topo,
+                         place_dimension_part(topo, layout, parallel_dim::dp, s, g.shard(), true),
+                         collective_op::all_reduce, gradients / static_cast<double>(g.shard()));
+  }
+}
+
+/// The slowest stage's DP collectives. Each stage's DP group sits at its own rank offset.
+/// Stages whose first rank has the same offset in its NVLink domain lie alike, so each
+/// middle-stage offset is placed once.
+inline void add_dp_collectives(group_terms& x, const step_environment& env,
+                               const rank_layout& layout, bool own_expert_dp) {
+  const auto& g = x.sizes;
+  const std::int64_t domain = domain_of(env.topology);
+  const std::int64_t stride = layout.stride(parallel_dim::pp);
+  std::vector<std::int64_t> seen;
+  for (std::int64_t s = 0; s < g.pp; ++s) {
+    const bool end = s == 0 || s + 1 == g.pp;
+    const std::int64_t offset = (s * stride) % domain;
+    if (!end) {
+      if (std::find(seen.begin(), seen.end(), offset) != seen.end()) {
+        continue;
+      }
+      seen.push_back(offset);
+    }
+    add_dp_stage_collectives(x, env, layout, s, own_expert_dp);
+  }
+}
+
+/// The routed experts' gradients reduce over the expert-DP group (Megatron-Core's expert DDP
+/// buckets), after the dense ones on the same links: each stage's, the slowest kept.
+inline void add_expert_dp_collectives(group_terms& x, const step_environment& env,
+                                      const rank_layout& expert_layout, std::int64_t expert_dp,
+                                      std::int64_t expert_shard) {
+  const auto& topo = env.topology;
+  if (x.expert_dp_group.spans_nodes()) {
+    detail::require_inter_for(
+        topo, ("the expert-DP group of " + std::to_string(expert_dp) + " ranks").c_str());
+  }
+  const bool hsdp = expert_shard < expert_dp;
+  const auto shard_group =
+      hsdp ? place_dimension_part(topo, expert_layout, parallel_dim::dp, 0, expert_shard, false)
+           : x.expert_dp_group;
+  for (const double params : {x.experts_first, x.experts_middle, x.experts_last}) {
+    const bytes gradients = static_cast<double>(env.options.grad_wire_bytes) * params * units::B;
+    const bytes weights = 2.0 * params * units::B;
+    detail::keep_slowest(x.edp_all_reduce, topo, x.expert_dp_group, collective_op::all_reduce,
+                         gradients);
+    detail::keep_slowest(x.edp_reduce_scatter, topo, shard_group, collective_op::reduce_scatter,
+                         gradients);
+    detail::keep_slowest(x.edp_all_gather, topo, shard_group, collective_op::all_gather, weights);
+    if (hsdp) {
+      detail::keep_slowest(
+          x.edp_replica_all_reduce, topo,
+          place_dimension_part(topo, expert_layout, parallel_dim::dp, 0, expert_shard, true),
+          collective_op::all_reduce, gradients / static_cast<double>(expert_shard));
+    }
+  }
+}
+
+/// First and last stage both hold the word embedding: all-reduce its gradient (Megatron's
+/// embedding group), over the link their ranks (p-1)·t·d apart share. The MTP modules on the
+/// last stage embed their shifted tokens with a copy of it, tied or not (gpt_model.py
+/// shared_embedding_or_output_weight: "MTP need both embedding layer and output layer").
+inline seconds embedding_sync_time(const step_environment& env, const group_sizes& g,
+                                   const rank_layout& layout) {
+  const auto& model = env.model;
+  const auto& topo = env.topology;
+  const bytes embedding_bytes = static_cast<double>(env.options.grad_wire_bytes) *
+                                static_cast<double>(model.vocab * model.hidden) /
+                                static_cast<double>(g.tp) * units::B;
+  const auto group = embedding_group(topo, layout);
+  if (group.spans_nodes()) {
+    detail::require_inter_for(topo, "the embedding group of the first and last stage");
+  }
+  return nccl_cheapest_collective(topo, group, collective_op::all_reduce, embedding_bytes)
+      .cost.time;
+}
+
+/// MLA under SP: the TP all-reduce of the duplicated down projections' gradients of the
+/// stage with the most layers (group_terms::mla_tp_grad_sync).
+inline seconds mla_grad_sync_time(const step_environment& env, const group_terms& x) {
+  const auto& model = env.model;
+  const auto& split = x.split;
+  const double layers = static_cast<double>(
+      std::max({split.first, x.sizes.pp > 2 ? split.middle : std::int64_t{0}, x.last_layers}));
+  const bytes grads =
+      static_cast<double>(env.options.grad_wire_bytes) * layers *
+      static_cast<double>(mla_duplicated_params(model.mla, model.hidden, model.heads)) * units::B;
+  return nccl_cheapest_collective(env.topology, x.tp_group, collective_op::all_reduce, grads)
+      .cost.time;
+}
+
+}  // namespace detail
+
+/// The group-size stage. Call for a validated environment and layout. Every group is placed
+/// where Megatron-Core puts its ranks (comm/placement.hpp) and every collective costed as
+/// NCCL's tuner costs it (nccl_cheapest_collective); nothing here is a second cost model.
+inline group_terms group_stage(const step_environment& env, const group_sizes& g,
+                               const pipeline_split& split) {
+  const auto& model = env.model;
+  const auto& topo = env.topology;
+  const auto layout = rank_layout_of(g);
+  group_terms x;
+  x.sizes = g;
+  x.split = split;
+  // place_group rejects a TP group that straddles nodes without filling them.
+  x.tp_group = place_group(topo, g.tp, "tp");
+  if (any_p2p_across_domains(topo, layout)) {
+    detail::require_inter_for(topo, "a pipeline stage boundary");
+  }
+  x.hop_link = slowest_p2p_link(topo, layout);
+  detail::count_stage_params(x, model);
   const bool experts = is_moe(model.moe);
   const auto expert_layout = expert_rank_layout(g.tp, g.dp, g.pp, g.ep, g.etp);
   // With ep·etp = t the expert-DP group is the DP group (the same ranks, t apart): the expert
   // gradients join the dense ones in the same reduction. Otherwise they reduce on their own.
   const bool own_expert_dp = experts && g.ep * g.etp != g.tp;
   if (experts) {
-    x.ep_group = place_dimension(topo, expert_layout, parallel_dim::ep);
-    x.etp_group = place_dimension(topo, expert_layout, parallel_dim::tp);
-    x.expert_dp_group = place_dimension(topo, expert_layout, parallel_dim::dp);
-    if (x.ep_group.spans_nodes() || x.etp_group.spans_nodes()) {
-      detail::require_inter_for(topo,
-                                ("the EP group of " + std::to_string(g.ep) + " ranks").c_str());
-    }
+    detail::place_expert_groups(x, topo, expert_layout);
   }
   x.dp_bytes = static_cast<double>(env.options.grad_wire_bytes) * x.params_max * units::B;
   if (g.dp > 1) {
-    // Each stage's DP group at its own rank offset. Stages whose first rank has the same
-    // offset in its NVLink domain lie alike, so each middle-stage offset is placed once.
-    const std::int64_t domain = domain_of(topo);
-    const std::int64_t stride = layout.stride(parallel_dim::pp);
-    std::vector<std::int64_t> seen;
-    for (std::int64_t s = 0; s < g.pp; ++s) {
-      const bool end = s == 0 || s + 1 == g.pp;
-      const std::int64_t offset = (s * stride) % domain;
-      if (!end) {
-        if (std::find(seen.begin(), seen.end(), offset) != seen.end()) {
-          continue;
-        }
-        seen.push_back(offset);
-      }
-      const auto group = place_dimension(topo, layout, parallel_dim::dp, s);
-      if (group.spans_nodes()) {
-        detail::require_inter_for(
-            topo, ("the DP group of " + std::to_string(g.dp) + " replicas").c_str());
-      }
-      // HSDP shards over `shard` consecutive DP ranks; the rest replicate those shards.
-      const bool hsdp = g.shard() < g.dp;
-      const auto shard_group =
-          hsdp ? place_dimension_part(topo, layout, parallel_dim::dp, s, g.shard(), false) : group;
-      const double kept = own_expert_dp ? 1.0 : 0.0;  // the experts' share left to expert-DP
-      const double params = s == 0          ? x.params_first - kept * x.experts_first
-                            : s + 1 == g.pp ? x.params_last - kept * x.experts_last
-                                            : x.params_middle - kept * x.experts_middle;
-      // Gradients travel in the stack's reduction dtype; weights are gathered in 16 bits, the
-      // linear layers' in linear_param_gather_bytes (FP8 with --fp8-param-gather; MoE models
-      // stay BF16, so the experts' share never enters it).
-      const bytes gradients = static_cast<double>(env.options.grad_wire_bytes) * params * units::B;
-      const double layers = static_cast<double>(s == 0          ? x.first_layers
-                                                : s + 1 == g.pp ? x.last_layers
-                                                                : split.middle);
-      const double linear = static_cast<double>(quantized_params_per_layer(model)) * layers /
-                            static_cast<double>(g.tp);
-      const bytes weights =
-          (2.0 * params - (2.0 - env.options.linear_param_gather_bytes) * linear) * units::B;
-      detail::keep_slowest(x.dp_all_reduce, topo, group, collective_op::all_reduce, gradients);
-      detail::keep_slowest(x.dp_reduce_scatter, topo, shard_group, collective_op::reduce_scatter,
-                           gradients);
-      detail::keep_slowest(x.dp_all_gather, topo, shard_group, collective_op::all_gather, weights);
-      if (hsdp) {
-        detail::keep_slowest(
-            x.dp_replica_all_reduce, topo,
-            place_dimension_part(topo, layout, parallel_dim::dp, s, g.shard(), true),
-            collective_op::all_reduce, gradients / static_cast<double>(g.shard()));
-      }
-    }
+    detail::add_dp_collectives(x, env, layout, own_expert_dp);
   }
   const auto expert_dp = experts ? expert_layout.dp : g.dp;
   // HSDP's d/shard replicas split the expert-DP group the same way (validate_experts).
   const auto expert_shard = g.dp_replicas > 1 ? expert_dp / g.dp_replicas : expert_dp;
   if (own_expert_dp && expert_dp > 1) {
-    // The routed experts' gradients reduce over the expert-DP group (Megatron-Core's expert
-    // DDP buckets), after the dense ones on the same links.
-    if (x.expert_dp_group.spans_nodes()) {
-      detail::require_inter_for(
-          topo, ("the expert-DP group of " + std::to_string(expert_dp) + " ranks").c_str());
-    }
-    const bool hsdp = expert_shard < expert_dp;
-    const auto shard_group =
-        hsdp ? place_dimension_part(topo, expert_layout, parallel_dim::dp, 0, expert_shard, false)
-             : x.expert_dp_group;
-    for (const double params : {x.experts_first, x.experts_middle, x.experts_last}) {
-      const bytes gradients = static_cast<double>(env.options.grad_wire_bytes) * params * units::B;
-      const bytes weights = 2.0 * params * units::B;
-      detail::keep_slowest(x.edp_all_reduce, topo, x.expert_dp_group, collective_op::all_reduce,
-                           gradients);
-      detail::keep_slowest(x.edp_reduce_scatter, topo, shard_group, collective_op::reduce_scatter,
-                           gradients);
-      detail::keep_slowest(x.edp_all_gather, topo, shard_group, collective_op::all_gather, weights);
-      if (hsdp) {
-        detail::keep_slowest(
-            x.edp_replica_all_reduce, topo,
-            place_dimension_part(topo, expert_layout, parallel_dim::dp, 0, expert_shard, true),
-            collective_op::all_reduce, gradients / static_cast<double>(expert_shard));
-      }
-    }
+    detail::add_expert_dp_collectives(x, env, expert_layout, expert_dp, expert_shard);
   }
   if (g.pp > 1 && (model.tied_embeddings || model.mtp_layers > 0)) {
-    // First and last stage both hold the word embedding: all-reduce its gradient (Megatron's
-    // embedding group), over the link their ranks (p-1)·t·d apart share. The MTP modules on the
-    // last stage embed their shifted tokens with a copy of it, tied or not (gpt_model.py
-    // shared_embedding_or_output_weight: "MTP need both embedding layer and output layer").
-    const bytes embedding_bytes = static_cast<double>(env.options.grad_wire_bytes) *
-                                  static_cast<double>(model.vocab * model.hidden) /
-                                  static_cast<double>(g.tp) * units::B;
-    const auto group = embedding_group(topo, layout);
-    if (group.spans_nodes()) {
-      detail::require_inter_for(topo, "the embedding group of the first and last stage");
-    }
-    x.embedding =
-        nccl_cheapest_collective(topo, group, collective_op::all_reduce, embedding_bytes).cost.time;
+    x.embedding = detail::embedding_sync_time(env, g, layout);
   }
   if (is_mla(model.mla) && g.tp > 1) {
-    const double layers = static_cast<double>(
-        std::max({split.first, g.pp > 2 ? split.middle : std::int64_t{0}, x.last_layers}));
-    const bytes grads =
-        static_cast<double>(env.options.grad_wire_bytes) * layers *
-        static_cast<double>(mla_duplicated_params(model.mla, model.hidden, model.heads)) * units::B;
-    x.mla_tp_grad_sync =
-        nccl_cheapest_collective(topo, x.tp_group, collective_op::all_reduce, grads).cost.time;
+    x.mla_tp_grad_sync = detail::mla_grad_sync_time(env, x);
   }
   x.optimizer_full = optimizer_time(x.params_max, env.gpu);
   // The distributed optimizer shards the dense parameters over d (HSDP: its shard group) and
@@ -711,6 +767,289 @@ inline std::string link_field(const group_placement& group) {
 
 }  // namespace detail
 
+namespace detail {
+
+/// A layer's TP collectives per micro-batch (batch_stage's messages, the recompute mode's
+/// counts), and what the MoE layer's share reuses of them.
+struct tp_layer_comm {
+  tp_collective_count counts{};
+  seconds mla_change{};  ///< MLA's attention input collectives in place of the dense ones
+  bool rerun_moe = false;
+  seconds time{};  ///< the dense layer's TP collectives, before overlap
+};
+
+/// The dense layer's TP collectives on a TP group of `t`; sets r's count, algorithm and time
+/// per layer.
+inline tp_layer_comm tp_comm_of_layer(const step_environment& env, const batch_terms& y,
+                                      const layout_choice& c, std::int64_t t, step_timing& r) {
+  const auto& opt = env.options;
+  const std::size_t sp = c.sequence_parallel ? 1 : 0;
+  tp_layer_comm l;
+  l.counts = tp_collectives_per_layer(c.recompute, c.sequence_parallel);
+  const auto& counts = l.counts;
+  r.tp_collectives_per_layer = counts.all_reduce + counts.reduce_scatter + counts.all_gather;
+  // MLA's attention input side (batch_stage): its collectives replace the dense layer's one
+  // all-reduce of b·s·h backward (no SP), or its all-gather per forward pass (2 with full
+  // recomputation) and reduce-scatter backward (SP). The same change in an MoE layer.
+  const double forward_passes = c.recompute == recompute_mode::full ? 2.0 : 1.0;
+  if (is_mla(env.model.mla)) {
+    const double n = y.mla_in_collectives[sp];
+    r.tp_collectives_per_layer += sp == 1 ? (forward_passes + 1.0) * (n - 1.0) : n - 1.0;
+    if (t > 1) {
+      l.mla_change = sp == 1
+                         ? forward_passes * (y.mla_in_all_gather - y.tp_sp_all_gather.cost.time) +
+                               (y.mla_in_reduce_scatter - y.tp_reduce_scatter.cost.time)
+                         : y.mla_in_all_reduce - y.tp_all_reduce.cost.time;
+    }
+  }
+  // Selective recomputation's modules rerun their forward with its collectives (Megatron-Core
+  // core_v0.16.0 checkpoints the whole module): mlp the dense MLP's (its all-reduce, or under
+  // SP its all-gather and reduce-scatter, are fc1's and fc2's own), moe the MoE layer's
+  // dispatch and combine and its ETP gathers (moe_layer_times).
+  const bool modules_rerun =
+      c.recompute == recompute_mode::selective && opt.selective == selective_policy::attention_core;
+  const bool rerun_mlp = modules_rerun && opt.recompute.has(recompute_module::mlp);
+  l.rerun_moe = modules_rerun && opt.recompute.has(recompute_module::moe);
+  if (rerun_mlp) {
+    r.tp_collectives_per_layer += sp == 1 ? 2.0 : 1.0;
+  }
+  if (t > 1) {
+    l.time = counts.all_reduce * y.tp_all_reduce.cost.time +
+             counts.reduce_scatter * y.tp_reduce_scatter.cost.time +
+             counts.all_gather * y.tp_sp_all_gather.cost.time + l.mla_change;
+    if (rerun_mlp) {
+      l.time += sp == 1 ? y.tp_sp_all_gather.cost.time + y.tp_reduce_scatter.cost.time
+                        : y.tp_all_reduce.cost.time;
+    }
+    r.tp_algorithm =
+        counts.all_reduce > 0 ? y.tp_all_reduce.algorithm : y.tp_reduce_scatter.algorithm;
+  }
+  r.tp_comm_per_layer = l.time;
+  return l;
+}
+
+/// One micro-batch's times per layer and at the model's ends, which the stages sum.
+struct layer_times {
+  double tp_overlap = 0.0;  ///< the share of the TP collectives hidden behind compute
+  layer_compute dense_kernels{}, moe_kernels{};
+  seconds dense_compute{}, tp_exposed{};  ///< a dense layer's kernels and exposed TP
+  seconds embedding_tp{};                 ///< the embedding's TP collectives (first stage)
+  seconds output_compute{}, output_tp{};  ///< the output layer and MTP modules (last stage)
+  seconds moe_compute{}, moe_tp_exposed{}, ep_exposed{};  ///< an MoE layer's; 0 when dense
+  seconds per_layer{}, moe_per_layer{};                   ///< a dense and an MoE layer in all
+};
+
+/// A dense layer's compute and exposed TP collectives, and the model's ends: the output layer
+/// with its loss and the MTP modules on the last stage, the embedding on the first.
+inline void dense_layer_and_ends(layer_times& l, const step_environment& env, const group_terms& x,
+                                 const batch_terms& y, const layout_choice& c, seconds tp_layer) {
+  const auto& opt = env.options;
+  const std::size_t sp = c.sequence_parallel ? 1 : 0;
+  // Userbuffers also exchange over NVLink only (Transformer Engine's initialize_ub maps the TP
+  // group's buffers by CUDA IPC within the NVLink domain): a TP group across domains is not
+  // overlapped.
+  l.tp_overlap = opt.tp_overlap_needs_sp && (!c.sequence_parallel || x.tp_group.spans_nodes())
+                     ? 0.0
+                     : opt.tp_overlap;
+  // A layer's kernels with MLA's duplicated down projections, which SP puts on s/t tokens.
+  l.dense_kernels = y.kernels.plus(y.mla_down[sp]);
+  l.moe_kernels = y.moe_kernels.plus(y.mla_down[sp]);
+  l.dense_compute = l.dense_kernels.total(c.recompute, opt.selective, opt.recompute.modules) +
+                    l.dense_kernels.grad_accumulation;
+  // Overlap hides a share of the TP collectives, but at most the compute they overlap with:
+  // exposed = comm − hidden, hidden <= compute.
+  l.tp_exposed = exposed_after_overlap(tp_layer, l.tp_overlap, l.dense_compute);
+  // The output layer on the last stage: logits, loss, the TP collectives of its input (hidden
+  // behind its GEMMs by tp_overlap as the layers' are) and the cross-entropy's all-reduces
+  // (batch_stage), which wait on the loss's own kernels: exposed.
+  const seconds logits_tp =
+      exposed_after_overlap(y.output_tp[sp], l.tp_overlap, y.logits) + y.cross_entropy_tp;
+  // The embedding's TP collectives on the first stage (batch_stage): no GEMM to hide behind.
+  l.embedding_tp = y.embedding_tp[sp];
+  // The MTP modules on the last stage (their layers are among x.last_layers): per module the
+  // projection 2h → h with its norms and TP collectives, and one more output layer and loss
+  // (gpt_model.py _postprocess: output_layer and compute_language_model_loss per module).
+  const double mtp = static_cast<double>(env.model.mtp_layers);
+  const seconds mtp_tp =
+      exposed_after_overlap(y.mtp_projection_tp[sp], l.tp_overlap, y.mtp_projection);
+  l.output_compute = (1.0 + mtp) * y.logits + mtp * y.mtp_projection;
+  // Each MTP module embeds its shifted tokens with the shared embedding (multi_token_prediction.py
+  // MultiTokenPredictionLayer: the LanguageModelEmbedding, its TP collectives included).
+  l.output_tp = (1.0 + mtp) * logits_tp + mtp * (mtp_tp + l.embedding_tp);
+}
+
+/// An MoE layer (moe_layer.hpp): the attention's half of the TP collectives, the shared
+/// experts' half when there are any, the ETP gather and reduce-scatter of the routed copies,
+/// and 2 all-to-alls forward, 2 backward (and 2 more when full recomputation reruns the
+/// forward). Sets r's MoE and EP times per layer. Call for an MoE model only.
+inline void moe_layer_times(layer_times& l, const step_environment& env, const batch_terms& y,
+                            const layout_choice& c, std::int64_t t, const tp_layer_comm& tp,
+                            step_timing& r) {
+  const auto& opt = env.options;
+  l.moe_compute = l.moe_kernels.total(c.recompute, opt.selective, opt.recompute.modules) +
+                  l.moe_kernels.grad_accumulation;
+  const double half_ar = 0.5 * tp.counts.all_reduce;
+  const double half_rs = 0.5 * tp.counts.reduce_scatter;
+  const double half_ag = 0.5 * tp.counts.all_gather;
+  const double shared = env.model.moe.shared_experts > 0 ? 1.0 : 0.0;
+  // AG+RS pairs and dispatch+combine pairs: forward, backward, and a rerun forward.
+  const double passes = c.recompute == recompute_mode::full || tp.rerun_moe ? 3.0 : 2.0;
+  seconds moe_tp{};
+  if (t > 1) {
+    moe_tp = (half_ar * y.tp_all_reduce.cost.time + shared * half_ar * y.tp_all_reduce.cost.time) +
+             (half_rs * y.tp_reduce_scatter.cost.time +
+              shared * half_rs * y.tp_reduce_scatter.cost.time) +
+             (half_ag * y.tp_all_gather.cost.time + shared * half_ag * y.tp_all_gather.cost.time) +
+             tp.mla_change;
+  }
+  moe_tp += passes * y.etp_reduce_scatter.cost.time + passes * y.etp_all_gather.cost.time;
+  l.moe_tp_exposed = exposed_after_overlap(moe_tp, l.tp_overlap, l.moe_compute);
+  r.moe_tp_comm_per_layer = moe_tp;
+  r.ep_all_to_alls_per_layer = 2.0 * passes;
+  r.ep_comm_per_layer = r.ep_all_to_alls_per_layer * y.dispatch.cost.time;
+  // Megatron's --overlap-moe-expert-parallel-comm runs one micro-batch's all-to-alls behind
+  // another's compute (combined 1F1B): hidden up to the layer's compute.
+  l.ep_exposed = opt.experts.overlap_comm
+                     ? exposed_after_overlap(r.ep_comm_per_layer, 1.0, l.moe_compute)
+                     : r.ep_comm_per_layer;
+}
+
+/// A stage's layers without and with experts.
+struct stage_load {
+  double dense = 0.0, moe = 0.0;
+  [[nodiscard]] constexpr seconds compute(seconds dense_layer, seconds moe_layer) const {
+    return dense * dense_layer + moe * moe_layer;
+  }
+};
+
+constexpr stage_load stage_load_of(std::int64_t layers, std::int64_t moe) {
+  return stage_load{static_cast<double>(layers - moe), static_cast<double>(moe)};
+}
+
+/// The stage that paces the m micro-batches, and its per-micro-batch parts.
+struct slowest_stage {
+  stage_load first, last;  ///< the first and last stage's loads (the DP sync's windows)
+  seconds compute{}, tp{}, ep{};
+  seconds time{};  ///< compute + tp + ep
+};
+
+/// The slowest stage without the output layer: the first holds the embedding too (with p = 1
+/// the one stage is first and last, and holds both ends); then the last, with the output layer.
+inline slowest_stage slowest_stage_of(const group_terms& x, const layer_times& l) {
+  const auto p = x.sizes.pp;
+  slowest_stage st;
+  st.first = stage_load_of(x.first_layers, x.moe_first);
+  const stage_load middle = p > 2 ? stage_load_of(x.split.middle, x.moe_middle) : stage_load{};
+  st.last = stage_load_of(x.last_layers, x.moe_last);
+  const seconds first_end = p > 1 ? l.embedding_tp : seconds{};
+  const seconds last_end = l.output_tp + (p > 1 ? seconds{} : l.embedding_tp);
+  const bool middle_is_slower = middle.compute(l.per_layer, l.moe_per_layer) >
+                                st.first.compute(l.per_layer, l.moe_per_layer) + first_end;
+  const stage_load& inner = middle_is_slower ? middle : st.first;
+  const seconds inner_end = middle_is_slower ? seconds{} : first_end;
+  const bool last_is_slowest =
+      st.last.compute(l.per_layer, l.moe_per_layer) + l.output_compute + last_end >=
+      inner.compute(l.per_layer, l.moe_per_layer) + inner_end;
+  const stage_load& slow = last_is_slowest ? st.last : inner;
+  st.compute = slow.compute(l.dense_compute, l.moe_compute) +
+               (last_is_slowest ? l.output_compute : seconds{});
+  st.tp = slow.compute(l.tp_exposed, l.moe_tp_exposed) + (last_is_slowest ? last_end : inner_end);
+  st.ep = slow.moe * l.ep_exposed;
+  st.time = st.compute + st.tp + st.ep;
+  return st;
+}
+
+/// The average stage: the model's layers and both ends over p stages (the bubble's unit).
+inline seconds average_stage_time(const step_environment& env, const layer_times& l,
+                                  std::int64_t p) {
+  const double fp = static_cast<double>(p);
+  const auto moe_total = moe_layers(env.model) + mtp_moe_layers(env.model);
+  const auto layers_total = env.model.layers + env.model.mtp_layers;
+  return static_cast<double>(layers_total - moe_total) / fp * l.per_layer +
+         static_cast<double>(moe_total) / fp * l.moe_per_layer +
+         (l.output_compute + l.output_tp + l.embedding_tp) / fp;
+}
+
+/// The windows the DP sync can hide in, on the stage that finishes last: the first one (with
+/// p = 1 the only one). In 1F1B every stage ends with the backward of the last micro-batch,
+/// and stage 0 runs it after all the others (Megatron-Core core_v0.16.0,
+/// pipeline_parallel/schedules.py, the cooldown backward passes), so the other stages'
+/// syncs end before its own. The gradient reduction hides behind that last backward (the
+/// buckets' reduce-scatters or all-reduces launch as the backward fills them); the
+/// parameter all-gather of --overlap-param-gather behind the next step's first forward
+/// (distrib_optimizer.py step_with_ready_grads: "asynchronous all-gathers that get
+/// overlapped with the next forward pass", waited on bucket by bucket in
+/// distributed_data_parallel.py's forward pre-hook). Each pass's share of the TP
+/// collectives is taken as a third (2 of the 6 with full recomputation; an approximation
+/// for the other modes). ZeRO-3 hides behind the last stage's compute.
+struct dp_windows {
+  seconds backward{}, forward{}, last_stage{};
+};
+
+inline dp_windows dp_windows_of(const layer_times& l, const slowest_stage& st) {
+  return {
+      .backward = st.first.compute(l.dense_kernels.backward + l.tp_exposed / 3.0,
+                                   l.moe_kernels.backward + l.moe_tp_exposed / 3.0),
+      .forward = st.first.compute(l.dense_kernels.forward() + l.tp_exposed / 3.0,
+                                  l.moe_kernels.forward() + l.moe_tp_exposed / 3.0),
+      .last_stage = st.last.compute(l.dense_compute, l.moe_compute),
+  };
+}
+
+/// Data parallelism: one gradient sync per step (gradient accumulation), gradients of this
+/// GPU's parameters in the stack's dtype; ZeRO-1/distributed optimizer: reduce-scatter of the
+/// gradients + all-gather of the 16-bit weights. Sets r's DP sync, algorithm and exposed time
+/// for the `fm` micro-batches of a step.
+inline void data_parallel_comm(step_timing& r, const step_options& opt, const group_terms& x,
+                               const layout_choice& c, double fm, const dp_windows& w) {
+  const double f = opt.dp_overlap;
+  // The gradient reduction of a sharded step: reduce-scatters, and under HSDP the replicas'
+  // all-reduce of each shard after them.
+  const seconds reduce = x.dp_reduce_scatter.cost.time + x.edp_reduce_scatter.cost.time +
+                         x.dp_replica_all_reduce.cost.time + x.edp_replica_all_reduce.cost.time;
+  if (c.zero == zero_stage::none) {
+    r.dp_sync = x.dp_all_reduce.cost.time + x.edp_all_reduce.cost.time;
+    r.dp_algorithm = x.dp_all_reduce.algorithm;
+    r.dp_comm = r.dp_sync - f * min(r.dp_sync, w.backward);
+  } else if (c.zero == zero_stage::optimizer) {
+    // The distributed optimizer reduce-scatters the gradients (the stack's dtype) and
+    // all-gathers the updated 16-bit weights, once per step.
+    // The reduce-scatters hide behind the last backward, the all-gather (unless only
+    // --overlap-grad-reduce is on) behind the next forward.
+    const seconds rs = reduce;
+    const seconds ag = x.dp_all_gather.cost.time + x.edp_all_gather.cost.time;
+    r.dp_sync = rs + ag;
+    r.dp_algorithm = x.dp_reduce_scatter.algorithm;
+    const double f_ag = opt.overlap_grad_reduce_only ? 0.0 : f;
+    r.dp_comm = (rs - f * min(rs, w.backward)) + (ag - f_ag * min(ag, w.forward));
+  } else if (c.zero == zero_stage::gradients) {
+    // ZeRO-2 keeps only this rank's shard of the gradients, so every micro-batch's gradients
+    // are reduce-scattered as its backward produces them (m times a step, each hidden behind
+    // that backward by `dp_overlap`), and the updated weights are all-gathered once.
+    const seconds rs = reduce;
+    const seconds ag = x.dp_all_gather.cost.time + x.edp_all_gather.cost.time;
+    r.dp_algorithm = x.dp_reduce_scatter.algorithm;
+    r.dp_sync = fm * rs + ag;
+    r.dp_comm = fm * (rs - f * min(rs, w.backward)) + ag;
+  } else {
+    // ZeRO-3 also shards the weights: every micro-batch all-gathers them before its forward
+    // and again before its backward (recomputation, when on, reuses the second gather), and
+    // reduce-scatters the gradients: 3 half-all-reduces per micro-batch, hidden behind that
+    // micro-batch's compute by `dp_overlap_zero3` (Rajbhandari et al. 2020, Sec. 7.2.2: 1.5x
+    // the all-reduce traffic per gradient sync). FSDP2 with PP keeps the weights gathered
+    // from forward to backward: one gather (zero3_gathers_per_micro_batch).
+    const double gathers = zero3_gathers_per_micro_batch(profile_of(opt.stack), x.sizes.pp);
+    const seconds per_micro_batch =
+        gathers * (x.dp_all_gather.cost.time + x.edp_all_gather.cost.time) + reduce;
+    r.dp_algorithm = x.dp_reduce_scatter.algorithm;
+    r.dp_sync = fm * per_micro_batch;
+    const seconds hideable = opt.overlap_grad_reduce_only ? reduce : per_micro_batch;
+    r.dp_comm = fm * (per_micro_batch - opt.dp_overlap_zero3 * min(hideable, w.last_stage));
+  }
+}
+
+}  // namespace detail
+
 /// The per-layout combination (see step.hpp's file comment for the formula). Throws
 /// `invalid_spec` naming the input when a time comes out infinite or NaN.
 inline step_timing combine_step(const step_environment& env, const group_terms& x,
@@ -721,224 +1060,22 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   const auto d = x.sizes.dp;
   step_timing r;
   const std::size_t sp = c.sequence_parallel ? 1 : 0;
-  const auto counts = tp_collectives_per_layer(c.recompute, c.sequence_parallel);
-  r.tp_collectives_per_layer = counts.all_reduce + counts.reduce_scatter + counts.all_gather;
-  // MLA's attention input side (batch_stage): its collectives replace the dense layer's one
-  // all-reduce of b·s·h backward (no SP), or its all-gather per forward pass (2 with full
-  // recomputation) and reduce-scatter backward (SP). The same change in an MoE layer.
-  const double forward_passes = c.recompute == recompute_mode::full ? 2.0 : 1.0;
-  seconds mla_tp_change{};
-  if (is_mla(env.model.mla)) {
-    const double n = y.mla_in_collectives[sp];
-    r.tp_collectives_per_layer += sp == 1 ? (forward_passes + 1.0) * (n - 1.0) : n - 1.0;
-    if (t > 1) {
-      mla_tp_change = sp == 1
-                          ? forward_passes * (y.mla_in_all_gather - y.tp_sp_all_gather.cost.time) +
-                                (y.mla_in_reduce_scatter - y.tp_reduce_scatter.cost.time)
-                          : y.mla_in_all_reduce - y.tp_all_reduce.cost.time;
-    }
+  const detail::tp_layer_comm tp = detail::tp_comm_of_layer(env, y, c, t, r);
+  detail::layer_times l;
+  detail::dense_layer_and_ends(l, env, x, y, c, tp.time);
+  if (is_moe(env.model.moe)) {  // all zero for a dense model
+    detail::moe_layer_times(l, env, y, c, t, tp, r);
   }
-  // Selective recomputation's modules rerun their forward with its collectives (Megatron-Core
-  // core_v0.16.0 checkpoints the whole module): mlp the dense MLP's (its all-reduce, or under
-  // SP its all-gather and reduce-scatter, are fc1's and fc2's own), moe the MoE layer's
-  // dispatch and combine and its ETP gathers (below).
-  const bool modules_rerun =
-      c.recompute == recompute_mode::selective && opt.selective == selective_policy::attention_core;
-  const bool rerun_mlp = modules_rerun && opt.recompute.has(recompute_module::mlp);
-  const bool rerun_moe = modules_rerun && opt.recompute.has(recompute_module::moe);
-  if (rerun_mlp) {
-    r.tp_collectives_per_layer += sp == 1 ? 2.0 : 1.0;
-  }
-  seconds tp_layer{};
-  if (t > 1) {
-    tp_layer = counts.all_reduce * y.tp_all_reduce.cost.time +
-               counts.reduce_scatter * y.tp_reduce_scatter.cost.time +
-               counts.all_gather * y.tp_sp_all_gather.cost.time + mla_tp_change;
-    if (rerun_mlp) {
-      tp_layer += sp == 1 ? y.tp_sp_all_gather.cost.time + y.tp_reduce_scatter.cost.time
-                          : y.tp_all_reduce.cost.time;
-    }
-    r.tp_algorithm =
-        counts.all_reduce > 0 ? y.tp_all_reduce.algorithm : y.tp_reduce_scatter.algorithm;
-  }
-  r.tp_comm_per_layer = tp_layer;
-  // Userbuffers also exchange over NVLink only (Transformer Engine's initialize_ub maps the TP
-  // group's buffers by CUDA IPC within the NVLink domain): a TP group across domains is not
-  // overlapped.
-  const double tp_overlap =
-      opt.tp_overlap_needs_sp && (!c.sequence_parallel || x.tp_group.spans_nodes())
-          ? 0.0
-          : opt.tp_overlap;
-  // A layer's kernels with MLA's duplicated down projections, which SP puts on s/t tokens.
-  const layer_compute dense_kernels = y.kernels.plus(y.mla_down[sp]);
-  const layer_compute moe_kernels = y.moe_kernels.plus(y.mla_down[sp]);
-  const seconds layer_compute =
-      dense_kernels.total(c.recompute, opt.selective, opt.recompute.modules) +
-      dense_kernels.grad_accumulation;
-  // Overlap hides a share of the TP collectives, but at most the compute they overlap with:
-  // exposed = comm − hidden, hidden <= compute.
-  const seconds tp_exposed = exposed_after_overlap(tp_layer, tp_overlap, layer_compute);
-  // The output layer on the last stage: logits, loss, the TP collectives of its input (hidden
-  // behind its GEMMs by tp_overlap as the layers' are) and the cross-entropy's all-reduces
-  // (batch_stage), which wait on the loss's own kernels: exposed.
-  const seconds logits_tp =
-      exposed_after_overlap(y.output_tp[sp], tp_overlap, y.logits) + y.cross_entropy_tp;
-  // The embedding's TP collectives on the first stage (batch_stage): no GEMM to hide behind.
-  const seconds embedding_tp = y.embedding_tp[sp];
-  // The MTP modules on the last stage (their layers are among x.last_layers): per module the
-  // projection 2h → h with its norms and TP collectives, and one more output layer and loss
-  // (gpt_model.py _postprocess: output_layer and compute_language_model_loss per module).
-  const double mtp = static_cast<double>(env.model.mtp_layers);
-  const seconds mtp_tp =
-      exposed_after_overlap(y.mtp_projection_tp[sp], tp_overlap, y.mtp_projection);
-  const seconds output_compute = (1.0 + mtp) * y.logits + mtp * y.mtp_projection;
-  // Each MTP module embeds its shifted tokens with the shared embedding (multi_token_prediction.py
-  // MultiTokenPredictionLayer: the LanguageModelEmbedding, its TP collectives included).
-  const seconds output_tp = (1.0 + mtp) * logits_tp + mtp * (mtp_tp + embedding_tp);
-
-  // An MoE layer (moe_layer.hpp): the attention's half of the TP collectives, the shared
-  // experts' half when there are any, the ETP gather and reduce-scatter of the routed copies,
-  // and 2 all-to-alls forward, 2 backward (and 2 more when full recomputation reruns the
-  // forward). All zero for a dense model.
-  seconds moe_compute{}, moe_tp_exposed{}, ep_exposed{};
-  if (is_moe(env.model.moe)) {
-    moe_compute = moe_kernels.total(c.recompute, opt.selective, opt.recompute.modules) +
-                  moe_kernels.grad_accumulation;
-    const double half_ar = 0.5 * counts.all_reduce;
-    const double half_rs = 0.5 * counts.reduce_scatter;
-    const double half_ag = 0.5 * counts.all_gather;
-    const double shared = env.model.moe.shared_experts > 0 ? 1.0 : 0.0;
-    // AG+RS pairs and dispatch+combine pairs: forward, backward, and a rerun forward.
-    const double passes = c.recompute == recompute_mode::full || rerun_moe ? 3.0 : 2.0;
-    seconds moe_tp{};
-    if (t > 1) {
-      moe_tp =
-          (half_ar * y.tp_all_reduce.cost.time + shared * half_ar * y.tp_all_reduce.cost.time) +
-          (half_rs * y.tp_reduce_scatter.cost.time +
-           shared * half_rs * y.tp_reduce_scatter.cost.time) +
-          (half_ag * y.tp_all_gather.cost.time + shared * half_ag * y.tp_all_gather.cost.time) +
-          mla_tp_change;
-    }
-    moe_tp += passes * y.etp_reduce_scatter.cost.time + passes * y.etp_all_gather.cost.time;
-    moe_tp_exposed = exposed_after_overlap(moe_tp, tp_overlap, moe_compute);
-    r.moe_tp_comm_per_layer = moe_tp;
-    r.ep_all_to_alls_per_layer = 2.0 * passes;
-    r.ep_comm_per_layer = r.ep_all_to_alls_per_layer * y.dispatch.cost.time;
-    // Megatron's --overlap-moe-expert-parallel-comm runs one micro-batch's all-to-alls behind
-    // another's compute (combined 1F1B): hidden up to the layer's compute.
-    ep_exposed = opt.experts.overlap_comm
-                     ? exposed_after_overlap(r.ep_comm_per_layer, 1.0, moe_compute)
-                     : r.ep_comm_per_layer;
-  }
-  const seconds moe_per_layer = moe_compute + moe_tp_exposed + ep_exposed;
-
+  l.moe_per_layer = l.moe_compute + l.moe_tp_exposed + l.ep_exposed;
   // The slowest stage paces the m micro-batches; the bubble costs (p−1)/v of an average stage.
-  const seconds per_layer = layer_compute + tp_exposed;
-  struct stage_load {
-    double dense = 0.0, moe = 0.0;  // layers without and with experts
-    [[nodiscard]] constexpr seconds compute(seconds dense_layer, seconds moe_layer) const {
-      return dense * dense_layer + moe * moe_layer;
-    }
-  };
-  const auto load_of = [](std::int64_t layers, std::int64_t moe) {
-    return stage_load{static_cast<double>(layers - moe), static_cast<double>(moe)};
-  };
-  const stage_load first = load_of(x.first_layers, x.moe_first);
-  const stage_load middle = p > 2 ? load_of(x.split.middle, x.moe_middle) : stage_load{};
-  const stage_load last = load_of(x.last_layers, x.moe_last);
-  // The slowest stage without the output layer: the first holds the embedding too (with p = 1
-  // the one stage is first and last, and holds both ends).
-  const seconds first_end = p > 1 ? embedding_tp : seconds{};
-  const seconds last_end = output_tp + (p > 1 ? seconds{} : embedding_tp);
-  const bool middle_is_slower = middle.compute(per_layer, moe_per_layer) >
-                                first.compute(per_layer, moe_per_layer) + first_end;
-  const stage_load& inner = middle_is_slower ? middle : first;
-  const seconds inner_end = middle_is_slower ? seconds{} : first_end;
-  const bool last_is_slowest = last.compute(per_layer, moe_per_layer) + output_compute + last_end >=
-                               inner.compute(per_layer, moe_per_layer) + inner_end;
-  const stage_load& slow = last_is_slowest ? last : inner;
-  const seconds stage_compute =
-      slow.compute(layer_compute, moe_compute) + (last_is_slowest ? output_compute : seconds{});
-  const seconds stage_tp =
-      slow.compute(tp_exposed, moe_tp_exposed) + (last_is_slowest ? last_end : inner_end);
-  const seconds stage_ep = slow.moe * ep_exposed;
-  const seconds slowest = stage_compute + stage_tp + stage_ep;
-  const double fp = static_cast<double>(p);
-  const auto moe_total = moe_layers(env.model) + mtp_moe_layers(env.model);
-  const auto layers_total = env.model.layers + env.model.mtp_layers;
-  const seconds average = static_cast<double>(layers_total - moe_total) / fp * per_layer +
-                          static_cast<double>(moe_total) / fp * moe_per_layer +
-                          (output_compute + output_tp + embedding_tp) / fp;
+  l.per_layer = l.dense_compute + l.tp_exposed;
+  const detail::slowest_stage st = detail::slowest_stage_of(x, l);
+  const seconds average = detail::average_stage_time(env, l, p);
   const seconds p2p = p > 1 ? 2.0 * static_cast<double>(c.vpp) * y.p2p_one[sp] : seconds{};
   const double fm = static_cast<double>(y.micro_batches);
   r.bubble = bubble_stages(p, c.vpp) * (average + p2p);
-
-  // Data parallelism: one gradient sync per step (gradient accumulation), gradients of this
-  // GPU's parameters in the stack's dtype; ZeRO-1/distributed optimizer: reduce-scatter of the
-  // gradients + all-gather of the 16-bit weights.
   if (d > 1 || x.expert_dp_group.ranks > 1) {
-    const double f = opt.dp_overlap;
-    // The windows the sync can hide in, on the stage that finishes last: the first one (with
-    // p = 1 the only one). In 1F1B every stage ends with the backward of the last micro-batch,
-    // and stage 0 runs it after all the others (Megatron-Core core_v0.16.0,
-    // pipeline_parallel/schedules.py, the cooldown backward passes), so the other stages'
-    // syncs end before its own. The gradient reduction hides behind that last backward (the
-    // buckets' reduce-scatters or all-reduces launch as the backward fills them); the
-    // parameter all-gather of --overlap-param-gather behind the next step's first forward
-    // (distrib_optimizer.py step_with_ready_grads: "asynchronous all-gathers that get
-    // overlapped with the next forward pass", waited on bucket by bucket in
-    // distributed_data_parallel.py's forward pre-hook). Each pass's share of the TP
-    // collectives is taken as a third (2 of the 6 with full recomputation; an approximation
-    // for the other modes).
-    const seconds backward = first.compute(dense_kernels.backward + tp_exposed / 3.0,
-                                           moe_kernels.backward + moe_tp_exposed / 3.0);
-    const seconds forward = first.compute(dense_kernels.forward() + tp_exposed / 3.0,
-                                          moe_kernels.forward() + moe_tp_exposed / 3.0);
-    // The gradient reduction of a sharded step: reduce-scatters, and under HSDP the replicas'
-    // all-reduce of each shard after them.
-    const seconds reduce = x.dp_reduce_scatter.cost.time + x.edp_reduce_scatter.cost.time +
-                           x.dp_replica_all_reduce.cost.time + x.edp_replica_all_reduce.cost.time;
-    if (c.zero == zero_stage::none) {
-      r.dp_sync = x.dp_all_reduce.cost.time + x.edp_all_reduce.cost.time;
-      r.dp_algorithm = x.dp_all_reduce.algorithm;
-      r.dp_comm = r.dp_sync - f * min(r.dp_sync, backward);
-    } else if (c.zero == zero_stage::optimizer) {
-      // The distributed optimizer reduce-scatters the gradients (the stack's dtype) and
-      // all-gathers the updated 16-bit weights, once per step.
-      // The reduce-scatters hide behind the last backward, the all-gather (unless only
-      // --overlap-grad-reduce is on) behind the next forward.
-      const seconds rs = reduce;
-      const seconds ag = x.dp_all_gather.cost.time + x.edp_all_gather.cost.time;
-      r.dp_sync = rs + ag;
-      r.dp_algorithm = x.dp_reduce_scatter.algorithm;
-      const double f_ag = opt.overlap_grad_reduce_only ? 0.0 : f;
-      r.dp_comm = (rs - f * min(rs, backward)) + (ag - f_ag * min(ag, forward));
-    } else if (c.zero == zero_stage::gradients) {
-      // ZeRO-2 keeps only this rank's shard of the gradients, so every micro-batch's gradients
-      // are reduce-scattered as its backward produces them (m times a step, each hidden behind
-      // that backward by `dp_overlap`), and the updated weights are all-gathered once.
-      const seconds rs = reduce;
-      const seconds ag = x.dp_all_gather.cost.time + x.edp_all_gather.cost.time;
-      r.dp_algorithm = x.dp_reduce_scatter.algorithm;
-      r.dp_sync = fm * rs + ag;
-      r.dp_comm = fm * (rs - f * min(rs, backward)) + ag;
-    } else {
-      // ZeRO-3 also shards the weights: every micro-batch all-gathers them before its forward
-      // and again before its backward (recomputation, when on, reuses the second gather), and
-      // reduce-scatters the gradients: 3 half-all-reduces per micro-batch, hidden behind that
-      // micro-batch's compute by `dp_overlap_zero3` (Rajbhandari et al. 2020, Sec. 7.2.2: 1.5x
-      // the all-reduce traffic per gradient sync). FSDP2 with PP keeps the weights gathered
-      // from forward to backward: one gather (zero3_gathers_per_micro_batch).
-      const double gathers = zero3_gathers_per_micro_batch(profile_of(opt.stack), p);
-      const seconds per_micro_batch =
-          gathers * (x.dp_all_gather.cost.time + x.edp_all_gather.cost.time) + reduce;
-      r.dp_algorithm = x.dp_reduce_scatter.algorithm;
-      r.dp_sync = fm * per_micro_batch;
-      const seconds hideable = opt.overlap_grad_reduce_only ? reduce : per_micro_batch;
-      r.dp_comm =
-          fm * (per_micro_batch -
-                opt.dp_overlap_zero3 * min(hideable, last.compute(layer_compute, moe_compute)));
-    }
+    detail::data_parallel_comm(r, opt, x, c, fm, detail::dp_windows_of(l, st));
   }
   r.dp_comm += x.embedding;
   if (c.sequence_parallel) {
@@ -946,15 +1083,15 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   }
   // Optimizer: memory-bound over this GPU's (ZeRO-partitioned) parameters.
   r.optimizer = c.zero == zero_stage::none ? x.optimizer_full : x.optimizer_sharded;
-  r.compute = fm * stage_compute;
-  r.tp_comm = fm * stage_tp;
-  r.ep_comm = fm * stage_ep;
+  r.compute = fm * st.compute;
+  r.tp_comm = fm * st.tp;
+  r.ep_comm = fm * st.ep;
   // Interleaved: the steady state's sends and receives run beside the micro-batch's compute
   // (capped by it); the bubble's warm-up and flush keep theirs.
   const seconds p2p_exposed =
-      c.vpp > 1 ? exposed_after_overlap(p2p, opt.p2p_overlap, slowest) : p2p;
+      c.vpp > 1 ? exposed_after_overlap(p2p, opt.p2p_overlap, st.time) : p2p;
   r.p2p = fm * p2p_exposed;
-  r.step_time = fm * (slowest + p2p_exposed) + r.bubble + r.dp_comm + r.optimizer;
+  r.step_time = fm * (st.time + p2p_exposed) + r.bubble + r.dp_comm + r.optimizer;
   // A non-finite part makes the step time non-finite (every part enters it with a factor >= 1);
   // the two figures before overlap are checked on their own.
   if (!std::isfinite(r.step_time.value()) || !std::isfinite(r.tp_comm_per_layer.value()) ||
