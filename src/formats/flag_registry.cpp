@@ -45,17 +45,21 @@ constexpr flag_spec flags[] = {
      "P: attention dropout (Megatron's default 0.1); 0 keeps no mask or copy of the unfused "
      "softmax output"},
     {"--head-dim", '\0', "", value_kind::count, "", "", "/model/head_dim", cmd::job | cmd::model,
-     "per-head width (Megatron --kv-channels; over the --model's, else h/heads)"},
+     "per-head width of queries, keys and values (Megatron --kv-channels, HF head_dim; over the "
+     "--model's, else h/heads)"},
     {"--ffn", '\0', "", value_kind::count, "", "", "/model/ffn", cmd::job | cmd::model,
      "MLP inner size (over the --model's, else 4h)"},
     {"--vocab", '\0', "", value_kind::count, "", "", "/model/vocab", cmd::job | cmd::model,
      "V: vocabulary size (over the --model's)"},
     {"--experts", '\0', "", value_kind::count, "", "", "/model/experts", cmd::job | cmd::model,
-     "E: routed experts per MoE layer"},
+     "E: routed experts per MoE layer (Megatron --num-experts; HF n_routed_experts, "
+     "num_local_experts or num_experts)"},
     {"--top-k", '\0', "", value_kind::count, "", "", "/model/top_k", cmd::job | cmd::model,
-     "k: routed experts each token visits"},
+     "k: routed experts each token visits (Megatron --moe-router-topk, HF num_experts_per_tok)"},
     {"--expert-ffn", '\0', "", value_kind::count, "", "", "/model/expert_ffn",
-     cmd::job | cmd::model, "inner size of one routed expert"},
+     cmd::job | cmd::model,
+     "inner size of one routed expert (Megatron --moe-ffn-hidden-size; HF moe_intermediate_size, "
+     "Mixtral's intermediate_size)"},
     {"--shared-expert-ffn", '\0', "", value_kind::count, "", "", "/model/shared_expert_ffn",
      cmd::job | cmd::model,
      "inner size of all shared experts together (Megatron --moe-shared-expert-intermediate-size)"},
