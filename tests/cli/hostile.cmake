@@ -37,7 +37,7 @@ tpcost_cli_case("hostile: an HBM bandwidth of 1e-300 B/s is named, not the peak"
   STDERR "--memory-bandwidth: makes the compute time infinite")
 tpcost_cli_case("hostile: plan over a 1e-320 B/s inter-node link ranks no inf s layout"
   ARGS plan ${h100} --gpus 64 -G 64 --inter-bandwidth 1e-320B/s RC 2
-  STDERR "--inter-bandwidth: makes the [A-Za-z ]+ time (NaN|infinite)")
+  STDERR "--inter-bandwidth: makes the [A-Za-z0-9 -]+ time (NaN|infinite)")
 
 # Files: a bounded, non-recursive echo; numbers beyond a double; deep nesting; header counts.
 tpcost_cli_case("hostile: HF config with 1e400"
