@@ -36,8 +36,7 @@ void report(const char* name, const nlohmann::json& rows, bool blackwell) {
   // Leave-one-out error per group of rows (the constant each group pins).
   struct group {
     const char* prefix;
-    double sum = 0.0, worst = 0.0;
-    int n = 0;
+    error_summary loo;
   };
   group groups[] = {{"dgxc-v25.02-nemotron4-15b-bf16"},
                     {"dgxc-v25.02-nemotron4-15b-fp8"},
@@ -56,17 +55,15 @@ void report(const char* name, const nlohmann::json& rows, bool blackwell) {
                 x.bf16_matmul, x.fp8_matmul, x.attention, 100 * in_sample[i].error, 100 * e);
     for (auto& g : groups) {
       if (in_sample[i].id.rfind(g.prefix, 0) == 0) {
-        g.sum += std::fabs(e);
-        g.worst = std::max(g.worst, std::fabs(e));
-        ++g.n;
+        g.loo.add(e);
       }
     }
   }
   std::printf("\n");
   for (const auto& g : groups) {
-    if (g.n > 0) {
-      std::printf("leave-one-out, %s (%d rows): mean |error| %.1f%%, worst %.1f%%\n", g.prefix, g.n,
-                  100 * g.sum / g.n, 100 * g.worst);
+    if (g.loo.n > 0) {
+      std::printf("leave-one-out, %s (%d rows): mean |error| %.1f%%, worst %.1f%%\n", g.prefix,
+                  g.loo.n, 100 * g.loo.mean(), 100 * g.loo.worst);
     }
   }
   std::printf("\n");

@@ -13,6 +13,7 @@
 
 #include "cp_fp8_rows.hpp"
 #include "gb300_b200_torchtitan_rows.hpp"
+#include "error_summary.hpp"
 #include "golden_section.hpp"
 #include "moe_dev_rows.hpp"
 

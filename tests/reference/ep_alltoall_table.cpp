@@ -5,19 +5,7 @@
 #include <cstdio>
 
 #include "ep_alltoall.hpp"
-
-namespace {
-struct summary {
-  double sum = 0.0, worst = 0.0;
-  int n = 0;
-  void add(double e) {
-    sum += std::fabs(e);
-    worst = std::fmax(worst, std::fabs(e));
-    ++n;
-  }
-  [[nodiscard]] double mean() const { return n > 0 ? sum / n : 0.0; }
-};
-}  // namespace
+#include "error_summary.hpp"
 
 int main() {
   using namespace tpcost;
@@ -25,7 +13,7 @@ int main() {
   const auto rows = evaluate_table_7(true);
   std::printf("%-8s %-12s %-10s %4s %6s %12s %12s %8s %12s %8s\n", "op", "GPUs", "dispatcher", "EP",
               "nodes", "measured us", "model us", "error", "LOO us", "LOO");
-  summary all, loo, by[2], by_loo[2];
+  test::error_summary all, loo, by[2], by_loo[2];
   for (const auto& r : rows) {
     const bool hybrid = r.dispatcher == token_dispatcher::deep_ep;
     std::printf("%-8s %-12s %-10s %4lld %6s %12.0f %12.0f %+7.1f%% %12.0f %+7.1f%%\n", r.op.c_str(),

@@ -14,21 +14,6 @@
 using namespace tpcost;
 using namespace tpcost::test;
 
-namespace {
-
-struct summary {
-  double sum = 0.0, worst = 0.0;
-  int n = 0;
-  void add(double e) {
-    sum += std::fabs(e);
-    worst = std::max(worst, std::fabs(e));
-    ++n;
-  }
-  [[nodiscard]] double mean() const { return n > 0 ? sum / n : 0.0; }
-};
-
-}  // namespace
-
 int main() {
   const auto all = moe_dev_runs();
   nlohmann::json bf16 = nlohmann::json::array();
@@ -44,7 +29,7 @@ int main() {
   std::printf(
       "| row | precision | measured TFLOP/s | no host time | error | fitted | error | "
       "leave-one-out fit, ms | LOO error |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
-  summary s_without, s_without_low, s_fit, s_loo, s_low;
+  test::error_summary s_without, s_without_low, s_fit, s_loo, s_low;
   double loo_min = 1e9, loo_max = 0.0;
   std::size_t b = 0;
   for (std::size_t i = 0; i < all.size(); ++i) {

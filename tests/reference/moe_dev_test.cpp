@@ -8,6 +8,7 @@
 
 #include "cp_fp8_rows.hpp"
 #include "moe_cp_dev_rows.hpp"
+#include "error_summary.hpp"
 #include "moe_dev_rows.hpp"
 
 using namespace tpcost;
@@ -15,26 +16,17 @@ using namespace tpcost::test;
 
 namespace {
 
-struct errors {
-  double mean = 0.0, worst = 0.0;
-  int rows = 0;
-};
-
-errors summarise(const std::vector<moe_row>& rows, bool bf16) {
-  errors e;
-  double sum = 0.0;
+error_summary summarise(const std::vector<moe_row>& rows, bool bf16) {
+  error_summary e;
   for (const auto& r : rows) {
     if ((r.precision == "bf16") != bf16) {
       continue;
     }
     std::printf("%-60s %-13s measured %7.1f predicted %7.1f TFLOP/s  %+6.1f%%\n", r.id.c_str(),
                 r.precision.c_str(), r.measured, r.predicted, 100.0 * r.error());
-    sum += std::fabs(r.error());
-    e.worst = std::max(e.worst, std::fabs(r.error()));
-    ++e.rows;
+    e.add(r.error());
   }
-  e.mean = e.rows > 0 ? sum / e.rows : 0.0;
-  std::printf("mean |error| %.1f%%, worst %.1f%%\n", 100.0 * e.mean, 100.0 * e.worst);
+  std::printf("mean |error| %.1f%%, worst %.1f%%\n", 100.0 * e.mean(), 100.0 * e.worst);
   return e;
 }
 
@@ -43,16 +35,16 @@ errors summarise(const std::vector<moe_row>& rows, bool bf16) {
 TEST_CASE("MoE BF16 development rows: mean |error| <= 18%, worst <= 36% (model TFLOP/s per GPU)",
           "[reference][moe]") {
   const auto e = summarise(evaluate_moe_rows(moe_dev_runs()), true);
-  REQUIRE(e.rows == 10);
-  CHECK(e.mean <= 0.18);
+  REQUIRE(e.n == 10);
+  CHECK(e.mean() <= 0.18);
   CHECK(e.worst <= 0.36);
 }
 
 TEST_CASE("MoE FP8/MXFP8 development rows, not fitted: mean |error| <= 15%, worst <= 34%",
           "[reference][moe]") {
   const auto e = summarise(evaluate_moe_rows(moe_dev_runs()), false);
-  REQUIRE(e.rows == 10);
-  CHECK(e.mean <= 0.15);
+  REQUIRE(e.n == 10);
+  CHECK(e.mean() <= 0.15);
   CHECK(e.worst <= 0.34);
 }
 

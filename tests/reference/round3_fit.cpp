@@ -31,7 +31,7 @@ void report(const char* name, round3_fit fit) {
   std::printf(
       "| left out | eta_mm without it | in-sample error | leave-one-out error |\n"
       "|---|---|---|---|\n");
-  double sum = 0.0, worst = 0.0;
+  error_summary loo;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     auto rest = rows;
     rest.erase(i);
@@ -39,11 +39,10 @@ void report(const char* name, round3_fit fit) {
     const auto in = evaluate_round3_row(rows[i], &all);
     const double e = evaluate_round3_row(rows[i], &x).error();
     std::printf("| %s | %.3f | %+.1f%% | %+.1f%% |\n", in.id.c_str(), x, 100 * in.error(), 100 * e);
-    sum += std::fabs(e);
-    worst = std::max(worst, std::fabs(e));
+    loo.add(e);
   }
-  std::printf("\nleave-one-out: mean %.1f%%, worst %.1f%%\n\n",
-              100 * sum / static_cast<double>(rows.size()), 100 * worst);
+  std::printf("\nleave-one-out: mean %.1f%%, worst %.1f%%\n\n", 100 * loo.mean(),
+              100 * loo.worst);
 }
 
 /// The rows as tpcost priced them before the torchtitan fit: the Transformer Engine values.
@@ -64,7 +63,7 @@ void report_torchtitan() {
   std::printf(
       "| left out | kernels | eta_mm BF16 | eta_mm FP8 | eager traffic | before | in-sample | "
       "leave-one-out |\n|---|---|---|---|---|---|---|---|\n");
-  double sum = 0.0, worst = 0.0;
+  error_summary loo;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     auto rest = rows;
     rest.erase(i);
@@ -77,11 +76,10 @@ void report_torchtitan() {
                 k == kernel_stack::pytorch_eager ? "eager" : "compiled",
                 in.precision == "bf16" ? "" : ", float8", x.bf16_matmul, x.fp8_matmul,
                 x.eager_traffic, 100 * before.error(), 100 * in.error(), 100 * e);
-    sum += std::fabs(e);
-    worst = std::max(worst, std::fabs(e));
+    loo.add(e);
   }
-  std::printf("\nleave-one-out: mean %.1f%%, worst %.1f%%\n\n",
-              100 * sum / static_cast<double>(rows.size()), 100 * worst);
+  std::printf("\nleave-one-out: mean %.1f%%, worst %.1f%%\n\n", 100 * loo.mean(),
+              100 * loo.worst);
 }
 
 }  // namespace

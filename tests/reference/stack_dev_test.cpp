@@ -21,12 +21,11 @@ namespace {
 
 template <class Rows, class Error>
 std::pair<double, double> mean_worst(const Rows& rows, Error error) {
-  double sum = 0.0, worst = 0.0;
+  test::error_summary e;
   for (const auto& r : rows) {
-    sum += std::fabs(error(r));
-    worst = std::max(worst, std::fabs(error(r)));
+    e.add(error(r));
   }
-  return {sum / static_cast<double>(rows.size()), worst};
+  return {e.mean(), e.worst};
 }
 
 }  // namespace
