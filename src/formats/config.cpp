@@ -704,7 +704,7 @@ json schema_for(const config_key& key) {
       break;
     case value_kind::dtype: {
       std::string names;
-      for (const auto& n : detail::dtype_names) {
+      for (const auto& n : dtype_names) {
         names += names.empty() ? "" : "|";
         names += regex_literal(n.name, true);
       }

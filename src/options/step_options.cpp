@@ -116,8 +116,7 @@ std::string profile_note(const chosen_hardware& hw, profile_scope link) {
 }
 
 stack_choice to_stack_choice(const software_flags& f, const hardware_flags& hardware) {
-  const auto name = parse_dtype(hardware.dtype, "--dtype").name;
-  const bool fp16 = name == "fp16" || name == "float16" || name == "half";
+  const bool fp16 = dtype_kind(parse_dtype(hardware.dtype, "--dtype").name) == "fp16";
   auto choice = resolve_stack(f.stack, f.attention, f.tp_overlap, f.dp_overlap, fp16);
   choice.options.mfu_flops = parse_flops_convention(f.mfu_flops, "--mfu-flops");
   return choice;

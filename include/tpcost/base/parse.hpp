@@ -291,34 +291,11 @@ inline double parse_fraction(std::string_view text, std::string_view field,
   detail::fail(field, text, std::string("is not a fraction; expected ") + std::string(expected));
 }
 
-namespace detail {
-struct named_dtype {
-  std::string_view name;
-  int size_bytes;
-};
-inline constexpr std::array<named_dtype, 14> dtype_names{{
-    {"fp64", 8},
-    {"float64", 8},
-    {"fp32", 4},
-    {"float32", 4},
-    {"float", 4},
-    {"tf32", 4},
-    {"bf16", 2},
-    {"bfloat16", 2},
-    {"fp16", 2},
-    {"float16", 2},
-    {"half", 2},
-    {"fp8", 1},
-    {"e4m3", 1},
-    {"e5m2", 1},
-}};
-}  // namespace detail
-
 /// An element type by name (fp32, tf32, bf16, fp16, fp8, ...) or by its size in bytes (1..16).
 /// tf32 is stored in 4 bytes, so it counts as 4 on the wire.
 inline dtype parse_dtype(std::string_view text, std::string_view field) {
   const auto trimmed = detail::trim(text);
-  for (const auto& n : detail::dtype_names) {
+  for (const auto& n : dtype_names) {
     if (detail::ends_with(trimmed, n.name, true) && trimmed.size() == n.name.size()) {
       return dtype{std::string(n.name), n.size_bytes};
     }

@@ -900,34 +900,10 @@ inline std::string preset_suggestion(std::string_view name) {
                             std::span<const interconnect_preset>(interconnect_presets));
 }
 
-/// Which of a preset's peak rates a compute dtype runs at: the parse.hpp names fp64/float64,
-/// fp32/float32/float (the vector rate, without tensor cores: PyTorch's default for matmuls
-/// since 1.12, torch.backends.cuda.matmul.allow_tf32 = False), tf32 (TF32 tensor cores; also
-/// 4 bytes on the wire), bf16/bfloat16, fp16/float16/half, fp8/e4m3/e5m2. Empty for a dtype
-/// given as a byte count, which names no rate.
+/// Which of a preset's peak rates a compute dtype runs at: its kind (dtype.hpp), fp64, fp32, tf32,
+/// bf16, fp16 or fp8. Empty for a dtype given as a byte count, which names no rate.
 inline std::optional<std::string_view> peak_rate_name(const dtype& type) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 14> names{{
-      {"fp64", "fp64"},
-      {"float64", "fp64"},
-      {"fp32", "fp32"},
-      {"float32", "fp32"},
-      {"float", "fp32"},
-      {"tf32", "tf32"},
-      {"bf16", "bf16"},
-      {"bfloat16", "bf16"},
-      {"fp16", "fp16"},
-      {"float16", "fp16"},
-      {"half", "fp16"},
-      {"fp8", "fp8"},
-      {"e4m3", "fp8"},
-      {"e5m2", "fp8"},
-  }};
-  for (const auto& [name, rate] : names) {
-    if (type.name == name) {
-      return rate;
-    }
-  }
-  return std::nullopt;
+  return dtype_kind(type.name);
 }
 
 /// The GPU's dense peak rate for the compute dtype `type` (see peak_rate_name), with its

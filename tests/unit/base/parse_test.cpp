@@ -60,6 +60,22 @@ TEST_CASE("Dtypes read names (any case) and byte counts", "[parse]") {
   CHECK_THROWS_AS(parse_dtype("", "f"), parse_error);
 }
 
+TEST_CASE("Every spelling of a dtype has its kind, and a byte count has none", "[parse]") {
+  for (const char* fp16 : {"fp16", "FLOAT16", "Half"}) {
+    CAPTURE(fp16);
+    CHECK(dtype_kind(parse_dtype(fp16, "f").name) == std::optional<std::string_view>("fp16"));
+  }
+  CHECK(dtype_kind(parse_dtype("bfloat16", "f").name) == std::optional<std::string_view>("bf16"));
+  CHECK(dtype_kind(parse_dtype("e5m2", "f").name) == std::optional<std::string_view>("fp8"));
+  CHECK_FALSE(dtype_kind(parse_dtype("2", "f").name).has_value());
+  // Each kind is itself a name of its own kind, so a canonical name parses back to itself.
+  for (const auto& n : dtype_names) {
+    CAPTURE(n.name);
+    CHECK(dtype_kind(n.kind) == std::optional<std::string_view>(n.kind));
+    CHECK(parse_dtype(n.kind, "f").size_bytes == n.size_bytes);
+  }
+}
+
 TEST_CASE("Counts are plain decimal digits", "[parse]") {
   CHECK(parse_count("2048", "f") == 2048);
   CHECK(parse_count(" 7 ", "f") == 7);
