@@ -847,14 +847,23 @@ inline plan_search search(const plan_request& req) {
   }
   std::vector<degree_choice> pair_best(pairs.size());
   std::atomic<std::size_t> next{0};
-  std::vector<std::exception_ptr> failures(threads);  // rethrown in the calling thread
+  // A worker's failure and the pair it failed on. The one rethrown (in the calling thread) is
+  // the failure of the first pair in search order, as one thread would meet it: a worker that
+  // fails stops the others taking new pairs, but every pair before it was taken already (the
+  // counter only grows) and is searched to its end, so the message does not depend on timing.
+  struct failure {
+    std::size_t pair = 0;
+    std::exception_ptr error;
+  };
+  std::vector<failure> failures(threads);
   const auto work = [&](unsigned w) {
+    std::size_t i = next.fetch_add(1);
     try {
-      for (std::size_t i = next.fetch_add(1); i < pairs.size(); i = next.fetch_add(1)) {
+      for (; i < pairs.size(); i = next.fetch_add(1)) {
         search_pair(req, env, pairs[i], partials[w], pair_best[i]);
       }
     } catch (...) {
-      failures[w] = std::current_exception();
+      failures[w] = {.pair = i, .error = std::current_exception()};
       next = pairs.size();
     }
   };
@@ -871,10 +880,14 @@ inline plan_search search(const plan_request& req) {
       thread.join();
     }
   }
-  for (const auto& failure : failures) {
-    if (failure) {
-      std::rethrow_exception(failure);
+  const failure* first = nullptr;
+  for (const auto& f : failures) {
+    if (f.error && (first == nullptr || f.pair < first->pair)) {
+      first = &f;
     }
+  }
+  if (first != nullptr) {
+    std::rethrow_exception(first->error);
   }
 
   // Deterministic merge: the union of every worker's best k, in the total order.
