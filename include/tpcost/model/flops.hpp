@@ -46,6 +46,7 @@
 #include "tpcost/model/op_checkpoint.hpp"
 #include "tpcost/model/parallelism.hpp"
 #include "tpcost/model/published_flops.hpp"
+#include "tpcost/model/recompute_recipe.hpp"
 
 namespace tpcost {
 
@@ -155,6 +156,48 @@ constexpr flops recompute_flops_per_token(
   return fwd.layers();
 }
 
+/// The forward FLOPs per token that selective recomputation of `modules` (recompute_recipe.hpp
+/// bits) runs again, all layers together, as Megatron-Core core_v0.16.0 checkpoints the modules
+/// (compute_model.hpp's `selective_recompute` times the same modules): core_attn the attention
+/// core; mlp a dense layer's MLP; moe an MoE layer's whole block (router, routed and shared
+/// experts); shared_experts its shared experts alone; mla_up_proj MLA's up projections. moe_act
+/// and layernorm rerun element-wise kernels, which FLOPs do not count. core_attn is the
+/// attention term of recompute_flops_per_token (MTP layers included); the other modules count
+/// the L transformer layers only.
+constexpr flops recomputed_module_flops_per_token(const transformer_spec& spec, std::int64_t seq,
+                                                  unsigned modules) {
+  const auto has = [&](recompute_module m) { return (modules & static_cast<unsigned>(m)) != 0U; };
+  const auto layers = static_cast<double>(spec.layers);
+  const auto moe_count = static_cast<double>(moe_layers(spec));
+  double per_token = 0.0;
+  flops rerun{};
+  if (has(recompute_module::core_attn)) {
+    rerun = forward_flops_per_token(spec, seq).attention;  // recompute_flops_per_token's term
+  }
+  if (has(recompute_module::mlp)) {
+    per_token += (layers - moe_count) * detail::mlp_flops_per_layer(spec, false);
+  }
+  if (has(recompute_module::moe)) {
+    per_token += moe_count * detail::mlp_flops_per_layer(spec, true);
+  } else if (has(recompute_module::shared_experts) && moe_count > 0.0) {
+    const auto h = static_cast<double>(spec.hidden);
+    const auto m = static_cast<double>(mlp_matrices(spec));
+    per_token += moe_count * 2.0 * m * h *
+                 static_cast<double>(spec.moe.shared_experts * shared_ffn_of(spec.moe));
+  }
+  if (has(recompute_module::mla_up_proj) && is_mla(spec.mla)) {
+    const auto& mla = spec.mla;
+    const auto heads = static_cast<double>(spec.heads);
+    const double q_up = mla.q_lora_rank > 0 ? static_cast<double>(mla.q_lora_rank) * heads *
+                                                  static_cast<double>(mla_qk_head_dim(mla))
+                                            : 0.0;
+    const double kv_up = static_cast<double>(mla.kv_lora_rank) * heads *
+                         static_cast<double>(mla.qk_nope_head_dim + mla.v_head_dim);
+    per_token += layers * 2.0 * (q_up + kv_up);
+  }
+  return rerun + per_token * units::FLOP;
+}
+
 /// One dense layer's forward FLOPs per token, by term (the header comment's three lines).
 struct layer_token_flops {
   flops projections{};  ///< 4h² + 4h·kv_dim
@@ -227,18 +270,23 @@ struct step_flops {
 /// Model and hardware FLOPs of one step: per-token FLOPs × G·s tokens. Under the `megatron`
 /// convention the model FLOPs are Megatron-LM's count, and the hardware FLOPs that count plus
 /// the recomputed work (which Megatron-LM does not count).
-constexpr step_flops flops_per_step(const transformer_spec& spec, std::int64_t global_batch,
-                                    std::int64_t seq, recompute_mode mode,
-                                    flops_convention convention = flops_convention::full,
-                                    selective_policy policy = selective_policy::attention_core) {
+/// `modules`: what selective recomputation reruns under the attention-core policy (Megatron-Core's
+/// recompute_modules; default core_attn alone), counted by recomputed_module_flops_per_token.
+constexpr step_flops flops_per_step(
+    const transformer_spec& spec, std::int64_t global_batch, std::int64_t seq, recompute_mode mode,
+    flops_convention convention = flops_convention::full,
+    selective_policy policy = selective_policy::attention_core,
+    unsigned modules = static_cast<unsigned>(recompute_module::core_attn)) {
   const double tokens = static_cast<double>(global_batch) * static_cast<double>(seq);
   const flops model = convention == flops_convention::full
                           ? model_flops_per_token(spec, seq)
                           : megatron_model_flops_per_token(spec, seq);
-  return step_flops{
-      .model = tokens * model,
-      .hardware = tokens * (model + recompute_flops_per_token(spec, seq, mode, policy)),
-  };
+  const bool by_module = mode == recompute_mode::selective &&
+                         policy == selective_policy::attention_core &&
+                         modules != static_cast<unsigned>(recompute_module::core_attn);
+  const flops rerun = by_module ? recomputed_module_flops_per_token(spec, seq, modules)
+                                : recompute_flops_per_token(spec, seq, mode, policy);
+  return step_flops{.model = tokens * model, .hardware = tokens * (model + rerun)};
 }
 
 /// Narayanan et al. 2021 eq. (3) as printed, from L, h, V and s only (GPT: f = 4h, no GQA):

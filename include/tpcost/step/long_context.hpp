@@ -316,8 +316,7 @@ inline long_context_result evaluate_long_context_step(const long_context_inputs&
   }
 
   // FLOPs and utilisation of the real model (sequences of s tokens, G of them).
-  r.step.flops = flops_per_step(s.model, s.par.global_batch, s.model.seq, s.par.recompute,
-                                s.options.mfu_flops, s.options.selective);
+  r.step.flops = recipe_flops_per_step(s.model, s.par, s.options);
   const double n = static_cast<double>(r.gpus);
   r.step.tokens_per_second =
       static_cast<double>(s.par.global_batch * s.model.seq) / r.step.step_time.value();

@@ -183,6 +183,22 @@ step_environment environment_of(const Inputs& in) {
           .options = in.options};
 }
 
+/// The model and hardware FLOPs of a step as its recipe runs it: the hardware FLOPs count what
+/// selective recomputation's modules rerun (flops_per_step), and with block recomputation the
+/// forward of the block_recompute_share of the layers only.
+inline step_flops recipe_flops_per_step(const transformer_spec& model, const parallel_config& par,
+                                        const step_options& options) {
+  auto f = flops_per_step(model, par.global_batch, model.seq, par.recompute, options.mfu_flops,
+                          options.selective, options.recompute.modules);
+  const double recomputed = block_recompute_share(model, par, options.recompute);
+  if (recomputed < 1.0) {
+    const auto plain = flops_per_step(model, par.global_batch, model.seq, recompute_mode::none,
+                                      options.mfu_flops, options.selective);
+    f.hardware = recomputed * f.hardware + (1.0 - recomputed) * plain.hardware;
+  }
+  return f;
+}
+
 /// Validates the inputs (throws `invalid_spec` naming the field) and evaluates one step: the
 /// stages of stages.hpp, and the report around them.
 inline step_result evaluate_step(const step_inputs& in) {
@@ -266,13 +282,7 @@ inline step_result evaluate_step(const step_inputs& in) {
   r.time.dp_comm = timing.dp_comm;
   r.time.optimizer = timing.optimizer;
 
-  r.flops = flops_per_step(model, par.global_batch, model.seq, par.recompute, in.options.mfu_flops,
-                           in.options.selective);
-  if (recomputed < 1.0) {
-    const auto plain = flops_per_step(model, par.global_batch, model.seq, recompute_mode::none,
-                                      in.options.mfu_flops, in.options.selective);
-    r.flops.hardware = recomputed * r.flops.hardware + (1.0 - recomputed) * plain.hardware;
-  }
+  r.flops = recipe_flops_per_step(model, par, in.options);
   const double n = static_cast<double>(r.gpus);
   r.tokens_per_second = static_cast<double>(par.global_batch * model.seq) / r.step_time.value();
   r.model_flops_per_gpu = r.flops.model / r.step_time / n;

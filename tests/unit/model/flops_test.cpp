@@ -208,3 +208,48 @@ TEST_CASE(
     CHECK(std::string(e.detail()) == "'palm' is not one of full|megatron");
   }
 }
+
+TEST_CASE("HFU counts the forward work each recompute module reruns", "[flops][recompute]") {
+  const auto bit = [](recompute_module m) { return static_cast<unsigned>(m); };
+  const std::int64_t s = 8192;
+  SECTION("a dense model: core_attn is the attention term, mlp adds every layer's MLP") {
+    const auto spec = model_preset_named("llama-3-8b", "test").spec;
+    const auto fwd = forward_flops_per_token(spec, s);
+    CHECK(recomputed_module_flops_per_token(spec, s, bit(recompute_module::core_attn)).value() ==
+          recompute_flops_per_token(spec, s, recompute_mode::selective).value());
+    const unsigned attn_mlp = bit(recompute_module::core_attn) | bit(recompute_module::mlp);
+    CHECK_THAT(recomputed_module_flops_per_token(spec, s, attn_mlp).value(),
+               near((fwd.attention + fwd.mlp).value()));
+    // Element-wise modules rerun no matmul, and MoE modules find no MoE layer.
+    for (const auto m :
+         {recompute_module::layernorm, recompute_module::moe_act, recompute_module::moe,
+          recompute_module::shared_experts, recompute_module::mla_up_proj}) {
+      CHECK(recomputed_module_flops_per_token(spec, s, bit(m)).value() == 0.0);
+    }
+    // In a step: hardware − model = G·s·(attention + MLP) per token; model FLOPs unchanged.
+    const auto plain = flops_per_step(spec, 64, s, recompute_mode::selective);
+    const auto both = flops_per_step(spec, 64, s, recompute_mode::selective, flops_convention::full,
+                                     selective_policy::attention_core, attn_mlp);
+    CHECK(both.model.value() == plain.model.value());
+    CHECK_THAT((both.hardware - both.model).value(),
+               near(64.0 * 8192.0 * (fwd.attention + fwd.mlp).value()));
+    // The modules apply under selective recomputation only.
+    CHECK(flops_per_step(spec, 64, s, recompute_mode::none, flops_convention::full,
+                         selective_policy::attention_core, attn_mlp)
+              .hardware.value() == plain.model.value());
+  }
+  SECTION("an all-MoE model: moe reruns the whole block, router included") {
+    const auto spec = model_preset_named("qwen3-30b-a3b", "test").spec;
+    const auto fwd = forward_flops_per_token(spec, s);
+    CHECK_THAT(recomputed_module_flops_per_token(spec, s, bit(recompute_module::moe)).value(),
+               near(fwd.mlp.value()));
+    CHECK(recomputed_module_flops_per_token(spec, s, bit(recompute_module::mlp)).value() == 0.0);
+  }
+  SECTION("MLA's up projections, DeepSeek-V3 by hand") {
+    // 61 layers × 2 × (q_lora 1536 × 128 heads × (128 + 64) + kv_lora 512 × 128 × (128 + 128))
+    // = 61 × 2 × (37,748,736 + 16,777,216) = 6,652,166,144 FLOP per token.
+    const auto spec = model_preset_named("deepseek-v3", "test").spec;
+    CHECK(recomputed_module_flops_per_token(spec, s, bit(recompute_module::mla_up_proj)).value() ==
+          6652166144.0);
+  }
+}

@@ -568,3 +568,32 @@ TEST_CASE(
   CHECK_THAT(evaluate_step(in).time.dp_comm.value(),
              near(((rs - last_backward) + ag + x.embedding).value(), 1e-12));
 }
+
+TEST_CASE("The step's hardware FLOPs count the recompute recipe: modules, and block's share",
+          "[step][flops][recompute]") {
+  // 8 layers on p = 2 stages: a chunk holds c = 4 layers.
+  auto in = small_gpt(1, 2, 1, 8);
+  const auto fwd = forward_flops_per_token(in.model, in.model.seq);
+  const double tokens = 8.0 * static_cast<double>(in.model.seq);
+  const auto model_flops = evaluate_step(in).flops.model;
+  SECTION("selective with core_attn and mlp reruns the attention core and every MLP") {
+    in.par.recompute = recompute_mode::selective;
+    in.options.recompute.modules = static_cast<unsigned>(recompute_module::core_attn) |
+                                   static_cast<unsigned>(recompute_module::mlp);
+    const auto r = evaluate_step(in);
+    CHECK(r.flops.model.value() == model_flops.value());
+    CHECK_THAT((r.flops.hardware - r.flops.model).value(),
+               near(tokens * (fwd.attention + fwd.mlp).value()));
+    CHECK(r.hfu > r.mfu);
+  }
+  SECTION("block recomputation of 1 of a chunk's 4 layers reruns a quarter of the forward") {
+    in.par.recompute = recompute_mode::full;
+    in.options.recompute.method = recompute_method::block;
+    in.options.recompute.num_layers = 1;
+    const auto r = evaluate_step(in);
+    CHECK_THAT((r.flops.hardware - r.flops.model).value(),
+               near(0.25 * tokens * fwd.layers().value()));
+    CHECK(recipe_flops_per_step(in.model, in.par, in.options).hardware.value() ==
+          r.flops.hardware.value());
+  }
+}
