@@ -11,14 +11,14 @@ set -euo pipefail
 minimal=(cmake ninja-build g++ make libfmt-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
          libtomlplusplus-dev)
 
-# The tests on top: Catch2, clang-format (make format-check), python3 (scripts/regen-docs.py,
+# The tests on top: Catch2, clang-format (make format-check), clang-tidy (make tidy), python3 (scripts/regen-docs.py,
 # the docs test). Config checks: clang + libclang-rt-14-dev (libFuzzer), python3-jsonschema (the
 # schema agreement test), libxml2-utils (xmllint checks the JUnit output and the SVG).
 # Charts and packaging: gnuplot-nox (--plot), groff-base (checks the man page), pkgconf (the
 # pkg-config check), dpkg-dev (dpkg-shlibdeps computes the .deb's Depends), bash, zsh and fish
 # (the completion scripts are run in each). Benchmarks (make bench): libbenchmark-dev.
-testing=(catch2 clang-format clang libclang-rt-14-dev python3 python3-jsonschema libxml2-utils
-         gnuplot-nox groff-base pkgconf dpkg-dev zsh fish libbenchmark-dev)
+testing=(catch2 clang-format clang-tidy clang libclang-rt-14-dev python3 python3-jsonschema
+         libxml2-utils gnuplot-nox groff-base pkgconf dpkg-dev zsh fish libbenchmark-dev)
 
 packages=("${minimal[@]}")
 if [ "${1:-}" = "--minimal" ]; then

@@ -235,7 +235,7 @@ std::string find_program(const std::string& name) {
   while (true) {
     const auto colon = dirs.find(':');
     std::string dir(dirs.substr(0, colon));
-    const std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + name;
+    std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + name;
     if (executable(candidate)) {
       return candidate;
     }

@@ -44,11 +44,11 @@ struct calibrate_options {
 };
 
 /// Input files are bounded so that a wrong path (a disk image, /dev/zero) fails fast.
-constexpr std::uintmax_t max_input_bytes = 256u * 1024u * 1024u;
+constexpr std::uintmax_t max_input_bytes = std::uintmax_t{256} * 1024 * 1024;
 
 /// A JSON report is parsed whole into a document about ten times its size, so it is bounded
 /// lower than text, which streams.
-constexpr std::size_t max_json_bytes = 16u * 1024u * 1024u;
+constexpr std::size_t max_json_bytes = std::size_t{16} * 1024 * 1024;
 
 [[noreturn]] void too_large(const std::string& path) {
   throw invalid_spec(path_for_message(path), "is larger than 256 MiB; is this nccl-tests output?");

@@ -357,7 +357,7 @@ std::string file_text(const std::string& source, const config_key& key, const js
     wrong_value(source, key, v);
   }
   const auto field = field_of(source, key);
-  const auto path = resolve_beside(source, v.get<std::string>());
+  auto path = resolve_beside(source, v.get<std::string>());
   try {
     if (key.kind == value_kind::profile_path) {
       (void)primary_profile(read_profile_file(path, field), field);

@@ -248,6 +248,7 @@ void fish_node(const command_info& cmd, const std::string& program,
     condition = "__fish_use_subcommand";
   } else {
     std::vector<std::string> parts;
+    parts.reserve(path.size());
     for (const auto& p : path) {
       parts.push_back("__fish_seen_subcommand_from " + p);
     }
@@ -280,6 +281,7 @@ void fish_node(const command_info& cmd, const std::string& program,
   }
   if (!subs.empty()) {
     std::vector<std::string> names;
+    names.reserve(subs.size());
     for (const auto* sub : subs) {
       names.push_back(sub->name);
     }

@@ -53,6 +53,8 @@ class quantity {
   friend constexpr quantity operator*(double k, quantity a) { return quantity(k * a.value_); }
   friend constexpr quantity operator*(quantity a, double k) { return quantity(a.value_ * k); }
   friend constexpr quantity operator/(quantity a, double k) { return quantity(a.value_ / k); }
+  // clang-tidy 14 reads the defaulted <=>'s comparison with the literal 0 as a null pointer.
+  // NOLINTNEXTLINE(modernize-use-nullptr)
   friend constexpr auto operator<=>(quantity a, quantity b) = default;
 
  private:

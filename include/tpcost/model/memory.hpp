@@ -121,7 +121,7 @@ constexpr double layer_params_per_tp_rank(const transformer_spec& spec, std::int
   const auto h = spec.hidden;
   const auto f = ffn_of(spec);
   const auto m = mlp_matrices(spec);
-  const auto b = spec.linear_biases ? 1 : 0;
+  const std::int64_t b = spec.linear_biases ? 1 : 0;
   if (is_mla(spec.mla)) {
     return attention_params_per_tp_rank(spec, tp) +
            static_cast<double>(m * h * f + b * (m - 1) * f) / static_cast<double>(tp) +

@@ -456,10 +456,10 @@ constexpr double windowed_attention_pairs(const transformer_spec& spec, std::int
     return s * w - w * (w - 1.0) / 2.0;
   }
   if (spec.attention_chunk > 0 && spec.attention_chunk < seq) {
+    const std::int64_t whole = seq / spec.attention_chunk;  // whole chunks: ⌊s/c⌋
     const auto c = static_cast<double>(spec.attention_chunk);
     const auto r = static_cast<double>(seq % spec.attention_chunk);
-    return static_cast<double>(seq / spec.attention_chunk) * causal_attention_pairs(c) +
-           causal_attention_pairs(r);
+    return static_cast<double>(whole) * causal_attention_pairs(c) + causal_attention_pairs(r);
   }
   return causal_attention_pairs(s);
 }
@@ -473,9 +473,10 @@ constexpr double windowed_score_elements(const transformer_spec& spec, std::int6
     return s * static_cast<double>(spec.attention_window);
   }
   if (spec.attention_chunk > 0 && spec.attention_chunk < seq) {
+    const std::int64_t whole = seq / spec.attention_chunk;  // whole chunks: ⌊s/c⌋
     const auto c = static_cast<double>(spec.attention_chunk);
     const auto r = static_cast<double>(seq % spec.attention_chunk);
-    return static_cast<double>(seq / spec.attention_chunk) * c * c + r * r;
+    return static_cast<double>(whole) * c * c + r * r;
   }
   return s * s;
 }

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -335,7 +336,7 @@ inline pipeline_layout_string parse_pipeline_layout(std::string_view text, std::
       }
     } else {
       ++losses;
-      if (flat.find_first_not_of("|", i + 1) != std::string::npos) {
+      if (flat.find_first_not_of('|', i + 1) != std::string::npos) {
         fail("the loss L must come last");
       }
     }
@@ -478,7 +479,7 @@ inline pipeline_summary summarize_pipeline(const transformer_spec& model,
   if (p > 1 && m < p) {
     out.warnings.push_back("m = " + std::to_string(m) + " micro-batches for p = " +
                            std::to_string(p) + " stages: the bubble (p-1)/(v*m) is " +
-                           std::to_string(static_cast<int>(out.bubble_fraction * 100.0 + 0.5)) +
+                           std::to_string(std::lround(out.bubble_fraction * 100.0)) +
                            "% of the ideal time; m >= p (better m >> p) is recommended");
   }
   return out;

@@ -525,7 +525,7 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
             terms.lc_added[static_cast<std::size_t>(mode)] = lc.added(mode, req.options.selective);
           }
         }
-        per_b.push_back(std::move(terms));
+        per_b.push_back(terms);
       }
     }
     for (const auto& [y, lc_added] : per_b) {

@@ -106,6 +106,7 @@ inline band_choice choose_band(const band_input& in, const std::vector<band_grou
   // No group to go by: centred, ±band_widening × the median half width of the groups.
   const auto typical = [&] {
     std::vector<double> widths;
+    widths.reserve(groups.size());
     for (const auto& g : groups) {
       widths.push_back(g.half_width);
     }
