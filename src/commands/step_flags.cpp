@@ -410,9 +410,9 @@ step_report evaluate_step_flags(const step_flags& f) {
                        ? ""
                        : " " + (g.scopes == 0 ? std::string("layer")
                                               : cuda_graph_scopes_to_string(g.scopes))),
-         .source = "--cuda-graph-impl/--cuda-graph-scope: the captured parts' kernel launches "
-                   "leave an MoE layer's host time; the dispatcher's synchronisation stays "
-                   "unless the MoE layer is captured whole (step/cuda_graphs.hpp)",
+         .source = "--cuda-graph-impl/--cuda-graph-scope: read and checked as Megatron-Core "
+                   "checks them, not costed: the MoE host time stays 1.14 ms per pass "
+                   "(docs/moe.md)",
          .from_flag = true});
   }
   // The expert layout itself (EP, ETP, the folded groups) is checked by the core's

@@ -207,14 +207,13 @@ constexpr flag_spec flags[] = {
      "none|local|transformer_engine|full_iteration", "", "/options/cuda_graph_impl",
      cmd::check | cmd::step,
      "CUDA graphs (Megatron --cuda-graph-impl, core_v0.16.0; full_iteration as core_v0.18.0 "
-     "names it): none (default) | local | transformer_engine; a captured scope launches as one "
-     "graph, which takes its kernel launches off an MoE layer's host time"},
+     "names it): none (default) | local | transformer_engine; read and checked, not costed (the "
+     "MoE host time does not depend on it: docs/moe.md)"},
     {"--cuda-graph-scope", '\0', "", value_kind::text, "", "LIST", "/options/cuda_graph_scope",
      cmd::check | cmd::step,
      "with --cuda-graph-impl: what it captures, a list of attn, mlp, moe, moe_router, "
      "moe_preprocess, mamba, full_iteration (Megatron --cuda-graph-scope, core_v0.18.0 "
-     "--cuda-graph-modules); empty: the whole layer. The dispatcher's device-to-host sync stays "
-     "unless the MoE layer is captured whole (moe, the layer, full_iteration)"},
+     "--cuda-graph-modules); empty: the whole layer; checked as Megatron-Core checks it"},
     {"--vpp", '\0', "", value_kind::count, "", "", "/parallel/vpp", cmd::job,
      "v: interleaved model chunks per GPU (plan: fixes it, else searches it)"},
     {"--pp-layout", '\0', "", value_kind::text, "", "LAYOUT", "/parallel/pp_layout",

@@ -2,9 +2,8 @@
 // and the error-band validation (error_band_validate.cpp), which reruns them leaving one row out.
 //   fit_efficiencies: η_mm BF16, η_mm FP8 and η_attn (hardware/efficiency.hpp) by coordinate
 //     descent with golden-section steps on [0.1, 1], minimising Σ error² over the rows.
-//   fit_moe_host: the MoE layer's two host constants (step/moe_layer.hpp: the synchronisation's
-//     stall per forward, the launches per pass) by coordinate descent with golden-section steps
-//     on [0, 5] ms, minimising Σ error² of model TFLOP/s per GPU.
+//   fit_moe_host_ms: the MoE layer's host time per pass (step/moe_layer.hpp) by golden-section
+//     search on [0, 5] ms, minimising Σ error² of model TFLOP/s per GPU.
 //   fit_round3_matmul: one GPU model's η_mm of one rate (hardware/efficiency.hpp, per GPU) on
 //     its rows of gb300_b200_torchtitan_rows.json, golden-section on [0.1, 1], Σ error² of the
 //     step time: GB300 FP8/MXFP8 (3 Megatron-Bridge rows), B200 BF16 (4 dense SimuMax rows).
@@ -68,25 +67,17 @@ inline efficiency_trial fit_efficiencies(const nlohmann::json& rows, bool blackw
   return x;
 }
 
-inline double moe_host_loss(const nlohmann::json& runs, const moe_host_trial& host) {
+inline double moe_host_loss(const nlohmann::json& runs, double host_ms) {
   double sum = 0.0;
-  for (const auto& r : evaluate_moe_rows(runs, &host)) {
+  for (const auto& r : evaluate_moe_rows(runs, host_ms * 1e-3)) {
     sum += r.error() * r.error();
   }
   return sum;
 }
 
-/// The two host constants (seconds) that fit `runs` best: coordinate descent, golden-section
-/// steps on [0, 5] ms each.
-inline moe_host_trial fit_moe_host(const nlohmann::json& runs) {
-  moe_host_trial x{.sync = 1e-3, .launch = 0.5e-3};
-  for (int sweep = 0; sweep < 6; ++sweep) {
-    x.sync = golden_section_minimum(
-        [&](double v) { return moe_host_loss(runs, {.sync = v, .launch = x.launch}); }, 0.0, 5e-3);
-    x.launch = golden_section_minimum(
-        [&](double v) { return moe_host_loss(runs, {.sync = x.sync, .launch = v}); }, 0.0, 5e-3);
-  }
-  return x;
+/// The host time per pass in ms that fits `runs` best.
+inline double fit_moe_host_ms(const nlohmann::json& runs) {
+  return golden_section_minimum([&](double v) { return moe_host_loss(runs, v); }, 0.0, 5.0);
 }
 
 /// The per-GPU η_mm fits on the round-3 rows: which rows each one sees.

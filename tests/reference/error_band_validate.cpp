@@ -130,7 +130,14 @@ void add_cp_fp8(std::vector<dev_row>& out, const nlohmann::json& rows, bool fit,
 
 void add_moe(std::vector<dev_row>& out) {
   const auto runs = moe_dev_runs();
+  nlohmann::json bf16 = nlohmann::json::array();
+  for (const auto& run : runs) {
+    if (run.value("precision", std::string("bf16")) == "bf16") {
+      bf16.push_back(run);
+    }
+  }
   const auto in_sample = evaluate_moe_rows(runs);
+  std::size_t b = 0;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto& run = runs[i];
     const auto& pl = run.at("parallel");
@@ -144,17 +151,19 @@ void add_moe(std::vector<dev_row>& out) {
                 .pp = pl.at("pp").get<std::int64_t>() > 1,
                 .in_sample = in_sample[i].error(),
                 .residual = in_sample[i].error()};
-    // The two host constants are fitted on every MoE row (moe_dev_fit.cpp): each is left out.
-    auto rest = nlohmann::json::array();
-    for (std::size_t j = 0; j < runs.size(); ++j) {
-      if (j != i) {
-        rest.push_back(runs[j]);
+    if (in_sample[i].precision == "bf16") {
+      nlohmann::json rest = nlohmann::json::array();
+      for (std::size_t j = 0; j < bf16.size(); ++j) {
+        if (j != b) {
+          rest.push_back(bf16[j]);
+        }
       }
+      const auto one = nlohmann::json::array({bf16[b]});
+      row.residual = evaluate_moe_rows(one, fit_moe_host_ms(rest) * 1e-3).front().error();
+      row.left_one_out = true;
+      row.fitted = "MoE host time per pass";
+      ++b;
     }
-    const auto x = fit_moe_host(rest);
-    row.residual = evaluate_moe_rows(nlohmann::json::array({run}), &x).front().error();
-    row.left_one_out = true;
-    row.fitted = "MoE host synchronisation and launches";
     out.push_back(row);
   }
 }

@@ -5,9 +5,8 @@
 // preset with its generation's efficiencies (hardware/efficiency.hpp), the preset's
 // interconnect, Megatron-LM's FLOP count (--mfu-flops megatron), balanced routing as the
 // benchmarks force it; a row's CP and uneven end stages where it gives them (the fourth-round
-// rows of moe_cp_dev_rows.json); its CUDA graphs where the row gives them. Shared by the reference
-// test (moe_dev_test.cpp), the fit of the MoE layer's host time (moe_dev_fit.cpp) and the
-// error-band validation.
+// rows of moe_cp_dev_rows.json). Shared by the reference test (moe_dev_test.cpp), the fit of the
+// MoE layer's host time (moe_dev_fit.cpp) and the error-band validation.
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -36,12 +35,6 @@ inline nlohmann::json moe_dev_runs() {
   return nlohmann::json::parse(in).at("runs");
 }
 
-/// The MoE layer's two host constants (moe_layer.hpp) for a fit, in seconds.
-struct moe_host_trial {
-  double sync = 0.0;    ///< per forward pass with the dispatcher's synchronisation
-  double launch = 0.0;  ///< per pass of the whole layer eager
-};
-
 /// A row's CUDA graphs: its "cuda_graph_impl" and "cuda_graph_scope" (the recipe's keys), none
 /// where absent.
 inline cuda_graphs cuda_graphs_of(const nlohmann::json& run) {
@@ -52,10 +45,9 @@ inline cuda_graphs cuda_graphs_of(const nlohmann::json& run) {
                                 "cuda_graph_scope");
 }
 
-/// Every row of `runs`; `host`, when given, replaces the MoE layer's host constants
-/// (moe_layer.hpp) for the fit.
-inline std::vector<moe_row> evaluate_moe_rows(const nlohmann::json& runs,
-                                              const moe_host_trial* host = nullptr) {
+/// Every row of `runs`; `host_time`, when >= 0, replaces the MoE layer's host-bound time per
+/// pass (moe_layer.hpp, moe_host_time_per_pass_s; in seconds) for the fit.
+inline std::vector<moe_row> evaluate_moe_rows(const nlohmann::json& runs, double host_time = -1.0) {
   std::vector<moe_row> out;
   for (const auto& run : runs) {
     const auto& pl = run.at("parallel");
@@ -91,10 +83,9 @@ inline std::vector<moe_row> evaluate_moe_rows(const nlohmann::json& runs,
     in.options.experts.dispatcher =
         parse_token_dispatcher(run.at("dispatcher").get<std::string>(), "dispatcher");
     in.options.experts.overlap_comm = run.at("overlap_moe_comm");
-    in.options.experts.graphs = cuda_graphs_of(run);
-    if (host != nullptr) {
-      in.options.experts.host_sync = seconds(host->sync);
-      in.options.experts.host_launch = seconds(host->launch);
+    in.options.experts.graphs = cuda_graphs_of(run);  // read, not costed (moe_layer.hpp)
+    if (host_time >= 0.0) {
+      in.options.experts.host_time_per_pass = seconds(host_time);
     }
     const auto precision = run.value("precision", std::string("bf16"));
     lc.precision = precision_device_for(

@@ -1,7 +1,7 @@
 // The step with experts against the MoE rows of the development set (moe_dev_rows.hpp: each
-// with its stated layout, CUDA graphs as its recipe sets them, nothing tuned per row; the MoE
-// layer's two host constants fitted once on all 20 rows by moe_dev_fit.cpp). The bounds are
-// those the one-constant model held (docs/moe.md, printed by tpcost_moe_dev_fit), kept.
+// with its stated layout and nothing tuned per row; the MoE host time fitted once on the BF16 rows
+// by moe_dev_fit.cpp, the FP8/MXFP8 rows never fitted). The bounds hold today's errors
+// (docs/moe.md, printed by tpcost_moe_dev_fit) with a small margin, so that a regression fails.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
@@ -48,7 +48,8 @@ TEST_CASE("MoE BF16 development rows: mean |error| <= 18%, worst <= 36% (model T
   CHECK(e.worst <= 0.36);
 }
 
-TEST_CASE("MoE FP8/MXFP8 development rows: mean |error| <= 15%, worst <= 34%", "[reference][moe]") {
+TEST_CASE("MoE FP8/MXFP8 development rows, not fitted: mean |error| <= 15%, worst <= 34%",
+          "[reference][moe]") {
   const auto e = summarise(evaluate_moe_rows(moe_dev_runs()), false);
   REQUIRE(e.rows == 10);
   CHECK(e.mean <= 0.15);

@@ -1,4 +1,4 @@
-// CUDA graphs as Megatron-Core configures them, and what they take off an MoE layer's host time.
+// CUDA graphs as Megatron-Core configures them: read and checked, not costed (see below).
 //
 // The knob (NVIDIA/Megatron-LM core_v0.16.0, megatron/training/arguments.py and
 // megatron/core/transformer/transformer_config.py):
@@ -11,8 +11,8 @@
 // migrated) and moves the whole iteration to --cuda-graph-impl full_iteration; both spellings
 // mean the same capture here.
 //
-// The host's share of an MoE layer pass, as core_v0.16.0 runs it (megatron/core/transformer/
-// moe/token_dispatcher.py, fused_a2a.py):
+// What graphs would take off an MoE layer's host time, read from core_v0.16.0
+// (megatron/core/transformer/moe/token_dispatcher.py, fused_a2a.py), and NOT costed here:
 //   * a device-to-host synchronisation once per dispatch, in the forward (and the recomputed
 //     forward), for every dispatcher unless the layer pads to capacity: alltoall copies the
 //     split sizes to the host and waits on `d2h_event.synchronize()` before the all-to-all;
@@ -21,18 +21,15 @@
 //     csrc/deep_ep.cpp, Buffer::intranode_dispatch: "Synchronize total received tokens and
 //     tokens per expert", a host loop on moe_recv_counter unless num_worst_tokens > 0); with
 //     HybridEP `hybrid_ep_dispatch` runs blocking unless `num_permuted_tokens` is known
-//     (drop-and-pad). The backward reuses the host split sizes and does not synchronise. After the
-//     sync the GPU's queue is empty and waits while the host launches what follows.
+//     (drop-and-pad). The backward reuses the host split sizes and does not synchronise.
 //   * the kernel launches of the layer's eager parts, in every pass.
-// A captured scope launches as one graph: its launches cost (next to) nothing on the host. A
-// synchronisation cannot be captured, so Megatron lets a scope reach past it only when there
-// is none: transformer_config.py asserts "moe cuda graph is only supported with drop-padding
-// MoE" (moe_expert_capacity_factor with moe_pad_expert_input_to_capacity), and refuses
-// moe_preprocess for alltoall when a capacity factor or router padding puts a D2H copy in the
-// preprocess; the recipes that capture the whole iteration run HybridEP with a static token
-// bound (moe_paged_stash). moe_router and moe_preprocess end before the sync (with
-// moe_preprocess the alltoall dispatcher moves its D2H copy out of the graph, to
-// "before_ep_alltoall"): the dispatch, the experts and the combine stay eager.
+// A captured scope launches as one graph. A synchronisation cannot be captured: Megatron lets a
+// scope reach past it only without one (transformer_config.py: "moe cuda graph is only
+// supported with drop-padding MoE"; moe_preprocess refused for alltoall when a capacity factor
+// or router padding puts a D2H copy in the preprocess; the whole-iteration recipes run HybridEP
+// with a static token bound, moe_paged_stash). moe_router and moe_preprocess end before the
+// sync. A model of this (the sync per forward, a quarter of the launches per captured part, two
+// constants fitted on the 20 MoE development rows) made those rows no better: docs/moe.md.
 #pragma once
 
 #include <string>
@@ -199,36 +196,5 @@ inline cuda_graphs parse_cuda_graph_scope(std::string_view text, cuda_graphs gra
 
 /// Whether the run captures anything.
 constexpr bool captures(const cuda_graphs& g) { return g.impl != cuda_graph_impl::none; }
-
-/// Whether an MoE layer's dispatch, experts and combine are captured (the scope moe, the whole
-/// layer or the whole iteration): only a layer without a device-to-host synchronisation can be.
-constexpr bool captures_dispatch(const cuda_graphs& g) {
-  return g.impl == cuda_graph_impl::full_iteration ||
-         (captures(g) && (g.scopes == 0 || (g.scopes & cuda_graph_scope::moe) != 0));
-}
-
-/// The parts of an MoE layer whose kernels the host launches in each pass: the attention, the
-/// router (with the shared experts and the pre-MLP norm: TransformerLayer._forward_mlp up to
-/// MoELayer.router()), the preprocess (the token counts and split sizes, MoELayer.preprocess)
-/// and the dispatch, experts and combine. Without a kernel trace at hand each weighs the same.
-inline constexpr int moe_layer_host_parts = 4;
-
-/// The share of an MoE layer's host launches left eager under `g` (1 without graphs, 0 with
-/// the whole layer or the whole iteration captured).
-constexpr double moe_eager_launch_share(const cuda_graphs& g) {
-  if (!captures(g)) {
-    return 1.0;
-  }
-  if (g.impl == cuda_graph_impl::full_iteration || g.scopes == 0) {
-    return 0.0;
-  }
-  using namespace cuda_graph_scope;
-  int captured = 0;
-  captured += (g.scopes & attn) != 0 ? 1 : 0;
-  captured += (g.scopes & (moe_router | moe)) != 0 ? 1 : 0;
-  captured += (g.scopes & (moe_preprocess | moe)) != 0 ? 1 : 0;
-  captured += (g.scopes & moe) != 0 ? 1 : 0;
-  return 1.0 - static_cast<double>(captured) / moe_layer_host_parts;
-}
 
 }  // namespace tpcost

@@ -39,20 +39,20 @@
 
 namespace tpcost {
 
-/// The host's share of an MoE layer pass (step/cuda_graphs.hpp has the code path it follows):
-/// the GPU waits for the host where the dispatcher synchronises (once per forward and
-/// recomputed forward: the queue drains, then the host must launch the dispatch, the experts
-/// and the combine before the GPU has work again) and where the host launches the layer's
-/// eager kernels slower than the GPU runs them. Two constants, one per mechanism, FITTED by
-/// tests/reference/moe_dev_fit.cpp on the 20 MoE development rows (BF16 and FP8/MXFP8: the
-/// CUDA-graph rows that tell the two apart are mostly FP8/MXFP8), least squares of the relative
-/// errors: the stall of one synchronisation, 2.22 ms (2.221; leave-one-out fits 1.73-2.61), and
-/// the launches of one pass of the whole layer eager, 0.35 ms (0.352; 0.03-0.59). Fitted mean
-/// |error| BF16 17.5% (worst 31.8%), FP8/MXFP8 15.3% (30.7%); leave-one-out 18.7% (35.5%) and
-/// 16.7% (31.5%), against 17.2% (34.7%) and 13.8% (32.8%) with the one constant before (1.14 ms
-/// every pass, graphs ignored): no better; docs/moe.md says why.
-inline constexpr double moe_host_sync_per_forward_s = 2.22e-3;
-inline constexpr double moe_host_launch_per_pass_s = 0.35e-3;
+/// The host-bound time of one pass (forward, backward or recomputed forward) of an MoE layer on
+/// one micro-batch that the GPU waits for: the alltoall and flex dispatchers copy the tokens per
+/// expert to the host and synchronise before the experts (token_dispatcher.py,
+/// _maybe_dtoh_and_synchronize, core_v0.16.0), because TE's GroupedLinear takes its splits as
+/// a host list, so the GPU's queue drains and waits for the host to launch the layer's next few
+/// dozen kernels (router, permute, grouped GEMMs, combine), too short to hide it
+/// (arXiv:2603.07685: MoE layers are host-bound, which the recipes attack with CUDA graphs).
+/// The one constant fitted on the 10 BF16 MoE development rows only
+/// (tests/reference/moe_dev_fit.cpp, docs/moe.md), refitted when the all-to-all took NCCL's and
+/// HybridEP's rates (comm/expert_parallel.hpp): 1.14 ms (1.139); fitted mean |error| 17.3%,
+/// worst 34.8%; leave-one-out 19.5%, worst 46.1%, against 21.1% and 68.9% without it (the 10
+/// FP8/MXFP8 rows, not fitted: 13.8% and 32.8%, against 31.9% and 66.7%). Runs that capture the
+/// MoE layer in CUDA graphs lose less of it; that is not modelled (expert_options::graphs).
+inline constexpr double moe_host_time_per_pass_s = 1.14e-3;
 
 /// How the software runs the experts.
 struct expert_options {
@@ -61,27 +61,13 @@ struct expert_options {
   token_dispatcher dispatcher = token_dispatcher::all_to_all;
   bool overlap_comm = false;  ///< --overlap-moe-expert-parallel-comm (default off)
   expert_load load{};         ///< load imbalance and capacity factor (expert_layout.hpp)
-  /// Megatron-Core's --cuda-graph-impl and --cuda-graph-scope (step/cuda_graphs.hpp).
+  /// The host-bound time per pass of an MoE layer that routes (moe_host_time_per_pass_s).
+  seconds host_time_per_pass{moe_host_time_per_pass_s};
+  /// Megatron-Core's --cuda-graph-impl and --cuda-graph-scope (step/cuda_graphs.hpp): read,
+  /// checked and reported, not costed. Splitting the host time into the dispatcher's sync and
+  /// the launches that graphs remove did not improve the development rows (docs/moe.md).
   cuda_graphs graphs{};
-  /// The stall of the dispatcher's device-to-host synchronisation, per forward pass.
-  seconds host_sync{moe_host_sync_per_forward_s};
-  /// The host launches of one pass of an MoE layer with every part eager.
-  seconds host_launch{moe_host_launch_per_pass_s};
 };
-
-/// The host time an MoE layer that routes adds to one forward (or recomputed forward) and one
-/// backward pass on one micro-batch.
-struct moe_host_time {
-  seconds forward, backward;
-};
-
-/// The forward pays the synchronisation unless the dispatch is captured (which Megatron allows
-/// only without one: cuda_graphs.hpp) and both passes the launches of the parts left eager.
-constexpr moe_host_time moe_host_time_of(const expert_options& options) {
-  const seconds launch = options.host_launch * moe_eager_launch_share(options.graphs);
-  const seconds sync = captures_dispatch(options.graphs) ? seconds{} : options.host_sync;
-  return {.forward = sync + launch, .backward = launch};
-}
 
 /// The MLP part of one MoE layer on one GPU of a TP group of `tp` with expert groups ep × etp.
 constexpr mlp_block moe_mlp_block(const transformer_spec& model, std::int64_t tp, std::int64_t ep,
@@ -112,8 +98,8 @@ constexpr mlp_block moe_mlp_block(const transformer_spec& model, std::int64_t tp
 }
 
 /// One MoE layer's kernel times on one GPU of a TP group of `tp` for one micro-batch: the layer
-/// of layer_compute_time with the MLP part of moe_mlp_block, plus the host time of each pass
-/// (moe_host_time_of; a recomputed forward repeats the forward's) when the layer routes.
+/// of layer_compute_time with the MLP part of moe_mlp_block, plus the host-bound time of each
+/// pass (forward, backward; a recomputed forward repeats the forward's) when the layer routes.
 constexpr layer_compute moe_layer_compute(const transformer_spec& model, std::int64_t micro_batch,
                                           std::int64_t tp, std::int64_t ep, std::int64_t etp,
                                           const expert_tokens& tokens, const compute_device& gpu,
@@ -122,9 +108,8 @@ constexpr layer_compute moe_layer_compute(const transformer_spec& model, std::in
   auto k = layer_compute_time(model, micro_batch, tp, gpu, attention,
                               moe_mlp_block(model, tp, ep, etp, tokens, options.dispatcher));
   if (tokens.routes) {
-    const auto host = moe_host_time_of(options);
-    k.other_forward += host.forward;
-    k.backward += host.backward;
+    k.other_forward += options.host_time_per_pass;
+    k.backward += options.host_time_per_pass;
   }
   return k;
 }

@@ -1,11 +1,8 @@
 // CUDA graphs as Megatron-Core configures them (step/cuda_graphs.hpp): the scopes read and
-// checked as core_v0.16.0's TransformerConfig checks them, and what each capture leaves of an
-// MoE layer's host time, derived by hand.
+// checked as core_v0.16.0's TransformerConfig checks them.
 #include "tpcost/step/cuda_graphs.hpp"
 
 #include <catch2/catch.hpp>
-
-#include "tpcost/step/moe_layer.hpp"
 
 using namespace tpcost;
 namespace scope = tpcost::cuda_graph_scope;
@@ -48,42 +45,4 @@ TEST_CASE("CUDA graph implementations and scopes read as Megatron-Core reads the
   CHECK_THROWS_WITH(read("full_iteration", "attn"), Catch::Contains("must be empty"));
   CHECK_THROWS_WITH(read("local", "mlp attention"),
                     Catch::Contains("'attention' is not a CUDA graph scope"));
-}
-
-TEST_CASE("each capture takes its parts' launches off the host, only a whole MoE layer the sync",
-          "[cuda_graphs][moe]") {
-  // The four parts of an MoE layer's launches (attention, router, preprocess; dispatch, experts
-  // and combine), each a quarter.
-  CHECK(moe_eager_launch_share({}) == 1.0);
-  CHECK(moe_eager_launch_share(read("transformer_engine", "attn")) == 0.75);
-  CHECK(moe_eager_launch_share(read("transformer_engine", "attn moe_router")) == 0.5);
-  CHECK(moe_eager_launch_share(read("transformer_engine", "attn moe_router moe_preprocess")) ==
-        0.25);
-  CHECK(moe_eager_launch_share(read("transformer_engine", "moe")) == 0.25);
-  CHECK(moe_eager_launch_share(read("transformer_engine", "attn moe")) == 0.0);
-  CHECK(moe_eager_launch_share(read("transformer_engine", "mlp")) == 1.0);  // dense layers only
-  CHECK(moe_eager_launch_share(read("local", "")) == 0.0);
-  CHECK(moe_eager_launch_share(read("local", "full_iteration")) == 0.0);
-  // None of the partial scopes reaches past the dispatcher's synchronisation.
-  CHECK_FALSE(captures_dispatch(read("transformer_engine", "attn moe_router moe_preprocess")));
-  CHECK(captures_dispatch(read("transformer_engine", "moe")));
-  CHECK(captures_dispatch(read("transformer_engine", "")));
-  CHECK_FALSE(captures_dispatch(read("none", "moe")));  // no implementation: nothing captured
-
-  // By hand, with a 2 ms sync and 1 ms of launches per eager pass: attn, moe_router and
-  // moe_preprocess leave the dispatch part's quarter: forward 2 + 0.25, backward 0.25.
-  expert_options o;
-  o.host_sync = seconds(2e-3);
-  o.host_launch = seconds(1e-3);
-  auto h = moe_host_time_of(o);
-  CHECK(h.forward.value() == Approx(3e-3));
-  CHECK(h.backward.value() == Approx(1e-3));
-  o.graphs = read("transformer_engine", "attn moe_router moe_preprocess");
-  h = moe_host_time_of(o);
-  CHECK(h.forward.value() == Approx(2.25e-3));
-  CHECK(h.backward.value() == Approx(0.25e-3));
-  o.graphs = read("transformer_engine", "attn moe");  // drop-and-pad: the whole layer, no sync
-  h = moe_host_time_of(o);
-  CHECK(h.forward.value() == 0.0);
-  CHECK(h.backward.value() == 0.0);
 }
