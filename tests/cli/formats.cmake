@@ -685,3 +685,12 @@ tpcost_cli_case("megatron CUDA graphs reach the step"
 tpcost_cli_case("megatron-bridge yaml: cuda_graph_modules as a list"
   ARGS convert -q ${fmt_dir}/moe_bridge_cuda_graphs.yaml RC 0
   STDOUT "\"cuda_graph_impl\": \"transformer_engine\",\n    \"cuda_graph_scope\": \"attn,moe_router\",")
+tpcost_cli_case("megatron log: cuda_graph_scope printed as CudaGraphScope members is read"
+  ARGS convert -q ${meg}/gpt_oss_120b_window_cuda_graphs.log RC 0
+  STDOUT "\"cuda_graph_impl\": \"transformer_engine\",\n    \"cuda_graph_scope\": \"attn,moe_router,moe_preprocess\",")
+tpcost_cli_case("megatron --enable-cuda-graph (deprecated: local) with --cuda-graph-scope full_iteration"
+  ARGS convert -q ${fmt_dir}/moe_cuda_graphs.sh --set GRAPHS=--enable-cuda-graph --set SCOPE=full_iteration RC 0
+  STDOUT "\"cuda_graph_impl\": \"local\",\n    \"cuda_graph_scope\": \"full_iteration\",")
+tpcost_cli_case("megatron --cuda-graph-impl none: the scope has no effect and is listed as ignored"
+  ARGS convert ${fmt_dir}/moe_cuda_graphs.sh --set "GRAPHS=--cuda-graph-impl none" RC 0
+  STDERR "ignored \\(no effect on what tpcost models\\): --cuda-graph-scope, --cuda-graph-warmup-steps")
