@@ -149,6 +149,50 @@ unsigned recompute_modules_for(const std::string& text, const transformer_spec& 
 
 namespace {
 
+/// --cuda-graph-impl and --cuda-graph-scope, checked as Megatron-Core's TransformerConfig
+/// __post_init__ checks them at core_v0.16.0 (transformer_config.py): the scope parser's rules
+/// (cuda_graphs.hpp), then those that need the model and the options: moe and moe_router need
+/// experts; moe needs drop-and-pad ("moe cuda graph is only supported with drop-padding MoE":
+/// here a capacity factor); moe_preprocess with the alltoall dispatcher and a capacity factor
+/// puts a device-to-host copy in the graph; full recomputation only with the whole iteration.
+cuda_graphs to_cuda_graphs(const step_flags& f, const transformer_spec& model,
+                           const expert_options& experts, recompute_mode recompute) {
+  cuda_graphs g;
+  g.impl = parse_cuda_graph_impl(f.cuda_graph_impl, "--cuda-graph-impl");
+  if (g.impl == cuda_graph_impl::none) {
+    if (!f.cuda_graph_scope.empty()) {
+      throw invalid_spec("--cuda-graph-scope",
+                         "needs --cuda-graph-impl local or "
+                         "transformer_engine (none captures nothing)");
+    }
+    return g;
+  }
+  g = parse_cuda_graph_scope(f.cuda_graph_scope, g, "--cuda-graph-scope");
+  using namespace cuda_graph_scope;
+  const bool routed = model.moe.experts > 1;
+  if (!routed && (g.scopes & (moe | moe_router)) != 0) {
+    throw invalid_spec("--cuda-graph-scope", "moe and moe_router need a model with experts");
+  }
+  const bool capacity = experts.load.capacity_factor > 0.0;
+  if ((g.scopes & moe) != 0 && !capacity) {
+    throw invalid_spec("--cuda-graph-scope",
+                       "moe is only supported with drop-and-pad MoE (give "
+                       "--moe-expert-capacity-factor): a dropless layer synchronises");
+  }
+  if ((g.scopes & moe_preprocess) != 0 && capacity &&
+      experts.dispatcher == token_dispatcher::all_to_all) {
+    throw invalid_spec("--cuda-graph-scope",
+                       "moe_preprocess with the alltoall dispatcher and a capacity factor: the "
+                       "preprocess copies token counts to the host, which a graph cannot hold");
+  }
+  if (recompute == recompute_mode::full && g.impl != cuda_graph_impl::full_iteration) {
+    throw invalid_spec("--cuda-graph-impl",
+                       "--recompute full is only supported with the whole iteration captured "
+                       "(full_iteration)");
+  }
+  return g;
+}
+
 /// --recompute-modules, --recompute-method, --recompute-num-layers and
 /// --cpu-offloading-num-layers, checked as Megatron-Core's TransformerConfig.__post_init__
 /// checks them (core_v0.16.0, transformer_config.py).
@@ -355,6 +399,22 @@ step_report evaluate_step_flags(const step_flags& f) {
     }
     in.options.experts.load.capacity_factor = c;
   }
+  in.options.experts.graphs =
+      to_cuda_graphs(f, report.model.spec, in.options.experts, par.recompute);
+  if (captures(in.options.experts.graphs)) {
+    const auto& g = in.options.experts.graphs;
+    report.stack.settings.push_back(
+        {.field = "cuda_graphs",
+         .value = std::string(to_string(g.impl)) +
+                  (g.impl == cuda_graph_impl::full_iteration
+                       ? ""
+                       : " " + (g.scopes == 0 ? std::string("layer")
+                                              : cuda_graph_scopes_to_string(g.scopes))),
+         .source = "--cuda-graph-impl/--cuda-graph-scope: read and checked as Megatron-Core "
+                   "checks them, not costed: the MoE host time stays 1.14 ms per pass "
+                   "(docs/moe.md)",
+         .from_flag = true});
+  }
   // The expert layout itself (EP, ETP, the folded groups) is checked by the core's
   // validate_experts when the step is evaluated; error_message names its fields as flags.
   require_experts_for(report.model.spec, f.overlap_moe_comm, "--overlap-moe-expert-parallel-comm");
@@ -404,6 +464,8 @@ void add_step_flags(CLI::App& cmd, step_flags& f) {
   add_flag(*layout, "--overlap-moe-expert-parallel-comm", f.overlap_moe_comm);
   add_flag(*layout, "--moe-load-imbalance", f.moe_load_imbalance)->capture_default_str();
   add_flag(*layout, "--moe-expert-capacity-factor", f.moe_capacity_factor);
+  add_flag(*layout, "--cuda-graph-impl", f.cuda_graph_impl)->capture_default_str();
+  add_flag(*layout, "--cuda-graph-scope", f.cuda_graph_scope);
   add_flag(*layout, "--vpp", f.vpp)->capture_default_str();
   add_flag(*layout, "--micro-batch", f.micro_batch)->capture_default_str();
   add_flag(*layout, "--global-batch", f.global_batch);

@@ -28,6 +28,8 @@ struct step_flags {
   bool overlap_moe_comm = false;
   std::string moe_load_imbalance = "1";
   std::string moe_capacity_factor;  ///< empty: dropless
+  std::string cuda_graph_impl = "none";
+  std::string cuda_graph_scope;  ///< empty: the whole layer (with --cuda-graph-impl)
   std::string micro_batch = "1";
   std::string global_batch;
   std::string vpp = "1";

@@ -203,6 +203,17 @@ constexpr flag_spec flags[] = {
      "/options/moe_expert_capacity_factor", cmd::check | cmd::step,
      "drop tokens beyond this many times an expert's balanced share (Megatron's flag; default "
      "dropless)"},
+    {"--cuda-graph-impl", '\0', "", value_kind::choice,
+     "none|local|transformer_engine|full_iteration", "", "/options/cuda_graph_impl",
+     cmd::check | cmd::step,
+     "CUDA graphs (Megatron --cuda-graph-impl, core_v0.16.0; full_iteration as core_v0.18.0 "
+     "names it): none (default) | local | transformer_engine; read and checked, not costed (the "
+     "MoE host time does not depend on it: docs/moe.md)"},
+    {"--cuda-graph-scope", '\0', "", value_kind::text, "", "LIST", "/options/cuda_graph_scope",
+     cmd::check | cmd::step,
+     "with --cuda-graph-impl: what it captures, a list of attn, mlp, moe, moe_router, "
+     "moe_preprocess, mamba, full_iteration (Megatron --cuda-graph-scope, core_v0.18.0 "
+     "--cuda-graph-modules); empty: the whole layer; checked as Megatron-Core checks it"},
     {"--vpp", '\0', "", value_kind::count, "", "", "/parallel/vpp", cmd::job,
      "v: interleaved model chunks per GPU (plan: fixes it, else searches it)"},
     {"--pp-layout", '\0', "", value_kind::text, "", "LAYOUT", "/parallel/pp_layout",

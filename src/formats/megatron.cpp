@@ -24,6 +24,7 @@
 #include "formats/scan.hpp"
 #include "tpcost/model/optimizer_states.hpp"
 #include "tpcost/model/recompute_recipe.hpp"
+#include "tpcost/step/cuda_graphs.hpp"
 
 namespace tpcost::cli::formats {
 
@@ -1036,8 +1037,9 @@ std::vector<megatron_arg> script_args(shell_reader& sh) {
         has_value = true;
         ++i;
         // A list flag (nargs='+' in arguments.py) takes every word up to the next flag.
-        while (flag == "--recompute-modules" && i + 1 < words.size() && !words[i + 1].op &&
-               !looks_like_flag(words[i + 1].text)) {
+        while ((flag == "--recompute-modules" || flag == "--cuda-graph-scope" ||
+                flag == "--cuda-graph-modules") &&
+               i + 1 < words.size() && !words[i + 1].op && !looks_like_flag(words[i + 1].text)) {
           value += " " + words[i + 1].text;
           shown += " " + words[i + 1].raw;
           ++i;
@@ -1203,6 +1205,7 @@ struct megatron_mapping {
     map_layout();
     map_model();
     map_precision_and_software();
+    map_cuda_graphs();
     map_gpus();
     refuse_contradictions();
     report_twice();
@@ -1685,6 +1688,71 @@ struct megatron_mapping {
             at("recompute_modules"));
     } catch (const invalid_spec& e) {
       fail(at("recompute_modules"), e.detail());
+    }
+  }
+
+  /// CUDA graphs (megatron/training/arguments.py and transformer_config.py, core_v0.16.0):
+  /// --cuda-graph-impl none|local|transformer_engine, the deprecated --enable-cuda-graph (local)
+  /// and --external-cuda-graph (transformer_engine), and --cuda-graph-scope, a list (nargs='+';
+  /// a Bridge YAML's sequence) or core_v0.18.0's --cuda-graph-modules. A training log prints the
+  /// scopes as enum members ([<CudaGraphScope.attn: 1>, ...]): the names are read out of it.
+  /// The scope of a run without graphs has no effect in Megatron and is listed as ignored.
+  void map_cuda_graphs() {
+    std::optional<std::string> impl;
+    std::string where_impl = "cuda_graph_impl";
+    if (const auto i = text("cuda_graph_impl")) {
+      impl = *i;
+    }
+    if (on("enable_cuda_graph")) {
+      impl = "local";
+      where_impl = "enable_cuda_graph";
+    } else if (on("external_cuda_graph")) {
+      impl = "transformer_engine";
+      where_impl = "external_cuda_graph";
+    }
+    if (!impl) {
+      return;
+    }
+    if (*impl != "none" && *impl != "local" && *impl != "transformer_engine" &&
+        *impl != "full_iteration") {
+      fail(at(where_impl),
+           fmt::format("{} is not a CUDA graph implementation; expected none, local, "
+                       "transformer_engine or full_iteration",
+                       quote_value(*impl)));
+    }
+    if (*impl == "none") {
+      return;  // step's default; a log prints it for every run
+    }
+    r.put("/options/cuda_graph_impl", *impl, at(where_impl));
+    for (const char* dest : {"cuda_graph_scope", "cuda_graph_modules"}) {
+      const auto scope = text(dest);
+      if (!scope) {
+        continue;
+      }
+      // The names out of a list, a Python list or a log's enum members.
+      std::string names, word;
+      const auto flush = [&] {
+        if (!word.empty() && word != "CudaGraphScope" && word != "CudaGraphModule" &&
+            !std::all_of(word.begin(), word.end(),
+                         [](unsigned char c) { return std::isdigit(c) != 0; })) {
+          names += (names.empty() ? "" : ",") + word;
+        }
+        word.clear();
+      };
+      for (const char c : *scope) {
+        if (std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_') {
+          word += c;
+        } else {
+          flush();
+        }
+      }
+      flush();
+      try {
+        (void)parse_cuda_graph_scope(names, {.impl = parse_cuda_graph_impl(*impl, "impl")}, dest);
+      } catch (const invalid_spec& e) {
+        fail(at(dest), e.detail());
+      }
+      r.put("/options/cuda_graph_scope", names, at(dest));
     }
   }
 

@@ -183,8 +183,12 @@ reading read_nemo_yaml(const std::string& text, const std::string& file, const r
       const auto name = key_text(file, kv.first, sname);
       const auto key = sname + "." + name;
       auto [dest, inverted] = dest_of(sname, name);
-      if (dest == "recompute_modules" && kv.second.IsSequence()) {
-        std::string list;  // TransformerConfig.recompute_modules: names, as a script lists them
+      if ((dest == "recompute_modules" || dest == "cuda_graph_scope" ||
+           dest == "cuda_graph_modules") &&
+          kv.second.IsSequence()) {
+        // TransformerConfig.recompute_modules, cuda_graph_scope (core_v0.18.0:
+        // cuda_graph_modules): names, as a script lists them
+        std::string list;
         for (const auto& e : kv.second) {
           list += (list.empty() ? "" : " ") + (e.IsScalar() ? e.Scalar() : std::string("?"));
         }

@@ -16,6 +16,7 @@
 #include "tpcost/layer/tp_layer_options.hpp"
 #include "tpcost/model/optimizer_states.hpp"
 #include "tpcost/model/recompute_recipe.hpp"
+#include "tpcost/step/cuda_graphs.hpp"
 
 using namespace tpcost;
 using namespace tpcost::cli;
@@ -90,6 +91,8 @@ TEST_CASE("Every value of a choice key is one the core's parser accepts", "[conf
         CHECK_NOTHROW(to_step_options(software));
       } else if (key.flag == "--stack") {
         CHECK_NOTHROW(stack_profile_by_name(value, key.flag));
+      } else if (key.flag == "--cuda-graph-impl") {
+        CHECK_NOTHROW(parse_cuda_graph_impl(value, key.flag));
       } else if (key.flag == "--main-grads-dtype" || key.flag == "--main-params-dtype" ||
                  key.flag == "--exp-avg-dtype" || key.flag == "--exp-avg-sq-dtype") {
         CHECK_NOTHROW(parse_optimizer_dtype(value, key.flag));
@@ -101,8 +104,9 @@ TEST_CASE("Every value of a choice key is one the core's parser accepts", "[conf
   // article|ring|tree|hierarchical|auto, algbw|busbw, none|selective|full, fused|unfused,
   // p2p|all_gather|a2a|a2a+p2p, bf16|fp8|fp8-current|fp8-blockwise|mxfp8|nvfp4,
   // megatron-core|megatron-2021|deepspeed|fsdp2|megatron-bridge, full|megatron,
-  // alltoall|flex|allgather, fp32|bf16, fp32|fp16, fp32|fp16|bf16|fp8 twice, uniform|block
-  CHECK(choices == 51);
+  // alltoall|flex|allgather, fp32|bf16, fp32|fp16, fp32|fp16|bf16|fp8 twice, uniform|block,
+  // none|local|transformer_engine|full_iteration
+  CHECK(choices == 55);
 }
 
 TEST_CASE("Every flag of the refined model and the presets has a config key", "[config]") {

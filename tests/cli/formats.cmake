@@ -667,3 +667,30 @@ tpcost_cli_case("torchtitan toml: the float8 converter is fp8-current, rowwise c
   ARGS convert ${fmt_dir}/llama3_8b_torchtitan_float8_rowwise.toml RC 0
   STDERR "llama3_8b_torchtitan_float8_rowwise\\.toml:20:15: .*float8 recipe 'rowwise' is costed as tensorwise scaling \\(fp8-current\\)"
   STDOUT "\"dtype\": \"bf16\".*\"precision\": \"fp8-current\"")
+
+# CUDA graphs (Megatron-Core core_v0.16.0 --cuda-graph-impl, --cuda-graph-scope a list; a Bridge
+# YAML's sequence, under core_v0.18.0's cuda_graph_modules), read into the step (not costed).
+tpcost_cli_case("megatron --cuda-graph-impl and the --cuda-graph-scope list are read"
+  ARGS convert -q ${fmt_dir}/moe_cuda_graphs.sh RC 0
+  STDOUT "\"cuda_graph_impl\": \"transformer_engine\",\n    \"cuda_graph_scope\": \"attn,moe_router,moe_preprocess\",")
+tpcost_cli_case("megatron --cuda-graph-scope with a scope Megatron does not know fails"
+  ARGS convert -q ${fmt_dir}/moe_cuda_graphs.sh --set SCOPE=router RC 2
+  STDERR "moe_cuda_graphs\\.sh:[0-9]+:[0-9]+: --cuda-graph-scope: 'router' is not a CUDA graph scope")
+tpcost_cli_case("megatron --cuda-graph-scope moe_preprocess alone fails as Megatron asserts"
+  ARGS convert -q ${fmt_dir}/moe_cuda_graphs.sh --set SCOPE=moe_preprocess RC 2
+  STDERR "--cuda-graph-scope: moe_preprocess is only supported with moe_router\n$")
+tpcost_cli_case("megatron CUDA graphs reach the step"
+  ARGS step --from ${fmt_dir}/moe_cuda_graphs.sh --gpu h100-sxm RC 0
+  STDOUT "cuda_graphs +transformer_engine attn,moe_router,moe_preprocess +flag: --cuda-graph-impl")
+tpcost_cli_case("megatron-bridge yaml: cuda_graph_modules as a list"
+  ARGS convert -q ${fmt_dir}/moe_bridge_cuda_graphs.yaml RC 0
+  STDOUT "\"cuda_graph_impl\": \"transformer_engine\",\n    \"cuda_graph_scope\": \"attn,moe_router\",")
+tpcost_cli_case("megatron log: cuda_graph_scope printed as CudaGraphScope members is read"
+  ARGS convert -q ${meg}/gpt_oss_120b_window_cuda_graphs.log RC 0
+  STDOUT "\"cuda_graph_impl\": \"transformer_engine\",\n    \"cuda_graph_scope\": \"attn,moe_router,moe_preprocess\",")
+tpcost_cli_case("megatron --enable-cuda-graph (deprecated: local) with --cuda-graph-scope full_iteration"
+  ARGS convert -q ${fmt_dir}/moe_cuda_graphs.sh --set GRAPHS=--enable-cuda-graph --set SCOPE=full_iteration RC 0
+  STDOUT "\"cuda_graph_impl\": \"local\",\n    \"cuda_graph_scope\": \"full_iteration\",")
+tpcost_cli_case("megatron --cuda-graph-impl none: the scope has no effect and is listed as ignored"
+  ARGS convert ${fmt_dir}/moe_cuda_graphs.sh --set "GRAPHS=--cuda-graph-impl none" RC 0
+  STDERR "ignored \\(no effect on what tpcost models\\): --cuda-graph-scope, --cuda-graph-warmup-steps")

@@ -35,6 +35,16 @@ inline nlohmann::json moe_dev_runs() {
   return nlohmann::json::parse(in).at("runs");
 }
 
+/// A row's CUDA graphs: its "cuda_graph_impl" and "cuda_graph_scope" (the recipe's keys), none
+/// where absent.
+inline cuda_graphs cuda_graphs_of(const nlohmann::json& run) {
+  cuda_graphs g;
+  g.impl =
+      parse_cuda_graph_impl(run.value("cuda_graph_impl", std::string("none")), "cuda_graph_impl");
+  return parse_cuda_graph_scope(run.value("cuda_graph_scope", std::string()), g,
+                                "cuda_graph_scope");
+}
+
 /// Every row of `runs`; `host_time`, when >= 0, replaces the MoE layer's host-bound time per
 /// pass (moe_layer.hpp, moe_host_time_per_pass_s; in seconds) for the fit.
 inline std::vector<moe_row> evaluate_moe_rows(const nlohmann::json& runs, double host_time = -1.0) {
@@ -73,6 +83,7 @@ inline std::vector<moe_row> evaluate_moe_rows(const nlohmann::json& runs, double
     in.options.experts.dispatcher =
         parse_token_dispatcher(run.at("dispatcher").get<std::string>(), "dispatcher");
     in.options.experts.overlap_comm = run.at("overlap_moe_comm");
+    in.options.experts.graphs = cuda_graphs_of(run);  // read, not costed (moe_layer.hpp)
     if (host_time >= 0.0) {
       in.options.experts.host_time_per_pass = seconds(host_time);
     }

@@ -35,6 +35,7 @@
 #include "tpcost/model/memory.hpp"
 #include "tpcost/model/model.hpp"
 #include "tpcost/step/compute_model.hpp"
+#include "tpcost/step/cuda_graphs.hpp"
 
 namespace tpcost {
 
@@ -50,7 +51,7 @@ namespace tpcost {
 /// HybridEP's rates (comm/expert_parallel.hpp): 1.14 ms (1.139); fitted mean |error| 17.3%,
 /// worst 34.8%; leave-one-out 19.5%, worst 46.1%, against 21.1% and 68.9% without it (the 10
 /// FP8/MXFP8 rows, not fitted: 13.8% and 32.8%, against 31.9% and 66.7%). Runs that capture the
-/// MoE layer in CUDA graphs lose less of it; that is not modelled.
+/// MoE layer in CUDA graphs lose less of it; that is not modelled (expert_options::graphs).
 inline constexpr double moe_host_time_per_pass_s = 1.14e-3;
 
 /// How the software runs the experts.
@@ -62,6 +63,10 @@ struct expert_options {
   expert_load load{};         ///< load imbalance and capacity factor (expert_layout.hpp)
   /// The host-bound time per pass of an MoE layer that routes (moe_host_time_per_pass_s).
   seconds host_time_per_pass{moe_host_time_per_pass_s};
+  /// Megatron-Core's --cuda-graph-impl and --cuda-graph-scope (step/cuda_graphs.hpp): read,
+  /// checked and reported, not costed. Splitting the host time into the dispatcher's sync and
+  /// the launches that graphs remove did not improve the development rows (docs/moe.md).
+  cuda_graphs graphs{};
 };
 
 /// The MLP part of one MoE layer on one GPU of a TP group of `tp` with expert groups ep × etp.

@@ -315,3 +315,23 @@ tpcost_cli_case("step --stack fsdp2: selective is torchtitan's per-op policy" AR
 tpcost_cli_case("step --dtype fp16 --stack megatron-core reduces 2-byte gradients"
   ARGS step --model gpt-3-175b --gpu a100 --gpus 1024 --tp 8 --pp 8 -G 1536 --dtype fp16 --stack megatron-core RC 0
   STDOUT "grad_wire_bytes +2 B \\(16-bit\\) +default: --dtype fp16: Megatron-LM keeps and reduces fp16 gradients.*2\\+2\\+12 B/param")
+
+# CUDA graphs (step/cuda_graphs.hpp): read and checked as Megatron-Core checks them, listed with
+# the stack's settings; the MoE host time does not depend on them (docs/moe.md).
+tpcost_cli_case("step --cuda-graph-impl transformer_engine --cuda-graph-scope: listed with the stack"
+  ARGS ${step_qwen3_30b} --ep 8 --cuda-graph-impl transformer_engine --cuda-graph-scope attn,moe_router,moe_preprocess RC 0
+  STDOUT "cuda_graphs +transformer_engine attn,moe_router,moe_preprocess +flag: --cuda-graph-impl/--cuda-graph-scope: read and checked as Megatron-Core checks them, not costed")
+tpcost_cli_case("step --cuda-graph-impl full_iteration" ARGS ${step_qwen3_30b} --ep 8 --cuda-graph-impl full_iteration RC 0
+  STDOUT "cuda_graphs +full_iteration +flag")
+tpcost_cli_case("step: an unknown CUDA graph implementation" ARGS ${step_qwen3_30b} --ep 8 --cuda-graph-impl te RC 2
+  STDERR "^tpcost: error: --cuda-graph-impl: [^\n]*te[^\n]*\n$")
+tpcost_cli_case("step: an unknown CUDA graph scope" ARGS ${step_qwen3_30b} --ep 8 --cuda-graph-impl local --cuda-graph-scope attn,router RC 2
+  STDERR "^tpcost: error: --cuda-graph-scope: 'router' is not a CUDA graph scope; expected attn, mlp, moe, moe_router, moe_preprocess, mamba or full_iteration\n$")
+tpcost_cli_case("step: a scope without an implementation" ARGS ${step_qwen3_30b} --ep 8 --cuda-graph-scope attn RC 2
+  STDERR "^tpcost: error: --cuda-graph-scope: needs --cuda-graph-impl local or transformer_engine \\(none captures nothing\\)\n$")
+tpcost_cli_case("step: the moe scope of a dropless layer" ARGS ${step_qwen3_30b} --ep 8 --cuda-graph-impl transformer_engine --cuda-graph-scope moe RC 2
+  STDERR "^tpcost: error: --cuda-graph-scope: moe is only supported with drop-and-pad MoE")
+tpcost_cli_case("step: moe_router on a dense model" ARGS ${step_8b} --gpus 8 --cuda-graph-impl transformer_engine --cuda-graph-scope moe_router RC 2
+  STDERR "^tpcost: error: --cuda-graph-scope: moe and moe_router need a model with experts\n$")
+tpcost_cli_case("step: full recomputation with layer graphs" ARGS ${step_qwen3_30b} --ep 8 --recompute full --cuda-graph-impl transformer_engine --cuda-graph-scope attn RC 2
+  STDERR "^tpcost: error: --cuda-graph-impl: --recompute full is only supported with the whole iteration captured \\(full_iteration\\)\n$")
