@@ -82,6 +82,7 @@ const command* command_named(std::string_view name) {
 
 std::vector<std::string_view> command_names() {
   std::vector<std::string_view> out;
+  out.reserve(commands.size());
   for (const auto& c : commands) {
     out.push_back(c.name);
   }

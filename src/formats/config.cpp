@@ -462,6 +462,7 @@ std::string suggestion_for(std::string_view pointer) {
     return fmt::format("; did you mean {}{}?", parent(pointer), *best);
   }
   std::vector<std::string> leaves;
+  leaves.reserve(all.size());
   for (const auto& p : all) {
     leaves.emplace_back(leaf(p));
   }

@@ -297,6 +297,7 @@ std::string auto_line(std::string_view label, const std::vector<choice_searched>
   // A long list (the module sets) shows its fastest few, then how many more were searched.
   constexpr std::size_t shown = 6;
   std::vector<const choice_searched*> listed;
+  listed.reserve(searched.size());
   for (const auto& c : searched) {
     listed.push_back(&c);
   }
