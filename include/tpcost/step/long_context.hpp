@@ -35,20 +35,6 @@
 
 namespace tpcost {
 
-/// What the precision recipe needs from the GPU: the peak and η of the linear GEMMs' rate.
-struct precision_device {
-  precision_options options;
-  flops_per_second linear_peak{};  ///< the dense peak of the recipe's rate (0 = the BF16 peak)
-  double linear_efficiency = 0.0;  ///< η_mm of that rate (0 = the BF16 η_mm)
-  /// η_attn of the fused attention kernel (FlashAttention/cuDNN), of the peak of its rate, on
-  /// the FLOPs it runs (compute_model.hpp, fused_attention_forward_time); 0 = the BF16 device's.
-  double attention_efficiency = 0.0;
-  /// The dense peak of the attention core's rate: BF16, or FP8 with fp8_attention (0 = the
-  /// BF16 peak). Apart from linear_peak: FP8 attention may run beside BF16 or NVFP4 GEMMs.
-  flops_per_second attention_peak{};
-  precision_support support{};  ///< the GPU's: whether FP8 GEMMs need a transpose (memory)
-};
-
 /// The BF16 side of a GPU preset with the default η (efficiency.hpp) of its model or
 /// generation, for the kernels a stack runs (`kernels`, stack_profiles.hpp).
 inline compute_device bf16_device_for(const gpu_preset& gpu,
@@ -219,12 +205,6 @@ inline long_context_layer_terms long_context_layer_stage(
   }
   out.cp = sum_cp_comm(exchanges, out.attention_core, 2.0 * out.attention_core, outer, inner, topo);
   return out;
-}
-
-/// Whether a recipe changes the step at all: anything but BF16 linear layers, BF16 attention
-/// and BF16 parameters (then the step is evaluate_step's, exactly).
-constexpr bool changes_step(const precision_options& p) {
-  return p.linear != linear_precision::bf16 || p.fp8_attention || p.fp8_param_gather;
 }
 
 /// The quantized weight copies TE keeps between micro-batches (precision.hpp) on one GPU: per

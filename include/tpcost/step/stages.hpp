@@ -39,6 +39,7 @@
 #include "tpcost/model/precision.hpp"
 #include "tpcost/model/recompute_recipe.hpp"
 #include "tpcost/step/compute_model.hpp"
+#include "tpcost/step/context_parallel.hpp"
 #include "tpcost/step/moe_layer.hpp"
 #include "tpcost/step/stack_profiles.hpp"
 
@@ -92,6 +93,9 @@ struct step_options {
   /// layers offloaded to the host (recompute_recipe.hpp): their memory, and for the block
   /// method the share of layers whose forward runs again.
   recompute_recipe recompute{};
+  /// How the CP ranks exchange keys and values (context_parallel.hpp); the degree is the
+  /// layout's, parallel_config::cp.
+  cp_options cp{};
 };
 
 /// Everything a step needs but the layout: the model, the GPU, the cluster, the software.

@@ -45,8 +45,11 @@ namespace tpcost {
 /// Everything one step evaluation needs.
 struct step_inputs {
   transformer_spec model;
-  parallel_config par;
-  compute_device gpu;
+  parallel_config par;  ///< par.dp = d, the replicas of the whole model: N = t·p·cp·d
+  compute_device gpu;   ///< the BF16 peak and η
+  /// The linear layers' recipe and its rates on this GPU (precision_device_for); the default
+  /// is BF16, which changes nothing.
+  precision_device precision{};
   bytes memory_capacity{};
   cluster_topology topology;
   step_options options;
