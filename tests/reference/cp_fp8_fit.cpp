@@ -36,7 +36,7 @@ void report(const char* name, const nlohmann::json& rows, bool blackwell) {
   // Leave-one-out error per group of rows (the constant each group pins).
   struct group {
     const char* prefix;
-    error_summary loo;
+    error_summary loo{};
   };
   group groups[] = {{"dgxc-v25.02-nemotron4-15b-bf16"},
                     {"dgxc-v25.02-nemotron4-15b-fp8"},

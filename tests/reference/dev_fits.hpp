@@ -12,8 +12,8 @@
 #pragma once
 
 #include "cp_fp8_rows.hpp"
-#include "gb300_b200_torchtitan_rows.hpp"
 #include "error_summary.hpp"
+#include "gb300_b200_torchtitan_rows.hpp"
 #include "golden_section.hpp"
 #include "moe_dev_rows.hpp"
 

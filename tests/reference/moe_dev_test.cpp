@@ -7,8 +7,8 @@
 #include <cstdio>
 
 #include "cp_fp8_rows.hpp"
-#include "moe_cp_dev_rows.hpp"
 #include "error_summary.hpp"
+#include "moe_cp_dev_rows.hpp"
 #include "moe_dev_rows.hpp"
 
 using namespace tpcost;

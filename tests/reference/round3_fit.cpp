@@ -41,8 +41,7 @@ void report(const char* name, round3_fit fit) {
     std::printf("| %s | %.3f | %+.1f%% | %+.1f%% |\n", in.id.c_str(), x, 100 * in.error(), 100 * e);
     loo.add(e);
   }
-  std::printf("\nleave-one-out: mean %.1f%%, worst %.1f%%\n\n", 100 * loo.mean(),
-              100 * loo.worst);
+  std::printf("\nleave-one-out: mean %.1f%%, worst %.1f%%\n\n", 100 * loo.mean(), 100 * loo.worst);
 }
 
 /// The rows as tpcost priced them before the torchtitan fit: the Transformer Engine values.
@@ -78,8 +77,7 @@ void report_torchtitan() {
                 x.eager_traffic, 100 * before.error(), 100 * in.error(), 100 * e);
     loo.add(e);
   }
-  std::printf("\nleave-one-out: mean %.1f%%, worst %.1f%%\n\n", 100 * loo.mean(),
-              100 * loo.worst);
+  std::printf("\nleave-one-out: mean %.1f%%, worst %.1f%%\n\n", 100 * loo.mean(), 100 * loo.worst);
 }
 
 }  // namespace
