@@ -30,10 +30,10 @@
 // it); it is ranked by that cost like any other layout, so no rule hides a layout the model
 // rates faster. --max-tp (constraints.max_tp) is there for users who want TP kept in a node.
 //
-// A cp > 1 layout is costed as evaluate_long_context_step costs it (step/long_context.hpp):
-// the stages of the view (t, p, d·cp) on sequences of s/cp tokens, G·cp of them, plus
+// A cp > 1 layout is costed as evaluate_step costs it (step/long_context.hpp): the stages of
+// the view (t, p, d·cp) on sequences of s/cp tokens, G·cp of them, plus
 // `long_context_layer_stage` (attention against all s keys, the exposed CP exchange) times
-// `long_context_pipeline_factor`; its full evaluation is evaluate_long_context_step.
+// `long_context_pipeline_factor`.
 //
 // Speed: the search calls the step model's own stages (step/stages.hpp), each hoisted out of
 // the loops that do not change it: per (t, p) `group_stage` (parameters, DP collectives, the
@@ -218,7 +218,7 @@ struct plan_request {
   cp_comm_type cp_comm = cp_comm_type::p2p;  ///< how CP ranks exchange K,V
   /// The recipe every layout runs (precision_device_for: its peak and η, the GPU's support),
   /// and the attention kernel's η and peak for cp > 1. With a recipe that changes the step
-  /// (changes_step), every layout is costed as evaluate_long_context_step costs it: the linear
+  /// (changes_step), every layout is costed as evaluate_step costs it: the linear
   /// GEMMs at the recipe's rate, its wire bytes and its weight copies in memory.
   precision_device precision{};
   std::size_t top = 5;   ///< layouts to return, best first (at least 1)
@@ -304,8 +304,7 @@ struct plan_counts {
 /// A proposed layout, evaluated in full.
 struct planned_layout {
   plan_candidate candidate;
-  step_result result;  ///< evaluate_step, or with cp > 1 long_context->step
-  std::optional<long_context_result> long_context;  ///< cp > 1: evaluate_long_context_step
+  step_result result;  ///< evaluate_step, as `tpcost step` evaluates it
 };
 
 /// The best layout of one (t, p) pair, for the "how many cooks" table.
@@ -484,11 +483,8 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
   const bool long_context = pair.cp > 1 || changes_step(req.precision.options);
   step_environment view_env = env;
   view_env.model.seq = model.seq / pair.cp;
-  if (long_context) {  // as evaluate_long_context_step sets its view's options
-    if (req.precision.options.linear != linear_precision::bf16) {
-      view_env.options.tp_all_gather_bytes = tp_all_gather_bytes(req.precision.options);
-    }
-    view_env.options.linear_param_gather_bytes = param_gather_bytes(req.precision.options);
+  if (long_context) {  // as evaluate_step sets its view's options
+    view_env.options = view_options(env.options, req.precision.options);
   }
   const auto view_batch = global_batch * pair.cp;
   const context_parallel cp{.cp = pair.cp, .comm = req.cp_comm};
@@ -906,29 +902,26 @@ inline plan_search search(const plan_request& req) {
 
 }  // namespace detail
 
-/// The step inputs of a request with one layout.
+/// The step inputs of a request with one layout (its cp in par.cp): the request's recipe and
+/// CP exchange with it.
 inline step_inputs inputs_for(const plan_request& req, const parallel_config& par) {
-  return step_inputs{.model = req.model,
-                     .par = par,
-                     .gpu = req.gpu,
-                     .memory_capacity = req.memory_capacity,
-                     .topology = req.topology,
-                     .options = req.options};
+  step_inputs in{.model = req.model,
+                 .par = par,
+                 .gpu = req.gpu,
+                 .precision = req.precision,
+                 .memory_capacity = req.memory_capacity,
+                 .topology = req.topology,
+                 .options = req.options};
+  in.options.cp.comm = req.cp_comm;
+  return in;
 }
 
-/// The full evaluation of a layout of `req` with `cp`: evaluate_step, or with cp > 1
-/// evaluate_long_context_step (as `tpcost step` does), so that plan's numbers are step's.
+/// The full evaluation of a layout of `req`: evaluate_step, as `tpcost step` evaluates it, so
+/// that plan's numbers are step's.
 inline planned_layout evaluate_planned(const plan_request& req, const plan_candidate& c) {
-  planned_layout l{c, {}, std::nullopt};
-  if (c.cp <= 1 && !changes_step(req.precision.options)) {
-    l.result = evaluate_step(inputs_for(req, c.par));
-    return l;
-  }
-  l.long_context = evaluate_long_context_step({.step = inputs_for(req, c.par),
-                                               .cp = {.cp = c.cp, .comm = req.cp_comm},
-                                               .precision = req.precision});
-  l.result = l.long_context->step;
-  return l;
+  auto par = c.par;
+  par.cp = c.cp;
+  return {c, evaluate_step(inputs_for(req, par))};
 }
 
 /// Searches every layout of `req` (see the file comment) and evaluates the best `req.top` in
@@ -1230,13 +1223,14 @@ struct cp_step_terms {
 };
 
 inline cp_step_terms cp_terms_of(const planned_layout& l) {
-  if (!l.long_context) {
+  const auto& lc = l.result.long_context;
+  if (!lc.added) {
     return {};
   }
   return {.cp = l.candidate.cp,
-          .exposed = l.long_context->cp_exposed,
-          .hidden = l.long_context->cp_hidden,
-          .attention_extra = l.long_context->attention_extra};
+          .exposed = lc.cp_exposed,
+          .hidden = lc.cp_hidden,
+          .attention_extra = lc.attention_extra};
 }
 
 /// `largest` when the exposed CP exchange is the largest difference.

@@ -1162,7 +1162,7 @@ inline bytes peak_memory_of(const step_environment& env, const group_terms& x, c
 /// Peak memory per GPU of the layout: the fullest of the first, second and last stage (the
 /// middle stages hold the same layers and parameters, and fewer micro-batches than the
 /// second), each as `memory_per_gpu` counts it, plus the quantized weight copies `copies` of
-/// an FP8/FP4 recipe (add_weight_copies, as evaluate_long_context_step adds them).
+/// an FP8/FP4 recipe (add_weight_copies, as evaluate_step adds them).
 inline bytes peak_memory(const step_environment& env, const group_terms& x, const batch_terms& y,
                          const layout_choice& c, std::int64_t global_batch,
                          const weight_copies& copies = {}) {

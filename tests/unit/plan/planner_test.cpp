@@ -791,7 +791,7 @@ plan_request cp_request(cp_comm_type comm) {
 
 TEST_CASE(
     "With CP, the search's best over a small space is the fastest fitting layout of a brute "
-    "force through evaluate_long_context_step (cp > 1) and evaluate_step (cp = 1)",
+    "force through evaluate_step (cp = 1, 2, 4, 8)",
     "[planner][cp]") {
   for (const auto comm : {cp_comm_type::p2p, cp_comm_type::all_gather}) {
     INFO(to_string(comm));
@@ -837,8 +837,7 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("The search's time of every CP layout it ranks is evaluate_long_context_step's",
-          "[planner][cp]") {
+TEST_CASE("The search's time of every CP layout it ranks is evaluate_step's", "[planner][cp]") {
   std::int64_t with_cp = 0;
   for (const std::int64_t fixed : {0, 2, 8}) {
     auto req = cp_request(cp_comm_type::p2p);
@@ -852,8 +851,8 @@ TEST_CASE("The search's time of every CP layout it ranks is evaluate_long_contex
                  near(l.result.memory.peak().total().value(), 1e-9));
       if (l.candidate.cp > 1) {
         ++with_cp;
-        REQUIRE(l.long_context);
-        CHECK(l.long_context->cp_per_layer.total().value() > 0.0);
+        REQUIRE(l.result.long_context.added);
+        CHECK(l.result.long_context.cp_per_layer.total().value() > 0.0);
         CHECK(l.candidate.par.tp * l.candidate.par.pp * l.candidate.cp * l.candidate.par.dp ==
               req.gpus);
       }
@@ -1011,7 +1010,7 @@ plan_request precision_request(const transformer_spec& model, const char* gpu_na
 
 TEST_CASE(
     "With an FP8 or FP4 recipe the search's time and memory of every layout it ranks are "
-    "evaluate_long_context_step's, weight copies and ZeRO-3 sharding included",
+    "evaluate_step's, weight copies and ZeRO-3 sharding included",
     "[planner][precision]") {
   struct recipe {
     const char* gpu;
@@ -1037,7 +1036,7 @@ TEST_CASE(
         REQUIRE(!found.top.empty());
         for (const auto& l : found.top) {
           INFO(describe_layout(l.candidate.par));
-          REQUIRE(l.long_context);  // evaluated as step --precision evaluates it
+          REQUIRE(l.result.long_context.added);  // evaluated as step --precision evaluates it
           CHECK_THAT(l.candidate.step_time.value(), near(l.result.step_time.value(), 1e-9));
           CHECK_THAT(l.candidate.peak_memory.value(),
                      near(l.result.memory.peak().total().value(), 1e-9));
@@ -1066,8 +1065,10 @@ TEST_CASE("An FP8 search ranks by FP8 times and memory: its winner is a brute fo
     plan_candidate c;
     c.par = par;
     const auto l = evaluate_planned(req, c);
-    REQUIRE(l.long_context);
-    const auto bf16 = evaluate_step(inputs_for(req, par));
+    REQUIRE(l.result.long_context.added);
+    auto bf16_inputs = inputs_for(req, par);
+    bf16_inputs.precision = {};
+    const auto bf16 = evaluate_step(bf16_inputs);
     differs_from_bf16 += bf16.memory.fits() != l.result.memory.fits() ? 1 : 0;
     if (!l.result.memory.fits()) {
       continue;
@@ -1090,7 +1091,7 @@ TEST_CASE("An FP8 search ranks by FP8 times and memory: its winner is a brute fo
   const auto slow = plan(bf16);
   REQUIRE(!slow.top.empty());
   CHECK(slow.top[0].result.step_time > found.top[0].result.step_time);
-  CHECK(!slow.top[0].long_context);
+  CHECK(!slow.top[0].result.long_context.added);
 }
 
 TEST_CASE("A fixed b, v or ZeRO stage holds for every returned layout", "[planner][constraints]") {
