@@ -347,39 +347,23 @@ std::string text(const step_report& r) {
   return o;
 }
 
-/// The "context_parallel", "precision" and "utilisation" objects of a long-context step.
-void add_long_context_json(const step_report& r, nlohmann::json& j) {
-  const auto& lc = r.result.long_context;
-  const auto& c = lc.cp_per_layer;
-  const auto& u = r.result.peak_utilisation;
+/// The inputs of a long-context step beside what to_json(step_result) wrote of it
+/// (io/step_json.hpp): the layout's cp, the CP layout and the recipe.
+void add_long_context_inputs(const step_report& r, nlohmann::json& j) {
   const auto cp = r.inputs.par.cp;
   const auto& precision = r.inputs.precision.options;
   j["layout"]["cp"] = cp;
-  j["layout"]["gpus"] = r.result.gpus;
-  j["context_parallel"] = {
-      {"cp", cp},
-      {"comm_type", to_string(r.inputs.options.cp.comm)},
-      {"chunks", cp > 1 ? 2 * cp : 1},
-      {"tokens_per_rank", r.inputs.par.micro_batch * r.inputs.model.seq / cp},
-      {"per_layer_micro_batch",
-       {{"sent_bytes", c.sent.value()},
-        {"forward_s", c.forward.value()},
-        {"backward_s", c.backward.value()},
-        {"exposed_s", c.exposed().value()},
-        {"hidden_s", c.hidden().value()}}},
-      {"per_step", {{"exposed_s", lc.cp_exposed.value()}, {"hidden_s", lc.cp_hidden.value()}}}};
+  j["context_parallel"].update(
+      {{"cp", cp},
+       {"comm_type", to_string(r.inputs.options.cp.comm)},
+       {"chunks", cp > 1 ? 2 * cp : 1},
+       {"tokens_per_rank", r.inputs.par.micro_batch * r.inputs.model.seq / cp}});
   j["precision"] = {{"linear", to_string(precision.linear)},
                     {"te_recipe", format_of(precision.linear).te_recipe},
                     {"linear_peak_flops_per_s", r.inputs.precision.linear_peak.value()},
                     {"attention", precision.fp8_attention ? "fp8" : "bf16"},
                     {"logits", "bf16"},
                     {"fp8_param_gather", precision.fp8_param_gather}};
-  j["breakdown_s"]["cp_exposed"] = lc.cp_exposed.value();
-  j["long_context_s"] = {{"attention_extra", lc.attention_extra.value()},
-                         {"linear_saving", lc.linear_saving.value()}};
-  j["mfu_bf16_peak"] = u.mfu_bf16_peak;
-  j["mfu_precision_peak"] = u.mfu_precision_peak;
-  j["mfu_precision_peak_rate"] = to_string(u.precision_peak);
 }
 
 nlohmann::json json(const step_report& r) {
@@ -450,7 +434,7 @@ nlohmann::json json(const step_report& r) {
                     {"expert_states_bytes", e.expert_states.value()}};
   }
   if (s.long_context.added) {
-    add_long_context_json(r, j);
+    add_long_context_inputs(r, j);
   }
   return j;
 }
