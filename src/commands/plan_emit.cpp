@@ -257,7 +257,7 @@ void add_layout(megatron_settings& s, const plan_request& req, const plan_candid
   s.add("model", "context_parallel_size", "", c.cp);
   if (c.cp > 1) {
     s.add("", "", "--context-parallel-size", c.cp);
-    s.add("model", "cp_comm_type", "--cp-comm-type", to_string(req.cp_comm));
+    s.add("model", "cp_comm_type", "--cp-comm-type", to_string(req.options.cp.comm));
   }
   s.add("model", "sequence_parallel", "--sequence-parallel", p.sequence_parallel);
 }
@@ -636,10 +636,11 @@ void check_torchtitan_layout(const plan_request& req, const plan_candidate& c) {
                           "own per-op policy, not Megatron-Core's modules",
                           recompute_modules_to_string(req.options.recompute.modules)));
   }
-  if (c.cp > 1 && req.cp_comm != cp_comm_type::p2p && req.cp_comm != cp_comm_type::all_gather) {
+  if (c.cp > 1 && req.options.cp.comm != cp_comm_type::p2p &&
+      req.options.cp.comm != cp_comm_type::all_gather) {
     refuse(f, fmt::format("--cp-comm-type {}: context_parallel_rotate_method is allgather or "
                           "alltoall (the ring, p2p)",
-                          to_string(req.cp_comm)));
+                          to_string(req.options.cp.comm)));
   }
 }
 
@@ -688,7 +689,7 @@ std::string torchtitan_parallelism(const plan_request& req, const plan_candidate
   out += fmt::format("context_parallel_degree = {}\n", c.cp);
   if (c.cp > 1) {
     out += fmt::format("context_parallel_rotate_method = \"{}\"\n",
-                       req.cp_comm == cp_comm_type::all_gather ? "allgather" : "alltoall");
+                       req.options.cp.comm == cp_comm_type::all_gather ? "allgather" : "alltoall");
   }
   if (req.model.moe.experts > 0) {
     out += fmt::format("expert_parallel_degree = {}\nexpert_tensor_parallel_degree = {}\n", p.ep,

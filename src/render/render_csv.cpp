@@ -103,7 +103,7 @@ std::string plan_csv(const plan_report& report, bool header) {
     const auto& p = l.candidate.par;
     out += fmt::format("{},{},", ++rank, name) +
            layout_row(p, l.result,
-                      columns_of(l.candidate.cp, report.request.cp_comm,
+                      columns_of(l.candidate.cp, report.request.options.cp.comm,
                                  report.request.precision.options, l.result)) +
            fmt::format(",{},{},{},{},{},{},{},{},{}\n", p.ep, p.etp, l.result.micro_batches,
                        p.first_stage_layers, p.last_stage_layers,

@@ -333,7 +333,7 @@ std::string auto_line(std::string_view label, const std::vector<choice_searched>
 std::string auto_search_text(const plan_report& r) {
   const auto& req = r.request;
   return auto_line("precision", r.precisions, to_string(req.precision.options.linear)) +
-         auto_line("cp-comm-type", r.cp_comms, to_string(req.cp_comm)) +
+         auto_line("cp-comm-type", r.cp_comms, to_string(req.options.cp.comm)) +
          auto_line("moe-token-dispatcher", r.dispatchers,
                    to_string(req.options.experts.dispatcher)) +
          auto_line("recompute-modules", r.recompute_modules,
@@ -378,7 +378,7 @@ std::string plan_text(const plan_report& r) {
   limits += req.constraints.fixed_cp > 0 ? fmt::format(" --cp {}", req.constraints.fixed_cp)
                                          : fmt::format(" --max-cp {}", req.constraints.max_cp);
   if (req.constraints.max_cp > 1 || req.constraints.fixed_cp > 1) {
-    limits += fmt::format(" --cp-comm-type {}", to_string(req.cp_comm));
+    limits += fmt::format(" --cp-comm-type {}", to_string(req.options.cp.comm));
   }
   o += fmt::format(
       "\nsearch: {} (t, p, cp{}) with t*p*cp dividing N = {}{}, {} searched; their {} layouts, {} "
@@ -479,7 +479,7 @@ nlohmann::json layout_json(const parallel_config& par, const step_result& s,
           {"embedding_in_split", par.embedding_in_split},
           {"loss_in_split", par.loss_in_split},
           {"tp_spans_nodes", par.tp > topo.gpus_per_node},
-          {"cp_comm_type", to_string(req.cp_comm)},
+          {"cp_comm_type", to_string(req.options.cp.comm)},
           {"dispatcher", is_moe(req.model.moe)
                              ? nlohmann::json(to_string(req.options.experts.dispatcher))
                              : nlohmann::json(nullptr)},
@@ -580,7 +580,7 @@ nlohmann::json plan_json(const plan_report& r) {
         {"precision", to_string(req.precision.options.linear)},
         {"fp8_attention", req.precision.options.fp8_attention},
         {"fp8_param_gather", req.precision.options.fp8_param_gather},
-        {"cp_comm_type", to_string(req.cp_comm)},
+        {"cp_comm_type", to_string(req.options.cp.comm)},
         {"tp_overlap", req.options.tp_overlap},
         {"dp_overlap", req.options.dp_overlap}}},
       {"search",
@@ -678,7 +678,7 @@ std::string compare_text(const compare_report& r) {
       o += fmt::format(
           "   CP: {} ranks ({}), {} of exchange per step exposed, {} hidden behind attention; "
           "attention against all {} keys adds {}\n",
-          r.cp[i].cp, to_string(own.cp_comm), io::to_string(r.cp[i].exposed),
+          r.cp[i].cp, to_string(own.options.cp.comm), io::to_string(r.cp[i].exposed),
           io::to_string(r.cp[i].hidden), r.request.model.seq,
           io::to_string(r.cp[i].attention_extra));
     }

@@ -215,7 +215,6 @@ struct plan_request {
   /// are ranked by throughput (samples per second), as Calculon rounds the batch per DP degree.
   bool batch_is_maximum = false;
   plan_constraints constraints;
-  cp_comm_type cp_comm = cp_comm_type::p2p;  ///< how CP ranks exchange K,V
   /// The recipe every layout runs (precision_device_for: its peak and η, the GPU's support),
   /// and the attention kernel's η and peak for cp > 1. With a recipe that changes the step
   /// (changes_step), every layout is costed as evaluate_step costs it: the linear
@@ -487,7 +486,7 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
     view_env.options = view_options(env.options, req.precision.options);
   }
   const auto view_batch = global_batch * pair.cp;
-  const context_parallel cp{.cp = pair.cp, .comm = req.cp_comm};
+  const context_parallel cp{.cp = pair.cp, .comm = req.options.cp.comm};
   // The recipe's weight copies per layer (zero for BF16), sharded with the weights by ZeRO-3.
   const auto copies = weight_copies_of(model, req.precision, pair.tp, pair.ep, pair.etp,
                                        zero_stage::none, pair.dp * pair.cp);
@@ -614,7 +613,7 @@ inline std::optional<plan_reason> pair_rule(const plan_request& req, std::int64_
   }
   if (cp > 1) {
     // validate(context_parallel) without the exception: 2·cp chunks, a2a's head split.
-    const context_parallel layout{.cp = cp, .comm = req.cp_comm};
+    const context_parallel layout{.cp = cp, .comm = req.options.cp.comm};
     const auto group = a2a_group_size(model, t, layout, g);
     const auto heads = model.heads / t;
     const auto kv = kv_heads_of(model) / t;
@@ -717,7 +716,7 @@ inline void validate_request(const plan_request& req) {
                                    " does not divide N = " + std::to_string(req.gpus) + " GPUs");
     }
     // The sequence split (2·cp chunks) and a2a's head split, named as step names them.
-    validate(context_parallel{.cp = c.fixed_cp, .comm = req.cp_comm}, req.model, 1,
+    validate(context_parallel{.cp = c.fixed_cp, .comm = req.options.cp.comm}, req.model, 1,
              req.topology.gpus_per_node, "cp");
   }
   if (req.precision.options.fp8_param_gather &&
@@ -912,7 +911,6 @@ inline step_inputs inputs_for(const plan_request& req, const parallel_config& pa
                  .memory_capacity = req.memory_capacity,
                  .topology = req.topology,
                  .options = req.options};
-  in.options.cp.comm = req.cp_comm;
   return in;
 }
 
@@ -1049,7 +1047,7 @@ inline plan_request request_for(const plan_request& req, const layout_choices& c
     out.options.recompute.modules = *choices.recompute_modules;
   }
   if (choices.cp_comm) {
-    out.cp_comm = *choices.cp_comm;
+    out.options.cp.comm = *choices.cp_comm;
   }
   if (choices.dispatcher) {
     out.options.experts.dispatcher = *choices.dispatcher;

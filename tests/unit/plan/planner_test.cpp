@@ -644,13 +644,13 @@ TEST_CASE("a layout string names the CP exchange and the dispatcher a search cho
   CHECK(parse_plan_layout("t=2,cp=4,dispatcher=flex", "compare", 32, 64).choices.dispatcher ==
         token_dispatcher::deep_ep);
   plan_request req;
-  req.cp_comm = cp_comm_type::p2p;
+  req.options.cp.comm = cp_comm_type::p2p;
   req.options.experts.dispatcher = token_dispatcher::all_to_all;
   const auto none = request_for(req, parse_plan_layout("t=2", "compare", 32, 64).choices);
-  CHECK(none.cp_comm == cp_comm_type::p2p);
+  CHECK(none.options.cp.comm == cp_comm_type::p2p);
   CHECK(none.options.experts.dispatcher == token_dispatcher::all_to_all);
   const auto own = request_for(req, back.choices);
-  CHECK(own.cp_comm == cp_comm_type::a2a_p2p);
+  CHECK(own.options.cp.comm == cp_comm_type::a2a_p2p);
   CHECK(own.options.experts.dispatcher == token_dispatcher::deep_ep);
 }
 
@@ -782,7 +782,7 @@ plan_request cp_request(cp_comm_type comm) {
   r.options.attention = attention_kernel::fused;  // CP runs on a fused kernel
   r.memory_capacity = 6.0 * units::GiB;
   r.constraints.max_cp = 8;
-  r.cp_comm = comm;
+  r.options.cp.comm = comm;
   r.precision.attention_efficiency = 0.53;  // Hopper's fitted η (efficiency.hpp)
   return r;
 }
