@@ -328,10 +328,10 @@ std::string run_compare(const plan_flags& f, inputs in, output_format format) {
       }
       plan_candidate c;
       c.par = layout.par;
-      c.cp = layout.cp;
-      if (c.cp > 1) {  // the errors step gives: 2*cp chunks, a2a's head split, the kernel
+      c.par.cp = layout.cp;
+      if (c.par.cp > 1) {  // the errors step gives: 2*cp chunks, a2a's head split, the kernel
         validate(own.model);
-        validate(context_parallel{.cp = c.cp, .comm = own.options.cp.comm}, own.model, c.par.tp,
+        validate(context_parallel{.cp = c.par.cp, .comm = own.options.cp.comm}, own.model, c.par.tp,
                  own.topology.gpus_per_node, "cp");
       }
       const auto planned = evaluate_planned(own, c);
@@ -347,7 +347,7 @@ std::string run_compare(const plan_flags& f, inputs in, output_format format) {
         parse_plan_layout(f.compare[0], "--compare", r.request.gpus, r.request.global_batch);
     plan_candidate c;
     c.par = layout.par;
-    c.cp = layout.cp;
+    c.par.cp = layout.cp;
     return emit_plan(parse_emit_format(f.emit), request_for(r.request, layout.choices), c,
                      {f.hardware.dtype, f.software});
   }

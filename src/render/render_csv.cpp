@@ -103,12 +103,12 @@ std::string plan_csv(const plan_report& report, bool header) {
     const auto& p = l.candidate.par;
     out += fmt::format("{},{},", ++rank, name) +
            layout_row(p, l.result,
-                      columns_of(l.candidate.cp, report.request.options.cp.comm,
+                      columns_of(l.candidate.par.cp, report.request.options.cp.comm,
                                  report.request.precision.options, l.result)) +
            fmt::format(",{},{},{},{},{},{},{},{},{}\n", p.ep, p.etp, l.result.micro_batches,
                        p.first_stage_layers, p.last_stage_layers,
                        p.embedding_in_split ? "on" : "off", p.loss_in_split ? "on" : "off",
-                       field(describe_layout(p, l.candidate.cp, report.choices())), dispatcher);
+                       field(describe_layout(p, l.candidate.par.cp, report.choices())), dispatcher);
   }
   return out;
 }

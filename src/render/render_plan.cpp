@@ -165,7 +165,7 @@ std::string plan_layouts_table(const plan_report& r) {
     o += fmt::format(
         "  {:<2} {:>2} {:>3} {:>3}{} {:>4} {:>3} {:>5} {:>3}  {:<3}  {:<9} {:>4} {:>9} {:>6} {:>6} "
         "{:>10} {}{}{}{}{}{} {}{}{}\n",
-        i + 1, par.tp, par.pp, res.top[i].candidate.cp,
+        i + 1, par.tp, par.pp, res.top[i].candidate.par.cp,
         ep_column ? fmt::format(" {:>3} {:>3}", par.ep, par.etp) : std::string(), par.dp,
         par.micro_batch, s.micro_batches, par.vpp, on_off(par.sequence_parallel),
         to_string(par.recompute), static_cast<int>(par.zero), io::to_string(s.step_time),
@@ -194,7 +194,7 @@ band_choice layout_band(const plan_request& req, const chosen_hardware& hw,
 }
 
 band_choice layout_band(const plan_report& r, const planned_layout& l) {
-  return layout_band(r.request, r.hardware, l.candidate.par, l.candidate.cp);
+  return layout_band(r.request, r.hardware, l.candidate.par, l.candidate.par.cp);
 }
 
 bool bands_overlap(const band_choice& a, seconds ta, const band_choice& b, seconds tb) {
@@ -229,7 +229,7 @@ std::string separation_text(const planned_layout& w, const planned_layout& l,
   const auto nodes = [&](const parallel_config& p, std::int64_t cp) {
     return (p.tp * cp + gpus_per_node - 1) / gpus_per_node;
   };
-  if (nodes(l.candidate.par, l.candidate.cp) != nodes(w.candidate.par, w.candidate.cp) ||
+  if (nodes(l.candidate.par, l.candidate.par.cp) != nodes(w.candidate.par, w.candidate.par.cp) ||
       l.candidate.tp_spans_nodes != w.candidate.tp_spans_nodes) {
     parts.push_back(l.candidate.tp_spans_nodes ? "TP crosses nodes" : "TP inside a node");
   }
@@ -418,7 +418,7 @@ std::string plan_text(const plan_report& r) {
   if (!res.top.empty()) {
     const auto& w = res.top.front();
     o += fmt::format("  winner: --compare {}\n",
-                     describe_layout(w.candidate.par, w.candidate.cp, r.choices()));
+                     describe_layout(w.candidate.par, w.candidate.par.cp, r.choices()));
     o += reserve_text(w.result.memory, req.memory_reserve);
     o += ties_text(r);
   }
@@ -443,10 +443,10 @@ std::string plan_text(const plan_report& r) {
     for (const auto& pd : res.per_degrees) {
       const auto& par = pd.best.par;
       const bool across = pd.best.tp_spans_nodes;
-      o += fmt::format("  {:>4} {:>4} {:>4} {:>5} {:>10} {:>6} {:>4}  {}{}\n", par.tp, par.pp,
-                       pd.best.cp, par.dp, io::to_string(pd.best.step_time), io::percent(pd.mfu),
-                       pd.feasible, describe_layout(par, pd.best.cp, r.choices()),
-                       across ? "  (TP crosses nodes)" : "");
+      o += fmt::format(
+          "  {:>4} {:>4} {:>4} {:>5} {:>10} {:>6} {:>4}  {}{}\n", par.tp, par.pp, pd.best.par.cp,
+          par.dp, io::to_string(pd.best.step_time), io::percent(pd.mfu), pd.feasible,
+          describe_layout(par, pd.best.par.cp, r.choices()), across ? "  (TP crosses nodes)" : "");
     }
   }
   return o;
@@ -534,11 +534,11 @@ nlohmann::json plan_json(const plan_report& r) {
   for (const auto& pd : res.per_degrees) {
     per_degrees.push_back({{"tp", pd.best.par.tp},
                            {"pp", pd.best.par.pp},
-                           {"cp", pd.best.cp},
+                           {"cp", pd.best.par.cp},
                            {"ep", pd.best.par.ep},
                            {"etp", pd.best.par.etp},
                            {"dp", pd.best.par.dp},
-                           {"layout", describe_layout(pd.best.par, pd.best.cp, r.choices())},
+                           {"layout", describe_layout(pd.best.par, pd.best.par.cp, r.choices())},
                            {"step_time_s", pd.best.step_time.value()},
                            {"mfu", pd.mfu},
                            {"feasible", pd.feasible},
@@ -548,7 +548,7 @@ nlohmann::json plan_json(const plan_report& r) {
   if (!res.top.empty() && res.runner_up) {
     runner_up = comparison_json(compare_planned(res.top[0], *res.runner_up));
     runner_up["layout"] =
-        describe_layout(res.runner_up->candidate.par, res.runner_up->candidate.cp, r.choices());
+        describe_layout(res.runner_up->candidate.par, res.runner_up->candidate.par.cp, r.choices());
   }
   // --zero: the stage, or null when every stage the stack allows is searched.
   const auto fixed_zero = req.constraints.fixed_zero >= 0
@@ -603,7 +603,7 @@ nlohmann::json plan_json(const plan_report& r) {
           {{key, v.value},
            {"step_time_s", v.best ? nlohmann::json(v.best->result.step_time.value()) : nullptr},
            {"layout", v.best ? nlohmann::json(describe_layout(v.best->candidate.par,
-                                                              v.best->candidate.cp, v.choices))
+                                                              v.best->candidate.par.cp, v.choices))
                              : nullptr},
            {"search_seconds", v.search_seconds}});
     }

@@ -229,7 +229,7 @@ struct plan_request {
 
 /// One layout as the search ranks it.
 struct plan_candidate {
-  parallel_config par;  ///< par.dp = d, the replicas of the whole model: N = t·p·cp·d
+  parallel_config par;  ///< par.dp = d, the replicas of the whole model; par.cp: N = t·p·cp·d
   seconds step_time{};
   bytes peak_memory{};  ///< of the fullest stage, per GPU
   bool tp_spans_nodes = false;
@@ -238,7 +238,6 @@ struct plan_candidate {
   [[nodiscard]] constexpr seconds time_per_sample() const {
     return step_time / static_cast<double>(par.global_batch);
   }
-  std::int64_t cp = 1;  ///< the context-parallel degree
 };
 
 /// The tie order, after the step time: TP inside a node, smaller t, smaller p, smaller cp, larger
@@ -250,7 +249,7 @@ constexpr auto tie_key(const plan_candidate& c) {
   return std::tuple{c.tp_spans_nodes,
                     p.tp,
                     p.pp,
-                    c.cp,
+                    p.cp,
                     p.ep,
                     -p.micro_batch,
                     p.vpp,
@@ -564,7 +563,7 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
               c.par = layout_of(x, y, choice, view_batch);
               c.par.dp = pair.dp;
               c.par.global_batch = global_batch;
-              c.cp = pair.cp;
+              c.par.cp = pair.cp;
               c.step_time = time;
               c.peak_memory = peak;
               c.tp_spans_nodes = pair.spans_nodes;
@@ -917,9 +916,7 @@ inline step_inputs inputs_for(const plan_request& req, const parallel_config& pa
 /// The full evaluation of a layout of `req`: evaluate_step, as `tpcost step` evaluates it, so
 /// that plan's numbers are step's.
 inline planned_layout evaluate_planned(const plan_request& req, const plan_candidate& c) {
-  auto par = c.par;
-  par.cp = c.cp;
-  return {c, evaluate_step(inputs_for(req, par))};
+  return {c, evaluate_step(inputs_for(req, c.par))};
 }
 
 /// Searches every layout of `req` (see the file comment) and evaluates the best `req.top` in
@@ -1225,7 +1222,7 @@ inline cp_step_terms cp_terms_of(const planned_layout& l) {
   if (!lc.added) {
     return {};
   }
-  return {.cp = l.candidate.cp,
+  return {.cp = l.candidate.par.cp,
           .exposed = lc.cp_exposed,
           .hidden = lc.cp_hidden,
           .attention_extra = lc.attention_extra};

@@ -807,7 +807,7 @@ TEST_CASE(
         }
         plan_candidate c;
         c.par = par;
-        c.cp = cp;
+        c.par.cp = cp;
         const auto l = evaluate_planned(req, c);
         if (!l.result.memory.fits()) {
           continue;
@@ -826,9 +826,9 @@ TEST_CASE(
     const auto found = plan(req);
     REQUIRE(!found.top.empty());
     const auto& top = found.top.front();
-    INFO(describe_layout(top.candidate.par, top.candidate.cp) + " vs brute force " +
-         describe_layout(best->par, best->cp));
-    CHECK(top.candidate.cp == best->cp);
+    INFO(describe_layout(top.candidate.par, top.candidate.par.cp) + " vs brute force " +
+         describe_layout(best->par, best->par.cp));
+    CHECK(top.candidate.par.cp == best->par.cp);
     CHECK(describe_layout(top.candidate.par) == describe_layout(best->par));
     CHECK_THAT(top.result.step_time.value(), near(best->step_time.value(), 1e-12));
     // The search's own time for the winner is its full evaluation's.
@@ -845,15 +845,15 @@ TEST_CASE("The search's time of every CP layout it ranks is evaluate_step's", "[
     req.constraints.fixed_cp = fixed;
     const auto found = plan(req);
     for (const auto& l : found.top) {
-      INFO(describe_layout(l.candidate.par, l.candidate.cp));
+      INFO(describe_layout(l.candidate.par, l.candidate.par.cp));
       CHECK_THAT(l.candidate.step_time.value(), near(l.result.step_time.value(), 1e-9));
       CHECK_THAT(l.candidate.peak_memory.value(),
                  near(l.result.memory.peak().total().value(), 1e-9));
-      if (l.candidate.cp > 1) {
+      if (l.candidate.par.cp > 1) {
         ++with_cp;
         REQUIRE(l.result.long_context.added);
         CHECK(l.result.long_context.cp_per_layer.total().value() > 0.0);
-        CHECK(l.candidate.par.tp * l.candidate.par.pp * l.candidate.cp * l.candidate.par.dp ==
+        CHECK(l.candidate.par.tp * l.candidate.par.pp * l.candidate.par.cp * l.candidate.par.dp ==
               req.gpus);
       }
     }
@@ -881,7 +881,7 @@ TEST_CASE("CP search rules: 2*cp must divide s, --cp must divide N, --max-cp >= 
   auto four = cp_request(cp_comm_type::p2p);
   four.constraints.fixed_cp = 4;
   for (const auto& l : plan(four).top) {
-    CHECK(l.candidate.cp == 4);
+    CHECK(l.candidate.par.cp == 4);
   }
 }
 
