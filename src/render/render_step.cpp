@@ -69,7 +69,7 @@ std::string dp_sentence(const step_result& s, const parallel_config& par) {
     text += fmt::format(
         " HSDP: the reduce-scatters and gathers run in {} groups of {} DP ranks, and each "
         "gradient shard is all-reduced across the {} replicas.",
-        par.dp_replicas, par.dp / par.dp_replicas, par.dp_replicas);
+        par.dp_replicas, shard_degree(par), par.dp_replicas);
   }
   return text;
 }
