@@ -328,7 +328,6 @@ std::string run_compare(const plan_flags& f, inputs in, output_format format) {
       }
       plan_candidate c;
       c.par = layout.par;
-      c.par.cp = layout.cp;
       if (c.par.cp > 1) {  // the errors step gives: 2*cp chunks, a2a's head split, the kernel
         validate(own.model);
         validate(context_parallel{.cp = c.par.cp, .comm = own.options.cp.comm}, own.model, c.par.tp,
@@ -340,14 +339,13 @@ std::string run_compare(const plan_flags& f, inputs in, output_format format) {
     } catch (const invalid_spec& e) {
       throw invalid_spec("--compare", "'" + f.compare[i] + "': " + e.detail());
     }
-    r.broken[i] = broken_plan_rule(own, r.layouts[i], layout.cp);
+    r.broken[i] = broken_plan_rule(own, r.layouts[i], layout.par.cp);
   }
   if (!f.emit.empty()) {  // the first layout given
     const auto layout =
         parse_plan_layout(f.compare[0], "--compare", r.request.gpus, r.request.global_batch);
     plan_candidate c;
     c.par = layout.par;
-    c.par.cp = layout.cp;
     return emit_plan(parse_emit_format(f.emit), request_for(r.request, layout.choices), c,
                      {f.hardware.dtype, f.software});
   }

@@ -1054,8 +1054,7 @@ inline plan_request request_for(const plan_request& req, const layout_choices& c
 
 /// A layout with its context-parallel degree (N = t·p·cp·d) and the choices it names.
 struct plan_layout {
-  parallel_config par;
-  std::int64_t cp = 1;
+  parallel_config par;  ///< with its cp: N = t·p·cp·d
   layout_choices choices;
 };
 
@@ -1193,16 +1192,17 @@ inline plan_layout parse_plan_layout(std::string_view text, std::string_view fie
            std::to_string(par.dp) + " is not N = " + std::to_string(gpus));
     }
   }
-  return {par, cp, choices};
+  par.cp = cp;
+  return {par, choices};
 }
 
 /// parse_plan_layout for a layout without context parallelism (cp = 1 only).
 inline parallel_config parse_layout(std::string_view text, std::string_view field,
                                     std::int64_t gpus, std::int64_t global_batch) {
   const auto l = parse_plan_layout(text, field, gpus, global_batch);
-  if (l.cp != 1) {
-    throw invalid_spec(std::string(field), quote_value(text) + ": cp = " + std::to_string(l.cp) +
-                                               " is not accepted here");
+  if (l.par.cp != 1) {
+    throw invalid_spec(std::string(field), quote_value(text) + ": cp = " +
+                                               std::to_string(l.par.cp) + " is not accepted here");
   }
   return l.par;
 }

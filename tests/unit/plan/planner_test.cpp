@@ -633,10 +633,10 @@ TEST_CASE("a layout string names the CP exchange and the dispatcher a search cho
   const auto text = describe_layout(par, 4, chosen);
   CHECK_THAT(text, Catch::Matchers::EndsWith(",cp_comm=a2a+p2p,dispatcher=deep-ep"));
   const auto back = parse_plan_layout(text, "compare", 32, 64);
-  CHECK(back.cp == 4);
+  CHECK(back.par.cp == 4);
   CHECK(back.choices.cp_comm == cp_comm_type::a2a_p2p);
   CHECK(back.choices.dispatcher == token_dispatcher::deep_ep);
-  CHECK(describe_layout(back.par, back.cp, back.choices) == text);
+  CHECK(describe_layout(back.par, back.par.cp, back.choices) == text);
   // Only where it applies: no exchange without CP, no dispatcher without EP.
   par.ep = 1;
   CHECK(describe_layout(par, 1, chosen) == describe_layout(par));
@@ -887,9 +887,10 @@ TEST_CASE("CP search rules: 2*cp must divide s, --cp must divide N, --max-cp >= 
 
 TEST_CASE("A layout with cp reads and prints as t=..,p=..,cp=..", "[planner][cp]") {
   const auto l = parse_plan_layout("t=2,p=1,cp=4,b=1", "--compare", 16, 8);
-  CHECK(l.cp == 4);
+  CHECK(l.par.cp == 4);
   CHECK(l.par.dp == 2);
-  CHECK(describe_layout(l.par, l.cp) == "t=2,p=1,cp=4,d=2,b=1,v=1,sp=off,recompute=none,zero=0");
+  CHECK(describe_layout(l.par, l.par.cp) ==
+        "t=2,p=1,cp=4,d=2,b=1,v=1,sp=off,recompute=none,zero=0");
   CHECK_THROWS_WITH(parse_plan_layout("t=2,cp=3", "--compare", 16, 8),
                     Catch::Contains("t*p*cp = 2*1*3 does not divide N = 16"));
   CHECK_THROWS_WITH(parse_layout("t=2,cp=4", "--compare", 16, 8),
