@@ -17,7 +17,7 @@ chart::figure plan_figure(const std::vector<planned_layout>& layouts) {
   // GPU); the legend says so only when a layout has CP.
   bool any_cp = false;
   for (const auto& l : layouts) {
-    any_cp = any_cp || l.candidate.cp > 1;
+    any_cp = any_cp || l.candidate.par.cp > 1;
   }
   bars.segments = {{"compute", chart::hue::green},
                    {any_cp ? "exposed TP + CP" : "exposed TP", chart::hue::red},
@@ -28,13 +28,13 @@ chart::figure plan_figure(const std::vector<planned_layout>& layouts) {
     const auto& t = l.result.time;
     const auto& par = l.candidate.par;
     const auto cp = cp_terms_of(l);
-    bars.bars.push_back(
-        {l.candidate.cp > 1
-             ? fmt::format("#{} t{} p{} cp{} d{}", ++rank, par.tp, par.pp, l.candidate.cp, par.dp)
-             : fmt::format("#{} t{} p{} d{}", ++rank, par.tp, par.pp, par.dp),
-         {t.compute.value(), (t.tp_comm + cp.exposed).value(), (t.bubble + t.p2p).value(),
-          (t.dp_comm + t.optimizer).value()},
-         io::to_string(l.result.step_time)});
+    bars.bars.push_back({l.candidate.par.cp > 1
+                             ? fmt::format("#{} t{} p{} cp{} d{}", ++rank, par.tp, par.pp,
+                                           l.candidate.par.cp, par.dp)
+                             : fmt::format("#{} t{} p{} d{}", ++rank, par.tp, par.pp, par.dp),
+                         {t.compute.value(), (t.tp_comm + cp.exposed).value(),
+                          (t.bubble + t.p2p).value(), (t.dp_comm + t.optimizer).value()},
+                         io::to_string(l.result.step_time)});
   }
   chart::figure fig;
   fig.panels.emplace_back(std::move(bars));

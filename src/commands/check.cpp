@@ -375,16 +375,17 @@ step_report evaluate_config_step(const config_document& doc, const step_reader& 
 std::string step_summary(const step_report& r) {
   const auto& par = r.inputs.par;
   return model_name(r.model) + ", t=" + std::to_string(par.tp) + " p=" + std::to_string(par.pp) +
-         (r.cp.cp > 1 ? " cp=" + std::to_string(r.cp.cp) + " " + std::string(to_string(r.cp.comm))
-                      : "") +
+         (par.cp > 1 ? " cp=" + std::to_string(par.cp) + " " +
+                           std::string(to_string(r.inputs.options.cp.comm))
+                     : "") +
          " d=" + std::to_string(par.dp) + (par.vpp > 1 ? " v=" + std::to_string(par.vpp) : "") +
          ", b=" + std::to_string(par.micro_batch) + " G=" + std::to_string(par.global_batch) +
          ", recompute " + std::string(to_string(par.recompute)) +
          (par.sequence_parallel ? ", SP" : "") +
          (par.zero != zero_stage::none ? ", ZeRO-" + std::to_string(static_cast<int>(par.zero))
                                        : "") +
-         (r.precision.linear != linear_precision::bf16
-              ? ", " + std::string(to_string(r.precision.linear))
+         (r.inputs.precision.options.linear != linear_precision::bf16
+              ? ", " + std::string(to_string(r.inputs.precision.options.linear))
               : "") +
          (r.stack.profile != nullptr ? ", stack " + std::string(r.stack.profile->name) : "");
 }

@@ -249,7 +249,7 @@ inputs read_inputs(const plan_flags& f) {
                              : std::vector{cp_comm_type::p2p, cp_comm_type::all_gather,
                                            cp_comm_type::a2a, cp_comm_type::a2a_p2p};
   } else {
-    req.cp_comm = parse_cp_comm_type(f.cp_comm_type, "--cp-comm-type");
+    req.options.cp.comm = parse_cp_comm_type(f.cp_comm_type, "--cp-comm-type");
   }
   if (f.moe_token_dispatcher == "auto") {
     refuse_auto_with_compare(f, "--moe-token-dispatcher", "dispatcher", "dispatcher=");
@@ -317,7 +317,7 @@ std::string run_compare(const plan_flags& f, inputs in, output_format format) {
     r.layouts[i] = layout.par;
     r.choices[i] = layout.choices;
     const auto own = request_for(r.request, layout.choices);
-    effective[i] = {.cp_comm = own.cp_comm,
+    effective[i] = {.cp_comm = own.options.cp.comm,
                     .dispatcher = own.options.experts.dispatcher,
                     .recompute_modules = layout.par.recompute == recompute_mode::selective
                                              ? std::optional{own.options.recompute.modules}
@@ -328,10 +328,9 @@ std::string run_compare(const plan_flags& f, inputs in, output_format format) {
       }
       plan_candidate c;
       c.par = layout.par;
-      c.cp = layout.cp;
-      if (c.cp > 1) {  // the errors step gives: 2*cp chunks, a2a's head split, the kernel
+      if (c.par.cp > 1) {  // the errors step gives: 2*cp chunks, a2a's head split, the kernel
         validate(own.model);
-        validate(context_parallel{.cp = c.cp, .comm = own.cp_comm}, own.model, c.par.tp,
+        validate(context_parallel{.cp = c.par.cp, .comm = own.options.cp.comm}, own.model, c.par.tp,
                  own.topology.gpus_per_node, "cp");
       }
       const auto planned = evaluate_planned(own, c);
@@ -340,14 +339,13 @@ std::string run_compare(const plan_flags& f, inputs in, output_format format) {
     } catch (const invalid_spec& e) {
       throw invalid_spec("--compare", "'" + f.compare[i] + "': " + e.detail());
     }
-    r.broken[i] = broken_plan_rule(own, r.layouts[i], layout.cp);
+    r.broken[i] = broken_plan_rule(own, r.layouts[i], layout.par.cp);
   }
   if (!f.emit.empty()) {  // the first layout given
     const auto layout =
         parse_plan_layout(f.compare[0], "--compare", r.request.gpus, r.request.global_batch);
     plan_candidate c;
     c.par = layout.par;
-    c.cp = layout.cp;
     return emit_plan(parse_emit_format(f.emit), request_for(r.request, layout.choices), c,
                      {f.hardware.dtype, f.software});
   }
@@ -377,7 +375,7 @@ std::string run_search(inputs in, output_format format, const plan_flags& f) {
   const bool auto_comm = !in.cp_comms.empty();
   const bool auto_dispatcher = !in.dispatchers.empty();
   const auto precisions = auto_precision ? in.precisions : std::vector{base.precision};
-  const auto comms = auto_comm ? in.cp_comms : std::vector{base.cp_comm};
+  const auto comms = auto_comm ? in.cp_comms : std::vector{base.options.cp.comm};
   const auto dispatchers =
       auto_dispatcher ? in.dispatchers : std::vector{base.options.experts.dispatcher};
   const auto values = [](bool searched, const auto& all, const auto& name) {
@@ -427,7 +425,7 @@ std::string run_search(inputs in, output_format format, const plan_flags& f) {
     const auto pi = i / (module_entries.size() * dispatchers.size() * comms.size());
     auto req = base;
     req.precision = precisions[pi];
-    req.cp_comm = comms[ci];
+    req.options.cp.comm = comms[ci];
     req.options.experts.dispatcher = dispatchers[di];
     req.options.recompute.modules = module_entries[mi].modules;
     req.constraints.recompute_modes = module_entries[mi].modes;

@@ -49,7 +49,7 @@ struct launch_size {
 launch_size launch_of(const plan_request& req, const plan_candidate& c) {
   const auto& p = c.par;
   launch_size l;
-  l.gpus = p.tp * p.pp * p.dp * c.cp;
+  l.gpus = p.tp * p.pp * p.dp * c.par.cp;
   const auto per_node = req.topology.gpus_per_node;
   const bool whole_nodes = per_node > 0 && l.gpus % per_node == 0;
   l.per_node = whole_nodes ? per_node : l.gpus;
@@ -254,10 +254,10 @@ void add_layout(megatron_settings& s, const plan_request& req, const plan_candid
     s.add("model", "account_for_loss_in_pipeline_split", "--account-for-loss-in-pipeline-split",
           true);
   }
-  s.add("model", "context_parallel_size", "", c.cp);
-  if (c.cp > 1) {
-    s.add("", "", "--context-parallel-size", c.cp);
-    s.add("model", "cp_comm_type", "--cp-comm-type", to_string(req.cp_comm));
+  s.add("model", "context_parallel_size", "", c.par.cp);
+  if (c.par.cp > 1) {
+    s.add("", "", "--context-parallel-size", c.par.cp);
+    s.add("model", "cp_comm_type", "--cp-comm-type", to_string(req.options.cp.comm));
   }
   s.add("model", "sequence_parallel", "--sequence-parallel", p.sequence_parallel);
 }
@@ -460,7 +460,7 @@ std::string bridge_yaml(const plan_request& req, const plan_candidate& c, const 
       "# Not set here: the recipe it overrides, the data (dataset: paths, blend, split), the\n"
       "# tokenizer (tokenizer: type and files), checkpointing (checkpoint:), the optimizer's\n"
       "# learning rate and schedule (optimizer:, scheduler:, train.train_iters), logging.\n",
-      p.tp, p.pp, c.cp, p.dp, l.gpus, l.per_node, l.nodes, l.gpus);
+      p.tp, p.pp, c.par.cp, p.dp, l.gpus, l.per_node, l.nodes, l.gpus);
   for (const char* section : {"model", "train", "dataset", "ddp", "optimizer", "comm_overlap"}) {
     std::string body;
     for (const auto& e : s.list) {
@@ -619,10 +619,10 @@ void check_torchtitan_layout(const plan_request& req, const plan_candidate& c) {
                           "(ZeRO-3) or, with data_parallel_shard_degree = 1, nothing (ZeRO-0)",
                           static_cast<int>(p.zero)));
   }
-  if (p.zero == zero_stage::none && c.cp > 1) {
+  if (p.zero == zero_stage::none && c.par.cp > 1) {
     refuse(f, "ZeRO-0 with cp > 1: torchtitan applies FSDP whenever context parallelism is on");
   }
-  if (p.dp == 1 && c.cp == 1 && p.zero == zero_stage::parameters) {
+  if (p.dp == 1 && c.par.cp == 1 && p.zero == zero_stage::parameters) {
     refuse(f, "ZeRO-3 with d = 1: nothing to shard over, and the reader costs d = 1 as ZeRO-0");
   }
   if (p.pp > 1 && micro_batches(p) < p.pp) {
@@ -636,10 +636,11 @@ void check_torchtitan_layout(const plan_request& req, const plan_candidate& c) {
                           "own per-op policy, not Megatron-Core's modules",
                           recompute_modules_to_string(req.options.recompute.modules)));
   }
-  if (c.cp > 1 && req.cp_comm != cp_comm_type::p2p && req.cp_comm != cp_comm_type::all_gather) {
+  if (c.par.cp > 1 && req.options.cp.comm != cp_comm_type::p2p &&
+      req.options.cp.comm != cp_comm_type::all_gather) {
     refuse(f, fmt::format("--cp-comm-type {}: context_parallel_rotate_method is allgather or "
                           "alltoall (the ring, p2p)",
-                          to_string(req.cp_comm)));
+                          to_string(req.options.cp.comm)));
   }
 }
 
@@ -685,10 +686,10 @@ std::string torchtitan_parallelism(const plan_request& req, const plan_candidate
         "pipeline_parallel_last_stage_less_layers = 0\n",
         p.micro_batch);
   }
-  out += fmt::format("context_parallel_degree = {}\n", c.cp);
-  if (c.cp > 1) {
+  out += fmt::format("context_parallel_degree = {}\n", c.par.cp);
+  if (c.par.cp > 1) {
     out += fmt::format("context_parallel_rotate_method = \"{}\"\n",
-                       req.cp_comm == cp_comm_type::all_gather ? "allgather" : "alltoall");
+                       req.options.cp.comm == cp_comm_type::all_gather ? "allgather" : "alltoall");
   }
   if (req.model.moe.experts > 0) {
     out += fmt::format("expert_parallel_degree = {}\nexpert_tensor_parallel_degree = {}\n", p.ep,
@@ -721,7 +722,7 @@ std::string torchtitan_toml(const plan_request& req, const plan_candidate& c,
       "# (model.hf_assets_path), checkpointing ([checkpoint]), the optimizer and learning-rate\n"
       "# schedule ([optimizer], [lr_scheduler], training.steps), logging ([metrics]); compile\n"
       "# only when plan priced it (--torch-compile).\n",
-      p.tp, p.pp, c.cp, p.dp, l.gpus, l.per_node, l.nodes);
+      p.tp, p.pp, c.par.cp, p.dp, l.gpus, l.per_node, l.nodes);
   out += fmt::format("\n[model]\nname = \"{}\"\nflavor = \"{}\"\n", model.name, model.flavor);
   const char* converter = precision == linear_precision::fp8_current ? "quantize.linear.float8"
                           : precision == linear_precision::mxfp8     ? "quantize.linear.mx"
@@ -813,7 +814,7 @@ std::string emit_winner(emit_format format, const plan_request& req,
                       "against the winner's {:.4g} s: --compare \"{}\"",
                       e.detail(), top.size(), name_of(format), i + 1,
                       top[i].result.step_time.value(), top.front().result.step_time.value(),
-                      describe_layout(c.par, c.cp)));
+                      describe_layout(c.par, c.par.cp)));
     }
     throw;
   }

@@ -8,7 +8,6 @@
 #include "options/flag_options.hpp"
 #include "tpcost/base/checked.hpp"
 #include "tpcost/base/parse.hpp"
-#include "tpcost/step/long_context.hpp"
 #include "tpcost/step/step.hpp"
 
 namespace tpcost::cli {
@@ -299,8 +298,8 @@ step_report evaluate_step_flags(const step_flags& f) {
 
   // Layout.
   parallel_config& par = in.par;
-  report.cp = to_context_parallel(f);
-  resolve_degrees(f, report.cp.cp, par);
+  const auto cp = to_context_parallel(f);
+  resolve_degrees(f, cp.cp, par);
   par.ep = parse_count(f.ep, "--ep");
   par.etp = parse_count(f.etp, "--etp");
   par.vpp = parse_count(f.vpp, "--vpp");
@@ -420,30 +419,25 @@ step_report evaluate_step_flags(const step_flags& f) {
   require_experts_for(report.model.spec, f.overlap_moe_comm, "--overlap-moe-expert-parallel-comm");
   require_experts_for(report.model.spec, !f.moe_capacity_factor.empty(),
                       "--moe-expert-capacity-factor");
-  report.precision = to_precision_options(f.software, f.hardware);
+  in.precision.options = to_precision_options(f.software, f.hardware);
   // The step says whose η price its kernels: the linear GEMMs' rate's source.
-  const auto rate = linear_rate(report.precision);
+  const auto rate = linear_rate(in.precision.options);
   note_kernel_efficiency(
       report.stack,
       rate == tensor_rate::bf16 || hw.gpu == nullptr
           ? report.hardware.efficiency_source
           : default_efficiency(hw.gpu->name, hw.gpu->arch, rate, report.stack.kernels).source);
-  if (report.cp.cp == 1 && !changes_step(report.precision)) {
-    report.result = evaluate_step(in);  // exactly the step model without CP or FP8
-    return report;
+  par.cp = cp.cp;
+  in.options.cp = {.comm = cp.comm, .a2a_size = cp.a2a_size, .causal = cp.causal};
+  if (cp.cp > 1 || changes_step(in.precision.options)) {
+    // The long-context step: validated here first so that the error names the flag.
+    validate(report.model.spec);
+    validate(cp, report.model.spec, par.tp, in.topology.gpus_per_node, "--cp");
+    in.precision = with_attention_override(
+        precision_device_for(*hw.gpu, in.precision.options, "--precision", report.stack.kernels),
+        f.hardware.attention_efficiency.empty() ? 0.0 : in.gpu.efficiency.attention);
   }
-  // The long-context step: validated here first so that the error names the flag.
-  validate(report.model.spec);
-  validate(report.cp, report.model.spec, par.tp, in.topology.gpus_per_node, "--cp");
-  const long_context_inputs lc{
-      .step = in,
-      .cp = report.cp,
-      .precision = with_attention_override(
-          precision_device_for(*hw.gpu, report.precision, "--precision", report.stack.kernels),
-          f.hardware.attention_efficiency.empty() ? 0.0 : in.gpu.efficiency.attention)};
-  report.long_context = evaluate_long_context_step(lc);
-  report.long_context_linear_peak = lc.precision.linear_peak;
-  report.result = report.long_context->step;
+  report.result = evaluate_step(in);
   return report;
 }
 

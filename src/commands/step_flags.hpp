@@ -60,9 +60,9 @@ unsigned recompute_modules_for(const std::string& text, const transformer_spec& 
 /// Reads --cp, --cp-comm-type and --hierarchical-cp-sizes (not checked against the model).
 context_parallel to_context_parallel(const step_flags& flags);
 
-/// Reads the flags and evaluates the step; throws `invalid_spec` naming the flag. With cp > 1
-/// or a precision other than BF16 the step is the long-context one (step/long_context.hpp);
-/// otherwise evaluate_step's, exactly.
+/// Reads the flags and evaluates the step with evaluate_step (with cp > 1 or a precision
+/// other than BF16 it adds the terms of step/long_context.hpp); throws `invalid_spec` naming
+/// the flag.
 step_report evaluate_step_flags(const step_flags& flags);
 
 }  // namespace tpcost::cli

@@ -39,18 +39,17 @@ struct long_context_columns {
   std::string_view rate = "bf16";
 };
 
-long_context_columns columns_of(const context_parallel& cp, const precision_options& precision,
-                                const std::optional<long_context_result>& lc,
-                                const step_result& r) {
-  long_context_columns c{.cp = cp.cp,
-                         .comm_type = cp.cp > 1 ? to_string(cp.comm) : "none",
+long_context_columns columns_of(std::int64_t cp, cp_comm_type comm,
+                                const precision_options& precision, const step_result& r) {
+  long_context_columns c{.cp = cp,
+                         .comm_type = cp > 1 ? to_string(comm) : "none",
                          .precision = to_string(precision.linear),
                          .mfu_precision_peak = r.mfu};
-  if (lc) {
-    c.exposed = lc->cp_exposed;
-    c.hidden = lc->cp_hidden;
-    c.mfu_precision_peak = lc->utilisation.mfu_precision_peak;
-    c.rate = to_string(lc->utilisation.precision_peak);
+  if (r.long_context.added) {
+    c.exposed = r.long_context.cp_exposed;
+    c.hidden = r.long_context.cp_hidden;
+    c.mfu_precision_peak = r.peak_utilisation.mfu_precision_peak;
+    c.rate = to_string(r.peak_utilisation.precision_peak);
   }
   return c;
 }
@@ -84,7 +83,8 @@ std::string step_csv(const step_report& report, bool header) {
   std::string out = header ? "model," + std::string(layout_header) + "\n" : "";
   return out + field(model_name(report.model)) + "," +
          layout_row(report.inputs.par, report.result,
-                    columns_of(report.cp, report.precision, report.long_context, report.result)) +
+                    columns_of(report.inputs.par.cp, report.inputs.options.cp.comm,
+                               report.inputs.precision.options, report.result)) +
          "\n";
 }
 
@@ -100,15 +100,15 @@ std::string plan_csv(const plan_report& report, bool header) {
           : std::string();
   std::size_t rank = 0;
   for (const auto& l : report.result.top) {
-    const context_parallel cp{.cp = l.candidate.cp, .comm = report.request.cp_comm};
     const auto& p = l.candidate.par;
     out += fmt::format("{},{},", ++rank, name) +
            layout_row(p, l.result,
-                      columns_of(cp, report.request.precision.options, l.long_context, l.result)) +
+                      columns_of(l.candidate.par.cp, report.request.options.cp.comm,
+                                 report.request.precision.options, l.result)) +
            fmt::format(",{},{},{},{},{},{},{},{},{}\n", p.ep, p.etp, l.result.micro_batches,
                        p.first_stage_layers, p.last_stage_layers,
                        p.embedding_in_split ? "on" : "off", p.loss_in_split ? "on" : "off",
-                       field(describe_layout(p, l.candidate.cp, report.choices())), dispatcher);
+                       field(describe_layout(p, l.candidate.par.cp, report.choices())), dispatcher);
   }
   return out;
 }

@@ -165,7 +165,7 @@ std::string plan_layouts_table(const plan_report& r) {
     o += fmt::format(
         "  {:<2} {:>2} {:>3} {:>3}{} {:>4} {:>3} {:>5} {:>3}  {:<3}  {:<9} {:>4} {:>9} {:>6} {:>6} "
         "{:>10} {}{}{}{}{}{} {}{}{}\n",
-        i + 1, par.tp, par.pp, res.top[i].candidate.cp,
+        i + 1, par.tp, par.pp, res.top[i].candidate.par.cp,
         ep_column ? fmt::format(" {:>3} {:>3}", par.ep, par.etp) : std::string(), par.dp,
         par.micro_batch, s.micro_batches, par.vpp, on_off(par.sequence_parallel),
         to_string(par.recompute), static_cast<int>(par.zero), io::to_string(s.step_time),
@@ -194,7 +194,7 @@ band_choice layout_band(const plan_request& req, const chosen_hardware& hw,
 }
 
 band_choice layout_band(const plan_report& r, const planned_layout& l) {
-  return layout_band(r.request, r.hardware, l.candidate.par, l.candidate.cp);
+  return layout_band(r.request, r.hardware, l.candidate.par, l.candidate.par.cp);
 }
 
 bool bands_overlap(const band_choice& a, seconds ta, const band_choice& b, seconds tb) {
@@ -229,7 +229,7 @@ std::string separation_text(const planned_layout& w, const planned_layout& l,
   const auto nodes = [&](const parallel_config& p, std::int64_t cp) {
     return (p.tp * cp + gpus_per_node - 1) / gpus_per_node;
   };
-  if (nodes(l.candidate.par, l.candidate.cp) != nodes(w.candidate.par, w.candidate.cp) ||
+  if (nodes(l.candidate.par, l.candidate.par.cp) != nodes(w.candidate.par, w.candidate.par.cp) ||
       l.candidate.tp_spans_nodes != w.candidate.tp_spans_nodes) {
     parts.push_back(l.candidate.tp_spans_nodes ? "TP crosses nodes" : "TP inside a node");
   }
@@ -334,7 +334,7 @@ std::string auto_line(std::string_view label, const std::vector<choice_searched>
 std::string auto_search_text(const plan_report& r) {
   const auto& req = r.request;
   return auto_line("precision", r.precisions, to_string(req.precision.options.linear)) +
-         auto_line("cp-comm-type", r.cp_comms, to_string(req.cp_comm)) +
+         auto_line("cp-comm-type", r.cp_comms, to_string(req.options.cp.comm)) +
          auto_line("moe-token-dispatcher", r.dispatchers,
                    to_string(req.options.experts.dispatcher)) +
          auto_line("recompute-modules", r.recompute_modules,
@@ -379,7 +379,7 @@ std::string plan_text(const plan_report& r) {
   limits += req.constraints.fixed_cp > 0 ? fmt::format(" --cp {}", req.constraints.fixed_cp)
                                          : fmt::format(" --max-cp {}", req.constraints.max_cp);
   if (req.constraints.max_cp > 1 || req.constraints.fixed_cp > 1) {
-    limits += fmt::format(" --cp-comm-type {}", to_string(req.cp_comm));
+    limits += fmt::format(" --cp-comm-type {}", to_string(req.options.cp.comm));
   }
   o += fmt::format(
       "\nsearch: {} (t, p, cp{}) with t*p*cp dividing N = {}{}, {} searched; their {} layouts, {} "
@@ -419,7 +419,7 @@ std::string plan_text(const plan_report& r) {
   if (!res.top.empty()) {
     const auto& w = res.top.front();
     o += fmt::format("  winner: --compare {}\n",
-                     describe_layout(w.candidate.par, w.candidate.cp, r.choices()));
+                     describe_layout(w.candidate.par, w.candidate.par.cp, r.choices()));
     o += reserve_text(w.result.memory, req.memory_reserve);
     o += ties_text(r);
   }
@@ -444,10 +444,10 @@ std::string plan_text(const plan_report& r) {
     for (const auto& pd : res.per_degrees) {
       const auto& par = pd.best.par;
       const bool across = pd.best.tp_spans_nodes;
-      o += fmt::format("  {:>4} {:>4} {:>4} {:>5} {:>10} {:>6} {:>4}  {}{}\n", par.tp, par.pp,
-                       pd.best.cp, par.dp, io::to_string(pd.best.step_time), io::percent(pd.mfu),
-                       pd.feasible, describe_layout(par, pd.best.cp, r.choices()),
-                       across ? "  (TP crosses nodes)" : "");
+      o += fmt::format(
+          "  {:>4} {:>4} {:>4} {:>5} {:>10} {:>6} {:>4}  {}{}\n", par.tp, par.pp, pd.best.par.cp,
+          par.dp, io::to_string(pd.best.step_time), io::percent(pd.mfu), pd.feasible,
+          describe_layout(par, pd.best.par.cp, r.choices()), across ? "  (TP crosses nodes)" : "");
     }
   }
   return o;
@@ -480,7 +480,7 @@ nlohmann::json layout_json(const parallel_config& par, const step_result& s,
           {"embedding_in_split", par.embedding_in_split},
           {"loss_in_split", par.loss_in_split},
           {"tp_spans_nodes", par.tp > topo.gpus_per_node},
-          {"cp_comm_type", to_string(req.cp_comm)},
+          {"cp_comm_type", to_string(req.options.cp.comm)},
           {"dispatcher", is_moe(req.model.moe)
                              ? nlohmann::json(to_string(req.options.experts.dispatcher))
                              : nlohmann::json(nullptr)},
@@ -535,11 +535,11 @@ nlohmann::json plan_json(const plan_report& r) {
   for (const auto& pd : res.per_degrees) {
     per_degrees.push_back({{"tp", pd.best.par.tp},
                            {"pp", pd.best.par.pp},
-                           {"cp", pd.best.cp},
+                           {"cp", pd.best.par.cp},
                            {"ep", pd.best.par.ep},
                            {"etp", pd.best.par.etp},
                            {"dp", pd.best.par.dp},
-                           {"layout", describe_layout(pd.best.par, pd.best.cp, r.choices())},
+                           {"layout", describe_layout(pd.best.par, pd.best.par.cp, r.choices())},
                            {"step_time_s", pd.best.step_time.value()},
                            {"mfu", pd.mfu},
                            {"feasible", pd.feasible},
@@ -549,7 +549,7 @@ nlohmann::json plan_json(const plan_report& r) {
   if (!res.top.empty() && res.runner_up) {
     runner_up = comparison_json(compare_planned(res.top[0], *res.runner_up));
     runner_up["layout"] =
-        describe_layout(res.runner_up->candidate.par, res.runner_up->candidate.cp, r.choices());
+        describe_layout(res.runner_up->candidate.par, res.runner_up->candidate.par.cp, r.choices());
   }
   // --zero: the stage, or null when every stage the stack allows is searched.
   const auto fixed_zero = req.constraints.fixed_zero >= 0
@@ -581,7 +581,7 @@ nlohmann::json plan_json(const plan_report& r) {
         {"precision", to_string(req.precision.options.linear)},
         {"fp8_attention", req.precision.options.fp8_attention},
         {"fp8_param_gather", req.precision.options.fp8_param_gather},
-        {"cp_comm_type", to_string(req.cp_comm)},
+        {"cp_comm_type", to_string(req.options.cp.comm)},
         {"tp_overlap", req.options.tp_overlap},
         {"dp_overlap", req.options.dp_overlap}}},
       {"search",
@@ -604,7 +604,7 @@ nlohmann::json plan_json(const plan_report& r) {
           {{key, v.value},
            {"step_time_s", v.best ? nlohmann::json(v.best->result.step_time.value()) : nullptr},
            {"layout", v.best ? nlohmann::json(describe_layout(v.best->candidate.par,
-                                                              v.best->candidate.cp, v.choices))
+                                                              v.best->candidate.par.cp, v.choices))
                              : nullptr},
            {"search_seconds", v.search_seconds}});
     }
@@ -679,7 +679,7 @@ std::string compare_text(const compare_report& r) {
       o += fmt::format(
           "   CP: {} ranks ({}), {} of exchange per step exposed, {} hidden behind attention; "
           "attention against all {} keys adds {}\n",
-          r.cp[i].cp, to_string(own.cp_comm), io::to_string(r.cp[i].exposed),
+          r.cp[i].cp, to_string(own.options.cp.comm), io::to_string(r.cp[i].exposed),
           io::to_string(r.cp[i].hidden), r.request.model.seq,
           io::to_string(r.cp[i].attention_extra));
     }

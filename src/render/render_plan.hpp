@@ -49,7 +49,7 @@ struct plan_report {
   [[nodiscard]] layout_choices choices() const {
     layout_choices c;
     if (!cp_comms.empty()) {
-      c.cp_comm = request.cp_comm;
+      c.cp_comm = request.options.cp.comm;
     }
     if (!dispatchers.empty()) {
       c.dispatcher = request.options.experts.dispatcher;

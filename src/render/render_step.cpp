@@ -136,8 +136,8 @@ std::string step_breakdown_table(const step_report& r) {
     o += fmt::format("  {:<32} {:>9}  {:>6}\n", "exposed EP all-to-all", io::to_string(t.ep_comm),
                      io::percent(t.ep_comm.value() / st));
   }
-  if (r.long_context) {  // the step time includes it; the rows above are evaluate_step's
-    const auto exposed = r.long_context->cp_exposed;
+  if (s.long_context.added) {  // the step time includes it; the rows above are the view's
+    const auto exposed = s.long_context.cp_exposed;
     o += fmt::format("  {:<32} {:>9}  {:>6}\n", "exposed CP exchange", io::to_string(exposed),
                      io::percent(exposed.value() / st));
   }
@@ -173,17 +173,18 @@ namespace {
 
 /// The precision and CP lines of a long-context step (nothing for the plain step).
 std::string long_context_text(const step_report& r) {
-  const auto& lc = *r.long_context;
-  const auto& p = r.precision;
-  std::string o = precision_text(p, r.long_context_linear_peak);
-  if (r.cp.cp > 1) {
+  const auto& lc = r.result.long_context;
+  const auto& p = r.inputs.precision.options;
+  const auto cp = r.inputs.par.cp;
+  std::string o = precision_text(p, r.inputs.precision.linear_peak);
+  if (cp > 1) {
     const auto& c = lc.cp_per_layer;
     o += fmt::format(
         "context parallel: cp={} {}, causal 2*cp = {} chunks, {} tokens per rank; exchange per "
         "layer and micro-batch {} sent, {} ({} forward, {} backward), exposed {}; per step "
         "exposed {}, hidden behind attention {}\n",
-        r.cp.cp, to_string(r.cp.comm), 2 * r.cp.cp,
-        r.inputs.par.micro_batch * r.inputs.model.seq / r.cp.cp, io::to_string(c.sent),
+        cp, to_string(r.inputs.options.cp.comm), 2 * cp,
+        r.inputs.par.micro_batch * r.inputs.model.seq / cp, io::to_string(c.sent),
         io::to_string(c.total()), io::to_string(c.forward), io::to_string(c.backward),
         io::to_string(c.exposed()), io::to_string(lc.cp_exposed), io::to_string(lc.cp_hidden));
   }
@@ -240,7 +241,7 @@ std::string text(const step_report& r) {
   o += fmt::format(
       "layout:  t={} p={} {}d={}  b={} G={} m={}  v={}  recompute {}  SP {}  ZeRO {}  attention "
       "{}\n",
-      par.tp, par.pp, r.long_context ? fmt::format("cp={} ", r.cp.cp) : std::string(), par.dp,
+      par.tp, par.pp, s.long_context.added ? fmt::format("cp={} ", par.cp) : std::string(), par.dp,
       par.micro_batch, par.global_batch, s.micro_batches, par.vpp, recompute_text(in),
       par.sequence_parallel ? "on" : "off", static_cast<int>(par.zero),
       to_string(in.options.attention));
@@ -269,7 +270,7 @@ std::string text(const step_report& r) {
       profile_note(r.hardware, profile_scope::intra_node),
       io::to_string(in.topology.inter.bandwidth), io::to_string(in.topology.inter.latency),
       profile_note(r.hardware, profile_scope::inter_node), in.topology.gpus_per_node);
-  if (r.long_context) {
+  if (s.long_context.added) {
     o.pop_back();  // the blank line goes after the long-context lines
     o += long_context_text(r) + "\n";
   }
@@ -279,8 +280,8 @@ std::string text(const step_report& r) {
       io::to_string(s.step_time), s.tokens_per_second, s.model_flops_per_gpu.value() / 1e12,
       s.hardware_flops_per_gpu.value() / 1e12);
   o += band_text(r);
-  if (r.long_context) {
-    const auto& u = r.long_context->utilisation;
+  if (s.long_context.added) {
+    const auto& u = s.peak_utilisation;
     o += fmt::format(
         "MFU {} of BF16 peak{}   HFU {}   mu = {} (the share of the step spent computing)\n",
         io::percent(u.mfu_bf16_peak),
@@ -346,37 +347,23 @@ std::string text(const step_report& r) {
   return o;
 }
 
-/// The "context_parallel", "precision" and "utilisation" objects of a long-context step.
-void add_long_context_json(const step_report& r, nlohmann::json& j) {
-  const auto& lc = *r.long_context;
-  const auto& c = lc.cp_per_layer;
-  const auto& u = lc.utilisation;
-  j["layout"]["cp"] = r.cp.cp;
-  j["layout"]["gpus"] = lc.gpus;
-  j["context_parallel"] = {
-      {"cp", r.cp.cp},
-      {"comm_type", to_string(r.cp.comm)},
-      {"chunks", r.cp.cp > 1 ? 2 * r.cp.cp : 1},
-      {"tokens_per_rank", r.inputs.par.micro_batch * r.inputs.model.seq / r.cp.cp},
-      {"per_layer_micro_batch",
-       {{"sent_bytes", c.sent.value()},
-        {"forward_s", c.forward.value()},
-        {"backward_s", c.backward.value()},
-        {"exposed_s", c.exposed().value()},
-        {"hidden_s", c.hidden().value()}}},
-      {"per_step", {{"exposed_s", lc.cp_exposed.value()}, {"hidden_s", lc.cp_hidden.value()}}}};
-  j["precision"] = {{"linear", to_string(r.precision.linear)},
-                    {"te_recipe", format_of(r.precision.linear).te_recipe},
-                    {"linear_peak_flops_per_s", r.long_context_linear_peak.value()},
-                    {"attention", r.precision.fp8_attention ? "fp8" : "bf16"},
+/// The inputs of a long-context step beside what to_json(step_result) wrote of it
+/// (io/step_json.hpp): the layout's cp, the CP layout and the recipe.
+void add_long_context_inputs(const step_report& r, nlohmann::json& j) {
+  const auto cp = r.inputs.par.cp;
+  const auto& precision = r.inputs.precision.options;
+  j["layout"]["cp"] = cp;
+  j["context_parallel"].update(
+      {{"cp", cp},
+       {"comm_type", to_string(r.inputs.options.cp.comm)},
+       {"chunks", cp > 1 ? 2 * cp : 1},
+       {"tokens_per_rank", r.inputs.par.micro_batch * r.inputs.model.seq / cp}});
+  j["precision"] = {{"linear", to_string(precision.linear)},
+                    {"te_recipe", format_of(precision.linear).te_recipe},
+                    {"linear_peak_flops_per_s", r.inputs.precision.linear_peak.value()},
+                    {"attention", precision.fp8_attention ? "fp8" : "bf16"},
                     {"logits", "bf16"},
-                    {"fp8_param_gather", r.precision.fp8_param_gather}};
-  j["breakdown_s"]["cp_exposed"] = lc.cp_exposed.value();
-  j["long_context_s"] = {{"attention_extra", lc.attention_extra.value()},
-                         {"linear_saving", lc.linear_saving.value()}};
-  j["mfu_bf16_peak"] = u.mfu_bf16_peak;
-  j["mfu_precision_peak"] = u.mfu_precision_peak;
-  j["mfu_precision_peak_rate"] = to_string(u.precision_peak);
+                    {"fp8_param_gather", precision.fp8_param_gather}};
 }
 
 nlohmann::json json(const step_report& r) {
@@ -446,8 +433,8 @@ nlohmann::json json(const step_report& r) {
                     {"expert_params_per_gpu", peak.expert_params},
                     {"expert_states_bytes", e.expert_states.value()}};
   }
-  if (r.long_context) {
-    add_long_context_json(r, j);
+  if (s.long_context.added) {
+    add_long_context_inputs(r, j);
   }
   return j;
 }

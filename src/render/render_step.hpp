@@ -11,7 +11,6 @@
 #include "output/output_format.hpp"
 #include "report/step_report.hpp"
 #include "tpcost/hardware/presets.hpp"
-#include "tpcost/step/long_context.hpp"
 #include "tpcost/step/step.hpp"
 
 namespace tpcost::cli {

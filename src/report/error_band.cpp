@@ -142,7 +142,7 @@ band_input band_input_of(const chosen_hardware& hw, const step_inputs& in, linea
 
 band_choice band_of(const step_report& r) {
   return choose_band(
-      band_input_of(r.hardware, r.inputs, r.precision.linear, r.cp.cp,
+      band_input_of(r.hardware, r.inputs, r.inputs.precision.options.linear, r.inputs.par.cp,
                     r.stack.profile != nullptr ? r.stack.profile->name : std::string_view()),
       active_band_groups());
 }

@@ -637,6 +637,10 @@ tpcost_cli_case("step --dp-replicas: the DP sentence says where HSDP's reduction
   ARGS step --model llama-3-8b --gpus 32 --global-batch 64 --seq 8k --zero 3 --stack fsdp2
        --dp-replicas 4 --gpu h100-sxm --interconnect ib-ndr RC 0
   STDOUT "HSDP: the reduce-scatters and gathers run in 4 groups of 8 DP ranks, and each gradient shard is all-reduced across the 4 replicas\\.")
+tpcost_cli_case("step --dp-replicas with CP: HSDP's groups split the d*cp ranks that hold the same weights"
+  ARGS step --model llama-3-8b --seq 131072 --gpus 64 --tp 1 --cp 4 --global-batch 32 --zero 3
+       --dp-replicas 2 --gpu h100-sxm --interconnect ib-ndr RC 0
+  STDOUT "HSDP: the reduce-scatters and gathers run in 2 groups of 32 DP ranks, and each gradient shard is all-reduced across the 2 replicas\\.")
 tpcost_cli_case("step --dp-replicas 3 of d = 32 is refused"
   ARGS step --model llama-3-8b --gpus 32 --global-batch 64 --seq 8k --zero 3 --stack fsdp2
        --dp-replicas 3 --gpu h100-sxm RC 2

@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "tpcost/step/long_context.hpp"
 #include "tpcost/step/stack_profiles.hpp"
+#include "tpcost/step/step.hpp"
 
 namespace tpcost::test {
 
@@ -64,19 +64,19 @@ inline std::vector<cp_fp8_row> evaluate_cp_fp8_rows(const nlohmann::json& rows,
     const auto& gpu = gpu_preset_by_name(r.at("gpu").get<std::string>(), "gpu");
     const bool titan = row.id.rfind("torchtitan", 0) == 0;
     const bool nemotron = row.id.find("nemotron") != std::string::npos;
-    long_context_inputs in;
+    step_inputs in;
     const auto seq =
         r.contains("seq") ? r.at("seq").get<std::int64_t>() : r.at("seq_len").get<std::int64_t>();
-    in.step.model = with_architecture({.layers = r.at("layers"),
-                                       .hidden = r.at("hidden"),
-                                       .heads = r.at("heads"),
-                                       .kv_heads = r.at("kv_heads"),
-                                       .ffn = r.at("ffn"),
-                                       .vocab = r.at("vocab"),
-                                       .seq = seq},
-                                      architecture::llama);
-    in.step.model.gated_mlp = !nemotron;  // Nemotron-4: squared-ReLU, 2 matrices
-    auto& par = in.step.par;
+    in.model = with_architecture({.layers = r.at("layers"),
+                                  .hidden = r.at("hidden"),
+                                  .heads = r.at("heads"),
+                                  .kv_heads = r.at("kv_heads"),
+                                  .ffn = r.at("ffn"),
+                                  .vocab = r.at("vocab"),
+                                  .seq = seq},
+                                 architecture::llama);
+    in.model.gated_mlp = !nemotron;  // Nemotron-4: squared-ReLU, 2 matrices
+    auto& par = in.par;
     par.tp = r.at("tp");
     par.pp = r.at("pp");
     par.dp = r.at("dp");
@@ -87,61 +87,61 @@ inline std::vector<cp_fp8_row> evaluate_cp_fp8_rows(const nlohmann::json& rows,
     par.zero = titan ? zero_stage::parameters : zero_stage::optimizer;
     // The torchtitan rows ran torch.compile (their notes): PyTorch's compiled kernels' η.
     const auto kernels = titan ? kernel_stack::pytorch_compiled : kernel_stack::megatron_fused;
-    in.step.gpu = bf16_device_for(gpu, kernels);
+    in.gpu = bf16_device_for(gpu, kernels);
     if (titan) {
-      in.step.gpu.memory_bandwidth = bytes_per_second(2.4e12);  // their 96 GB HBM2e SKU
+      in.gpu.memory_bandwidth = bytes_per_second(2.4e12);  // their 96 GB HBM2e SKU
     }
-    in.step.memory_capacity = gpu.memory.value;
-    in.step.topology = make_topology(gpu, ndr);
+    in.memory_capacity = gpu.memory.value;
+    in.topology = make_topology(gpu, ndr);
     if (titan) {  // torchtitan's FSDP2 (ZeRO-3 with pipelines allowed), as its notes state
-      in.step.options = options_of(stack_profile_by_name("fsdp2", "stack"));
+      in.options = options_of(stack_profile_by_name("fsdp2", "stack"));
     }
-    in.step.options.attention = attention_kernel::fused;
-    in.step.options.dp_overlap = 1.0;
-    in.step.options.tp_overlap = titan ? 0.0 : 1.0;
+    in.options.attention = attention_kernel::fused;
+    in.options.dp_overlap = 1.0;
+    in.options.tp_overlap = titan ? 0.0 : 1.0;
     if (options != nullptr) {
-      in.step.options = *options;
+      in.options = *options;
     }
-    in.cp = {.cp = r.at("cp").is_null() ? 1 : r.at("cp").get<std::int64_t>()};
+    in.par.cp = r.at("cp").is_null() ? 1 : r.at("cp").get<std::int64_t>();
     const auto precision = r.at("precision").get<std::string>();
     const bool fp8 = precision.rfind("fp8", 0) == 0;
     in.precision = precision_device_for(
         gpu, {.linear = fp8 ? linear_precision::fp8_delayed : linear_precision::bf16}, "precision",
         kernels);
     if (trial != nullptr) {
-      in.step.gpu.efficiency.matmul = trial->bf16_matmul;
-      in.step.gpu.efficiency.attention = trial->attention;
+      in.gpu.efficiency.matmul = trial->bf16_matmul;
+      in.gpu.efficiency.attention = trial->attention;
       in.precision.linear_efficiency = fp8 ? trial->fp8_matmul : trial->bf16_matmul;
       in.precision.attention_efficiency = trial->attention;
     }
     row.layout = "t" + std::to_string(par.tp) + " p" + std::to_string(par.pp) + " cp" +
-                 std::to_string(in.cp.cp) + " d" + std::to_string(par.dp) + ", " +
+                 std::to_string(in.par.cp) + " d" + std::to_string(par.dp) + ", " +
                  (fp8 ? "fp8" : "bf16");
     try {
-      const auto x = evaluate_long_context_step(in);
+      const auto x = evaluate_step(in);
       const bool has_step = r.contains("measured_step_s") ||
                             (r.contains("step_time_s") && !r.at("step_time_s").is_null());
       row.step_time = has_step;
       if (has_step) {
         row.measured = r.contains("measured_step_s") ? r.at("measured_step_s").get<double>()
                                                      : r.at("step_time_s").get<double>();
-        row.predicted = x.step.step_time.value();
+        row.predicted = x.step_time.value();
         row.error = row.measured / row.predicted - 1.0;
       } else {
         row.measured = r.at("tflops_per_gpu");
-        row.predicted = x.step.model_flops_per_gpu.value() / 1e12;
+        row.predicted = x.model_flops_per_gpu.value() / 1e12;
         row.error = row.predicted / row.measured - 1.0;
       }
-      row.cp_exposed_s = x.cp_exposed.value();
-      row.cp_hidden_s = x.cp_hidden.value();
-      row.mfu_bf16 = x.utilisation.mfu_bf16_peak;
-      row.mfu_own = x.utilisation.mfu_precision_peak;
+      row.cp_exposed_s = x.long_context.cp_exposed.value();
+      row.cp_hidden_s = x.long_context.cp_hidden.value();
+      row.mfu_bf16 = x.peak_utilisation.mfu_bf16_peak;
+      row.mfu_own = x.peak_utilisation.mfu_precision_peak;
       if (nemotron) {
         // DGX Cloud's convention (the row's flops_convention): 434.5e12 FLOP per sequence over
         // the peak of the run's precision.
         const double peak = fp8 ? gpu.peak.fp8.value.value() : gpu.peak.bf16.value.value();
         row.mfu_dgxc = 434.5e12 * static_cast<double>(par.global_batch) /
-                       (x.step.step_time.value() * static_cast<double>(x.gpus) * peak);
+                       (x.step_time.value() * static_cast<double>(x.gpus) * peak);
         row.measured_mfu = r.at("measured_mfu");
       }
     } catch (const invalid_spec& e) {

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "tpcost/model/model_presets.hpp"
-#include "tpcost/step/long_context.hpp"
 #include "tpcost/step/stack_profiles.hpp"
+#include "tpcost/step/step.hpp"
 
 namespace tpcost::test {
 
@@ -63,8 +63,7 @@ inline round3_row evaluate_round3_row(const nlohmann::json& r, const double* mat
                                       const torchtitan_trial* titan = nullptr) {
   const auto kernels = kernels_of(r);
   const auto& gpu = gpu_preset_by_name(r.at("gpu").get<std::string>(), "gpu");
-  long_context_inputs lc;
-  step_inputs& in = lc.step;
+  step_inputs in;
   const bool moe = r.contains("model_preset");
   if (moe) {
     in.model = model_preset_named(r.at("model_preset").get<std::string>(), "model").spec;
@@ -113,34 +112,34 @@ inline round3_row evaluate_round3_row(const nlohmann::json& r, const double* mat
         parse_token_dispatcher(r.at("dispatcher").get<std::string>(), "dispatcher");
     in.options.experts.overlap_comm = false;
   }
-  lc.cp = {.cp = r.at("cp").get<std::int64_t>()};
+  in.par.cp = r.at("cp").get<std::int64_t>();
   const auto precision = r.at("precision").get<std::string>();
-  lc.precision = precision_device_for(
+  in.precision = precision_device_for(
       gpu, {.linear = parse_linear_precision(precision, "precision")}, "precision", kernels);
   if (titan != nullptr && kernels != kernel_stack::megatron_fused) {
-    const bool bf16 = lc.precision.options.linear == linear_precision::bf16;
+    const bool bf16 = in.precision.options.linear == linear_precision::bf16;
     in.gpu.efficiency.matmul = titan->bf16_matmul;
     in.gpu.efficiency.elementwise_traffic =
         kernels == kernel_stack::pytorch_eager ? titan->eager_traffic : 1.0;
-    lc.precision.linear_efficiency = bf16 ? titan->bf16_matmul : titan->fp8_matmul;
+    in.precision.linear_efficiency = bf16 ? titan->bf16_matmul : titan->fp8_matmul;
   }
   if (matmul != nullptr) {
-    lc.precision.linear_efficiency = *matmul;
-    if (lc.precision.options.linear == linear_precision::bf16) {
+    in.precision.linear_efficiency = *matmul;
+    if (in.precision.options.linear == linear_precision::bf16) {
       in.gpu.efficiency.matmul = *matmul;
     }
   }
-  const auto x = evaluate_long_context_step(lc);
+  const auto x = evaluate_step(in);
   return {.id = r.at("id").get<std::string>(),
           .gpu = r.at("gpu").get<std::string>(),
           .precision = precision,
           .stack = stack,
           .moe = moe,
-          .cp = lc.cp.cp > 1,
+          .cp = in.par.cp > 1,
           .ep = par.ep > 1,
           .pp = par.pp > 1,
           .measured = r.at("measured_step_s").get<double>(),
-          .predicted = x.step.step_time.value()};
+          .predicted = x.step_time.value()};
 }
 
 }  // namespace tpcost::test

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "tpcost/model/model_presets.hpp"
-#include "tpcost/step/long_context.hpp"
 #include "tpcost/step/stack_profiles.hpp"
+#include "tpcost/step/step.hpp"
 
 namespace tpcost::test {
 
@@ -52,8 +52,7 @@ inline std::vector<moe_row> evaluate_moe_rows(const nlohmann::json& runs, double
   for (const auto& run : runs) {
     const auto& pl = run.at("parallel");
     const auto& gpu = gpu_preset_by_name(run.at("gpu").get<std::string>(), "gpu");
-    long_context_inputs lc;
-    step_inputs& in = lc.step;
+    step_inputs in;
     in.model = model_preset_named(run.at("model").get<std::string>(), "model").spec;
     in.model.seq = run.at("seq");
     in.par.tp = pl.at("tp");
@@ -71,7 +70,7 @@ inline std::vector<moe_row> evaluate_moe_rows(const nlohmann::json& runs, double
     // moe_cp_dev_rows.json: the end stages apart, and CP.
     in.par.first_stage_layers = pl.value("first_stage_layers", in.par.first_stage_layers);
     in.par.last_stage_layers = pl.value("last_stage_layers", in.par.last_stage_layers);
-    lc.cp = {.cp = pl.value("cp", std::int64_t{1})};
+    in.par.cp = pl.value("cp", std::int64_t{1});
     in.par.sequence_parallel = in.par.tp > 1;
     in.par.recompute = parse_recompute(run.at("recompute").get<std::string>(), "recompute");
     in.par.zero = zero_stage::optimizer;
@@ -88,12 +87,12 @@ inline std::vector<moe_row> evaluate_moe_rows(const nlohmann::json& runs, double
       in.options.experts.host_time_per_pass = seconds(host_time);
     }
     const auto precision = run.value("precision", std::string("bf16"));
-    lc.precision = precision_device_for(
+    in.precision = precision_device_for(
         gpu, {.linear = parse_linear_precision(precision, "precision")}, "precision");
-    const auto r = evaluate_long_context_step(lc);
+    const auto r = evaluate_step(in);
     out.push_back({run.at("id").get<std::string>(), precision,
                    run.at("measured").at("tflops_per_gpu").get<double>(),
-                   r.step.model_flops_per_gpu.value() / 1e12});
+                   r.model_flops_per_gpu.value() / 1e12});
   }
   return out;
 }

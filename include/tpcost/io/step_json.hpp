@@ -51,9 +51,34 @@ inline void to_json(nlohmann::json& j, const memory_report& m) {
                      {"stages", m.stages}};
 }
 
+/// What context parallelism and the precision recipe added (step.hpp, long_context_terms): the
+/// exposed CP exchange as a part of the breakdown, the exchange per layer and per step, the
+/// attention and linear terms, and MFU against both peaks. The CP layout and the recipe are the
+/// caller's to add beside them ("context_parallel", "precision").
+inline void add_long_context_json(nlohmann::json& j, const step_result& s) {
+  const auto& lc = s.long_context;
+  const auto& c = lc.cp_per_layer;
+  const auto& u = s.peak_utilisation;
+  j["breakdown_s"]["cp_exposed"] = lc.cp_exposed.value();
+  j["context_parallel"] = {
+      {"per_layer_micro_batch",
+       {{"sent_bytes", c.sent.value()},
+        {"forward_s", c.forward.value()},
+        {"backward_s", c.backward.value()},
+        {"exposed_s", c.exposed().value()},
+        {"hidden_s", c.hidden().value()}}},
+      {"per_step", {{"exposed_s", lc.cp_exposed.value()}, {"hidden_s", lc.cp_hidden.value()}}}};
+  j["long_context_s"] = {{"attention_extra", lc.attention_extra.value()},
+                         {"linear_saving", lc.linear_saving.value()}};
+  j["mfu_bf16_peak"] = u.mfu_bf16_peak;
+  j["mfu_precision_peak"] = u.mfu_precision_peak;
+  j["mfu_precision_peak_rate"] = to_string(u.precision_peak);
+}
+
 /// What the step model computed: time, throughput, FLOPs, utilisation, communication before
-/// overlap, memory and warnings. The inputs (layout, model, hardware, stack) are the caller's
-/// to add: the result does not hold them.
+/// overlap, memory and warnings, and with CP or an FP8/FP4 recipe what they added. The inputs
+/// (layout, model, hardware, stack, the CP layout, the recipe) are the caller's to add: the
+/// result does not hold them.
 inline void to_json(nlohmann::json& j, const step_result& s) {
   j = nlohmann::json{
       {"fits", s.memory.fits()},
@@ -80,6 +105,9 @@ inline void to_json(nlohmann::json& j, const step_result& s) {
       {"memory", s.memory},
       {"warnings", s.warnings},
   };
+  if (s.long_context.added) {
+    add_long_context_json(j, s);
+  }
 }
 
 }  // namespace tpcost

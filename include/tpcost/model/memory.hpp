@@ -670,7 +670,7 @@ struct weight_copies {
 };
 
 /// Adds the copies of its `layers` to a stage's weights: the one formula that both the step
-/// (evaluate_long_context_step) and the planner's search (stages.hpp, peak_memory) use.
+/// (evaluate_step) and the planner's search (stages.hpp, peak_memory) use.
 constexpr void add_weight_copies(stage_memory& s, const weight_copies& w) {
   s.weights += w.per_layer * static_cast<double>(s.layers) / w.shard * units::B;
 }

@@ -101,12 +101,16 @@ inline zero_stage parse_zero_stage(std::string_view text, std::string_view field
                      quote_value(text) + " is not a ZeRO stage; expected 0, 1, 2 or 3");
 }
 
-/// One training layout. N = tp·pp·dp GPUs; m = global_batch / (dp·micro_batch) micro-batches
-/// per step and per pipeline.
+/// One training layout. N = tp·pp·cp·dp GPUs; m = global_batch / (dp·micro_batch)
+/// micro-batches per step and per pipeline.
 struct parallel_config {
   std::int64_t tp = 1;  ///< t, tensor-parallel degree
   std::int64_t pp = 1;  ///< p, pipeline stages
-  std::int64_t dp = 1;  ///< d, data-parallel replicas
+  std::int64_t dp = 1;  ///< d, data-parallel replicas of the whole model
+  /// Context parallelism: each sequence split over cp ranks (context_parallel.hpp), which
+  /// hold the same weights; the step costs it as a DP group of d·cp on s/cp tokens plus what
+  /// that view leaves out (long_context.hpp). 1: none.
+  std::int64_t cp = 1;
   /// Expert parallelism, folded over the t·d ranks of a stage (Megatron-Core MoE parallel
   /// folding): experts split over ep ranks, each expert's FFN over etp ranks; the expert-DP
   /// group is t·d/(ep·etp). Both 1 for a dense model.
@@ -165,10 +169,11 @@ constexpr tp_collective_count tp_collectives_per_layer(recompute_mode mode,
   return tp_collective_count{.all_reduce = n, .all_gather = 0, .reduce_scatter = 0};
 }
 
-/// The data-parallel ranks ZeRO shards over: d, or d over HSDP's replicas (validate checks
-/// the division).
+/// The data-parallel ranks ZeRO shards over: the d·cp ranks that hold the same weights, or
+/// those over HSDP's replicas (validate checks the division).
 constexpr std::int64_t shard_degree(const parallel_config& par) {
-  return par.dp_replicas > 1 ? par.dp / par.dp_replicas : par.dp;
+  const auto ranks = par.dp * par.cp;
+  return par.dp_replicas > 1 ? ranks / par.dp_replicas : ranks;
 }
 
 /// The ranks of the expert-DP group of `expert_dp` ranks that ZeRO shards the experts over:
@@ -220,17 +225,17 @@ inline void validate_experts(const transformer_spec& model, const parallel_confi
                                   " does not divide the expert FFN size " +
                                   std::to_string(moe.expert_ffn));
   }
-  const auto folded = par.ep * par.etp;  // each at most 2^24: no overflow
-  if ((par.tp * par.dp) % folded != 0) {
-    throw invalid_spec("ep",
-                       "EP*ETP = " + std::to_string(par.ep) + "*" + std::to_string(par.etp) +
-                           " does not divide the t*cp*d = " + std::to_string(par.tp * par.dp) +
-                           " ranks of a stage that the expert groups fold over");
+  const auto folded = par.ep * par.etp;         // each at most 2^24: no overflow
+  const auto ranks = par.tp * par.cp * par.dp;  // at most N: validate checked it first
+  if (ranks % folded != 0) {
+    throw invalid_spec("ep", "EP*ETP = " + std::to_string(par.ep) + "*" + std::to_string(par.etp) +
+                                 " does not divide the t*cp*d = " + std::to_string(ranks) +
+                                 " ranks of a stage that the expert groups fold over");
   }
-  if (par.dp_replicas > 1 && (par.tp * par.dp / folded) % par.dp_replicas != 0) {
+  if (par.dp_replicas > 1 && (ranks / folded) % par.dp_replicas != 0) {
     throw invalid_spec("dp_replicas", std::to_string(par.dp_replicas) +
                                           " HSDP replicas do not divide the expert-DP group of " +
-                                          std::to_string(par.tp * par.dp / folded) + " ranks");
+                                          std::to_string(ranks / folded) + " ranks");
   }
   if (moe.shared_experts > 0 && shared_ffn_of(moe) * moe.shared_experts % par.tp != 0) {
     throw invalid_spec("tp", "t = " + std::to_string(par.tp) +
@@ -254,24 +259,29 @@ inline void validate(const transformer_spec& model, const parallel_config& par) 
   detail::require_degree("tp", par.tp, "the TP degree");
   detail::require_degree("pp", par.pp, "the number of pipeline stages");
   detail::require_degree("dp", par.dp, "the DP degree");
+  detail::require_degree("cp", par.cp, "the CP degree");
   detail::require_degree("ep", par.ep, "the EP degree");
   detail::require_degree("etp", par.etp, "the expert TP degree");
   detail::require_degree("vpp", par.vpp, "the number of virtual stages per GPU");
   detail::require_degree("micro_batch", par.micro_batch, "the micro-batch size");
   detail::require_degree("global_batch", par.global_batch, "the global batch size");
-  std::int64_t gpus = 0;  // t*p fits an int64 (each is at most 2^24); t*p*d may not
-  if (!multiply_fits(par.tp * par.pp, par.dp, gpus) || gpus > max_parallel_degree) {
-    throw invalid_spec("gpus", "N = t*p*d = " + std::to_string(par.tp) + "*" +
-                                   std::to_string(par.pp) + "*" + std::to_string(par.dp) +
-                                   " is more than the " + std::to_string(max_parallel_degree) +
-                                   " GPUs accepted");
+  std::int64_t gpus = 0;  // t*p fits an int64 (each is at most 2^24); t*p*cp*d may not
+  std::int64_t replicas = 0;
+  if (!multiply_fits(par.cp, par.dp, replicas) || !multiply_fits(par.tp * par.pp, replicas, gpus) ||
+      gpus > max_parallel_degree) {
+    throw invalid_spec("gpus", (par.cp > 1 ? "N = t*p*cp*d = " : "N = t*p*d = ") +
+                                   std::to_string(par.tp) + "*" + std::to_string(par.pp) + "*" +
+                                   (par.cp > 1 ? std::to_string(par.cp) + "*" : std::string()) +
+                                   std::to_string(par.dp) + " is more than the " +
+                                   std::to_string(max_parallel_degree) + " GPUs accepted");
   }
   detail::require_degree("dp_replicas", par.dp_replicas, "the HSDP replica count");
-  if (par.dp % par.dp_replicas != 0) {
-    throw invalid_spec("dp_replicas",
-                       std::to_string(par.dp_replicas) +
-                           " HSDP replicas do not divide the d = " + std::to_string(par.dp) +
-                           " data-parallel ranks (d*cp with CP) into shard groups");
+  // HSDP's replicas split the DP-with-CP group of d·cp ranks (long_context.hpp).
+  if (par.dp * par.cp % par.dp_replicas != 0) {
+    throw invalid_spec("dp_replicas", std::to_string(par.dp_replicas) +
+                                          " HSDP replicas do not divide the d = " +
+                                          std::to_string(par.dp * par.cp) +
+                                          " data-parallel ranks (d*cp with CP) into shard groups");
   }
   validate_experts(model, par);
   const auto t = std::to_string(par.tp);

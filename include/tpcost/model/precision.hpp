@@ -244,6 +244,27 @@ constexpr std::int64_t quantized_params_per_layer(const transformer_spec& spec) 
   return attention + mlp_matrices(spec) * spec.hidden * ffn_of(spec);
 }
 
+/// What the precision recipe needs from the GPU: the peak and η of the linear GEMMs' rate
+/// (long_context.hpp, precision_device_for, fills them from a GPU preset).
+struct precision_device {
+  precision_options options;
+  flops_per_second linear_peak{};  ///< the dense peak of the recipe's rate (0 = the BF16 peak)
+  double linear_efficiency = 0.0;  ///< η_mm of that rate (0 = the BF16 η_mm)
+  /// η_attn of the fused attention kernel (FlashAttention/cuDNN), of the peak of its rate, on
+  /// the FLOPs it runs (compute_model.hpp, fused_attention_forward_time); 0 = the BF16 device's.
+  double attention_efficiency = 0.0;
+  /// The dense peak of the attention core's rate: BF16, or FP8 with fp8_attention (0 = the
+  /// BF16 peak). Apart from linear_peak: FP8 attention may run beside BF16 or NVFP4 GEMMs.
+  flops_per_second attention_peak{};
+  precision_support support{};  ///< the GPU's: whether FP8 GEMMs need a transpose (memory)
+};
+
+/// Whether a recipe changes the step at all: anything but BF16 linear layers, BF16 attention
+/// and BF16 parameters (then the step is the BF16 step, exactly).
+constexpr bool changes_step(const precision_options& p) {
+  return p.linear != linear_precision::bf16 || p.fp8_attention || p.fp8_param_gather;
+}
+
 /// One utilisation figure per peak, so that a run compares with any published table: MFU
 /// against the BF16 dense peak (Megatron README, most papers) and against the peak of the
 /// run's own linear precision (DGX Cloud's FP8 tables), and the achieved model FLOP/s per

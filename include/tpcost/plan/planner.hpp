@@ -30,10 +30,10 @@
 // it); it is ranked by that cost like any other layout, so no rule hides a layout the model
 // rates faster. --max-tp (constraints.max_tp) is there for users who want TP kept in a node.
 //
-// A cp > 1 layout is costed as evaluate_long_context_step costs it (step/long_context.hpp):
-// the stages of the view (t, p, d·cp) on sequences of s/cp tokens, G·cp of them, plus
+// A cp > 1 layout is costed as evaluate_step costs it (step/long_context.hpp): the stages of
+// the view (t, p, d·cp) on sequences of s/cp tokens, G·cp of them, plus
 // `long_context_layer_stage` (attention against all s keys, the exposed CP exchange) times
-// `long_context_pipeline_factor`; its full evaluation is evaluate_long_context_step.
+// `long_context_pipeline_factor`.
 //
 // Speed: the search calls the step model's own stages (step/stages.hpp), each hoisted out of
 // the loops that do not change it: per (t, p) `group_stage` (parameters, DP collectives, the
@@ -215,10 +215,9 @@ struct plan_request {
   /// are ranked by throughput (samples per second), as Calculon rounds the batch per DP degree.
   bool batch_is_maximum = false;
   plan_constraints constraints;
-  cp_comm_type cp_comm = cp_comm_type::p2p;  ///< how CP ranks exchange K,V
   /// The recipe every layout runs (precision_device_for: its peak and η, the GPU's support),
   /// and the attention kernel's η and peak for cp > 1. With a recipe that changes the step
-  /// (changes_step), every layout is costed as evaluate_long_context_step costs it: the linear
+  /// (changes_step), every layout is costed as evaluate_step costs it: the linear
   /// GEMMs at the recipe's rate, its wire bytes and its weight copies in memory.
   precision_device precision{};
   std::size_t top = 5;   ///< layouts to return, best first (at least 1)
@@ -230,7 +229,7 @@ struct plan_request {
 
 /// One layout as the search ranks it.
 struct plan_candidate {
-  parallel_config par;  ///< par.dp = d, the replicas of the whole model: N = t·p·cp·d
+  parallel_config par;  ///< par.dp = d, the replicas of the whole model; par.cp: N = t·p·cp·d
   seconds step_time{};
   bytes peak_memory{};  ///< of the fullest stage, per GPU
   bool tp_spans_nodes = false;
@@ -239,7 +238,6 @@ struct plan_candidate {
   [[nodiscard]] constexpr seconds time_per_sample() const {
     return step_time / static_cast<double>(par.global_batch);
   }
-  std::int64_t cp = 1;  ///< the context-parallel degree
 };
 
 /// The tie order, after the step time: TP inside a node, smaller t, smaller p, smaller cp, larger
@@ -251,7 +249,7 @@ constexpr auto tie_key(const plan_candidate& c) {
   return std::tuple{c.tp_spans_nodes,
                     p.tp,
                     p.pp,
-                    c.cp,
+                    p.cp,
                     p.ep,
                     -p.micro_batch,
                     p.vpp,
@@ -304,8 +302,7 @@ struct plan_counts {
 /// A proposed layout, evaluated in full.
 struct planned_layout {
   plan_candidate candidate;
-  step_result result;  ///< evaluate_step, or with cp > 1 long_context->step
-  std::optional<long_context_result> long_context;  ///< cp > 1: evaluate_long_context_step
+  step_result result;  ///< evaluate_step, as `tpcost step` evaluates it
 };
 
 /// The best layout of one (t, p) pair, for the "how many cooks" table.
@@ -484,14 +481,11 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
   const bool long_context = pair.cp > 1 || changes_step(req.precision.options);
   step_environment view_env = env;
   view_env.model.seq = model.seq / pair.cp;
-  if (long_context) {  // as evaluate_long_context_step sets its view's options
-    if (req.precision.options.linear != linear_precision::bf16) {
-      view_env.options.tp_all_gather_bytes = tp_all_gather_bytes(req.precision.options);
-    }
-    view_env.options.linear_param_gather_bytes = param_gather_bytes(req.precision.options);
+  if (long_context) {  // as evaluate_step sets its view's options
+    view_env.options = view_options(env.options, req.precision.options);
   }
   const auto view_batch = global_batch * pair.cp;
-  const context_parallel cp{.cp = pair.cp, .comm = req.cp_comm};
+  const context_parallel cp{.cp = pair.cp, .comm = req.options.cp.comm};
   // The recipe's weight copies per layer (zero for BF16), sharded with the weights by ZeRO-3.
   const auto copies = weight_copies_of(model, req.precision, pair.tp, pair.ep, pair.etp,
                                        zero_stage::none, pair.dp * pair.cp);
@@ -569,7 +563,7 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
               c.par = layout_of(x, y, choice, view_batch);
               c.par.dp = pair.dp;
               c.par.global_batch = global_batch;
-              c.cp = pair.cp;
+              c.par.cp = pair.cp;
               c.step_time = time;
               c.peak_memory = peak;
               c.tp_spans_nodes = pair.spans_nodes;
@@ -618,7 +612,7 @@ inline std::optional<plan_reason> pair_rule(const plan_request& req, std::int64_
   }
   if (cp > 1) {
     // validate(context_parallel) without the exception: 2·cp chunks, a2a's head split.
-    const context_parallel layout{.cp = cp, .comm = req.cp_comm};
+    const context_parallel layout{.cp = cp, .comm = req.options.cp.comm};
     const auto group = a2a_group_size(model, t, layout, g);
     const auto heads = model.heads / t;
     const auto kv = kv_heads_of(model) / t;
@@ -721,7 +715,7 @@ inline void validate_request(const plan_request& req) {
                                    " does not divide N = " + std::to_string(req.gpus) + " GPUs");
     }
     // The sequence split (2·cp chunks) and a2a's head split, named as step names them.
-    validate(context_parallel{.cp = c.fixed_cp, .comm = req.cp_comm}, req.model, 1,
+    validate(context_parallel{.cp = c.fixed_cp, .comm = req.options.cp.comm}, req.model, 1,
              req.topology.gpus_per_node, "cp");
   }
   if (req.precision.options.fp8_param_gather &&
@@ -919,29 +913,23 @@ inline plan_search search(const plan_request& req) {
 
 }  // namespace detail
 
-/// The step inputs of a request with one layout.
+/// The step inputs of a request with one layout (its cp in par.cp): the request's recipe and
+/// CP exchange with it.
 inline step_inputs inputs_for(const plan_request& req, const parallel_config& par) {
-  return step_inputs{.model = req.model,
-                     .par = par,
-                     .gpu = req.gpu,
-                     .memory_capacity = req.memory_capacity,
-                     .topology = req.topology,
-                     .options = req.options};
+  step_inputs in{.model = req.model,
+                 .par = par,
+                 .gpu = req.gpu,
+                 .precision = req.precision,
+                 .memory_capacity = req.memory_capacity,
+                 .topology = req.topology,
+                 .options = req.options};
+  return in;
 }
 
-/// The full evaluation of a layout of `req` with `cp`: evaluate_step, or with cp > 1
-/// evaluate_long_context_step (as `tpcost step` does), so that plan's numbers are step's.
+/// The full evaluation of a layout of `req`: evaluate_step, as `tpcost step` evaluates it, so
+/// that plan's numbers are step's.
 inline planned_layout evaluate_planned(const plan_request& req, const plan_candidate& c) {
-  planned_layout l{c, {}, std::nullopt};
-  if (c.cp <= 1 && !changes_step(req.precision.options)) {
-    l.result = evaluate_step(inputs_for(req, c.par));
-    return l;
-  }
-  l.long_context = evaluate_long_context_step({.step = inputs_for(req, c.par),
-                                               .cp = {.cp = c.cp, .comm = req.cp_comm},
-                                               .precision = req.precision});
-  l.result = l.long_context->step;
-  return l;
+  return {c, evaluate_step(inputs_for(req, c.par))};
 }
 
 /// Searches every layout of `req` (see the file comment) and evaluates the best `req.top` in
@@ -1069,7 +1057,7 @@ inline plan_request request_for(const plan_request& req, const layout_choices& c
     out.options.recompute.modules = *choices.recompute_modules;
   }
   if (choices.cp_comm) {
-    out.cp_comm = *choices.cp_comm;
+    out.options.cp.comm = *choices.cp_comm;
   }
   if (choices.dispatcher) {
     out.options.experts.dispatcher = *choices.dispatcher;
@@ -1079,8 +1067,7 @@ inline plan_request request_for(const plan_request& req, const layout_choices& c
 
 /// A layout with its context-parallel degree (N = t·p·cp·d) and the choices it names.
 struct plan_layout {
-  parallel_config par;
-  std::int64_t cp = 1;
+  parallel_config par;  ///< with its cp: N = t·p·cp·d
   layout_choices choices;
 };
 
@@ -1218,16 +1205,17 @@ inline plan_layout parse_plan_layout(std::string_view text, std::string_view fie
            std::to_string(par.dp) + " is not N = " + std::to_string(gpus));
     }
   }
-  return {par, cp, choices};
+  par.cp = cp;
+  return {par, choices};
 }
 
 /// parse_plan_layout for a layout without context parallelism (cp = 1 only).
 inline parallel_config parse_layout(std::string_view text, std::string_view field,
                                     std::int64_t gpus, std::int64_t global_batch) {
   const auto l = parse_plan_layout(text, field, gpus, global_batch);
-  if (l.cp != 1) {
-    throw invalid_spec(std::string(field), quote_value(text) + ": cp = " + std::to_string(l.cp) +
-                                               " is not accepted here");
+  if (l.par.cp != 1) {
+    throw invalid_spec(std::string(field), quote_value(text) + ": cp = " +
+                                               std::to_string(l.par.cp) + " is not accepted here");
   }
   return l.par;
 }
@@ -1243,13 +1231,14 @@ struct cp_step_terms {
 };
 
 inline cp_step_terms cp_terms_of(const planned_layout& l) {
-  if (!l.long_context) {
+  const auto& lc = l.result.long_context;
+  if (!lc.added) {
     return {};
   }
-  return {.cp = l.candidate.cp,
-          .exposed = l.long_context->cp_exposed,
-          .hidden = l.long_context->cp_hidden,
-          .attention_extra = l.long_context->attention_extra};
+  return {.cp = l.candidate.par.cp,
+          .exposed = lc.cp_exposed,
+          .hidden = lc.cp_hidden,
+          .attention_extra = lc.attention_extra};
 }
 
 /// `largest` when the exposed CP exchange is the largest difference.

@@ -71,13 +71,26 @@ inline cp_comm_type parse_cp_comm_type(std::string_view text, std::string_view f
                                              "all_gather, a2a or a2a+p2p");
 }
 
-/// The CP layout of a run.
+/// How the CP ranks exchange keys and values: a step's options (stages.hpp, step_options::cp);
+/// the degree is the layout's (parallelism.hpp, parallel_config::cp).
+struct cp_options {
+  cp_comm_type comm = cp_comm_type::p2p;
+  std::int64_t a2a_size = 0;  ///< a2a+p2p: ranks of the inner a2a group; 0 = chosen
+  bool causal = true;         ///< causal mask: 2·cp chunks for load balance
+};
+
+/// The CP layout as the functions below read it: the degree and its exchange.
 struct context_parallel {
   std::int64_t cp = 1;
   cp_comm_type comm = cp_comm_type::p2p;
   std::int64_t a2a_size = 0;  ///< a2a+p2p: ranks of the inner a2a group; 0 = chosen
   bool causal = true;         ///< causal mask: 2·cp chunks for load balance
 };
+
+/// The CP layout of degree `cp` exchanging as `options` say.
+constexpr context_parallel context_parallel_of(std::int64_t cp, const cp_options& options) {
+  return {.cp = cp, .comm = options.comm, .a2a_size = options.a2a_size, .causal = options.causal};
+}
 
 /// The inner a2a group of a2a+p2p: `a2a_size` if given, else the largest divisor of cp that
 /// fits a node beside TP (t·size ≤ gpus_per_node) and divides the heads of a TP rank.

@@ -1,14 +1,15 @@
-// A step with context parallelism and a linear-layer precision, composed from the one-evaluator
-// step model (step.hpp, stages.hpp) without a second copy of its arithmetic.
+// What context parallelism and a linear-layer precision add to a step, composed from the
+// one-evaluator step model (stages.hpp) without a second copy of its arithmetic; evaluate_step
+// (step.hpp) adds them, and the planner's search (planner.hpp) adds the same terms.
 //
 // A CP rank runs every layer on b·s/cp tokens; towards the rest of the step it looks like a DP
 // replica of sequences s/cp long: its TP collectives carry b·(s/cp)·h, its pipeline sends
 // b·(s/cp)·h/t, its activations are those of s/cp tokens, and its gradients and optimizer
 // shards are reduced over the d·cp ranks that hold the same weights (Megatron-Core reduces
 // and shards over the data-parallel-with-CP group; its rank order tp-cp-ep-dp-pp makes that
-// group the ranks t apart, as the DP group of a d·cp layout). So the step is evaluate_step of
-// the layout (t, p, d·cp) with s/cp-token sequences and G·cp of them, plus what that view
-// leaves out, added here:
+// group the ranks t apart, as the DP group of a d·cp layout). So the step is the step of the
+// view, the layout (t, p, d·cp) with s/cp-token sequences and G·cp of them (view_layout), plus
+// what that view leaves out:
 //   - attention against all s keys: the s/cp queries of a rank see s keys, cp times the
 //     (s/cp)² of the view (FLOP-bound with a fused kernel: exactly (cp−1) more attention core
 //     forward, twice that backward, once more when recomputed);
@@ -31,23 +32,9 @@
 #include "tpcost/model/precision.hpp"
 #include "tpcost/step/context_parallel.hpp"
 #include "tpcost/step/moe_layer.hpp"
-#include "tpcost/step/step.hpp"
+#include "tpcost/step/stages.hpp"
 
 namespace tpcost {
-
-/// What the precision recipe needs from the GPU: the peak and η of the linear GEMMs' rate.
-struct precision_device {
-  precision_options options;
-  flops_per_second linear_peak{};  ///< the dense peak of the recipe's rate (0 = the BF16 peak)
-  double linear_efficiency = 0.0;  ///< η_mm of that rate (0 = the BF16 η_mm)
-  /// η_attn of the fused attention kernel (FlashAttention/cuDNN), of the peak of its rate, on
-  /// the FLOPs it runs (compute_model.hpp, fused_attention_forward_time); 0 = the BF16 device's.
-  double attention_efficiency = 0.0;
-  /// The dense peak of the attention core's rate: BF16, or FP8 with fp8_attention (0 = the
-  /// BF16 peak). Apart from linear_peak: FP8 attention may run beside BF16 or NVFP4 GEMMs.
-  flops_per_second attention_peak{};
-  precision_support support{};  ///< the GPU's: whether FP8 GEMMs need a transpose (memory)
-};
 
 /// The BF16 side of a GPU preset with the default η (efficiency.hpp) of its model or
 /// generation, for the kernels a stack runs (`kernels`, stack_profiles.hpp).
@@ -79,30 +66,30 @@ inline precision_device precision_device_for(const gpu_preset& gpu, const precis
           .support = support_of(gpu.arch)};
 }
 
-/// The inputs: a step, its CP layout and its precision. `in.par.dp` is d, the replicas of the
-/// whole model (N = t·p·cp·d); `in.gpu` holds the BF16 peak and η.
-struct long_context_inputs {
-  step_inputs step;
-  context_parallel cp;
-  precision_device precision;
-};
+/// The view's layout: (t, p, d·cp) with G·cp sequences. HSDP's replicas split the
+/// DP-with-CP group (Megatron-Core's intra-partial DP group with CP, torchtitan's dp_shard_cp
+/// mesh): the view keeps their count.
+constexpr parallel_config view_layout(const parallel_config& par) {
+  parallel_config view = par;
+  view.dp = par.dp * par.cp;
+  view.global_batch = par.global_batch * par.cp;
+  view.cp = 1;
+  return view;
+}
 
-/// The result: the step of evaluate_step with the CP and precision terms added, and both MFUs.
-struct long_context_result {
-  step_result step;            ///< its time, breakdown and memory include the terms below
-  std::int64_t gpus = 0;       ///< N = t·p·cp·d
-  cp_layer_comm cp_per_layer;  ///< one layer, one micro-batch
-  seconds cp_exposed{};        ///< the step's exposed CP exchange (in step.time.tp_comm's
-                               ///< neighbour: added to the step time, reported apart)
-  seconds cp_hidden{};         ///< the CP exchange hidden behind attention, per step
-  seconds attention_extra{};   ///< per step: attention against s keys beyond the s/cp view
-  seconds linear_saving{};     ///< per step: linear GEMMs at the precision rate vs BF16
-  utilisation_report utilisation;
-};
+/// The view's options: the recipe's wire bytes (precision.hpp), quantized SP all-gathers and
+/// FP8 parameter gathers.
+inline step_options view_options(step_options options, const precision_options& precision) {
+  if (precision.linear != linear_precision::bf16) {
+    options.tp_all_gather_bytes = tp_all_gather_bytes(precision);
+  }
+  options.linear_param_gather_bytes = param_gather_bytes(precision);
+  return options;
+}
 
 /// What the view (t, p, d·cp) on s/cp-token sequences leaves out, for one layer and one
-/// micro-batch on one GPU: the stage that `evaluate_long_context_step` and the planner's
-/// search (planner.hpp) both add, one formula in one place.
+/// micro-batch on one GPU: the stage that `evaluate_step` and the planner's search
+/// (planner.hpp) both add, one formula in one place.
 struct long_context_layer_terms {
   /// One forward pass of the attention core against all s keys, less the view's core.
   seconds attention_core_delta{};
@@ -221,12 +208,6 @@ inline long_context_layer_terms long_context_layer_stage(
   return out;
 }
 
-/// Whether a recipe changes the step at all: anything but BF16 linear layers, BF16 attention
-/// and BF16 parameters (then the step is evaluate_step's, exactly).
-constexpr bool changes_step(const precision_options& p) {
-  return p.linear != linear_precision::bf16 || p.fp8_attention || p.fp8_param_gather;
-}
-
 /// The quantized weight copies TE keeps between micro-batches (precision.hpp) on one GPU: per
 /// linear weight, split over t (and over `data_ranks` = d·cp with ZeRO-3, which shards the
 /// weights; HSDP: over its shard group). Per layer: a dense layer's linear weights over t; an MoE
@@ -255,84 +236,6 @@ inline weight_copies weight_copies_of(const transformer_spec& model,
   }
   return {.per_layer = copy_bytes * per_layer,
           .shard = zero == zero_stage::parameters ? static_cast<double>(data_ranks) : 1.0};
-}
-
-/// Validates (invalid_spec naming the field: "cp", "precision", "gpus") and evaluates.
-inline long_context_result evaluate_long_context_step(const long_context_inputs& in) {
-  const auto& c = in.cp;
-  const auto& s = in.step;
-  validate(s.model);
-  validate(c, s.model, s.par.tp, s.topology.gpus_per_node, "cp");
-  if (c.cp > 1 && s.options.attention != attention_kernel::fused) {
-    throw invalid_spec("cp",
-                       "context parallelism runs on a fused attention kernel (TE's "
-                       "DotProductAttention); use --attention fused");
-  }
-  // The view: (t, p, d·cp) on sequences of s/cp tokens, G·cp of them.
-  step_inputs view = s;
-  view.model.seq = s.model.seq / c.cp;
-  // The recipe's wire bytes (precision.hpp): quantized SP all-gathers, FP8 parameter gathers.
-  if (in.precision.options.linear != linear_precision::bf16) {
-    view.options.tp_all_gather_bytes = tp_all_gather_bytes(in.precision.options);
-  }
-  view.options.linear_param_gather_bytes = param_gather_bytes(in.precision.options);
-  view.par.dp = s.par.dp * c.cp;
-  // HSDP's replicas split the DP-with-CP group (Megatron-Core's intra-partial DP group with CP,
-  // torchtitan's dp_shard_cp mesh): the view keeps their count.
-  view.par.global_batch = s.par.global_batch * c.cp;
-  long_context_result r;
-  r.step = evaluate_step(view);
-  r.gpus = r.step.gpus;
-
-  const auto t = s.par.tp;
-  const auto terms = long_context_layer_stage(environment_of(view), s.model, s.par.micro_batch, t,
-                                              c, in.precision, s.par.ep, s.par.etp);
-  r.cp_per_layer = terms.cp;
-
-  // Per layer and micro-batch → per step: m micro-batches on the slowest stage (L/p layers)
-  // plus the bubble's (p−1)/v of a stage.
-  const double pipeline =
-      long_context_pipeline_factor(s.model.layers, s.par.pp, s.par.vpp, r.step.micro_batches);
-  r.attention_extra = pipeline * terms.attention_extra(s.par.recompute, s.options.selective);
-  r.linear_saving = pipeline * terms.linear_saving(s.par.recompute);
-  r.cp_exposed = pipeline * r.cp_per_layer.exposed();
-  r.cp_hidden = pipeline * r.cp_per_layer.hidden();
-  r.step.time.compute += r.attention_extra - r.linear_saving;
-  r.step.step_time += r.attention_extra - r.linear_saving + r.cp_exposed;
-
-  // The quantized weight copies TE keeps between micro-batches (weight_copies_of).
-  const auto copies = weight_copies_of(s.model, in.precision, t, s.par.ep, s.par.etp, s.par.zero,
-                                       shard_degree(view.par));
-  if (copies.per_layer != 0.0) {
-    auto& mem = r.step.memory;
-    for (auto& stage : mem.stages) {
-      add_weight_copies(stage, copies);
-    }
-    for (std::size_t i = 0; i < mem.stages.size(); ++i) {
-      if (mem.stages[i].total() > mem.stages[mem.peak_stage].total()) {
-        mem.peak_stage = i;
-      }
-    }
-  }
-
-  // FLOPs and utilisation of the real model (sequences of s tokens, G of them).
-  r.step.flops = recipe_flops_per_step(s.model, s.par, s.options);
-  const double n = static_cast<double>(r.gpus);
-  r.step.tokens_per_second =
-      static_cast<double>(s.par.global_batch * s.model.seq) / r.step.step_time.value();
-  r.step.model_flops_per_gpu = r.step.flops.model / r.step.step_time / n;
-  r.step.hardware_flops_per_gpu = r.step.flops.hardware / r.step.step_time / n;
-  r.step.mfu = model_flops_utilisation(r.step.flops.model, r.step.step_time, r.gpus, s.gpu.peak);
-  r.step.hfu =
-      hardware_flops_utilisation(r.step.flops.hardware, r.step.step_time, r.gpus, s.gpu.peak);
-  r.step.utilisation = r.step.time.compute / r.step.step_time;
-  const auto rate = linear_rate(in.precision.options);
-  const flops_per_second own =
-      rate == tensor_rate::bf16 || !(in.precision.linear_peak.value() > 0.0)
-          ? s.gpu.peak
-          : in.precision.linear_peak;
-  r.utilisation = utilisation(r.step.flops.model, r.step.step_time, r.gpus, s.gpu.peak, own, rate);
-  return r;
 }
 
 }  // namespace tpcost

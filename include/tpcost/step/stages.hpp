@@ -39,6 +39,7 @@
 #include "tpcost/model/precision.hpp"
 #include "tpcost/model/recompute_recipe.hpp"
 #include "tpcost/step/compute_model.hpp"
+#include "tpcost/step/context_parallel.hpp"
 #include "tpcost/step/moe_layer.hpp"
 #include "tpcost/step/stack_profiles.hpp"
 
@@ -92,6 +93,9 @@ struct step_options {
   /// layers offloaded to the host (recompute_recipe.hpp): their memory, and for the block
   /// method the share of layers whose forward runs again.
   recompute_recipe recompute{};
+  /// How the CP ranks exchange keys and values (context_parallel.hpp); the degree is the
+  /// layout's, parallel_config::cp.
+  cp_options cp{};
 };
 
 /// Everything a step needs but the layout: the model, the GPU, the cluster, the software.
@@ -1158,7 +1162,7 @@ inline bytes peak_memory_of(const step_environment& env, const group_terms& x, c
 /// Peak memory per GPU of the layout: the fullest of the first, second and last stage (the
 /// middle stages hold the same layers and parameters, and fewer micro-batches than the
 /// second), each as `memory_per_gpu` counts it, plus the quantized weight copies `copies` of
-/// an FP8/FP4 recipe (add_weight_copies, as evaluate_long_context_step adds them).
+/// an FP8/FP4 recipe (add_weight_copies, as evaluate_step adds them).
 inline bytes peak_memory(const step_environment& env, const group_terms& x, const batch_terms& y,
                          const layout_choice& c, std::int64_t global_batch,
                          const weight_copies& copies = {}) {

@@ -1,7 +1,9 @@
-// One whole training step across TP × PP × DP: time, its breakdown, throughput, MFU/HFU, μ and
-// memory per GPU.
+// One whole training step across TP × PP × CP × DP (and EP folded over them): time, its
+// breakdown, throughput, MFU/HFU, μ and memory per GPU.
 //
-// For N = t·p·d GPUs, global batch G, micro-batch b and m = G/(d·b) micro-batches:
+// For N = t·p·d GPUs (cp = 1; long_context.hpp gives the step with cp > 1 or an FP8/FP4
+// recipe as the step of a view plus the terms it leaves out, which evaluate_step adds), global
+// batch G, micro-batch b and m = G/(d·b) micro-batches:
 //
 //   layer   = compute (forward, recomputed forward, backward; compute_model.hpp)
 //           + gradient accumulation + exposed TP collectives (count per recompute/SP mode)
@@ -37,7 +39,10 @@
 #include "tpcost/model/model.hpp"
 #include "tpcost/model/parallelism.hpp"
 #include "tpcost/model/pipeline_parallel.hpp"
+#include "tpcost/model/precision.hpp"
 #include "tpcost/step/compute_model.hpp"
+#include "tpcost/step/context_parallel.hpp"
+#include "tpcost/step/long_context.hpp"
 #include "tpcost/step/stages.hpp"
 
 namespace tpcost {
@@ -45,8 +50,11 @@ namespace tpcost {
 /// Everything one step evaluation needs.
 struct step_inputs {
   transformer_spec model;
-  parallel_config par;
-  compute_device gpu;
+  parallel_config par;  ///< par.dp = d, the replicas of the whole model: N = t·p·cp·d
+  compute_device gpu;   ///< the BF16 peak and η
+  /// The linear layers' recipe and its rates on this GPU (precision_device_for); the default
+  /// is BF16, which changes nothing.
+  precision_device precision{};
   bytes memory_capacity{};
   cluster_topology topology;
   step_options options;
@@ -81,9 +89,24 @@ inline constexpr std::array<breakdown_part, 7> breakdown_parts{{
     {"optimizer", &step_breakdown::optimizer},
 }};
 
+/// What context parallelism and the precision recipe add to the step of the view
+/// (long_context.hpp), per step unless named otherwise; the step's time, breakdown and memory
+/// include them.
+struct long_context_terms {
+  /// Whether the step has them: cp > 1, or a recipe that changes the step (changes_step).
+  /// Otherwise they are all zero and the step is the BF16 step without CP, exactly.
+  bool added = false;
+  cp_layer_comm cp_per_layer;  ///< one layer, one micro-batch
+  seconds cp_exposed{};        ///< the exposed CP exchange (added to the step time, and
+                               ///< reported apart from the breakdown)
+  seconds cp_hidden{};         ///< the CP exchange hidden behind attention
+  seconds attention_extra{};   ///< attention against s keys beyond the s/cp view
+  seconds linear_saving{};     ///< linear GEMMs at the precision rate vs BF16
+};
+
 /// The outcome of one step evaluation; rendering reads it and computes nothing.
 struct step_result {
-  std::int64_t gpus = 0;           ///< N = t·p·d
+  std::int64_t gpus = 0;           ///< N = t·p·cp·d
   std::int64_t micro_batches = 0;  ///< m = G/(d·b)
   step_breakdown time;
   seconds step_time{};
@@ -95,6 +118,8 @@ struct step_result {
   double mfu = 0.0;
   double hfu = 0.0;
   double utilisation = 0.0;  ///< μ = compute / step = 1/(1+R̄), R̄ = every overhead / compute
+  /// MFU against the BF16 peak and against the peak of the linear layers' own rate.
+  utilisation_report peak_utilisation;
   // Per micro-batch and per step communication, before overlap:
   seconds tp_comm_per_layer{};  ///< one layer, one micro-batch
   double tp_collectives_per_layer = 0.0;
@@ -122,6 +147,7 @@ struct step_result {
   std::string dispatcher;  ///< the token dispatcher, for the report
   memory_report memory;
   std::vector<std::string> warnings;
+  long_context_terms long_context;  ///< cp > 1 or an FP8/FP4 recipe (long_context.hpp)
 };
 
 namespace detail {
@@ -199,9 +225,12 @@ inline step_flops recipe_flops_per_step(const transformer_spec& model, const par
   return f;
 }
 
-/// Validates the inputs (throws `invalid_spec` naming the field) and evaluates one step: the
-/// stages of stages.hpp, and the report around them.
-inline step_result evaluate_step(const step_inputs& in) {
+namespace detail {
+
+/// Validates and evaluates the step of a layout without CP and with BF16 linear layers (the
+/// inputs' cp and recipe are not read): the stages of stages.hpp, and the report around them.
+/// evaluate_step runs it as it stands, or on the view of long_context.hpp.
+inline step_result evaluate_view(const step_inputs& in) {
   const auto& model = in.model;
   const auto& par = in.par;
   const auto pipe = summarize_pipeline(model, par, in.options.activation_bytes,
@@ -301,6 +330,84 @@ inline step_result evaluate_step(const step_inputs& in) {
                      zero3_gathered_layers(profile_of(in.options.stack), par.pp, model.layers),
                      in.options.experts.load, in.options.selective, in.options.recompute);
   r.experts.expert_states = r.memory.peak().expert_states;
+  r.peak_utilisation =
+      utilisation(r.flops.model, r.step_time, r.gpus, in.gpu.peak, in.gpu.peak, tensor_rate::bf16);
+  return r;
+}
+
+}  // namespace detail
+
+/// Validates the inputs (throws `invalid_spec` naming the field: "cp", "precision", "gpus",
+/// ...) and evaluates one step. With cp = 1 and a recipe that does not change the step, the
+/// stages of stages.hpp; otherwise those of the view (t, p, d·cp) on s/cp-token sequences plus
+/// what the view leaves out (long_context.hpp), in the pipeline as compute is, with the
+/// recipe's weight copies in memory and the FLOPs and utilisation of the real sequences.
+inline step_result evaluate_step(const step_inputs& in) {
+  if (in.par.cp == 1 && !changes_step(in.precision.options)) {
+    return detail::evaluate_view(in);
+  }
+  const auto& s = in;
+  const auto c = context_parallel_of(s.par.cp, s.options.cp);
+  validate(s.model);
+  validate(c, s.model, s.par.tp, s.topology.gpus_per_node, "cp");
+  if (c.cp > 1 && s.options.attention != attention_kernel::fused) {
+    throw invalid_spec("cp",
+                       "context parallelism runs on a fused attention kernel (TE's "
+                       "DotProductAttention); use --attention fused");
+  }
+  step_inputs view = s;
+  view.model.seq = s.model.seq / c.cp;
+  view.options = view_options(s.options, s.precision.options);
+  view.par = view_layout(s.par);
+  auto r = detail::evaluate_view(view);
+  auto& lc = r.long_context;
+  lc.added = true;
+
+  const auto t = s.par.tp;
+  const auto terms = long_context_layer_stage(environment_of(view), s.model, s.par.micro_batch, t,
+                                              c, s.precision, s.par.ep, s.par.etp);
+  lc.cp_per_layer = terms.cp;
+
+  // Per layer and micro-batch → per step: m micro-batches on the slowest stage (L/p layers)
+  // plus the bubble's (p−1)/v of a stage.
+  const double pipeline =
+      long_context_pipeline_factor(s.model.layers, s.par.pp, s.par.vpp, r.micro_batches);
+  lc.attention_extra = pipeline * terms.attention_extra(s.par.recompute, s.options.selective);
+  lc.linear_saving = pipeline * terms.linear_saving(s.par.recompute);
+  lc.cp_exposed = pipeline * lc.cp_per_layer.exposed();
+  lc.cp_hidden = pipeline * lc.cp_per_layer.hidden();
+  r.time.compute += lc.attention_extra - lc.linear_saving;
+  r.step_time += lc.attention_extra - lc.linear_saving + lc.cp_exposed;
+
+  // The quantized weight copies TE keeps between micro-batches (weight_copies_of).
+  const auto copies = weight_copies_of(s.model, s.precision, t, s.par.ep, s.par.etp, s.par.zero,
+                                       shard_degree(view.par));
+  if (copies.per_layer != 0.0) {
+    auto& mem = r.memory;
+    for (auto& stage : mem.stages) {
+      add_weight_copies(stage, copies);
+    }
+    for (std::size_t i = 0; i < mem.stages.size(); ++i) {
+      if (mem.stages[i].total() > mem.stages[mem.peak_stage].total()) {
+        mem.peak_stage = i;
+      }
+    }
+  }
+
+  // FLOPs and utilisation of the real model (sequences of s tokens, G of them).
+  r.flops = recipe_flops_per_step(s.model, s.par, s.options);
+  const double n = static_cast<double>(r.gpus);
+  r.tokens_per_second = static_cast<double>(s.par.global_batch * s.model.seq) / r.step_time.value();
+  r.model_flops_per_gpu = r.flops.model / r.step_time / n;
+  r.hardware_flops_per_gpu = r.flops.hardware / r.step_time / n;
+  r.mfu = model_flops_utilisation(r.flops.model, r.step_time, r.gpus, s.gpu.peak);
+  r.hfu = hardware_flops_utilisation(r.flops.hardware, r.step_time, r.gpus, s.gpu.peak);
+  r.utilisation = r.time.compute / r.step_time;
+  const auto rate = linear_rate(s.precision.options);
+  const flops_per_second own = rate == tensor_rate::bf16 || !(s.precision.linear_peak.value() > 0.0)
+                                   ? s.gpu.peak
+                                   : s.precision.linear_peak;
+  r.peak_utilisation = utilisation(r.flops.model, r.step_time, r.gpus, s.gpu.peak, own, rate);
   return r;
 }
 

@@ -633,10 +633,10 @@ TEST_CASE("a layout string names the CP exchange and the dispatcher a search cho
   const auto text = describe_layout(par, 4, chosen);
   CHECK_THAT(text, Catch::Matchers::EndsWith(",cp_comm=a2a+p2p,dispatcher=deep-ep"));
   const auto back = parse_plan_layout(text, "compare", 32, 64);
-  CHECK(back.cp == 4);
+  CHECK(back.par.cp == 4);
   CHECK(back.choices.cp_comm == cp_comm_type::a2a_p2p);
   CHECK(back.choices.dispatcher == token_dispatcher::deep_ep);
-  CHECK(describe_layout(back.par, back.cp, back.choices) == text);
+  CHECK(describe_layout(back.par, back.par.cp, back.choices) == text);
   // Only where it applies: no exchange without CP, no dispatcher without EP.
   par.ep = 1;
   CHECK(describe_layout(par, 1, chosen) == describe_layout(par));
@@ -644,13 +644,13 @@ TEST_CASE("a layout string names the CP exchange and the dispatcher a search cho
   CHECK(parse_plan_layout("t=2,cp=4,dispatcher=flex", "compare", 32, 64).choices.dispatcher ==
         token_dispatcher::deep_ep);
   plan_request req;
-  req.cp_comm = cp_comm_type::p2p;
+  req.options.cp.comm = cp_comm_type::p2p;
   req.options.experts.dispatcher = token_dispatcher::all_to_all;
   const auto none = request_for(req, parse_plan_layout("t=2", "compare", 32, 64).choices);
-  CHECK(none.cp_comm == cp_comm_type::p2p);
+  CHECK(none.options.cp.comm == cp_comm_type::p2p);
   CHECK(none.options.experts.dispatcher == token_dispatcher::all_to_all);
   const auto own = request_for(req, back.choices);
-  CHECK(own.cp_comm == cp_comm_type::a2a_p2p);
+  CHECK(own.options.cp.comm == cp_comm_type::a2a_p2p);
   CHECK(own.options.experts.dispatcher == token_dispatcher::deep_ep);
 }
 
@@ -782,7 +782,7 @@ plan_request cp_request(cp_comm_type comm) {
   r.options.attention = attention_kernel::fused;  // CP runs on a fused kernel
   r.memory_capacity = 6.0 * units::GiB;
   r.constraints.max_cp = 8;
-  r.cp_comm = comm;
+  r.options.cp.comm = comm;
   r.precision.attention_efficiency = 0.53;  // Hopper's fitted η (efficiency.hpp)
   return r;
 }
@@ -791,7 +791,7 @@ plan_request cp_request(cp_comm_type comm) {
 
 TEST_CASE(
     "With CP, the search's best over a small space is the fastest fitting layout of a brute "
-    "force through evaluate_long_context_step (cp > 1) and evaluate_step (cp = 1)",
+    "force through evaluate_step (cp = 1, 2, 4, 8)",
     "[planner][cp]") {
   for (const auto comm : {cp_comm_type::p2p, cp_comm_type::all_gather}) {
     INFO(to_string(comm));
@@ -807,7 +807,7 @@ TEST_CASE(
         }
         plan_candidate c;
         c.par = par;
-        c.cp = cp;
+        c.par.cp = cp;
         const auto l = evaluate_planned(req, c);
         if (!l.result.memory.fits()) {
           continue;
@@ -826,9 +826,9 @@ TEST_CASE(
     const auto found = plan(req);
     REQUIRE(!found.top.empty());
     const auto& top = found.top.front();
-    INFO(describe_layout(top.candidate.par, top.candidate.cp) + " vs brute force " +
-         describe_layout(best->par, best->cp));
-    CHECK(top.candidate.cp == best->cp);
+    INFO(describe_layout(top.candidate.par, top.candidate.par.cp) + " vs brute force " +
+         describe_layout(best->par, best->par.cp));
+    CHECK(top.candidate.par.cp == best->par.cp);
     CHECK(describe_layout(top.candidate.par) == describe_layout(best->par));
     CHECK_THAT(top.result.step_time.value(), near(best->step_time.value(), 1e-12));
     // The search's own time for the winner is its full evaluation's.
@@ -837,8 +837,7 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("The search's time of every CP layout it ranks is evaluate_long_context_step's",
-          "[planner][cp]") {
+TEST_CASE("The search's time of every CP layout it ranks is evaluate_step's", "[planner][cp]") {
   std::int64_t with_cp = 0;
   for (const std::int64_t fixed : {0, 2, 8}) {
     auto req = cp_request(cp_comm_type::p2p);
@@ -846,15 +845,15 @@ TEST_CASE("The search's time of every CP layout it ranks is evaluate_long_contex
     req.constraints.fixed_cp = fixed;
     const auto found = plan(req);
     for (const auto& l : found.top) {
-      INFO(describe_layout(l.candidate.par, l.candidate.cp));
+      INFO(describe_layout(l.candidate.par, l.candidate.par.cp));
       CHECK_THAT(l.candidate.step_time.value(), near(l.result.step_time.value(), 1e-9));
       CHECK_THAT(l.candidate.peak_memory.value(),
                  near(l.result.memory.peak().total().value(), 1e-9));
-      if (l.candidate.cp > 1) {
+      if (l.candidate.par.cp > 1) {
         ++with_cp;
-        REQUIRE(l.long_context);
-        CHECK(l.long_context->cp_per_layer.total().value() > 0.0);
-        CHECK(l.candidate.par.tp * l.candidate.par.pp * l.candidate.cp * l.candidate.par.dp ==
+        REQUIRE(l.result.long_context.added);
+        CHECK(l.result.long_context.cp_per_layer.total().value() > 0.0);
+        CHECK(l.candidate.par.tp * l.candidate.par.pp * l.candidate.par.cp * l.candidate.par.dp ==
               req.gpus);
       }
     }
@@ -882,15 +881,16 @@ TEST_CASE("CP search rules: 2*cp must divide s, --cp must divide N, --max-cp >= 
   auto four = cp_request(cp_comm_type::p2p);
   four.constraints.fixed_cp = 4;
   for (const auto& l : plan(four).top) {
-    CHECK(l.candidate.cp == 4);
+    CHECK(l.candidate.par.cp == 4);
   }
 }
 
 TEST_CASE("A layout with cp reads and prints as t=..,p=..,cp=..", "[planner][cp]") {
   const auto l = parse_plan_layout("t=2,p=1,cp=4,b=1", "--compare", 16, 8);
-  CHECK(l.cp == 4);
+  CHECK(l.par.cp == 4);
   CHECK(l.par.dp == 2);
-  CHECK(describe_layout(l.par, l.cp) == "t=2,p=1,cp=4,d=2,b=1,v=1,sp=off,recompute=none,zero=0");
+  CHECK(describe_layout(l.par, l.par.cp) ==
+        "t=2,p=1,cp=4,d=2,b=1,v=1,sp=off,recompute=none,zero=0");
   CHECK_THROWS_WITH(parse_plan_layout("t=2,cp=3", "--compare", 16, 8),
                     Catch::Contains("t*p*cp = 2*1*3 does not divide N = 16"));
   CHECK_THROWS_WITH(parse_layout("t=2,cp=4", "--compare", 16, 8),
@@ -1011,7 +1011,7 @@ plan_request precision_request(const transformer_spec& model, const char* gpu_na
 
 TEST_CASE(
     "With an FP8 or FP4 recipe the search's time and memory of every layout it ranks are "
-    "evaluate_long_context_step's, weight copies and ZeRO-3 sharding included",
+    "evaluate_step's, weight copies and ZeRO-3 sharding included",
     "[planner][precision]") {
   struct recipe {
     const char* gpu;
@@ -1037,7 +1037,7 @@ TEST_CASE(
         REQUIRE(!found.top.empty());
         for (const auto& l : found.top) {
           INFO(describe_layout(l.candidate.par));
-          REQUIRE(l.long_context);  // evaluated as step --precision evaluates it
+          REQUIRE(l.result.long_context.added);  // evaluated as step --precision evaluates it
           CHECK_THAT(l.candidate.step_time.value(), near(l.result.step_time.value(), 1e-9));
           CHECK_THAT(l.candidate.peak_memory.value(),
                      near(l.result.memory.peak().total().value(), 1e-9));
@@ -1066,8 +1066,10 @@ TEST_CASE("An FP8 search ranks by FP8 times and memory: its winner is a brute fo
     plan_candidate c;
     c.par = par;
     const auto l = evaluate_planned(req, c);
-    REQUIRE(l.long_context);
-    const auto bf16 = evaluate_step(inputs_for(req, par));
+    REQUIRE(l.result.long_context.added);
+    auto bf16_inputs = inputs_for(req, par);
+    bf16_inputs.precision = {};
+    const auto bf16 = evaluate_step(bf16_inputs);
     differs_from_bf16 += bf16.memory.fits() != l.result.memory.fits() ? 1 : 0;
     if (!l.result.memory.fits()) {
       continue;
@@ -1090,7 +1092,7 @@ TEST_CASE("An FP8 search ranks by FP8 times and memory: its winner is a brute fo
   const auto slow = plan(bf16);
   REQUIRE(!slow.top.empty());
   CHECK(slow.top[0].result.step_time > found.top[0].result.step_time);
-  CHECK(!slow.top[0].long_context);
+  CHECK(!slow.top[0].result.long_context.added);
 }
 
 TEST_CASE("A fixed b, v or ZeRO stage holds for every returned layout", "[planner][constraints]") {

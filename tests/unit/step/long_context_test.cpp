@@ -1,4 +1,5 @@
-// A step with context parallelism and an FP8 precision (step/long_context.hpp).
+// A step with context parallelism and an FP8 precision (step/long_context.hpp, evaluated by
+// evaluate_step).
 #include "tpcost/step/long_context.hpp"
 
 #include <catch2/catch.hpp>
@@ -6,6 +7,7 @@
 #include "support/matchers.hpp"
 #include "tpcost/hardware/presets.hpp"
 #include "tpcost/model/model_presets.hpp"
+#include "tpcost/step/step.hpp"
 
 using namespace tpcost;
 using tpcost::test::near;
@@ -24,25 +26,25 @@ transformer_spec llama405b(std::int64_t seq) {
                            architecture::llama);
 }
 
-long_context_inputs llama3_long_context(std::int64_t cp, linear_precision p) {
+step_inputs llama3_long_context(std::int64_t cp, linear_precision p) {
   const auto& h100 = gpu_preset_by_name("h100", "--gpu");
   const auto& ndr = interconnect_preset_by_name("ib-ndr", "--interconnect");
-  long_context_inputs in;
-  in.step.model = llama405b(131072);
-  in.step.par.tp = 8;
-  in.step.par.pp = 16;
-  in.step.par.dp = 16384 / (8 * 16 * cp);
-  in.step.par.micro_batch = 1;
-  in.step.par.global_batch = 128 / 16 * in.step.par.dp;  // 8 micro-batches per replica
-  in.step.par.sequence_parallel = true;
-  in.step.par.recompute = recompute_mode::full;
-  in.step.par.zero = zero_stage::optimizer;
-  in.step.gpu = bf16_device_for(h100);
-  in.step.memory_capacity = h100.memory.value;
-  in.step.topology = make_topology(h100, ndr);
-  in.step.options.attention = attention_kernel::fused;
-  in.step.options.dp_overlap = 1.0;
-  in.cp = {.cp = cp};
+  step_inputs in;
+  in.model = llama405b(131072);
+  in.par.tp = 8;
+  in.par.pp = 16;
+  in.par.dp = 16384 / (8 * 16 * cp);
+  in.par.micro_batch = 1;
+  in.par.global_batch = 128 / 16 * in.par.dp;  // 8 micro-batches per replica
+  in.par.sequence_parallel = true;
+  in.par.recompute = recompute_mode::full;
+  in.par.zero = zero_stage::optimizer;
+  in.gpu = bf16_device_for(h100);
+  in.memory_capacity = h100.memory.value;
+  in.topology = make_topology(h100, ndr);
+  in.options.attention = attention_kernel::fused;
+  in.options.dp_overlap = 1.0;
+  in.par.cp = cp;
   in.precision = {
       .options = {.linear = p},
       .linear_peak = p == linear_precision::bf16 ? h100.peak.bf16.value : h100.peak.fp8.value};
@@ -54,54 +56,78 @@ TEST_CASE(
     "Llama 3's long-context stage (t=8, p=16, cp=16 on 16,384 H100) runs, its CP ring "
     "on the network",
     "[long_context]") {
-  const auto r = evaluate_long_context_step(llama3_long_context(16, linear_precision::bf16));
+  const auto r = evaluate_step(llama3_long_context(16, linear_precision::bf16));
   CHECK(r.gpus == 16384);
-  CHECK(r.cp_per_layer.total().value() > 0.0);
-  CHECK_THAT((r.cp_exposed + r.cp_hidden).value(),
-             near(r.cp_per_layer.total().value() * 126.0 / 16 * (8 + 15)));
+  CHECK(r.long_context.cp_per_layer.total().value() > 0.0);
+  CHECK_THAT((r.long_context.cp_exposed + r.long_context.cp_hidden).value(),
+             near(r.long_context.cp_per_layer.total().value() * 126.0 / 16 * (8 + 15)));
   // Attention of 8192 local queries against 131072 keys: much more than the s/cp view.
-  CHECK(r.attention_extra.value() > 0.0);
-  CHECK(r.step.step_time > r.step.time.compute);
-  CHECK(r.utilisation.mfu_bf16_peak == r.utilisation.mfu_precision_peak);
-  CHECK(r.utilisation.mfu_bf16_peak > 0.05);
-  CHECK(r.utilisation.mfu_bf16_peak < 0.75);
+  CHECK(r.long_context.attention_extra.value() > 0.0);
+  CHECK(r.step_time > r.time.compute);
+  CHECK(r.peak_utilisation.mfu_bf16_peak == r.peak_utilisation.mfu_precision_peak);
+  CHECK(r.peak_utilisation.mfu_bf16_peak > 0.05);
+  CHECK(r.peak_utilisation.mfu_bf16_peak < 0.75);
 }
 
 TEST_CASE("FP8 is faster by what the linear layers' share allows, and reports both MFUs",
           "[long_context]") {
-  const auto bf16 = evaluate_long_context_step(llama3_long_context(16, linear_precision::bf16));
-  const auto fp8 =
-      evaluate_long_context_step(llama3_long_context(16, linear_precision::fp8_delayed));
-  const double speedup = bf16.step.step_time / fp8.step.step_time;
+  const auto bf16 = evaluate_step(llama3_long_context(16, linear_precision::bf16));
+  const auto fp8 = evaluate_step(llama3_long_context(16, linear_precision::fp8_delayed));
+  const double speedup = bf16.step_time / fp8.step_time;
   CHECK(speedup > 1.0);
   CHECK(speedup < 2.0);  // attention, logits, element-wise kernels and communication stay
-  CHECK(fp8.linear_saving.value() > 0.0);
-  CHECK(fp8.utilisation.precision_peak == tensor_rate::fp8);
-  CHECK_THAT(fp8.utilisation.mfu_precision_peak,
-             near(fp8.utilisation.mfu_bf16_peak * 989.4 / 1978.9));  // H100: FP8 peak 1978.9
-  CHECK(fp8.utilisation.mfu_bf16_peak > bf16.utilisation.mfu_bf16_peak);
+  CHECK(fp8.long_context.linear_saving.value() > 0.0);
+  CHECK(fp8.peak_utilisation.precision_peak == tensor_rate::fp8);
+  CHECK_THAT(fp8.peak_utilisation.mfu_precision_peak,
+             near(fp8.peak_utilisation.mfu_bf16_peak * 989.4 / 1978.9));  // H100: FP8 peak 1978.9
+  CHECK(fp8.peak_utilisation.mfu_bf16_peak > bf16.peak_utilisation.mfu_bf16_peak);
 }
 
-TEST_CASE("cp = 1 is the step model itself", "[long_context]") {
+TEST_CASE("cp in parallel_config: N = t*p*cp*d, the expert groups fold over t*cp*d ranks",
+          "[long_context]") {
+  const auto moe = model_preset_named("qwen3-30b-a3b", "model").spec;
+  parallel_config par{.dp = 4, .cp = 2, .ep = 8, .micro_batch = 1, .global_batch = 8};
+  CHECK_NOTHROW(validate(moe, par));  // EP 8 over t*cp*d = 8 ranks
+  CHECK(shard_degree(par) == 8);      // ZeRO shards over the d*cp ranks with the same weights
+  par.dp_replicas = 2;
+  CHECK(shard_degree(par) == 4);
+  par.dp_replicas = 1;
+  par.cp = 1;
+  CHECK_THROWS_WITH(validate(moe, par), Catch::Contains("t*cp*d = 4"));
+  par.cp = 0;
+  CHECK_THROWS_WITH(validate(moe, par), Catch::Contains("the CP degree"));
+  const parallel_config huge{.tp = 4096, .pp = 4096, .cp = 2};
+  CHECK_THROWS_WITH(validate(llama405b(8192), huge), Catch::Contains("N = t*p*cp*d"));
+}
+
+TEST_CASE("cp = 1 with BF16 is the step model itself, bit for bit", "[long_context]") {
   auto in = llama3_long_context(1, linear_precision::bf16);
-  in.step.model.seq = 8192;
-  in.step.par.dp = 128;
-  in.step.par.global_batch = 1024;
-  const auto r = evaluate_long_context_step(in);
-  const auto plain = evaluate_step(in.step);
-  CHECK_THAT(r.step.step_time.value(), near(plain.step_time.value()));
-  CHECK_THAT(r.step.mfu, near(plain.mfu));
-  CHECK(r.cp_per_layer.total().value() == 0.0);
+  in.model.seq = 8192;
+  in.par.dp = 128;
+  in.par.global_batch = 1024;
+  const auto r = evaluate_step(in);
+  const auto plain = detail::evaluate_view(in);
+  CHECK(!r.long_context.added);
+  CHECK(r.step_time.value() == plain.step_time.value());
+  CHECK(r.mfu == plain.mfu);
+  CHECK(r.long_context.cp_per_layer.total().value() == 0.0);
+  // With cp = 2 the terms are added to the view's step.
+  in.par.cp = 2;
+  in.par.dp = 64;
+  in.par.global_batch = 512;
+  const auto two = evaluate_step(in);
+  CHECK(two.long_context.added);
+  CHECK(two.gpus == r.gpus);
+  CHECK(two.long_context.cp_per_layer.total().value() > 0.0);
 }
 
 TEST_CASE("Bad CP layouts: s not divisible by 2*cp, unfused attention", "[long_context]") {
   auto in = llama3_long_context(16, linear_precision::bf16);
-  in.step.model.seq = 131072 + 16;  // divisible by 16, not by 32
-  CHECK_THROWS_WITH(evaluate_long_context_step(in),
-                    Catch::StartsWith("cp: ") && Catch::Contains("2*cp = 32"));
+  in.model.seq = 131072 + 16;  // divisible by 16, not by 32
+  CHECK_THROWS_WITH(evaluate_step(in), Catch::StartsWith("cp: ") && Catch::Contains("2*cp = 32"));
   in = llama3_long_context(16, linear_precision::bf16);
-  in.step.options.attention = attention_kernel::unfused;
-  CHECK_THROWS_WITH(evaluate_long_context_step(in), Catch::Contains("fused"));
+  in.options.attention = attention_kernel::unfused;
+  CHECK_THROWS_WITH(evaluate_step(in), Catch::Contains("fused"));
 }
 
 TEST_CASE("A recipe the GPU lacks is refused naming it: Hopper and Blackwell get their fits",
@@ -139,19 +165,19 @@ TEST_CASE("One attention kernel, one cost: evaluate_step's fused core is the CP 
   for (const auto p : {linear_precision::bf16, linear_precision::fp8_delayed}) {
     auto in = llama3_long_context(1, p);
     in.precision = precision_device_for(h100, {.linear = p}, "p");
-    const auto env = environment_of(in.step);
-    const auto core = layer_compute_time(in.step.model, 1, 8, in.step.gpu, attention_kernel::fused)
-                          .attention_core_forward;
+    const auto env = environment_of(in);
+    const auto core =
+        layer_compute_time(in.model, 1, 8, in.gpu, attention_kernel::fused).attention_core_forward;
     // cp = 1: the stage's attention is the step model's, nothing added.
-    const auto one = long_context_layer_stage(env, in.step.model, 1, 8, {.cp = 1}, in.precision);
+    const auto one = long_context_layer_stage(env, in.model, 1, 8, {.cp = 1}, in.precision);
     CHECK_THAT(one.attention_core.value(), near(core.value()));
     CHECK(one.attention_core_delta.value() == 0.0);
     // cp = 4: a rank's s/4 queries against all s keys are a quarter of the whole core, at the
     // same cost per FLOP; the view (s/4)² core is a sixteenth of it.
-    auto view = in.step;
+    auto view = in;
     view.model.seq /= 4;
-    const auto four = long_context_layer_stage(environment_of(view), in.step.model, 1, 8, {.cp = 4},
-                                               in.precision);
+    const auto four =
+        long_context_layer_stage(environment_of(view), in.model, 1, 8, {.cp = 4}, in.precision);
     CHECK_THAT(four.attention_core.value(), near(core.value() / 4.0));
     CHECK_THAT(four.attention_core_delta.value(), near(core.value() * (1.0 / 4.0 - 1.0 / 16.0)));
   }
@@ -194,12 +220,12 @@ TEST_CASE(
       }
       auto model = preset.spec;
       model.seq = 131072;
-      long_context_inputs lc{.step = one_gpu(model, gpu, recompute_mode::none),
-                             .cp = {.cp = 8},
-                             .precision = precision_device_for(gpu, {}, "p")};
-      lc.step.par.global_batch = 1;
+      auto lc = one_gpu(model, gpu, recompute_mode::none);
+      lc.par.cp = 8;
+      lc.precision = precision_device_for(gpu, {}, "p");
+      lc.par.global_batch = 1;
       CAPTURE(name, preset.name);
-      CHECK(evaluate_long_context_step(lc).step.hfu <= 1.0);
+      CHECK(evaluate_step(lc).hfu <= 1.0);
     }
   }
 }
@@ -209,13 +235,13 @@ TEST_CASE(
     "[long_context][precision]") {
   const auto& h100 = gpu_preset_by_name("h100", "--gpu");
   auto in = llama3_long_context(1, linear_precision::fp8_delayed);
-  in.step.model.seq = 8192;
-  in.step.par.dp = 128;
-  in.step.par.global_batch = 1024;
-  in.step.options.dp_overlap = 0.0;
+  in.model.seq = 8192;
+  in.par.dp = 128;
+  in.par.global_batch = 1024;
+  in.options.dp_overlap = 0.0;
   const auto with = [&](precision_options p) {
     in.precision = precision_device_for(h100, p, "p");
-    return evaluate_long_context_step(in).step;
+    return evaluate_step(in);
   };
   const auto bf16_gather =
       with({.linear = linear_precision::fp8_delayed, .quantized_tp_all_gather = false});  // TE 1.x
@@ -230,40 +256,40 @@ TEST_CASE(
   CHECK(fp8_params.tp_comm_per_layer == fp8.tp_comm_per_layer);
   // A BF16 recipe keeps 2 bytes everywhere: the plain step's.
   in.precision = precision_device_for(h100, {}, "p");
-  CHECK_THAT(evaluate_long_context_step(in).step.tp_comm_per_layer.value(),
-             near(evaluate_step(in.step).tp_comm_per_layer.value()));
+  CHECK_THAT(evaluate_step(in).tp_comm_per_layer.value(),
+             near(detail::evaluate_view(in).tp_comm_per_layer.value()));
 }
 
 TEST_CASE("FP8 on an MoE model speeds its expert GEMMs, not its BF16 all-to-all",
           "[long_context]") {
   const auto& h100 = gpu_preset_by_name("h100", "--gpu");
-  long_context_inputs in;
-  in.step.model = model_preset_named("qwen3-30b-a3b", "model").spec;
-  in.step.model.seq = 4096;
-  in.step.par.dp = 32;
-  in.step.par.ep = 8;
-  in.step.par.micro_batch = 1;
-  in.step.par.global_batch = 256;
-  in.step.par.zero = zero_stage::optimizer;
-  in.step.gpu = bf16_device_for(h100);
-  in.step.memory_capacity = h100.memory.value;
-  in.step.topology = make_topology(h100, interconnect_preset_by_name("ib-ndr", "--interconnect"));
-  in.step.options.attention = attention_kernel::fused;
+  step_inputs in;
+  in.model = model_preset_named("qwen3-30b-a3b", "model").spec;
+  in.model.seq = 4096;
+  in.par.dp = 32;
+  in.par.ep = 8;
+  in.par.micro_batch = 1;
+  in.par.global_batch = 256;
+  in.par.zero = zero_stage::optimizer;
+  in.gpu = bf16_device_for(h100);
+  in.memory_capacity = h100.memory.value;
+  in.topology = make_topology(h100, interconnect_preset_by_name("ib-ndr", "--interconnect"));
+  in.options.attention = attention_kernel::fused;
   in.precision = precision_device_for(h100, {.linear = linear_precision::bf16}, "precision");
-  const auto bf16 = evaluate_long_context_step(in);
+  const auto bf16 = evaluate_step(in);
   in.precision =
       precision_device_for(h100, {.linear = linear_precision::fp8_blockwise}, "precision");
-  const auto fp8 = evaluate_long_context_step(in);
-  CHECK(fp8.linear_saving.value() > 0.0);
-  CHECK(fp8.step.step_time < bf16.step.step_time);
+  const auto fp8 = evaluate_step(in);
+  CHECK(fp8.long_context.linear_saving.value() > 0.0);
+  CHECK(fp8.step_time < bf16.step_time);
   // The saving is the MoE layers' GEMMs (experts, router, attention); the dispatch stays BF16.
-  CHECK(fp8.step.time.ep_comm.value() == bf16.step.time.ep_comm.value());
-  CHECK(fp8.step.experts.dispatch.inter_node_bytes.value() ==
-        bf16.step.experts.dispatch.inter_node_bytes.value());
+  CHECK(fp8.time.ep_comm.value() == bf16.time.ep_comm.value());
+  CHECK(fp8.experts.dispatch.inter_node_bytes.value() ==
+        bf16.experts.dispatch.inter_node_bytes.value());
   // TE's quantized weight copies (precision.hpp): the routed experts' over ep = 8, so less
   // than an eighth more than their unsharded copy's share, plus the attention's.
-  const double added = (fp8.step.memory.peak().weights - bf16.step.memory.peak().weights).value();
-  const auto& m = in.step.model;
+  const double added = (fp8.memory.peak().weights - bf16.memory.peak().weights).value();
+  const auto& m = in.model;
   const double copy = weight_copy_bytes_per_param(in.precision.options, in.precision.support);
   const double routed = copy * static_cast<double>(moe_params_per_layer(m).routed * m.layers);
   CHECK(added > routed / 8.0);
