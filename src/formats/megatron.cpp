@@ -1070,8 +1070,10 @@ struct megatron_mapping {
   const std::string& file;
   megatron_style style;
   bool from_log;
-  std::map<std::string, megatron_arg> last;
-  std::set<std::string> used;
+  // Transparent (std::less<>): the mapping looks its names up as literals, which would
+  // otherwise build a std::string (a heap allocation past 15 bytes) per look-up.
+  std::map<std::string, megatron_arg, std::less<>> last;
+  std::set<std::string, std::less<>> used;
   std::optional<int> core_minor = std::nullopt;  ///< the release a script names (core_v0.N)
 
   std::vector<std::pair<megatron_arg, megatron_arg>> twice;  ///< (first, last) values differ
@@ -1100,8 +1102,10 @@ struct megatron_mapping {
   }
 
   /// The argument, or nullptr if absent (a log prints None and False for unset).
-  const megatron_arg* get(const std::string& dest) {
-    used.insert(dest);
+  const megatron_arg* get(std::string_view dest) {
+    if (used.find(dest) == used.end()) {
+      used.emplace(dest);
+    }
     const auto it = last.find(dest);
     if (it == last.end() || it->second.value == "None" || it->second.value == "False") {
       return nullptr;
@@ -1109,7 +1113,7 @@ struct megatron_mapping {
     return &it->second;
   }
 
-  bool on(const std::string& dest) { return get(dest) != nullptr; }
+  bool on(std::string_view dest) { return get(dest) != nullptr; }
 
   /// The reason a value cannot be read, naming the variables a script left unresolved.
   [[noreturn]] void unresolved(const megatron_arg& a, const std::string& expected) {
@@ -1136,7 +1140,7 @@ struct megatron_mapping {
     return v;
   }
 
-  std::optional<std::int64_t> count(const std::string& dest) {
+  std::optional<std::int64_t> count(std::string_view dest) {
     const auto* a = get(dest);
     if (a == nullptr) {
       return std::nullopt;
@@ -1153,7 +1157,7 @@ struct megatron_mapping {
     return v;
   }
 
-  std::optional<std::string> text(const std::string& dest) {
+  std::optional<std::string> text(std::string_view dest) {
     const auto* a = get(dest);
     if (a == nullptr) {
       return std::nullopt;
@@ -1169,10 +1173,12 @@ struct megatron_mapping {
     return v;
   }
 
-  place at(const std::string& dest) {
+  place at(std::string_view dest) {
     const auto it = last.find(dest);
-    return it != last.end() ? it->second.where
-                            : place{file, 0, 0, from_log ? dest : "--" + flag_name(dest)};
+    return it != last.end()
+               ? it->second.where
+               : place{file, 0, 0,
+                       from_log ? std::string(dest) : "--" + flag_name(std::string(dest))};
   }
 
   static std::string flag_name(std::string dest) {
@@ -2288,7 +2294,7 @@ reading read_megatron_log(const std::string& text, const std::string& file,
   std::size_t pos = 0;
   while (pos <= text.size() && !done) {
     const auto nl = std::min(text.find('\n', pos), text.size());
-    const std::string line = text.substr(pos, nl - pos);
+    const std::string_view line(text.data() + pos, nl - pos);
     ++line_no;
     pos = nl + 1;
     if (!inside) {
