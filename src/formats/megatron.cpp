@@ -103,6 +103,30 @@ struct shell_reader {
   static bool is_name_char(char c) {
     return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
   }
+  /// A character of a word that lines() copies as it is: not a blank, an operator, a quote, a
+  /// backslash or a `$`.
+  static bool plain(char c) {
+    switch (c) {
+      case ' ':
+      case '\t':
+      case '\r':
+      case '\n':
+      case '(':
+      case ')':
+      case ';':
+      case '|':
+      case '&':
+      case '<':
+      case '>':
+      case '\\':
+      case '\'':
+      case '"':
+      case '$':
+        return false;
+      default:
+        return true;
+    }
+  }
 
   /// The value of $NAME, or nullopt (and the reason noted) when the script cannot say.
   std::optional<std::string> lookup(const std::string& name, std::vector<std::string>& missing) {
@@ -215,7 +239,13 @@ struct shell_reader {
     std::string out;
     for (std::size_t i = 0; i < s.size(); ++i) {
       check_budget(out.size());
-      if (s[i] != '$' || i + 1 >= s.size()) {
+      if (s[i] != '$') {  // the text up to the next `$`, at once
+        const auto next = std::min(s.find('$', i + 1), s.size());
+        out += s.substr(i, next - i);
+        i = next - 1;
+        continue;
+      }
+      if (i + 1 >= s.size()) {
         out += s[i];
         continue;
       }
@@ -378,6 +408,19 @@ struct shell_reader {
       }
       ++i;
     };
+    // advance() over text[i, end) at once, appending it to `into`: a run of characters read
+    // alike (most of a script), without a call and a check per byte.
+    const auto take = [&](std::string& into, std::size_t end) {
+      const std::string_view span = std::string_view(text).substr(i, end - i);
+      into.append(span);
+      if (const auto nl = span.rfind('\n'); nl != std::string_view::npos) {
+        line += static_cast<std::size_t>(std::count(span.begin(), span.end(), '\n'));
+        col = span.size() - nl;
+      } else {
+        col += span.size();
+      }
+      i = end;
+    };
     while (i < text.size()) {
       const char c = text[i];
       if (c == '\\' && i + 1 < text.size() && text[i + 1] == '\n') {
@@ -435,10 +478,7 @@ struct shell_reader {
           advance();
         } else if (d == '\'') {
           advance();
-          while (i < text.size() && text[i] != '\'') {
-            w.text += text[i];
-            advance();
-          }
+          take(w.text, std::min(text.find('\'', i), text.size()));
           if (i < text.size()) {
             advance();
           }
@@ -448,9 +488,11 @@ struct shell_reader {
           while (i < text.size() && text[i] != '"') {
             if (text[i] == '\\' && i + 1 < text.size()) {
               advance();
+              quoted += text[i];
+              advance();
+            } else {
+              take(quoted, std::min(text.find_first_of("\"\\", i + 1), text.size()));
             }
-            quoted += text[i];
-            advance();
           }
           if (i < text.size()) {
             advance();
@@ -487,8 +529,12 @@ struct shell_reader {
           }
           w.text += expand(ref, w.unresolved);
         } else {
-          w.text += d;
-          advance();
+          // This character and the plain ones after it (no newline among them).
+          std::size_t end = i + 1;
+          while (end < text.size() && plain(text[end])) {
+            ++end;
+          }
+          take(w.text, end);
         }
       }
       check_budget(w.text.size());
@@ -985,6 +1031,7 @@ std::vector<megatron_arg> script_args(shell_reader& sh) {
   for (auto& line : sh.lines()) {
     // An array element "--fp8-format hybrid" is split by the unquoted ${ARR[@]} expansion.
     std::vector<word> words;
+    words.reserve(line.size());  // at least as many: a word is moved, or split into parts
     for (auto& w : line) {
       if (!w.op && looks_like_flag(w.text) && w.text.find_first_of(" \t") != std::string::npos) {
         std::size_t pos = 0;
@@ -2262,8 +2309,9 @@ reading read_megatron_script(const std::string& text, const std::string& file,
   // core_v0.18.0...), for the defaults that changed between releases.
   std::optional<int> release;
   std::string all = text;
-  for (auto it = sh.sources->names.begin(); it != sh.sources->names.end(); ++it) {
-    all += "\n" + *it;  // the sourced files' texts (and names)
+  for (const auto& sourced : sh.sources->names) {
+    all += '\n';
+    all += sourced;  // the sourced files' texts (and names)
   }
   for (const auto& [name, value] : opts.set) {
     all += "\n" + value;  // --set MCORE_RELEASE=core_v0.17.1
