@@ -1120,7 +1120,10 @@ struct megatron_mapping {
   // Transparent (std::less<>): the mapping looks its names up as literals, which would
   // otherwise build a std::string (a heap allocation past 15 bytes) per look-up.
   std::map<std::string, megatron_arg, std::less<>> last;
-  std::set<std::string, std::less<>> used;
+  /// The arguments get() has looked up, by their node in `last` (which stays put: nothing is
+  /// added to `last` after collect()). Only names in `last` are asked about, and a pointer
+  /// compares without the string comparison (in the fuzzer, the memcmp hook) of a set of names.
+  std::set<const megatron_arg*> used;
   std::optional<int> core_minor = std::nullopt;  ///< the release a script names (core_v0.N)
 
   std::vector<std::pair<megatron_arg, megatron_arg>> twice;  ///< (first, last) values differ
@@ -1138,7 +1141,7 @@ struct megatron_mapping {
   /// does not evaluate) matters only if tpcost reads it.
   void report_twice() {
     for (const auto& [first, second] : twice) {
-      if (used.count(second.dest) > 0) {
+      if (const auto it = last.find(second.dest); it != last.end() && used.count(&it->second) > 0) {
         r.warn(opts, second.where,
                fmt::format("given twice (line {}: {}, line {}: {}); Megatron's argparse "
                            "keeps the last",
@@ -1150,11 +1153,12 @@ struct megatron_mapping {
 
   /// The argument, or nullptr if absent (a log prints None and False for unset).
   const megatron_arg* get(std::string_view dest) {
-    if (used.find(dest) == used.end()) {
-      used.emplace(dest);
-    }
     const auto it = last.find(dest);
-    if (it == last.end() || it->second.value == "None" || it->second.value == "False") {
+    if (it == last.end()) {
+      return nullptr;
+    }
+    used.insert(&it->second);
+    if (it->second.value == "None" || it->second.value == "False") {
       return nullptr;
     }
     return &it->second;
@@ -2206,7 +2210,7 @@ struct megatron_mapping {
   void report_ignored() {
     std::size_t quiet = 0;
     for (const auto& [dest, a] : last) {
-      if (used.count(dest) > 0) {
+      if (used.count(&a) > 0) {
         continue;
       }
       if (from_log) {
