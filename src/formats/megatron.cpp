@@ -104,6 +104,30 @@ struct shell_reader {
   static bool is_name_char(char c) {
     return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
   }
+  /// A character of a word that lines() copies as it is: not a blank, an operator, a quote, a
+  /// backslash or a `$`.
+  static bool plain(char c) {
+    switch (c) {
+      case ' ':
+      case '\t':
+      case '\r':
+      case '\n':
+      case '(':
+      case ')':
+      case ';':
+      case '|':
+      case '&':
+      case '<':
+      case '>':
+      case '\\':
+      case '\'':
+      case '"':
+      case '$':
+        return false;
+      default:
+        return true;
+    }
+  }
 
   /// The value of $NAME, or nullopt (and the reason noted) when the script cannot say.
   std::optional<std::string> lookup(const std::string& name, std::vector<std::string>& missing) {
@@ -216,7 +240,13 @@ struct shell_reader {
     std::string out;
     for (std::size_t i = 0; i < s.size(); ++i) {
       check_budget(out.size());
-      if (s[i] != '$' || i + 1 >= s.size()) {
+      if (s[i] != '$') {  // the text up to the next `$`, at once
+        const auto next = std::min(s.find('$', i + 1), s.size());
+        out += s.substr(i, next - i);
+        i = next - 1;
+        continue;
+      }
+      if (i + 1 >= s.size()) {
         out += s[i];
         continue;
       }
@@ -379,6 +409,19 @@ struct shell_reader {
       }
       ++i;
     };
+    // advance() over text[i, end) at once, appending it to `into`: a run of characters read
+    // alike (most of a script), without a call and a check per byte.
+    const auto take = [&](std::string& into, std::size_t end) {
+      const std::string_view span = std::string_view(text).substr(i, end - i);
+      into.append(span);
+      if (const auto nl = span.rfind('\n'); nl != std::string_view::npos) {
+        line += static_cast<std::size_t>(std::count(span.begin(), span.end(), '\n'));
+        col = span.size() - nl;
+      } else {
+        col += span.size();
+      }
+      i = end;
+    };
     while (i < text.size()) {
       const char c = text[i];
       if (c == '\\' && i + 1 < text.size() && text[i + 1] == '\n') {
@@ -436,10 +479,7 @@ struct shell_reader {
           advance();
         } else if (d == '\'') {
           advance();
-          while (i < text.size() && text[i] != '\'') {
-            w.text += text[i];
-            advance();
-          }
+          take(w.text, std::min(text.find('\'', i), text.size()));
           if (i < text.size()) {
             advance();
           }
@@ -449,9 +489,11 @@ struct shell_reader {
           while (i < text.size() && text[i] != '"') {
             if (text[i] == '\\' && i + 1 < text.size()) {
               advance();
+              quoted += text[i];
+              advance();
+            } else {
+              take(quoted, std::min(text.find_first_of("\"\\", i + 1), text.size()));
             }
-            quoted += text[i];
-            advance();
           }
           if (i < text.size()) {
             advance();
@@ -488,8 +530,12 @@ struct shell_reader {
           }
           w.text += expand(ref, w.unresolved);
         } else {
-          w.text += d;
-          advance();
+          // This character and the plain ones after it (no newline among them).
+          std::size_t end = i + 1;
+          while (end < text.size() && plain(text[end])) {
+            ++end;
+          }
+          take(w.text, end);
         }
       }
       check_budget(w.text.size());
@@ -986,6 +1032,7 @@ std::vector<megatron_arg> script_args(shell_reader& sh) {
   for (auto& line : sh.lines()) {
     // An array element "--fp8-format hybrid" is split by the unquoted ${ARR[@]} expansion.
     std::vector<word> words;
+    words.reserve(line.size());  // at least as many: a word is moved, or split into parts
     for (auto& w : line) {
       if (!w.op && looks_like_flag(w.text) && w.text.find_first_of(" \t") != std::string::npos) {
         std::size_t pos = 0;
@@ -1072,8 +1119,13 @@ struct megatron_mapping {
   const std::string& file;
   megatron_style style;
   bool from_log;
-  std::map<std::string, megatron_arg> last;
-  std::set<std::string> used;
+  // Transparent (std::less<>): the mapping looks its names up as literals, which would
+  // otherwise build a std::string (a heap allocation past 15 bytes) per look-up.
+  std::map<std::string, megatron_arg, std::less<>> last;
+  /// The arguments get() has looked up, by their node in `last` (which stays put: nothing is
+  /// added to `last` after collect()). Only names in `last` are asked about, and a pointer
+  /// compares without the string comparison (in the fuzzer, the memcmp hook) of a set of names.
+  std::set<const megatron_arg*> used;
   std::optional<int> core_minor = std::nullopt;  ///< the release a script names (core_v0.N)
 
   std::vector<std::pair<megatron_arg, megatron_arg>> twice;  ///< (first, last) values differ
@@ -1091,7 +1143,7 @@ struct megatron_mapping {
   /// does not evaluate) matters only if tpcost reads it.
   void report_twice() {
     for (const auto& [first, second] : twice) {
-      if (used.count(second.dest) > 0) {
+      if (const auto it = last.find(second.dest); it != last.end() && used.count(&it->second) > 0) {
         r.warn(opts, second.where,
                fmt::format("given twice (line {}: {}, line {}: {}); Megatron's argparse "
                            "keeps the last",
@@ -1102,16 +1154,19 @@ struct megatron_mapping {
   }
 
   /// The argument, or nullptr if absent (a log prints None and False for unset).
-  const megatron_arg* get(const std::string& dest) {
-    used.insert(dest);
+  const megatron_arg* get(std::string_view dest) {
     const auto it = last.find(dest);
-    if (it == last.end() || it->second.value == "None" || it->second.value == "False") {
+    if (it == last.end()) {
+      return nullptr;
+    }
+    used.insert(&it->second);
+    if (it->second.value == "None" || it->second.value == "False") {
       return nullptr;
     }
     return &it->second;
   }
 
-  bool on(const std::string& dest) { return get(dest) != nullptr; }
+  bool on(std::string_view dest) { return get(dest) != nullptr; }
 
   /// The reason a value cannot be read, naming the variables a script left unresolved.
   [[noreturn]] void unresolved(const megatron_arg& a, const std::string& expected) {
@@ -1138,7 +1193,7 @@ struct megatron_mapping {
     return v;
   }
 
-  std::optional<std::int64_t> count(const std::string& dest) {
+  std::optional<std::int64_t> count(std::string_view dest) {
     const auto* a = get(dest);
     if (a == nullptr) {
       return std::nullopt;
@@ -1155,7 +1210,7 @@ struct megatron_mapping {
     return v;
   }
 
-  std::optional<std::string> text(const std::string& dest) {
+  std::optional<std::string> text(std::string_view dest) {
     const auto* a = get(dest);
     if (a == nullptr) {
       return std::nullopt;
@@ -1171,10 +1226,12 @@ struct megatron_mapping {
     return v;
   }
 
-  place at(const std::string& dest) {
+  place at(std::string_view dest) {
     const auto it = last.find(dest);
-    return it != last.end() ? it->second.where
-                            : place{file, 0, 0, from_log ? dest : "--" + flag_name(dest)};
+    return it != last.end()
+               ? it->second.where
+               : place{file, 0, 0,
+                       from_log ? std::string(dest) : "--" + flag_name(std::string(dest))};
   }
 
   static std::string flag_name(std::string dest) {
@@ -2221,7 +2278,7 @@ struct megatron_mapping {
   void report_ignored() {
     std::size_t quiet = 0;
     for (const auto& [dest, a] : last) {
-      if (used.count(dest) > 0) {
+      if (used.count(&a) > 0) {
         continue;
       }
       if (from_log) {
@@ -2324,8 +2381,9 @@ reading read_megatron_script(const std::string& text, const std::string& file,
   // core_v0.18.0...), for the defaults that changed between releases.
   std::optional<int> release;
   std::string all = text;
-  for (auto it = sh.sources->names.begin(); it != sh.sources->names.end(); ++it) {
-    all += "\n" + *it;  // the sourced files' texts (and names)
+  for (const auto& sourced : sh.sources->names) {
+    all += '\n';
+    all += sourced;  // the sourced files' texts (and names)
   }
   for (const auto& [name, value] : opts.set) {
     all += "\n" + value;  // --set MCORE_RELEASE=core_v0.17.1
@@ -2356,7 +2414,7 @@ reading read_megatron_log(const std::string& text, const std::string& file,
   std::size_t pos = 0;
   while (pos <= text.size() && !done) {
     const auto nl = std::min(text.find('\n', pos), text.size());
-    const std::string line = text.substr(pos, nl - pos);
+    const std::string_view line(text.data() + pos, nl - pos);
     ++line_no;
     pos = nl + 1;
     if (!inside) {
