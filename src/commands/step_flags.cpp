@@ -409,9 +409,10 @@ step_report evaluate_step_flags(const step_flags& f) {
                        ? ""
                        : " " + (g.scopes == 0 ? std::string("layer")
                                               : cuda_graph_scopes_to_string(g.scopes))),
-         .source = "--cuda-graph-impl/--cuda-graph-scope: read and checked as Megatron-Core "
-                   "checks them, not costed: the MoE host time stays 1.14 ms per pass "
-                   "(docs/moe.md)",
+         .source = fmt::format("--cuda-graph-impl/--cuda-graph-scope: read and checked as "
+                               "Megatron-Core checks them, not costed: the MoE host time stays "
+                               "{:.2f} ms per pass (docs/moe.md)",
+                               moe_host_time_per_pass_s * 1e3),
          .from_flag = true});
   }
   // The expert layout itself (EP, ETP, the folded groups) is checked by the core's
