@@ -264,9 +264,26 @@ void add_layout(megatron_settings& s, const plan_request& req, const plan_candid
 }
 
 /// Activation recomputation: the granularity, and the modules of a selective one when they
-/// are not the default.
+/// are not the default; and fine-grained activation offloading, whatever the recomputation.
 void add_recompute(megatron_settings& s, emit_format f, const plan_request& req,
                    const parallel_config& p) {
+  if (const auto offload = req.options.recompute.offload_modules; offload != 0U) {
+    // TransformerConfig.fine_grained_activation_offloading and offload_modules (core_v0.16.0),
+    // a list as recompute_modules (parse_offload_modules reads it back).
+    auto list = offload_modules_to_string(offload);
+    if (f == emit_format::bridge) {
+      std::string items;
+      for (const char ch : list) {
+        items += ch == ',' ? std::string(", ") : std::string(1, ch);
+      }
+      list = "[" + items + "]";
+    } else {
+      std::replace(list.begin(), list.end(), ',', ' ');
+    }
+    s.add("model", "fine_grained_activation_offloading", "--fine-grained-activation-offloading",
+          true);
+    s.add("model", "offload_modules", "--offload-modules", list);
+  }
   if (p.recompute == recompute_mode::none) {
     return;
   }
@@ -288,23 +305,6 @@ void add_recompute(megatron_settings& s, emit_format f, const plan_request& req,
       list = "[" + items + "]";
     }
     s.add("model", "recompute_modules", "--recompute-modules", list);
-  }
-  if (const auto offload = req.options.recompute.offload_modules; offload != 0U) {
-    // TransformerConfig.fine_grained_activation_offloading and offload_modules (core_v0.16.0),
-    // a list as recompute_modules (parse_offload_modules reads it back).
-    auto list = offload_modules_to_string(offload);
-    if (f == emit_format::bridge) {
-      std::string items;
-      for (const char ch : list) {
-        items += ch == ',' ? std::string(", ") : std::string(1, ch);
-      }
-      list = "[" + items + "]";
-    } else {
-      std::replace(list.begin(), list.end(), ',', ' ');
-    }
-    s.add("model", "fine_grained_activation_offloading", "--fine-grained-activation-offloading",
-          true);
-    s.add("model", "offload_modules", "--offload-modules", list);
   }
 }
 

@@ -227,3 +227,12 @@ tpcost_cli_case("plan: fine-grained offloading frees the winner's memory"
 tpcost_cli_case("plan: attn_proj without core_attn is refused"
   ARGS ${plan_8b_h100} --fine-grained-activation-offloading --offload-modules attn_proj RC 2
   STDOUT "^$" STDERR "^tpcost: error: --offload-modules: attn_proj needs core_attn too [^\n]*\n$")
+tpcost_cli_case("plan: --emit megatron writes the offload modules back as nargs words"
+  ARGS ${plan_8b_h100} --fine-grained-activation-offloading --offload-modules qkv_linear,core_attn --emit megatron RC 0
+  STDOUT "--fine-grained-activation-offloading \\\\\n +--offload-modules qkv_linear core_attn")
+tpcost_cli_case("plan: --emit bridge writes the offload modules back as a YAML list"
+  ARGS ${plan_8b_h100} --fine-grained-activation-offloading --offload-modules qkv_linear,core_attn --emit bridge RC 0
+  STDOUT "fine_grained_activation_offloading: true\n +offload_modules: \\[qkv_linear, core_attn\\]")
+tpcost_cli_case("plan: --emit torchtitan refuses fine-grained offloading"
+  ARGS ${plan_8b_h100} --stack fsdp2 --fine-grained-activation-offloading --offload-modules core_attn --emit torchtitan RC 2
+  STDERR "^tpcost: error: --fine-grained-activation-offloading: is Megatron-Core's")
