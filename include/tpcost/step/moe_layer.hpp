@@ -49,7 +49,7 @@ namespace tpcost {
 /// The one constant fitted on the 10 BF16 MoE development rows only
 /// (tests/reference/moe_dev_fit.cpp, docs/moe.md), refitted when the rows took the dispatcher
 /// and the recompute modules their sources set (flex/HybridEP for the five Qwen3-30B-A3B
-/// recipes; layernorm and moe_act for four Qwen3-235B rows): 1.16 ms (1.163); fitted mean
+/// recipes; layernorm and moe_act for five Qwen3-235B rows): 1.16 ms (1.163); fitted mean
 /// |error| 15.6%, worst 33.0%; leave-one-out 17.6%, worst 42.9%, against 22.5% and 67.0% without
 /// it (the 10 FP8/MXFP8 rows, not fitted: 13.4% and 32.3%, against 36.3% and 66.8%). Runs that
 /// capture the MoE layer in CUDA graphs lose less of it; that is not modelled
