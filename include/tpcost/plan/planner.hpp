@@ -665,7 +665,9 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
       }
     }
     std::size_t bi = 0;
-    for (const auto& [y, lc_added] : per_b) {
+    for (const auto& b_terms : per_b) {
+      const auto& y = b_terms.y;  // named, not bound: the lambda below captures them
+      const auto& lc_added = b_terms.lc_added;
       // The module sets' floors for this split and b, per SP and set: m times the slowest
       // stage's compute, at most the step time; and the sets whose floor could beat their
       // best so far.
