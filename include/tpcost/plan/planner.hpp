@@ -560,6 +560,35 @@ inline bool compute_floor_holds(const step_options& o) {
 /// parts. A floor lowered by 1e-9 is below the computed step time.
 inline constexpr double compute_floor_margin = 1.0 - 1e-9;
 
+/// For one split and b of a pair, per SP: each set's floor (m times its slowest stage's compute,
+/// lowered by the margin), and the sets whose floor with `lc_low` could beat their best so far
+/// (all of them without pruning). A set without a best gets no floor (minus infinity) until
+/// the next split or b. `compute`: the b's layer compute per SP and set.
+inline void list_open_sets(module_set_partial& sets, const stage_compute_floor& stage_floor,
+                           const layer_compute_pair* compute, std::int64_t sp_options,
+                           std::int64_t micro_batches, seconds lc_low, std::int64_t global_batch,
+                           bool prune) {
+  const auto ns = sets.best.size();
+  for (std::int64_t sp_i = 0; sp_i < sp_options; ++sp_i) {
+    auto& listed = sets.listed[static_cast<std::size_t>(sp_i)];
+    listed.clear();
+    for (std::size_t j = 0; j < ns; ++j) {
+      const auto i = static_cast<std::size_t>(sp_i) * ns + j;
+      const auto& best = sets.best[j];
+      auto& floor = sets.floors[i];
+      if (!prune || !best) {
+        floor = seconds(-std::numeric_limits<double>::infinity());
+        listed.push_back(j);
+        continue;
+      }
+      floor = static_cast<double>(micro_batches) * stage_floor(compute[i]) * compute_floor_margin;
+      if (!((floor + lc_low) / static_cast<double>(global_batch) > best->time_per_sample())) {
+        listed.push_back(j);
+      }
+    }
+  }
+}
+
 /// Every layout of one pair through the stages (stages.hpp), each hoisted out of the loops
 /// that do not change it: counts, the best k, the pair's best. With `sets` (and `set_best`
 /// of their size), the selective layouts are searched once per module set instead, each set's
@@ -671,37 +700,18 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
       // The module sets' floors for this split and b, per SP and set: m times the slowest
       // stage's compute, at most the step time; and the sets whose floor could beat their
       // best so far.
-      const stage_compute_floor stage_floor(view_env, x, y);
-      // The long-context terms (which do not depend on the modules) at their lowest over v,
-      // as each layout adds them.
-      seconds lc_low{};
-      for (const auto v : chunks) {
-        if (by_set && long_context) {
+      if (by_set) {
+        // The long-context terms (which do not depend on the modules) at their lowest over
+        // v, as each layout adds them.
+        seconds lc_low{};
+        for (const auto v : long_context ? chunks : std::vector<std::int64_t>{}) {
           lc_low =
               min(lc_low, long_context_pipeline_factor(model.layers, pair.pp, v, y.micro_batches) *
                               lc_added[static_cast<std::size_t>(recompute_mode::selective)]);
         }
-      }
-      for (std::int64_t sp_i = 0; by_set && sp_i < sp_options; ++sp_i) {
-        auto& listed = set_best->listed[static_cast<std::size_t>(sp_i)];
-        listed.clear();
-        for (std::size_t j = 0; j < ns; ++j) {
-          const auto i = static_cast<std::size_t>(sp_i) * ns + j;
-          const auto& best = set_best->best[j];
-          auto& floor = set_best->floors[i];
-          if (!prune || !best) {  // no floor: none until the next split or b
-            floor = seconds(-std::numeric_limits<double>::infinity());
-            listed.push_back(j);
-            continue;
-          }
-          floor =
-              static_cast<double>(y.micro_batches) *
-              stage_floor(set_best->compute[bi * static_cast<std::size_t>(sp_options) * ns + i]) *
-              compute_floor_margin;
-          if (!((floor + lc_low) / static_cast<double>(global_batch) > best->time_per_sample())) {
-            listed.push_back(j);
-          }
-        }
+        list_open_sets(*set_best, stage_compute_floor(view_env, x, y),
+                       &set_best->compute[bi * static_cast<std::size_t>(sp_options) * ns],
+                       sp_options, y.micro_batches, lc_low, global_batch, prune);
       }
       const std::size_t memory_at = bi * 2 * ns;
       ++bi;
