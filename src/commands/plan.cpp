@@ -50,6 +50,9 @@ struct plan_flags {
   std::string moe_token_dispatcher = "alltoall";
   bool overlap_moe_comm = false;
   std::string recompute_modules;  ///< what selective layouts rerun; "": core_attn; or auto
+  /// Fine-grained activation offloading, as step reads it: fixed for every layout, not searched.
+  bool fine_grained_offloading = false;
+  std::string offload_modules;
   std::string threads = "0";
   std::string memory_reserve;  ///< empty: default_memory_reserve of the GPU's capacity
   std::vector<std::string> compare;
@@ -276,6 +279,8 @@ inputs read_inputs(const plan_flags& f) {
     req.options.recompute.modules =
         recompute_modules_for(f.recompute_modules, req.model, req.options.selective);
   }
+  req.options.recompute.offload_modules =
+      offload_modules_for(f.fine_grained_offloading, f.offload_modules, "", req.options.selective);
   if (!f.ep.empty()) {
     req.constraints.fixed_ep = positive(f.ep, "--ep");
   }
@@ -561,6 +566,8 @@ void add_plan_command(CLI::App& app) {
   add_flag(*search, "--etp", f->etp);
   add_flag(*search, "--moe-token-dispatcher", f->moe_token_dispatcher)->capture_default_str();
   add_flag(*search, "--recompute-modules", f->recompute_modules);
+  add_flag(*search, "--fine-grained-activation-offloading", f->fine_grained_offloading);
+  add_flag(*search, "--offload-modules", f->offload_modules);
   add_flag(*search, "--overlap-moe-expert-parallel-comm", f->overlap_moe_comm);
   add_flag(*search, "--memory-reserve", f->memory_reserve);
   add_flag(*search, "--threads", f->threads)->capture_default_str();

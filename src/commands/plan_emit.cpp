@@ -3,6 +3,7 @@
 // (formats/megatron.cpp, formats/nemo_yaml.cpp, formats/torchtitan_toml.cpp).
 #include "commands/plan_emit.hpp"
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <tuple>
@@ -263,9 +264,26 @@ void add_layout(megatron_settings& s, const plan_request& req, const plan_candid
 }
 
 /// Activation recomputation: the granularity, and the modules of a selective one when they
-/// are not the default.
+/// are not the default; and fine-grained activation offloading, whatever the recomputation.
 void add_recompute(megatron_settings& s, emit_format f, const plan_request& req,
                    const parallel_config& p) {
+  if (const auto offload = req.options.recompute.offload_modules; offload != 0U) {
+    // TransformerConfig.fine_grained_activation_offloading and offload_modules (core_v0.16.0),
+    // a list as recompute_modules (parse_offload_modules reads it back).
+    auto list = offload_modules_to_string(offload);
+    if (f == emit_format::bridge) {
+      std::string items;
+      for (const char ch : list) {
+        items += ch == ',' ? std::string(", ") : std::string(1, ch);
+      }
+      list = "[" + items + "]";
+    } else {
+      std::replace(list.begin(), list.end(), ',', ' ');
+    }
+    s.add("model", "fine_grained_activation_offloading", "--fine-grained-activation-offloading",
+          true);
+    s.add("model", "offload_modules", "--offload-modules", list);
+  }
   if (p.recompute == recompute_mode::none) {
     return;
   }
@@ -635,6 +653,9 @@ void check_torchtitan_layout(const plan_request& req, const plan_candidate& c) {
     refuse(f, fmt::format("--recompute-modules {}: torchtitan's selective recomputation is its "
                           "own per-op policy, not Megatron-Core's modules",
                           recompute_modules_to_string(req.options.recompute.modules)));
+  }
+  if (req.options.recompute.offload_modules != 0U) {
+    refuse(f, "--fine-grained-activation-offloading is Megatron-Core's; torchtitan has none");
   }
   if (c.par.cp > 1 && req.options.cp.comm != cp_comm_type::p2p &&
       req.options.cp.comm != cp_comm_type::all_gather) {

@@ -78,8 +78,8 @@ void resolve_degrees(const step_flags& f, std::int64_t cp, parallel_config& par)
 
 /// --pp-layout: "first=N,last=N" (either may be left out) or Megatron-Core's
 /// --pipeline-model-parallel-layout string, whose chunks per stage also set v when --vpp is 1.
-void read_pp_layout(const std::string& text, std::int64_t layers, parallel_config& par,
-                    bool set_vpp) {
+void read_pp_layout(const std::string& text, std::int64_t layers, std::int64_t mtp_layers,
+                    parallel_config& par, bool set_vpp) {
   if (text.find('=') != std::string::npos) {
     std::size_t start = 0;
     while (start <= text.size()) {
@@ -106,9 +106,10 @@ void read_pp_layout(const std::string& text, std::int64_t layers, parallel_confi
     }
     return;
   }
-  const auto layout = parse_pipeline_layout(text, par.pp, layers, "--pp-layout");
+  const auto layout = parse_pipeline_layout(text, par.pp, layers, "--pp-layout", mtp_layers);
   par.first_stage_layers = layout.first;
   par.last_stage_layers = layout.last;
+  par.chunks_from_layout = true;
   if (set_vpp) {
     par.vpp = layout.virtual_stages;
   } else if (par.vpp != layout.virtual_stages) {
@@ -144,6 +145,29 @@ unsigned recompute_modules_for(const std::string& text, const transformer_spec& 
                        "without --multi-latent-attention)");
   }
   return modules;
+}
+
+unsigned offload_modules_for(bool enabled, const std::string& modules,
+                             const std::string& cpu_offloading_num_layers,
+                             selective_policy policy) {
+  if (!enabled) {
+    if (!modules.empty()) {
+      throw invalid_spec("--offload-modules",
+                         "needs --fine-grained-activation-offloading (Megatron reads "
+                         "offload_modules only with it)");
+    }
+    return 0;
+  }
+  if (!cpu_offloading_num_layers.empty()) {
+    throw invalid_spec("--fine-grained-activation-offloading",
+                       "cannot be used with --cpu-offloading-num-layers (Megatron refuses "
+                       "fine-grained activation offloading with cpu_offloading)");
+  }
+  if (policy != selective_policy::attention_core) {
+    throw invalid_spec("--fine-grained-activation-offloading",
+                       "is Megatron-Core's; this stack (torchtitan's) has no such offloading");
+  }
+  return parse_offload_modules(modules, "--offload-modules");
 }
 
 namespace {
@@ -244,6 +268,8 @@ recompute_recipe to_recompute_recipe(const step_flags& f, const transformer_spec
     }
     recipe.offload_layers = n;
   }
+  recipe.offload_modules = offload_modules_for(f.fine_grained_offloading, f.offload_modules,
+                                               f.cpu_offloading_num_layers, policy);
   return recipe;
 }
 
@@ -314,7 +340,8 @@ step_report evaluate_step_flags(const step_flags& f) {
   par.embedding_in_split = f.embedding_in_split;
   par.loss_in_split = f.loss_in_split;
   if (!f.pp_layout.empty()) {
-    read_pp_layout(f.pp_layout, report.model.spec.layers, par, par.vpp == 1);
+    read_pp_layout(f.pp_layout, report.model.spec.layers, report.model.spec.mtp_layers, par,
+                   par.vpp == 1);
   }
   report.stack = to_stack_choice(f.software, f.hardware);
   apply_kernel_efficiency(f.hardware, report.stack, report.hardware);
@@ -352,6 +379,16 @@ step_report evaluate_step_flags(const step_flags& f) {
          .value = std::to_string(recipe.offload_layers),
          .source = "--cpu-offloading-num-layers: those layers' activations leave the GPU; the "
                    "PCIe copies to the host and back are not costed in the step time",
+         .from_flag = true});
+  }
+  if (recipe.offload_modules != 0U) {
+    report.stack.settings.push_back(
+        {.field = "offload_modules",
+         .value = offload_modules_to_string(recipe.offload_modules),
+         .source = "--fine-grained-activation-offloading: what these modules save leaves the GPU "
+                   "between their forward and backward (tensors of 1Mi elements or more; one "
+                   "layer's kept); the host copies run on side streams and are not costed in the "
+                   "step time (no GPU preset gives the host link's bandwidth)",
          .from_flag = true});
   }
   // Without --zero the job shards as its stack does by default (fsdp2: fully_shard, stage 3).
@@ -409,9 +446,10 @@ step_report evaluate_step_flags(const step_flags& f) {
                        ? ""
                        : " " + (g.scopes == 0 ? std::string("layer")
                                               : cuda_graph_scopes_to_string(g.scopes))),
-         .source = "--cuda-graph-impl/--cuda-graph-scope: read and checked as Megatron-Core "
-                   "checks them, not costed: the MoE host time stays 1.14 ms per pass "
-                   "(docs/moe.md)",
+         .source = fmt::format("--cuda-graph-impl/--cuda-graph-scope: read and checked as "
+                               "Megatron-Core checks them, not costed: the MoE host time stays "
+                               "{:.2f} ms per pass (docs/moe.md)",
+                               moe_host_time_per_pass_s * 1e3),
          .from_flag = true});
   }
   // The expert layout itself (EP, ETP, the folded groups) is checked by the core's
@@ -470,6 +508,8 @@ void add_step_flags(CLI::App& cmd, step_flags& f) {
   add_flag(*layout, "--recompute-method", f.recompute_method);
   add_flag(*layout, "--recompute-num-layers", f.recompute_num_layers);
   add_flag(*layout, "--cpu-offloading-num-layers", f.cpu_offloading_num_layers);
+  add_flag(*layout, "--fine-grained-activation-offloading", f.fine_grained_offloading);
+  add_flag(*layout, "--offload-modules", f.offload_modules);
   add_flag(*layout, "--zero", f.zero);
   add_flag(*layout, "--dp-replicas", f.dp_replicas);
   add_flag(*layout, "--pp-layout", f.pp_layout);

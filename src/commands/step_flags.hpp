@@ -38,6 +38,8 @@ struct step_flags {
   std::string recompute_method;           ///< uniform|block; "": uniform
   std::string recompute_num_layers;       ///< "": 1 (every layer its own unit)
   std::string cpu_offloading_num_layers;  ///< "": none offloaded
+  bool fine_grained_offloading = false;   ///< --fine-grained-activation-offloading
+  std::string offload_modules;            ///< its offload_modules; "": none given
   std::string zero;                       ///< "" = the stack's default_zero (with d > 1)
   std::string dp_replicas;                ///< HSDP's replica groups; "" = 1 (ZeRO over d)
   bool sp = false;
@@ -56,6 +58,14 @@ void add_step_flags(CLI::App& cmd, step_flags& flags);
 /// stack whose selective recomputation is Megatron-Core's (not torchtitan's per-op policy).
 unsigned recompute_modules_for(const std::string& text, const transformer_spec& model,
                                selective_policy policy);
+
+/// --fine-grained-activation-offloading and --offload-modules, checked as Megatron-Core checks
+/// them (core_v0.16.0, TransformerConfig.__post_init__): at least one known module, attn_proj
+/// only with core_attn, not with --cpu-offloading-num-layers, and only under a Megatron-Core
+/// stack; --offload-modules alone (which Megatron reads only with the switch) is refused. 0 when
+/// neither is given.
+unsigned offload_modules_for(bool enabled, const std::string& modules,
+                             const std::string& cpu_offloading_num_layers, selective_policy policy);
 
 /// Reads --cp, --cp-comm-type and --hierarchical-cp-sizes (not checked against the model).
 context_parallel to_context_parallel(const step_flags& flags);

@@ -275,6 +275,16 @@ constexpr flag_spec flags[] = {
      "/options/cpu_offloading_num_layers", cmd::check | cmd::step,
      "layers whose activations Megatron's --cpu-offloading keeps on the host (p = 1, no "
      "recomputation); the PCIe copies are not costed"},
+    {"--fine-grained-activation-offloading", '\0', "", value_kind::boolean, "", "",
+     "/options/fine_grained_activation_offloading", cmd::job,
+     "Megatron-Core's module-level offloading: what the --offload-modules save for their "
+     "backward goes to the host (tensors of 1Mi elements or more); the host copies are not "
+     "costed"},
+    {"--offload-modules", '\0', "", value_kind::text, "", "LIST", "/options/offload_modules",
+     cmd::job,
+     "with --fine-grained-activation-offloading: a comma list of attn_norm, qkv_linear, "
+     "core_attn, attn_proj (with core_attn), mlp_norm, expert_fc1, moe_act (Megatron-Core's "
+     "offload_modules)"},
     {"--overlap", '\0', "", value_kind::fraction, "", "", "/options/overlap",
      cmd::layer | cmd::check,
      "f in [0,1]: T = T_calc + T_comm - f*min(T_calc, T_comm); 0 serial, 1 max"},

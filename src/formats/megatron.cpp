@@ -1085,7 +1085,7 @@ std::vector<megatron_arg> script_args(shell_reader& sh) {
         ++i;
         // A list flag (nargs='+' in arguments.py) takes every word up to the next flag.
         while ((flag == "--recompute-modules" || flag == "--cuda-graph-scope" ||
-                flag == "--cuda-graph-modules") &&
+                flag == "--cuda-graph-modules" || flag == "--offload-modules") &&
                i + 1 < words.size() && !words[i + 1].op && !looks_like_flag(words[i + 1].text)) {
           value += " " + words[i + 1].text;
           shown += " " + words[i + 1].raw;
@@ -2021,6 +2021,33 @@ struct megatron_mapping {
       }
     } else {
       (void)get("cpu_offloading_num_layers");
+    }
+    // --fine-grained-activation-offloading with --offload-modules (TransformerConfig,
+    // core_v0.16.0): checked as __post_init__ checks them; offload_modules is read only with it.
+    if (on("fine_grained_activation_offloading")) {
+      if (on("cpu_offloading")) {
+        fail(at("fine_grained_activation_offloading"),
+             "fine-grained activation offloading cannot be used with --cpu-offloading (Megatron "
+             "refuses both)");
+      }
+      if (text("transformer_impl") == "local") {
+        // megatron/training/arguments.py (core_v0.16.0) asserts transformer_engine.
+        fail(at("fine_grained_activation_offloading"),
+             "fine-grained activation offloading needs --transformer-impl transformer_engine");
+      }
+      const auto modules = text("offload_modules");
+      try {
+        const auto set = parse_offload_modules(modules ? *modules : "", "--offload-modules");
+        r.put("/options/fine_grained_activation_offloading", true,
+              at("fine_grained_activation_offloading"));
+        r.put("/options/offload_modules", offload_modules_to_string(set),
+              modules ? at("offload_modules") : at("fine_grained_activation_offloading"));
+      } catch (const invalid_spec& e) {
+        fail(modules ? at("offload_modules") : at("fine_grained_activation_offloading"),
+             e.detail());
+      }
+    } else {
+      (void)get("offload_modules");
     }
     if (on("use_megatron_fsdp")) {
       map_megatron_fsdp();

@@ -184,9 +184,9 @@ reading read_nemo_yaml(const std::string& text, const std::string& file, const r
       const auto key = sname + "." + name;
       auto [dest, inverted] = dest_of(sname, name);
       if ((dest == "recompute_modules" || dest == "cuda_graph_scope" ||
-           dest == "cuda_graph_modules") &&
+           dest == "cuda_graph_modules" || dest == "offload_modules") &&
           kv.second.IsSequence()) {
-        // TransformerConfig.recompute_modules, cuda_graph_scope (core_v0.18.0:
+        // TransformerConfig.recompute_modules, offload_modules, cuda_graph_scope (core_v0.18.0:
         // cuda_graph_modules): names, as a script lists them
         std::string list;
         for (const auto& e : kv.second) {

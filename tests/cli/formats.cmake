@@ -513,6 +513,22 @@ tpcost_cli_case("megatron block recomputation of more layers than a stage has: o
 tpcost_cli_case("megatron --cpu-offloading: the layers offloaded, the PCIe time said to be uncosted"
   ARGS step --from ${fmt_dir}/cpu_offloading.sh --gpu h100-sxm --interconnect ib-ndr RC 0
   STDOUT "recompute none, 6 layers offloaded.*cpu_offloading_num_layers +6 +flag: --cpu-offloading-num-layers: those layers' activations leave the GPU; the PCIe copies to the host and back are not costed")
+# --fine-grained-activation-offloading --offload-modules (nargs words; Bridge: a YAML list).
+tpcost_cli_case("megatron --offload-modules are read as a list with the switch"
+  ARGS convert -q ${fmt_dir}/fine_grained_offloading.sh RC 0
+  STDOUT "\"fine_grained_activation_offloading\": true,\n *\"offload_modules\": \"qkv_linear,core_attn,attn_proj\"")
+tpcost_cli_case("megatron --offload-modules attn_proj without core_attn fails as Megatron does"
+  ARGS convert -q ${fmt_dir}/fine_grained_offloading.sh --set MODULES=attn_proj RC 2
+  STDERR "fine_grained_offloading\\.sh:[0-9]+:[0-9]+: --offload-modules: attn_proj needs core_attn too")
+tpcost_cli_case("megatron --offload-modules with a name Megatron does not know fails"
+  ARGS convert -q ${fmt_dir}/fine_grained_offloading.sh --set MODULES=fused_group_mlp RC 2
+  STDERR "--offload-modules: 'fused_group_mlp' is not an offload module")
+tpcost_cli_case("megatron functional test with m in its layout and all seven offload modules"
+  ARGS step --from ${fmt_dir}/moe_mla_mtp_offload.sh --gpus 8 --gpu h100-sxm --interconnect ib-ndr RC 0
+  STDOUT "v=4 +recompute selective.*offload_modules +attn_norm,qkv_linear,core_attn,attn_proj,mlp_norm,expert_fc1,moe_act .*activations 2\\.3 GiB = 6\\.8 GiB.*warning: the layout's model chunks differ in size within a stage \\(9 layers first, 6 last, in 4 chunks each\\)")
+tpcost_cli_case("megatron-bridge yaml: offload_modules reach the step"
+  ARGS step --from ${fmt_dir}/llama3_8b_bridge_offload_modules.yaml --gpu h100-sxm --interconnect ib-ndr --gpus 16 RC 0
+  STDOUT "offload_modules +core_attn,attn_proj +flag: --fine-grained-activation-offloading")
 tpcost_cli_case("megatron --window-size=(4096,0), tuple_type's parenthesised form: 4097 keys, no warning"
   ARGS convert -q ${tok} "--set" "VOCAB_ARGS=--window-size=(4096,0)" RC 0
   STDERR "^$" STDOUT "\"sliding_window\": 4097,.*\"vocab\": 50688")
@@ -566,10 +582,10 @@ add_test(NAME "cli: megatron-bridge yaml with windows costs what the script cost
     -P ${CMAKE_CURRENT_SOURCE_DIR}/same_report.cmake)
 tpcost_cli_case("megatron gpt-oss script: the windows make the step shorter than full attention"
   ARGS step --config ${oss} --gpu h100-sxm --interconnect ib-ndr RC 0
-  STDOUT "step time 5\\.23 s.*model FLOPs: 3 x forward with the full s\\*s attention scores, the 18 windowed layers of 36 on their window of 128 \\(Narayanan")
+  STDOUT "step time 5\\.241 s.*model FLOPs: 3 x forward with the full s\\*s attention scores, the 18 windowed layers of 36 on their window of 128 \\(Narayanan")
 tpcost_cli_case("megatron --window-attn-skip-freq 1: every layer full attention, the full step"
   ARGS step --config ${oss} --set SKIP=1 --gpu h100-sxm --interconnect ib-ndr RC 0
-  STDOUT "step time 5\\.44[0-9] s.*model FLOPs: 3 x forward with the full s\\*s attention scores \\(Narayanan")
+  STDOUT "step time 5\\.453 s.*model FLOPs: 3 x forward with the full s\\*s attention scores \\(Narayanan")
 tpcost_cli_case("megatron --window-size -1,0: an infinite left window is full causal attention"
   ARGS convert -q ${oss} --set WINDOW=-1,0 RC 0 STDOUT "\"seq\": 4096,\n    \"top_k\": 4,\n    \"vocab\": 201088\n")
 tpcost_cli_case("megatron --window-attn-skip-freq as a list: [1,1,0]*12 is every 3rd layer full"

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tpcost/model/model_presets.hpp"
+#include "tpcost/model/recompute_recipe.hpp"
 #include "tpcost/step/stack_profiles.hpp"
 #include "tpcost/step/step.hpp"
 
@@ -79,6 +80,11 @@ inline std::vector<moe_row> evaluate_moe_rows(const nlohmann::json& runs, double
     in.topology = make_topology(gpu, reference_interconnect(gpu));
     in.options = options_of(stack_profile_by_name("megatron-core", "stack"));
     in.options.mfu_flops = flops_convention::megatron;
+    // Selective recomputation of the modules the row's source names (recompute_source).
+    if (run.contains("recompute_modules")) {
+      in.options.recompute.modules = parse_recompute_modules(
+          run.at("recompute_modules").get<std::string>(), "recompute_modules");
+    }
     in.options.experts.dispatcher =
         parse_token_dispatcher(run.at("dispatcher").get<std::string>(), "dispatcher");
     in.options.experts.overlap_comm = run.at("overlap_moe_comm");

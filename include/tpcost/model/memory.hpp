@@ -242,7 +242,8 @@ constexpr bytes attention_core_bytes(const transformer_spec& spec, std::int64_t 
 
 /// The attention's activations of one layer beyond the 10·s·b·h its norms, input and masks
 /// keep: `replicated` (÷t only with SP) and `split` over t with the heads, in bytes for `sb`
-/// tokens. MHA/GQA: Q and the output-projection input 4·sb·q_dim, K and V 4·sb·kv_dim (the
+/// tokens, and of them the tensors one by one (fine-grained offloading moves them by module).
+/// MHA/GQA: Q and the output-projection input 2·sb·q_dim each, K and V 2·sb·kv_dim each (the
 /// file comment). MLA, from what Megatron-Core's MLASelfAttention (core_v0.16.0) saves: the
 /// down projections share the layer's norm output as input (counted in the 10·sbh); the q and
 /// kv latents are kept twice, as the latent norm's input and as the up projection's input
@@ -253,25 +254,65 @@ constexpr bytes attention_core_bytes(const transformer_spec& spec, std::int64_t 
 struct attention_activations {
   double replicated = 0.0;
   double split = 0.0;
+  double query = 0.0, key = 0.0, value = 0.0;  ///< of `split`: Q, K and V as the core keeps them
+  double output = 0.0;                         ///< of `split`: the output projection's input
+  double q_latent = 0.0, kv_latent = 0.0;      ///< of `replicated`: one copy of each MLA latent
 };
 constexpr attention_activations attention_activation_bytes(const transformer_spec& spec,
                                                            double sb) {
+  attention_activations x;
   if (!is_mla(spec.mla)) {
-    return {.replicated = 0.0,
-            .split = 4.0 * sb * static_cast<double>(q_dim(spec)) +
-                     4.0 * sb * static_cast<double>(kv_dim(spec))};
+    x.query = 2.0 * sb * static_cast<double>(q_dim(spec));
+    x.key = x.value = 2.0 * sb * static_cast<double>(kv_dim(spec));
+    x.output = 2.0 * sb * static_cast<double>(q_dim(spec));
+  } else {
+    const auto& mla = spec.mla;
+    const double a = static_cast<double>(spec.heads);
+    x.query = x.key = 2.0 * sb * a * static_cast<double>(mla_qk_head_dim(mla));
+    x.value = x.output = 2.0 * sb * a * static_cast<double>(mla.v_head_dim);
+    x.q_latent = 2.0 * sb * static_cast<double>(mla.q_lora_rank);
+    x.kv_latent = 2.0 * sb * static_cast<double>(mla.kv_lora_rank);
   }
-  const auto& mla = spec.mla;
-  const double a = static_cast<double>(spec.heads);
-  return {
-      .replicated = 4.0 * sb * static_cast<double>(mla.q_lora_rank + mla.kv_lora_rank),
-      .split = 2.0 * sb * a * static_cast<double>(2 * mla_qk_head_dim(mla) + 2 * mla.v_head_dim)};
+  x.split = x.query + x.key + x.value + x.output;
+  x.replicated = 2.0 * (x.q_latent + x.kv_latent);
+  return x;
 }
 
-/// The per-s·b·h bytes of a layer that are never split without SP: the two norms' inputs (4),
-/// the QKV input (2), the MLP input (2) and, with hidden dropout, its two 1-byte masks (2).
+/// The per-s·b·h bytes of a layer that are never split without SP, tensor by tensor: the layer
+/// input (the input norm's input), the QKV input (its output), the MLP block's input (the
+/// pre-MLP norm's input) and the MLP input (its output), 2 each, and with hidden dropout its two
+/// 1-byte masks, 2. Under the Transformer Engine spec a fused norm's input and output are both
+/// saved by the linear layer it is fused into (linear_qkv, linear_fc1: TELayerNormColumnParallel
+/// Linear); a norm that is a module of its own (MLA's input norm, an MoE layer's pre-MLP norm)
+/// saves its input itself.
+struct replicated_tensors {
+  double layer_input = 2.0, qkv_input = 2.0, mlp_block_input = 2.0, mlp_input = 2.0;
+  double masks = 2.0;
+  [[nodiscard]] constexpr double total() const {
+    return layer_input + qkv_input + mlp_block_input + mlp_input + masks;
+  }
+};
+constexpr replicated_tensors replicated_tensors_of(const transformer_spec& spec) {
+  return {.masks = spec.hidden_dropout ? 2.0 : 0.0};
+}
+
+/// Their sum: 10, or 8 without hidden dropout.
 constexpr double norm_input_and_mask_bytes(const transformer_spec& spec) {
-  return spec.hidden_dropout ? 10.0 : 8.0;
+  return replicated_tensors_of(spec).total();
+}
+
+/// What a routed expert keeps per token copy on one GPU, in bytes, with `expert_ffn` = f_e/etp:
+/// linear_fc1's input (2·h, the permuted tokens), its output, the activation's input (4·f_e
+/// gated: gate and up; 2·f_e plain), and the activation's output, linear_fc2's input (2·f_e):
+/// the inside of a dense MLP, 6·f_e or 4·f_e, with the FC1 input.
+struct routed_expert_tensors {
+  double fc1_input = 0.0, fc1_output = 0.0, act_output = 0.0;
+};
+constexpr routed_expert_tensors routed_expert_tensors_of(const transformer_spec& spec,
+                                                         double expert_ffn) {
+  return {.fc1_input = 2.0 * static_cast<double>(spec.hidden),
+          .fc1_output = (spec.gated_mlp ? 4.0 : 2.0) * expert_ffn,
+          .act_output = 2.0 * expert_ffn};
 }
 
 /// What torchtitan's per-op checkpointing (op_checkpoint.hpp) keeps of one dense layer, for one
@@ -325,12 +366,14 @@ constexpr attention_activations selective_module_bytes(const transformer_spec& s
                                                        bool moe_layer) {
   attention_activations freed;
   const double sbh = sb * static_cast<double>(spec.hidden);
+  const auto rep = replicated_tensors_of(spec);
   if (recipe.has(recompute_module::layernorm)) {
-    freed.replicated += (is_mla(spec.mla) ? 2.0 * sbh : 0.0) + (moe_layer ? 2.0 * sbh : 0.0);
+    freed.replicated +=
+        (is_mla(spec.mla) ? rep.qkv_input * sbh : 0.0) + (moe_layer ? rep.mlp_input * sbh : 0.0);
   }
   if (recipe.has(recompute_module::mla_up_proj) && is_mla(spec.mla)) {
-    freed.split += 2.0 * sb * static_cast<double>(spec.heads) *
-                   static_cast<double>(2 * mla_qk_head_dim(spec.mla) + spec.mla.v_head_dim);
+    const auto attn = attention_activation_bytes(spec, sb);
+    freed.split += attn.query + attn.key + attn.value;
   }
   return freed;
 }
@@ -371,7 +414,7 @@ constexpr bytes activation_bytes_per_layer(
       // pre-MLP norm's input (the norm is fused into linear_fc1, pre_mlp_layernorm is
       // IdentityOp: gpt_layer_specs.py, core_v0.16.0), and drops linear_fc1's saved norm
       // output (the MLP input, 2·h per token) and the MLP inside.
-      replicated -= 2.0 * sbh;
+      replicated -= replicated_tensors_of(spec).mlp_input * sbh;
       split -= mlp_inside;
     }
   }
@@ -409,9 +452,10 @@ constexpr bytes moe_activation_bytes_per_layer(
   const double shared = inside * sb * static_cast<double>(moe.shared_experts * shared_ffn_of(moe));
   double split = attn.split + shared;
   const double expert_ffn = static_cast<double>(moe.expert_ffn) / static_cast<double>(etp);
-  double routed = tokens.routed * (inside * expert_ffn);
+  const auto expert = routed_expert_tensors_of(spec, expert_ffn);
+  double routed = tokens.routed * (expert.fc1_output + expert.act_output);
   if (tokens.routes) {
-    routed += tokens.routed * 2.0 * h + tokens.copies * 2.0 * h +
+    routed += tokens.routed * expert.fc1_input + tokens.copies * 2.0 * h +
               8.0 * tokens.local * static_cast<double>(moe.experts);
   }
   if (mode == recompute_mode::selective) {
@@ -432,7 +476,7 @@ constexpr bytes moe_activation_bytes_per_layer(
         // "moe_act" (moe/experts.py, activation_recompute: CheckpointWithoutOutput on the
         // activation function): linear_fc2's input, the activation's output, f_e/etp 16-bit
         // values per routed copy, is discarded; linear_fc1's output stays.
-        routed -= tokens.routed * 2.0 * expert_ffn;
+        routed -= tokens.routed * expert.act_output;
       }
     }
   }
@@ -442,6 +486,101 @@ constexpr bytes moe_activation_bytes_per_layer(
     return ((replicated + split) / t + routed) * units::B + core;
   }
   return (replicated + split / t + routed) * units::B + core;
+}
+
+/// What fine-grained activation offloading (recompute_recipe.hpp, `offload_modules`) moves to
+/// the host per layer, for one micro-batch on one of `tp` GPUs: the tensors each listed module
+/// saves for its backward inside its offload context (Megatron-Core core_v0.16.0,
+/// fine_grained_activation_offload.py: the saved-tensor hooks of PipelineOffloadManager, then
+/// bulk_offload_group on a side stream), each only if it has `min_offloaded_elements` elements
+/// or more (tensor_need_offloading_checker). The tensors are the ones the activation count above
+/// keeps, named by `replicated_tensors`, `attention_activations` and `routed_expert_tensors`:
+/// * attn_norm (transformer_layer.py, input_layernorm): the layer input, where the input norm is
+///   a module of its own (MLA); the TE spec's fused norm is an IdentityOp that saves nothing;
+/// * qkv_linear (attention.py, get_query_key_value_tensors): linear_qkv's inputs, the QKV
+///   input and, with the fused norm, the layer input; under MLA the down projections' input
+///   (unless `layernorm` recomputation already discards it) and the two latents' two copies;
+/// * core_attn (attention.py, core_attention, its query, key and value released): Q, K and V
+///   (already freed under MLA by `mla_up_proj` recomputation; a recomputed core's checkpoint
+///   keeps them as its inputs) and what the kernel keeps beyond them (`attention_core_bytes`:
+///   the s×s scores unfused, the fp32 statistics fused); its output stays with linear_proj;
+/// * attn_proj (attention.py, linear_proj, core_attn_out released): the output projection's
+///   input;
+/// * mlp_norm (transformer_layer.py, pre_mlp_layernorm): the MLP block's input, in an MoE layer
+///   whose pre-MLP norm is a module (a dense layer's is fused into linear_fc1: nothing);
+/// * expert_fc1 and moe_act (moe/experts.py): per routed copy, linear_fc1's input (the permuted
+///   tokens) and the activation's input (fc1's output); nothing when `moe` recomputation
+///   checkpoints the whole MoE layer, whose forward then saves nothing.
+/// Full recomputation runs the layer inside a checkpoint that saves only its input: 0.
+constexpr bytes offloaded_bytes_per_layer(const transformer_spec& spec, std::int64_t micro_batch,
+                                          std::int64_t seq, std::int64_t tp, bool sequence_parallel,
+                                          recompute_mode mode, attention_kernel attention,
+                                          const recompute_recipe& recipe, bool moe_layer = false,
+                                          const expert_tokens& tokens = {}, std::int64_t etp = 1) {
+  if (recipe.offload_modules == 0U || mode == recompute_mode::full) {
+    return bytes{};
+  }
+  const double sb = static_cast<double>(seq) * static_cast<double>(micro_batch);
+  const double sbh = sb * static_cast<double>(spec.hidden);
+  const double t = static_cast<double>(tp);
+  const double sp = sequence_parallel ? t : 1.0;  // the replicated tensors' divisor
+  const bool selective = mode == recompute_mode::selective;
+  const bool mla = is_mla(spec.mla);
+  // One 16-bit tensor of `bytes` on this GPU, offloaded if it has enough elements.
+  const auto moved = [&](double tensor_bytes, double element_bytes = 2.0) {
+    return tensor_bytes / element_bytes >= static_cast<double>(recipe.min_offloaded_elements)
+               ? tensor_bytes
+               : 0.0;
+  };
+  const auto rep = replicated_tensors_of(spec);
+  const auto attn = attention_activation_bytes(spec, sb);
+  double out = 0.0;
+  if (recipe.offloads(offload_module::attn_norm) && mla) {
+    out += moved(rep.layer_input * sbh / sp);
+  }
+  if (recipe.offloads(offload_module::qkv_linear)) {
+    if (mla) {
+      if (!(selective && recipe.has(recompute_module::layernorm))) {
+        out += moved(rep.qkv_input * sbh / sp);
+      }
+      out += 2.0 * (moved(attn.q_latent / sp) + moved(attn.kv_latent / sp));
+    } else {
+      out += moved(rep.layer_input * sbh / sp) + moved(rep.qkv_input * sbh / sp);
+    }
+  }
+  if (recipe.offloads(offload_module::core_attn)) {
+    if (!(selective && mla && recipe.has(recompute_module::mla_up_proj))) {
+      out += moved(attn.query / t) + moved(attn.key / t) + moved(attn.value / t);
+    }
+    const double core = attention_core_bytes(spec, micro_batch, seq, tp,
+                                             core_recompute_mode(mode, recipe), attention)
+                            .value();
+    // Its tensors: one fp32 statistic (fused); the softmax output, and with dropout its 1-byte
+    // mask and its 16-bit output, of as many elements each (unfused).
+    const double per_element = attention == attention_kernel::fused ? 4.0
+                               : spec.attention_dropout             ? 5.0
+                                                                    : 2.0;
+    out += moved(core, per_element);
+  }
+  if (recipe.offloads(offload_module::attn_proj)) {
+    out += moved(attn.output / t);
+  }
+  if (moe_layer) {
+    if (recipe.offloads(offload_module::mlp_norm)) {
+      out += moved(rep.mlp_block_input * sbh / sp);
+    }
+    if (!(selective && recipe.has(recompute_module::moe))) {
+      const auto expert = routed_expert_tensors_of(
+          spec, static_cast<double>(spec.moe.expert_ffn) / static_cast<double>(etp));
+      if (recipe.offloads(offload_module::expert_fc1) && tokens.routes) {
+        out += moved(tokens.routed * expert.fc1_input);
+      }
+      if (recipe.offloads(offload_module::moe_act)) {
+        out += moved(tokens.routed * expert.fc1_output);
+      }
+    }
+  }
+  return out * units::B;
 }
 
 /// Memory of one GPU of one pipeline stage.
@@ -493,8 +632,10 @@ struct stage_memory_terms {
   std::int64_t unit_layers = 1;
   std::int64_t block_layers = -1;
   std::int64_t offload_layers = 0;  ///< layers whose activations leave the GPU (cpu_offloading)
-  bytes embedding_mask{};           ///< first stage, per micro-batch in flight
-  bytes output_layer{};             ///< last stage: final norm and output inputs, fp32 logits
+  /// Fine-grained offloading: what leaves the GPU per dense and per MoE layer, one micro-batch.
+  bytes offloaded{}, offloaded_moe{};
+  bytes embedding_mask{};  ///< first stage, per micro-batch in flight
+  bytes output_layer{};    ///< last stage: final norm and output inputs, fp32 logits
   /// ZeRO-3: one layer's 16-bit weights on a TP rank, gathered for its forward or backward,
   /// and how many such layers are held at once (the one computed and the one prefetched).
   bytes gathered_layer{};
@@ -550,6 +691,8 @@ inline stage_memory_terms stage_memory_terms_of(
                                  x.per_layer);
   }
   x.offload_layers = recipe.offload_layers;
+  x.offloaded = offloaded_bytes_per_layer(spec, par.micro_batch, spec.seq, par.tp,
+                                          par.sequence_parallel, par.recompute, attention, recipe);
   if (is_moe(spec.moe)) {
     x.expert_dp =
         static_cast<double>(expert_shard_degree(par, par.tp * par.dp / (par.ep * par.etp)));
@@ -563,7 +706,11 @@ inline stage_memory_terms stage_memory_terms_of(
                                                         par.etp, par.sequence_parallel,
                                                         recompute_mode::none, attention, tokens);
       x.working = max(x.working, x.kept_moe_layer);
-    } else if (modules) {
+    }
+    x.offloaded_moe =
+        offloaded_bytes_per_layer(spec, par.micro_batch, spec.seq, par.tp, par.sequence_parallel,
+                                  par.recompute, attention, recipe, true, tokens, par.etp);
+    if (modules) {
       x.working =
           max(x.working, moe_activation_bytes_per_layer(
                              spec, par.micro_batch, spec.seq, par.tp, par.etp,
@@ -641,16 +788,27 @@ inline stage_memory stage_memory_at(const stage_memory_terms& x, std::int64_t st
   const double on_gpu = layers > 0 ? 1.0 - static_cast<double>(std::min(x.offload_layers, layers)) /
                                                static_cast<double>(layers)
                                    : 1.0;
+  // Fine-grained offloading (fine_grained_activation_offload.py, core_v0.16.0): each layer in
+  // flight keeps its count less what its modules offload, and one layer's offloaded tensors are
+  // on the GPU at the peak: after the first iteration the manager never offloads, per module,
+  // the last layer of the chunk whose backward comes first (post_warmup_callback, "so that the
+  // reloading won't block the main stream"), nor, where a chunk's backward follows its forward
+  // (the last stage), the last layer of that chunk (should_bulk_offload); and in the backward
+  // each layer's tensors come back before its modules run (bulk_reload, one module ahead of the
+  // compute). The copies in flight on the two side streams are not counted.
+  const double held = std::min(1.0, s.layers_in_flight);
   if (moe_layers == 0) {
-    s.activations =
-        on_gpu * s.layers_in_flight * kept(x.per_layer, x.kept_layer) + working_layers * x.working;
+    s.activations = on_gpu * s.layers_in_flight * (kept(x.per_layer, x.kept_layer) - x.offloaded) +
+                    working_layers * x.working + held * x.offloaded;
   } else {
     // The layers in flight hold dense and MoE layers in the stage's proportion.
     const double moe_share = static_cast<double>(moe_layers) / static_cast<double>(layers);
-    s.activations = on_gpu * s.layers_in_flight *
-                        ((1.0 - moe_share) * kept(x.per_layer, x.kept_layer) +
-                         moe_share * kept(x.per_moe_layer, x.kept_moe_layer)) +
-                    working_layers * x.working;
+    s.activations =
+        on_gpu * s.layers_in_flight *
+            ((1.0 - moe_share) * (kept(x.per_layer, x.kept_layer) - x.offloaded) +
+             moe_share * (kept(x.per_moe_layer, x.kept_moe_layer) - x.offloaded_moe)) +
+        working_layers * x.working +
+        held * (moe_layers < layers ? max(x.offloaded, x.offloaded_moe) : x.offloaded_moe);
   }
   if (stage == 0) {
     s.activations += static_cast<double>(std::min(x.stages, x.micro_batches)) * x.embedding_mask;

@@ -137,6 +137,10 @@ struct parallel_config {
   /// first (last) stage when the layers are split evenly.
   bool embedding_in_split = false;
   bool loss_in_split = false;
+  /// A --pipeline-model-parallel-layout string gave the model chunks, which may differ in size
+  /// within a stage (Megatron-Core does not split such a stage into equal chunks): each stage's
+  /// chunks are costed at their mean size, layers/v.
+  bool chunks_from_layout = false;
 };
 
 /// Tensor-parallel collectives of one layer in one training step of one micro-batch, forward

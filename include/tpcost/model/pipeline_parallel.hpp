@@ -248,13 +248,18 @@ struct pipeline_layout_string {
 
 /// Reads Megatron-Core's --pipeline-model-parallel-layout (core_v0.14.0,
 /// megatron/core/transformer/pipeline_parallel_layer_layout.py): stages split by '|', `E` the
-/// embedding, `t` a decoder layer, `L` the loss, `X*N` or `(...)*N` repeats, commas ignored;
-/// p·v stages, rank r holding stages r, r + p, ... For example "Et*7|(t*8|)*14t*7L" puts 7,
-/// 8 × 14, 7 layers on 16 stages. tpcost models the middle stages as equal, so their layer
-/// counts must agree; `L` must be the last layer and `E` the first, as Megatron-Core asserts.
+/// embedding, `t` a decoder layer, `m` an MTP module, `L` the loss, `X*N` or `(...)*N` repeats,
+/// commas ignored; p·v stages, rank r holding stages r, r + p, ... For example
+/// "Et*7|(t*8|)*14t*7L" puts 7, 8 × 14, 7 layers on 16 stages. tpcost models the middle stages
+/// as equal, so their layer counts must agree; `L` must be the last layer and `E` the first, as
+/// Megatron-Core asserts. The `m`s must number the model's `mtp_layers` and follow every `t`, in
+/// one virtual stage that is the last of its rank (validate_layer_layout, core_v0.16.0); tpcost
+/// places the MTP modules on the last stage (memory.hpp, mtp_layers_on), so they must be in the
+/// last virtual stage of the last rank (Megatron's "standalone" MTP elsewhere is refused).
 /// Throws `invalid_spec(field, ...)` quoting the text.
 inline pipeline_layout_string parse_pipeline_layout(std::string_view text, std::int64_t stages,
-                                                    std::int64_t layers, std::string_view field) {
+                                                    std::int64_t layers, std::string_view field,
+                                                    std::int64_t mtp_layers = 0) {
   const auto fail = [&](const std::string& why) -> void {
     throw invalid_spec(std::string(field), quote_value(text) + ": " + why);
   };
@@ -287,12 +292,11 @@ inline pipeline_layout_string parse_pipeline_layout(std::string_view text, std::
       } else if (c == ',' || c == ' ') {
         ++at;
         continue;
-      } else if (c == 'E' || c == 't' || c == 'L' || c == '|') {
+      } else if (c == 'E' || c == 't' || c == 'm' || c == 'L' || c == '|') {
         atom = std::string(1, c);
         ++at;
       } else {
-        fail(std::string("'") + c + "' is not a layer; expected E, t, L, |, (...)*N" +
-             (c == 'm' ? " (the MTP modules sit on the last stage: leave 'm' out)" : ""));
+        fail(std::string("'") + c + "' is not a layer; expected E, t, m, L, |, (...)*N");
       }
       std::int64_t repeat = 1;
       if (at < text.size() && text[at] == '*') {
@@ -322,13 +326,23 @@ inline pipeline_layout_string parse_pipeline_layout(std::string_view text, std::
   };
   const auto flat = expand(expand, false);
   std::vector<std::int64_t> decoders(1, 0);
-  std::int64_t embeddings = 0, losses = 0;
+  std::int64_t embeddings = 0, losses = 0, mtps = 0;
+  std::size_t mtp_chunk = 0;  // the virtual stage of the MTP modules
   for (std::size_t i = 0; i < flat.size(); ++i) {
     const char c = flat[i];
     if (c == '|') {
       decoders.push_back(0);
     } else if (c == 't') {
+      if (mtps > 0) {
+        fail("decoder layers must be placed before the MTP modules m");
+      }
       ++decoders.back();
+    } else if (c == 'm') {
+      if (mtps > 0 && mtp_chunk != decoders.size() - 1) {
+        fail("all the MTP modules m must be in one virtual stage");
+      }
+      mtp_chunk = decoders.size() - 1;
+      ++mtps;
     } else if (c == 'E') {
       ++embeddings;
       if (decoders.size() != 1 || decoders[0] != 0) {
@@ -344,9 +358,17 @@ inline pipeline_layout_string parse_pipeline_layout(std::string_view text, std::
   if (embeddings != 1 || losses != 1) {
     fail("needs exactly one E (embedding) and one L (loss)");
   }
+  if (mtps != mtp_layers) {
+    fail(std::to_string(mtps) + " MTP modules m, the model has " + std::to_string(mtp_layers));
+  }
   const auto chunks = static_cast<std::int64_t>(decoders.size());
   if (chunks % stages != 0) {
     fail(std::to_string(chunks) + " stages are not a multiple of p = " + std::to_string(stages));
+  }
+  if (mtps > 0 && static_cast<std::int64_t>(mtp_chunk) != chunks - 1) {
+    fail(
+        "the MTP modules m must be in the last virtual stage of the last rank, where tpcost "
+        "places them (Megatron's standalone MTP stage on another rank is not modelled)");
   }
   std::vector<std::int64_t> per_rank(static_cast<std::size_t>(stages), 0);
   std::int64_t total = 0;
@@ -419,7 +441,8 @@ struct pipeline_summary {
 
 /// Checks the pipeline part of a layout and summarises it. Throws `invalid_spec` for "vpp"
 /// when v > 1 with p = 1, or when v does not divide every stage's layers (Megatron-Core builds
-/// whole model chunks), and for "pp-layout" when the stages cannot be split (`split_of`).
+/// whole model chunks; a layout string's chunks, `chunks_from_layout`, may differ, with a
+/// warning), and for "pp-layout" when the stages cannot be split (`split_of`).
 /// Warns, without failing, when the stages are uneven, when m < p (with v = 1 the bubble then
 /// lasts at least as long as the ideal step). Throws for "vpp" also when v > 1 with m < p,
 /// which Megatron-Core refuses (microbatch_group_size_per_vp_stage must lie in [p, m]).
@@ -447,7 +470,9 @@ inline pipeline_summary summarize_pipeline(const transformer_spec& model,
   // into v equal chunks.
   const auto first_slots = split.first + (par.embedding_in_split ? 1 : 0);
   const auto last_slots = split.last + (par.loss_in_split ? 1 : 0);
-  if (v > 1 && (first_slots % v != 0 || last_slots % v != 0 || (p > 2 && split.middle % v != 0))) {
+  const bool unequal =
+      v > 1 && (first_slots % v != 0 || last_slots % v != 0 || (p > 2 && split.middle % v != 0));
+  if (unequal && !par.chunks_from_layout) {
     throw invalid_spec("vpp", "v = " + std::to_string(v) +
                                   " does not divide the layers of every "
                                   "stage (" +
@@ -475,6 +500,12 @@ inline pipeline_summary summarize_pipeline(const transformer_spec& model,
                            (p > 2 ? std::to_string(split.middle) + " on each middle one, " : "") +
                            std::to_string(split.last) +
                            " on the last; the slowest stage sets the pace");
+  }
+  if (unequal) {
+    out.warnings.push_back("the layout's model chunks differ in size within a stage (" +
+                           std::to_string(split.first) + " layers first, " +
+                           std::to_string(split.last) + " last, in " + std::to_string(v) +
+                           " chunks each): costed as chunks of the stage's mean size");
   }
   if (p > 1 && m < p) {
     out.warnings.push_back("m = " + std::to_string(m) + " micro-batches for p = " +

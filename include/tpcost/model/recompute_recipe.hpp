@@ -20,6 +20,14 @@
 //   get_cpu_offload_context): the activations of that many layers are copied to the host after
 //   their forward and back before their backward. Megatron refuses it with p > 1 and with
 //   recomputation (TransformerConfig.__post_init__).
+// * fine_grained_activation_offloading with offload_modules (and min_offloaded_tensor_size,
+//   default 1024*1024 elements): the tensors that the listed modules save for their backward
+//   are copied to pinned host memory on a side stream after the module's forward and back
+//   ahead of its backward (megatron/core/pipeline_parallel/fine_grained_activation_offload.py;
+//   the modules: transformer_layer.py attn_norm and mlp_norm, attention.py qkv_linear,
+//   core_attn and attn_proj, moe/experts.py expert_fc1 and moe_act). __post_init__ refuses it
+//   with cpu_offloading, with an empty list, with a name it does not know, and attn_proj
+//   without core_attn (core_attn's backward needs attn_proj's input, its own output).
 #pragma once
 
 #include <cstdint>
@@ -61,6 +69,34 @@ inline constexpr recompute_module_name recompute_module_names[] = {
     {recompute_module::shared_experts, "shared_experts"},
 };
 
+/// One of Megatron-Core's offload_modules, as a bit of `recompute_recipe::offload_modules`.
+enum class offload_module : unsigned {
+  attn_norm = 1U << 0U,
+  qkv_linear = 1U << 1U,
+  core_attn = 1U << 2U,
+  attn_proj = 1U << 3U,
+  mlp_norm = 1U << 4U,
+  expert_fc1 = 1U << 5U,
+  moe_act = 1U << 6U,
+};
+
+/// The offload modules in the order of Megatron's documentation (transformer_config.py), with
+/// their names.
+struct offload_module_name {
+  offload_module module;
+  std::string_view name;
+};
+inline constexpr offload_module_name offload_module_names[] = {
+    {offload_module::attn_norm, "attn_norm"}, {offload_module::qkv_linear, "qkv_linear"},
+    {offload_module::core_attn, "core_attn"}, {offload_module::attn_proj, "attn_proj"},
+    {offload_module::mlp_norm, "mlp_norm"},   {offload_module::expert_fc1, "expert_fc1"},
+    {offload_module::moe_act, "moe_act"},
+};
+
+/// Megatron-Core's min_offloaded_tensor_size (TransformerConfig, core_v0.16.0): a saved tensor
+/// of fewer elements stays on the GPU (ChunkOffloadHandler.tensor_need_offloading_checker).
+inline constexpr std::int64_t default_min_offloaded_elements = std::int64_t{1024} * 1024;
+
 /// What a recipe recomputes and offloads beyond the recompute mode; the defaults are what the
 /// step costed before these options: selective recomputes the attention core, full recomputes
 /// every layer on its own, nothing is offloaded.
@@ -71,9 +107,16 @@ struct recompute_recipe {
   /// chunk (block). 1 with uniform is every layer alone.
   std::int64_t num_layers = 1;
   std::int64_t offload_layers = 0;  ///< layers whose activations are offloaded to the host
+  /// Fine-grained activation offloading: the offload_modules (0: off).
+  unsigned offload_modules = 0;
+  /// Saved tensors of fewer elements stay on the GPU (min_offloaded_tensor_size).
+  std::int64_t min_offloaded_elements = default_min_offloaded_elements;
 
   [[nodiscard]] constexpr bool has(recompute_module m) const {
     return (modules & static_cast<unsigned>(m)) != 0U;
+  }
+  [[nodiscard]] constexpr bool offloads(offload_module m) const {
+    return (offload_modules & static_cast<unsigned>(m)) != 0U;
   }
   [[nodiscard]] constexpr bool full_is_default() const {
     return method == recompute_method::uniform && num_layers == 1;
@@ -145,6 +188,64 @@ inline unsigned parse_recompute_modules(std::string_view text, std::string_view 
     }
   }
   flush();
+  return modules;
+}
+
+/// The offload modules as a comma list in Megatron's order; "none" for an empty set.
+inline std::string offload_modules_to_string(unsigned modules) {
+  std::string out;
+  for (const auto& m : offload_module_names) {
+    if ((modules & static_cast<unsigned>(m.module)) != 0U) {
+      out += (out.empty() ? "" : ",") + std::string(m.name);
+    }
+  }
+  return out.empty() ? "none" : out;
+}
+
+/// Reads --offload-modules as Megatron-Core's TransformerConfig.__post_init__ checks it
+/// (core_v0.16.0): names separated by commas, spaces or brackets, at least one, each one of
+/// its seven, and attn_proj only with core_attn. Throws `invalid_spec(field, ...)`.
+inline unsigned parse_offload_modules(std::string_view text, std::string_view field) {
+  unsigned modules = 0;
+  std::string word;
+  const auto flush = [&] {
+    if (word.empty()) {
+      return;
+    }
+    bool known = false;
+    for (const auto& m : offload_module_names) {
+      if (word == m.name) {
+        modules |= static_cast<unsigned>(m.module);
+        known = true;
+      }
+    }
+    if (!known) {
+      throw invalid_spec(std::string(field),
+                         quote_value(word) +
+                             " is not an offload module; expected attn_norm, qkv_linear, "
+                             "core_attn, attn_proj, mlp_norm, expert_fc1 or moe_act");
+    }
+    word.clear();
+  };
+  for (const char c : text) {
+    if (c == ',' || c == ' ' || c == '[' || c == ']' || c == '\'' || c == '"') {
+      flush();
+    } else {
+      word += c;
+    }
+  }
+  flush();
+  if (modules == 0) {
+    throw invalid_spec(std::string(field),
+                       "is empty; fine-grained activation offloading needs at least one module "
+                       "(Megatron asserts a non-empty offload_modules)");
+  }
+  if ((modules & static_cast<unsigned>(offload_module::attn_proj)) != 0U &&
+      (modules & static_cast<unsigned>(offload_module::core_attn)) == 0U) {
+    throw invalid_spec(std::string(field),
+                       "attn_proj needs core_attn too (Megatron refuses it: attn_proj's input is "
+                       "core_attn's output, which core_attn's backward needs)");
+  }
   return modules;
 }
 

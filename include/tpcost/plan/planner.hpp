@@ -677,7 +677,8 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
                                                    pair.ep, pair.etp);
           for (const auto mode :
                {recompute_mode::none, recompute_mode::selective, recompute_mode::full}) {
-            terms.lc_added[static_cast<std::size_t>(mode)] = lc.added(mode, req.options.selective);
+            terms.lc_added[static_cast<std::size_t>(mode)] =
+                lc.added(mode, req.options.selective, req.options.recompute.modules);
           }
         }
         per_b.push_back(terms);

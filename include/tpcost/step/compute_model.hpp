@@ -96,12 +96,17 @@ constexpr seconds fused_attention_forward_time(flops full_flops, const compute_d
 }
 
 /// Forward, backward and (per mode) recomputed forward passes of the fused attention core, in
-/// units of its forward pass: 1 + 2.5, +1 recomputed under full or selective recomputation
-/// (but not under torchtitan's per-op policy, which saves the attention kernel's output).
+/// units of its forward pass: 1 + 2.5, +1 recomputed under full recomputation, or under
+/// selective recomputation when `modules` (Megatron-Core's recompute_modules,
+/// recompute_recipe.hpp) hold core_attn; not under torchtitan's per-op policy, which saves the
+/// attention kernel's output.
 constexpr double fused_attention_passes(
-    recompute_mode mode, selective_policy policy = selective_policy::attention_core) {
-  const bool rerun = mode == recompute_mode::full ||
-                     (mode == recompute_mode::selective && policy != selective_policy::per_op);
+    recompute_mode mode, selective_policy policy = selective_policy::attention_core,
+    unsigned modules = static_cast<unsigned>(recompute_module::core_attn)) {
+  const bool core_attn = (modules & static_cast<unsigned>(recompute_module::core_attn)) != 0U;
+  const bool rerun =
+      mode == recompute_mode::full ||
+      (mode == recompute_mode::selective && policy != selective_policy::per_op && core_attn);
   return 1.0 + fused_attention_backward_factor + (rerun ? 1.0 : 0.0);
 }
 

@@ -97,10 +97,12 @@ struct long_context_layer_terms {
   seconds linear_saving_forward{};  ///< linear GEMMs at the precision rate vs BF16, forward
   seconds linear_saving_backward{};
   cp_layer_comm cp;  ///< the CP exchange, its exposed part behind attention
-  /// The attention passes (forward, backward, recomputed) beyond the view, for `mode`.
+  /// The attention passes (forward, backward, recomputed) beyond the view, for `mode` and the
+  /// selective `modules` (recompute_recipe.hpp; the core is rerun only with core_attn).
   [[nodiscard]] constexpr seconds attention_extra(
-      recompute_mode mode, selective_policy policy = selective_policy::attention_core) const {
-    return fused_attention_passes(mode, policy) * attention_core_delta;
+      recompute_mode mode, selective_policy policy = selective_policy::attention_core,
+      unsigned modules = static_cast<unsigned>(recompute_module::core_attn)) const {
+    return fused_attention_passes(mode, policy, modules) * attention_core_delta;
   }
   /// The linear GEMMs' saving: forward (twice with full recomputation) and backward.
   [[nodiscard]] constexpr seconds linear_saving(recompute_mode mode) const {
@@ -110,8 +112,9 @@ struct long_context_layer_terms {
   /// The time the layer and micro-batch add to the view's: attention, less the saving, plus
   /// the exposed exchange.
   [[nodiscard]] constexpr seconds added(
-      recompute_mode mode, selective_policy policy = selective_policy::attention_core) const {
-    return attention_extra(mode, policy) - linear_saving(mode) + cp.exposed();
+      recompute_mode mode, selective_policy policy = selective_policy::attention_core,
+      unsigned modules = static_cast<unsigned>(recompute_module::core_attn)) const {
+    return attention_extra(mode, policy, modules) - linear_saving(mode) + cp.exposed();
   }
 };
 

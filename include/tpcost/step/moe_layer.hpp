@@ -47,12 +47,14 @@ namespace tpcost {
 /// dozen kernels (router, permute, grouped GEMMs, combine), too short to hide it
 /// (arXiv:2603.07685: MoE layers are host-bound, which the recipes attack with CUDA graphs).
 /// The one constant fitted on the 10 BF16 MoE development rows only
-/// (tests/reference/moe_dev_fit.cpp, docs/moe.md), refitted when the all-to-all took NCCL's and
-/// HybridEP's rates (comm/expert_parallel.hpp): 1.14 ms (1.139); fitted mean |error| 17.3%,
-/// worst 34.8%; leave-one-out 19.5%, worst 46.1%, against 21.1% and 68.9% without it (the 10
-/// FP8/MXFP8 rows, not fitted: 13.8% and 32.8%, against 31.9% and 66.7%). Runs that capture the
-/// MoE layer in CUDA graphs lose less of it; that is not modelled (expert_options::graphs).
-inline constexpr double moe_host_time_per_pass_s = 1.14e-3;
+/// (tests/reference/moe_dev_fit.cpp, docs/moe.md), refitted when the rows took the dispatcher
+/// and the recompute modules their sources set (flex/HybridEP for the five Qwen3-30B-A3B
+/// recipes; layernorm and moe_act for four Qwen3-235B rows): 1.16 ms (1.163); fitted mean
+/// |error| 15.6%, worst 33.0%; leave-one-out 17.6%, worst 42.9%, against 22.5% and 67.0% without
+/// it (the 10 FP8/MXFP8 rows, not fitted: 13.4% and 32.3%, against 36.3% and 66.8%). Runs that
+/// capture the MoE layer in CUDA graphs lose less of it; that is not modelled
+/// (expert_options::graphs).
+inline constexpr double moe_host_time_per_pass_s = 1.16e-3;
 
 /// How the software runs the experts.
 struct expert_options {

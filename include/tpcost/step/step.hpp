@@ -372,7 +372,8 @@ inline step_result evaluate_step(const step_inputs& in) {
   // plus the bubble's (p−1)/v of a stage.
   const double pipeline =
       long_context_pipeline_factor(s.model.layers, s.par.pp, s.par.vpp, r.micro_batches);
-  lc.attention_extra = pipeline * terms.attention_extra(s.par.recompute, s.options.selective);
+  lc.attention_extra = pipeline * terms.attention_extra(s.par.recompute, s.options.selective,
+                                                        s.options.recompute.modules);
   lc.linear_saving = pipeline * terms.linear_saving(s.par.recompute);
   lc.cp_exposed = pipeline * lc.cp_per_layer.exposed();
   lc.cp_hidden = pipeline * lc.cp_per_layer.hidden();

@@ -16,6 +16,9 @@ tpcost_cli_case("check passes" ARGS check ${configs}/gpt3-175b-dgx-a100.json ${c
   --stack megatron-core RC 0 STDOUT "A100-SXM4-80GB \\+ IB-HDR; refined model, collective auto\\)\n  step: gpt-3-175b, t=8 p=16 d=8, b=1 G=1536, recompute full, stack [a-z0-9-]+\n  PASS  min_efficiency +E = 82\\.8% +>= 80\\.0%.*PASS  min_mfu +MFU = 34\\.8% +>= 33\\.0%\n  PASS  min_memory_headroom +headroom = 50\\.1 GiB +>= 8\\.0 GiB\n  PASS  max_step_time +step = 30\\.43 s +<= 32 s\n.*2 files checked: 2 passed, 0 failed, 0 invalid")
 tpcost_cli_case("check gates DeepSeek-V3 (MLA, MTP, EP 64) with its step rules" ARGS check ${PROJECT_SOURCE_DIR}/examples/step/deepseek-v3-2048-h800.json
   RC 0 STDOUT "step: deepseek-v3, t=1 p=16 d=128, b=1 G=15360, recompute full, ZeRO-1, stack [a-z0-9-]+\n  PASS  min_mfu .*PASS  min_memory_headroom.*1 passed, 0 failed")
+tpcost_cli_case("check: --offload-modules reach the step rules and are checked"
+  ARGS check ${configs}/llama3-70b-h100.json --fine-grained-activation-offloading --offload-modules attn_norm,bogus RC 2
+  STDERR "--offload-modules: 'bogus' is not an offload module")
 tpcost_cli_case("check fails on the TP=16 mistake" ARGS check ${configs}/gpt3-175b-tp16-mistake.json
   RC 1 STDOUT "FAIL  min_efficiency +E = 62\\.6% +>= 80\\.0%\n  FAIL  max_ratio +R = 0\\.5983 +<= 0\\.25\n  FAIL  tp_within_half_critical +t = 16 +<= t\\*/2 = 13\\.37\n  FAIL  tp_within_node +t = 16 +<= 8 GPUs per node.*0 passed, 1 failed")
 tpcost_cli_case("check what-if over PCIe-class bandwidth fails" ARGS check ${configs}/gpt3-175b-dgx-a100.json --bandwidth 32GB/s

@@ -219,3 +219,20 @@ tpcost_cli_case("plan --compare: a given layout inside the reserve says so"
   ARGS plan --model llama-3-70b --seq 8192 --gpu H100-SXM --interconnect IB-NDR --gpus 64 --global-batch 512
        --compare t=4,p=4,d=4,sp=on,zero=1,first=19,last=19 t=1,p=1,d=64,b=2,recompute=full,zero=3 --stack megatron-core RC 0 STDOUT
   "memory 78\\.5 GiB of 80\\.0 GiB: fits, inside the 12\\.9 GiB reserve plan keeps free \\(--memory-reserve\\)\n.*memory 58\\.5 GiB of 80\\.0 GiB: fits\n")
+
+# --fine-grained-activation-offloading: fixed for every layout plan prices, checked as step checks it.
+tpcost_cli_case("plan: fine-grained offloading frees the winner's memory"
+  ARGS ${plan_moe_h100} --fine-grained-activation-offloading --offload-modules expert_fc1,moe_act --top 1 RC 0
+  STDOUT "winner's memory: stage [0-9]+ peaks at 46\\.0 GiB allocated")
+tpcost_cli_case("plan: attn_proj without core_attn is refused"
+  ARGS ${plan_8b_h100} --fine-grained-activation-offloading --offload-modules attn_proj RC 2
+  STDOUT "^$" STDERR "^tpcost: error: --offload-modules: attn_proj needs core_attn too [^\n]*\n$")
+tpcost_cli_case("plan: --emit megatron writes the offload modules back as nargs words"
+  ARGS ${plan_8b_h100} --fine-grained-activation-offloading --offload-modules qkv_linear,core_attn --emit megatron RC 0
+  STDOUT "--fine-grained-activation-offloading \\\\\n +--offload-modules qkv_linear core_attn")
+tpcost_cli_case("plan: --emit bridge writes the offload modules back as a YAML list"
+  ARGS ${plan_8b_h100} --fine-grained-activation-offloading --offload-modules qkv_linear,core_attn --emit bridge RC 0
+  STDOUT "fine_grained_activation_offloading: true\n +offload_modules: \\[qkv_linear, core_attn\\]")
+tpcost_cli_case("plan: --emit torchtitan refuses fine-grained offloading"
+  ARGS ${plan_8b_h100} --stack fsdp2 --fine-grained-activation-offloading --offload-modules core_attn --emit torchtitan RC 2
+  STDERR "^tpcost: error: --fine-grained-activation-offloading: is Megatron-Core's")

@@ -32,6 +32,29 @@ tpcost_cli_case("unknown recompute method: exit 2"
 tpcost_cli_case("CPU offloading with pipelines is refused as Megatron refuses it: exit 2"
   ARGS ${rc_step} --cpu-offloading-num-layers 4 RC 2
   STDERR "--cpu-offloading-num-layers: needs p = 1 and no recomputation")
+# --fine-grained-activation-offloading with --offload-modules (Megatron-Core core_v0.16.0):
+# listed, the memory it frees, and each refusal of TransformerConfig.__post_init__ in one line.
+tpcost_cli_case("step --fine-grained-activation-offloading lists the modules, the copies uncosted"
+  ARGS ${rc_step} --recompute selective --fine-grained-activation-offloading --offload-modules qkv_linear,core_attn,attn_proj RC 0
+  STDOUT "offload_modules +qkv_linear,core_attn,attn_proj +flag: --fine-grained-activation-offloading: what these modules save leaves the GPU[^\n]*not costed in the step time.*activations 17\\.0 GiB")
+tpcost_cli_case("unknown offload module: one line, exit 2"
+  ARGS ${rc_step} --fine-grained-activation-offloading --offload-modules core_attn,mlp RC 2
+  STDOUT "^$" STDERR "^tpcost: error: --offload-modules: 'mlp' is not an offload module; expected attn_norm, qkv_linear, core_attn, attn_proj, mlp_norm, expert_fc1 or moe_act\n$")
+tpcost_cli_case("offload module attn_proj without core_attn: one line, exit 2"
+  ARGS ${rc_step} --fine-grained-activation-offloading --offload-modules qkv_linear,attn_proj RC 2
+  STDOUT "^$" STDERR "^tpcost: error: --offload-modules: attn_proj needs core_attn too [^\n]*\n$")
+tpcost_cli_case("fine-grained offloading without modules: one line, exit 2"
+  ARGS ${rc_step} --fine-grained-activation-offloading RC 2
+  STDOUT "^$" STDERR "^tpcost: error: --offload-modules: is empty; fine-grained activation offloading needs at least one module [^\n]*\n$")
+tpcost_cli_case("fine-grained offloading with --cpu-offloading-num-layers: one line, exit 2"
+  ARGS step --model llama-3-8b --gpu h100-sxm --interconnect ib-ndr --gpus 8 -G 64 --cpu-offloading-num-layers 4 --fine-grained-activation-offloading --offload-modules core_attn RC 2
+  STDOUT "^$" STDERR "^tpcost: error: --fine-grained-activation-offloading: cannot be used with --cpu-offloading-num-layers [^\n]*\n$")
+tpcost_cli_case("--offload-modules without the switch: one line, exit 2"
+  ARGS ${rc_step} --offload-modules core_attn RC 2
+  STDOUT "^$" STDERR "^tpcost: error: --offload-modules: needs --fine-grained-activation-offloading [^\n]*\n$")
+tpcost_cli_case("fine-grained offloading under torchtitan's stack: one line, exit 2"
+  ARGS step --model llama-3-8b --gpu h100-sxm --interconnect ib-ndr --gpus 8 -G 64 --stack fsdp2 --fine-grained-activation-offloading --offload-modules core_attn RC 2
+  STDOUT "^$" STDERR "^tpcost: error: --fine-grained-activation-offloading: is Megatron-Core's[^\n]*\n$")
 tpcost_cli_case("a bandwidth without a unit is refused, with the units it takes"
   ARGS step --model llama-3-8b --gpu h100 --gpus 16 --tp 16 --global-batch 16 --inter-bandwidth 400 RC 2
   STDOUT "^$" STDERR "^tpcost: error: --inter-bandwidth: '400' has no unit; expected a bandwidth such as 600GB/s, 600e9B/s or 200Gb/s \\(bits\\)\n$")
@@ -39,7 +62,7 @@ tpcost_cli_case("step --model qwen3-32b"
   ARGS step --model qwen3-32b --gpu h100-sxm --interconnect ib-ndr --gpus 64 --tp 8 -G 256 RC 0
   STDOUT "Training step: qwen3-32b on 64 x H100-SXM")
 tpcost_cli_case("step costs GPT-OSS's config.json with its 128-token windows on alternate layers" ARGS step --hf-config ${hf}/gpt-oss-120b.json --seq 4096 --gpu H100-SXM --gpus 64 --ep 8 --global-batch 512 --stack megatron-core RC 0 STDOUT
-  "step time 6\\.122 s")
+  "step time 6\\.134 s")
 tpcost_cli_case("step's model-FLOPs line under --mfu-flops megatron names the windows Megatron-LM's count leaves full" ARGS step --model gpt-oss-120b --gpu H100-SXM --gpus 64 --ep 8 --global-batch 512 --mfu-flops megatron RC 0 STDOUT
   "model FLOPs: Megatron-LM's num_floating_point_operations \\(causal attention halved, no router\\), the 18 windowed layers of 36 on their window of 128 \\(Megatron-LM's own count leaves them full\\); --mfu-flops full")
 tpcost_cli_case("context parallelism with a window shorter than s is refused" ARGS step --model gpt-oss-120b --gpu H100-SXM --gpus 64 --ep 8 --cp 2 --global-batch 512 RC 2 STDERR

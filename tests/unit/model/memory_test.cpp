@@ -569,6 +569,129 @@ TEST_CASE("CPU offloading moves the offloaded layers' activations off the GPU", 
         4 * 784 + 32 + 320);
 }
 
+TEST_CASE("Fine-grained offloading moves each module's saved tensors, derived by hand",
+          "[memory]") {
+  // The small layout: GPT, h = 8, a = 2, s = 4, b = 1, t = 2, no SP; sbh = 32. Per layer, 16-bit
+  // tensors: the layer input and the QKV input 2*sbh = 64 each (not split without SP); Q, K, V
+  // and the output-projection input 2*s*b*h = 64 each before the split over t; the unfused
+  // scores 5*a*s^2*b/t = 80. Without recomputation the layer keeps 784 B (above).
+  const auto spec = gpt_spec(4, 8, 2, 16, 4);
+  const auto bit = [](offload_module m) { return static_cast<unsigned>(m); };
+  const auto moved = [&](recompute_mode mode, unsigned modules, std::int64_t min_elements = 0) {
+    recompute_recipe recipe;
+    recipe.offload_modules = modules;
+    recipe.min_offloaded_elements = min_elements;
+    return offloaded_bytes_per_layer(spec, 1, 4, 2, false, mode, unfused, recipe).value();
+  };
+  // attn_norm: the TE spec fuses the input norm into linear_qkv (an IdentityOp saves nothing).
+  CHECK(moved(none, bit(offload_module::attn_norm)) == 0.0);
+  // qkv_linear: linear_qkv saves the layer input and the norm output: 64 + 64.
+  CHECK(moved(none, bit(offload_module::qkv_linear)) == 128.0);
+  // core_attn: Q, K, V over t, 3*64/2 = 96, and the scores, 80.
+  CHECK(moved(none, bit(offload_module::core_attn)) == 176.0);
+  // ... with the core recomputed its checkpoint still saves Q, K and V: 96.
+  CHECK(moved(selective, bit(offload_module::core_attn)) == 96.0);
+  // attn_proj: its input over t, 64/2 = 32. mlp_norm, expert_fc1, moe_act: nothing in a dense
+  // layer (its pre-MLP norm is fused into linear_fc1).
+  CHECK(moved(none, bit(offload_module::attn_proj) | bit(offload_module::core_attn)) == 208.0);
+  CHECK(moved(none, bit(offload_module::mlp_norm) | bit(offload_module::expert_fc1) |
+                        bit(offload_module::moe_act)) == 0.0);
+  const unsigned all = 0x7FU;
+  CHECK(moved(none, all) == 128.0 + 176.0 + 32.0);
+  // Full recomputation saves the layer input only, outside every module: nothing moves.
+  CHECK(moved(full, all) == 0.0);
+  // Megatron's default min_offloaded_tensor_size, 1Mi elements: these tensors (at most 64
+  // elements) all stay.
+  CHECK(moved(none, all, default_min_offloaded_elements) == 0.0);
+  // The threshold is per tensor, and a tensor of exactly that many elements moves (Megatron
+  // keeps those with fewer): Q, K and V on a rank have 32/2 = 16 elements, the scores 80/5 = 16
+  // (three tensors of 2, 1 and 2 bytes per element), the layer and QKV inputs 64/2 = 32.
+  const unsigned two = bit(offload_module::qkv_linear) | bit(offload_module::core_attn);
+  CHECK(moved(none, two, 16) == 128.0 + 176.0);
+  CHECK(moved(none, two, 17) == 128.0);
+  CHECK(moved(none, two, 33) == 0.0);
+
+  // Stage 0 (p = 2, m = 4): 4 layers' worth in flight, each keeping 784 - 336 = 448, and one
+  // layer's 336 on the GPU (the layer Megatron does not offload, or the one reloaded for its
+  // backward), plus the embedding masks, 64: 4*448 + 336 + 64 = 2192 instead of 4*784 + 64.
+  const parallel_config par{.tp = 2, .pp = 2, .dp = 2, .micro_batch = 1, .global_batch = 8};
+  recompute_recipe recipe;
+  recipe.offload_modules = all;
+  recipe.min_offloaded_elements = 0;
+  const auto r = memory_per_gpu(spec, par, bytes(2e4), unfused, mixed_precision_adam, 2, {},
+                                selective_policy::attention_core, recipe);
+  CHECK(r.stages[0].activations.value() == 4 * 448 + 336 + 64);
+  recipe.min_offloaded_elements = default_min_offloaded_elements;
+  CHECK(memory_per_gpu(spec, par, bytes(2e4), unfused, mixed_precision_adam, 2, {},
+                       selective_policy::attention_core, recipe)
+            .stages[0]
+            .activations.value() == 4 * 784 + 64);
+}
+
+TEST_CASE("Fine-grained offloading in MLA and MoE layers, with the recomputation it meets",
+          "[memory]") {
+  // DeepSeek-V3's layer at s = 1024, b = 1, t = 2, etp = 1, no SP, fused attention, selective
+  // (core_attn); 8192 routed copies on this GPU. Megatron's threshold, 1Mi elements.
+  auto spec = model_preset_named("deepseek-v3", "model").spec;
+  spec.seq = 1024;
+  const expert_tokens tokens{
+      .local = 1024.0, .copies = 8192.0, .routed = 8192.0, .local_experts = 32.0, .routes = true};
+  const auto moved = [&](unsigned offload, unsigned recompute) {
+    recompute_recipe recipe;
+    recipe.modules = recompute;
+    recipe.offload_modules = offload;
+    return offloaded_bytes_per_layer(spec, 1, 1024, 2, false, selective, fused, recipe, true,
+                                     tokens, 1)
+        .value();
+  };
+  const auto off = [](offload_module m) { return static_cast<unsigned>(m); };
+  const auto rc = [](recompute_module m) { return static_cast<unsigned>(m); };
+  const unsigned core = rc(recompute_module::core_attn);
+  const double sb = 1024.0, h = 7168.0, a = 128.0, fe = 2048.0;
+  REQUIRE(static_cast<double>(spec.hidden) == h);
+  REQUIRE(static_cast<double>(spec.moe.expert_ffn) == fe);
+  // attn_norm: MLA's input norm is a module: the layer input, 2*sbh (7.3Mi elements).
+  CHECK(moved(off(offload_module::attn_norm), core) == 2.0 * sb * h);
+  // qkv_linear: the norm output, 2*sbh, and two copies of the q latent (1536 wide: 1.5Mi
+  // elements); the kv latent, 1024*512 = 0.5Mi elements, stays on the GPU.
+  CHECK(moved(off(offload_module::qkv_linear), core) == 2.0 * sb * h + 2.0 * 2.0 * sb * 1536.0);
+  // ... layernorm recomputation has already discarded the norm output.
+  CHECK(moved(off(offload_module::qkv_linear), core | rc(recompute_module::layernorm)) ==
+        2.0 * 2.0 * sb * 1536.0);
+  // core_attn: Q and K (a*192 wide) and V (a*128) over t; the statistics (a*s/t = 64Ki fp32)
+  // are recomputed with the core here. mla_up_proj recomputation already frees Q, K and V.
+  CHECK(moved(off(offload_module::core_attn), core) == 2.0 * sb * a * (192.0 + 192.0 + 128.0) / 2);
+  CHECK(moved(off(offload_module::core_attn), core | rc(recompute_module::mla_up_proj)) == 0.0);
+  // attn_proj: its input, a*128 over t.
+  CHECK(moved(off(offload_module::attn_proj) | off(offload_module::core_attn),
+              core | rc(recompute_module::mla_up_proj)) == 2.0 * sb * a * 128.0 / 2);
+  // mlp_norm: the MoE layer's pre-MLP norm input, 2*sbh.
+  CHECK(moved(off(offload_module::mlp_norm), core) == 2.0 * sb * h);
+  // expert_fc1: the permuted tokens, 2*h per copy; moe_act: fc1's output, 4*f_e per copy
+  // (gated), which moe_act recomputation keeps as its checkpoint's input.
+  CHECK(moved(off(offload_module::expert_fc1), core) == 8192.0 * 2.0 * h);
+  CHECK(moved(off(offload_module::moe_act), core | rc(recompute_module::moe_act)) ==
+        8192.0 * 4.0 * fe);
+  // moe recomputation: the MoE layer's forward saves nothing for these two to move.
+  CHECK(moved(off(offload_module::expert_fc1) | off(offload_module::moe_act),
+              core | rc(recompute_module::moe)) == 0.0);
+}
+
+TEST_CASE("Megatron's offload module lists are read and checked as __post_init__ checks them",
+          "[memory]") {
+  CHECK(offload_modules_to_string(parse_offload_modules("[moe_act attn_norm]", "f")) ==
+        "attn_norm,moe_act");
+  CHECK(parse_offload_modules("core_attn,attn_proj", "f") ==
+        (static_cast<unsigned>(offload_module::core_attn) |
+         static_cast<unsigned>(offload_module::attn_proj)));
+  CHECK_THROWS_WITH(parse_offload_modules("core_attn,mlp", "--offload-modules"),
+                    Catch::StartsWith("--offload-modules: 'mlp' is not an offload module"));
+  CHECK_THROWS_WITH(parse_offload_modules("[]", "--offload-modules"),
+                    Catch::StartsWith("--offload-modules: is empty"));
+  CHECK_THROWS_WITH(parse_offload_modules("attn_proj", "--offload-modules"),
+                    Catch::StartsWith("--offload-modules: attn_proj needs core_attn"));
+}
+
 TEST_CASE("Megatron's recompute module names are read as lists, and unknown ones refused",
           "[memory]") {
   CHECK(parse_recompute_modules("core_attn,mlp", "f") ==

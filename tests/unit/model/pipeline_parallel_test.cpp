@@ -167,6 +167,20 @@ TEST_CASE("Megatron-Core's uneven splits: end stages, accounted embedding and lo
   CHECK(interleaved.virtual_stages == 2);
   CHECK(interleaved.first == 3 + 4);
   CHECK(interleaved.last == 4 + 3);
+  // 'm', the MTP modules (Megatron-Core core_v0.16.0, LayerType.mtp): after every decoder
+  // layer, in the last virtual stage of the last rank, where tpcost places them. Megatron-LM's
+  // functional test gpt3_moe_mcore_te_tp2_pp2_ep4_etp1_fine_grained_offloading: 8 stages for
+  // p = 2, rank 0 holding 3 + 2 + 2 + 2 layers, rank 1 2 + 2 + 2 + 0 and the MTP module.
+  const auto mtp = parse_pipeline_layout("Et*3|(tt|)*6mL", 2, 15, "--pp-layout", 1);
+  CHECK(mtp.first == 9);
+  CHECK(mtp.last == 6);
+  CHECK(mtp.virtual_stages == 4);
+  CHECK_THROWS_WITH(parse_pipeline_layout("Et*3|(tt|)*6mL", 2, 15, "--pp-layout"),
+                    Catch::Contains("1 MTP modules m, the model has 0"));
+  CHECK_THROWS_WITH(parse_pipeline_layout("Et*3|(tt|)*5ttm|L", 2, 15, "--pp-layout", 1),
+                    Catch::Contains("the last virtual stage of the last rank"));
+  CHECK_THROWS_WITH(parse_pipeline_layout("Et*3|(tt|)*6mtL", 2, 16, "--pp-layout", 1),
+                    Catch::Contains("decoder layers must be placed before the MTP modules"));
   for (const char* bad : {"t*126", "Et*126", "Et*7|(t*8|)*14t*7", "Et*7|(t*8|*14t*7L",
                           "Et*7|(t*9|)*13t*8|t*7L", "Et*7|(t*8|)*14mt*7L", "Et*7|(t*8|)*14t*8L"}) {
     INFO(bad);

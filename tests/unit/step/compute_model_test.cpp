@@ -122,6 +122,14 @@ TEST_CASE("Per-op checkpointing reruns wk, wo, w3 and the element-wise forward, 
         (k.forward() + k.backward + k.attention_core_forward).value());
   CHECK(fused_attention_passes(recompute_mode::selective, selective_policy::per_op) == 3.5);
   CHECK(fused_attention_passes(recompute_mode::selective) == 4.5);
+  // Megatron-Core's recompute_modules without core_attn leave the attention core saved: the
+  // long-context stage (long_context.hpp) reruns none of it, as the view's layer does not.
+  const auto no_core = static_cast<unsigned>(recompute_module::layernorm) |
+                       static_cast<unsigned>(recompute_module::moe);
+  CHECK(fused_attention_passes(recompute_mode::selective, selective_policy::attention_core,
+                               no_core) == 3.5);
+  CHECK(fused_attention_passes(recompute_mode::full, selective_policy::attention_core, no_core) ==
+        4.5);
 }
 
 TEST_CASE("Megatron's recompute_modules rerun their modules' forward kernels", "[compute]") {

@@ -69,6 +69,25 @@ TEST_CASE(
   CHECK(r.peak_utilisation.mfu_bf16_peak < 0.75);
 }
 
+TEST_CASE(
+    "The CP stage reruns the attention core under selective recomputation only with core_attn",
+    "[long_context]") {
+  // Per layer and micro-batch the stage adds (1 + 2.5) attention passes beyond the view, and a
+  // fourth when the core is recomputed: Megatron-Core's recompute_modules decide that
+  // (core_attn, the default), as they do for the view's own layer.
+  auto in = llama3_long_context(16, linear_precision::bf16);
+  in.par.recompute = recompute_mode::none;
+  const auto none = evaluate_step(in).long_context.attention_extra;
+  in.par.recompute = recompute_mode::selective;
+  const auto core = evaluate_step(in).long_context.attention_extra;
+  in.options.recompute.modules = static_cast<unsigned>(recompute_module::layernorm) |
+                                 static_cast<unsigned>(recompute_module::mlp);
+  const auto no_core = evaluate_step(in).long_context.attention_extra;
+  REQUIRE(none.value() > 0.0);
+  CHECK_THAT(core.value(), near(none.value() * 4.5 / 3.5));
+  CHECK(no_core.value() == none.value());
+}
+
 TEST_CASE("FP8 is faster by what the linear layers' share allows, and reports both MFUs",
           "[long_context]") {
   const auto bf16 = evaluate_step(llama3_long_context(16, linear_precision::bf16));

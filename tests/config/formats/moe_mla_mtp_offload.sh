@@ -1,0 +1,78 @@
+#!/bin/bash
+# Megatron-LM's functional test gpt3_moe_mcore_te_tp2_pp2_ep4_etp1_fine_grained_offloading
+# (NVIDIA/Megatron-LM@d98e8a6, tests/functional_tests/test_cases/moe/.../model_config.yaml), as
+# scripts/validate-memory.py writes it: MLA, MoE, one MTP module placed by the layout's m, and
+# fine-grained activation offloading of all seven modules.
+torchrun pretrain_gpt.py \
+  --tensor-model-parallel-size 2 \
+  --pipeline-model-parallel-size 2 \
+  --expert-model-parallel-size 4 \
+  --context-parallel-size 1 \
+  --expert-tensor-parallel-size 1 \
+  --use-distributed-optimizer \
+  --attention-backend unfused \
+  --use-mcore-models \
+  --sequence-parallel \
+  --disable-bias-linear \
+  --micro-batch-size 1 \
+  --global-batch-size 8 \
+  --no-check-for-nan-in-loss-and-grad \
+  --no-rope-fusion \
+  --manual-gc \
+  --manual-gc-interval 100 \
+  --recompute-granularity selective \
+  --recompute-modules '[layernorm mla_up_proj mlp moe_act]' \
+  --fine-grained-activation-offloading \
+  --offload-modules '[expert_fc1 moe_act attn_norm mlp_norm qkv_linear core_attn attn_proj]' \
+  --transformer-impl transformer_engine \
+  --seq-length 4096 \
+  --num-layers 15 \
+  --moe-layer-freq '([0]*3+[1]*12)' \
+  --pipeline-model-parallel-layout 'Et*3|(tt|)*6mL' \
+  --hidden-size 1024 \
+  --ffn-hidden-size 4096 \
+  --num-attention-heads 32 \
+  --kv-channels 128 \
+  --max-position-embeddings 4096 \
+  --position-embedding-type rope \
+  --rotary-base 10000 \
+  --make-vocab-size-divisible-by 3232 \
+  --normalization RMSNorm \
+  --norm-epsilon 1e-6 \
+  --swiglu \
+  --untie-embeddings-and-output-weights \
+  --multi-latent-attention \
+  --mtp-num-layers 1 \
+  --mtp-loss-scaling-factor 0.1 \
+  --attention-dropout 0.0 \
+  --hidden-dropout 0.0 \
+  --qk-layernorm \
+  --num-experts 32 \
+  --moe-ffn-hidden-size 1024 \
+  --moe-shared-expert-intermediate-size 1024 \
+  --moe-router-load-balancing-type seq_aux_loss \
+  --moe-router-topk 4 \
+  --moe-token-dispatcher-type alltoall \
+  --moe-router-pre-softmax \
+  --moe-grouped-gemm \
+  --moe-aux-loss-coeff 1e-4 \
+  --moe-router-group-topk 2 \
+  --moe-router-num-groups 4 \
+  --moe-router-topk-scaling-factor 2.0 \
+  --moe-router-score-function sigmoid \
+  --moe-router-enable-expert-bias \
+  --moe-router-bias-update-rate 1e-3 \
+  --moe-router-dtype fp32 \
+  --moe-permute-fusion \
+  --q-lora-rank 1536 \
+  --kv-lora-rank 512 \
+  --qk-head-dim 128 \
+  --qk-pos-emb-head-dim 64 \
+  --v-head-dim 128 \
+  --rotary-scaling-factor 40 \
+  --mscale 1.0 \
+  --mscale-all-dim 1.0 \
+  --logging-level 40 \
+  --bf16 \
+  --overlap-moe-expert-parallel-comm \
+  --tokenizer-type GPT2BPETokenizer
