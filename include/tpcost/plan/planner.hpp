@@ -483,19 +483,23 @@ inline layer_compute_pair layer_compute_of(const step_environment& env, const la
 }
 
 /// What a module set changes of a layout's memory terms (stage_memory_terms_of): the
-/// activations a dense and an MoE layer keep and the working memory of their recomputation.
+/// activations a dense and an MoE layer keep, the working memory of their recomputation, and
+/// what fine-grained offloading moves off a dense and an MoE layer.
 /// They depend on the pair, b and SP, and not on the split, v or ZeRO stage, which the other
 /// terms depend on and the set does not: a layout's terms for one set, with these of another,
 /// are that set's terms (a unit test holds them to stage_memory_terms_of).
 struct set_memory_terms {
   bytes per_layer{}, per_moe_layer{}, working{};
-  std::uint64_t pair = 0;  ///< the worker's pair these are of (0: none)
+  bytes offloaded{}, offloaded_moe{};  ///< fine-grained offloading's, which the modules change
+  std::uint64_t pair = 0;              ///< the worker's pair these are of (0: none)
 };
 
 inline set_memory_terms set_memory_terms_of(const stage_memory_terms& t, std::uint64_t pair = 0) {
   return {.per_layer = t.per_layer,
           .per_moe_layer = t.per_moe_layer,
           .working = t.working,
+          .offloaded = t.offloaded,
+          .offloaded_moe = t.offloaded_moe,
           .pair = pair};
 }
 
@@ -503,6 +507,8 @@ inline void use_set_memory_terms(stage_memory_terms& t, const set_memory_terms& 
   t.per_layer = s.per_layer;
   t.per_moe_layer = s.per_moe_layer;
   t.working = s.working;
+  t.offloaded = s.offloaded;
+  t.offloaded_moe = s.offloaded_moe;
 }
 
 /// A floor under slowest_stage_of's time from the compute alone: the largest compute of the
@@ -536,6 +542,7 @@ struct module_set_partial {
   // the pair numbered `pair`), per SP and set the floors of one split and b, the sets left.
   std::uint64_t pair = 0;
   std::vector<layer_compute_pair> compute;
+  std::vector<seconds> lc;  ///< per b and set: the selective long-context terms (zero without)
   std::vector<set_memory_terms> memory;
   std::vector<seconds> floors;
   std::array<std::vector<std::size_t>, 2> listed;
@@ -561,13 +568,14 @@ inline bool compute_floor_holds(const step_options& o) {
 inline constexpr double compute_floor_margin = 1.0 - 1e-9;
 
 /// For one split and b of a pair, per SP: each set's floor (m times its slowest stage's compute,
-/// lowered by the margin), and the sets whose floor with `lc_low` could beat their best so far
+/// lowered by the margin), and the sets whose floor with their lowest long-context terms
+/// (`factor_max` times their `lc`, when negative) could beat their best so far
 /// (all of them without pruning). A set without a best gets no floor (minus infinity) until
 /// the next split or b. `compute`: the b's layer compute per SP and set.
 inline void list_open_sets(module_set_partial& sets, const stage_compute_floor& stage_floor,
                            const layer_compute_pair* compute, std::int64_t sp_options,
-                           std::int64_t micro_batches, seconds lc_low, std::int64_t global_batch,
-                           bool prune) {
+                           std::int64_t micro_batches, double factor_max, const seconds* lc,
+                           std::int64_t global_batch, bool prune) {
   const auto ns = sets.best.size();
   for (std::int64_t sp_i = 0; sp_i < sp_options; ++sp_i) {
     auto& listed = sets.listed[static_cast<std::size_t>(sp_i)];
@@ -582,6 +590,7 @@ inline void list_open_sets(module_set_partial& sets, const stage_compute_floor& 
         continue;
       }
       floor = static_cast<double>(micro_batches) * stage_floor(compute[i]) * compute_floor_margin;
+      const seconds lc_low = min(seconds{}, factor_max * lc[j]);
       if (!((floor + lc_low) / static_cast<double>(global_batch) > best->time_per_sample())) {
         listed.push_back(j);
       }
@@ -643,6 +652,7 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
   const std::uint64_t pair_number = by_set ? ++set_best->pair : 0;
   if (by_set) {
     set_best->compute.clear();
+    set_best->lc.clear();
     set_best->floors.resize(2 * ns);
     set_best->open.reserve(ns);
   }
@@ -680,6 +690,12 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
             terms.lc_added[static_cast<std::size_t>(mode)] =
                 lc.added(mode, req.options.selective, req.options.recompute.modules);
           }
+          for (std::size_t j = 0; j < ns; ++j) {  // the attention core reruns with core_attn
+            set_best->lc.push_back(
+                lc.added(recompute_mode::selective, req.options.selective, sets[j]));
+          }
+        } else if (by_set) {
+          set_best->lc.insert(set_best->lc.end(), ns, seconds{});
         }
         per_b.push_back(terms);
         for (std::int64_t sp_i = 0; by_set && sp_i < sp_options; ++sp_i) {
@@ -702,19 +718,20 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
       // stage's compute, at most the step time; and the sets whose floor could beat their
       // best so far.
       if (by_set) {
-        // The long-context terms (which do not depend on the modules) at their lowest over
-        // v, as each layout adds them.
-        seconds lc_low{};
+        // The long-context factor at its largest over v: each set's terms, times it, at
+        // their lowest when negative (the product falls as the factor grows).
+        double factor_max = 0.0;
         for (const auto v : long_context ? chunks : std::vector<std::int64_t>{}) {
-          lc_low =
-              min(lc_low, long_context_pipeline_factor(model.layers, pair.pp, v, y.micro_batches) *
-                              lc_added[static_cast<std::size_t>(recompute_mode::selective)]);
+          factor_max = std::max(
+              factor_max, long_context_pipeline_factor(model.layers, pair.pp, v, y.micro_batches));
         }
         list_open_sets(*set_best, stage_compute_floor(view_env, x, y),
                        &set_best->compute[bi * static_cast<std::size_t>(sp_options) * ns],
-                       sp_options, y.micro_batches, lc_low, global_batch, prune);
+                       sp_options, y.micro_batches, factor_max, &set_best->lc[bi * ns],
+                       global_batch, prune);
       }
       const std::size_t memory_at = bi * 2 * ns;
+      const std::size_t lc_at = bi * ns;
       ++bi;
       for (const auto v : chunks) {
         const std::int64_t per_v = static_cast<std::int64_t>(std::popcount(modes)) * sp_options *
@@ -725,12 +742,15 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
           continue;
         }
         // The layout's time and memory as `e` runs it (its options' recompute modules).
+        // `added`: the long-context terms of the layout and its modules.
+        const double lc_factor =
+            long_context ? long_context_pipeline_factor(model.layers, pair.pp, v, y.micro_batches)
+                         : 0.0;
         const auto candidate = [&](const step_environment& e, const layout_choice& choice,
-                                   bytes peak) {
+                                   bytes peak, seconds added) {
           seconds time = combine_step(e, x, y, choice).step_time;
           if (long_context) {
-            time += long_context_pipeline_factor(model.layers, pair.pp, v, y.micro_batches) *
-                    lc_added[static_cast<std::size_t>(choice.recompute)];
+            time += added;
           }
           plan_candidate c;
           c.par = layout_of(x, y, choice, view_batch);
@@ -763,17 +783,14 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
               const auto& layout_copies =
                   choice.zero == zero_stage::parameters ? sharded_copies : copies;
               if (per_set) {
-                // The sets whose floor (with the long-context terms, which do not depend on
-                // the modules) could still beat their best so far.
-                const seconds lc = long_context ? long_context_pipeline_factor(
-                                                      model.layers, pair.pp, v, y.micro_batches) *
-                                                      lc_added[static_cast<std::size_t>(mode)]
-                                                : seconds{};
+                // The sets whose floor, with their long-context terms, could still beat their
+                // best so far.
                 const auto sp_at = static_cast<std::size_t>(sp_i) * ns;
                 auto& open = set_best->open;
                 open.clear();
                 for (const auto j : set_best->listed[static_cast<std::size_t>(sp_i)]) {
                   const auto& best = set_best->best[j];
+                  const seconds lc = lc_factor * set_best->lc[lc_at + j];
                   if (best && prune &&
                       (set_best->floors[sp_at + j] + min(lc, seconds{})) /
                               static_cast<double>(global_batch) >
@@ -790,6 +807,7 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
                 set_env.options.recompute.modules = sets[open.front()];
                 auto terms = memory_terms_of(set_env, x, y, choice, view_batch);
                 set_memory_terms low;
+                bool same_offload = true;  // the least of the three bounds the peak only then
                 for (const auto j : open) {
                   auto& known = set_best->memory[memory_at + sp_at + j];
                   if (known.pair != pair_number) {
@@ -801,17 +819,23 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
                                           : memory_terms_of(set_env, x, y, choice, view_batch),
                         pair_number);
                   }
+                  same_offload = same_offload &&
+                                 (j == open.front() || (known.offloaded == low.offloaded &&
+                                                        known.offloaded_moe == low.offloaded_moe));
                   low = j == open.front()
                             ? known
                             : set_memory_terms{
                                   .per_layer = min(low.per_layer, known.per_layer),
                                   .per_moe_layer = min(low.per_moe_layer, known.per_moe_layer),
-                                  .working = min(low.working, known.working)};
+                                  .working = min(low.working, known.working),
+                                  .offloaded = low.offloaded,
+                                  .offloaded_moe = low.offloaded_moe};
                 }
-                // The peak grows with each of the three (stage_memory_at multiplies them by
-                // factors of at least 0 and adds): with the least of each, a floor of every
-                // open set's peak. When even that does not fit, none does.
-                if (open.size() > 1) {
+                // With the same offloaded terms, the peak grows with each of the three
+                // (stage_memory_at multiplies them by factors of at least 0 and adds): with the
+                // least of each, a floor of every open set's peak. When even that does not
+                // fit, none does.
+                if (open.size() > 1 && same_offload) {
                   auto floor_terms = terms;
                   use_set_memory_terms(floor_terms, low);
                   const bytes least = peak_memory_from_terms(x, floor_terms, layout_copies);
@@ -826,7 +850,8 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
                     continue;
                   }
                   set_env.options.recompute.modules = sets[j];
-                  const auto c = candidate(set_env, choice, peak);
+                  const auto c =
+                      candidate(set_env, choice, peak, lc_factor * set_best->lc[lc_at + j]);
                   auto& best = set_best->best[j];
                   if (!best || ranks_before(c, *best)) {
                     best = c;
@@ -840,7 +865,8 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
                 reject(plan_reason::memory, 1);
                 continue;
               }
-              const auto c = candidate(view_env, choice, peak);
+              const auto c = candidate(view_env, choice, peak,
+                                       lc_factor * lc_added[static_cast<std::size_t>(mode)]);
               ++pair_best.feasible;
               if (pair_best.feasible == 1 || ranks_before(c, pair_best.best)) {
                 pair_best.best = c;
