@@ -236,6 +236,52 @@ void search_moe_mla(benchmark::State& state) {
 }
 BENCHMARK(search_moe_mla)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 
+/// The same DeepSeek-V3 search with plan --recompute-modules auto's 79 module sets: the layouts
+/// without selective recomputation, then each set's selective layouts. Arg 0: threads; Arg 1:
+/// 0 for one pass (plan_module_sets, as the CLI runs it), 1 for one search per set (plan, as
+/// the CLI ran it before issue 27's change).
+void search_moe_mla_modules(benchmark::State& state) {
+  const auto& gpu = gpu_preset_by_name("h800", "gpu");
+  plan_request req;
+  req.model = model_preset_named("deepseek-v3", "model").spec;
+  req.gpu = {gpu.peak.bf16.value, gpu.memory_bandwidth.value, {}};
+  req.memory_capacity = gpu.memory.value;
+  req.topology = make_topology(gpu, interconnect_preset_by_name("ib-ndr", "interconnect"));
+  req.gpus = 2048;
+  req.global_batch = 15360;
+  req.options.attention = attention_kernel::fused;
+  req.threads = static_cast<unsigned>(state.range(0));
+  req.constraints.recompute_modes = 0b101U;  // none and full
+  const auto sets = recompute_module_sets(req.model);
+  const bool per_set = state.range(1) == 1;
+  for (auto _ : state) {
+    if (per_set) {
+      auto r = plan(req);
+      benchmark::DoNotOptimize(r);
+      for (const auto set : sets) {
+        auto alone = req;
+        alone.options.recompute.modules = set;
+        alone.constraints.recompute_modes = 0b010U;  // selective
+        r = plan(alone);
+        benchmark::DoNotOptimize(r);
+      }
+    } else {
+      auto r = plan_module_sets(req, sets);
+      benchmark::DoNotOptimize(r);
+    }
+  }
+  state.counters["sets"] = static_cast<double>(sets.size());
+}
+BENCHMARK(search_moe_mla_modules)
+    ->Args({1, 0})
+    ->Args({2, 0})
+    ->Args({2, 1})
+    ->Iterations(1)
+    ->Repetitions(3)
+    ->ReportAggregatesOnly(true)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
 }  // namespace
 
 BENCHMARK_MAIN();

@@ -268,8 +268,9 @@ inputs read_inputs(const plan_flags& f) {
   }
   req.options.experts.overlap_comm = f.overlap_moe_comm;
   require_experts_for(req.model, f.overlap_moe_comm, "--overlap-moe-expert-parallel-comm");
-  // What selective layouts rerun, as step reads --recompute-modules; auto: one search per set
-  // of the modules the model has (selective layouts only after the first: the others repeat).
+  // What selective layouts rerun, as step reads --recompute-modules; auto: every set of the
+  // modules the model has, each set's selective layouts searched in the pass of the layouts
+  // without selective recomputation (plan_module_sets).
   if (f.recompute_modules == "auto") {
     refuse_auto_with_compare(f, "--recompute-modules", "module set", "modules=");
     (void)recompute_modules_for("core_attn", req.model, req.options.selective);  // the stack
@@ -420,8 +421,15 @@ std::string run_search(inputs in, output_format format, const plan_flags& f) {
     });
   }
   bool found = false;
+  // The winning search's first layout. With auto modules, the module sets' selective layouts are
+  // searched in the pass of the layouts without them (plan_module_sets), which gives each set's
+  // first layout only: a set that wins is searched again alone at the end for its report.
+  std::optional<planned_layout> leader;
+  bool search_again = false;
   const auto searches =
       precisions.size() * comms.size() * dispatchers.size() * module_entries.size();
+  module_sets_plan by_set;
+  double by_set_seconds = 0.0;
   for (std::size_t i = 0; i < searches; ++i) {
     // The index in each dimension, the modules fastest: precision, exchange, dispatcher, set.
     const auto mi = i % module_entries.size();
@@ -435,9 +443,25 @@ std::string run_search(inputs in, output_format format, const plan_flags& f) {
     req.options.recompute.modules = module_entries[mi].modules;
     req.constraints.recompute_modes = module_entries[mi].modes;
     const auto one = std::chrono::steady_clock::now();
-    auto result = plan(req);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - one).count();
+    plan_result result;
+    const planned_layout* first = nullptr;
+    double seconds = 0.0;
+    if (!auto_modules) {
+      result = plan(req);
+      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - one).count();
+      first = result.top.empty() ? nullptr : &result.top.front();
+    } else {
+      if (mi == 0) {  // the layouts without selective recomputation, and every set's
+        by_set = plan_module_sets(req, in.recompute_module_sets);
+        by_set_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - one).count();
+        result = std::move(by_set.own);
+        first = result.top.empty() ? nullptr : &result.top.front();
+      } else if (const auto& best = by_set.best[mi - 1]) {
+        first = &*best;
+      }
+      seconds = by_set_seconds / static_cast<double>(module_entries.size());
+    }
     const layout_choices choices{
         .cp_comm = auto_comm ? std::optional{comms[ci]} : std::nullopt,
         .dispatcher = auto_dispatcher ? std::optional{dispatchers[di]} : std::nullopt,
@@ -449,9 +473,8 @@ std::string run_search(inputs in, output_format format, const plan_flags& f) {
       }
       auto& v = searched[at];
       v.search_seconds += seconds;
-      if (!result.top.empty() &&
-          (!v.best || result.top.front().result.step_time < v.best->result.step_time)) {
-        v.best = result.top.front();
+      if (first != nullptr && (!v.best || first->result.step_time < v.best->result.step_time)) {
+        v.best = *first;
         v.choices = choices;
       }
     };
@@ -460,13 +483,19 @@ std::string run_search(inputs in, output_format format, const plan_flags& f) {
     note(r.dispatchers, di);
     note(r.recompute_modules, mi);
     const bool faster =
-        !result.top.empty() &&
-        (!found || result.top.front().result.step_time < r.result.top.front().result.step_time);
+        first != nullptr && (!found || first->result.step_time < leader->result.step_time);
     if (faster || i == 0) {  // the first search stands until one finds a faster layout
       found = found || faster;
       r.request = req;
-      r.result = std::move(result);
+      leader = first != nullptr ? std::optional{*first} : std::nullopt;
+      search_again = auto_modules && mi > 0;
+      if (!search_again) {
+        r.result = std::move(result);
+      }
     }
+  }
+  if (search_again) {  // a module set won: its own search, as the report shows a search
+    r.result = plan(r.request);
   }
   if (!found) {  // nothing fits: what is said of the nearest workable request searches all modes
     r.request.constraints.recompute_modes = 0b111U;

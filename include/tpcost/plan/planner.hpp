@@ -43,6 +43,13 @@
 // validation and the report, so the two cannot disagree. The (t, p) pairs are shared among
 // threads; each keeps its own best k, merged in the total order above, so the ranking
 // does not depend on the number of threads. The top k are then evaluated in full.
+//
+// Recompute module sets (`plan_module_sets`, plan --recompute-modules auto): a set changes only
+// a selective layout's rerun compute and collectives and three of its memory terms, so every
+// set's selective layouts are searched in the pass of the other layouts, the stages shared,
+// each set's best kept. A set's layout is skipped, exactly, when m times its slowest stage's
+// compute (a floor of its step time) already loses to that set's best so far, and a layout's
+// open sets all at once when even the least of their activation terms does not fit.
 #pragma once
 
 #include <algorithm>
@@ -53,6 +60,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -446,10 +454,160 @@ struct plan_partial {
   plan_counts counts;
 };
 
+/// A micro-batch's kernels of a dense and an MoE layer with MLA's down projections, as
+/// combine_step adds them (dense_layer_and_ends), with SP or without.
+struct layer_kernels {
+  layer_compute dense{}, moe{};
+};
+
+inline layer_kernels layer_kernels_of(const batch_terms& y, bool sequence_parallel) {
+  const std::size_t sp = sequence_parallel ? 1 : 0;
+  return {y.kernels.plus(y.mla_down[sp]), y.moe_kernels.plus(y.mla_down[sp])};
+}
+
+/// A dense and an MoE layer's compute per micro-batch (layer_times' dense_compute and
+/// moe_compute, zero without experts) when selective recomputation reruns `modules`.
+struct layer_compute_pair {
+  seconds dense{}, moe{};
+};
+
+inline layer_compute_pair layer_compute_of(const step_environment& env, const layer_kernels& k,
+                                           recompute_mode mode, unsigned modules) {
+  const auto policy = env.options.selective;
+  layer_compute_pair out;
+  out.dense = k.dense.total(mode, policy, modules) + k.dense.grad_accumulation;
+  if (is_moe(env.model.moe)) {
+    out.moe = k.moe.total(mode, policy, modules) + k.moe.grad_accumulation;
+  }
+  return out;
+}
+
+/// What a module set changes of a layout's memory terms (stage_memory_terms_of): the
+/// activations a dense and an MoE layer keep, the working memory of their recomputation, and
+/// what fine-grained offloading moves off a dense and an MoE layer.
+/// They depend on the pair, b and SP, and not on the split, v or ZeRO stage, which the other
+/// terms depend on and the set does not: a layout's terms for one set, with these of another,
+/// are that set's terms (a unit test holds them to stage_memory_terms_of).
+struct set_memory_terms {
+  bytes per_layer{}, per_moe_layer{}, working{};
+  bytes offloaded{}, offloaded_moe{};  ///< fine-grained offloading's, which the modules change
+  std::uint64_t pair = 0;              ///< the worker's pair these are of (0: none)
+};
+
+inline set_memory_terms set_memory_terms_of(const stage_memory_terms& t, std::uint64_t pair = 0) {
+  return {.per_layer = t.per_layer,
+          .per_moe_layer = t.per_moe_layer,
+          .working = t.working,
+          .offloaded = t.offloaded,
+          .offloaded_moe = t.offloaded_moe,
+          .pair = pair};
+}
+
+inline void use_set_memory_terms(stage_memory_terms& t, const set_memory_terms& s) {
+  t.per_layer = s.per_layer;
+  t.per_moe_layer = s.per_moe_layer;
+  t.working = s.working;
+  t.offloaded = s.offloaded;
+  t.offloaded_moe = s.offloaded_moe;
+}
+
+/// A floor under slowest_stage_of's time from the compute alone: the largest compute of the
+/// first, a middle and the last stage (with the output layer and MTP modules). The slowest
+/// stage's time is the largest of those stages' compute plus exposed TP and EP (each at least
+/// 0 with overlaps in [0, 1]) plus their ends, so at least this. The planner's search of many
+/// module sets skips a set's layout with it (search_pair). The loads are a split's, the output
+/// a micro-batch's.
+struct stage_compute_floor {
+  stage_load first, middle, last;
+  seconds output{};
+
+  stage_compute_floor(const step_environment& env, const group_terms& x, const batch_terms& y)
+      : first(stage_load_of(x.first_layers, x.moe_first)),
+        middle(x.sizes.pp > 2 ? stage_load_of(x.split.middle, x.moe_middle) : stage_load{}),
+        last(stage_load_of(x.last_layers, x.moe_last)),
+        output((1.0 + static_cast<double>(env.model.mtp_layers)) * y.logits +
+               static_cast<double>(env.model.mtp_layers) * y.mtp_projection) {}
+
+  [[nodiscard]] seconds operator()(const layer_compute_pair& k) const {
+    return max(max(first.compute(k.dense, k.moe), middle.compute(k.dense, k.moe)),
+               last.compute(k.dense, k.moe) + output);
+  }
+};
+
+/// The selective layouts of several recompute module sets (plan --recompute-modules auto),
+/// searched in the pass of the request's own modes: each set's best, found by one worker.
+struct module_set_partial {
+  std::vector<std::optional<plan_candidate>> best;  ///< per set, in the order given
+  // Room the worker's pairs reuse: per b, SP and set the compute and memory terms (those of
+  // the pair numbered `pair`), per SP and set the floors of one split and b, the sets left.
+  std::uint64_t pair = 0;
+  std::vector<layer_compute_pair> compute;
+  std::vector<seconds> lc;  ///< per b and set: the selective long-context terms (zero without)
+  std::vector<set_memory_terms> memory;
+  std::vector<seconds> floors;
+  std::array<std::vector<std::size_t>, 2> listed;
+  std::vector<std::size_t> open;
+};
+
+/// Whether a layout's exact step time can be kept above a floor of its slowest stage's compute
+/// times its micro-batches (slowest_stage_compute_floor): every other part of combine_step is
+/// then at least 0, which needs the overlaps it applies to be fractions (validate_request
+/// checks the TP and DP ones; the p2p one is a profile's).
+inline bool compute_floor_holds(const step_options& o) {
+  const auto fraction = [](double f) { return f >= 0.0 && f <= 1.0; };
+  return fraction(o.tp_overlap) && fraction(o.dp_overlap) && fraction(o.dp_overlap_zero3) &&
+         fraction(o.p2p_overlap);
+}
+
+/// How far below a layout's computed time its floor is taken. The floor's stage computes are
+/// the very values slowest_stage_of sums (the same functions of the same inputs); the slowest
+/// stage's time adds their exposed TP and EP and ends, all at least 0, in another order than
+/// the totals it compares, so it is at least the largest compute within a few dozen roundings
+/// of sums of non-negative terms (about 1e-14 relative); the step adds more non-negative
+/// parts. A floor lowered by 1e-9 is below the computed step time.
+inline constexpr double compute_floor_margin = 1.0 - 1e-9;
+
+/// For one split and b of a pair, per SP: each set's floor (m times its slowest stage's compute,
+/// lowered by the margin), and the sets whose floor with their lowest long-context terms
+/// (`factor_max` times their `lc`, when negative) could beat their best so far
+/// (all of them without pruning). A set without a best gets no floor (minus infinity) until
+/// the next split or b. `compute`: the b's layer compute per SP and set.
+inline void list_open_sets(module_set_partial& sets, const stage_compute_floor& stage_floor,
+                           const layer_compute_pair* compute, std::int64_t sp_options,
+                           std::int64_t micro_batches, double factor_max, const seconds* lc,
+                           std::int64_t global_batch, bool prune) {
+  const auto ns = sets.best.size();
+  for (std::int64_t sp_i = 0; sp_i < sp_options; ++sp_i) {
+    auto& listed = sets.listed[static_cast<std::size_t>(sp_i)];
+    listed.clear();
+    for (std::size_t j = 0; j < ns; ++j) {
+      const auto i = static_cast<std::size_t>(sp_i) * ns + j;
+      const auto& best = sets.best[j];
+      auto& floor = sets.floors[i];
+      if (!prune || !best) {
+        floor = seconds(-std::numeric_limits<double>::infinity());
+        listed.push_back(j);
+        continue;
+      }
+      floor = static_cast<double>(micro_batches) * stage_floor(compute[i]) * compute_floor_margin;
+      const seconds lc_low = min(seconds{}, factor_max * lc[j]);
+      if (!((floor + lc_low) / static_cast<double>(global_batch) > best->time_per_sample())) {
+        listed.push_back(j);
+      }
+    }
+  }
+}
+
 /// Every layout of one pair through the stages (stages.hpp), each hoisted out of the loops
-/// that do not change it: counts, the best k, the pair's best.
+/// that do not change it: counts, the best k, the pair's best. With `sets` (and `set_best`
+/// of their size), the selective layouts are searched once per module set instead, each set's
+/// best kept in `set_best` (neither counted nor ranked with the others): what a search of
+/// that set's selective layouts alone would find first. A set's layout whose time cannot
+/// beat that set's best so far (its compute floor is slower) is skipped.
 inline void search_pair(const plan_request& req, const step_environment& env, const plan_pair& pair,
-                        plan_partial& out, degree_choice& pair_best) {
+                        plan_partial& out, degree_choice& pair_best,
+                        const std::vector<unsigned>& sets = {},
+                        module_set_partial* set_best = nullptr) {
   const auto& model = req.model;
   auto& bucket = out.best;
   auto& counts = out.counts;
@@ -485,6 +643,19 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
     view_env.options = view_options(env.options, req.precision.options);
   }
   const auto view_batch = global_batch * pair.cp;
+  // Module sets: the view with each set's modules in turn, and each (SP, set)'s compute floor
+  // per split and b.
+  const bool by_set = set_best != nullptr && !sets.empty();
+  const std::size_t ns = by_set ? sets.size() : 0;
+  step_environment set_env = by_set ? view_env : step_environment{};
+  const bool prune = by_set && compute_floor_holds(view_env.options);
+  const std::uint64_t pair_number = by_set ? ++set_best->pair : 0;
+  if (by_set) {
+    set_best->compute.clear();
+    set_best->lc.clear();
+    set_best->floors.resize(2 * ns);
+    set_best->open.reserve(ns);
+  }
   const context_parallel cp{.cp = pair.cp, .comm = req.options.cp.comm};
   // The recipe's weight copies per layer (zero for BF16), sharded with the weights by ZeRO-3.
   const auto copies = weight_copies_of(model, req.precision, pair.tp, pair.ep, pair.etp,
@@ -519,11 +690,49 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
             terms.lc_added[static_cast<std::size_t>(mode)] =
                 lc.added(mode, req.options.selective, req.options.recompute.modules);
           }
+          for (std::size_t j = 0; j < ns; ++j) {  // the attention core reruns with core_attn
+            set_best->lc.push_back(
+                lc.added(recompute_mode::selective, req.options.selective, sets[j]));
+          }
+        } else if (by_set) {
+          set_best->lc.insert(set_best->lc.end(), ns, seconds{});
         }
         per_b.push_back(terms);
+        for (std::int64_t sp_i = 0; by_set && sp_i < sp_options; ++sp_i) {
+          const auto kernels = layer_kernels_of(terms.y, sp_i == 1 || sp_required);
+          for (std::size_t j = 0; j < ns; ++j) {
+            set_best->compute.push_back(
+                layer_compute_of(view_env, kernels, recompute_mode::selective, sets[j]));
+          }
+        }
+      }
+      if (by_set && set_best->memory.size() < per_b.size() * 2 * ns) {
+        set_best->memory.resize(per_b.size() * 2 * ns);
       }
     }
-    for (const auto& [y, lc_added] : per_b) {
+    std::size_t bi = 0;
+    for (const auto& b_terms : per_b) {
+      const auto& y = b_terms.y;  // named, not bound: the lambda below captures them
+      const auto& lc_added = b_terms.lc_added;
+      // The module sets' floors for this split and b, per SP and set: m times the slowest
+      // stage's compute, at most the step time; and the sets whose floor could beat their
+      // best so far.
+      if (by_set) {
+        // The long-context factor at its largest over v: each set's terms, times it, at
+        // their lowest when negative (the product falls as the factor grows).
+        double factor_max = 0.0;
+        for (const auto v : long_context ? chunks : std::vector<std::int64_t>{}) {
+          factor_max = std::max(
+              factor_max, long_context_pipeline_factor(model.layers, pair.pp, v, y.micro_batches));
+        }
+        list_open_sets(*set_best, stage_compute_floor(view_env, x, y),
+                       &set_best->compute[bi * static_cast<std::size_t>(sp_options) * ns],
+                       sp_options, y.micro_batches, factor_max, &set_best->lc[bi * ns],
+                       global_batch, prune);
+      }
+      const std::size_t memory_at = bi * 2 * ns;
+      const std::size_t lc_at = bi * ns;
+      ++bi;
       for (const auto v : chunks) {
         const std::int64_t per_v = static_cast<std::int64_t>(std::popcount(modes)) * sp_options *
                                    std::max<std::int64_t>(0, zero_max - zero_min + 1);
@@ -532,9 +741,31 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
           reject(plan_reason::interleave_batch, per_v);
           continue;
         }
+        // The layout's time and memory as `e` runs it (its options' recompute modules).
+        // `added`: the long-context terms of the layout and its modules.
+        const double lc_factor =
+            long_context ? long_context_pipeline_factor(model.layers, pair.pp, v, y.micro_batches)
+                         : 0.0;
+        const auto candidate = [&](const step_environment& e, const layout_choice& choice,
+                                   bytes peak, seconds added) {
+          seconds time = combine_step(e, x, y, choice).step_time;
+          if (long_context) {
+            time += added;
+          }
+          plan_candidate c;
+          c.par = layout_of(x, y, choice, view_batch);
+          c.par.dp = pair.dp;
+          c.par.global_batch = global_batch;
+          c.par.cp = pair.cp;
+          c.step_time = time;
+          c.peak_memory = peak;
+          c.tp_spans_nodes = pair.spans_nodes;
+          return c;
+        };
         for (const auto mode :
              {recompute_mode::none, recompute_mode::selective, recompute_mode::full}) {
-          if ((modes & (1U << static_cast<unsigned>(mode))) == 0U) {
+          const bool per_set = by_set && mode == recompute_mode::selective;
+          if (!per_set && (modes & (1U << static_cast<unsigned>(mode))) == 0U) {
             continue;
           }
           for (std::int64_t sp_i = 0; sp_i < sp_options; ++sp_i) {
@@ -544,30 +775,98 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
                                          .recompute = mode,
                                          .zero = static_cast<zero_stage>(z_i)};
               if (!sharding_allowed(env.options, choice.zero, pair.pp)) {
-                reject(plan_reason::zero_with_pp, 1);
+                if (!per_set) {
+                  reject(plan_reason::zero_with_pp, 1);
+                }
+                continue;
+              }
+              const auto& layout_copies =
+                  choice.zero == zero_stage::parameters ? sharded_copies : copies;
+              if (per_set) {
+                // The sets whose floor, with their long-context terms, could still beat their
+                // best so far.
+                const auto sp_at = static_cast<std::size_t>(sp_i) * ns;
+                auto& open = set_best->open;
+                open.clear();
+                for (const auto j : set_best->listed[static_cast<std::size_t>(sp_i)]) {
+                  const auto& best = set_best->best[j];
+                  const seconds lc = lc_factor * set_best->lc[lc_at + j];
+                  if (best && prune &&
+                      (set_best->floors[sp_at + j] + min(lc, seconds{})) /
+                              static_cast<double>(global_batch) >
+                          best->time_per_sample()) {
+                    continue;
+                  }
+                  open.push_back(j);
+                }
+                if (open.empty()) {
+                  continue;
+                }
+                // The layout's memory terms for the first open set, then each open set's own
+                // activation terms in them (set_memory_terms).
+                set_env.options.recompute.modules = sets[open.front()];
+                auto terms = memory_terms_of(set_env, x, y, choice, view_batch);
+                set_memory_terms low;
+                bool same_offload = true;  // the least of the three bounds the peak only then
+                for (const auto j : open) {
+                  auto& known = set_best->memory[memory_at + sp_at + j];
+                  if (known.pair != pair_number) {
+                    if (j != open.front()) {
+                      set_env.options.recompute.modules = sets[j];
+                    }
+                    known = set_memory_terms_of(
+                        j == open.front() ? terms
+                                          : memory_terms_of(set_env, x, y, choice, view_batch),
+                        pair_number);
+                  }
+                  same_offload = same_offload &&
+                                 (j == open.front() || (known.offloaded == low.offloaded &&
+                                                        known.offloaded_moe == low.offloaded_moe));
+                  low = j == open.front()
+                            ? known
+                            : set_memory_terms{
+                                  .per_layer = min(low.per_layer, known.per_layer),
+                                  .per_moe_layer = min(low.per_moe_layer, known.per_moe_layer),
+                                  .working = min(low.working, known.working),
+                                  .offloaded = low.offloaded,
+                                  .offloaded_moe = low.offloaded_moe};
+                }
+                // With the same offloaded terms, the peak grows with each of the three
+                // (stage_memory_at multiplies them by factors of at least 0 and adds): with the
+                // least of each, a floor of every open set's peak. When even that does not
+                // fit, none does.
+                if (open.size() > 1 && same_offload) {
+                  auto floor_terms = terms;
+                  use_set_memory_terms(floor_terms, low);
+                  const bytes least = peak_memory_from_terms(x, floor_terms, layout_copies);
+                  if ((req.memory_capacity - req.memory_reserve - least).value() < 0.0) {
+                    continue;
+                  }
+                }
+                for (const auto j : open) {
+                  use_set_memory_terms(terms, set_best->memory[memory_at + sp_at + j]);
+                  const bytes peak = peak_memory_from_terms(x, terms, layout_copies);
+                  if (!((req.memory_capacity - req.memory_reserve - peak).value() >= 0.0)) {
+                    continue;
+                  }
+                  set_env.options.recompute.modules = sets[j];
+                  const auto c =
+                      candidate(set_env, choice, peak, lc_factor * set_best->lc[lc_at + j]);
+                  auto& best = set_best->best[j];
+                  if (!best || ranks_before(c, *best)) {
+                    best = c;
+                  }
+                }
                 continue;
               }
               ++counts.evaluated;
-              const bytes peak =
-                  peak_memory(view_env, x, y, choice, view_batch,
-                              choice.zero == zero_stage::parameters ? sharded_copies : copies);
+              const bytes peak = peak_memory(view_env, x, y, choice, view_batch, layout_copies);
               if (!((req.memory_capacity - req.memory_reserve - peak).value() >= 0.0)) {
                 reject(plan_reason::memory, 1);
                 continue;
               }
-              seconds time = combine_step(view_env, x, y, choice).step_time;
-              if (long_context) {
-                time += long_context_pipeline_factor(model.layers, pair.pp, v, y.micro_batches) *
-                        lc_added[static_cast<std::size_t>(mode)];
-              }
-              plan_candidate c;
-              c.par = layout_of(x, y, choice, view_batch);
-              c.par.dp = pair.dp;
-              c.par.global_batch = global_batch;
-              c.par.cp = pair.cp;
-              c.step_time = time;
-              c.peak_memory = peak;
-              c.tp_spans_nodes = pair.spans_nodes;
+              const auto c = candidate(view_env, choice, peak,
+                                       lc_factor * lc_added[static_cast<std::size_t>(mode)]);
               ++pair_best.feasible;
               if (pair_best.feasible == 1 || ranks_before(c, pair_best.best)) {
                 pair_best.best = c;
@@ -767,9 +1066,13 @@ struct plan_search {
   std::vector<degree_choice> per_degrees;
   plan_counts counts;
   unsigned threads = 1;
+  /// With module sets: each set's best selective layout, if one fits (search_pair).
+  std::vector<std::optional<plan_candidate>> set_best;
 };
 
-inline plan_search search(const plan_request& req) {
+/// The search of `req`; with `sets`, the selective layouts of each module set too
+/// (search_pair), whatever `req`'s modes.
+inline plan_search search(const plan_request& req, const std::vector<unsigned>& sets = {}) {
   validate_request(req);
   plan_search out;
   const auto n = req.gpus;
@@ -840,6 +1143,10 @@ inline plan_search search(const plan_request& req) {
   for (unsigned w = 0; w < threads; ++w) {
     partials.emplace_back(k);
   }
+  std::vector<module_set_partial> set_partials(threads);
+  for (auto& part : set_partials) {
+    part.best.resize(sets.size());
+  }
   std::vector<degree_choice> pair_best(pairs.size());
   std::atomic<std::size_t> next{0};
   // A worker's failure and the pair it failed on. The one rethrown (in the calling thread) is
@@ -855,7 +1162,7 @@ inline plan_search search(const plan_request& req) {
     std::size_t i = next.fetch_add(1);
     try {
       for (; i < pairs.size(); i = next.fetch_add(1)) {
-        search_pair(req, env, pairs[i], partials[w], pair_best[i]);
+        search_pair(req, env, pairs[i], partials[w], pair_best[i], sets, &set_partials[w]);
       }
     } catch (...) {
       failures[w] = {.pair = i, .error = std::current_exception()};
@@ -907,6 +1214,17 @@ inline plan_search search(const plan_request& req) {
       out.per_degrees.begin(), out.per_degrees.end(),
       [](const degree_choice& a, const degree_choice& b) { return ranks_before(a.best, b.best); });
   std::sort(ranked.begin(), ranked.end(), ranks_before);
+  // Each set's best over the workers, in the same total order: the same whichever worker
+  // searched which pair.
+  out.set_best.resize(sets.size());
+  for (const auto& part : set_partials) {
+    for (std::size_t j = 0; j < sets.size(); ++j) {
+      const auto& c = part.best[j];
+      if (c && (!out.set_best[j] || ranks_before(*c, *out.set_best[j]))) {
+        out.set_best[j] = c;
+      }
+    }
+  }
   out.top.assign(ranked.begin(),
                  ranked.begin() + static_cast<std::ptrdiff_t>(std::min(k, ranked.size())));
   return out;
@@ -933,11 +1251,10 @@ inline planned_layout evaluate_planned(const plan_request& req, const plan_candi
   return {c, evaluate_step(inputs_for(req, c.par))};
 }
 
-/// Searches every layout of `req` (see the file comment) and evaluates the best `req.top` in
-/// full. Throws `invalid_spec` for invalid inputs; an empty `top` means nothing fits (see
-/// `no_layout_message`).
-inline plan_result plan(const plan_request& req) {
-  auto found = detail::search(req);
+namespace detail {
+
+/// The result of a search: its counts and pairs, and the best `req.top` evaluated in full.
+inline plan_result planned_of(const plan_request& req, plan_search found) {
   plan_result out;
   out.counts = found.counts;
   out.per_degrees = std::move(found.per_degrees);
@@ -951,6 +1268,42 @@ inline plan_result plan(const plan_request& req) {
       out.top.push_back(std::move(l));
     }
   }
+  return out;
+}
+
+}  // namespace detail
+
+/// Searches every layout of `req` (see the file comment) and evaluates the best `req.top` in
+/// full. Throws `invalid_spec` for invalid inputs; an empty `top` means nothing fits (see
+/// `no_layout_message`).
+inline plan_result plan(const plan_request& req) {
+  return detail::planned_of(req, detail::search(req));
+}
+
+/// `plan(req)` (with `req`'s own recompute modes: none and full for `plan --recompute-modules
+/// auto`) and, in the same pass over the layouts, each module set's best selective layout,
+/// evaluated in full with that set's modules: `best[j]` is the first layout of
+/// `plan(req_j).top`, req_j being `req` with the modules `sets[j]` and the selective mode alone
+/// (a unit test holds the two to each other), or nothing when no such layout fits.
+struct module_sets_plan {
+  plan_result own;
+  std::vector<std::optional<planned_layout>> best;  ///< per set, in the order of `sets`
+};
+
+inline module_sets_plan plan_module_sets(const plan_request& req,
+                                         const std::vector<unsigned>& sets) {
+  auto found = detail::search(req, sets);
+  module_sets_plan out;
+  out.best.resize(sets.size());
+  for (std::size_t j = 0; j < sets.size(); ++j) {
+    if (found.set_best[j]) {
+      auto set_req = req;
+      set_req.options.recompute.modules = sets[j];
+      set_req.constraints.recompute_modes = 1U << static_cast<unsigned>(recompute_mode::selective);
+      out.best[j] = evaluate_planned(set_req, *found.set_best[j]);
+    }
+  }
+  out.own = detail::planned_of(req, std::move(found));
   return out;
 }
 

@@ -1128,17 +1128,23 @@ constexpr parallel_config layout_of(const group_terms& x, const batch_terms& y,
 }
 
 namespace detail {
-/// peak_memory's body; without copies (`Copies` false) the BF16 search's inner loop, exactly as
-/// it was before the recipes' weight copies joined it.
-template <bool Copies>
-inline bytes peak_memory_of(const step_environment& env, const group_terms& x, const batch_terms& y,
-                            const layout_choice& c, std::int64_t global_batch,
-                            const weight_copies& copies) {
-  const auto p = x.sizes.pp;
-  const auto terms = stage_memory_terms_of(
+/// The memory terms of a layout as the environment's options run it (stage_memory_terms_of).
+inline stage_memory_terms memory_terms_of(const step_environment& env, const group_terms& x,
+                                          const batch_terms& y, const layout_choice& c,
+                                          std::int64_t global_batch) {
+  return stage_memory_terms_of(
       env.model, layout_of(x, y, c, global_batch), y.micro_batches, env.options.attention,
-      env.options.state, zero3_gathered_layers(profile_of(env.options.stack), p, env.model.layers),
+      env.options.state,
+      zero3_gathered_layers(profile_of(env.options.stack), x.sizes.pp, env.model.layers),
       env.options.experts.load, env.options.selective, env.options.recompute);
+}
+
+/// peak_memory's body from the layout's terms; without copies (`Copies` false) the BF16
+/// search's inner loop, exactly as it was before the recipes' weight copies joined it.
+template <bool Copies>
+inline bytes peak_memory_of_terms(const group_terms& x, const stage_memory_terms& terms,
+                                  const weight_copies& copies) {
+  const auto p = x.sizes.pp;
   const auto total = [&](stage_memory s) {
     if constexpr (Copies) {
       add_weight_copies(s, copies);
@@ -1157,7 +1163,21 @@ inline bytes peak_memory_of(const step_environment& env, const group_terms& x, c
   }
   return peak;
 }
+
+template <bool Copies>
+inline bytes peak_memory_of(const step_environment& env, const group_terms& x, const batch_terms& y,
+                            const layout_choice& c, std::int64_t global_batch,
+                            const weight_copies& copies) {
+  return peak_memory_of_terms<Copies>(x, memory_terms_of(env, x, y, c, global_batch), copies);
+}
 }  // namespace detail
+
+/// peak_memory from the layout's terms (detail::memory_terms_of), which a search can reuse.
+inline bytes peak_memory_from_terms(const group_terms& x, const stage_memory_terms& terms,
+                                    const weight_copies& copies = {}) {
+  return copies.per_layer != 0.0 ? detail::peak_memory_of_terms<true>(x, terms, copies)
+                                 : detail::peak_memory_of_terms<false>(x, terms, copies);
+}
 
 /// Peak memory per GPU of the layout: the fullest of the first, second and last stage (the
 /// middle stages hold the same layers and parameters, and fewer micro-batches than the

@@ -1209,3 +1209,167 @@ TEST_CASE("plan --recompute-modules auto searches every set of the modules a mod
   par.recompute = recompute_mode::full;
   CHECK(describe_layout(par, 1, chosen) == describe_layout(par));
 }
+
+namespace {
+
+/// Two layouts are the same candidate, bit for bit.
+void check_same(const plan_candidate& a, const plan_candidate& b) {
+  CHECK(describe_layout(a.par, a.par.cp) == describe_layout(b.par, b.par.cp));
+  CHECK(a.par.global_batch == b.par.global_batch);
+  CHECK(a.step_time.value() == b.step_time.value());
+  CHECK(a.peak_memory.value() == b.peak_memory.value());
+  CHECK(a.tp_spans_nodes == b.tp_spans_nodes);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "plan_module_sets in one pass gives plan's result without selective recomputation and each "
+    "module set's best as a search of that set alone, bit for bit",
+    "[planner][recompute]") {
+  struct fixture {
+    const char* model;
+    std::int64_t gpus, batch, seq;
+  };
+  const auto bit = [](recompute_mode m) { return 1U << static_cast<unsigned>(m); };
+  std::int64_t sets_fit = 0, sets_none = 0, sets_beat_own = 0;
+  for (const auto& f :
+       {fixture{"qwen3-30b-a3b", 16, 64, 1024}, fixture{"deepseek-v3", 32, 64, 512}}) {
+    for (const double gib : {1024.0, 40.0}) {
+      for (const unsigned threads : {1U, 2U}) {
+        auto model = model_preset_named(f.model, "model").spec;
+        model.seq = f.seq;
+        auto req = request(model, f.gpus, f.batch);
+        req.memory_capacity = gib * units::GiB;
+        req.options.attention = attention_kernel::fused;
+        req.top = 3;
+        req.threads = threads;
+        req.layouts_per_thread = 1;  // the pairs spread over every thread asked for
+        req.constraints.recompute_modes = bit(recompute_mode::none) | bit(recompute_mode::full);
+        INFO(f.model << " at " << gib << " GiB on " << threads << " threads");
+        const auto sets = recompute_module_sets(model);
+        const auto both = plan_module_sets(req, sets);
+        // The layouts without selective recomputation: plan(req)'s result, unchanged.
+        const auto own = plan(req);
+        REQUIRE(both.own.top.size() == own.top.size());
+        for (std::size_t i = 0; i < own.top.size(); ++i) {
+          check_same(both.own.top[i].candidate, own.top[i].candidate);
+        }
+        REQUIRE(both.own.runner_up.has_value() == own.runner_up.has_value());
+        CHECK(both.own.counts.layouts == own.counts.layouts);
+        CHECK(both.own.counts.evaluated == own.counts.evaluated);
+        CHECK(both.own.counts.feasible == own.counts.feasible);
+        CHECK(both.own.counts.rejected == own.counts.rejected);
+        CHECK(both.own.threads == own.threads);
+        REQUIRE(both.own.per_degrees.size() == own.per_degrees.size());
+        for (std::size_t i = 0; i < own.per_degrees.size(); ++i) {
+          check_same(both.own.per_degrees[i].best, own.per_degrees[i].best);
+          CHECK(both.own.per_degrees[i].feasible == own.per_degrees[i].feasible);
+        }
+        // Each set: the first layout of a search of its selective layouts alone.
+        REQUIRE(both.best.size() == sets.size());
+        for (std::size_t j = 0; j < sets.size(); ++j) {
+          INFO("modules " << recompute_modules_to_string(sets[j]));
+          auto alone = req;
+          alone.options.recompute.modules = sets[j];
+          alone.constraints.recompute_modes = bit(recompute_mode::selective);
+          const auto found = plan(alone);
+          REQUIRE(found.top.empty() == !both.best[j].has_value());
+          if (found.top.empty()) {
+            ++sets_none;
+            continue;
+          }
+          ++sets_fit;
+          check_same(both.best[j]->candidate, found.top.front().candidate);
+          CHECK(both.best[j]->result.step_time.value() ==
+                found.top.front().result.step_time.value());
+          CHECK(both.best[j]->result.memory.peak().total().value() ==
+                found.top.front().result.memory.peak().total().value());
+          if (!own.top.empty() &&
+              found.top.front().result.step_time < own.top.front().result.step_time) {
+            ++sets_beat_own;
+          }
+        }
+      }
+    }
+  }
+  CHECK(sets_fit > 100);
+  CHECK(sets_none > 0);      // some sets have no selective layout that fits
+  CHECK(sets_beat_own > 0);  // and some beat every layout without selective recomputation
+}
+
+TEST_CASE(
+    "A module set's memory terms at a layout are another set's with the set's own three "
+    "activation terms, taken at any layout of the same pair, b and SP, and its compute floor "
+    "is below its step time",
+    "[planner][recompute]") {
+  struct fixture {
+    const char* model;
+    std::int64_t seq;
+  };
+  struct groups {
+    std::int64_t t, p, ep, etp;
+  };
+  std::int64_t checked = 0;
+  double highest = 0.0;
+  for (const auto& f : {fixture{"qwen3-30b-a3b", 1024}, fixture{"deepseek-v3", 512}}) {
+    auto model = model_preset_named(f.model, "model").spec;
+    model.seq = f.seq;
+    auto req = request(model, 32, 64);
+    req.options.attention = attention_kernel::fused;
+    const auto env = detail::environment_of(req);
+    const auto sets = recompute_module_sets(model);
+    for (const auto& g : {groups{1, 1, 8, 1}, groups{2, 2, 4, 2}, groups{4, 4, 2, 1}}) {
+      const auto d = req.gpus / (g.t * g.p);
+      const group_sizes sizes{.tp = g.t, .pp = g.p, .dp = d, .ep = g.ep, .etp = g.etp};
+      const auto splits = detail::candidate_splits(model.layers, g.p);
+      // The other layout: the default split, v = 1, ZeRO-0.
+      const auto x0 = group_stage(env, sizes, splits.front());
+      for (const auto& split : splits) {
+        const auto x = group_stage(env, sizes, split);
+        for (const std::int64_t b : {1, 2}) {
+          const auto y = batch_stage(env, x, b, req.global_batch);
+          const auto y0 = batch_stage(env, x0, b, req.global_batch);
+          const bool sp = g.t > 1;  // MoE with TP: SP on
+          const layout_choice other{.sequence_parallel = sp,
+                                    .recompute = recompute_mode::selective};
+          for (const auto v : detail::chunk_counts(split)) {
+            for (const auto zero : {zero_stage::none, zero_stage::optimizer}) {
+              const layout_choice c{.vpp = v,
+                                    .sequence_parallel = sp,
+                                    .recompute = recompute_mode::selective,
+                                    .zero = zero};
+              auto first = env;
+              first.options.recompute.modules = sets.front();
+              auto terms = detail::memory_terms_of(first, x, y, c, req.global_batch);
+              for (const auto set : sets) {
+                auto e = env;
+                e.options.recompute.modules = set;
+                detail::use_set_memory_terms(
+                    terms, detail::set_memory_terms_of(
+                               detail::memory_terms_of(e, x0, y0, other, req.global_batch)));
+                INFO(f.model << " t " << g.t << " p " << g.p << " b " << b << " v " << v
+                             << " modules " << recompute_modules_to_string(set));
+                CHECK(peak_memory_from_terms(x, terms).value() ==
+                      peak_memory(e, x, y, c, req.global_batch).value());
+                // The floor the search skips a set's layout by: m times the slowest stage's
+                // compute, lowered by the margin, at most the step time, and close to it.
+                const auto compute = detail::layer_compute_of(e, detail::layer_kernels_of(y, sp),
+                                                              recompute_mode::selective, set);
+                const seconds floor = static_cast<double>(y.micro_batches) *
+                                      detail::stage_compute_floor(e, x, y)(compute) *
+                                      detail::compute_floor_margin;
+                const seconds time = combine_step(e, x, y, c).step_time;
+                CHECK(floor <= time);
+                highest = std::max(highest, floor / time);
+                ++checked;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  CHECK(checked > 1000);
+  CHECK(highest > 0.8);  // the floor is most of the step on some layouts
+}
