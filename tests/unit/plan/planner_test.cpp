@@ -1223,6 +1223,77 @@ void check_same(const plan_candidate& a, const plan_candidate& b) {
 
 }  // namespace
 
+namespace {
+
+struct module_set_counts {
+  std::int64_t fit = 0, none = 0, beat_own = 0;
+};
+
+/// plan_module_sets(req, sets) against plan(req) for the layouts without selective
+/// recomputation, and against one search per set of its selective layouts alone, bit for bit.
+module_set_counts check_module_sets(const plan_request& req, const std::vector<unsigned>& sets) {
+  const auto bit = [](recompute_mode m) { return 1U << static_cast<unsigned>(m); };
+  module_set_counts n;
+  const auto both = plan_module_sets(req, sets);
+  // The layouts without selective recomputation: plan(req)'s result, unchanged.
+  const auto own = plan(req);
+  REQUIRE(both.own.top.size() == own.top.size());
+  for (std::size_t i = 0; i < own.top.size(); ++i) {
+    check_same(both.own.top[i].candidate, own.top[i].candidate);
+  }
+  REQUIRE(both.own.runner_up.has_value() == own.runner_up.has_value());
+  CHECK(both.own.counts.layouts == own.counts.layouts);
+  CHECK(both.own.counts.evaluated == own.counts.evaluated);
+  CHECK(both.own.counts.feasible == own.counts.feasible);
+  CHECK(both.own.counts.rejected == own.counts.rejected);
+  CHECK(both.own.threads == own.threads);
+  REQUIRE(both.own.per_degrees.size() == own.per_degrees.size());
+  for (std::size_t i = 0; i < own.per_degrees.size(); ++i) {
+    check_same(both.own.per_degrees[i].best, own.per_degrees[i].best);
+    CHECK(both.own.per_degrees[i].feasible == own.per_degrees[i].feasible);
+  }
+  // Each set: the first layout of a search of its selective layouts alone.
+  REQUIRE(both.best.size() == sets.size());
+  for (std::size_t j = 0; j < sets.size(); ++j) {
+    INFO("modules " << recompute_modules_to_string(sets[j]));
+    auto alone = req;
+    alone.options.recompute.modules = sets[j];
+    alone.constraints.recompute_modes = bit(recompute_mode::selective);
+    const auto found = plan(alone);
+    REQUIRE(found.top.empty() == !both.best[j].has_value());
+    if (found.top.empty()) {
+      ++n.none;
+      continue;
+    }
+    ++n.fit;
+    check_same(both.best[j]->candidate, found.top.front().candidate);
+    CHECK(both.best[j]->result.step_time.value() == found.top.front().result.step_time.value());
+    CHECK(both.best[j]->result.memory.peak().total().value() ==
+          found.top.front().result.memory.peak().total().value());
+    if (!own.top.empty() && found.top.front().result.step_time < own.top.front().result.step_time) {
+      ++n.beat_own;
+    }
+  }
+  return n;
+}
+
+plan_request module_set_request(const char* name, std::int64_t gpus, std::int64_t batch,
+                                std::int64_t seq, double gib, unsigned threads) {
+  auto model = model_preset_named(name, "model").spec;
+  model.seq = seq;
+  auto req = request(model, gpus, batch);
+  req.memory_capacity = gib * units::GiB;
+  req.options.attention = attention_kernel::fused;
+  req.top = 3;
+  req.threads = threads;
+  req.layouts_per_thread = 1;  // the pairs spread over every thread asked for
+  req.constraints.recompute_modes = (1U << static_cast<unsigned>(recompute_mode::none)) |
+                                    (1U << static_cast<unsigned>(recompute_mode::full));
+  return req;
+}
+
+}  // namespace
+
 TEST_CASE(
     "plan_module_sets in one pass gives plan's result without selective recomputation and each "
     "module set's best as a search of that set alone, bit for bit",
@@ -1231,71 +1302,44 @@ TEST_CASE(
     const char* model;
     std::int64_t gpus, batch, seq;
   };
-  const auto bit = [](recompute_mode m) { return 1U << static_cast<unsigned>(m); };
-  std::int64_t sets_fit = 0, sets_none = 0, sets_beat_own = 0;
+  module_set_counts total;
   for (const auto& f :
        {fixture{"qwen3-30b-a3b", 16, 64, 1024}, fixture{"deepseek-v3", 32, 64, 512}}) {
     for (const double gib : {1024.0, 40.0}) {
       for (const unsigned threads : {1U, 2U}) {
-        auto model = model_preset_named(f.model, "model").spec;
-        model.seq = f.seq;
-        auto req = request(model, f.gpus, f.batch);
-        req.memory_capacity = gib * units::GiB;
-        req.options.attention = attention_kernel::fused;
-        req.top = 3;
-        req.threads = threads;
-        req.layouts_per_thread = 1;  // the pairs spread over every thread asked for
-        req.constraints.recompute_modes = bit(recompute_mode::none) | bit(recompute_mode::full);
         INFO(f.model << " at " << gib << " GiB on " << threads << " threads");
-        const auto sets = recompute_module_sets(model);
-        const auto both = plan_module_sets(req, sets);
-        // The layouts without selective recomputation: plan(req)'s result, unchanged.
-        const auto own = plan(req);
-        REQUIRE(both.own.top.size() == own.top.size());
-        for (std::size_t i = 0; i < own.top.size(); ++i) {
-          check_same(both.own.top[i].candidate, own.top[i].candidate);
-        }
-        REQUIRE(both.own.runner_up.has_value() == own.runner_up.has_value());
-        CHECK(both.own.counts.layouts == own.counts.layouts);
-        CHECK(both.own.counts.evaluated == own.counts.evaluated);
-        CHECK(both.own.counts.feasible == own.counts.feasible);
-        CHECK(both.own.counts.rejected == own.counts.rejected);
-        CHECK(both.own.threads == own.threads);
-        REQUIRE(both.own.per_degrees.size() == own.per_degrees.size());
-        for (std::size_t i = 0; i < own.per_degrees.size(); ++i) {
-          check_same(both.own.per_degrees[i].best, own.per_degrees[i].best);
-          CHECK(both.own.per_degrees[i].feasible == own.per_degrees[i].feasible);
-        }
-        // Each set: the first layout of a search of its selective layouts alone.
-        REQUIRE(both.best.size() == sets.size());
-        for (std::size_t j = 0; j < sets.size(); ++j) {
-          INFO("modules " << recompute_modules_to_string(sets[j]));
-          auto alone = req;
-          alone.options.recompute.modules = sets[j];
-          alone.constraints.recompute_modes = bit(recompute_mode::selective);
-          const auto found = plan(alone);
-          REQUIRE(found.top.empty() == !both.best[j].has_value());
-          if (found.top.empty()) {
-            ++sets_none;
-            continue;
-          }
-          ++sets_fit;
-          check_same(both.best[j]->candidate, found.top.front().candidate);
-          CHECK(both.best[j]->result.step_time.value() ==
-                found.top.front().result.step_time.value());
-          CHECK(both.best[j]->result.memory.peak().total().value() ==
-                found.top.front().result.memory.peak().total().value());
-          if (!own.top.empty() &&
-              found.top.front().result.step_time < own.top.front().result.step_time) {
-            ++sets_beat_own;
-          }
-        }
+        const auto req = module_set_request(f.model, f.gpus, f.batch, f.seq, gib, threads);
+        const auto n = check_module_sets(req, recompute_module_sets(req.model));
+        total.fit += n.fit;
+        total.none += n.none;
+        total.beat_own += n.beat_own;
       }
     }
   }
-  CHECK(sets_fit > 100);
-  CHECK(sets_none > 0);      // some sets have no selective layout that fits
-  CHECK(sets_beat_own > 0);  // and some beat every layout without selective recomputation
+  CHECK(total.fit > 100);
+  CHECK(total.none > 0);      // some sets have no selective layout that fits
+  CHECK(total.beat_own > 0);  // and some beat every layout without selective recomputation
+}
+
+TEST_CASE(
+    "plan_module_sets with context parallelism and fine-grained offloading: each set's own "
+    "long-context and offloaded terms, bit for bit",
+    "[planner][recompute]") {
+  // cp up to 4 on 8192-token sequences: a set without core_attn does not rerun the CP stage's
+  // attention core (long_context.hpp); the offloaded modules free what each set keeps.
+  std::int64_t fit = 0;
+  for (const double gib : {1024.0, 30.0}) {
+    INFO("at " << gib << " GiB");
+    auto req = module_set_request("qwen3-30b-a3b", 16, 32, 8192, gib, 2);
+    req.constraints.max_cp = 4;
+    req.options.recompute.offload_modules =
+        parse_offload_modules("core_attn,expert_fc1", "offload_modules");
+    const auto searched = plan(req).per_degrees;
+    CHECK(std::any_of(searched.begin(), searched.end(),
+                      [](const auto& d) { return d.best.par.cp > 1; }));  // CP is searched
+    fit += check_module_sets(req, recompute_module_sets(req.model)).fit;
+  }
+  CHECK(fit > 0);
 }
 
 TEST_CASE(
