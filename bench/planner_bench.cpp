@@ -221,7 +221,7 @@ BENCHMARK_CAPTURE(search_moe, qwen3_235b_2048_gpus, "qwen3-235b-a22b", 2048, 204
 /// sequences of 4096 (arXiv:2412.19437 Sec. 4.2), every ep dividing the 256 experts and every
 /// etp dividing the expert FFN of 2048 (ep·etp dividing t·cp·d); the
 /// issue's bound is under a second on 2 cores (Arg 2).
-void search_moe_mla(benchmark::State& state) {
+plan_request deepseek_v3_on_h800(unsigned threads) {
   const auto& gpu = gpu_preset_by_name("h800", "gpu");
   plan_request req;
   req.model = model_preset_named("deepseek-v3", "model").spec;
@@ -231,8 +231,12 @@ void search_moe_mla(benchmark::State& state) {
   req.gpus = 2048;
   req.global_batch = 15360;
   req.options.attention = attention_kernel::fused;
-  req.threads = static_cast<unsigned>(state.range(0));
-  run_search(state, req);
+  req.threads = threads;
+  return req;
+}
+
+void search_moe_mla(benchmark::State& state) {
+  run_search(state, deepseek_v3_on_h800(static_cast<unsigned>(state.range(0))));
 }
 BENCHMARK(search_moe_mla)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 
@@ -241,16 +245,7 @@ BENCHMARK(search_moe_mla)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMilli
 /// 0 for one pass (plan_module_sets, as the CLI runs it), 1 for one search per set (plan, as
 /// the CLI ran it before issue 27's change).
 void search_moe_mla_modules(benchmark::State& state) {
-  const auto& gpu = gpu_preset_by_name("h800", "gpu");
-  plan_request req;
-  req.model = model_preset_named("deepseek-v3", "model").spec;
-  req.gpu = {gpu.peak.bf16.value, gpu.memory_bandwidth.value, {}};
-  req.memory_capacity = gpu.memory.value;
-  req.topology = make_topology(gpu, interconnect_preset_by_name("ib-ndr", "interconnect"));
-  req.gpus = 2048;
-  req.global_batch = 15360;
-  req.options.attention = attention_kernel::fused;
-  req.threads = static_cast<unsigned>(state.range(0));
+  auto req = deepseek_v3_on_h800(static_cast<unsigned>(state.range(0)));
   req.constraints.recompute_modes = 0b101U;  // none and full
   const auto sets = recompute_module_sets(req.model);
   const bool per_set = state.range(1) == 1;
