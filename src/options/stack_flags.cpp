@@ -107,6 +107,15 @@ void resolve_tp_overlap(stack_choice& out, const stack_flags& f, const std::stri
   }
   add_setting(out, "tp_overlap", fmt::format("{:.2f}", o.tp_overlap), tp_source,
               f.tp_comm_overlap || !tp_overlap.empty());
+  // The input gradients' collectives behind their weight-gradient GEMMs; a share given with
+  // --tp-overlap is all that hides.
+  std::string async_source(out.profile->input_grad_overlap.source);
+  if (!tp_overlap.empty()) {
+    o.input_grad_overlap = async_input_grad::none;
+    async_source = "--tp-overlap: the share given is all that hides";
+  }
+  add_setting(out, "input_grad_overlap", std::string(async_input_grad_name(o.input_grad_overlap)),
+              async_source, !tp_overlap.empty());
 }
 
 /// DP overlap. --overlap-grad-reduce alone hides the gradient reduction only; the core takes

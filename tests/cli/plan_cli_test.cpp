@@ -116,7 +116,7 @@ TEST_CASE("plan's best layout, with and without CP, run through step gives the s
     args += " --vpp " + std::to_string(l.at("vpp").get<int>());
     args += " --recompute " + l.at("recompute").get<std::string>();
     args += " --zero " + std::to_string(l.at("zero").get<int>());
-    args += l.at("sp").get<bool>() ? " --sp" : "";
+    args += l.at("sp").get<bool>() ? " --sp" : " --no-sp";
     const auto layout = l.at("layout").get<std::string>();
     const auto first = layout.find(",first=");
     if (first != std::string::npos) {
@@ -545,7 +545,7 @@ std::string step_layout_flags(const nlohmann::json& l) {
   }
   args += " --cp " + std::to_string(l.value("cp", 1));
   args += " --recompute " + l.at("recompute").get<std::string>();
-  args += l.at("sp").get<bool>() ? " --sp" : "";
+  args += l.at("sp").get<bool>() ? " --sp" : " --no-sp";
   const auto layout = l.at("layout").get<std::string>();
   const auto first = layout.find(",first=");
   if (first != std::string::npos) {

@@ -136,6 +136,11 @@ struct layer_compute {
   /// the others into linear_qkv and linear_fc1, where nothing is rerun nor freed (memory.hpp,
   /// selective_module_bytes).
   seconds norms_forward{};
+  /// Of the backward, the weight-gradient GEMMs of the two column-parallel linears whose input
+  /// gradient is a TP collective: QKV's (0 under MLA, whose attention input has collectives of
+  /// its own) and FC1's with its gate (an MoE layer: the shared experts', 0 without). What
+  /// that collective, started before them, can hide behind (stages.hpp, input_grad_overlap).
+  seconds qkv_wgrad{}, fc1_wgrad{};
   bool moe = false;  ///< an MoE layer: "mlp" does not apply, "moe" and "shared_experts" do
 
   [[nodiscard]] constexpr seconds forward() const { return attention_core_forward + other_forward; }
@@ -151,6 +156,8 @@ struct layer_compute {
             experts_activation + o.experts_activation,
             mla_up_forward + o.mla_up_forward,
             norms_forward + o.norms_forward,
+            qkv_wgrad + o.qkv_wgrad,
+            fc1_wgrad + o.fc1_wgrad,
             moe || o.moe};
   }
   /// What selective recomputation of `modules` (recompute_recipe.hpp bits) runs again, as
@@ -280,6 +287,7 @@ struct layer_matmul_times {
   seconds attn_fwd{};
   seconds bwd{};
   seconds up_fwd{}, mlp_fwd{}, experts_fwd{};  // parts the recompute modules rerun
+  seconds qkv_wgrad{}, fc1_wgrad{};            // QKV's and FC1's weight gradients (in bwd too)
 };
 
 /// Adds the projections' matmuls, as Megatron's column/row-parallel layers split them; the
@@ -322,8 +330,15 @@ constexpr void add_projection_matmuls(layer_matmul_times& mt, const transformer_
     } else if (i >= 6) {  // the routed experts and the router
       mt.experts_fwd += fwd;
     }
-    mt.bwd +=
-        matmul_time(g.m, g.k, g.n, g.batch, w, gpu) + matmul_time(g.k, g.n, g.m, g.batch, w, gpu);
+    // Y = X·W: the input gradient dY·Wᵀ (m × k over n) and the weight gradient Xᵀ·dY (k × n
+    // over m).
+    const seconds wgrad = matmul_time(g.k, g.n, g.m, g.batch, w, gpu);
+    mt.bwd += matmul_time(g.m, g.k, g.n, g.batch, w, gpu) + wgrad;
+    if (i == 0) {
+      mt.qkv_wgrad = wgrad;
+    } else if (i == 4) {
+      mt.fc1_wgrad = wgrad;
+    }
   }
 }
 
@@ -455,6 +470,8 @@ constexpr layer_compute layer_compute_time(const transformer_spec& model, std::i
           w.k * 4 * ((l.latent ? 1.0 : 0.0) + (mlp.local_experts > 0.0 ? 1.0 : 0.0)) * l.x *
               units::B,
           gpu),
+      .qkv_wgrad = mt.qkv_wgrad,
+      .fc1_wgrad = mt.fc1_wgrad,
       .moe = mlp.local_experts > 0.0,
   };
 }

@@ -49,12 +49,14 @@ namespace tpcost {
 /// The one constant fitted on the 10 BF16 MoE development rows only
 /// (tests/reference/moe_dev_fit.cpp, docs/moe.md), refitted when the rows took the dispatcher
 /// and the recompute modules their sources set (flex/HybridEP for the five Qwen3-30B-A3B
-/// recipes; layernorm and moe_act for five Qwen3-235B rows): 1.16 ms (1.163); fitted mean
-/// |error| 15.6%, worst 33.0%; leave-one-out 17.6%, worst 42.9%, against 22.5% and 67.0% without
-/// it (the 10 FP8/MXFP8 rows, not fitted: 13.4% and 32.3%, against 36.3% and 66.8%). Runs that
+/// recipes; layernorm and moe_act for five Qwen3-235B rows), and again when Megatron's
+/// input-gradient collectives came to hide behind their weight gradients (stages.hpp) and B200's
+/// BF16 eta_mm was refitted: 1.19 ms (1.187); fitted mean |error| 16.0%, worst 33.1%;
+/// leave-one-out 17.9%, worst 43.1%, against 22.8% and 68.1% without it (the 10 FP8/MXFP8 rows,
+/// not fitted: 13.7% and 32.4%, against 36.4% and 67.8%). Runs that
 /// capture the MoE layer in CUDA graphs lose less of it; that is not modelled
 /// (expert_options::graphs).
-inline constexpr double moe_host_time_per_pass_s = 1.16e-3;
+inline constexpr double moe_host_time_per_pass_s = 1.19e-3;
 
 /// How the software runs the experts.
 struct expert_options {

@@ -7,6 +7,8 @@
 // Each field maps onto the step model's own machinery, not a second one:
 //
 //   tp_overlap        share of the TP collectives hidden behind compute (capped by that compute)
+//   input_grad_overlap which column-parallel input-gradient collectives (all-reduce,
+//                     reduce-scatter) run behind their weight-gradient GEMMs
 //   dp_overlap        share of the gradient sync hidden behind the last backward; for ZeRO-2/3
 //                     the share of each micro-batch's collectives hidden behind its compute
 //   grad_wire_bytes   bytes per gradient element in the DP reduction
@@ -35,6 +37,7 @@
 #include <string>
 #include <string_view>
 
+#include "tpcost/base/enum_names.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/base/quote.hpp"
 #include "tpcost/hardware/efficiency.hpp"
@@ -54,12 +57,28 @@ struct cited {
 /// The order is the table's below (profile_of indexes it by this value).
 enum class software_stack : int { megatron_core, megatron_2021, deepspeed, fsdp2, megatron_bridge };
 
+/// Which TP collectives of a column-parallel linear's input gradient (stages.hpp) run
+/// asynchronously behind the linear's weight-gradient GEMM: none; the reduce-scatter of
+/// sequence parallelism only; or also the all-reduce without it.
+enum class async_input_grad : int { none, reduce_scatter, all };
+
+inline constexpr std::array<enum_name<async_input_grad>, 3> async_input_grad_names{{
+    {"none", async_input_grad::none},
+    {"reduce-scatter", async_input_grad::reduce_scatter},
+    {"all-reduce+reduce-scatter", async_input_grad::all},
+}};
+
+constexpr std::string_view async_input_grad_name(async_input_grad value) {
+  return name_of(async_input_grad_names, value);
+}
+
 struct stack_profile {
   software_stack stack = software_stack::megatron_core;
   std::string_view name;     ///< the --stack name
   std::string_view release;  ///< the framework release the sources below are read at
   std::string_view summary;  ///< one line: what the profile runs
   cited<double> tp_overlap;
+  cited<async_input_grad> input_grad_overlap;
   /// ZeRO 0-2; DeepSpeed overlaps only stage 3 by default, so stage 3 has its own value.
   cited<double> dp_overlap;
   cited<double> dp_overlap_zero3;
@@ -91,6 +110,13 @@ inline constexpr std::array<stack_profile, 5> stack_profiles{{
      .tp_overlap = {0.0, "megatron/core/model_parallel_config.py: tp_comm_overlap = False "
                          "(--tp-comm-overlap: Transformer Engine userbuffers overlap every TP "
                          "all-gather/reduce-scatter with its GEMM, tpcost 1.0)"},
+     .input_grad_overlap = {async_input_grad::all,
+                           "megatron/core/tensor_parallel/layers.py: "
+                           "LinearWithGradAccumulationAndAsyncCommunication.backward starts "
+                           "a column-parallel linear's input-gradient all-reduce "
+                           "(allreduce_dgrad), or under SP its reduce-scatter, before the "
+                           "weight-gradient GEMM and waits after it (Transformer Engine's "
+                           "linear.py: \"Overlap dgrad-RS/AR with wgrad\")"},
      .dp_overlap = {0.0, "megatron/core/distributed/distributed_data_parallel_config.py: "
                          "overlap_grad_reduce = False, overlap_param_gather = False "
                          "(--overlap-grad-reduce, --overlap-param-gather)"},
@@ -130,6 +156,12 @@ inline constexpr std::array<stack_profile, 5> stack_profiles{{
      .summary = "Megatron-LM of the SC21 paper: fp16, local DDP (no overlap), no distributed "
                 "optimizer, unfused attention (scores in HBM)",
      .tp_overlap = {0.0, "megatron/mpu/layers.py: TP all-reduces run on the compute stream"},
+     .input_grad_overlap = {async_input_grad::reduce_scatter,
+                           "megatron/mpu/layers.py (v2.5): the input-gradient "
+                           "all-reduce is synchronous (the async one came with "
+                           "--async-tensor-model-parallel-allreduce, 3f65246, Sep 2021); "
+                           "SP's reduce-scatter came overlapped with the weight gradient "
+                           "(02bb1f5, Mar 2022): a run with --sp ran that code"},
      .dp_overlap = {0.0, "megatron/arguments.py: --DDP-impl default 'local', which all-reduces "
                          "after the backward (examples/sc21/run_table_1.sh picks torch DDP for "
                          "the small rows: --dp-overlap 1)"},
@@ -159,6 +191,9 @@ inline constexpr std::array<stack_profile, 5> stack_profiles{{
      .summary = "DeepSpeed ZeRO-1/2/3: ZeRO-2 reduce-scatters every micro-batch, ZeRO-3 gathers "
                 "each layer's weights in forward and backward with prefetch; bf16 on the wire",
      .tp_overlap = {0.0, "no TP overlap in DeepSpeed's engine (TP from Megatron or AutoTP)"},
+     .input_grad_overlap = {async_input_grad::none,
+                           "assumed: DeepSpeed's engine adds no TP overlap (Megatron-DeepSpeed's "
+                           "or AutoTP's collectives are costed as run inline)"},
      .dp_overlap = {0.0, "deepspeed/runtime/zero/config.py: overlap_comm defaults to "
                          "stage == 3 (False for ZeRO 0-2)"},
      .dp_overlap_zero3 = {1.0, "deepspeed/runtime/zero/config.py: overlap_comm defaults to True "
@@ -194,6 +229,9 @@ inline constexpr std::array<stack_profile, 5> stack_profiles{{
      .summary = "torchtitan with FSDP2 (fully_shard: --zero 3), per-layer all-gathers "
                 "with implicit prefetch, fp32 reduce-scatter every micro-batch",
      .tp_overlap = {0.0, "torchtitan/config/job_config.py: enable_async_tensor_parallel = False"},
+     .input_grad_overlap = {async_input_grad::none,
+                           "torchtitan: DTensor's TP collectives run inline unless async TP "
+                           "(enable_async_tensor_parallel = False)"},
      .dp_overlap = {1.0, "FSDP2 reduce-scatters each layer's gradients on a separate stream as "
                          "its backward ends (torch.distributed.fsdp.fully_shard)"},
      .dp_overlap_zero3 = {1.0, "FSDP2 prefetches the next layer's all-gather (forward and "
@@ -235,6 +273,11 @@ inline constexpr std::array<stack_profile, 5> stack_profiles{{
      .tp_overlap = {1.0, "recipes/llama/h100/llama3.py (70B): CommOverlapConfig(tp_comm_overlap="
                          "True) with TE userbuffers; training/comm_overlap.py turns it off at "
                          "t < 2 or without sequence parallelism"},
+     .input_grad_overlap = {async_input_grad::all,
+                           "Megatron-Core's linear layers (megatron/core/tensor_parallel/"
+                           "layers.py, core_v0.16.0, and Transformer Engine's linear.py): "
+                           "the input-gradient all-reduce or reduce-scatter behind the "
+                           "weight-gradient GEMM, where userbuffers are off"},
      .dp_overlap = {1.0, "recipes/common.py _pretrain_common: DistributedDataParallelConfig("
                          "overlap_grad_reduce=True, overlap_param_gather=True)"},
      .dp_overlap_zero3 = {1.0, "as dp_overlap (Megatron-FSDP, ddp.use_megatron_fsdp)"},

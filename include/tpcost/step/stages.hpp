@@ -76,6 +76,10 @@ struct step_options {
   /// Bridge's comm_overlap.py turns it off without) and within one NVLink domain: none of
   /// tp_overlap applies with SP off or a TP group across domains.
   bool tp_overlap_needs_sp = false;
+  /// Which input-gradient collectives of the column-parallel linears run behind their
+  /// weight-gradient GEMMs (stack_profiles.hpp): hidden up to those GEMMs' time, whatever
+  /// tp_overlap is.
+  async_input_grad input_grad_overlap = async_input_grad::none;
   /// Megatron's --overlap-grad-reduce without --overlap-param-gather: the gradient reduction
   /// (DDP's all-reduce, the reduce-scatters) hides behind the backward by dp_overlap, the
   /// weight all-gathers do not. Their share of the sync is what their bytes make it: two
@@ -674,6 +678,13 @@ constexpr seconds exposed_after_overlap(seconds comm, double overlap, seconds co
   return comm - min(overlap * comm, compute);
 }
 
+/// A layer's TP collectives left exposed: userbuffers hide `overlap` of all of them, the input
+/// gradients' collectives started before their weight-gradient GEMMs hide `async_hidden`
+/// (already capped by those GEMMs), and nothing hides more than the compute.
+constexpr seconds exposed_tp(seconds comm, double overlap, seconds async_hidden, seconds compute) {
+  return comm - min(max(overlap * comm, async_hidden), compute);
+}
+
 /// The one rule on sharding with pipelines, shared by `step` and `plan`, as the stack of
 /// `options` runs it (stack_profiles.hpp): ZeRO-2 and 3 need p = 1 (DeepSpeed's PipelineEngine
 /// asserts ZeRO stage < 2, deepspeed/runtime/pipe/engine.py; Megatron-Core pipelines only its
@@ -692,6 +703,7 @@ constexpr step_options options_of(const stack_profile& stack) {
   o.p2p_overlap = stack.p2p_overlap.value;
   // Its TP overlap is Transformer Engine's userbuffers (comm_overlap.py): SP or nothing.
   o.tp_overlap_needs_sp = stack.stack == software_stack::megatron_bridge;
+  o.input_grad_overlap = stack.input_grad_overlap.value;
   o.grad_wire_bytes = stack.grad_wire_bytes.value;
   o.state = stack.state.value;
   o.attention = stack.attention.value;
@@ -780,6 +792,13 @@ struct tp_layer_comm {
   seconds mla_change{};  ///< MLA's attention input collectives in place of the dense ones
   bool rerun_moe = false;
   seconds time{};  ///< the dense layer's TP collectives, before overlap
+  /// One input-gradient collective of a column-parallel linear (QKV's, FC1's), when the stack
+  /// starts it before that linear's weight-gradient GEMM (input_grad_overlap); 0 otherwise.
+  seconds input_grad{};
+  /// What those collectives hide of a layer with `kernels`: each up to its own GEMM.
+  [[nodiscard]] constexpr seconds input_grad_hidden(const layer_compute& kernels) const {
+    return min(input_grad, kernels.qkv_wgrad) + min(input_grad, kernels.fc1_wgrad);
+  }
 };
 
 /// The dense layer's TP collectives on a TP group of `t`; sets r's count, algorithm and time
@@ -829,6 +848,13 @@ inline tp_layer_comm tp_comm_of_layer(const step_environment& env, const batch_t
         counts.all_reduce > 0 ? y.tp_all_reduce.algorithm : y.tp_reduce_scatter.algorithm;
   }
   r.tp_comm_per_layer = l.time;
+  // Each backward pass has one input-gradient collective per column-parallel linear: the
+  // all-reduce, or under SP the reduce-scatter, of QKV's and FC1's input gradient.
+  const auto async = opt.input_grad_overlap;
+  if (t > 1 &&
+      (async == async_input_grad::all || (async == async_input_grad::reduce_scatter && sp == 1))) {
+    l.input_grad = sp == 1 ? y.tp_reduce_scatter.cost.time : y.tp_all_reduce.cost.time;
+  }
   return l;
 }
 
@@ -846,7 +872,8 @@ struct layer_times {
 /// A dense layer's compute and exposed TP collectives, and the model's ends: the output layer
 /// with its loss and the MTP modules on the last stage, the embedding on the first.
 inline void dense_layer_and_ends(layer_times& l, const step_environment& env, const group_terms& x,
-                                 const batch_terms& y, const layout_choice& c, seconds tp_layer) {
+                                 const batch_terms& y, const layout_choice& c,
+                                 const tp_layer_comm& tp) {
   const auto& opt = env.options;
   const std::size_t sp = c.sequence_parallel ? 1 : 0;
   // Userbuffers also exchange over NVLink only (Transformer Engine's initialize_ub maps the TP
@@ -861,8 +888,10 @@ inline void dense_layer_and_ends(layer_times& l, const step_environment& env, co
   l.dense_compute = l.dense_kernels.total(c.recompute, opt.selective, opt.recompute.modules) +
                     l.dense_kernels.grad_accumulation;
   // Overlap hides a share of the TP collectives, but at most the compute they overlap with:
-  // exposed = comm − hidden, hidden <= compute.
-  l.tp_exposed = exposed_after_overlap(tp_layer, l.tp_overlap, l.dense_compute);
+  // exposed = comm − hidden, hidden <= compute; the input gradients' collectives hide behind
+  // the weight-gradient GEMMs they were started before (Megatron-Core layers.py).
+  l.tp_exposed =
+      exposed_tp(tp.time, l.tp_overlap, tp.input_grad_hidden(l.dense_kernels), l.dense_compute);
   // The output layer on the last stage: logits, loss, the TP collectives of its input (hidden
   // behind its GEMMs by tp_overlap as the layers' are) and the cross-entropy's all-reduces
   // (batch_stage), which wait on the loss's own kernels: exposed.
@@ -907,7 +936,8 @@ inline void moe_layer_times(layer_times& l, const step_environment& env, const b
              tp.mla_change;
   }
   moe_tp += passes * y.etp_reduce_scatter.cost.time + passes * y.etp_all_gather.cost.time;
-  l.moe_tp_exposed = exposed_after_overlap(moe_tp, l.tp_overlap, l.moe_compute);
+  l.moe_tp_exposed =
+      exposed_tp(moe_tp, l.tp_overlap, tp.input_grad_hidden(l.moe_kernels), l.moe_compute);
   r.moe_tp_comm_per_layer = moe_tp;
   r.ep_all_to_alls_per_layer = 2.0 * passes;
   r.ep_comm_per_layer = r.ep_all_to_alls_per_layer * y.dispatch.cost.time;
@@ -1066,7 +1096,7 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   const std::size_t sp = c.sequence_parallel ? 1 : 0;
   const detail::tp_layer_comm tp = detail::tp_comm_of_layer(env, y, c, t, r);
   detail::layer_times l;
-  detail::dense_layer_and_ends(l, env, x, y, c, tp.time);
+  detail::dense_layer_and_ends(l, env, x, y, c, tp);
   if (is_moe(env.model.moe)) {  // all zero for a dense model
     detail::moe_layer_times(l, env, y, c, t, tp, r);
   }

@@ -2,6 +2,7 @@
 // gradient dtype on the wire and in memory, ZeRO-3's gathered layers, FSDP2's gathers with PP.
 #include "tpcost/step/stack_profiles.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <set>
 #include <string>
@@ -345,4 +346,55 @@ TEST_CASE(
     CHECK(options_of(p, true).grad_wire_bytes == options_of(p).grad_wire_bytes);
     CHECK(options_of(p, true).state.gradients == options_of(p).state.gradients);
   }
+}
+
+TEST_CASE("Megatron's input-gradient collectives hide behind their own weight-gradient GEMMs",
+          "[stack]") {
+  // Megatron-Core layers.py (LinearWithGradAccumulationAndAsyncCommunication.backward): QKV's
+  // and FC1's input-gradient all-reduce, or under SP its reduce-scatter, starts before that
+  // linear's weight-gradient GEMM and is waited for after it. One of each per backward pass.
+  auto in = small_gpt(named("megatron-core"), 8, 1, 1, zero_stage::none);
+  REQUIRE(in.options.input_grad_overlap == async_input_grad::all);
+  auto inline_comm = in;
+  inline_comm.options.input_grad_overlap = async_input_grad::none;
+  const double layer_passes = 8.0 * 8.0;  // 8 layers, m = 8 micro-batches
+  const auto k = layer_compute_time(in.model, 1, 8, in.gpu, in.options.attention);
+  for (const bool sp : {false, true}) {
+    INFO("SP " << sp);
+    in.par.sequence_parallel = sp;
+    inline_comm.par.sequence_parallel = sp;
+    const auto async = evaluate_step(in);
+    const auto sync = evaluate_step(inline_comm);
+    // No SP: 4 all-reduces a layer; SP: 4 all-gathers and 4 reduce-scatters of the same ring
+    // cost. The one collective that may hide: a quarter or an eighth of the layer's.
+    const double one = sync.tp_comm_per_layer.value() / (sp ? 8.0 : 4.0);
+    // By hand: each hides up to its own GEMM (here FC1's is the longer, QKV's the shorter).
+    const double hidden = std::min(one, k.qkv_wgrad.value()) + std::min(one, k.fc1_wgrad.value());
+    REQUIRE(hidden > 0.0);
+    CHECK_THAT(sync.time.tp_comm.value() - async.time.tp_comm.value(),
+               near(layer_passes * hidden, 1e-9));
+    CHECK_THAT(sync.step_time.value() - async.step_time.value(), near(layer_passes * hidden, 1e-9));
+  }
+  // GEMMs far longer than the collectives (a GPU 1,000x slower): both hide whole.
+  in.gpu.peak = flops_per_second(312e9);
+  inline_comm.gpu.peak = in.gpu.peak;
+  in.par.sequence_parallel = inline_comm.par.sequence_parallel = false;
+  const auto sync = evaluate_step(inline_comm);
+  CHECK_THAT(sync.time.tp_comm.value() - evaluate_step(in).time.tp_comm.value(),
+             near(layer_passes * sync.tp_comm_per_layer.value() / 2.0, 1e-9));
+  // Megatron-LM v2.5 (megatron-2021) all-reduces inline; only SP's reduce-scatter, which came
+  // overlapped (Mar 2022), hides.
+  auto old = small_gpt(named("megatron-2021"), 8, 1, 1, zero_stage::none);
+  REQUIRE(old.options.input_grad_overlap == async_input_grad::reduce_scatter);
+  auto old_inline = old;
+  old_inline.options.input_grad_overlap = async_input_grad::none;
+  CHECK(evaluate_step(old).step_time.value() == evaluate_step(old_inline).step_time.value());
+  old.par.sequence_parallel = old_inline.par.sequence_parallel = true;
+  CHECK(evaluate_step(old).step_time.value() < evaluate_step(old_inline).step_time.value());
+  // Userbuffers hide all of it already: the async path adds nothing on top.
+  auto bridge = small_gpt(named("megatron-bridge"), 8, 1, 1, zero_stage::none);
+  bridge.par.sequence_parallel = true;
+  auto bridge_inline = bridge;
+  bridge_inline.options.input_grad_overlap = async_input_grad::none;
+  CHECK(evaluate_step(bridge).step_time.value() == evaluate_step(bridge_inline).step_time.value());
 }
