@@ -57,8 +57,8 @@ double korthikanti_22b_layer_ms(recompute_mode mode, async_input_grad async) {
   const auto per_step = [&](std::int64_t layers) {
     step_inputs in;
     in.model = with_architecture(
-        transformer_spec{.layers = layers, .hidden = 6144, .heads = 64, .vocab = 51200,
-                         .seq = 2048},
+        transformer_spec{
+            .layers = layers, .hidden = 6144, .heads = 64, .vocab = 51200, .seq = 2048},
         architecture::gpt);
     in.par.tp = 8;
     in.par.micro_batch = 4;
