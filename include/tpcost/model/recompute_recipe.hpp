@@ -37,6 +37,7 @@
 #include "tpcost/base/enum_names.hpp"
 #include "tpcost/base/error.hpp"
 #include "tpcost/base/quote.hpp"
+#include "tpcost/base/word_list.hpp"
 
 namespace tpcost {
 
@@ -145,13 +146,7 @@ inline recompute_method parse_recompute_method(std::string_view text, std::strin
 /// The modules as a list in Megatron's order ("core_attn,mlp"; a plan layout string joins them
 /// with '+'); "none" for an empty set.
 inline std::string recompute_modules_to_string(unsigned modules, char separator = ',') {
-  std::string out;
-  for (const auto& m : recompute_module_names) {
-    if ((modules & static_cast<unsigned>(m.module)) != 0U) {
-      out += (out.empty() ? "" : std::string(1, separator)) + std::string(m.name);
-    }
-  }
-  return out.empty() ? "none" : out;
+  return listed_names(recompute_module_names, modules, separator);
 }
 
 /// Reads a list of module names separated by commas, spaces, '+' or brackets (a script's
@@ -159,82 +154,30 @@ inline std::string recompute_modules_to_string(unsigned modules, char separator 
 /// layout's `modules=core_attn+mlp`); an empty list recomputes nothing. Throws `invalid_spec(field,
 /// ...)` for a name Megatron does not know.
 inline unsigned parse_recompute_modules(std::string_view text, std::string_view field) {
-  unsigned modules = 0;
-  std::string word;
-  const auto flush = [&] {
-    if (word.empty()) {
-      return;
-    }
-    bool known = false;
-    for (const auto& m : recompute_module_names) {
-      if (word == m.name) {
-        modules |= static_cast<unsigned>(m.module);
-        known = true;
-      }
-    }
-    if (!known) {
-      throw invalid_spec(std::string(field),
-                         quote_value(word) +
-                             " is not a recompute module; expected core_attn, moe_act, "
-                             "layernorm, mla_up_proj, mlp, moe or shared_experts");
-    }
-    word.clear();
-  };
-  for (const char c : text) {
-    if (c == ',' || c == ' ' || c == '+' || c == '[' || c == ']' || c == '\'' || c == '"') {
-      flush();
-    } else {
-      word += c;
-    }
-  }
-  flush();
-  return modules;
+  return listed_flags(text, true, recompute_module_names, [&](std::string_view word) {
+    return invalid_spec(std::string(field), quote_value(word) +
+                                                " is not a recompute module; expected core_attn, "
+                                                "moe_act, layernorm, mla_up_proj, mlp, moe or "
+                                                "shared_experts");
+  });
 }
 
 /// The offload modules as a comma list in Megatron's order; "none" for an empty set.
 inline std::string offload_modules_to_string(unsigned modules) {
-  std::string out;
-  for (const auto& m : offload_module_names) {
-    if ((modules & static_cast<unsigned>(m.module)) != 0U) {
-      out += (out.empty() ? "" : ",") + std::string(m.name);
-    }
-  }
-  return out.empty() ? "none" : out;
+  return listed_names(offload_module_names, modules);
 }
 
 /// Reads --offload-modules as Megatron-Core's TransformerConfig.__post_init__ checks it
 /// (core_v0.16.0): names separated by commas, spaces or brackets, at least one, each one of
 /// its seven, and attn_proj only with core_attn. Throws `invalid_spec(field, ...)`.
 inline unsigned parse_offload_modules(std::string_view text, std::string_view field) {
-  unsigned modules = 0;
-  std::string word;
-  const auto flush = [&] {
-    if (word.empty()) {
-      return;
-    }
-    bool known = false;
-    for (const auto& m : offload_module_names) {
-      if (word == m.name) {
-        modules |= static_cast<unsigned>(m.module);
-        known = true;
-      }
-    }
-    if (!known) {
-      throw invalid_spec(std::string(field),
-                         quote_value(word) +
-                             " is not an offload module; expected attn_norm, qkv_linear, "
-                             "core_attn, attn_proj, mlp_norm, expert_fc1 or moe_act");
-    }
-    word.clear();
-  };
-  for (const char c : text) {
-    if (c == ',' || c == ' ' || c == '[' || c == ']' || c == '\'' || c == '"') {
-      flush();
-    } else {
-      word += c;
-    }
-  }
-  flush();
+  const unsigned modules =
+      listed_flags(text, false, offload_module_names, [&](std::string_view word) {
+        return invalid_spec(std::string(field),
+                            quote_value(word) +
+                                " is not an offload module; expected attn_norm, qkv_linear, "
+                                "core_attn, attn_proj, mlp_norm, expert_fc1 or moe_act");
+      });
   if (modules == 0) {
     throw invalid_spec(std::string(field),
                        "is empty; fine-grained activation offloading needs at least one module "

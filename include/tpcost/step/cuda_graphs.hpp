@@ -37,6 +37,7 @@
 
 #include "tpcost/base/error.hpp"
 #include "tpcost/base/quote.hpp"
+#include "tpcost/base/word_list.hpp"
 
 namespace tpcost {
 
@@ -127,11 +128,7 @@ inline cuda_graphs parse_cuda_graph_scope(std::string_view text, cuda_graphs gra
   unsigned scopes = 0;
   int words = 0;
   bool full = false, full_iteration = false;
-  std::string word;
-  const auto flush = [&] {
-    if (word.empty()) {
-      return;
-    }
+  for_each_listed_name(text, false, [&](std::string_view word) {
     ++words;
     bool known = false;
     for (unsigned i = 0; i < std::size(cuda_graph_scope_names); ++i) {
@@ -151,16 +148,7 @@ inline cuda_graphs parse_cuda_graph_scope(std::string_view text, cuda_graphs gra
                              " is not a CUDA graph scope; expected attn, mlp, moe, moe_router, "
                              "moe_preprocess, mamba or full_iteration");
     }
-    word.clear();
-  };
-  for (const char c : text) {
-    if (c == ',' || c == ' ' || c == '[' || c == ']' || c == '\'' || c == '"') {
-      flush();
-    } else {
-      word += c;
-    }
-  }
-  flush();
+  });
   if (graphs.impl == cuda_graph_impl::full_iteration && words > 0 && !full_iteration) {
     throw invalid_spec(std::string(field),
                        "must be empty with --cuda-graph-impl full_iteration (core_v0.18.0)");
