@@ -52,7 +52,8 @@ TEST_CASE("Every profile names its release and cites every choice and names are 
          {p.tp_overlap.source, p.dp_overlap.source, p.dp_overlap_zero3.source,
           p.grad_wire_bytes.source, p.state.source, p.attention.source, p.max_zero.source,
           p.sharding_with_pp.source, p.gathers_per_micro_batch.source, p.gathered_layers.source,
-          p.p2p_overlap.source, p.sequence_parallel.source, p.kernels.source}) {
+          p.p2p_overlap.source, p.sequence_parallel.source, p.kernels.source,
+          p.input_grad_overlap.source}) {
       CHECK(source.size() > 10);
     }
   }
