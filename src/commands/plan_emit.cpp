@@ -87,6 +87,7 @@ void check_software(emit_format f, const software_flags& s) {
           std::pair{s.stack.overlap_grad_reduce, "--overlap-grad-reduce"},
           std::pair{s.stack.overlap_param_gather, "--overlap-param-gather"},
           std::pair{s.stack.grad_reduce_in_bf16, "--grad-reduce-in-bf16"},
+          std::pair{s.stack.no_grad_accumulation_fusion, "--no-gradient-accumulation-fusion"},
           std::pair{s.stack.precision_aware_optimizer, "--use-precision-aware-optimizer"}}) {
       if (on) {
         refuse(f, std::string(flag) + " is a Megatron-Core switch torchtitan has no key for");
@@ -343,6 +344,12 @@ void add_stack_switches(megatron_settings& s, const parallel_config& p, const em
   if (st.grad_reduce_in_bf16 || recipe) {
     s.add("", "", "--grad-reduce-in-bf16", true);
     s.add("ddp", "grad_reduce_in_fp32", "", false);  // the reader inverts it (nemo_yaml.cpp)
+  }
+  // Gradient accumulation outside the GEMM: by flag, or as the recipe's Megatron-FSDP
+  // configurations run it (stack_profiles.hpp: they set gradient_accumulation_fusion False).
+  if (st.no_grad_accumulation_fusion || (recipe && p.zero == zero_stage::parameters)) {
+    s.add("", "", "--no-gradient-accumulation-fusion", true);
+    s.add("model", "gradient_accumulation_fusion", "", false);  // the reader inverts it
   }
   if (st.precision_aware_optimizer) {
     s.add("optimizer", "use_precision_aware_optimizer", "--use-precision-aware-optimizer", true);

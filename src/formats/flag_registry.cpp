@@ -337,6 +337,10 @@ constexpr flag_spec flags[] = {
      "/options/no_overlap_p2p_communication", cmd::job,
      "Megatron-Core: keep the interleaved schedule's pipeline sends and receives exposed (default: "
      "overlapped with compute when --vpp > 1)"},
+    {"--no-gradient-accumulation-fusion", '\0', "", value_kind::boolean, "", "",
+     "/options/no_gradient_accumulation_fusion", cmd::job,
+     "Megatron-Core: add each micro-batch's weight gradients into the main-grad buffer in a pass "
+     "of their own (default: the weight-gradient GEMMs accumulate themselves)"},
     {"--torch-compile", '\0', "", value_kind::boolean, "", "", "/options/torch_compile", cmd::job,
      "torchtitan (--stack fsdp2): torch.compile the model ([compile] enable): its element-wise ops "
      "fused, priced with the compiled kernels' efficiencies"},

@@ -1168,6 +1168,16 @@ struct megatron_mapping {
 
   bool on(std::string_view dest) { return get(dest) != nullptr; }
 
+  /// Whether `dest` was turned off: a store_false flag (`--no-X`, dest X) or a false value.
+  bool off(std::string_view dest) {
+    const auto it = last.find(dest);
+    if (it == last.end()) {
+      return false;
+    }
+    used.insert(&it->second);
+    return it->second.value == "False";
+  }
+
   /// The reason a value cannot be read, naming the variables a script left unresolved.
   [[noreturn]] void unresolved(const megatron_arg& a, const std::string& expected) {
     std::string names;
@@ -2109,6 +2119,11 @@ struct megatron_mapping {
       if (on(flag)) {
         r.put(std::string("/options/") + flag, true, at(flag));
       }
+    }
+    // --no-gradient-accumulation-fusion (dest gradient_accumulation_fusion, store_false), or a
+    // Megatron-Bridge model.gradient_accumulation_fusion: false.
+    if (off("gradient_accumulation_fusion")) {
+      r.put("/options/no_gradient_accumulation_fusion", true, at("gradient_accumulation_fusion"));
     }
     // The precision-aware optimizer's dtypes (optimizer_states.hpp), in the flags' spelling;
     // a Megatron-Bridge dump may write torch's names.

@@ -18,6 +18,7 @@ void add_stack_flags(CLI::Option_group& group, stack_flags& f) {
   add_flag(group, "--overlap-param-gather", f.overlap_param_gather);
   add_flag(group, "--grad-reduce-in-bf16", f.grad_reduce_in_bf16);
   add_flag(group, "--no-overlap-p2p-communication", f.no_overlap_p2p);
+  add_flag(group, "--no-gradient-accumulation-fusion", f.no_grad_accumulation_fusion);
   add_flag(group, "--use-precision-aware-optimizer", f.precision_aware_optimizer);
   add_flag(group, "--offload-optimizer", f.offload_optimizer);
   add_flag(group, "--offload-param", f.offload_param);
@@ -52,6 +53,7 @@ void check_megatron_flags(const stack_flags& f, const stack_profile& p) {
   for (const auto& [flag, given] :
        {std::pair{"--tp-comm-overlap", f.tp_comm_overlap},
         std::pair{"--no-overlap-p2p-communication", f.no_overlap_p2p},
+        std::pair{"--no-gradient-accumulation-fusion", f.no_grad_accumulation_fusion},
         std::pair{"--overlap-grad-reduce", f.overlap_grad_reduce},
         std::pair{"--overlap-param-gather", f.overlap_param_gather},
         std::pair{"--grad-reduce-in-bf16", f.grad_reduce_in_bf16},
@@ -254,6 +256,14 @@ void resolve_pipeline_and_sharding(stack_choice& out, const stack_flags& f) {
   }
   add_setting(out, "p2p_overlap", fmt::format("{:.2f}", o.p2p_overlap), p2p_source,
               f.no_overlap_p2p);
+  std::string fusion_source(p.grad_accumulation_fusion.source);
+  if (f.no_grad_accumulation_fusion) {
+    o.grad_accumulation_fusion = fused_accumulation::never;
+    fusion_source = "--no-gradient-accumulation-fusion: a pass over each micro-batch's gradients";
+  }
+  add_setting(out, "grad_accumulation_fusion",
+              std::string(fused_accumulation_name(o.grad_accumulation_fusion)), fusion_source,
+              f.no_grad_accumulation_fusion);
 
   add_setting(out, "max_zero", std::to_string(p.max_zero.value), std::string(p.max_zero.source),
               false);

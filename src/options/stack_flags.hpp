@@ -20,7 +20,8 @@ struct stack_flags {
   bool overlap_grad_reduce = false;
   bool overlap_param_gather = false;
   bool grad_reduce_in_bf16 = false;
-  bool no_overlap_p2p = false;  ///< --no-overlap-p2p-communication
+  bool no_overlap_p2p = false;               ///< --no-overlap-p2p-communication
+  bool no_grad_accumulation_fusion = false;  ///< --no-gradient-accumulation-fusion
   /// torchtitan's [compile] enable: --torch-compile / --no-torch-compile (neither: the stack's).
   bool torch_compile = false, no_torch_compile = false;
   // Megatron-Core's precision-aware optimizer (tpcost/model/optimizer_states.hpp).

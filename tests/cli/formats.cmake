@@ -321,16 +321,17 @@ tpcost_cli_case("megatron-fsdp script: check costs ZeRO-3"
 add_test(NAME "cli: megatron-fsdp script costs what --model llama-3-8b --zero 3 costs"
   COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:tpcost_cli>
     "-DARGS_A=step|--config|${mfsdp}|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
-    "-DARGS_B=step|--model|llama-3-8b|--tp|1|--pp|1|--gpus|8|--batch|1|--global-batch|128|--seq|8192|--zero|3|--dtype|bf16|--precision|fp8|--fp8-param-gather|--attention|fused|--sp|--overlap-grad-reduce|--overlap-param-gather|--hidden-dropout|0|--attention-dropout|0|--stack|megatron-core|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
+    "-DARGS_B=step|--model|llama-3-8b|--tp|1|--pp|1|--gpus|8|--batch|1|--global-batch|128|--seq|8192|--zero|3|--dtype|bf16|--precision|fp8|--fp8-param-gather|--attention|fused|--sp|--overlap-grad-reduce|--overlap-param-gather|--hidden-dropout|0|--attention-dropout|0|--stack|megatron-core|--no-gradient-accumulation-fusion|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
     -P ${CMAKE_CURRENT_SOURCE_DIR}/same_report.cmake)
-set(llama_fsdp_mem "ZeRO 3 .*step time 9\\.989 s .*memory per GPU \\(fullest stage 0, fused attention\\): weights 2\\.7 GiB, gradients 3\\.7 GiB, optimizer 11\\.2 GiB, activations 40\\.0 GiB = 57\\.7 GiB")
+set(llama_fsdp_mem "ZeRO 3 .*step time 10\\.19 s .*memory per GPU \\(fullest stage 0, fused attention\\): weights 2\\.7 GiB, gradients 3\\.7 GiB, optimizer 11\\.2 GiB, activations 40\\.0 GiB = 57\\.7 GiB")
 tpcost_cli_case("megatron-fsdp script: the ZeRO-3 step and memory"
   ARGS step --config ${mfsdp} --gpu h100-sxm --interconnect ib-ndr RC 0 STDOUT "${llama_fsdp_mem}")
 tpcost_cli_case("llama-3-8b preset at the megatron-fsdp script's settings: the same step and memory"
   ARGS step --model llama-3-8b --tp 1 --pp 1 --gpus 8 --batch 1 --global-batch 128 --seq 8192
        --zero 3 --dtype bf16 --precision fp8 --fp8-param-gather --attention fused --sp
        --overlap-grad-reduce --overlap-param-gather --hidden-dropout 0 --attention-dropout 0
-       --stack megatron-core --gpu h100-sxm --interconnect ib-ndr RC 0 STDOUT "${llama_fsdp_mem}")
+       --stack megatron-core --no-gradient-accumulation-fusion --gpu h100-sxm --interconnect ib-ndr
+       RC 0 STDOUT "${llama_fsdp_mem}")
 tpcost_cli_case("megatron-fsdp script: an unknown strategy names the flag"
   ARGS convert ${mfsdp} --set SHARDING_STRATEGY=full RC 2
   STDERR "train_llama3_8b_fsdp_h100_fp8\\.sh:117:9: --data-parallel-sharding-strategy: 'full' is not a Megatron-FSDP sharding strategy")
@@ -343,6 +344,13 @@ tpcost_cli_case("megatron-fsdp default at core_v0.17.1: no_shard"
   STDOUT "\"zero\": 0\n")
 tpcost_cli_case("megatron-bridge yaml: ddp.use_megatron_fsdp with optim_grads is ZeRO-2"
   ARGS convert -q ${fmt_dir}/llama3_8b_bridge_fsdp.yaml RC 0 STDOUT "\"zero\": 2\n")
+# Gradient accumulation outside the GEMM (stack_profiles.hpp): Megatron-LM's store_false flag,
+# and the Bridge YAML's model.gradient_accumulation_fusion: false.
+tpcost_cli_case("megatron-fsdp script: --no-gradient-accumulation-fusion is read"
+  ARGS convert -q ${mfsdp} RC 0 STDOUT "\"no_gradient_accumulation_fusion\": true")
+tpcost_cli_case("megatron-bridge yaml: model.gradient_accumulation_fusion false is read"
+  ARGS convert -q ${fmt_dir}/llama3_8b_bridge_fsdp.yaml RC 0
+  STDOUT "\"no_gradient_accumulation_fusion\": true")
 
 # torchtitan's global batch (issue 29): local_batch_size x DP, DP from --gpus when the TOML says
 # data_parallel_shard_degree = -1; its one warning printed once.

@@ -107,6 +107,14 @@ inline round3_row evaluate_round3_row(const nlohmann::json& r, const double* mat
   in.options.tp_overlap = r.at("tp_overlap");
   in.options.dp_overlap = r.at("dp_overlap");
   in.options.dp_overlap_zero3 = r.at("dp_overlap");
+  if (r.at("id").get<std::string>().rfind("mbridge", 0) == 0) {
+    // The Megatron-Bridge performance recipes these rows ran: bf16 gradients on the wire and in
+    // main_grad (grad_reduce_in_fp32 = False), and no fused accumulation under Megatron-FSDP
+    // (stack_profiles.hpp, megatron-bridge).
+    in.options.grad_wire_bytes = 2;
+    in.options.state.gradients = 2.0;
+    in.options.grad_accumulation_fusion = fused_accumulation::except_zero3;
+  }
   if (moe) {
     in.options.experts.dispatcher =
         parse_token_dispatcher(r.at("dispatcher").get<std::string>(), "dispatcher");

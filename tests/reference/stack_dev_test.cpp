@@ -84,7 +84,10 @@ TEST_CASE("H100 development rows with megatron-core and its overlap flags", "[re
 TEST_CASE("Recipe runs typed as --stack megatron-bridge match the same runs with every flag typed",
           "[reference][stack]") {
   // The DGX Cloud rows: the profile alone (SP at t > 1 as the rows set it) against the rows'
-  // typed overlaps; the profile reduces gradients in bf16 (the perf recipes), the rows in fp32.
+  // typed overlaps; the profile reduces gradients in bf16 (the perf recipes), the rows in fp32,
+  // and its fused accumulation reads and writes a bf16 main_grad (2 bytes a parameter per
+  // micro-batch, stages.hpp) where the rows' costs 6: about 0.6% of these steps on top of the
+  // wire bytes' share.
   const auto typed = test::cp_fp8_rows("fp8_rows");
   const auto bridge_options = options_of(stack_profile_by_name("megatron-bridge", "stack"));
   const auto bridge = test::cp_fp8_rows("fp8_rows", &bridge_options);
@@ -94,7 +97,7 @@ TEST_CASE("Recipe runs typed as --stack megatron-bridge match the same runs with
       continue;
     }
     CAPTURE(typed[i].id);
-    CHECK(std::fabs(bridge[i].predicted / typed[i].predicted - 1.0) < 0.01);
+    CHECK(std::fabs(bridge[i].predicted / typed[i].predicted - 1.0) < 0.015);
   }
   // The GB300 Megatron-Bridge rows as the profile runs them: within their fit's error.
   for (auto row : test::round3_fit_rows(test::round3_dev_rows(), test::round3_fit::gb300_fp8)) {

@@ -81,9 +81,10 @@ inline constexpr std::string_view blackwell_fp4 =
 // FP8 and BF16 dense peaks of B200/GB200 but run them at 1,100/1,400 W against 1,000/1,200 W,
 // and the Megatron-Bridge GB300 rows run 14-18% faster than the Blackwell fit predicts.
 inline constexpr std::string_view gb300_fp8 =
-    "GB300 FP8: eta_mm 0.701 fitted on the 3 GB300 Megatron-Bridge FP8/MXFP8 development "
-    "rows (Llama-3 70B FSDP 64 and PP 4 VPP 5, Llama-3 8B DP 8; tests/reference/round3_fit.cpp; "
-    "leave-one-out mean 5.1%, worst 7.8%); eta_attn the Blackwell "
+    "GB300 FP8: eta_mm 0.688 fitted on the 3 GB300 Megatron-Bridge FP8/MXFP8 development "
+    "rows (Llama-3 70B FSDP 64 and PP 4 VPP 5, Llama-3 8B DP 8, with the recipes' bf16 "
+    "gradients; tests/reference/round3_fit.cpp; leave-one-out mean 3.4%, worst 5.1%; a fixed "
+    "point, as GB300's BF16 logits take their eta from it); eta_attn the Blackwell "
     "fit (Blackwell Ultra's doubled exp throughput is not priced); eta_bw 0.66 (not fitted)";
 inline constexpr std::string_view b300_fp8 =
     "assumption: no B300 development row; the GB300 FP8 fit (the same Blackwell Ultra GPU)";
@@ -131,7 +132,7 @@ inline constexpr std::string_view torchtitan_other =
 
 /// The fitted per-GPU η_mm (efficiency.hpp's sources name the rows and the leave-one-out error).
 inline constexpr double blackwell_fp8_matmul = 0.53;  ///< the B200 NeMo fit (blackwell_fp8)
-inline constexpr double gb300_fp8_matmul = 0.701;
+inline constexpr double gb300_fp8_matmul = 0.688;
 inline constexpr double b200_bf16_matmul = 0.422;
 /// torchtitan on H100 (detail::efficiency::torchtitan_h100_bf16, _fp8): η_mm of its BF16 and
 /// torchao float8 GEMMs, and the bytes PyTorch eager's element-wise kernels move against the

@@ -466,7 +466,9 @@ inline layer_kernels layer_kernels_of(const batch_terms& y, bool sequence_parall
 }
 
 /// A dense and an MoE layer's compute per micro-batch (layer_times' dense_compute and
-/// moe_compute, zero without experts) when selective recomputation reruns `modules`.
+/// moe_compute, zero without experts) when selective recomputation reruns `modules`, at its
+/// lowest over the ZeRO stages (a floor: the gradient accumulation of whichever stage, fused or
+/// not, costs less).
 struct layer_compute_pair {
   seconds dense{}, moe{};
 };
@@ -474,10 +476,14 @@ struct layer_compute_pair {
 inline layer_compute_pair layer_compute_of(const step_environment& env, const layer_kernels& k,
                                            recompute_mode mode, unsigned modules) {
   const auto policy = env.options.selective;
+  const auto accumulation = [&](const layer_compute& c) {
+    return min(accumulation_time(env.options, zero_stage::none, c),
+               accumulation_time(env.options, zero_stage::parameters, c));
+  };
   layer_compute_pair out;
-  out.dense = k.dense.total(mode, policy, modules) + k.dense.grad_accumulation;
+  out.dense = k.dense.total(mode, policy, modules) + accumulation(k.dense);
   if (is_moe(env.model.moe)) {
-    out.moe = k.moe.total(mode, policy, modules) + k.moe.grad_accumulation;
+    out.moe = k.moe.total(mode, policy, modules) + accumulation(k.moe);
   }
   return out;
 }

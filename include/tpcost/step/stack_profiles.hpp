@@ -9,6 +9,8 @@
 //   tp_overlap        share of the TP collectives hidden behind compute (capped by that compute)
 //   input_grad_overlap which column-parallel input-gradient collectives (all-reduce,
 //                     reduce-scatter) run behind their weight-gradient GEMMs
+//   grad_accumulation_fusion  whether the weight-gradient GEMMs add into the main-grad buffer
+//                     themselves (no separate pass over the gradients per micro-batch)
 //   dp_overlap        share of the gradient sync hidden behind the last backward; for ZeRO-2/3
 //                     the share of each micro-batch's collectives hidden behind its compute
 //   grad_wire_bytes   bytes per gradient element in the DP reduction
@@ -72,6 +74,21 @@ constexpr std::string_view async_input_grad_name(async_input_grad value) {
   return name_of(async_input_grad_names, value);
 }
 
+/// Whether the weight-gradient GEMMs accumulate into the main-grad buffer themselves
+/// (Megatron's gradient_accumulation_fusion): never, always, or except under sharded weights
+/// (ZeRO-3, Megatron-FSDP), where the recipes that run it turn the fusion off.
+enum class fused_accumulation : int { never, always, except_zero3 };
+
+inline constexpr std::array<enum_name<fused_accumulation>, 3> fused_accumulation_names{{
+    {"no", fused_accumulation::never},
+    {"yes", fused_accumulation::always},
+    {"yes, not under ZeRO-3", fused_accumulation::except_zero3},
+}};
+
+constexpr std::string_view fused_accumulation_name(fused_accumulation value) {
+  return name_of(fused_accumulation_names, value);
+}
+
 struct stack_profile {
   software_stack stack = software_stack::megatron_core;
   std::string_view name;     ///< the --stack name
@@ -79,6 +96,7 @@ struct stack_profile {
   std::string_view summary;  ///< one line: what the profile runs
   cited<double> tp_overlap;
   cited<async_input_grad> input_grad_overlap;
+  cited<fused_accumulation> grad_accumulation_fusion;
   /// ZeRO 0-2; DeepSpeed overlaps only stage 3 by default, so stage 3 has its own value.
   cited<double> dp_overlap;
   cited<double> dp_overlap_zero3;
@@ -117,6 +135,12 @@ inline constexpr std::array<stack_profile, 5> stack_profiles{{
                            "(allreduce_dgrad), or under SP its reduce-scatter, before the "
                            "weight-gradient GEMM and waits after it (Transformer Engine's "
                            "linear.py: \"Overlap dgrad-RS/AR with wgrad\")"},
+     .grad_accumulation_fusion = {fused_accumulation::always,
+                                 "megatron/training/arguments.py: "
+                                 "--no-gradient-accumulation-fusion is store_false, so "
+                                 "gradient_accumulation_fusion is on: the weight-gradient GEMM "
+                                 "adds into the fp32 main_grad (tensor_parallel/layers.py "
+                                 "fused_weight_gradient_mlp_cuda; TE's fuse_wgrad_accumulation)"},
      .dp_overlap = {0.0, "megatron/core/distributed/distributed_data_parallel_config.py: "
                          "overlap_grad_reduce = False, overlap_param_gather = False "
                          "(--overlap-grad-reduce, --overlap-param-gather)"},
@@ -162,6 +186,10 @@ inline constexpr std::array<stack_profile, 5> stack_profiles{{
                            "--async-tensor-model-parallel-allreduce, 3f65246, Sep 2021); "
                            "SP's reduce-scatter came overlapped with the weight gradient "
                            "(02bb1f5, Mar 2022): a run with --sp ran that code"},
+     .grad_accumulation_fusion = {fused_accumulation::never,
+                                 "megatron/model/distributed.py (v2.5): a hook adds each "
+                                 "gradient into main_grad (main_grad.add_); the fusion came "
+                                 "in 83b1e42 (Feb 2022)"},
      .dp_overlap = {0.0, "megatron/arguments.py: --DDP-impl default 'local', which all-reduces "
                          "after the backward (examples/sc21/run_table_1.sh picks torch DDP for "
                          "the small rows: --dp-overlap 1)"},
@@ -194,6 +222,9 @@ inline constexpr std::array<stack_profile, 5> stack_profiles{{
      .input_grad_overlap = {async_input_grad::none,
                            "assumed: DeepSpeed's engine adds no TP overlap (Megatron-DeepSpeed's "
                            "or AutoTP's collectives are costed as run inline)"},
+     .grad_accumulation_fusion = {fused_accumulation::never,
+                                 "assumed: DeepSpeed's engine accumulates the gradients "
+                                 "autograd writes (no fused weight-gradient accumulation)"},
      .dp_overlap = {0.0, "deepspeed/runtime/zero/config.py: overlap_comm defaults to "
                          "stage == 3 (False for ZeRO 0-2)"},
      .dp_overlap_zero3 = {1.0, "deepspeed/runtime/zero/config.py: overlap_comm defaults to True "
@@ -232,6 +263,10 @@ inline constexpr std::array<stack_profile, 5> stack_profiles{{
      .input_grad_overlap = {async_input_grad::none,
                            "torchtitan: DTensor's TP collectives run inline unless async TP "
                            "(enable_async_tensor_parallel = False)"},
+     .grad_accumulation_fusion = {fused_accumulation::never,
+                                 "PyTorch autograd accumulates .grad (Megatron-LM's "
+                                 "arguments.py asserts --use-torch-fsdp2 runs without the "
+                                 "fusion)"},
      .dp_overlap = {1.0, "FSDP2 reduce-scatters each layer's gradients on a separate stream as "
                          "its backward ends (torch.distributed.fsdp.fully_shard)"},
      .dp_overlap_zero3 = {1.0, "FSDP2 prefetches the next layer's all-gather (forward and "
@@ -278,6 +313,11 @@ inline constexpr std::array<stack_profile, 5> stack_profiles{{
                            "layers.py, core_v0.16.0, and Transformer Engine's linear.py): "
                            "the input-gradient all-reduce or reduce-scatter behind the "
                            "weight-gradient GEMM, where userbuffers are off"},
+     .grad_accumulation_fusion = {fused_accumulation::except_zero3,
+                                 "models/gpt_provider.py: gradient_accumulation_fusion = "
+                                 "fusions.can_enable_gradient_accumulation_fusion() (on with "
+                                 "Transformer Engine); the Megatron-FSDP performance configs "
+                                 "(llama3_70b_gb200/b200_64gpus_*_config) set it False"},
      .dp_overlap = {1.0, "recipes/common.py _pretrain_common: DistributedDataParallelConfig("
                          "overlap_grad_reduce=True, overlap_param_gather=True)"},
      .dp_overlap_zero3 = {1.0, "as dp_overlap (Megatron-FSDP, ddp.use_megatron_fsdp)"},

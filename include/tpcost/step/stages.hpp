@@ -80,6 +80,9 @@ struct step_options {
   /// weight-gradient GEMMs (stack_profiles.hpp): hidden up to those GEMMs' time, whatever
   /// tp_overlap is.
   async_input_grad input_grad_overlap = async_input_grad::none;
+  /// Whether the weight-gradient GEMMs add into the main-grad buffer themselves
+  /// (stack_profiles.hpp); where they do not, each micro-batch pays a pass over its gradients.
+  fused_accumulation grad_accumulation_fusion = fused_accumulation::never;
   /// Megatron's --overlap-grad-reduce without --overlap-param-gather: the gradient reduction
   /// (DDP's all-reduce, the reduce-scatters) hides behind the backward by dp_overlap, the
   /// weight all-gathers do not. Their share of the sync is what their bytes make it: two
@@ -704,6 +707,7 @@ constexpr step_options options_of(const stack_profile& stack) {
   // Its TP overlap is Transformer Engine's userbuffers (comm_overlap.py): SP or nothing.
   o.tp_overlap_needs_sp = stack.stack == software_stack::megatron_bridge;
   o.input_grad_overlap = stack.input_grad_overlap.value;
+  o.grad_accumulation_fusion = stack.grad_accumulation_fusion.value;
   o.grad_wire_bytes = stack.grad_wire_bytes.value;
   o.state = stack.state.value;
   o.attention = stack.attention.value;
@@ -727,6 +731,46 @@ constexpr step_options options_of(const stack_profile& stack, bool fp16) {
     o.state.gradients = 2.0;
   }
   return o;
+}
+
+/// Whether the weight-gradient GEMMs add into the main-grad buffer themselves in a layout of
+/// ZeRO stage `zero` (grad_accumulation_fusion, stack_profiles.hpp).
+constexpr bool accumulation_fused(const step_options& o, zero_stage zero) {
+  switch (o.grad_accumulation_fusion) {
+    case fused_accumulation::always:
+      return true;
+    case fused_accumulation::except_zero3:
+      return zero != zero_stage::parameters;
+    case fused_accumulation::never:
+      break;
+  }
+  return false;
+}
+
+/// Bytes per parameter that adding a micro-batch's weight gradients into Megatron's main_grad
+/// buffer (`main_grad` bytes each) moves beyond what the weight-gradient GEMM writes anyway.
+/// Unfused, a pass reads the 16-bit gradient the GEMM wrote and reads and writes main_grad:
+/// 2 + 2g (6 with Megatron-LM v2.5's fp16 buffer, 10 with fp32). Fused, the GEMM's epilogue
+/// reads and writes main_grad in place of writing the 16-bit gradient: 2g - 2 (6 with fp32, 2
+/// with a bf16 buffer). Both are priced as memory-bound traffic after the GEMM, not hidden under
+/// its mainloop: an assumption, which the development rows favour (counted as free, the fits'
+/// leave-one-out error grows on the FP8 and short-sequence rows; docs/stacks.md).
+constexpr double accumulation_bytes_per_param(bool fused, double main_grad) {
+  return fused ? 2.0 * main_grad - 2.0 : 2.0 + 2.0 * main_grad;
+}
+
+/// A layer's gradient accumulation per micro-batch: under Megatron's stacks the main_grad
+/// traffic above, fused or not (grad_accumulation_fusion); the other stacks keep the pass at
+/// 6 bytes a parameter that layer_compute_time prices (read 2 + 2, write 2).
+constexpr seconds accumulation_time(const step_options& o, zero_stage zero,
+                                    const layer_compute& kernels) {
+  if (o.stack != software_stack::megatron_core && o.stack != software_stack::megatron_2021 &&
+      o.stack != software_stack::megatron_bridge) {
+    return kernels.grad_accumulation;
+  }
+  constexpr double priced = 6.0;  // the bytes per parameter of kernels.grad_accumulation
+  return accumulation_bytes_per_param(accumulation_fused(o, zero), o.state.gradients) / priced *
+         kernels.grad_accumulation;
 }
 
 namespace detail {
@@ -886,7 +930,7 @@ inline void dense_layer_and_ends(layer_times& l, const step_environment& env, co
   l.dense_kernels = y.kernels.plus(y.mla_down[sp]);
   l.moe_kernels = y.moe_kernels.plus(y.mla_down[sp]);
   l.dense_compute = l.dense_kernels.total(c.recompute, opt.selective, opt.recompute.modules) +
-                    l.dense_kernels.grad_accumulation;
+                    accumulation_time(opt, c.zero, l.dense_kernels);
   // Overlap hides a share of the TP collectives, but at most the compute they overlap with:
   // exposed = comm − hidden, hidden <= compute; the input gradients' collectives hide behind
   // the weight-gradient GEMMs they were started before (Megatron-Core layers.py).
@@ -920,7 +964,7 @@ inline void moe_layer_times(layer_times& l, const step_environment& env, const b
                             step_timing& r) {
   const auto& opt = env.options;
   l.moe_compute = l.moe_kernels.total(c.recompute, opt.selective, opt.recompute.modules) +
-                  l.moe_kernels.grad_accumulation;
+                  accumulation_time(opt, c.zero, l.moe_kernels);
   const double half_ar = 0.5 * tp.counts.all_reduce;
   const double half_rs = 0.5 * tp.counts.reduce_scatter;
   const double half_ag = 0.5 * tp.counts.all_gather;

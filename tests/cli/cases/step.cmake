@@ -218,12 +218,16 @@ tpcost_cli_case("step: --sp and --no-sp contradict" ARGS ${stack_step} --sp --no
   STDERR "^tpcost: error: --no-sp: contradicts --sp; give one of them\n$")
 tpcost_cli_case("step: --no-overlap-p2p-communication under another stack is refused" ARGS ${stack_step} --stack fsdp2 --no-overlap-p2p-communication RC 2
   STDERR "--no-overlap-p2p-communication: is a Megatron-Core flag; --stack fsdp2 does not take it")
+tpcost_cli_case("step: --no-gradient-accumulation-fusion under another stack is refused" ARGS ${stack_step} --stack deepspeed --no-gradient-accumulation-fusion RC 2
+  STDERR "--no-gradient-accumulation-fusion: is a Megatron-Core flag; --stack deepspeed does not take it")
+tpcost_cli_case("step: --no-gradient-accumulation-fusion is listed with its flag" ARGS ${stack_step} --stack megatron-core --no-gradient-accumulation-fusion RC 0
+  STDOUT "\n +grad_accumulation_fusion +no +flag: --no-gradient-accumulation-fusion")
 tpcost_cli_case("step --attention-efficiency: out of range is one line" ARGS ${stack_step} --attention-efficiency 1.5 RC 2
   STDERR "^tpcost: error: --attention-efficiency: [^\n]*\n$")
 # Per-GPU efficiency (hardware/efficiency.hpp): the same layout on GB200 and GB300 differs in
 # the GEMMs' η, which the GPU line prints.
 tpcost_cli_case("step on GB300 runs its GEMMs at GB300's fitted eta, not GB200's" ARGS step --model llama-3-8b --gpu gb300 --gpus 8 -G 128 -b 2 --precision fp8-current RC 0 STDOUT
-  "\nGPU: +peak 2\\.5 PFLOP/s, HBM 288\\.0 GiB[^\n]*efficiency 0\\.56 of peak \\(matmul\\)")
+  "\nGPU: +peak 2\\.5 PFLOP/s, HBM 288\\.0 GiB[^\n]*efficiency 0\\.55 of peak \\(matmul\\)")
 tpcost_cli_case("step on GB200 keeps the B200 fits" ARGS step --model llama-3-8b --gpu gb200 --gpus 8 -G 128 -b 2 --precision fp8-current RC 0 STDOUT
   "\nGPU: +peak 2\\.5 PFLOP/s, HBM 186\\.0 GiB[^\n]*efficiency 0\\.42 of peak \\(matmul\\)")
 tpcost_cli_case("step: a Megatron flag overrides the profile and says so" ARGS ${stack_step} --sp --tp-comm-overlap --grad-reduce-in-bf16 RC 0 STDOUT

@@ -53,7 +53,7 @@ TEST_CASE("Every profile names its release and cites every choice and names are 
           p.grad_wire_bytes.source, p.state.source, p.attention.source, p.max_zero.source,
           p.sharding_with_pp.source, p.gathers_per_micro_batch.source, p.gathered_layers.source,
           p.p2p_overlap.source, p.sequence_parallel.source, p.kernels.source,
-          p.input_grad_overlap.source}) {
+          p.input_grad_overlap.source, p.grad_accumulation_fusion.source}) {
       CHECK(source.size() > 10);
     }
   }
@@ -398,4 +398,48 @@ TEST_CASE("Megatron's input-gradient collectives hide behind their own weight-gr
   auto bridge_inline = bridge;
   bridge_inline.options.input_grad_overlap = async_input_grad::none;
   CHECK(evaluate_step(bridge).step_time.value() == evaluate_step(bridge_inline).step_time.value());
+}
+
+TEST_CASE("Megatron fuses gradient accumulation into the weight-gradient GEMM", "[stack]") {
+  // megatron/training/arguments.py (core_v0.16.0): --no-gradient-accumulation-fusion is
+  // store_false, so the weight-gradient GEMM adds into main_grad itself; Megatron-LM v2.5 added
+  // the gradient in a hook (megatron-2021). The traffic beyond the GEMM's own 16-bit write, per
+  // parameter: fused 2g - 2 (the epilogue reads and writes main_grad of g bytes), unfused 2 + 2g
+  // (a pass reads the gradient and reads and writes main_grad).
+  CHECK(accumulation_bytes_per_param(true, 4.0) == 6.0);
+  CHECK(accumulation_bytes_per_param(false, 4.0) == 10.0);
+  CHECK(accumulation_bytes_per_param(true, 2.0) == 2.0);
+  CHECK(accumulation_bytes_per_param(false, 2.0) == 6.0);
+  // One GPU (t = p = d = 1), so the step is the compute: fused and unfused differ by layers x
+  // m x the pass at 4 bytes a parameter, against the 6 the kernel times price (fp32 main_grad).
+  auto fused = small_gpt(named("megatron-core"), 1, 1, 1, zero_stage::none);
+  REQUIRE(fused.options.grad_accumulation_fusion == fused_accumulation::always);
+  REQUIRE(fused.options.state.gradients == 4.0);
+  auto separate = fused;
+  separate.options.grad_accumulation_fusion = fused_accumulation::never;
+  const auto k = layer_compute_time(fused.model, 1, 1, fused.gpu, fused.options.attention);
+  REQUIRE(k.grad_accumulation.value() > 0.0);
+  const double passes = static_cast<double>(fused.model.layers) * 8.0;  // m = 8
+  CHECK_THAT(evaluate_step(separate).step_time.value() - evaluate_step(fused).step_time.value(),
+             near(passes * k.grad_accumulation.value() * (10.0 - 6.0) / 6.0, 1e-9));
+  CHECK(options_of(named("megatron-2021")).grad_accumulation_fusion == fused_accumulation::never);
+  CHECK(options_of(named("deepspeed")).grad_accumulation_fusion == fused_accumulation::never);
+  CHECK(options_of(named("fsdp2")).grad_accumulation_fusion == fused_accumulation::never);
+  // Megatron-Bridge fuses it, except under Megatron-FSDP (ZeRO-3), whose recipes turn it off.
+  for (const auto zero : {zero_stage::optimizer, zero_stage::parameters}) {
+    CAPTURE(static_cast<int>(zero));
+    auto bridge = small_gpt(named("megatron-bridge"), 1, 1, 2, zero);
+    auto bridge_separate = bridge;
+    bridge_separate.options.grad_accumulation_fusion = fused_accumulation::never;
+    const double with = evaluate_step(bridge).step_time.value();
+    const double without = evaluate_step(bridge_separate).step_time.value();
+    if (zero == zero_stage::parameters) {
+      CHECK(with == without);
+    } else {
+      CHECK(with < without);
+    }
+  }
+  // Stacks without a main_grad buffer keep the pass as layer_compute_time prices it.
+  auto ds = small_gpt(named("deepspeed"), 1, 1, 1, zero_stage::none);
+  CHECK(accumulation_time(ds.options, zero_stage::none, k).value() == k.grad_accumulation.value());
 }
