@@ -642,25 +642,23 @@ struct stage_memory_terms {
   std::int64_t gathered_layers = 0;
 };
 
-/// The shared terms of `par` (only its t, p, d, v, b, SP, recomputation and ZeRO stage are read)
-/// with `m` micro-batches; see the file comment for every term.
-inline stage_memory_terms stage_memory_terms_of(
-    const transformer_spec& spec, const parallel_config& par, std::int64_t m,
-    attention_kernel attention, state_bytes per_param = mixed_precision_adam,
-    std::int64_t gathered_layers = 2, const expert_load& load = {},
-    selective_policy policy = selective_policy::attention_core,
+/// What one layer keeps for its backward, per micro-batch, and what recomputation and
+/// offloading make of it: the part of stage_memory_terms that depends on the layer's shape on a
+/// GPU only (its t, b, SP, recomputation, ep and etp), which a search reuses across the
+/// layouts that share them.
+struct layer_activation_terms {
+  bytes per_layer{}, per_moe_layer{}, working{}, kept_layer{}, kept_moe_layer{};
+  bytes offloaded{}, offloaded_moe{};
+  std::int64_t unit_layers = 1, block_layers = -1, offload_layers = 0;
+};
+
+/// The layer activation terms of `par` (its t, b, SP, recomputation, ep and etp); see the file
+/// comment for every term.
+inline layer_activation_terms layer_activation_terms_of(
+    const transformer_spec& spec, const parallel_config& par, attention_kernel attention,
+    const expert_load& load = {}, selective_policy policy = selective_policy::attention_core,
     const recompute_recipe& recipe = {}) {
-  const auto t = static_cast<double>(par.tp);
-  const double sb = static_cast<double>(spec.seq) * static_cast<double>(par.micro_batch);
-  const double sbh = sb * static_cast<double>(spec.hidden);
-  const double sp_divisor = par.sequence_parallel ? t : 1.0;
-  stage_memory_terms x;
-  x.stages = par.pp;
-  x.micro_batches = m;
-  x.virtual_stages = par.vpp;
-  x.dp = static_cast<double>(shard_degree(par));  // HSDP shards over its shard group only
-  x.zero = static_cast<int>(par.zero);
-  x.per_param = per_param;
+  layer_activation_terms x;
   x.per_layer =
       activation_bytes_per_layer(spec, par.micro_batch, spec.seq, par.tp, par.sequence_parallel,
                                  par.recompute, attention, policy, recipe);
@@ -694,8 +692,6 @@ inline stage_memory_terms stage_memory_terms_of(
   x.offloaded = offloaded_bytes_per_layer(spec, par.micro_batch, spec.seq, par.tp,
                                           par.sequence_parallel, par.recompute, attention, recipe);
   if (is_moe(spec.moe)) {
-    x.expert_dp =
-        static_cast<double>(expert_shard_degree(par, par.tp * par.dp / (par.ep * par.etp)));
     const auto tokens =
         expert_tokens_of(spec, par.micro_batch, spec.seq, par.tp, par.ep, par.etp, load);
     x.per_moe_layer = moe_activation_bytes_per_layer(spec, par.micro_batch, spec.seq, par.tp,
@@ -718,6 +714,41 @@ inline stage_memory_terms stage_memory_terms_of(
                              x.per_moe_layer);
     }
   }
+  return x;
+}
+
+/// The shared terms of `par` (only its t, p, d, v, b, SP, recomputation and ZeRO stage are read)
+/// with `m` micro-batches, its layers' activation terms `layer` (layer_activation_terms_of of
+/// the same `par`) given; see the file comment for every term.
+inline stage_memory_terms stage_memory_terms_of(const transformer_spec& spec,
+                                                const parallel_config& par, std::int64_t m,
+                                                state_bytes per_param, std::int64_t gathered_layers,
+                                                const layer_activation_terms& layer) {
+  const auto t = static_cast<double>(par.tp);
+  const double sb = static_cast<double>(spec.seq) * static_cast<double>(par.micro_batch);
+  const double sbh = sb * static_cast<double>(spec.hidden);
+  const double sp_divisor = par.sequence_parallel ? t : 1.0;
+  stage_memory_terms x;
+  x.stages = par.pp;
+  x.micro_batches = m;
+  x.virtual_stages = par.vpp;
+  x.dp = static_cast<double>(shard_degree(par));  // HSDP shards over its shard group only
+  x.zero = static_cast<int>(par.zero);
+  x.per_param = per_param;
+  x.per_layer = layer.per_layer;
+  x.per_moe_layer = layer.per_moe_layer;
+  x.working = layer.working;
+  x.kept_layer = layer.kept_layer;
+  x.kept_moe_layer = layer.kept_moe_layer;
+  x.unit_layers = layer.unit_layers;
+  x.block_layers = layer.block_layers;
+  x.offload_layers = layer.offload_layers;
+  x.offloaded = layer.offloaded;
+  x.offloaded_moe = layer.offloaded_moe;
+  if (is_moe(spec.moe)) {
+    x.expert_dp =
+        static_cast<double>(expert_shard_degree(par, par.tp * par.dp / (par.ep * par.etp)));
+  }
   if (par.zero == zero_stage::parameters) {
     x.gathered_layer = 2.0 * layer_params_per_tp_rank(spec, par.tp) * units::B;
     x.gathered_layers = gathered_layers;
@@ -733,6 +764,19 @@ inline stage_memory_terms stage_memory_terms_of(
        mtp * 8.0 * sbh / sp_divisor) *
       units::B;
   return x;
+}
+
+/// The shared terms of `par` (only its t, p, d, v, b, SP, recomputation and ZeRO stage are read)
+/// with `m` micro-batches; see the file comment for every term.
+inline stage_memory_terms stage_memory_terms_of(
+    const transformer_spec& spec, const parallel_config& par, std::int64_t m,
+    attention_kernel attention, state_bytes per_param = mixed_precision_adam,
+    std::int64_t gathered_layers = 2, const expert_load& load = {},
+    selective_policy policy = selective_policy::attention_core,
+    const recompute_recipe& recipe = {}) {
+  return stage_memory_terms_of(
+      spec, par, m, per_param, gathered_layers,
+      layer_activation_terms_of(spec, par, attention, load, policy, recipe));
 }
 
 /// Memory of one GPU of stage `stage`, holding `layers` layers (`moe_layers` of them with

@@ -500,7 +500,8 @@ struct set_memory_terms {
   std::uint64_t pair = 0;              ///< the worker's pair these are of (0: none)
 };
 
-inline set_memory_terms set_memory_terms_of(const stage_memory_terms& t, std::uint64_t pair = 0) {
+template <class Terms>  // stage_memory_terms or layer_activation_terms: the fields they share
+inline set_memory_terms set_memory_terms_of(const Terms& t, std::uint64_t pair = 0) {
   return {.per_layer = t.per_layer,
           .per_moe_layer = t.per_moe_layer,
           .working = t.working,
@@ -676,6 +677,9 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
     std::array<seconds, 3> lc_added{};  // per layer and micro-batch, by recomputation
   };
   std::vector<per_micro_batch> per_b;
+  // Per b, recomputation and SP: the layers' activation terms (activation_terms_of), which the
+  // splits, v and ZeRO stages of the pair share.
+  std::vector<std::optional<layer_activation_terms>> activations;
   const group_sizes sizes{
       .tp = pair.tp, .pp = pair.pp, .dp = pair.dp * pair.cp, .ep = pair.ep, .etp = pair.etp};
   for (const auto& split : candidate_splits(model.layers, pair.pp)) {
@@ -686,6 +690,7 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
     }
     if (per_b.empty()) {
       per_b.reserve(batches.size());
+      activations.assign(batches.size() * 3 * 2, std::nullopt);
       for (const auto b : batches) {
         per_micro_batch terms{batch_stage(view_env, x, b, view_batch), {}};
         if (long_context) {
@@ -808,22 +813,24 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
                 if (open.empty()) {
                   continue;
                 }
-                // The layout's memory terms for the first open set, then each open set's own
-                // activation terms in them (set_memory_terms).
-                set_env.options.recompute.modules = sets[open.front()];
-                auto terms = memory_terms_of(set_env, x, y, choice, view_batch);
+                // The layout's memory terms, then each open set's own activation terms in them
+                // (set_memory_terms). The activation terms a set does not change are the same
+                // for every set under selective recomputation (no layer kept whole, the
+                // recipe's offload count): those of the request's own modules, once per pair.
+                auto& shared = activations[((bi - 1) * 3 + static_cast<std::size_t>(mode)) * 2 +
+                                           static_cast<std::size_t>(sp_i)];
+                if (!shared) {
+                  shared = activation_terms_of(view_env, x, y, choice, view_batch);
+                }
+                auto terms = memory_terms_of(view_env, x, y, choice, view_batch, *shared);
                 set_memory_terms low;
                 bool same_offload = true;  // the least of the three bounds the peak only then
                 for (const auto j : open) {
                   auto& known = set_best->memory[memory_at + sp_at + j];
                   if (known.pair != pair_number) {
-                    if (j != open.front()) {
-                      set_env.options.recompute.modules = sets[j];
-                    }
+                    set_env.options.recompute.modules = sets[j];
                     known = set_memory_terms_of(
-                        j == open.front() ? terms
-                                          : memory_terms_of(set_env, x, y, choice, view_batch),
-                        pair_number);
+                        activation_terms_of(set_env, x, y, choice, view_batch), pair_number);
                   }
                   same_offload = same_offload &&
                                  (j == open.front() || (known.offloaded == low.offloaded &&
@@ -866,7 +873,14 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
                 continue;
               }
               ++counts.evaluated;
-              const bytes peak = peak_memory(view_env, x, y, choice, view_batch, layout_copies);
+              // The layer activation terms of this b, SP and recomputation, once per pair.
+              auto& layer = activations[((bi - 1) * 3 + static_cast<std::size_t>(mode)) * 2 +
+                                        static_cast<std::size_t>(sp_i)];
+              if (!layer) {
+                layer = activation_terms_of(view_env, x, y, choice, view_batch);
+              }
+              const bytes peak = peak_memory_from_terms(
+                  x, memory_terms_of(view_env, x, y, choice, view_batch, *layer), layout_copies);
               if (!((req.memory_capacity - req.memory_reserve - peak).value() >= 0.0)) {
                 reject(plan_reason::memory, 1);
                 continue;

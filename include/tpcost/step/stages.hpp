@@ -1213,6 +1213,27 @@ inline stage_memory_terms memory_terms_of(const step_environment& env, const gro
       env.options.experts.load, env.options.selective, env.options.recompute);
 }
 
+/// The layer activation terms of a layout (layer_activation_terms_of): within a (t, ep, etp)
+/// group they depend on its b, SP and recomputation only, so a search computes them once for
+/// every split, v and ZeRO stage.
+inline layer_activation_terms activation_terms_of(const step_environment& env, const group_terms& x,
+                                                  const batch_terms& y, const layout_choice& c,
+                                                  std::int64_t global_batch) {
+  return layer_activation_terms_of(env.model, layout_of(x, y, c, global_batch),
+                                   env.options.attention, env.options.experts.load,
+                                   env.options.selective, env.options.recompute);
+}
+
+/// memory_terms_of with the layout's activation terms `layer` already computed.
+inline stage_memory_terms memory_terms_of(const step_environment& env, const group_terms& x,
+                                          const batch_terms& y, const layout_choice& c,
+                                          std::int64_t global_batch,
+                                          const layer_activation_terms& layer) {
+  return stage_memory_terms_of(
+      env.model, layout_of(x, y, c, global_batch), y.micro_batches, env.options.state,
+      zero3_gathered_layers(profile_of(env.options.stack), x.sizes.pp, env.model.layers), layer);
+}
+
 /// peak_memory's body from the layout's terms; without copies (`Copies` false) the BF16
 /// search's inner loop, exactly as it was before the recipes' weight copies joined it.
 template <bool Copies>
