@@ -48,6 +48,7 @@ test:
 	$(PHASE) fuzz scripts/fuzz.sh $(FUZZ_SECONDS)
 	$(PHASE) package scripts/check-package.sh build/ci
 
+test-asan: export PHASE_TARGET = make test-asan
 test-asan:
 	$(PHASE) deps scripts/install-deps.sh
 	cmake --preset asan
@@ -58,6 +59,7 @@ test-asan:
 # header of include/tpcost), every warning an error. Not part of `make test`, which a newcomer
 # runs and which should stay within 20 minutes on 2 cores: CI runs it after (`.ci/run`), about
 # 10 minutes on 2 idle cores. Needs the ci preset's compile_commands.json.
+tidy: export PHASE_TARGET = make tidy
 tidy: deps
 	cmake --preset ci >/dev/null
 	$(PHASE) tidy scripts/tidy.sh build/ci
