@@ -345,9 +345,11 @@ void add_stack_switches(megatron_settings& s, const parallel_config& p, const em
     s.add("", "", "--grad-reduce-in-bf16", true);
     s.add("ddp", "grad_reduce_in_fp32", "", false);  // the reader inverts it (nemo_yaml.cpp)
   }
-  // Gradient accumulation outside the GEMM: by flag, or as the recipe's Megatron-FSDP
-  // configurations run it (stack_profiles.hpp: they set gradient_accumulation_fusion False).
-  if (st.no_grad_accumulation_fusion || (recipe && p.zero == zero_stage::parameters)) {
+  // Gradient accumulation outside the GEMM: by flag, or where the stack's profile runs it so
+  // for this layout (the recipe's Megatron-FSDP configurations, stack_profiles.hpp).
+  const auto& profile = stack_profile_by_name(
+      st.stack.empty() ? default_stack_name : std::string_view(st.stack), "--stack");
+  if (st.no_grad_accumulation_fusion || !accumulation_fused(options_of(profile), p.zero)) {
     s.add("", "", "--no-gradient-accumulation-fusion", true);
     s.add("model", "gradient_accumulation_fusion", "", false);  // the reader inverts it
   }
