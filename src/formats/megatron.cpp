@@ -1153,29 +1153,28 @@ struct megatron_mapping {
     }
   }
 
-  /// The argument, or nullptr if absent (a log prints None and False for unset).
-  const megatron_arg* get(std::string_view dest) {
+  /// The argument as given, marked as read, or nullptr if absent.
+  const megatron_arg* lookup(std::string_view dest) {
     const auto it = last.find(dest);
     if (it == last.end()) {
       return nullptr;
     }
     used.insert(&it->second);
-    if (it->second.value == "None" || it->second.value == "False") {
-      return nullptr;
-    }
     return &it->second;
+  }
+
+  /// The argument, or nullptr if absent (a log prints None and False for unset).
+  const megatron_arg* get(std::string_view dest) {
+    const auto* a = lookup(dest);
+    return a == nullptr || a->value == "None" || a->value == "False" ? nullptr : a;
   }
 
   bool on(std::string_view dest) { return get(dest) != nullptr; }
 
   /// Whether `dest` was turned off: a store_false flag (`--no-X`, dest X) or a false value.
   bool off(std::string_view dest) {
-    const auto it = last.find(dest);
-    if (it == last.end()) {
-      return false;
-    }
-    used.insert(&it->second);
-    return it->second.value == "False";
+    const auto* a = lookup(dest);
+    return a != nullptr && a->value == "False";
   }
 
   /// The reason a value cannot be read, naming the variables a script left unresolved.

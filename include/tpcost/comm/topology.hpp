@@ -405,38 +405,54 @@ inline std::vector<algorithm_cost> nccl_candidate_costs(const cluster_topology& 
   return out;
 }
 
-/// "auto": what NCCL's tuner picks for this op, group and message: the fastest of its
-/// algorithms and protocols (`hierarchical`, not NCCL's, is left out). Ties go to the ring.
-/// Allocates nothing.
+/// "auto" on one placed group: its resolved placement and NCCL's view of it, computed once for
+/// every op and message priced on it (a layer's TP group prices a dozen collectives).
+class nccl_group_pricer {
+ public:
+  nccl_group_pricer(const cluster_topology& topology, const group_placement& group)
+      : placed_(resolved(group)),
+        view_(placed_.ranks > 1 ? nccl_view_of(topology, placed_) : nccl_view{}) {}
+
+  /// What NCCL's tuner picks for `op` and `message`: the fastest of its algorithms and
+  /// protocols (`hierarchical`, not NCCL's, is left out). Ties go to the ring. Allocates
+  /// nothing.
+  [[nodiscard]] algorithm_cost cheapest(collective_op op, bytes message) const {
+    // The ring is NCCL's fallback, but it too is unavailable over a link whose rate rounds to
+    // 0 GB/s (`--intra-bandwidth 1e-320`): then nothing is, and the time is infinite, which the
+    // step's finite check reports by naming the link.
+    algorithm_cost best{collective_algorithm::ring, collective_cost{}};
+    if (placed_.ranks <= 1) {
+      return best;  // nothing to exchange: every algorithm costs nothing, the ring stands
+    }
+    if (auto ring =
+            detail::nccl_cost_in_view(view_, placed_, op, collective_algorithm::ring, message)) {
+      best.cost = *ring;
+    } else {
+      best.cost.time = seconds{std::numeric_limits<double>::infinity()};
+    }
+    for (const auto algorithm : nccl_algorithms) {
+      if (algorithm == collective_algorithm::ring || !implements(algorithm, op)) {
+        continue;
+      }
+      if (auto cost = detail::nccl_cost_in_view(view_, placed_, op, algorithm, message);
+          cost && cost->time < best.cost.time) {
+        best = {algorithm, *cost};
+      }
+    }
+    return best;
+  }
+
+ private:
+  group_placement placed_;
+  nccl_view view_;
+};
+
+/// "auto": what NCCL's tuner picks for this op, group and message (nccl_group_pricer, for a
+/// group priced once).
 inline algorithm_cost nccl_cheapest_collective(const cluster_topology& topology,
                                                const group_placement& group, collective_op op,
                                                bytes message) {
-  // The ring is NCCL's fallback, but it too is unavailable over a link whose rate rounds to
-  // 0 GB/s (`--intra-bandwidth 1e-320`): then nothing is, and the time is infinite, which the
-  // step's finite check reports by naming the link.
-  algorithm_cost best{collective_algorithm::ring, collective_cost{}};
-  const auto placed = resolved(group);
-  if (placed.ranks <= 1) {
-    return best;  // nothing to exchange: every algorithm costs nothing, the ring stands
-  }
-  // One view of the group for every algorithm (the view was most of a search's time).
-  const auto view = nccl_view_of(topology, placed);
-  if (auto ring =
-          detail::nccl_cost_in_view(view, placed, op, collective_algorithm::ring, message)) {
-    best.cost = *ring;
-  } else {
-    best.cost.time = seconds{std::numeric_limits<double>::infinity()};
-  }
-  for (const auto algorithm : nccl_algorithms) {
-    if (algorithm == collective_algorithm::ring || !implements(algorithm, op)) {
-      continue;
-    }
-    if (auto cost = detail::nccl_cost_in_view(view, placed, op, algorithm, message);
-        cost && cost->time < best.cost.time) {
-      best = {algorithm, *cost};
-    }
-  }
-  return best;
+  return nccl_group_pricer(topology, group).cheapest(op, message);
 }
 
 /// One line of a collective comparison: an algorithm, its cost, and the nccl-tests

@@ -757,6 +757,17 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
         const double lc_factor =
             long_context ? long_context_pipeline_factor(model.layers, pair.pp, v, y.micro_batches)
                          : 0.0;
+        // The layer activation terms of this b, recomputation and SP, computed once per pair.
+        const auto activation_terms =
+            [&](recompute_mode mode, std::int64_t sp_i,
+                const layout_choice& choice) -> const layer_activation_terms& {
+          auto& known = activations[((bi - 1) * 3 + static_cast<std::size_t>(mode)) * 2 +
+                                    static_cast<std::size_t>(sp_i)];
+          if (!known) {
+            known = activation_terms_of(view_env, x, y, choice, view_batch);
+          }
+          return *known;
+        };
         const auto candidate = [&](const step_environment& e, const layout_choice& choice,
                                    bytes peak, seconds added) {
           seconds time = combine_step(e, x, y, choice).step_time;
@@ -817,12 +828,8 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
                 // (set_memory_terms). The activation terms a set does not change are the same
                 // for every set under selective recomputation (no layer kept whole, the
                 // recipe's offload count): those of the request's own modules, once per pair.
-                auto& shared = activations[((bi - 1) * 3 + static_cast<std::size_t>(mode)) * 2 +
-                                           static_cast<std::size_t>(sp_i)];
-                if (!shared) {
-                  shared = activation_terms_of(view_env, x, y, choice, view_batch);
-                }
-                auto terms = memory_terms_of(view_env, x, y, choice, view_batch, *shared);
+                auto terms = memory_terms_of(view_env, x, y, choice, view_batch,
+                                             activation_terms(mode, sp_i, choice));
                 set_memory_terms low;
                 bool same_offload = true;  // the least of the three bounds the peak only then
                 for (const auto j : open) {
@@ -873,14 +880,11 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
                 continue;
               }
               ++counts.evaluated;
-              // The layer activation terms of this b, SP and recomputation, once per pair.
-              auto& layer = activations[((bi - 1) * 3 + static_cast<std::size_t>(mode)) * 2 +
-                                        static_cast<std::size_t>(sp_i)];
-              if (!layer) {
-                layer = activation_terms_of(view_env, x, y, choice, view_batch);
-              }
-              const bytes peak = peak_memory_from_terms(
-                  x, memory_terms_of(view_env, x, y, choice, view_batch, *layer), layout_copies);
+              const bytes peak =
+                  peak_memory_from_terms(x,
+                                         memory_terms_of(view_env, x, y, choice, view_batch,
+                                                         activation_terms(mode, sp_i, choice)),
+                                         layout_copies);
               if (!((req.memory_capacity - req.memory_reserve - peak).value() >= 0.0)) {
                 reject(plan_reason::memory, 1);
                 continue;

@@ -83,6 +83,10 @@ struct step_options {
   /// Whether the weight-gradient GEMMs add into the main-grad buffer themselves
   /// (stack_profiles.hpp); where they do not, each micro-batch pays a pass over its gradients.
   fused_accumulation grad_accumulation_fusion = fused_accumulation::never;
+  /// Whether the stack accumulates gradients in a main_grad buffer of its own, of
+  /// state.gradients bytes a parameter (Megatron's DDP grad buffer), rather than in the .grad
+  /// that autograd writes (DeepSpeed, FSDP2): accumulation_time. True as `stack`'s default.
+  bool main_grad_buffer = true;
   /// Megatron's --overlap-grad-reduce without --overlap-param-gather: the gradient reduction
   /// (DDP's all-reduce, the reduce-scatters) hides behind the backward by dp_overlap, the
   /// weight all-gathers do not. Their share of the sync is what their bytes make it: two
@@ -485,6 +489,8 @@ inline batch_terms batch_stage(const step_environment& env, const group_terms& x
   const auto& topo = env.topology;
   const auto& opt = env.options;
   const auto t = x.sizes.tp;
+  // The TP group prices a dozen collectives per micro-batch: its view once.
+  const nccl_group_pricer tp_group(topo, x.tp_group);
   batch_terms y;
   y.micro_batch = micro_batch;
   y.micro_batches = global_batch / (x.sizes.dp * micro_batch);
@@ -499,10 +505,9 @@ inline batch_terms batch_stage(const step_environment& env, const group_terms& x
     if (x.sizes.etp > 1) {
       y.etp_message = y.tokens.routed * static_cast<double>(model.hidden) *
                       static_cast<double>(opt.activation_bytes) * units::B;
-      y.etp_reduce_scatter =
-          nccl_cheapest_collective(topo, x.etp_group, collective_op::reduce_scatter, y.etp_message);
-      y.etp_all_gather =
-          nccl_cheapest_collective(topo, x.etp_group, collective_op::all_gather, y.etp_message);
+      const nccl_group_pricer etp_group(topo, x.etp_group);
+      y.etp_reduce_scatter = etp_group.cheapest(collective_op::reduce_scatter, y.etp_message);
+      y.etp_all_gather = etp_group.cheapest(collective_op::all_gather, y.etp_message);
     }
   }
   y.logits = logits_compute_time(model, micro_batch, t, env.gpu);
@@ -514,16 +519,13 @@ inline batch_terms batch_stage(const step_environment& env, const group_terms& x
                  static_cast<double>(model.hidden) * static_cast<double>(opt.activation_bytes) *
                  units::B;
   if (t > 1) {
-    y.tp_all_reduce =
-        nccl_cheapest_collective(topo, x.tp_group, collective_op::all_reduce, y.tp_message);
-    y.tp_reduce_scatter =
-        nccl_cheapest_collective(topo, x.tp_group, collective_op::reduce_scatter, y.tp_message);
-    y.tp_all_gather =
-        nccl_cheapest_collective(topo, x.tp_group, collective_op::all_gather, y.tp_message);
+    y.tp_all_reduce = tp_group.cheapest(collective_op::all_reduce, y.tp_message);
+    y.tp_reduce_scatter = tp_group.cheapest(collective_op::reduce_scatter, y.tp_message);
+    y.tp_all_gather = tp_group.cheapest(collective_op::all_gather, y.tp_message);
     y.tp_sp_all_gather = y.tp_all_gather;
     if (opt.tp_all_gather_bytes > 0.0) {  // the quantized GEMM input (FP8/FP4 recipes)
-      y.tp_sp_all_gather = nccl_cheapest_collective(
-          topo, x.tp_group, collective_op::all_gather,
+      y.tp_sp_all_gather = tp_group.cheapest(
+          collective_op::all_gather,
           opt.tp_all_gather_bytes / static_cast<double>(opt.activation_bytes) * y.tp_message);
     }
   }
@@ -550,7 +552,7 @@ inline batch_terms batch_stage(const step_environment& env, const group_terms& x
       if (t > 1) {
         const bytes message = per_width * w * units::B;
         const auto cost = [&](collective_op op) {
-          return nccl_cheapest_collective(topo, x.tp_group, op, message).cost.time;
+          return tp_group.cheapest(op, message).cost.time;
         };
         y.mla_in_all_gather += cost(collective_op::all_gather);
         y.mla_in_reduce_scatter += cost(collective_op::reduce_scatter);
@@ -576,7 +578,7 @@ inline batch_terms batch_stage(const step_environment& env, const group_terms& x
     if (t > 1) {
       const bytes x1 = y.tp_message;
       const auto cost = [&](collective_op op, double scale) {
-        return nccl_cheapest_collective(topo, x.tp_group, op, scale * x1).cost.time;
+        return tp_group.cheapest(op, scale * x1).cost.time;
       };
       const seconds gather_h = cost(collective_op::all_gather, 1.0);
       y.mtp_projection_tp[0] = cost(collective_op::all_reduce, 2.0) + gather_h;
@@ -593,9 +595,8 @@ inline batch_terms batch_stage(const step_environment& env, const group_terms& x
     y.output_tp = {ar, ag + rs};
     const bytes per_token = static_cast<double>(micro_batch) * static_cast<double>(model.seq) *
                             4.0 * units::B;  // one fp32 value per token
-    y.cross_entropy_tp =
-        cross_entropy_all_reduces *
-        nccl_cheapest_collective(topo, x.tp_group, collective_op::all_reduce, per_token).cost.time;
+    y.cross_entropy_tp = cross_entropy_all_reduces *
+                         tp_group.cheapest(collective_op::all_reduce, per_token).cost.time;
   }
   for (const bool sp : {false, true}) {
     const std::size_t i = sp ? 1 : 0;
@@ -708,6 +709,11 @@ constexpr step_options options_of(const stack_profile& stack) {
   o.tp_overlap_needs_sp = stack.stack == software_stack::megatron_bridge;
   o.input_grad_overlap = stack.input_grad_overlap.value;
   o.grad_accumulation_fusion = stack.grad_accumulation_fusion.value;
+  // Megatron-LM's DDP keeps main_grad in a contiguous buffer (core:
+  // distributed/param_and_grad_buffer.py; v2.5: model/distributed.py _grad_buffers).
+  o.main_grad_buffer = stack.stack == software_stack::megatron_core ||
+                       stack.stack == software_stack::megatron_2021 ||
+                       stack.stack == software_stack::megatron_bridge;
   o.grad_wire_bytes = stack.grad_wire_bytes.value;
   o.state = stack.state.value;
   o.attention = stack.attention.value;
@@ -759,13 +765,12 @@ constexpr double accumulation_bytes_per_param(bool fused, double main_grad) {
   return fused ? 2.0 * main_grad - 2.0 : 2.0 + 2.0 * main_grad;
 }
 
-/// A layer's gradient accumulation per micro-batch: under Megatron's stacks the main_grad
-/// traffic above, fused or not (grad_accumulation_fusion); the other stacks keep the pass at
-/// 6 bytes a parameter that layer_compute_time prices (read 2 + 2, write 2).
+/// A layer's gradient accumulation per micro-batch: with a main_grad buffer (Megatron's
+/// stacks) the traffic above, fused or not (grad_accumulation_fusion); without one the pass
+/// at 6 bytes a parameter that layer_compute_time prices (read 2 + 2, write 2).
 constexpr seconds accumulation_time(const step_options& o, zero_stage zero,
                                     const layer_compute& kernels) {
-  if (o.stack != software_stack::megatron_core && o.stack != software_stack::megatron_2021 &&
-      o.stack != software_stack::megatron_bridge) {
+  if (!o.main_grad_buffer) {
     return kernels.grad_accumulation;
   }
   constexpr double priced = 6.0;  // the bytes per parameter of kernels.grad_accumulation

@@ -442,4 +442,11 @@ TEST_CASE("Megatron fuses gradient accumulation into the weight-gradient GEMM", 
   // Stacks without a main_grad buffer keep the pass as layer_compute_time prices it.
   auto ds = small_gpt(named("deepspeed"), 1, 1, 1, zero_stage::none);
   CHECK(accumulation_time(ds.options, zero_stage::none, k).value() == k.grad_accumulation.value());
+  // Megatron's three stacks keep one; DeepSpeed and FSDP2 accumulate autograd's .grad.
+  for (const auto* name : {"megatron-core", "megatron-2021", "megatron-bridge"}) {
+    CAPTURE(name);
+    CHECK(options_of(named(name)).main_grad_buffer);
+  }
+  CHECK_FALSE(options_of(named("deepspeed")).main_grad_buffer);
+  CHECK_FALSE(options_of(named("fsdp2")).main_grad_buffer);
 }
