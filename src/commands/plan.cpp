@@ -420,6 +420,16 @@ std::string run_search(inputs in, output_format format, const plan_flags& f) {
                                       : std::string(no_selective_label);
     });
   }
+  // A recipe that costs the same as one searched before it (same_costs: fp8-current beside
+  // fp8-delayed) finds the same layouts: its searches are not run again, it takes that one's.
+  std::vector<std::size_t> same_as(precisions.size(), precisions.size());
+  for (std::size_t pi = 1; auto_precision && pi < precisions.size(); ++pi) {
+    for (std::size_t pj = 0; pj < pi && same_as[pi] == precisions.size(); ++pj) {
+      if (same_as[pj] == precisions.size() && same_costs(precisions[pi], precisions[pj])) {
+        same_as[pi] = pj;
+      }
+    }
+  }
   bool found = false;
   // The winning search's first layout. With auto modules, the module sets' selective layouts are
   // searched in the pass of the layouts without them (plan_module_sets), which gives each set's
@@ -436,6 +446,14 @@ std::string run_search(inputs in, output_format format, const plan_flags& f) {
     const auto di = i / module_entries.size() % dispatchers.size();
     const auto ci = i / (module_entries.size() * dispatchers.size()) % comms.size();
     const auto pi = i / (module_entries.size() * dispatchers.size() * comms.size());
+    if (same_as[pi] < precisions.size()) {  // its twin's searches, all run before it, stand
+      auto& twin = r.precisions[same_as[pi]];
+      auto& v = r.precisions[pi];
+      v.best = twin.best;
+      v.choices = twin.choices;
+      v.costed_as = twin.value;
+      continue;
+    }
     auto req = base;
     req.precision = precisions[pi];
     req.options.cp.comm = comms[ci];

@@ -309,8 +309,9 @@ std::string auto_line(std::string_view label, const std::vector<choice_searched>
   }
   for (std::size_t i = 0; i < listed.size(); ++i) {
     const auto& c = *listed[i];
-    o += fmt::format("{} {} {}", i == 0 ? "" : ",", c.value,
-                     c.best ? io::to_string(c.best->result.step_time) : "no layout fits");
+    o += fmt::format("{} {} {}{}", i == 0 ? "" : ",", c.value,
+                     c.best ? io::to_string(c.best->result.step_time) : "no layout fits",
+                     c.costed_as.empty() ? "" : fmt::format(" (costs as {})", c.costed_as));
   }
   if (listed.size() < searched.size()) {
     o += fmt::format(" (the fastest {} of {} searched)", listed.size(), searched.size());
@@ -606,7 +607,9 @@ nlohmann::json plan_json(const plan_report& r) {
            {"layout", v.best ? nlohmann::json(describe_layout(v.best->candidate.par,
                                                               v.best->candidate.par.cp, v.choices))
                              : nullptr},
-           {"search_seconds", v.search_seconds}});
+           {"search_seconds", v.search_seconds},
+           {"costed_as",
+            v.costed_as.empty() ? nlohmann::json(nullptr) : nlohmann::json(v.costed_as)}});
     }
     return list;
   };

@@ -26,6 +26,9 @@ struct choice_searched {
   std::optional<planned_layout> best;
   layout_choices choices;       ///< the auto dimensions' values `best` ran with
   double search_seconds = 0.0;  ///< summed over the searches run with this value
+  /// The earlier value whose searches this one shares, its costs being the same
+  /// (same_costs, precision.hpp); empty when it was searched itself.
+  std::string costed_as;
 };
 
 /// A search and what it ran on.

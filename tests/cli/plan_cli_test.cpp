@@ -377,6 +377,13 @@ TEST_CASE(
       // Each recipe's best is what a search at that recipe alone finds.
       const auto one = json_of(job + " " + hardware + " --precision " + names.back());
       CHECK(one.at("layouts").at(0).at("step_time_s").get<double>() == t);
+      CHECK(one.at("layouts").at(0).at("layout") == p.at("layout"));
+      // fp8-current costs as fp8-delayed, mxfp8 as fp8-blockwise (same_costs): their searches
+      // are the earlier recipe's, which the two checks above hold to a search of their own.
+      const auto twin = names.back() == "fp8-current" ? nlohmann::json("fp8-delayed")
+                        : names.back() == "mxfp8"     ? nlohmann::json("fp8-blockwise")
+                                                      : nlohmann::json(nullptr);
+      CHECK(p.at("costed_as") == twin);
       if (fastest.empty() || t < best) {
         best = t;
         fastest = names.back();

@@ -82,18 +82,21 @@ struct precision_format {
   tensor_rate rate;            ///< the tensor-core rate its GEMMs run at
   double data_bytes;           ///< bytes per element of quantized data
   double scale_bytes;          ///< bytes of scale factors per element
+  /// One scale per tensor, so the transposed operand reuses it (a block scale runs along one
+  /// axis, and the columnwise copy needs its own): weight_copy_bytes_per_param.
+  bool per_tensor_scale;
 };
 
 /// The formats, indexed by linear_precision. Scale overheads: MXFP8 one E8M0 byte per 32
 /// elements; NVFP4 one E4M3 byte per 16 (the per-tensor FP32 is negligible); FP8 blockwise
 /// one FP32 per 128 activation elements (the 128×128 weight scales are negligible).
 inline constexpr std::array<precision_format, 6> precision_formats{{
-    {"bf16", "none (BF16 autocast)", tensor_rate::bf16, 2.0, 0.0},
-    {"fp8-delayed", "DelayedScaling", tensor_rate::fp8, 1.0, 0.0},
-    {"fp8-current", "Float8CurrentScaling", tensor_rate::fp8, 1.0, 0.0},
-    {"fp8-blockwise", "Float8BlockScaling", tensor_rate::fp8, 1.0, 4.0 / 128.0},
-    {"mxfp8", "MXFP8BlockScaling", tensor_rate::fp8, 1.0, 1.0 / 32.0},
-    {"nvfp4", "NVFP4BlockScaling", tensor_rate::fp4, 0.5, 1.0 / 16.0},
+    {"bf16", "none (BF16 autocast)", tensor_rate::bf16, 2.0, 0.0, false},
+    {"fp8-delayed", "DelayedScaling", tensor_rate::fp8, 1.0, 0.0, true},
+    {"fp8-current", "Float8CurrentScaling", tensor_rate::fp8, 1.0, 0.0, true},
+    {"fp8-blockwise", "Float8BlockScaling", tensor_rate::fp8, 1.0, 4.0 / 128.0, false},
+    {"mxfp8", "MXFP8BlockScaling", tensor_rate::fp8, 1.0, 1.0 / 32.0, false},
+    {"nvfp4", "NVFP4BlockScaling", tensor_rate::fp4, 0.5, 1.0 / 16.0, false},
 }};
 
 constexpr const precision_format& format_of(linear_precision p) {
@@ -228,9 +231,7 @@ constexpr double weight_copy_bytes_per_param(const precision_options& opts,
     return 0.0;
   }
   const double one = linear_operand_bytes(opts);
-  const bool per_tensor =
-      opts.linear == linear_precision::fp8_delayed || opts.linear == linear_precision::fp8_current;
-  const bool two_copies = !per_tensor || gpu.fp8_tn_only;
+  const bool two_copies = !format_of(opts.linear).per_tensor_scale || gpu.fp8_tn_only;
   const double copies = (two_copies ? 2.0 : 1.0) * one;
   return opts.fp8_param_gather ? copies - 2.0 : copies;
 }
@@ -258,6 +259,28 @@ struct precision_device {
   flops_per_second attention_peak{};
   precision_support support{};  ///< the GPU's: whether FP8 GEMMs need a transpose (memory)
 };
+
+/// Whether two recipes cost the same in every term of the model: the same tensor-core rate,
+/// operand bytes and weight copies, and the same flags. TE's DelayedScaling and
+/// Float8CurrentScaling differ in how a tensor's one scale is chosen (an amax history or the
+/// tensor itself), not in what a step computes, moves or holds (the amax reduction of
+/// current scaling, one value per tensor, is not priced).
+constexpr bool same_costs(const precision_options& a, const precision_options& b) {
+  const auto& fa = format_of(a.linear);
+  const auto& fb = format_of(b.linear);
+  return fa.rate == fb.rate && fa.data_bytes == fb.data_bytes && fa.scale_bytes == fb.scale_bytes &&
+         fa.per_tensor_scale == fb.per_tensor_scale && a.fp8_attention == b.fp8_attention &&
+         a.fp8_param_gather == b.fp8_param_gather &&
+         a.quantized_tp_all_gather == b.quantized_tp_all_gather;
+}
+
+/// The same for two recipes on one GPU: the same costs and the same peaks and efficiencies.
+constexpr bool same_costs(const precision_device& a, const precision_device& b) {
+  return same_costs(a.options, b.options) && a.linear_peak == b.linear_peak &&
+         a.linear_efficiency == b.linear_efficiency &&
+         a.attention_efficiency == b.attention_efficiency && a.attention_peak == b.attention_peak &&
+         a.support.fp8_tn_only == b.support.fp8_tn_only;
+}
 
 /// Whether a recipe changes the step at all: anything but BF16 linear layers, BF16 attention
 /// and BF16 parameters (then the step is the BF16 step, exactly).

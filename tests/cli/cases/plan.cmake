@@ -24,7 +24,7 @@ tpcost_cli_case("plan: nvfp4 on Hopper is refused naming the GPU and the recipe"
 tpcost_cli_case("plan: mxfp8 on Hopper is refused naming the GPU and the recipe" ARGS ${plan_8b_h100} --precision mxfp8 RC 2
   STDERR "^tpcost: error: --precision: mxfp8 needs block-scaled \\(MX\\) tensor cores, Blackwell or later; H100-SXM has none")
 tpcost_cli_case("plan: --precision auto searches the recipes Hopper runs and says the fastest" ARGS ${plan_8b_h100} --precision auto --top 1 RC 0 STDOUT
-  "\nprecision auto: bf16 [0-9.]+ m?s, fp8-delayed [0-9.]+ m?s, fp8-current [0-9.]+ m?s, fp8-blockwise [0-9.]+ m?s\; fastest fp8-delayed, tied with fp8-current, fp8-blockwise \\(the first searched is kept\\)\n")
+  "\nprecision auto: bf16 [0-9.]+ m?s, fp8-delayed [0-9.]+ m?s, fp8-current [0-9.]+ m?s \\(costs as fp8-delayed\\), fp8-blockwise [0-9.]+ m?s\; fastest fp8-delayed, tied with fp8-current, fp8-blockwise \\(the first searched is kept\\)\n")
 tpcost_cli_case("plan: --precision auto with --compare" ARGS ${plan_8b_h100} --precision auto --compare t=8 t=4 RC 2
   STDERR "^tpcost: error: --precision: auto is a search over the recipes\; --compare costs two layouts at one")
 tpcost_cli_case("plan: --moe-token-dispatcher auto says each dispatcher's best and the fastest" ARGS ${plan_moe_h100} --moe-token-dispatcher auto --top 1 RC 0 STDOUT

@@ -86,6 +86,45 @@ TEST_CASE(
   CHECK(weight_copy_bytes_per_param({}, hopper) == 0.0);
 }
 
+TEST_CASE(
+    "same_costs: TE's delayed and current per-tensor scaling cost the same, and FP8 blockwise and "
+    "MXFP8 (an FP32 scale per 128 elements, an E8M0 per 32), and no other pair",
+    "[precision]") {
+  const precision_options delayed{.linear = linear_precision::fp8_delayed};
+  const precision_options current{.linear = linear_precision::fp8_current};
+  CHECK(same_costs(delayed, current));
+  CHECK(same_costs(current, delayed));
+  // Every other pair of recipes differs in a rate, an operand's bytes or a weight copy.
+  for (std::size_t i = 0; i < precision_formats.size(); ++i) {
+    for (std::size_t j = 0; j < precision_formats.size(); ++j) {
+      const precision_options a{.linear = static_cast<linear_precision>(i)};
+      const precision_options b{.linear = static_cast<linear_precision>(j)};
+      const auto per_tensor = [](const precision_options& o) {
+        return o.linear == linear_precision::fp8_delayed ||
+               o.linear == linear_precision::fp8_current;
+      };
+      const auto block_of_4_bytes_per_128 = [](const precision_options& o) {
+        return o.linear == linear_precision::fp8_blockwise || o.linear == linear_precision::mxfp8;
+      };
+      const bool twins = (per_tensor(a) && per_tensor(b)) ||
+                         (block_of_4_bytes_per_128(a) && block_of_4_bytes_per_128(b));
+      INFO(to_string(a.linear) << " and " << to_string(b.linear));
+      CHECK(same_costs(a, b) == (i == j || twins));
+    }
+  }
+  // The flags count: FP8 attention on one side only is another cost.
+  CHECK_FALSE(same_costs(
+      delayed, precision_options{.linear = linear_precision::fp8_current, .fp8_attention = true}));
+  CHECK_FALSE(same_costs(delayed, precision_options{.linear = linear_precision::fp8_current,
+                                                    .fp8_param_gather = true}));
+  // And the same recipe on another device (peak or efficiency) is not the same cost.
+  const precision_device on_a{.options = delayed, .linear_efficiency = 0.6};
+  precision_device on_b{.options = current, .linear_efficiency = 0.6};
+  CHECK(same_costs(on_a, on_b));
+  on_b.linear_efficiency = 0.61;
+  CHECK_FALSE(same_costs(on_a, on_b));
+}
+
 TEST_CASE("The quantized weights are the Q, K, V, output and MLP matrices of a layer",
           "[precision]") {
   const auto gpt = test::gpt_spec(1, 1024, 16, 50257, 1024);
