@@ -396,6 +396,7 @@ step_report evaluate_step_flags(const step_flags& f) {
   if (f.zero.empty() && par.dp > 1) {
     par.zero = static_cast<zero_stage>(default_zero.value);
   }
+  apply_stack_zero(par.zero, report.stack);
   report.stack.settings.push_back({.field = "zero",
                                    .value = std::to_string(static_cast<int>(par.zero)),
                                    .source = !f.zero.empty() ? std::string("--zero")

@@ -378,6 +378,21 @@ void apply_stack_sequence_parallel(bool sp_flag, bool no_sp_flag, bool tp_comm_o
   }
 }
 
+void apply_stack_zero(zero_stage zero, stack_choice& choice) {
+  if (choice.options.grad_accumulation_fusion != fused_accumulation::except_zero3) {
+    return;  // the same at every stage, or turned off by its flag
+  }
+  for (auto& s : choice.settings) {
+    if (s.field == "grad_accumulation_fusion") {
+      const bool fused = accumulation_fused(choice.options, zero);
+      s.value = fused ? "yes" : "no";
+      if (!fused) {
+        s.source += "; this layout runs ZeRO-3 (Megatron-FSDP)";
+      }
+    }
+  }
+}
+
 std::string stack_text(const stack_choice& c) {
   std::string o = fmt::format("stack:   {} ({}): {}\n", c.profile->name, c.profile->release,
                               c.profile->summary);

@@ -68,6 +68,11 @@ void apply_stack_sequence_parallel(bool sp_flag, bool no_sp_flag, bool tp_comm_o
                                    std::int64_t gpus_per_node, stack_choice& choice,
                                    parallel_config& par);
 
+/// The setting a profile states as a rule on the ZeRO stage, made the layout's own value:
+/// gradient-accumulation fusion under Megatron-Bridge is "yes", or "no" at ZeRO-3
+/// (accumulation_fused, stages.hpp), not "yes, not under ZeRO-3".
+void apply_stack_zero(zero_stage zero, stack_choice& choice);
+
 /// The name `step` prints for `kernels`: "megatron-fused", "pytorch-eager", "torch-compile".
 std::string_view kernel_stack_name(kernel_stack kernels);
 

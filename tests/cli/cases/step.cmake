@@ -222,6 +222,10 @@ tpcost_cli_case("step: --no-gradient-accumulation-fusion under another stack is 
   STDERR "--no-gradient-accumulation-fusion: is a Megatron-Core flag; --stack deepspeed does not take it")
 tpcost_cli_case("step: --no-gradient-accumulation-fusion is listed with its flag" ARGS ${stack_step} --stack megatron-core --no-gradient-accumulation-fusion RC 0
   STDOUT "\n +grad_accumulation_fusion +no +flag: --no-gradient-accumulation-fusion")
+tpcost_cli_case("step: Megatron-Bridge's fusion is listed as the layout gets it, no at ZeRO-3" ARGS ${stack_step} --stack megatron-bridge --zero 3 RC 0
+  STDOUT "\n +grad_accumulation_fusion +no +default: [^\n]*; this layout runs ZeRO-3 \\(Megatron-FSDP\\)\n")
+tpcost_cli_case("step: Megatron-Bridge's fusion is listed as the layout gets it, yes at ZeRO-1" ARGS ${stack_step} --stack megatron-bridge --zero 1 RC 0
+  STDOUT "\n +grad_accumulation_fusion +yes +default: ")
 tpcost_cli_case("step --attention-efficiency: out of range is one line" ARGS ${stack_step} --attention-efficiency 1.5 RC 2
   STDERR "^tpcost: error: --attention-efficiency: [^\n]*\n$")
 # Per-GPU efficiency (hardware/efficiency.hpp): the same layout on GB200 and GB300 differs in
