@@ -50,6 +50,9 @@ struct plan_flags {
   std::string moe_token_dispatcher = "alltoall";
   bool overlap_moe_comm = false;
   std::string recompute_modules;  ///< what selective layouts rerun; "": core_attn; or auto
+  /// How full layouts recompute, as step reads them; --recompute-num-layers auto: the fewest
+  /// block layers each layout fits with.
+  std::string recompute_method, recompute_num_layers;
   /// Fine-grained activation offloading, as step reads it: fixed for every layout, not searched.
   bool fine_grained_offloading = false;
   std::string offload_modules;
@@ -155,6 +158,41 @@ void refuse_auto_with_compare(const plan_flags& f, const char* flag, const char*
     throw invalid_spec(flag, fmt::format("auto is a search over the {}s; --compare costs two "
                                          "layouts at one: give the {}, or {}VALUE in a layout",
                                          what, what, key));
+  }
+}
+
+/// --recompute-method and --recompute-num-layers: how the layouts with full recomputation run
+/// it, checked as step checks them (a layout's chunk of L/(p*v) layers bounds the layers, the
+/// search taking at most that many); auto: the fewest layers of the block method each layout
+/// fits with (plan_constraints::least_block_layers).
+void read_full_recompute(const plan_flags& f, bool torchtitan, plan_request& req) {
+  auto& recipe = req.options.recompute;
+  if (!f.recompute_method.empty()) {
+    recipe.method = parse_recompute_method(f.recompute_method, "--recompute-method");
+  }
+  if (f.recompute_num_layers == "auto") {
+    refuse_auto_with_compare(f, "--recompute-num-layers", "layer count", "block=");
+    if (recipe.method != recompute_method::block && !f.recompute_method.empty()) {
+      throw invalid_spec("--recompute-num-layers",
+                         "auto searches the block method's layers per model chunk; "
+                         "--recompute-method uniform recomputes every layer");
+    }
+    if (torchtitan) {
+      throw invalid_spec("--recompute-num-layers",
+                         "auto searches Megatron-Core's block method; torchtitan's full "
+                         "activation checkpointing wraps every block alone");
+    }
+    recipe.method = recompute_method::uniform;  // each layout says its own method and layers
+    req.constraints.least_block_layers = true;
+  } else if (!f.recompute_num_layers.empty()) {
+    const auto n = parse_count(f.recompute_num_layers, "--recompute-num-layers");
+    if (n < 1 || n > req.model.layers) {
+      throw invalid_spec("--recompute-num-layers",
+                         fmt::format("{} is out of range; expected 1..{} (layers per model chunk, "
+                                     "at most each layout's L/(p*v)), or auto",
+                                     n, req.model.layers));
+    }
+    recipe.num_layers = n;
   }
 }
 
@@ -279,6 +317,7 @@ inputs read_inputs(const plan_flags& f) {
     req.options.recompute.modules =
         recompute_modules_for(f.recompute_modules, req.model, req.options.selective);
   }
+  read_full_recompute(f, torchtitan, req);
   req.options.recompute.offload_modules =
       offload_modules_for(f.fine_grained_offloading, f.offload_modules, "", req.options.selective);
   if (!f.ep.empty()) {
@@ -323,11 +362,16 @@ std::string run_compare(const plan_flags& f, inputs in, output_format format) {
     r.layouts[i] = layout.par;
     r.choices[i] = layout.choices;
     const auto own = request_for(r.request, layout.choices);
+    const auto& recipe = own.options.recompute;
+    const bool full_recipe =
+        layout.par.recompute == recompute_mode::full && !recipe.full_is_default();
     effective[i] = {.cp_comm = own.options.cp.comm,
                     .dispatcher = own.options.experts.dispatcher,
                     .recompute_modules = layout.par.recompute == recompute_mode::selective
-                                             ? std::optional{own.options.recompute.modules}
-                                             : std::nullopt};
+                                             ? std::optional{recipe.modules}
+                                             : std::nullopt,
+                    .full_method = full_recipe ? std::optional{recipe.method} : std::nullopt,
+                    .full_layers = recipe.num_layers};
     try {
       if (layout.choices.dispatcher) {
         require_experts_for(own.model, true, "dispatcher=");
@@ -446,12 +490,7 @@ std::string run_search(inputs in, output_format format, const plan_flags& f) {
     const auto di = i / module_entries.size() % dispatchers.size();
     const auto ci = i / (module_entries.size() * dispatchers.size()) % comms.size();
     const auto pi = i / (module_entries.size() * dispatchers.size() * comms.size());
-    if (same_as[pi] < precisions.size()) {  // its twin's searches, all run before it, stand
-      auto& twin = r.precisions[same_as[pi]];
-      auto& v = r.precisions[pi];
-      v.best = twin.best;
-      v.choices = twin.choices;
-      v.costed_as = twin.value;
+    if (same_as[pi] < precisions.size()) {  // its twin's results stand (after the loop)
       continue;
     }
     auto req = base;
@@ -484,7 +523,8 @@ std::string run_search(inputs in, output_format format, const plan_flags& f) {
         .cp_comm = auto_comm ? std::optional{comms[ci]} : std::nullopt,
         .dispatcher = auto_dispatcher ? std::optional{dispatchers[di]} : std::nullopt,
         .recompute_modules =
-            auto_modules ? std::optional{module_entries[mi].modules} : std::nullopt};
+            auto_modules ? std::optional{module_entries[mi].modules} : std::nullopt,
+        .full_method = std::nullopt};
     const auto note = [&](std::vector<choice_searched>& searched, std::size_t at) {
       if (searched.empty()) {
         return;
@@ -493,7 +533,7 @@ std::string run_search(inputs in, output_format format, const plan_flags& f) {
       v.search_seconds += seconds;
       if (first != nullptr && (!v.best || first->result.step_time < v.best->result.step_time)) {
         v.best = *first;
-        v.choices = choices;
+        v.choices = with_full_recompute(choices, first->candidate);
       }
     };
     note(r.precisions, pi);
@@ -510,6 +550,15 @@ std::string run_search(inputs in, output_format format, const plan_flags& f) {
       if (!search_again) {
         r.result = std::move(result);
       }
+    }
+  }
+  for (std::size_t pi = 0; pi < precisions.size(); ++pi) {
+    if (same_as[pi] < precisions.size()) {
+      auto& v = r.precisions[pi];
+      const auto& twin = r.precisions[same_as[pi]];
+      v.best = twin.best;
+      v.choices = twin.choices;
+      v.costed_as = twin.value;
     }
   }
   if (search_again) {  // a module set won: its own search, as the report shows a search
@@ -584,6 +633,8 @@ void add_plan_command(CLI::App& app) {
   add_flag(*search, "--etp", f->etp);
   add_flag(*search, "--moe-token-dispatcher", f->moe_token_dispatcher)->capture_default_str();
   add_flag(*search, "--recompute-modules", f->recompute_modules);
+  add_flag(*search, "--recompute-method", f->recompute_method);
+  add_flag(*search, "--recompute-num-layers", f->recompute_num_layers);
   add_flag(*search, "--fine-grained-activation-offloading", f->fine_grained_offloading);
   add_flag(*search, "--offload-modules", f->offload_modules);
   add_flag(*search, "--overlap-moe-expert-parallel-comm", f->overlap_moe_comm);
@@ -610,6 +661,9 @@ is costed at --precision (default bf16), time and memory, as step costs that rec
 the MoE dispatcher, --recompute-modules auto for what selective recomputation reruns
 (with several autos, once per combination), and the layout strings name the choice
 (cp_comm=, dispatcher=, modules=) so that --compare costs it the same.
+--recompute-method and --recompute-num-layers (as in step) set how full layouts recompute;
+--recompute-num-layers auto gives each the fewest layers per model chunk of Megatron's
+block method that fit (layout string block=N), the others running without recomputation.
 Ranked by predicted step time; ties: TP in a node, smaller t, smaller p, larger b, smaller
 v, less recompute, SP off, lower ZeRO. A TP group never crosses a slower inter-node link
 unless nothing inside a node fits. docs/planner.md has the details.
@@ -628,6 +682,8 @@ Examples:
   tpcost step --from llama3-70b.toml --gpu h100-sxm --interconnect ib-ndr
   tpcost plan --model llama-3-70b --gpu b200 --interconnect ib-ndr --gpus 64 \
               --global-batch 128 --precision auto --emit megatron -o llama3-70b.sh
+  tpcost plan --model llama-3-70b --gpu h100-sxm --interconnect ib-ndr --gpus 64 \
+              --global-batch 128 --recompute-num-layers auto
 )");
   add_config_flags(*cmd, f->config);
   cmd->callback([cmd, f] { run_with_config(*cmd, f->config, [&] { run_plan(*f); }); });

@@ -267,7 +267,8 @@ void add_layout(megatron_settings& s, const plan_request& req, const plan_candid
 /// Activation recomputation: the granularity, and the modules of a selective one when they
 /// are not the default; and fine-grained activation offloading, whatever the recomputation.
 void add_recompute(megatron_settings& s, emit_format f, const plan_request& req,
-                   const parallel_config& p) {
+                   const plan_candidate& c) {
+  const auto& p = c.par;
   if (const auto offload = req.options.recompute.offload_modules; offload != 0U) {
     // TransformerConfig.fine_grained_activation_offloading and offload_modules (core_v0.16.0),
     // a list as recompute_modules (parse_offload_modules reads it back).
@@ -289,9 +290,10 @@ void add_recompute(megatron_settings& s, emit_format f, const plan_request& req,
     return;
   }
   s.add("model", "recompute_granularity", "--recompute-granularity", to_string(p.recompute));
-  if (p.recompute == recompute_mode::full) {
-    s.add("model", "recompute_method", "--recompute-method", "uniform");
-    s.add("model", "recompute_num_layers", "--recompute-num-layers", 1);
+  if (p.recompute == recompute_mode::full) {  // the method and layers plan priced
+    const auto recipe = recompute_recipe_of(req, c);
+    s.add("model", "recompute_method", "--recompute-method", std::string(to_string(recipe.method)));
+    s.add("model", "recompute_num_layers", "--recompute-num-layers", recipe.num_layers);
   }
   const auto modules = req.options.recompute.modules;
   if (p.recompute == recompute_mode::selective && modules != recompute_recipe{}.modules) {
@@ -411,7 +413,7 @@ megatron_settings megatron_settings_of(emit_format f, const plan_request& req,
     add_experts(s, req, p);
   }
   add_layout(s, req, c);
-  add_recompute(s, f, req, p);
+  add_recompute(s, f, req, c);
   add_batch_and_sharding(s, p);
   add_stack_switches(s, p, ctx);
   add_linear_recipe(s, f, req, ctx);
@@ -665,6 +667,12 @@ void check_torchtitan_layout(const plan_request& req, const plan_candidate& c) {
   }
   if (req.options.recompute.offload_modules != 0U) {
     refuse(f, "--fine-grained-activation-offloading is Megatron-Core's; torchtitan has none");
+  }
+  if (const auto recipe = recompute_recipe_of(req, c);
+      p.recompute == recompute_mode::full && !recipe.full_is_default()) {
+    refuse(f, fmt::format("--recompute-method {} --recompute-num-layers {}: torchtitan's full "
+                          "activation checkpointing wraps every block alone",
+                          to_string(recipe.method), recipe.num_layers));
   }
   if (c.par.cp > 1 && req.options.cp.comm != cp_comm_type::p2p &&
       req.options.cp.comm != cp_comm_type::all_gather) {

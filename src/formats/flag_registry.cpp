@@ -264,13 +264,14 @@ constexpr flag_spec flags[] = {
      "core_attn); auto, in plan: every set of the modules the model has, one search each, the "
      "fastest reported"},
     {"--recompute-method", '\0', "", value_kind::choice, "uniform|block", "",
-     "/options/recompute_method", cmd::check | cmd::step,
-     "with --recompute full: uniform (units of --recompute-num-layers layers) or block (only that "
-     "many layers of each model chunk); default uniform"},
+     "/options/recompute_method", cmd::job,
+     "with --recompute full (in plan: the layouts with full recomputation): uniform (units of "
+     "--recompute-num-layers layers) or block (only that many layers of each model chunk); "
+     "default uniform"},
     {"--recompute-num-layers", '\0', "", value_kind::count, "", "", "/options/recompute_num_layers",
-     cmd::check | cmd::step,
+     cmd::job,
      "with --recompute full: layers per unit (uniform) or recomputed layers per model chunk "
-     "(block); default 1"},
+     "(block); default 1; auto, in plan: the fewest block layers each layout fits with"},
     {"--cpu-offloading-num-layers", '\0', "", value_kind::count, "", "",
      "/options/cpu_offloading_num_layers", cmd::check | cmd::step,
      "layers whose activations Megatron's --cpu-offloading keeps on the host (p = 1, no "

@@ -57,10 +57,11 @@ long_context_columns columns_of(std::int64_t cp, cp_comm_type comm,
 /// The columns plan's CSV appends after the layout row's, so that a row carries every dimension
 /// of the layout: the expert degrees, the micro-batches, the end stages' layers (0: the even
 /// split), whether the embedding and the loss count in the split, the layout in the syntax
-/// of `plan --compare`, and the MoE token dispatcher (empty for a dense model).
+/// of `plan --compare`, the MoE token dispatcher (empty for a dense model), and full
+/// recomputation's method and layers per model chunk (empty for the other modes).
 constexpr std::string_view plan_columns_header =
     ",ep,etp,micro_batches,first_stage_layers,last_stage_layers,embedding_in_split,loss_in_split,"
-    "layout,dispatcher";
+    "layout,dispatcher,recompute_method,recompute_num_layers";
 
 /// One layout's row, without its line break; the CP and precision columns close it. dp is d, the
 /// replicas: N = tp·pp·cp·dp.
@@ -101,14 +102,19 @@ std::string plan_csv(const plan_report& report, bool header) {
   std::size_t rank = 0;
   for (const auto& l : report.result.top) {
     const auto& p = l.candidate.par;
+    // Full recomputation's method and layers per model chunk; empty for the other modes.
+    const auto recipe = recompute_recipe_of(report.request, l.candidate);
+    const bool full = p.recompute == recompute_mode::full;
     out += fmt::format("{},{},", ++rank, name) +
            layout_row(p, l.result,
                       columns_of(l.candidate.par.cp, report.request.options.cp.comm,
                                  report.request.precision.options, l.result)) +
-           fmt::format(",{},{},{},{},{},{},{},{},{}\n", p.ep, p.etp, l.result.micro_batches,
+           fmt::format(",{},{},{},{},{},{},{},{},{},{},{}\n", p.ep, p.etp, l.result.micro_batches,
                        p.first_stage_layers, p.last_stage_layers,
                        p.embedding_in_split ? "on" : "off", p.loss_in_split ? "on" : "off",
-                       field(describe_layout(p, l.candidate.par.cp, report.choices())), dispatcher);
+                       field(describe_layout(p, l.candidate.par.cp, report.choices(l.candidate))),
+                       dispatcher, full ? to_string(recipe.method) : "",
+                       full ? std::to_string(recipe.num_layers) : "");
   }
   return out;
 }

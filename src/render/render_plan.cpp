@@ -168,11 +168,11 @@ std::string plan_layouts_table(const plan_report& r) {
         i + 1, par.tp, par.pp, res.top[i].candidate.par.cp,
         ep_column ? fmt::format(" {:>3} {:>3}", par.ep, par.etp) : std::string(), par.dp,
         par.micro_batch, s.micro_batches, par.vpp, on_off(par.sequence_parallel),
-        to_string(par.recompute), static_cast<int>(par.zero), io::to_string(s.step_time),
-        io::percent(s.mfu), io::percent(s.hfu), gib(s.memory.peak().total()), share(s.time.compute),
-        share(s.time.tp_comm), share(s.time.bubble), share(s.time.p2p), share(s.time.dp_comm),
-        share(s.time.optimizer), share(cp.exposed),
-        ep_column ? " " + share(s.time.ep_comm) : std::string(),
+        recompute_label(par.recompute, r.choices(res.top[i].candidate)), static_cast<int>(par.zero),
+        io::to_string(s.step_time), io::percent(s.mfu), io::percent(s.hfu),
+        gib(s.memory.peak().total()), share(s.time.compute), share(s.time.tp_comm),
+        share(s.time.bubble), share(s.time.p2p), share(s.time.dp_comm), share(s.time.optimizer),
+        share(cp.exposed), ep_column ? " " + share(s.time.ep_comm) : std::string(),
         batch_column ? fmt::format(" {:>7} {:>10.1f}", par.global_batch,
                                    static_cast<double>(par.global_batch) / st)
                      : "");
@@ -420,7 +420,7 @@ std::string plan_text(const plan_report& r) {
   if (!res.top.empty()) {
     const auto& w = res.top.front();
     o += fmt::format("  winner: --compare {}\n",
-                     describe_layout(w.candidate.par, w.candidate.par.cp, r.choices()));
+                     describe_layout(w.candidate.par, w.candidate.par.cp, r.choices(w.candidate)));
     o += reserve_text(w.result.memory, req.memory_reserve);
     o += ties_text(r);
   }
@@ -445,10 +445,11 @@ std::string plan_text(const plan_report& r) {
     for (const auto& pd : res.per_degrees) {
       const auto& par = pd.best.par;
       const bool across = pd.best.tp_spans_nodes;
-      o += fmt::format(
-          "  {:>4} {:>4} {:>4} {:>5} {:>10} {:>6} {:>4}  {}{}\n", par.tp, par.pp, pd.best.par.cp,
-          par.dp, io::to_string(pd.best.step_time), io::percent(pd.mfu), pd.feasible,
-          describe_layout(par, pd.best.par.cp, r.choices()), across ? "  (TP crosses nodes)" : "");
+      o +=
+          fmt::format("  {:>4} {:>4} {:>4} {:>5} {:>10} {:>6} {:>4}  {}{}\n", par.tp, par.pp,
+                      pd.best.par.cp, par.dp, io::to_string(pd.best.step_time), io::percent(pd.mfu),
+                      pd.feasible, describe_layout(par, pd.best.par.cp, r.choices(pd.best)),
+                      across ? "  (TP crosses nodes)" : "");
     }
   }
   return o;
@@ -460,6 +461,10 @@ nlohmann::json layout_json(const parallel_config& par, const step_result& s,
                            const plan_request& req, const cp_step_terms& cp,
                            const layout_choices& choices) {
   const auto& topo = req.topology;
+  // Full recomputation's method and layers per model chunk (Megatron's recompute_method and
+  // recompute_num_layers), as the layout runs it.
+  const bool full = par.recompute == recompute_mode::full;
+  const auto recipe = full_recompute_of(req.options.recompute, choices);
   return {{"tp", par.tp},
           {"pp", par.pp},
           {"cp", cp.cp},
@@ -475,6 +480,8 @@ nlohmann::json layout_json(const parallel_config& par, const step_result& s,
            par.recompute == recompute_mode::selective
                ? nlohmann::json(recompute_modules_to_string(req.options.recompute.modules))
                : nlohmann::json(nullptr)},
+          {"recompute_method", full ? nlohmann::json(to_string(recipe.method)) : nullptr},
+          {"recompute_num_layers", full ? nlohmann::json(recipe.num_layers) : nullptr},
           {"zero", static_cast<int>(par.zero)},
           {"first_stage_layers", par.first_stage_layers},
           {"last_stage_layers", par.last_stage_layers},
@@ -520,7 +527,7 @@ nlohmann::json plan_json(const plan_report& r) {
   nlohmann::json layouts = nlohmann::json::array();
   std::size_t index = 0;
   for (const auto& l : res.top) {
-    auto j = layout_json(l.candidate.par, l.result, req, cp_terms_of(l), r.choices());
+    auto j = layout_json(l.candidate.par, l.result, req, cp_terms_of(l), r.choices(l.candidate));
     const auto b = layout_band(r, l);
     const auto [lo, hi] = time_band(b, l.result.step_time.value());
     j["precision"] = to_string(req.precision.options.linear);
@@ -534,23 +541,25 @@ nlohmann::json plan_json(const plan_report& r) {
   }
   nlohmann::json per_degrees = nlohmann::json::array();
   for (const auto& pd : res.per_degrees) {
-    per_degrees.push_back({{"tp", pd.best.par.tp},
-                           {"pp", pd.best.par.pp},
-                           {"cp", pd.best.par.cp},
-                           {"ep", pd.best.par.ep},
-                           {"etp", pd.best.par.etp},
-                           {"dp", pd.best.par.dp},
-                           {"layout", describe_layout(pd.best.par, pd.best.par.cp, r.choices())},
-                           {"step_time_s", pd.best.step_time.value()},
-                           {"mfu", pd.mfu},
-                           {"feasible", pd.feasible},
-                           {"tp_spans_nodes", pd.best.tp_spans_nodes}});
+    per_degrees.push_back(
+        {{"tp", pd.best.par.tp},
+         {"pp", pd.best.par.pp},
+         {"cp", pd.best.par.cp},
+         {"ep", pd.best.par.ep},
+         {"etp", pd.best.par.etp},
+         {"dp", pd.best.par.dp},
+         {"layout", describe_layout(pd.best.par, pd.best.par.cp, r.choices(pd.best))},
+         {"step_time_s", pd.best.step_time.value()},
+         {"mfu", pd.mfu},
+         {"feasible", pd.feasible},
+         {"tp_spans_nodes", pd.best.tp_spans_nodes}});
   }
   nlohmann::json runner_up = nullptr;
   if (!res.top.empty() && res.runner_up) {
     runner_up = comparison_json(compare_planned(res.top[0], *res.runner_up));
     runner_up["layout"] =
-        describe_layout(res.runner_up->candidate.par, res.runner_up->candidate.par.cp, r.choices());
+        describe_layout(res.runner_up->candidate.par, res.runner_up->candidate.par.cp,
+                        r.choices(res.runner_up->candidate));
   }
   // --zero: the stage, or null when every stage the stack allows is searched.
   const auto fixed_zero = req.constraints.fixed_zero >= 0

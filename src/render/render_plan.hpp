@@ -62,6 +62,11 @@ struct plan_report {
     }
     return c;
   }
+  /// What candidate `c`'s layout string names: the search's choices and the full
+  /// recomputation it runs.
+  [[nodiscard]] layout_choices choices(const plan_candidate& c) const {
+    return with_full_recompute(choices(), c);
+  }
 };
 
 /// One line per auto dimension, e.g. "precision auto: bf16 13.63 s, fp8-delayed 9.544 s;

@@ -397,6 +397,14 @@ nlohmann::json json(const step_report& r) {
         {"micro_batches", s.micro_batches},
         {"sp", par.sequence_parallel},
         {"recompute", to_string(par.recompute)},
+        // Full recomputation's method and layers per model chunk (null for the other modes),
+        // as plan's layouts carry them.
+        {"recompute_method", par.recompute == recompute_mode::full
+                                 ? nlohmann::json(to_string(in.options.recompute.method))
+                                 : nlohmann::json(nullptr)},
+        {"recompute_num_layers", par.recompute == recompute_mode::full
+                                     ? nlohmann::json(in.options.recompute.num_layers)
+                                     : nlohmann::json(nullptr)},
         {"zero", static_cast<int>(par.zero)},
         {"attention", to_string(in.options.attention)},
         {"tp_overlap", in.options.tp_overlap},

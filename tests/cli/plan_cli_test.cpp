@@ -201,7 +201,10 @@ double check_emit_round_trip(const std::string& job, const std::string& hardware
     CHECK(got.value(key, 1) == l.value(key, 1));  // dense: no cp, ep, etp keys
   }
   CHECK(got.at("sp") == l.at("sp"));
-  CHECK(got.at("recompute") == l.at("recompute"));
+  for (const char* key : {"recompute", "recompute_method", "recompute_num_layers"}) {
+    INFO(key);
+    CHECK(got.at(key) == l.at(key));
+  }
   CHECK_THAT(s.at("step_time_s").get<double>(),
              Catch::WithinRel(l.at("step_time_s").get<double>(), 1e-12));
   return l.at("step_time_s").get<double>();
@@ -235,6 +238,21 @@ TEST_CASE(
       "--model llama-3-8b --gpus 32 --global-batch 64 --stack megatron-bridge "
       "--compare t=2,p=2,d=8,b=2,sp=off,recompute=full,zero=1 t=8,p=1",
       hardware, "bridge", ".yaml", " --gpus 32");
+  // Full recomputation of the fewest block layers that fit (--recompute-num-layers auto: the
+  // winner is block 1), and a fixed method and layers.
+  const std::string llama405b = "--model llama-3-405b --gpus 512 --global-batch 512 --zero 1";
+  for (const std::string recompute :
+       {" --recompute-num-layers auto", " --recompute-method block --recompute-num-layers 2",
+        " --recompute-method uniform --recompute-num-layers 3"}) {
+    const auto plan = run_plan(llama405b + recompute + " " + hardware + " --top 1 --format json");
+    REQUIRE(plan.exit_code == 0);
+    const auto l = nlohmann::json::parse(plan.out).at("layouts").at(0);
+    CHECK(l.at("recompute") == "full");
+    CHECK(l.at("recompute_method") ==
+          (recompute.find("uniform") != std::string::npos ? "uniform" : "block"));
+    check_emit_round_trip(llama405b + recompute, hardware, "megatron", ".sh", "");
+    check_emit_round_trip(llama405b + recompute, hardware, "bridge", ".yaml", " --gpus 512");
+  }
 }
 
 TEST_CASE(
@@ -458,6 +476,11 @@ TEST_CASE("plan --emit refuses what it cannot write, and writes no file then",
            "--model llama-3-8b --gpus 8 --global-batch 8 --precision fp8 --fp8-attention "
            "--emit megatron",
            "--model llama-3-8b --gpus 8 --global-batch 8 --dtype fp8 --emit megatron",
+           // torchtitan's full activation checkpointing has no block method nor units.
+           "--model llama-3-8b --gpus 8 --global-batch 8 --stack fsdp2 --emit torchtitan "
+           "--recompute-method block --recompute-num-layers 2 --compare t=1,recompute=full t=1",
+           "--model llama-3-8b --gpus 8 --global-batch 8 --stack fsdp2 --emit torchtitan "
+           "--compare t=1,recompute=full,uniform=2 t=1",
        }) {
     INFO(args);
     const auto r = run_plan("--gpu h100-sxm --interconnect ib-ndr " + args + " -o " + file);
@@ -496,49 +519,62 @@ TEST_CASE(
     "plan --format csv carries every dimension, and a row's layout given to --compare gives "
     "its step time",
     "[cli][plan][csv]") {
-  const std::string job =
-      "--model mixtral-8x7b --gpu h100-sxm --interconnect ib-ndr --gpus 64 --global-batch 256 "
-      "--max-tp 2";
-  const auto csv = run_plan(job + " --top 3 --format csv");
-  REQUIRE(csv.exit_code == 0);
-  std::istringstream lines(csv.out);
-  std::string line;
-  REQUIRE(std::getline(lines, line));
-  const auto header = csv_fields(line);
-  const auto column = [&](const std::string& name) {
-    const auto it = std::find(header.begin(), header.end(), name);
-    REQUIRE(it != header.end());
-    return static_cast<std::size_t>(it - header.begin());
-  };
-  // The columns other scripts read stay where they were.
-  CHECK(header.at(0) == "rank");
-  CHECK(header.at(2) == "tp");
-  CHECK(header.at(11) == "step_s");
-  int rows = 0;
-  while (std::getline(lines, line)) {
-    ++rows;
-    const auto row = csv_fields(line);
-    REQUIRE(row.size() == header.size());
-    const auto layout = row.at(column("layout"));
-    INFO(layout);
-    const auto cmp =
-        run_plan(job + " --format json --compare \"" + layout + "\" \"" + layout + "\"");
-    REQUIRE(cmp.exit_code == 0);
-    const auto l = nlohmann::json::parse(cmp.out).at("layouts").at(0);
-    CHECK_THAT(l.at("step_time_s").get<double>(),
-               Catch::WithinRel(std::stod(row.at(column("step_s"))), 1e-12));
-    for (const char* key : {"tp", "pp", "cp", "ep", "etp", "dp", "vpp", "micro_batch",
-                            "micro_batches", "zero", "first_stage_layers", "last_stage_layers"}) {
-      INFO(key);
-      CHECK(std::stoll(row.at(column(key))) == l.at(key).get<std::int64_t>());
+  for (const std::string job :
+       {"--model mixtral-8x7b --gpu h100-sxm --interconnect ib-ndr --gpus 64 --global-batch 256 "
+        "--max-tp 2",
+        // Full layouts at the fewest block layers that fit.
+        "--model llama-3-405b --gpu h100-sxm --interconnect ib-ndr --gpus 512 --global-batch 512 "
+        "--zero 1 --recompute-num-layers auto"}) {
+    INFO(job);
+    const auto csv = run_plan(job + " --top 3 --format csv");
+    REQUIRE(csv.exit_code == 0);
+    std::istringstream lines(csv.out);
+    std::string line;
+    REQUIRE(std::getline(lines, line));
+    const auto header = csv_fields(line);
+    const auto column = [&](const std::string& name) {
+      const auto it = std::find(header.begin(), header.end(), name);
+      REQUIRE(it != header.end());
+      return static_cast<std::size_t>(it - header.begin());
+    };
+    // The columns other scripts read stay where they were.
+    CHECK(header.at(0) == "rank");
+    CHECK(header.at(2) == "tp");
+    CHECK(header.at(11) == "step_s");
+    int rows = 0;
+    while (std::getline(lines, line)) {
+      ++rows;
+      const auto row = csv_fields(line);
+      REQUIRE(row.size() == header.size());
+      const auto layout = row.at(column("layout"));
+      INFO(layout);
+      // --compare costs the layout string as given: without the search's auto.
+      const auto fixed = job.substr(0, job.find(" --recompute-num-layers auto"));
+      const auto cmp =
+          run_plan(fixed + " --format json --compare \"" + layout + "\" \"" + layout + "\"");
+      REQUIRE(cmp.exit_code == 0);
+      const auto l = nlohmann::json::parse(cmp.out).at("layouts").at(0);
+      CHECK_THAT(l.at("step_time_s").get<double>(),
+                 Catch::WithinRel(std::stod(row.at(column("step_s"))), 1e-12));
+      for (const char* key : {"tp", "pp", "cp", "ep", "etp", "dp", "vpp", "micro_batch",
+                              "micro_batches", "zero", "first_stage_layers", "last_stage_layers"}) {
+        INFO(key);
+        CHECK(std::stoll(row.at(column(key))) == l.at(key).get<std::int64_t>());
+      }
+      CHECK(row.at(column("sp")) == (l.at("sp").get<bool>() ? "on" : "off"));
+      CHECK(row.at(column("recompute")) == l.at("recompute").get<std::string>());
+      const auto text = [&](const char* key) {
+        const auto& v = l.at(key);
+        return v.is_null() ? std::string() : v.is_string() ? v.get<std::string>() : v.dump();
+      };
+      CHECK(row.at(column("recompute_method")) == text("recompute_method"));
+      CHECK(row.at(column("recompute_num_layers")) == text("recompute_num_layers"));
+      CHECK(row.at(column("embedding_in_split")) == "off");
+      CHECK(row.at(column("loss_in_split")) == "off");
+      CHECK(row.at(column("precision")) == "bf16");
     }
-    CHECK(row.at(column("sp")) == (l.at("sp").get<bool>() ? "on" : "off"));
-    CHECK(row.at(column("recompute")) == l.at("recompute").get<std::string>());
-    CHECK(row.at(column("embedding_in_split")) == "off");
-    CHECK(row.at(column("loss_in_split")) == "off");
-    CHECK(row.at(column("precision")) == "bf16");
+    CHECK(rows == 3);
   }
-  CHECK(rows == 3);
 }
 
 namespace {

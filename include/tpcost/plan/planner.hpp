@@ -103,19 +103,23 @@ enum class plan_reason : int {
   ep_fold,           ///< EP·ETP does not divide the t·cp·d ranks the expert groups fold over
   interleave_batch,  ///< v > 1 with m < p (Megatron-Core's interleaved schedule needs m >= p)
   zero_with_pp,      ///< ZeRO-2/3 with p > 1 (DeepSpeed's pipeline engine refuses it)
-  memory,            ///< the fullest stage does not fit the GPU's memory
+  /// --recompute-num-layers auto: full recomputation of a layout that fits without (block 0)
+  recompute_unneeded,
+  memory,  ///< the fullest stage does not fit the GPU's memory
 };
 
-inline constexpr std::size_t plan_reason_count = 13;
+inline constexpr std::size_t plan_reason_count = 14;
 /// tp_limit .. ep_fold judge a (t, p, cp, ep, etp) group layout
 inline constexpr std::size_t plan_pair_reason_count = 10;
 
 inline constexpr std::array<plan_reason, plan_reason_count> all_plan_reasons{
-    plan_reason::tp_limit,  plan_reason::tp_heads,         plan_reason::tp_kv_heads,
-    plan_reason::tp_ffn,    plan_reason::tp_straddles,     plan_reason::pp_limit,
-    plan_reason::pp_layers, plan_reason::cp_sequence,      plan_reason::dp_batch,
-    plan_reason::ep_fold,   plan_reason::interleave_batch, plan_reason::zero_with_pp,
-    plan_reason::memory};
+    plan_reason::tp_limit,           plan_reason::tp_heads,
+    plan_reason::tp_kv_heads,        plan_reason::tp_ffn,
+    plan_reason::tp_straddles,       plan_reason::pp_limit,
+    plan_reason::pp_layers,          plan_reason::cp_sequence,
+    plan_reason::dp_batch,           plan_reason::ep_fold,
+    plan_reason::interleave_batch,   plan_reason::zero_with_pp,
+    plan_reason::recompute_unneeded, plan_reason::memory};
 
 /// A short key for JSON: "tp_limit", "tp_heads", ...
 constexpr std::string_view key_of(plan_reason reason) {
@@ -144,6 +148,8 @@ constexpr std::string_view key_of(plan_reason reason) {
       return "interleave_batch";
     case plan_reason::zero_with_pp:
       return "zero_with_pp";
+    case plan_reason::recompute_unneeded:
+      return "recompute_unneeded";
     case plan_reason::memory:
       break;
   }
@@ -178,6 +184,8 @@ constexpr std::string_view describe(plan_reason reason) {
       return "interleaving with fewer micro-batches than stages (m < p)";
     case plan_reason::zero_with_pp:
       return "ZeRO-2/3 with pipeline parallelism";
+    case plan_reason::recompute_unneeded:
+      return "full recomputation of a layout that fits without it (listed as recompute none)";
     case plan_reason::memory:
       break;
   }
@@ -203,6 +211,11 @@ struct plan_constraints {
   /// search of other selective modules than an earlier search's needs selective alone: the
   /// layouts without it are the earlier search's.
   unsigned recompute_modes = 0b111U;
+  /// --recompute-num-layers auto: a layout with full recomputation checkpoints, by Megatron-Core's
+  /// block method, the fewest layers of each model chunk with which it fits (its time the
+  /// blend of full recomputation and none, block_recompute_share), instead of the options'
+  /// recipe; where no block fits, every layer as the recipe's uniform 1 does.
+  bool least_block_layers = false;
 };
 
 /// A search: the model, the hardware, how the software runs, N and G, and the limits.
@@ -241,6 +254,11 @@ struct plan_candidate {
   seconds step_time{};
   bytes peak_memory{};  ///< of the fullest stage, per GPU
   bool tp_spans_nodes = false;
+  /// Full recomputation as the layout runs it, where it is not the request's recipe as given
+  /// (full_layers -1): Megatron's recompute_method and recompute_num_layers, the layers at most
+  /// the layout's chunk_layers_bound, or the fewest block layers that fit (least_block_layers).
+  recompute_method full_method = recompute_method::uniform;
+  std::int64_t full_layers = -1;
   /// Seconds per sequence: what the search ranks by (the step time over the same G unless the
   /// batch is a maximum, so with a fixed G the order is the step time's).
   [[nodiscard]] constexpr seconds time_per_sample() const {
@@ -249,7 +267,8 @@ struct plan_candidate {
 };
 
 /// The tie order, after the step time: TP inside a node, smaller t, smaller p, smaller cp, larger
-/// b, smaller v, recompute none < selective < full, SP off < on, lower ZeRO stage, even stages
+/// b, smaller v, recompute none < selective < full (the recipe as given before a method and
+/// layers the search chose), SP off < on, lower ZeRO stage, even stages
 /// before uneven ones (then fewer layers on the first and last stage). Every field of
 /// a layout appears, so two different layouts never tie: the order is total.
 constexpr auto tie_key(const plan_candidate& c) {
@@ -262,6 +281,8 @@ constexpr auto tie_key(const plan_candidate& c) {
                     -p.micro_batch,
                     p.vpp,
                     static_cast<int>(p.recompute),
+                    c.full_layers,
+                    static_cast<int>(c.full_method),
                     p.sequence_parallel,
                     static_cast<int>(p.zero),
                     p.first_stage_layers,
@@ -605,6 +626,73 @@ inline void list_open_sets(module_set_partial& sets, const stage_compute_floor& 
   }
 }
 
+/// How a layout with full recomputation runs it where the request's recipe does not decide that
+/// alone: the method and layers per model chunk (-1: the recipe as given), the share of the
+/// layers whose forward is rerun, and the layout's peak memory.
+struct full_recompute_run {
+  recompute_method method = recompute_method::uniform;
+  std::int64_t layers = -1;
+  double share = 1.0;
+  bytes peak{};
+};
+
+/// The recipe's method with its layers at most the chunk_layers_bound of p `stages` and v
+/// `chunks` (step refuses more), or under least_block_layers the fewest block layers that fit
+/// (0 when the layout fits without recomputation).
+/// `peak_of(method, layers)` is the layout's peak with those settings, `fits(peak)` whether a
+/// peak fits. A layer more checkpointed never needs more memory (it keeps its input where the
+/// others keep every activation; stage_memory_at), so bisection finds the fewest; when even the
+/// recipe's uniform 1 does not fit, the caller rejects the layout.
+template <class PeakOf, class Fits>
+full_recompute_run full_recompute_for(const plan_request& req, std::int64_t stages,
+                                      std::int64_t chunks, const PeakOf& peak_of,
+                                      const Fits& fits) {
+  const auto& recipe = req.options.recompute;
+  const auto bound = chunk_layers_bound(req.model, stages, chunks);
+  full_recompute_run r;
+  if (!req.constraints.least_block_layers) {
+    r.method = recipe.method;
+    r.layers = std::min(recipe.num_layers, bound);
+    r.peak = peak_of(r.method, r.layers);
+    if (r.method == recompute_method::block) {
+      r.share = block_recompute_share(req.model, stages, chunks, r.layers);
+    }
+    return r;
+  }
+  r.layers = 1;  // every layer alone, unless fewer block layers fit
+  r.peak = peak_of(r.method, r.layers);
+  if (!fits(r.peak)) {
+    return r;
+  }
+  // Block 0, no layer rerun, is the layout without recomputation, which the caller drops:
+  // tried first, it settles in one evaluation every layout that fits without recomputation.
+  r.method = recompute_method::block;
+  if (fits(peak_of(r.method, 0))) {
+    r.layers = 0;
+    r.share = 0.0;
+    return r;
+  }
+  r.method = recompute_method::uniform;
+  std::int64_t lo = 1;
+  std::int64_t hi = bound + 1;  // bound + 1: no block of at most `bound` layers fits
+  while (lo < hi) {
+    const auto mid = lo + (hi - lo) / 2;
+    if (fits(peak_of(recompute_method::block, mid))) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  const double share = lo <= bound ? block_recompute_share(req.model, stages, chunks, lo) : 1.0;
+  if (share < 1.0) {  // else every layer is rerun: the recipe's uniform 1, with less memory
+    r.method = recompute_method::block;
+    r.layers = lo;
+    r.share = share;
+    r.peak = peak_of(r.method, r.layers);
+  }
+  return r;
+}
+
 /// Every layout of one pair through the stages (stages.hpp), each hoisted out of the loops
 /// that do not change it: counts, the best k, the pair's best. With `sets` (and `set_best`
 /// of their size), the selective layouts are searched once per module set instead, each set's
@@ -623,6 +711,8 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
   };
   const auto& limits = req.constraints;
   const unsigned modes = limits.recompute_modes & 0b111U;
+  // Full recomputation other than every layer alone: a method and layers per layout.
+  const bool by_layers = limits.least_block_layers || !req.options.recompute.full_is_default();
   std::int64_t zero_min = 0;
   std::int64_t zero_max =
       pair.dp > 1 ? static_cast<std::int64_t>(profile_of(env.options.stack).max_zero.value) : 0;
@@ -768,9 +858,16 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
           }
           return *known;
         };
+        // `share` < 1: the block method, full recomputation for that share of the layers and
+        // none for the rest (blend, as evaluate_step costs it).
         const auto candidate = [&](const step_environment& e, const layout_choice& choice,
-                                   bytes peak, seconds added) {
+                                   bytes peak, seconds added, double share = 1.0) {
           seconds time = combine_step(e, x, y, choice).step_time;
+          if (share < 1.0) {
+            layout_choice none = choice;
+            none.recompute = recompute_mode::none;
+            time = block_mix(time, combine_step(e, x, y, none).step_time, share);
+          }
           if (long_context) {
             time += added;
           }
@@ -880,17 +977,42 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
                 continue;
               }
               ++counts.evaluated;
-              const bytes peak =
-                  peak_memory_from_terms(x,
-                                         memory_terms_of(view_env, x, y, choice, view_batch,
-                                                         activation_terms(mode, sp_i, choice)),
-                                         layout_copies);
-              if (!((req.memory_capacity - req.memory_reserve - peak).value() >= 0.0)) {
+              const auto fits = [&](bytes peak) {
+                return (req.memory_capacity - req.memory_reserve - peak).value() >= 0.0;
+              };
+              const auto& layer_terms = activation_terms(mode, sp_i, choice);
+              const auto peak_with = [&](const layer_activation_terms& terms) {
+                return peak_memory_from_terms(
+                    x, memory_terms_of(view_env, x, y, choice, view_batch, terms), layout_copies);
+              };
+              full_recompute_run full;
+              if (mode == recompute_mode::full && by_layers) {
+                auto terms = layer_terms;
+                const auto peak_of = [&](recompute_method method, std::int64_t layers) {
+                  terms.unit_layers = method == recompute_method::uniform ? layers : 1;
+                  terms.block_layers = method == recompute_method::block ? layers : -1;
+                  return peak_with(terms);
+                };
+                full = full_recompute_for(req, pair.pp, v, peak_of, fits);
+              } else {
+                full.peak = peak_with(layer_terms);
+              }
+              if (!fits(full.peak)) {
                 reject(plan_reason::memory, 1);
                 continue;
               }
-              const auto c = candidate(view_env, choice, peak,
-                                       lc_factor * lc_added[static_cast<std::size_t>(mode)]);
+              if (full.method == recompute_method::block && full.layers == 0 &&
+                  limits.least_block_layers) {
+                reject(plan_reason::recompute_unneeded, 1);
+                continue;
+              }
+              const auto at = static_cast<std::size_t>(mode);
+              const auto none_at = static_cast<std::size_t>(recompute_mode::none);
+              auto c = candidate(view_env, choice, full.peak,
+                                 lc_factor * block_mix(lc_added[at], lc_added[none_at], full.share),
+                                 full.share);
+              c.full_method = full.method;
+              c.full_layers = full.layers;
               ++pair_best.feasible;
               if (pair_best.feasible == 1 || ranks_before(c, pair_best.best)) {
                 pair_best.best = c;
@@ -1269,10 +1391,23 @@ inline step_inputs inputs_for(const plan_request& req, const parallel_config& pa
   return in;
 }
 
+/// The recompute recipe layout `c` of `req` runs: the request's, with the method and layers the
+/// search ran full recomputation with.
+inline recompute_recipe recompute_recipe_of(const plan_request& req, const plan_candidate& c) {
+  auto recipe = req.options.recompute;
+  if (c.full_layers >= 0) {
+    recipe.method = c.full_method;
+    recipe.num_layers = c.full_layers;
+  }
+  return recipe;
+}
+
 /// The full evaluation of a layout of `req`: evaluate_step, as `tpcost step` evaluates it, so
 /// that plan's numbers are step's.
 inline planned_layout evaluate_planned(const plan_request& req, const plan_candidate& c) {
-  return {c, evaluate_step(inputs_for(req, c.par))};
+  auto in = inputs_for(req, c.par);
+  in.options.recompute = recompute_recipe_of(req, c);
+  return {c, evaluate_step(in)};
 }
 
 namespace detail {
@@ -1360,11 +1495,45 @@ struct layout_choices {
   /// What selective recomputation reruns (recompute_recipe.hpp's bits; plan
   /// --recompute-modules auto).
   std::optional<unsigned> recompute_modules;
+  /// Full recomputation's method and layers per model chunk (Megatron's recompute_method and
+  /// recompute_num_layers), where not every layer alone: what the search chose under
+  /// --recompute-num-layers auto, or the recipe's layers bounded by the layout's chunk.
+  std::optional<recompute_method> full_method;
+  std::int64_t full_layers = 1;
 };
+
+/// `recipe` with the full recomputation `choices` name, if they name one.
+inline recompute_recipe full_recompute_of(recompute_recipe recipe, const layout_choices& choices) {
+  if (choices.full_method) {
+    recipe.method = *choices.full_method;
+    recipe.num_layers = choices.full_layers;
+  }
+  return recipe;
+}
+
+/// The recompute column of a layout: none, selective, full, or with a method and layers other
+/// than every layer alone, "block:2" or "uniform:2".
+inline std::string recompute_label(recompute_mode mode, const layout_choices& choices) {
+  if (mode == recompute_mode::full && choices.full_method) {
+    return std::string(to_string(*choices.full_method)) + ":" + std::to_string(choices.full_layers);
+  }
+  return std::string(to_string(mode));
+}
+
+/// `choices` with the full recomputation `c` runs, where it is not every layer alone.
+inline layout_choices with_full_recompute(layout_choices choices, const plan_candidate& c) {
+  if (c.par.recompute == recompute_mode::full && c.full_layers >= 0 &&
+      !(c.full_method == recompute_method::uniform && c.full_layers == 1)) {
+    choices.full_method = c.full_method;
+    choices.full_layers = c.full_layers;
+  }
+  return choices;
+}
 
 /// A layout in the syntax `parse_plan_layout` reads: "t=8,p=16,d=8,b=1,v=1,sp=off,
 /// recompute=full,zero=0" (",cp=4" after p when cp > 1, then ",ep=8" when ep > 1; the
-/// `choices` given last, as ",cp_comm=a2a" (cp > 1 only) and ",dispatcher=deep-ep" (ep > 1 only)).
+/// `choices` given last, as ",cp_comm=a2a" (cp > 1 only), ",dispatcher=deep-ep" (ep > 1 only),
+/// ",modules=core_attn+mlp" (selective only) and ",block=2" or ",uniform=2" (full only)).
 inline std::string describe_layout(const parallel_config& par, std::int64_t cp = 1,
                                    const layout_choices& choices = {}) {
   return "t=" + std::to_string(par.tp) + ",p=" + std::to_string(par.pp) +
@@ -1384,6 +1553,10 @@ inline std::string describe_layout(const parallel_config& par, std::int64_t cp =
               : std::string()) +
          (choices.recompute_modules && par.recompute == recompute_mode::selective
               ? ",modules=" + recompute_modules_to_string(*choices.recompute_modules, '+')
+              : std::string()) +
+         (choices.full_method && par.recompute == recompute_mode::full
+              ? "," + std::string(to_string(*choices.full_method)) + "=" +
+                    std::to_string(choices.full_layers)
               : std::string());
 }
 
@@ -1440,6 +1613,7 @@ inline plan_request request_for(const plan_request& req, const layout_choices& c
   if (choices.dispatcher) {
     out.options.experts.dispatcher = *choices.dispatcher;
   }
+  out.options.recompute = full_recompute_of(out.options.recompute, choices);
   return out;
 }
 
@@ -1453,8 +1627,9 @@ struct plan_layout {
 /// recompute=full": t|tp, p|pp, cp, ep, etp (expert TP), d|dp, b|mb (micro-batch), v|vpp, sp
 /// (on|off), recompute|rc (none|selective|full), zero (0..3), first and last (layers on the end
 /// stages), cp_comm (p2p|all_gather|a2a|a2a+p2p), dispatcher (all-to-all|deep-ep|all-gather,
-/// or Megatron's alltoall|flex|allgather) and modules (what selective recomputation reruns,
-/// joined by '+'), which override the request's when given.
+/// or Megatron's alltoall|flex|allgather), modules (what selective recomputation reruns,
+/// joined by '+') and block or uniform (full recomputation's method, its value the layers per
+/// model chunk), which override the request's when given.
 /// Missing t, cp, b and v are 1, SP off, recompute none, ZeRO 0; a missing d is N/(t·p·cp)
 /// and a missing p is N/(t·cp·d) (p = 1 when both are missing). With `gpus` > 0, t·p·cp·d must
 /// equal it. Throws `invalid_spec(field, ...)` quoting the text.
@@ -1549,11 +1724,19 @@ inline plan_layout parse_plan_layout(std::string_view text, std::string_view fie
     } else if (key == "dispatcher") {
       choices.dispatcher =
           parsed(parse_token_dispatcher, "expected all-to-all, deep-ep or all-gather");
+    } else if (key == "block" || key == "uniform") {
+      // Full recomputation's method and its layers per model chunk.
+      choices.full_method = key == "block" ? recompute_method::block : recompute_method::uniform;
+      choices.full_layers = count();
     } else {
       fail("'" + detail::printable(key) +
            "' is not a layout key; expected t, p, cp, ep, etp, d, b, v, sp, recompute, zero, "
-           "first, last, cp_comm, dispatcher, modules");
+           "first, last, cp_comm, dispatcher, modules, block, uniform");
     }
+  }
+  if (choices.full_method && par.recompute != recompute_mode::full) {
+    fail(std::string(to_string(*choices.full_method)) +
+         " = N sets full recomputation's layers; it needs recompute=full");
   }
   if (gpus > 0) {
     // Each degree is at most 2^24, so t*p and t*cp fit; a product of three may not.
@@ -1659,8 +1842,8 @@ inline step_comparison compare_layouts(const parallel_config& base_par, const st
   change("v", n(base_par.vpp), n(other_par.vpp));
   change("sp", base_par.sequence_parallel ? "on" : "off",
          other_par.sequence_parallel ? "on" : "off");
-  change("recompute", std::string(to_string(base_par.recompute)),
-         std::string(to_string(other_par.recompute)));
+  change("recompute", recompute_label(base_par.recompute, base_choices),
+         recompute_label(other_par.recompute, other_choices));
   change("zero", n(static_cast<int>(base_par.zero)), n(static_cast<int>(other_par.zero)));
   const auto ends = [&](const parallel_config& par) {
     return par.first_stage_layers == 0 && par.last_stage_layers == 0
@@ -1705,7 +1888,9 @@ inline step_comparison compare_layouts(const parallel_config& base_par, const st
 /// compare_layouts of two planned layouts, their CP terms included.
 inline step_comparison compare_planned(const planned_layout& base, const planned_layout& other) {
   return compare_layouts(base.candidate.par, base.result, other.candidate.par, other.result,
-                         cp_terms_of(base), cp_terms_of(other));
+                         cp_terms_of(base), cp_terms_of(other),
+                         with_full_recompute({}, base.candidate),
+                         with_full_recompute({}, other.candidate));
 }
 
 /// A request that works where the asked one does not, and its best layout.

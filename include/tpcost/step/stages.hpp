@@ -642,10 +642,17 @@ struct step_timing {
   seconds ep_comm_per_layer{};            ///< their time, one MoE layer, before overlap
 };
 
+/// What the block method of full recomputation makes of a quantity summed over the layers:
+/// full recomputation's for the `share` of the layers it reruns, none's for the rest.
+template <class T>
+constexpr T block_mix(const T& full, const T& none, double share) {
+  return share * full + (1.0 - share) * none;
+}
+
 /// `share` of step `full` and the rest of step `none`, field by field (the block method of full
 /// recomputation: step.hpp).
 constexpr step_timing blend(const step_timing& full, const step_timing& none, double share) {
-  const auto mix = [&](auto a, auto b) { return share * a + (1.0 - share) * b; };
+  const auto mix = [&](auto a, auto b) { return block_mix(a, b, share); };
   step_timing r = full;
   r.compute = mix(full.compute, none.compute);
   r.tp_comm = mix(full.tp_comm, none.tp_comm);
@@ -664,16 +671,30 @@ constexpr step_timing blend(const step_timing& full, const step_timing& none, do
   return r;
 }
 
-/// The share of the layers whose forward full recomputation reruns: 1, but with the block
-/// method min(N, c)/c of a model chunk's c = L/(p·v) layers (the even split; transformer_block.py
-/// _checkpointed_forward, core_v0.16.0).
+/// The share of the layers whose forward the block method of full recomputation reruns with N
+/// `block_layers`: min(N, c)/c of a model chunk's c = L/(p·v) layers (the even split;
+/// transformer_block.py _checkpointed_forward, core_v0.16.0).
+constexpr double block_recompute_share(const transformer_spec& model, std::int64_t stages,
+                                       std::int64_t chunks, std::int64_t block_layers) {
+  const double chunk = static_cast<double>(model.layers) / static_cast<double>(stages * chunks);
+  return chunk > 0.0 ? std::min(static_cast<double>(block_layers), chunk) / chunk : 1.0;
+}
+
+/// The share of `par`'s layers that `recipe` reruns: 1 but under the block method.
 constexpr double block_recompute_share(const transformer_spec& model, const parallel_config& par,
                                        const recompute_recipe& recipe) {
   if (par.recompute != recompute_mode::full || recipe.method != recompute_method::block) {
     return 1.0;
   }
-  const double chunk = static_cast<double>(model.layers) / static_cast<double>(par.pp * par.vpp);
-  return chunk > 0.0 ? std::min(static_cast<double>(recipe.num_layers), chunk) / chunk : 1.0;
+  return block_recompute_share(model, par.pp, par.vpp, recipe.num_layers);
+}
+
+/// The most layers a model chunk of p stages and v chunks per stage holds under the even split,
+/// ⌈L/(p·v)⌉: the bound on full recomputation's layers (recompute_num_layers) that step checks.
+constexpr std::int64_t chunk_layers_bound(const transformer_spec& model, std::int64_t stages,
+                                          std::int64_t chunks) {
+  const auto n = stages * chunks;
+  return n > 0 ? (model.layers + n - 1) / n : model.layers;
 }
 
 /// What stays exposed of `comm` when a share `overlap` of it runs behind `compute`: the hidden

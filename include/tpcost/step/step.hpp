@@ -372,9 +372,15 @@ inline step_result evaluate_step(const step_inputs& in) {
   // plus the bubble's (p−1)/v of a stage.
   const double pipeline =
       long_context_pipeline_factor(s.model.layers, s.par.pp, s.par.vpp, r.micro_batches);
-  lc.attention_extra = pipeline * terms.attention_extra(s.par.recompute, s.options.selective,
-                                                        s.options.recompute.modules);
-  lc.linear_saving = pipeline * terms.linear_saving(s.par.recompute);
+  // The block method reruns the attention and the linear layers' forward of its share of the
+  // layers only, as evaluate_view blends the rest of the step.
+  const double recomputed = block_recompute_share(s.model, s.par, s.options.recompute);
+  const auto& modules = s.options.recompute.modules;
+  lc.attention_extra =
+      pipeline * block_mix(terms.attention_extra(s.par.recompute, s.options.selective, modules),
+                           terms.attention_extra(recompute_mode::none), recomputed);
+  lc.linear_saving = pipeline * block_mix(terms.linear_saving(s.par.recompute),
+                                          terms.linear_saving(recompute_mode::none), recomputed);
   lc.cp_exposed = pipeline * lc.cp_per_layer.exposed();
   lc.cp_hidden = pipeline * lc.cp_per_layer.hidden();
   r.time.compute += lc.attention_extra - lc.linear_saving;

@@ -50,6 +50,25 @@ tpcost_cli_case("plan: --recompute-modules auto with --compare" ARGS ${plan_moe_
   STDERR "^tpcost: error: --recompute-modules: auto is a search over the module sets\; --compare costs two layouts at one: give the module set, or modules=VALUE in a layout\n$")
 tpcost_cli_case("plan: --recompute-modules under torchtitan's stack" ARGS ${plan_8b_h100} --stack fsdp2 --recompute-modules auto RC 2
   STDERR "^tpcost: error: --recompute-modules: are Megatron-Core's\; this stack's selective recomputation is torchtitan's per-op policy\n$")
+# --recompute-method and --recompute-num-layers: as step reads them, or auto (the fewest block
+# layers each full layout fits with).
+set(plan_405b_zero1 plan --model llama-3-405b --gpu h100-sxm --interconnect ib-ndr --gpus 512 --global-batch 512 --zero 1)
+tpcost_cli_case("plan: --recompute-num-layers auto runs full layouts at the fewest block layers that fit" ARGS ${plan_405b_zero1} --recompute-num-layers auto --top 1 RC 0 STDOUT
+  "\n  1   8  32   1    2   1   256   1  on   block:1      1 [^\n]*\n  winner: --compare t=8,p=32,d=2,b=1,v=1,sp=on,recompute=full,zero=1,first=3,last=3,block=1\n")
+tpcost_cli_case("plan: a fixed --recompute-method block --recompute-num-layers holds for the full layouts" ARGS ${plan_405b_zero1} --recompute-method block --recompute-num-layers 2 --top 1 --format csv RC 0 STDOUT
+  ",recompute_method,recompute_num_layers\n1,llama-3.1-405b,8,32,2,1,1,512,on,full,[^\n]*,\"t=8,p=32,d=2,b=1,v=1,sp=on,recompute=full,zero=1,first=3,last=3,block=2\",,block,2\n$")
+tpcost_cli_case("plan: --recompute-num-layers auto with uniform" ARGS ${plan_405b_zero1} --recompute-num-layers auto --recompute-method uniform RC 2
+  STDERR "^tpcost: error: --recompute-num-layers: auto searches the block method's layers per model chunk\; --recompute-method uniform recomputes every layer\n$")
+tpcost_cli_case("plan: --recompute-num-layers 0" ARGS ${plan_405b_zero1} --recompute-num-layers 0 RC 2
+  STDERR "^tpcost: error: --recompute-num-layers: 0 is out of range\; expected 1..126 \\(layers per model chunk, at most each layout's L/\\(p\\*v\\)\\), or auto\n$")
+tpcost_cli_case("plan: --recompute-num-layers auto with --compare" ARGS ${plan_405b_zero1} --recompute-num-layers auto --compare t=8 t=4 RC 2
+  STDERR "^tpcost: error: --recompute-num-layers: auto is a search over the layer counts\; --compare costs two layouts at one: give the layer count, or block=VALUE in a layout\n$")
+tpcost_cli_case("plan: --recompute-num-layers auto under torchtitan's stack" ARGS ${plan_405b_zero1} --recompute-num-layers auto --stack fsdp2 RC 2
+  STDERR "^tpcost: error: --recompute-num-layers: auto searches Megatron-Core's block method\; torchtitan's full activation checkpointing wraps every block alone\n$")
+tpcost_cli_case("plan: block= in a layout without full recomputation" ARGS ${plan_405b_zero1} --compare t=8,p=32,recompute=none,block=2 t=8,p=32 RC 2
+  STDERR "^tpcost: error: --compare: 't=8,p=32,recompute=none,block=2': block = N sets full recomputation's layers\; it needs recompute=full\n$")
+tpcost_cli_case("plan --compare costs block= as step does and names the change" ARGS ${plan_405b_zero1} --compare t=8,p=32,sp=on,zero=1,first=3,last=3,recompute=full,block=1 t=8,p=32,sp=on,zero=1,first=3,last=3,recompute=full RC 0 STDOUT
+  "\nA: t=8,p=32,d=2,b=1,v=1,sp=on,recompute=full,zero=1,first=3,last=3,block=1  [^\n]*\n   step 44\\.25 s,.*\nB: t=8,p=32,d=2,b=1,v=1,sp=on,recompute=full,zero=1,first=3,last=3  [^\n]*\n.*B - A: recompute block:1 -> full")
 tpcost_cli_case("plan: --recompute-modules mla_up_proj without MLA" ARGS ${plan_8b_h100} --recompute-modules core_attn,mla_up_proj RC 2
   STDERR "^tpcost: error: --recompute-modules: mla_up_proj needs multi-latent attention")
 tpcost_cli_case("plan: a layout's modules that are not ones" ARGS ${plan_8b_h100} --compare t=8,recompute=selective,modules=attn t=4 RC 2
@@ -148,7 +167,7 @@ tpcost_cli_case("CSV: plan, one row per layout, best first" ARGS plan -m llama-3
   STDOUT "^rank,model,tp,.*\n1,llama-3-8b,.*\n2,llama-3-8b,.*\n3,llama-3-8b,[^\n]*\n$")
 tpcost_cli_case("CSV: plan closes each row with the layout's other dimensions and its --compare string"
   ARGS plan -m mixtral-8x7b -g h100-sxm -i ib-ndr -n 64 -G 256 --max-tp 2 --top 1 --format csv --stack megatron-core RC 0
-  STDOUT ",mfu_precision_peak_rate,ep,etp,micro_batches,first_stage_layers,last_stage_layers,embedding_in_split,loss_in_split,layout,dispatcher\n1,mixtral-8x7b,2,2,4,[^\n]*,8,1,64,0,0,off,off,\"t=2,p=2,cp=4,ep=8,d=4,b=1,v=[0-9]+,sp=on,recompute=none,zero=1\",all-to-all\n$")
+  STDOUT ",mfu_precision_peak_rate,ep,etp,micro_batches,first_stage_layers,last_stage_layers,embedding_in_split,loss_in_split,layout,dispatcher,recompute_method,recompute_num_layers\n1,mixtral-8x7b,2,2,4,[^\n]*,8,1,64,0,0,off,off,\"t=2,p=2,cp=4,ep=8,d=4,b=1,v=[0-9]+,sp=on,recompute=none,zero=1\",all-to-all,,\n$")
 # plan --emit: what a format cannot express is one line naming it, exit 2, nothing written.
 tpcost_cli_case("plan --emit torchtitan: a layout priced on another stack than fsdp2"
   ARGS plan -m llama-3-8b -g h100-sxm -n 8 -G 8 --emit torchtitan --stack megatron-core RC 2

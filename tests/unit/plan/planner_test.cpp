@@ -153,7 +153,7 @@ void check_identities(const plan_counts& c) {
   }
   CHECK(c.pairs == c.pairs_searched + pair_rejections);
   CHECK(c.layouts == c.evaluated + c[plan_reason::interleave_batch] + c[plan_reason::zero_with_pp]);
-  CHECK(c.evaluated == c.feasible + c[plan_reason::memory]);
+  CHECK(c.evaluated == c.feasible + c[plan_reason::memory] + c[plan_reason::recompute_unneeded]);
 }
 
 /// Checks plan(req) against brute_force_ranking(req): the same top layouts in the same order
@@ -1416,4 +1416,174 @@ TEST_CASE(
   }
   CHECK(checked > 1000);
   CHECK(highest > 0.8);  // the floor is most of the step on some layouts
+}
+
+namespace {
+
+/// small_llama on 8 GPUs, G = 16, full recomputation only, with `gib` of memory per GPU.
+plan_request full_only_request(double gib) {
+  auto req = request(small_llama(), 8, 16, 8);
+  req.memory_capacity = gib * units::GiB;
+  req.constraints.recompute_modes = 1U << static_cast<unsigned>(recompute_mode::full);
+  req.top = 1000;
+  return req;
+}
+
+/// `req`'s step of `par` with full recomputation by `method` of `layers` per model chunk.
+step_result full_step(const plan_request& req, const parallel_config& par, recompute_method method,
+                      std::int64_t layers) {
+  auto in = inputs_for(req, par);
+  in.options.recompute.method = method;
+  in.options.recompute.num_layers = layers;
+  return evaluate_step(in);
+}
+
+bool fits(const plan_request& req, const step_result& r) {
+  return r.memory.peak().total().value() <= (req.memory_capacity - req.memory_reserve).value();
+}
+
+}  // namespace
+
+TEST_CASE(
+    "plan --recompute-num-layers auto: each full layout runs the fewest block layers that fit, "
+    "costed as evaluate_step costs them",
+    "[planner][recompute]") {
+  std::int64_t blocks = 0, every_layer = 0;
+  for (const double gib : {0.5, 0.75, 1.0, 1.5}) {
+    INFO(gib << " GiB");
+    auto req = full_only_request(gib);
+    req.constraints.least_block_layers = true;
+    const auto found = plan(req);
+    check_identities(found.counts);
+    for (const auto& l : found.top) {
+      const auto& c = l.candidate;
+      INFO(describe_layout(c.par, 1, with_full_recompute({}, c)));
+      REQUIRE(c.par.recompute == recompute_mode::full);
+      CHECK_THAT(c.step_time.value(), near(l.result.step_time.value(), 1e-9));
+      CHECK_THAT(c.peak_memory.value(), near(l.result.memory.peak().total().value(), 1e-9));
+      const auto bound = chunk_layers_bound(req.model, c.par.pp, c.par.vpp);
+      // Without recomputation it would not fit: else the search drops it (recompute_unneeded).
+      CHECK_FALSE(fits(req, full_step(req, c.par, recompute_method::block, 0)));
+      if (c.full_method == recompute_method::block) {
+        ++blocks;
+        REQUIRE(c.full_layers >= 1);
+        REQUIRE(c.full_layers <= bound);
+        // The fewest: one layer fewer does not fit, and would have been faster.
+        const auto fewer = full_step(req, c.par, recompute_method::block, c.full_layers - 1);
+        CHECK_FALSE(fits(req, fewer));
+        CHECK(fewer.step_time < l.result.step_time);
+        CHECK(block_recompute_share(req.model, c.par.pp, c.par.vpp, c.full_layers) < 1.0);
+      } else {
+        ++every_layer;
+        CHECK(c.full_layers == 1);
+      }
+    }
+    // Every layout that fits without recomputation is counted, none listed.
+    const auto plain = [&] {
+      auto r = req;
+      r.constraints.least_block_layers = false;
+      r.constraints.recompute_modes = 1U << static_cast<unsigned>(recompute_mode::none);
+      return plan(r).counts;
+    }();
+    CHECK(found.counts[plan_reason::recompute_unneeded] == plain.feasible);
+  }
+  CHECK(blocks > 0);
+  CHECK(every_layer > 0);
+}
+
+TEST_CASE("plan --recompute-num-layers auto's best is a brute force's best over every block count",
+          "[planner][recompute]") {
+  for (const double gib : {0.5, 0.75, 1.0}) {
+    INFO(gib << " GiB");
+    auto req = full_only_request(gib);
+    req.constraints.least_block_layers = true;
+    req.top = 1;
+    std::optional<plan_candidate> best;
+    for (const auto& par : every_layout(req)) {
+      if (par.recompute != recompute_mode::full || broken_plan_rule(req, par) ||
+          fits(req, full_step(req, par, recompute_method::block, 0))) {
+        continue;
+      }
+      const auto bound = chunk_layers_bound(req.model, par.pp, par.vpp);
+      for (std::int64_t n = 0; n <= bound; ++n) {  // 0: every layer alone (uniform 1)
+        const auto method = n == 0 ? recompute_method::uniform : recompute_method::block;
+        const auto r = full_step(req, par, method, n == 0 ? 1 : n);
+        if (!fits(req, r)) {
+          continue;
+        }
+        plan_candidate c{par, r.step_time, r.memory.peak().total(),
+                         par.tp > req.topology.gpus_per_node};
+        c.full_method = method;
+        c.full_layers = n == 0 ? 1 : n;
+        if (!best || ranks_before(c, *best)) {
+          best = c;
+        }
+      }
+    }
+    const auto found = plan(req);
+    REQUIRE(best.has_value() == !found.top.empty());
+    if (best) {
+      const auto& got = found.top.front().candidate;
+      CHECK(describe_layout(got.par, 1, with_full_recompute({}, got)) ==
+            describe_layout(best->par, 1, with_full_recompute({}, *best)));
+      CHECK_THAT(found.top.front().result.step_time.value(), near(best->step_time.value(), 1e-12));
+    }
+  }
+}
+
+TEST_CASE("A fixed recompute method and layers hold for every full layout, bounded by its chunk",
+          "[planner][recompute]") {
+  for (const auto method : {recompute_method::block, recompute_method::uniform}) {
+    INFO(to_string(method));
+    auto req = full_only_request(64.0);
+    req.options.recompute.method = method;
+    req.options.recompute.num_layers = 3;
+    req.top = 40;
+    const auto found = plan(req);
+    REQUIRE(found.top.size() == 40);
+    bool bounded = false;
+    for (const auto& l : found.top) {
+      const auto& c = l.candidate;
+      INFO(describe_layout(c.par, 1, with_full_recompute({}, c)));
+      const auto bound = chunk_layers_bound(req.model, c.par.pp, c.par.vpp);
+      CHECK(c.full_method == method);
+      CHECK(c.full_layers == std::min<std::int64_t>(3, bound));
+      bounded = bounded || bound < 3;
+      CHECK_THAT(c.step_time.value(), near(l.result.step_time.value(), 1e-9));
+      CHECK_THAT(c.peak_memory.value(), near(l.result.memory.peak().total().value(), 1e-9));
+    }
+    CHECK(bounded);
+  }
+}
+
+TEST_CASE("A layout string names full recomputation's method and layers, and reads back",
+          "[planner][recompute]") {
+  parallel_config par;
+  par.tp = 2;
+  par.pp = 2;
+  par.dp = 2;
+  par.recompute = recompute_mode::full;
+  plan_candidate c{par, seconds(1.0), bytes(1.0), false};
+  CHECK(describe_layout(par, 1, with_full_recompute({}, c)).find("block") == std::string::npos);
+  c.full_method = recompute_method::uniform;
+  c.full_layers = 1;  // every layer alone: the default, not written
+  CHECK(describe_layout(par, 1, with_full_recompute({}, c)).find("uniform") == std::string::npos);
+  c.full_method = recompute_method::block;
+  c.full_layers = 2;
+  const auto text = describe_layout(par, 1, with_full_recompute({}, c));
+  CHECK(text == "t=2,p=2,d=2,b=1,v=1,sp=off,recompute=full,zero=0,block=2");
+  CHECK(recompute_label(par.recompute, with_full_recompute({}, c)) == "block:2");
+  const auto back = parse_plan_layout(text, "--compare", 8, 8);
+  REQUIRE(back.choices.full_method == recompute_method::block);
+  CHECK(back.choices.full_layers == 2);
+  plan_request req;
+  const auto recipe = request_for(req, back.choices).options.recompute;
+  CHECK(recipe.method == recompute_method::block);
+  CHECK(recipe.num_layers == 2);
+  CHECK(parse_plan_layout("t=2,p=2,recompute=full,uniform=4", "--compare", 8, 8)
+            .choices.full_method == recompute_method::uniform);
+  CHECK_THROWS_WITH(parse_plan_layout("t=2,p=2,recompute=none,block=2", "--compare", 8, 8),
+                    Catch::Contains("block = N") && Catch::Contains("needs recompute=full"));
+  CHECK_THROWS_WITH(parse_plan_layout("t=2,p=2,recompute=full,block=0", "--compare", 8, 8),
+                    Catch::Contains("block = 0 is out of range"));
 }

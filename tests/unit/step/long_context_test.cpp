@@ -314,3 +314,33 @@ TEST_CASE("FP8 on an MoE model speeds its expert GEMMs, not its BF16 all-to-all"
   CHECK(added > routed / 8.0);
   CHECK(added < routed / 4.0);
 }
+
+TEST_CASE(
+    "Block recomputation with CP reruns the attention and the FP8 saving of its share of the "
+    "layers only",
+    "[long_context][recompute]") {
+  // 126 layers on 16 stages: chunks of 7.875 layers, so block 2 reruns 2/7.875 of them.
+  for (const auto p : {linear_precision::bf16, linear_precision::fp8_delayed}) {
+    INFO(to_string(p));
+    auto full = llama3_long_context(4, p);
+    auto none = full;
+    none.par.recompute = recompute_mode::none;
+    auto block = full;
+    block.options.recompute.method = recompute_method::block;
+    block.options.recompute.num_layers = 2;
+    const double share = 2.0 / (126.0 / 16.0);
+    REQUIRE_THAT(block_recompute_share(block.model, block.par, block.options.recompute),
+                 near(share, 1e-12));
+    const auto f = evaluate_step(full).long_context;
+    const auto n = evaluate_step(none).long_context;
+    const auto b = evaluate_step(block).long_context;
+    CHECK(f.attention_extra.value() > n.attention_extra.value());
+    CHECK_THAT(
+        b.attention_extra.value(),
+        near(share * f.attention_extra.value() + (1.0 - share) * n.attention_extra.value(), 1e-12));
+    CHECK_THAT(
+        b.linear_saving.value(),
+        near(share * f.linear_saving.value() + (1.0 - share) * n.linear_saving.value(), 1e-12));
+    CHECK_THAT(b.cp_exposed.value(), near(f.cp_exposed.value(), 1e-12));
+  }
+}
