@@ -852,7 +852,7 @@ std::string emit_winner(emit_format format, const plan_request& req,
                       "against the winner's {:.4g} s: --compare \"{}\"",
                       e.detail(), top.size(), name_of(format), i + 1,
                       top[i].result.step_time.value(), top.front().result.step_time.value(),
-                      describe_layout(c.par, c.par.cp)));
+                      describe_layout(c.par, c.par.cp, with_full_recompute({}, c))));
     }
     throw;
   }

@@ -191,8 +191,18 @@ double check_emit_round_trip(const std::string& job, const std::string& hardware
   }
   const auto step =
       tpcost::test::run("step --from " + file + " " + hardware + step_extra + " --format json");
+  // The same file through convert, as a user checks what tpcost read: tpcost's own config,
+  // which step costs the same.
+  const auto converted = file + ".json";
+  REQUIRE(tpcost::test::run("convert -q " + file + " -o " + converted).exit_code == 0);
+  const auto via_convert = tpcost::test::run("step --from " + converted + " " + hardware +
+                                             step_extra + " --format json");
   std::filesystem::remove(file);
+  std::filesystem::remove(converted);
   REQUIRE(step.exit_code == 0);
+  REQUIRE(via_convert.exit_code == 0);
+  CHECK_THAT(nlohmann::json::parse(via_convert.out).at("step_time_s").get<double>(),
+             Catch::WithinRel(l.at("step_time_s").get<double>(), 1e-12));
   const auto s = nlohmann::json::parse(step.out);
   const auto& got = s.at("layout");
   for (const char* key :
