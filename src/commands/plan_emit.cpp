@@ -330,9 +330,10 @@ void add_batch_and_sharding(megatron_settings& s, const parallel_config& p) {
 /// optimizer's dtypes and the 16-bit dtype.
 void add_stack_switches(megatron_settings& s, const parallel_config& p, const emit_context& ctx) {
   const auto& st = ctx.software.stack;
+  const auto& profile = stack_profile_by_name(
+      st.stack.empty() ? default_stack_name : std::string_view(st.stack), "--stack");
   // --stack megatron-bridge: the recipe's switches (stack_profiles.hpp), written out.
-  const bool recipe =
-      (st.stack.empty() ? default_stack_name : std::string_view(st.stack)) == "megatron-bridge";
+  const bool recipe = profile.name == "megatron-bridge";
   // TE's userbuffers run only under SP (Megatron-LM asserts it; the core prices none without).
   if ((st.tp_comm_overlap || recipe) && p.sequence_parallel && p.tp > 1) {
     s.add("comm_overlap", "tp_comm_overlap", "--tp-comm-overlap", true);
@@ -349,8 +350,6 @@ void add_stack_switches(megatron_settings& s, const parallel_config& p, const em
   }
   // Gradient accumulation outside the GEMM: by flag, or where the stack's profile runs it so
   // for this layout (the recipe's Megatron-FSDP configurations, stack_profiles.hpp).
-  const auto& profile = stack_profile_by_name(
-      st.stack.empty() ? default_stack_name : std::string_view(st.stack), "--stack");
   if (st.no_grad_accumulation_fusion || !accumulation_fused(options_of(profile), p.zero)) {
     s.add("", "", "--no-gradient-accumulation-fusion", true);
     s.add("model", "gradient_accumulation_fusion", "", false);  // the reader inverts it

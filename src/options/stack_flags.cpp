@@ -1,5 +1,7 @@
 #include "options/stack_flags.hpp"
 
+#include <algorithm>
+
 #include <tuple>
 
 #include <fmt/format.h>
@@ -327,11 +329,20 @@ std::string_view kernel_stack_name(kernel_stack kernels) {
   return "megatron-fused";
 }
 
+namespace {
+
+/// The setting named `field` of `choice`, if it has one.
+stack_setting* setting(stack_choice& choice, std::string_view field) {
+  const auto it = std::find_if(choice.settings.begin(), choice.settings.end(),
+                               [&](const stack_setting& s) { return s.field == field; });
+  return it == choice.settings.end() ? nullptr : &*it;
+}
+
+}  // namespace
+
 void note_kernel_efficiency(stack_choice& choice, std::string_view efficiency_source) {
-  for (auto& s : choice.settings) {
-    if (s.field == "kernels") {
-      s.source += fmt::format("; eta: {}", efficiency_source);
-    }
+  if (auto* s = setting(choice, "kernels")) {
+    s->source += fmt::format("; eta: {}", efficiency_source);
   }
 }
 
@@ -358,22 +369,18 @@ void apply_stack_sequence_parallel(bool sp_flag, bool no_sp_flag, bool tp_comm_o
                          "'Tensor parallel communication/GEMM overlap can happen only when "
                          "sequence parallelism is enabled'");
     }
-    for (auto& s : choice.settings) {  // the step model applies none of it (stages.hpp)
-      if (s.field == "tp_overlap") {
-        s.value = "0.00";
-        s.source = "training/comm_overlap.py: TP overlap disabled without sequence parallelism";
-      }
+    if (auto* s = setting(choice, "tp_overlap")) {  // the step model applies none (stages.hpp)
+      s->value = "0.00";
+      s->source = "training/comm_overlap.py: TP overlap disabled without sequence parallelism";
     }
   } else if (choice.options.tp_overlap_needs_sp && gpus_per_node > 0 && par.tp > gpus_per_node) {
     // TP is the fastest dimension: t > GPUs per domain spans domains (stages.hpp applies none).
-    for (auto& s : choice.settings) {
-      if (s.field == "tp_overlap") {
-        s.value = "0.00";
-        s.source = fmt::format(
-            "Transformer Engine's userbuffers run within one NVLink domain; t = {} spans {} "
-            "GPUs per domain",
-            par.tp, gpus_per_node);
-      }
+    if (auto* s = setting(choice, "tp_overlap")) {
+      s->value = "0.00";
+      s->source = fmt::format(
+          "Transformer Engine's userbuffers run within one NVLink domain; t = {} spans {} "
+          "GPUs per domain",
+          par.tp, gpus_per_node);
     }
   }
 }
@@ -382,13 +389,11 @@ void apply_stack_zero(zero_stage zero, stack_choice& choice) {
   if (choice.options.grad_accumulation_fusion != fused_accumulation::except_zero3) {
     return;  // the same at every stage, or turned off by its flag
   }
-  for (auto& s : choice.settings) {
-    if (s.field == "grad_accumulation_fusion") {
-      const bool fused = accumulation_fused(choice.options, zero);
-      s.value = fused ? "yes" : "no";
-      if (!fused) {
-        s.source += "; this layout runs ZeRO-3 (Megatron-FSDP)";
-      }
+  if (auto* s = setting(choice, "grad_accumulation_fusion")) {
+    const bool fused = accumulation_fused(choice.options, zero);
+    s->value = fused ? "yes" : "no";
+    if (!fused) {
+      s->source += "; this layout runs ZeRO-3 (Megatron-FSDP)";
     }
   }
 }
