@@ -238,6 +238,10 @@ recompute_recipe to_recompute_recipe(const step_flags& f, const transformer_spec
     }
   }
   if (!f.recompute_num_layers.empty()) {
+    if (f.recompute_num_layers == "auto") {
+      throw invalid_spec("--recompute-num-layers",
+                         "auto is a search, which plan runs; step costs one count of layers");
+    }
     const auto n = parse_count(f.recompute_num_layers, "--recompute-num-layers");
     const auto stages = std::max<std::int64_t>(1, par.pp) * std::max<std::int64_t>(1, par.vpp);
     const auto chunk = (model.layers + stages - 1) / stages;

@@ -95,6 +95,8 @@ std::string_view expected_text(value_kind kind) {
   switch (kind) {
     case value_kind::count:
       return "a whole number in 1..2147483647";
+    case value_kind::count_or_auto:
+      return "a whole number in 1..2147483647, or \"auto\"";
     case value_kind::degrees:
       return "a TP degree >= 1, or a degree list string such as \"1..64\"";
     case value_kind::bandwidth:
@@ -382,6 +384,14 @@ std::string to_flag_text(const std::string& source, const config_key& key, const
     case value_kind::fraction:
     case value_kind::positive:
       if (!in_range(key.kind, v)) {
+        wrong_value(source, key, v);
+      }
+      return number_text(v);
+    case value_kind::count_or_auto:
+      if (v.is_string() && v.get<std::string>() == "auto") {
+        return "auto";
+      }
+      if (!in_range(value_kind::count, v)) {
         wrong_value(source, key, v);
       }
       return number_text(v);
@@ -684,6 +694,11 @@ json schema_for(const config_key& key) {
   switch (key.kind) {
     case value_kind::count:
       s = {{"type", "integer"}, {"minimum", 1}, {"maximum", max_dimension}};
+      break;
+    case value_kind::count_or_auto:
+      s = {{"oneOf",
+            {{{"type", "integer"}, {"minimum", 1}, {"maximum", max_dimension}},
+             {{"const", "auto"}}}}};
       break;
     case value_kind::degrees:
       s = {

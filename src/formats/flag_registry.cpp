@@ -268,7 +268,8 @@ constexpr flag_spec flags[] = {
      "with --recompute full (in plan: the layouts with full recomputation): uniform (units of "
      "--recompute-num-layers layers) or block (only that many layers of each model chunk); "
      "default uniform"},
-    {"--recompute-num-layers", '\0', "", value_kind::count, "", "", "/options/recompute_num_layers",
+    {"--recompute-num-layers", '\0', "", value_kind::count_or_auto, "", "",
+     "/options/recompute_num_layers",
      cmd::job,
      "with --recompute full: layers per unit (uniform) or recomputed layers per model chunk "
      "(block); default 1; auto, in plan: the fewest block layers each layout fits with"},
@@ -572,6 +573,8 @@ std::string value_name(const flag_spec& spec) {
     case value_kind::node_size:
     case value_kind::degrees:
       return "N";
+    case value_kind::count_or_auto:
+      return "N|auto";
     case value_kind::bandwidth:
       return "BANDWIDTH";
     case value_kind::flop_rate:

@@ -16,6 +16,7 @@ namespace tpcost::cli {
 /// and the value's name in --help.
 enum class value_kind {
   count,                ///< whole number in 1..2^31-1 (b, s, h)
+  count_or_auto,        ///< a count, or "auto" (plan searches it)
   degrees,              ///< a TP degree (integer) or a degree list string ("1..64")
   bandwidth,            ///< number > 0 (bytes/s) or a string with a unit ("600GB/s")
   flop_rate,            ///< number > 0 (FLOP/s) or a string with a unit ("989.4T")

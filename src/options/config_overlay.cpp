@@ -67,6 +67,7 @@ std::optional<double> finite_number(const std::string& text) {
 nlohmann::json typed_value(const config_key& key, const std::string& text) {
   switch (key.kind) {
     case value_kind::count:
+    case value_kind::count_or_auto:  // "auto" stays a string
     case value_kind::node_size:
     case value_kind::zero_stage:
       if (const auto n = whole_number(text)) {

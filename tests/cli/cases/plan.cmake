@@ -57,6 +57,10 @@ tpcost_cli_case("plan: --recompute-num-layers auto runs full layouts at the fewe
   "\n  1   8  32   1    2   1   256   1  on   block:1      1 [^\n]*\n  winner: --compare t=8,p=32,d=2,b=1,v=1,sp=on,recompute=full,zero=1,first=3,last=3,block=1\n")
 tpcost_cli_case("plan: a fixed --recompute-method block --recompute-num-layers holds for the full layouts" ARGS ${plan_405b_zero1} --recompute-method block --recompute-num-layers 2 --top 1 --format csv RC 0 STDOUT
   ",recompute_method,recompute_num_layers\n1,llama-3.1-405b,8,32,2,1,1,512,on,full,[^\n]*,\"t=8,p=32,d=2,b=1,v=1,sp=on,recompute=full,zero=1,first=3,last=3,block=2\",,block,2\n$")
+tpcost_cli_case("plan: a config's recompute_num_layers \"auto\" is the flag's auto" ARGS plan -c ${bad}/../plan_recompute_auto.json --gpus 512 --top 1 -q RC 0 STDOUT
+  "\n  1   8  32   1    2   1   256   1  on   block:1      1 ")
+tpcost_cli_case("step: a config's recompute_num_layers \"auto\" is plan's search" ARGS step -c ${bad}/../plan_recompute_auto.json --gpus 512 --tp 8 --pp 16 --recompute full RC 2
+  STDERR "^tpcost: error: [^\n]*plan_recompute_auto\.json: /options/recompute_num_layers: auto is a search, which plan runs\; step costs one count of layers\n$")
 tpcost_cli_case("plan: --recompute-num-layers auto with uniform" ARGS ${plan_405b_zero1} --recompute-num-layers auto --recompute-method uniform RC 2
   STDERR "^tpcost: error: --recompute-num-layers: auto searches the block method's layers per model chunk\; --recompute-method uniform recomputes every layer\n$")
 tpcost_cli_case("plan: --recompute-num-layers 0" ARGS ${plan_405b_zero1} --recompute-num-layers 0 RC 2
