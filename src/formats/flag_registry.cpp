@@ -269,8 +269,7 @@ constexpr flag_spec flags[] = {
      "--recompute-num-layers layers) or block (only that many layers of each model chunk); "
      "default uniform"},
     {"--recompute-num-layers", '\0', "", value_kind::count_or_auto, "", "",
-     "/options/recompute_num_layers",
-     cmd::job,
+     "/options/recompute_num_layers", cmd::job,
      "with --recompute full: layers per unit (uniform) or recomputed layers per model chunk "
      "(block); default 1; auto, in plan: the fewest block layers each layout fits with"},
     {"--cpu-offloading-num-layers", '\0', "", value_kind::count, "", "",

@@ -666,13 +666,9 @@ full_recompute_run full_recompute_for(const plan_request& req, std::int64_t stag
   }
   // Block 0, no layer rerun, is the layout without recomputation, which the caller drops:
   // tried first, it settles in one evaluation every layout that fits without recomputation.
-  r.method = recompute_method::block;
-  if (fits(peak_of(r.method, 0))) {
-    r.layers = 0;
-    r.share = 0.0;
-    return r;
+  if (fits(peak_of(recompute_method::block, 0))) {
+    return {.method = recompute_method::block, .layers = 0, .share = 0.0, .peak = r.peak};
   }
-  r.method = recompute_method::uniform;
   std::int64_t lo = 1;
   std::int64_t hi = bound + 1;  // bound + 1: no block of at most `bound` layers fits
   while (lo < hi) {

@@ -1587,3 +1587,24 @@ TEST_CASE("A layout string names full recomputation's method and layers, and rea
   CHECK_THROWS_WITH(parse_plan_layout("t=2,p=2,recompute=full,block=0", "--compare", 8, 8),
                     Catch::Contains("block = 0 is out of range"));
 }
+
+TEST_CASE("With CP, a block layout's search time is evaluate_step's, its CP terms blended too",
+          "[planner][cp][recompute]") {
+  auto req = cp_request(cp_comm_type::p2p);
+  req.constraints.recompute_modes = 1U << static_cast<unsigned>(recompute_mode::full);
+  req.constraints.least_block_layers = true;
+  req.memory_capacity = 1.0 * units::GiB;
+  req.top = 200;
+  const auto found = plan(req);
+  std::int64_t blocks_with_cp = 0;
+  for (const auto& l : found.top) {
+    const auto& c = l.candidate;
+    INFO(describe_layout(c.par, c.par.cp, with_full_recompute({}, c)));
+    CHECK_THAT(c.step_time.value(), near(l.result.step_time.value(), 1e-9));
+    CHECK_THAT(c.peak_memory.value(), near(l.result.memory.peak().total().value(), 1e-9));
+    if (c.par.cp > 1 && c.full_method == recompute_method::block) {
+      ++blocks_with_cp;
+    }
+  }
+  CHECK(blocks_with_cp > 0);
+}
