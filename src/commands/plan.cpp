@@ -566,6 +566,9 @@ std::string run_search(inputs in, output_format format, const plan_flags& f) {
   }
   if (!found) {  // nothing fits: what is said of the nearest workable request searches all modes
     r.request.constraints.recompute_modes = 0b111U;
+    if (auto_modules) {  // the counts of every layout, not of the first pass's modes alone
+      r.result = plan(r.request);
+    }
   }
   r.search_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
