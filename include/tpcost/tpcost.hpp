@@ -8,6 +8,7 @@
 #include "tpcost/base/units.hpp"
 #include "tpcost/comm/calibration.hpp"
 #include "tpcost/comm/collectives.hpp"
+#include "tpcost/comm/price_memo.hpp"
 #include "tpcost/comm/topology.hpp"
 #include "tpcost/hardware/efficiency.hpp"
 #include "tpcost/hardware/hardware.hpp"

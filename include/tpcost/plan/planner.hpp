@@ -73,6 +73,7 @@
 #include "tpcost/base/error.hpp"
 #include "tpcost/base/parse.hpp"
 #include "tpcost/comm/expert_parallel.hpp"
+#include "tpcost/comm/price_memo.hpp"
 #include "tpcost/comm/topology.hpp"
 #include "tpcost/model/flops.hpp"
 #include "tpcost/model/memory.hpp"
@@ -473,6 +474,7 @@ struct plan_partial {
   explicit plan_partial(std::size_t k) : best(k) {}
   best_k best;
   plan_counts counts;
+  nccl_price_memo prices;  ///< the worker's collectives, priced once (the search's topology)
 };
 
 /// A micro-batch's kernels of a dense and an MoE layer with MLA's down projections, as
@@ -757,7 +759,8 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
                                      .shard = static_cast<double>(pair.dp * pair.cp)};
   // The micro-batch stage and the CP layer terms read the pair's groups and b, never the split
   // (batch_stage's comment): computed once per b, they serve every split. Most of their time is
-  // NCCL's tuner pricing the TP, MLA, MTP and EP collectives.
+  // NCCL's tuner pricing the TP, MLA, MTP and EP collectives; the worker's memo prices each TP
+  // and ETP collective once for every pair with the same t (or etp) and b.
   struct per_micro_batch {
     batch_terms y;
     std::array<seconds, 3> lc_added{};  // per layer and micro-batch, by recomputation
@@ -778,7 +781,7 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
       per_b.reserve(batches.size());
       activations.assign(batches.size() * 3 * 2, std::nullopt);
       for (const auto b : batches) {
-        per_micro_batch terms{batch_stage(view_env, x, b, view_batch), {}};
+        per_micro_batch terms{batch_stage(view_env, x, b, view_batch, &out.prices), {}};
         if (long_context) {
           const auto lc = long_context_layer_stage(view_env, model, b, pair.tp, cp, req.precision,
                                                    pair.ep, pair.etp);

@@ -29,6 +29,7 @@
 #include "tpcost/base/error.hpp"
 #include "tpcost/comm/collectives.hpp"
 #include "tpcost/comm/placement.hpp"
+#include "tpcost/comm/price_memo.hpp"
 #include "tpcost/comm/topology.hpp"
 #include "tpcost/hardware/hardware.hpp"
 #include "tpcost/model/flops.hpp"
@@ -482,15 +483,17 @@ inline constexpr double cross_entropy_all_reduces = 3.0;
 
 /// The micro-batch stage, for `micro_batch` sequences and a global batch of `global_batch`.
 /// Of `x` it reads the group sizes, the TP, EP and ETP groups and the p2p hop, never the split:
-/// the planner computes it once per (groups, micro-batch) for every split.
+/// the planner computes it once per (groups, micro-batch) for every split, and with a `memo`
+/// (one per topology) prices each TP and ETP collective once for every pair that shares it.
 inline batch_terms batch_stage(const step_environment& env, const group_terms& x,
-                               std::int64_t micro_batch, std::int64_t global_batch) {
+                               std::int64_t micro_batch, std::int64_t global_batch,
+                               nccl_price_memo* memo = nullptr) {
   const auto& model = env.model;
   const auto& topo = env.topology;
   const auto& opt = env.options;
   const auto t = x.sizes.tp;
   // The TP group prices a dozen collectives per micro-batch: its view once.
-  const nccl_group_pricer tp_group(topo, x.tp_group);
+  const remembering_group_pricer tp_group(topo, x.tp_group, memo);
   batch_terms y;
   y.micro_batch = micro_batch;
   y.micro_batches = global_batch / (x.sizes.dp * micro_batch);
@@ -505,7 +508,7 @@ inline batch_terms batch_stage(const step_environment& env, const group_terms& x
     if (x.sizes.etp > 1) {
       y.etp_message = y.tokens.routed * static_cast<double>(model.hidden) *
                       static_cast<double>(opt.activation_bytes) * units::B;
-      const nccl_group_pricer etp_group(topo, x.etp_group);
+      const remembering_group_pricer etp_group(topo, x.etp_group, memo);
       y.etp_reduce_scatter = etp_group.cheapest(collective_op::reduce_scatter, y.etp_message);
       y.etp_all_gather = etp_group.cheapest(collective_op::all_gather, y.etp_message);
     }
