@@ -72,8 +72,7 @@ TEST_CASE("The memo tells groups, ops and messages apart", "[price_memo]") {
   CHECK(memo.size() == 4);
 }
 
-TEST_CASE("batch_stage with a memo is batch_stage, for every pair that shares it",
-          "[price_memo]") {
+TEST_CASE("batch_stage with a memo is batch_stage, for every pair that shares it", "[price_memo]") {
   // The small GPT at t = 8 on two layouts with the same TP group (p = 1 and p = 2).
   step_inputs in;
   in.model = tpcost::test::small_gpt_spec();
