@@ -707,6 +707,9 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
   const auto reject = [&](plan_reason r, std::int64_t n) {
     counts.rejected[static_cast<std::size_t>(r)] += n;
   };
+  const auto fits = [&](bytes peak) {
+    return (req.memory_capacity - req.memory_reserve - peak).value() >= 0.0;
+  };
   const auto& limits = req.constraints;
   const unsigned modes = limits.recompute_modes & 0b111U;
   // Full recomputation other than every layer alone: a method and layers per layout.
@@ -955,14 +958,14 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
                   auto floor_terms = terms;
                   use_set_memory_terms(floor_terms, low);
                   const bytes least = peak_memory_from_terms(x, floor_terms, layout_copies);
-                  if ((req.memory_capacity - req.memory_reserve - least).value() < 0.0) {
+                  if (!fits(least)) {
                     continue;
                   }
                 }
                 for (const auto j : open) {
                   use_set_memory_terms(terms, set_best->memory[memory_at + sp_at + j]);
                   const bytes peak = peak_memory_from_terms(x, terms, layout_copies);
-                  if (!((req.memory_capacity - req.memory_reserve - peak).value() >= 0.0)) {
+                  if (!fits(peak)) {
                     continue;
                   }
                   set_env.options.recompute.modules = sets[j];
@@ -976,9 +979,6 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
                 continue;
               }
               ++counts.evaluated;
-              const auto fits = [&](bytes peak) {
-                return (req.memory_capacity - req.memory_reserve - peak).value() >= 0.0;
-              };
               const auto& layer_terms = activation_terms(mode, sp_i, choice);
               const auto peak_with = [&](const layer_activation_terms& terms) {
                 return peak_memory_from_terms(
