@@ -1310,7 +1310,11 @@ inline plan_search search(const plan_request& req, const std::vector<unsigned>& 
     std::size_t i = next.fetch_add(1);
     try {
       for (; i < pairs.size(); i = next.fetch_add(1)) {
-        search_pair(req, env, pairs[i], partials[w], pair_best[i], sets, &set_partials[w]);
+        // The pair's best in a local first: neighbouring entries of pair_best are other
+        // workers' pairs, and one cache line would bounce between them on every layout.
+        degree_choice local;
+        search_pair(req, env, pairs[i], partials[w], local, sets, &set_partials[w]);
+        pair_best[i] = local;
       }
     } catch (...) {
       failures[w] = {.pair = i, .error = std::current_exception()};
