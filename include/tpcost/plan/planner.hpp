@@ -778,7 +778,7 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
   const group_sizes sizes{
       .tp = pair.tp, .pp = pair.pp, .dp = pair.dp * pair.cp, .ep = pair.ep, .etp = pair.etp};
   for (const auto& split : candidate_splits(model.layers, pair.pp)) {
-    const auto x = group_stage(view_env, sizes, split);
+    const auto x = group_stage(view_env, sizes, split, &out.prices);
     auto chunks = chunk_counts(split);
     if (limits.fixed_vpp > 0) {  // --vpp: that v only, where the split allows it
       std::erase_if(chunks, [&](std::int64_t v) { return v != limits.fixed_vpp; });

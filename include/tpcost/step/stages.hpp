@@ -151,11 +151,13 @@ inline void require_inter_for(const cluster_topology& topology, const char* what
   }
 }
 
-/// NCCL's pick and cost for `op` on `group` (topology.hpp, nccl_cheapest_collective), kept
-/// when it is slower than `worst`: the step waits for the slowest of its concurrent groups.
+/// NCCL's pick and cost for `op` on `group` (topology.hpp, nccl_cheapest_collective; with a
+/// `memo`, remembered), kept when it is slower than `worst`: the step waits for the slowest of
+/// its concurrent groups.
 inline void keep_slowest(algorithm_cost& worst, const cluster_topology& topology,
-                         const group_placement& group, collective_op op, bytes message) {
-  auto c = nccl_cheapest_collective(topology, group, op, message);
+                         const group_placement& group, collective_op op, bytes message,
+                         nccl_price_memo* memo) {
+  auto c = remembering_group_pricer(topology, group, memo).cheapest(op, message);
   if (c.cost.time > worst.cost.time) {
     worst = c;
   }
@@ -249,8 +251,8 @@ inline void place_expert_groups(group_terms& x, const cluster_topology& topo,
 
 /// Stage `s`'s DP collectives at its rank offset, kept where slower than the stages before.
 inline void add_dp_stage_collectives(group_terms& x, const step_environment& env,
-                                     const rank_layout& layout, std::int64_t s,
-                                     bool own_expert_dp) {
+                                     const rank_layout& layout, std::int64_t s, bool own_expert_dp,
+                                     nccl_price_memo* memo) {
   const auto& topo = env.topology;
   const auto& g = x.sizes;
   const auto group = place_dimension(topo, layout, parallel_dim::dp, s);
@@ -277,14 +279,16 @@ inline void add_dp_stage_collectives(group_terms& x, const step_environment& env
                         static_cast<double>(g.tp);
   const bytes weights =
       (2.0 * params - (2.0 - env.options.linear_param_gather_bytes) * linear) * units::B;
-  detail::keep_slowest(x.dp_all_reduce, topo, group, collective_op::all_reduce, gradients);
+  detail::keep_slowest(x.dp_all_reduce, topo, group, collective_op::all_reduce, gradients, memo);
   detail::keep_slowest(x.dp_reduce_scatter, topo, shard_group, collective_op::reduce_scatter,
-                       gradients);
-  detail::keep_slowest(x.dp_all_gather, topo, shard_group, collective_op::all_gather, weights);
+                       gradients, memo);
+  detail::keep_slowest(x.dp_all_gather, topo, shard_group, collective_op::all_gather, weights,
+                       memo);
   if (hsdp) {
     detail::keep_slowest(x.dp_replica_all_reduce, topo,
                          place_dimension_part(topo, layout, parallel_dim::dp, s, g.shard(), true),
-                         collective_op::all_reduce, gradients / static_cast<double>(g.shard()));
+                         collective_op::all_reduce, gradients / static_cast<double>(g.shard()),
+                         memo);
   }
 }
 
@@ -292,7 +296,8 @@ inline void add_dp_stage_collectives(group_terms& x, const step_environment& env
 /// Stages whose first rank has the same offset in its NVLink domain lie alike, so each
 /// middle-stage offset is placed once.
 inline void add_dp_collectives(group_terms& x, const step_environment& env,
-                               const rank_layout& layout, bool own_expert_dp) {
+                               const rank_layout& layout, bool own_expert_dp,
+                               nccl_price_memo* memo) {
   const auto& g = x.sizes;
   const std::int64_t domain = domain_of(env.topology);
   const std::int64_t stride = layout.stride(parallel_dim::pp);
@@ -306,7 +311,7 @@ inline void add_dp_collectives(group_terms& x, const step_environment& env,
       }
       seen.push_back(offset);
     }
-    add_dp_stage_collectives(x, env, layout, s, own_expert_dp);
+    add_dp_stage_collectives(x, env, layout, s, own_expert_dp, memo);
   }
 }
 
@@ -314,7 +319,7 @@ inline void add_dp_collectives(group_terms& x, const step_environment& env,
 /// buckets), after the dense ones on the same links: each stage's, the slowest kept.
 inline void add_expert_dp_collectives(group_terms& x, const step_environment& env,
                                       const rank_layout& expert_layout, std::int64_t expert_dp,
-                                      std::int64_t expert_shard) {
+                                      std::int64_t expert_shard, nccl_price_memo* memo) {
   const auto& topo = env.topology;
   if (x.expert_dp_group.spans_nodes()) {
     detail::require_inter_for(
@@ -328,15 +333,16 @@ inline void add_expert_dp_collectives(group_terms& x, const step_environment& en
     const bytes gradients = static_cast<double>(env.options.grad_wire_bytes) * params * units::B;
     const bytes weights = 2.0 * params * units::B;
     detail::keep_slowest(x.edp_all_reduce, topo, x.expert_dp_group, collective_op::all_reduce,
-                         gradients);
+                         gradients, memo);
     detail::keep_slowest(x.edp_reduce_scatter, topo, shard_group, collective_op::reduce_scatter,
-                         gradients);
-    detail::keep_slowest(x.edp_all_gather, topo, shard_group, collective_op::all_gather, weights);
+                         gradients, memo);
+    detail::keep_slowest(x.edp_all_gather, topo, shard_group, collective_op::all_gather, weights,
+                         memo);
     if (hsdp) {
       detail::keep_slowest(
           x.edp_replica_all_reduce, topo,
           place_dimension_part(topo, expert_layout, parallel_dim::dp, 0, expert_shard, true),
-          collective_op::all_reduce, gradients / static_cast<double>(expert_shard));
+          collective_op::all_reduce, gradients / static_cast<double>(expert_shard), memo);
     }
   }
 }
@@ -378,9 +384,11 @@ inline seconds mla_grad_sync_time(const step_environment& env, const group_terms
 
 /// The group-size stage. Call for a validated environment and layout. Every group is placed
 /// where Megatron-Core puts its ranks (comm/placement.hpp) and every collective costed as
-/// NCCL's tuner costs it (nccl_cheapest_collective); nothing here is a second cost model.
+/// NCCL's tuner costs it (nccl_cheapest_collective); nothing here is a second cost model. With
+/// a `memo` (one per topology) each DP and expert-DP collective is priced once for every pair
+/// and split that shares it (the dense DP's across ep and etp, the expert DP's across t).
 inline group_terms group_stage(const step_environment& env, const group_sizes& g,
-                               const pipeline_split& split) {
+                               const pipeline_split& split, nccl_price_memo* memo = nullptr) {
   const auto& model = env.model;
   const auto& topo = env.topology;
   const auto layout = rank_layout_of(g);
@@ -404,13 +412,13 @@ inline group_terms group_stage(const step_environment& env, const group_sizes& g
   }
   x.dp_bytes = static_cast<double>(env.options.grad_wire_bytes) * x.params_max * units::B;
   if (g.dp > 1) {
-    detail::add_dp_collectives(x, env, layout, own_expert_dp);
+    detail::add_dp_collectives(x, env, layout, own_expert_dp, memo);
   }
   const auto expert_dp = experts ? expert_layout.dp : g.dp;
   // HSDP's d/shard replicas split the expert-DP group the same way (validate_experts).
   const auto expert_shard = g.dp_replicas > 1 ? expert_dp / g.dp_replicas : expert_dp;
   if (own_expert_dp && expert_dp > 1) {
-    detail::add_expert_dp_collectives(x, env, expert_layout, expert_dp, expert_shard);
+    detail::add_expert_dp_collectives(x, env, expert_layout, expert_dp, expert_shard, memo);
   }
   if (g.pp > 1 && (model.tied_embeddings || model.mtp_layers > 0)) {
     x.embedding = detail::embedding_sync_time(env, g, layout);

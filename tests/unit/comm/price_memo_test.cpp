@@ -100,3 +100,27 @@ TEST_CASE("batch_stage with a memo is batch_stage, for every pair that shares it
   // all-reduce; the second layout asks for the same eight and adds none.
   CHECK(memo.size() == 8);
 }
+
+TEST_CASE("group_stage with a memo is group_stage, its DP collectives priced once",
+          "[price_memo]") {
+  step_inputs in;
+  in.model = tpcost::test::small_gpt_spec();
+  in.gpu = {flops_per_second(989.4e12), bytes_per_second(3.35e12), {}};
+  in.memory_capacity = 80.0 * units::GiB;
+  in.topology = cluster;
+  const auto env = environment_of(in);
+  const group_sizes sizes{.tp = 2, .pp = 2, .dp = 8};  // 32 GPUs: DP groups across nodes
+  const pipeline_split split{.stages = 2, .first = 4, .middle = 4, .last = 4};
+  const auto plain = group_stage(env, sizes, split);
+  nccl_price_memo memo;
+  const auto remembered = group_stage(env, sizes, split, &memo);
+  check_same(remembered.dp_all_reduce, plain.dp_all_reduce);
+  check_same(remembered.dp_reduce_scatter, plain.dp_reduce_scatter);
+  check_same(remembered.dp_all_gather, plain.dp_all_gather);
+  CHECK(plain.dp_all_reduce.cost.time.value() > 0.0);
+  const auto priced = memo.size();
+  CHECK(priced > 0);
+  const auto again = group_stage(env, sizes, split, &memo);
+  check_same(again.dp_all_reduce, plain.dp_all_reduce);
+  CHECK(memo.size() == priced);
+}
