@@ -21,6 +21,11 @@ namespace tpcost {
 /// topology: the owner keeps one memo per topology (the planner: one per worker and search).
 /// Not thread-safe; a memo per thread.
 class nccl_price_memo {
+  // The key compares every field of a placement: a field added to group_placement must join
+  // operator== and the hash below, or two placements that differ in it would share a price.
+  static_assert(sizeof(group_placement) == 6 * sizeof(std::int64_t),
+                "group_placement changed: update nccl_price_memo's key");
+
  public:
   struct key {
     group_placement group;
