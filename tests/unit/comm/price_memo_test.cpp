@@ -18,6 +18,16 @@ const cluster_topology cluster{
     .inter = {.bandwidth = bytes_per_second(25e9), .latency = seconds(20e-6)},
 };
 
+/// The small GPT's step environment on `cluster`, an H100-like GPU.
+step_environment small_gpt_on_cluster() {
+  step_inputs in;
+  in.model = tpcost::test::small_gpt_spec();
+  in.gpu = {flops_per_second(989.4e12), bytes_per_second(3.35e12), {}};
+  in.memory_capacity = 80.0 * units::GiB;
+  in.topology = cluster;
+  return environment_of(in);
+}
+
 void check_same(const algorithm_cost& a, const algorithm_cost& b) {
   CHECK(a.algorithm == b.algorithm);
   CHECK(a.cost.time.value() == b.cost.time.value());  // bit for bit, not within a tolerance
@@ -74,12 +84,7 @@ TEST_CASE("The memo tells groups, ops and messages apart", "[price_memo]") {
 
 TEST_CASE("batch_stage with a memo is batch_stage, for every pair that shares it", "[price_memo]") {
   // The small GPT at t = 8 on two layouts with the same TP group (p = 1 and p = 2).
-  step_inputs in;
-  in.model = tpcost::test::small_gpt_spec();
-  in.gpu = {flops_per_second(989.4e12), bytes_per_second(3.35e12), {}};
-  in.memory_capacity = 80.0 * units::GiB;
-  in.topology = cluster;
-  const auto env = environment_of(in);
+  const auto env = small_gpt_on_cluster();
   nccl_price_memo memo;
   for (const std::int64_t pp : {1, 2}) {
     const auto x = group_stage(env, {.tp = 8, .pp = pp, .dp = 2},
@@ -103,12 +108,7 @@ TEST_CASE("batch_stage with a memo is batch_stage, for every pair that shares it
 
 TEST_CASE("group_stage with a memo is group_stage, its DP collectives priced once",
           "[price_memo]") {
-  step_inputs in;
-  in.model = tpcost::test::small_gpt_spec();
-  in.gpu = {flops_per_second(989.4e12), bytes_per_second(3.35e12), {}};
-  in.memory_capacity = 80.0 * units::GiB;
-  in.topology = cluster;
-  const auto env = environment_of(in);
+  const auto env = small_gpt_on_cluster();
   const group_sizes sizes{.tp = 2, .pp = 2, .dp = 8};  // 32 GPUs: DP groups across nodes
   const pipeline_split split{.stages = 2, .first = 4, .middle = 4, .last = 4};
   const auto plain = group_stage(env, sizes, split);
