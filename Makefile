@@ -100,6 +100,7 @@ bench: deps
 # Every libFuzzer target for FUZZ_RUNS inputs each instead of `make test`'s seconds, over JOBS
 # processes (docs/fuzzing.md gives each target's measured rate, hence the time to expect):
 #   make fuzz-long FUZZ_TARGETS="config hf_config"   10^7 inputs each
+#   make fuzz-long FUZZ_TARGETS=nemo_yaml FUZZ_RESUME=DIR   from a saved corpus (scripts/fuzz.sh)
 FUZZ_RUNS ?= 10000000
 FUZZ_TARGETS ?=
 fuzz-long: deps

@@ -7,6 +7,8 @@
 #   FUZZ_RUNS=N                 (make fuzz-long) each target for N inputs instead, split over
 #                               FUZZ_JOBS processes (default 1), however long it takes
 #   FUZZ_TARGETS="config hf_config"   only these targets (default: all)
+#   FUZZ_RESUME=DIR             add DIR/<target>/* (an earlier run's corpus, saved before this
+#                               script clears build/fuzz/run) to each target's seed corpus
 #   FUZZ_TIMEOUT=S              seconds one input may take before libFuzzer calls it a hang
 #                               (default 10; make fuzz-long passes 60: the limit is wall-clock,
 #                               so on a loaded machine a niced fuzzer's 40 ms input can exceed 10 s)
@@ -52,6 +54,10 @@ corpus() {
     deepspeed_json) cp tests/config/formats/*.json "$dir/" ;;
     *) echo "fuzz: no target '$1' (targets: $all_targets)" >&2; exit 2 ;;
   esac
+  if [[ -n ${FUZZ_RESUME:-} && -d $FUZZ_RESUME/$1 ]]; then
+    find "$FUZZ_RESUME/$1" -maxdepth 1 -type f -exec cp -t "$dir/" {} +
+    echo "fuzz: $1 resumes from $(find "$dir" -type f | wc -l) inputs (seeds and $FUZZ_RESUME/$1)"
+  fi
 }
 behind() {
   local byte=$1 dir=$2
