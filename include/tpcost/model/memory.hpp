@@ -779,14 +779,33 @@ inline stage_memory_terms stage_memory_terms_of(
       layer_activation_terms_of(spec, par, attention, load, policy, recipe));
 }
 
-/// Memory of one GPU of stage `stage`, holding `layers` layers (`moe_layers` of them with
-/// experts) and `params` parameters, `expert_params` of them routed experts, whose gradients
-/// and optimizer states ZeRO shards over the expert-DP group (Megatron-Core's distributed
-/// optimizer shards expert parameters over the expert-data-parallel group).
-inline stage_memory stage_memory_at(const stage_memory_terms& x, std::int64_t stage,
-                                    std::int64_t layers, double params, double expert_params = 0.0,
-                                    std::int64_t moe_layers = 0) {
-  stage_memory s;
+/// What a stage's activations take from the stage, apart from the per-layer terms: the layers
+/// in flight, and what recomputation and offloading keep of each layer (stage_memory_at).
+/// The same for every recompute module set of a layout, which changes the per-layer terms
+/// only: plan's search of module sets computes it once per stage and layout.
+struct stage_activation_factors {
+  std::int64_t stage = 0, layers = 0, moe_layers = 0;
+  double layers_in_flight = 0.0;
+  double stored = 1.0;        ///< of a checkpointed layer's count, what each layer keeps on average
+  double checkpointed = 1.0;  ///< share of the layers checkpointed
+  double working_layers = 1.0;
+  double on_gpu = 1.0;     ///< share of the layers not offloaded whole (cpu_offloading)
+  double held = 0.0;       ///< layers whose offloaded tensors are on the GPU at the peak
+  double moe_share = 0.0;  ///< of the layers in flight, the MoE layers' share
+};
+
+/// One stage's memory without its activations (zero), and the factors of its activations.
+struct stage_memory_parts {
+  stage_memory states;
+  stage_activation_factors factors;
+};
+
+/// stage_memory_at less the activations (see there).
+inline stage_memory_parts stage_states_at(const stage_memory_terms& x, std::int64_t stage,
+                                          std::int64_t layers, double params,
+                                          double expert_params = 0.0, std::int64_t moe_layers = 0) {
+  stage_memory_parts out;
+  auto& s = out.states;
   s.stage = stage;
   s.layers = layers;
   s.params = params;
@@ -807,31 +826,30 @@ inline stage_memory stage_memory_at(const stage_memory_terms& x, std::int64_t st
                      x.per_param.optimizer / (x.zero >= 1 ? x.expert_dp : 1.0)) *
                     units::B;
   s.layers_in_flight = layers_in_flight(layers, stage, x.stages, x.micro_batches, x.virtual_stages);
+  auto& f = out.factors;
+  f.stage = stage;
+  f.layers = layers;
+  f.moe_layers = moe_layers;
+  f.layers_in_flight = s.layers_in_flight;
   // Full recomputation by Megatron-Core's methods (transformer_block.py _checkpointed_forward,
   // core_v0.16.0), per model chunk of `chunk` layers: uniform keeps the input of each of its
   // ceil(chunk/N) units and rebuilds a whole unit, N layers, in the backward; block checkpoints
   // min(N, chunk) layers and keeps every activation of the others.
   const double chunk = static_cast<double>(layers) / static_cast<double>(x.virtual_stages);
-  double stored = 1.0;        // of a checkpointed layer's count, what each layer keeps on average
-  double checkpointed = 1.0;  // share of the layers checkpointed
-  double working_layers = 1.0;
   if (chunk > 0.0 && x.unit_layers > 1) {
     const double n = std::min(static_cast<double>(x.unit_layers), chunk);
-    stored = std::ceil(chunk / n) / chunk;
-    working_layers = n;
+    f.stored = std::ceil(chunk / n) / chunk;
+    f.working_layers = n;
   }
   if (chunk > 0.0 && x.block_layers >= 0) {
-    checkpointed = std::min(static_cast<double>(x.block_layers), chunk) / chunk;
-    working_layers = x.block_layers > 0 ? 1.0 : 0.0;
+    f.checkpointed = std::min(static_cast<double>(x.block_layers), chunk) / chunk;
+    f.working_layers = x.block_layers > 0 ? 1.0 : 0.0;
   }
-  const auto kept = [&](bytes checkpointed_layer, bytes other) {
-    return checkpointed * stored * checkpointed_layer + (1.0 - checkpointed) * other;
-  };
   // cpu_offloading_num_layers: those layers' activations are on the host between their forward
   // and backward (transformer_block.py, get_cpu_offload_context, core_v0.16.0).
-  const double on_gpu = layers > 0 ? 1.0 - static_cast<double>(std::min(x.offload_layers, layers)) /
-                                               static_cast<double>(layers)
-                                   : 1.0;
+  f.on_gpu = layers > 0 ? 1.0 - static_cast<double>(std::min(x.offload_layers, layers)) /
+                                    static_cast<double>(layers)
+                        : 1.0;
   // Fine-grained offloading (fine_grained_activation_offload.py, core_v0.16.0): each layer in
   // flight keeps its count less what its modules offload, and one layer's offloaded tensors are
   // on the GPU at the peak: after the first iteration the manager never offloads, per module,
@@ -840,27 +858,50 @@ inline stage_memory stage_memory_at(const stage_memory_terms& x, std::int64_t st
   // (the last stage), the last layer of that chunk (should_bulk_offload); and in the backward
   // each layer's tensors come back before its modules run (bulk_reload, one module ahead of the
   // compute). The copies in flight on the two side streams are not counted.
-  const double held = std::min(1.0, s.layers_in_flight);
-  if (moe_layers == 0) {
-    s.activations = on_gpu * s.layers_in_flight * (kept(x.per_layer, x.kept_layer) - x.offloaded) +
-                    working_layers * x.working + held * x.offloaded;
+  f.held = std::min(1.0, s.layers_in_flight);
+  if (moe_layers != 0) {
+    f.moe_share = static_cast<double>(moe_layers) / static_cast<double>(layers);
+  }
+  return out;
+}
+
+/// A stage's activations from its factors and the layout's per-layer terms (stage_memory_at).
+inline bytes stage_activations(const stage_activation_factors& f, const stage_memory_terms& x) {
+  const auto kept = [&](bytes checkpointed_layer, bytes other) {
+    return f.checkpointed * f.stored * checkpointed_layer + (1.0 - f.checkpointed) * other;
+  };
+  bytes activations{};
+  if (f.moe_layers == 0) {
+    activations = f.on_gpu * f.layers_in_flight * (kept(x.per_layer, x.kept_layer) - x.offloaded) +
+                  f.working_layers * x.working + f.held * x.offloaded;
   } else {
     // The layers in flight hold dense and MoE layers in the stage's proportion.
-    const double moe_share = static_cast<double>(moe_layers) / static_cast<double>(layers);
-    s.activations =
-        on_gpu * s.layers_in_flight *
-            ((1.0 - moe_share) * (kept(x.per_layer, x.kept_layer) - x.offloaded) +
-             moe_share * (kept(x.per_moe_layer, x.kept_moe_layer) - x.offloaded_moe)) +
-        working_layers * x.working +
-        held * (moe_layers < layers ? max(x.offloaded, x.offloaded_moe) : x.offloaded_moe);
+    activations =
+        f.on_gpu * f.layers_in_flight *
+            ((1.0 - f.moe_share) * (kept(x.per_layer, x.kept_layer) - x.offloaded) +
+             f.moe_share * (kept(x.per_moe_layer, x.kept_moe_layer) - x.offloaded_moe)) +
+        f.working_layers * x.working +
+        f.held * (f.moe_layers < f.layers ? max(x.offloaded, x.offloaded_moe) : x.offloaded_moe);
   }
-  if (stage == 0) {
-    s.activations += static_cast<double>(std::min(x.stages, x.micro_batches)) * x.embedding_mask;
+  if (f.stage == 0) {
+    activations += static_cast<double>(std::min(x.stages, x.micro_batches)) * x.embedding_mask;
   }
-  if (stage == x.stages - 1) {
-    s.activations += x.output_layer;
+  if (f.stage == x.stages - 1) {
+    activations += x.output_layer;
   }
-  return s;
+  return activations;
+}
+
+/// Memory of one GPU of stage `stage`, holding `layers` layers (`moe_layers` of them with
+/// experts) and `params` parameters, `expert_params` of them routed experts, whose gradients
+/// and optimizer states ZeRO shards over the expert-DP group (Megatron-Core's distributed
+/// optimizer shards expert parameters over the expert-data-parallel group).
+inline stage_memory stage_memory_at(const stage_memory_terms& x, std::int64_t stage,
+                                    std::int64_t layers, double params, double expert_params = 0.0,
+                                    std::int64_t moe_layers = 0) {
+  auto parts = stage_states_at(x, stage, layers, params, expert_params, moe_layers);
+  parts.states.activations = stage_activations(parts.factors, x);
+  return parts.states;
 }
 
 /// The quantized weight copies an FP8/FP4 recipe keeps beside the weights (precision.hpp,

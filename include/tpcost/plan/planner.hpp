@@ -522,17 +522,17 @@ inline layer_compute_pair layer_compute_of(const step_environment& env, const la
 struct set_memory_terms {
   bytes per_layer{}, per_moe_layer{}, working{};
   bytes offloaded{}, offloaded_moe{};  ///< fine-grained offloading's, which the modules change
-  std::uint64_t pair = 0;              ///< the worker's pair these are of (0: none)
+  std::uint64_t group = 0;             ///< the worker's group these are of (0: none)
 };
 
 template <class Terms>  // stage_memory_terms or layer_activation_terms: the fields they share
-inline set_memory_terms set_memory_terms_of(const Terms& t, std::uint64_t pair = 0) {
+inline set_memory_terms set_memory_terms_of(const Terms& t, std::uint64_t group = 0) {
   return {.per_layer = t.per_layer,
           .per_moe_layer = t.per_moe_layer,
           .working = t.working,
           .offloaded = t.offloaded,
           .offloaded_moe = t.offloaded_moe,
-          .pair = pair};
+          .group = group};
 }
 
 inline void use_set_memory_terms(stage_memory_terms& t, const set_memory_terms& s) {
@@ -571,11 +571,64 @@ struct stage_compute_floor {
 /// a cache line of its own, as plan_partial).
 struct alignas(64) module_set_partial {
   std::vector<std::optional<plan_candidate>> best;  ///< per set, in the order given
-  // Room the worker's pairs reuse: per b, SP and set the compute and memory terms (those of
-  // the pair numbered `pair`), per SP and set the floors of one split and b, the sets left.
-  std::uint64_t pair = 0;
+  /// Per set: its best's time per sample (infinite without a best), and the sets slowest first.
+  std::vector<seconds> best_time;
+  std::vector<std::size_t> slowest_first;
+  void resize(std::size_t sets) {
+    best.resize(sets);
+    best_time.assign(sets, seconds(std::numeric_limits<double>::infinity()));
+    slowest_first.resize(sets);
+    std::iota(slowest_first.begin(), slowest_first.end(), std::size_t{0});
+  }
+  /// Set `j`'s new best: moved towards the end of slowest_first, past the sets slower than it.
+  void keep(std::size_t j, const plan_candidate& c) {
+    best[j] = c;
+    best_time[j] = c.time_per_sample();
+    auto at = std::find(slowest_first.begin(), slowest_first.end(), j);
+    for (auto next = at + 1; next != slowest_first.end() && best_time[*next] > best_time[j];
+         ++next, ++at) {
+      std::iter_swap(at, next);
+    }
+  }
+  /// The number of `pair`'s group, new when its t, cp, ep or etp differ from the last pair's.
+  std::uint64_t group_of(const plan_pair& pair) {
+    const std::array<std::int64_t, 4> key{pair.tp, pair.cp, pair.ep, pair.etp};
+    if (group == 0 || key != group_key) {
+      ++group;
+      group_key = key;
+      batches.clear();
+    }
+    return group;
+  }
+  /// Micro-batch b's slot in the group's terms, and whether it is new (its compute, least and
+  /// long-context terms to be filled; its memory terms are filled per set as they are needed).
+  std::pair<std::size_t, bool> batch_slot(std::int64_t b) {
+    const auto at = std::find(batches.begin(), batches.end(), b);
+    if (at != batches.end()) {
+      return {static_cast<std::size_t>(at - batches.begin()), false};
+    }
+    batches.push_back(b);
+    const auto slots = batches.size();
+    const auto ns = best.size();
+    for (auto* v : {&compute, &least}) {
+      v->resize(std::max(v->size(), slots * (v == &least ? 2 : 2 * ns)));
+    }
+    lc.resize(std::max(lc.size(), slots * ns));
+    memory.resize(std::max(memory.size(), slots * 2 * ns));
+    return {slots - 1, true};
+  }
+  // Room the worker's pairs reuse. The terms of the pairs with the same t, cp, ep and etp (the
+  // group numbered `group`), which depend on b, SP and the set but not on p or d
+  // (batch_stage's kernels, activation_terms_of, long_context_layer_stage), per b's slot
+  // (`batches`, in the order the group met them): per SP and set the layer compute and memory
+  // terms, per SP the least compute, per set the long-context terms. Then per SP and set the
+  // floors of one split and b, and the sets left.
+  std::uint64_t group = 0;
+  std::array<std::int64_t, 4> group_key{};  ///< t, cp, ep, etp
+  std::vector<std::int64_t> batches;
   std::vector<layer_compute_pair> compute;
-  std::vector<seconds> lc;  ///< per b and set: the selective long-context terms (zero without)
+  std::vector<layer_compute_pair> least;  ///< each part's least over the sets
+  std::vector<seconds> lc;                ///< the selective long-context terms (zero without)
   std::vector<set_memory_terms> memory;
   std::vector<seconds> floors;
   std::array<std::vector<std::size_t>, 2> listed;
@@ -605,26 +658,41 @@ inline constexpr double compute_floor_margin = 1.0 - 1e-9;
 /// (`factor_max` times their `lc`, when negative) could beat their best so far
 /// (all of them without pruning). A set without a best gets no floor (minus infinity) until
 /// the next split or b. `compute`: the b's layer compute per SP and set.
+/// `least`: per SP, the least dense and MoE compute of any set. stage_floor multiplies each by
+/// loads of at least 0 and adds, and rounding keeps that order, so the floor of `least`, with
+/// the lowest long-context terms of any set, is at most every set's: the sets whose best is
+/// faster than it (the end of slowest_first) are not listed, without a floor of their own.
 inline void list_open_sets(module_set_partial& sets, const stage_compute_floor& stage_floor,
-                           const layer_compute_pair* compute, std::int64_t sp_options,
-                           std::int64_t micro_batches, double factor_max, const seconds* lc,
-                           std::int64_t global_batch, bool prune) {
+                           const layer_compute_pair* compute, const layer_compute_pair* least,
+                           std::int64_t sp_options, std::int64_t micro_batches, double factor_max,
+                           const seconds* lc, std::int64_t global_batch, bool prune) {
   const auto ns = sets.best.size();
+  const auto m = static_cast<double>(micro_batches);
+  const auto g = static_cast<double>(global_batch);
+  seconds lc_least{};
+  for (std::size_t j = 0; j < ns; ++j) {
+    lc_least = min(lc_least, factor_max * lc[j]);
+  }
   for (std::int64_t sp_i = 0; sp_i < sp_options; ++sp_i) {
     auto& listed = sets.listed[static_cast<std::size_t>(sp_i)];
     listed.clear();
-    for (std::size_t j = 0; j < ns; ++j) {
+    const seconds shared =
+        (m * stage_floor(least[static_cast<std::size_t>(sp_i)]) * compute_floor_margin + lc_least) /
+        g;
+    for (const auto j : sets.slowest_first) {
       const auto i = static_cast<std::size_t>(sp_i) * ns + j;
-      const auto& best = sets.best[j];
       auto& floor = sets.floors[i];
-      if (!prune || !best) {
+      if (!prune || !sets.best[j]) {
         floor = seconds(-std::numeric_limits<double>::infinity());
         listed.push_back(j);
         continue;
       }
-      floor = static_cast<double>(micro_batches) * stage_floor(compute[i]) * compute_floor_margin;
+      if (shared > sets.best_time[j]) {
+        break;  // and every set after it, faster still
+      }
+      floor = m * stage_floor(compute[i]) * compute_floor_margin;
       const seconds lc_low = min(seconds{}, factor_max * lc[j]);
-      if (!((floor + lc_low) / static_cast<double>(global_batch) > best->time_per_sample())) {
+      if (!((floor + lc_low) / g > sets.best_time[j])) {
         listed.push_back(j);
       }
     }
@@ -750,10 +818,8 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
   const std::size_t ns = by_set ? sets.size() : 0;
   step_environment set_env = by_set ? view_env : step_environment{};
   const bool prune = by_set && compute_floor_holds(view_env.options);
-  const std::uint64_t pair_number = by_set ? ++set_best->pair : 0;
+  const std::uint64_t terms_group = by_set ? set_best->group_of(pair) : 0;
   if (by_set) {
-    set_best->compute.clear();
-    set_best->lc.clear();
     set_best->floors.resize(2 * ns);
     set_best->open.reserve(ns);
   }
@@ -770,6 +836,7 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
   struct per_micro_batch {
     batch_terms y;
     std::array<seconds, 3> lc_added{};  // per layer and micro-batch, by recomputation
+    std::size_t set_slot = 0;           // module sets: the b's slot in the worker's group
   };
   std::vector<per_micro_batch> per_b;
   // Per b, recomputation and SP: the layers' activation terms (activation_terms_of), which the
@@ -787,7 +854,12 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
       per_b.reserve(batches.size());
       activations.assign(batches.size() * 3 * 2, std::nullopt);
       for (const auto b : batches) {
-        per_micro_batch terms{batch_stage(view_env, x, b, view_batch, &out.prices), {}};
+        per_micro_batch terms{batch_stage(view_env, x, b, view_batch, &out.prices), {}, 0};
+        // Module sets: a b new to the group gets its slot's compute and long-context terms.
+        bool fresh = false;
+        if (by_set) {
+          std::tie(terms.set_slot, fresh) = set_best->batch_slot(b);
+        }
         if (long_context) {
           const auto lc = long_context_layer_stage(view_env, model, b, pair.tp, cp, req.precision,
                                                    pair.ep, pair.etp);
@@ -796,24 +868,27 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
             terms.lc_added[static_cast<std::size_t>(mode)] =
                 lc.added(mode, req.options.selective, req.options.recompute.modules);
           }
-          for (std::size_t j = 0; j < ns; ++j) {  // the attention core reruns with core_attn
-            set_best->lc.push_back(
-                lc.added(recompute_mode::selective, req.options.selective, sets[j]));
+          for (std::size_t j = 0; fresh && j < ns; ++j) {  // the core reruns with core_attn
+            set_best->lc[terms.set_slot * ns + j] =
+                lc.added(recompute_mode::selective, req.options.selective, sets[j]);
           }
-        } else if (by_set) {
-          set_best->lc.insert(set_best->lc.end(), ns, seconds{});
+        } else if (fresh) {  // a slot an earlier group (with cp > 1) may have filled
+          std::fill_n(set_best->lc.begin() + static_cast<std::ptrdiff_t>(terms.set_slot * ns), ns,
+                      seconds{});
         }
         per_b.push_back(terms);
-        for (std::int64_t sp_i = 0; by_set && sp_i < sp_options; ++sp_i) {
+        for (std::int64_t sp_i = 0; fresh && sp_i < sp_options; ++sp_i) {
           const auto kernels = layer_kernels_of(terms.y, sp_i == 1 || sp_required);
+          const auto at = (terms.set_slot * 2 + static_cast<std::size_t>(sp_i)) * ns;
+          layer_compute_pair least;
           for (std::size_t j = 0; j < ns; ++j) {
-            set_best->compute.push_back(
-                layer_compute_of(view_env, kernels, recompute_mode::selective, sets[j]));
+            const auto k = layer_compute_of(view_env, kernels, recompute_mode::selective, sets[j]);
+            least =
+                j == 0 ? k : layer_compute_pair{min(least.dense, k.dense), min(least.moe, k.moe)};
+            set_best->compute[at + j] = k;
           }
+          set_best->least[terms.set_slot * 2 + static_cast<std::size_t>(sp_i)] = least;
         }
-      }
-      if (by_set && set_best->memory.size() < per_b.size() * 2 * ns) {
-        set_best->memory.resize(per_b.size() * 2 * ns);
       }
     }
     std::size_t bi = 0;
@@ -831,13 +906,13 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
           factor_max = std::max(
               factor_max, long_context_pipeline_factor(model.layers, pair.pp, v, y.micro_batches));
         }
+        const auto slot = b_terms.set_slot;
         list_open_sets(*set_best, stage_compute_floor(view_env, x, y),
-                       &set_best->compute[bi * static_cast<std::size_t>(sp_options) * ns],
-                       sp_options, y.micro_batches, factor_max, &set_best->lc[bi * ns],
-                       global_batch, prune);
+                       &set_best->compute[slot * 2 * ns], &set_best->least[slot * 2], sp_options,
+                       y.micro_batches, factor_max, &set_best->lc[slot * ns], global_batch, prune);
       }
-      const std::size_t memory_at = bi * 2 * ns;
-      const std::size_t lc_at = bi * ns;
+      const std::size_t memory_at = b_terms.set_slot * 2 * ns;
+      const std::size_t lc_at = b_terms.set_slot * ns;
       ++bi;
       for (const auto v : chunks) {
         const std::int64_t per_v = static_cast<std::int64_t>(std::popcount(modes)) * sp_options *
@@ -852,6 +927,26 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
         const double lc_factor =
             long_context ? long_context_pipeline_factor(model.layers, pair.pp, v, y.micro_batches)
                          : 0.0;
+        // The layout's stages apart from the per-layer terms (layout_stages) per ZeRO stage:
+        // they read no term that SP, no or selective recomputation or a module set changes
+        // (stage_states_at), so they are built once per v and ZeRO stage, again only where
+        // full recomputation's units or block change them.
+        struct known_stages {
+          std::int64_t unit_layers, block_layers, offload_layers;
+          layout_stages stages;
+        };
+        std::array<std::optional<known_stages>, 4> stages_by_zero;
+        const auto stages_for = [&](const stage_memory_terms& terms,
+                                    const weight_copies& with) -> const layout_stages& {
+          auto& known = stages_by_zero[static_cast<std::size_t>(terms.zero)];
+          if (!known || known->unit_layers != terms.unit_layers ||
+              known->block_layers != terms.block_layers ||
+              known->offload_layers != terms.offload_layers) {
+            known.emplace(known_stages{terms.unit_layers, terms.block_layers, terms.offload_layers,
+                                       layout_stages(x, terms, with)});
+          }
+          return known->stages;
+        };
         // The layer activation terms of this b, recomputation and SP, computed once per pair.
         const auto activation_terms =
             [&](recompute_mode mode, std::int64_t sp_i,
@@ -913,12 +1008,11 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
                 auto& open = set_best->open;
                 open.clear();
                 for (const auto j : set_best->listed[static_cast<std::size_t>(sp_i)]) {
-                  const auto& best = set_best->best[j];
                   const seconds lc = lc_factor * set_best->lc[lc_at + j];
-                  if (best && prune &&
+                  if (set_best->best[j] && prune &&
                       (set_best->floors[sp_at + j] + min(lc, seconds{})) /
                               static_cast<double>(global_batch) >
-                          best->time_per_sample()) {
+                          set_best->best_time[j]) {
                     continue;
                   }
                   open.push_back(j);
@@ -936,10 +1030,10 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
                 bool same_offload = true;  // the least of the three bounds the peak only then
                 for (const auto j : open) {
                   auto& known = set_best->memory[memory_at + sp_at + j];
-                  if (known.pair != pair_number) {
+                  if (known.group != terms_group) {
                     set_env.options.recompute.modules = sets[j];
                     known = set_memory_terms_of(
-                        activation_terms_of(set_env, x, y, choice, view_batch), pair_number);
+                        activation_terms_of(set_env, x, y, choice, view_batch), terms_group);
                   }
                   same_offload = same_offload &&
                                  (j == open.front() || (known.offloaded == low.offloaded &&
@@ -957,26 +1051,28 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
                 // (stage_memory_at multiplies them by factors of at least 0 and adds): with the
                 // least of each, a floor of every open set's peak. When even that does not
                 // fit, none does.
+                // The layout's stages apart from the per-layer terms, which the sets change.
+                const auto& stages = stages_for(terms, layout_copies);
                 if (open.size() > 1 && same_offload) {
                   auto floor_terms = terms;
                   use_set_memory_terms(floor_terms, low);
-                  const bytes least = peak_memory_from_terms(x, floor_terms, layout_copies);
+                  const bytes least = stages.peak(floor_terms);
                   if (!fits(least)) {
                     continue;
                   }
                 }
                 for (const auto j : open) {
                   use_set_memory_terms(terms, set_best->memory[memory_at + sp_at + j]);
-                  const bytes peak = peak_memory_from_terms(x, terms, layout_copies);
+                  const bytes peak = stages.peak(terms);
                   if (!fits(peak)) {
                     continue;
                   }
                   set_env.options.recompute.modules = sets[j];
                   const auto c =
                       candidate(set_env, choice, peak, lc_factor * set_best->lc[lc_at + j]);
-                  auto& best = set_best->best[j];
+                  const auto& best = set_best->best[j];
                   if (!best || ranks_before(c, *best)) {
-                    best = c;
+                    set_best->keep(j, c);
                   }
                 }
                 continue;
@@ -984,8 +1080,8 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
               ++counts.evaluated;
               const auto& layer_terms = activation_terms(mode, sp_i, choice);
               const auto peak_with = [&](const layer_activation_terms& terms) {
-                return peak_memory_from_terms(
-                    x, memory_terms_of(view_env, x, y, choice, view_batch, terms), layout_copies);
+                const auto all = memory_terms_of(view_env, x, y, choice, view_batch, terms);
+                return stages_for(all, layout_copies).peak(all);
               };
               full_recompute_run full;
               if (mode == recompute_mode::full && by_layers) {
@@ -1293,32 +1389,55 @@ inline plan_search search(const plan_request& req, const std::vector<unsigned>& 
   }
   std::vector<module_set_partial> set_partials(threads);
   for (auto& part : set_partials) {
-    part.best.resize(sets.size());
+    part.resize(sets.size());
   }
   std::vector<degree_choice> pair_best(pairs.size());
+  // The search order: the pairs of one (t, cp, ep, etp) one after the other, p ascending, and
+  // each such group searched by one worker, which reuses the module sets' memory terms across
+  // its pairs (module_set_partial::group_of). The order changes no result: every pair's
+  // layouts are searched, and the merge below is in the total order.
+  const auto group_key = [&](std::size_t i) {
+    const auto& q = pairs[i];
+    return std::tuple{q.tp, q.cp, q.ep, q.etp};
+  };
+  std::vector<std::size_t> order(pairs.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return group_key(a) < group_key(b); });
+  std::vector<std::size_t> group_starts;  // into `order`, then its size
+  for (std::size_t at = 0; at < order.size(); ++at) {
+    if (at == 0 || group_key(order[at]) != group_key(order[at - 1])) {
+      group_starts.push_back(at);
+    }
+  }
+  group_starts.push_back(order.size());
+  const std::size_t groups = group_starts.size() - 1;
   std::atomic<std::size_t> next{0};
-  // A worker's failure and the pair it failed on. The one rethrown (in the calling thread) is
-  // the failure of the first pair in search order, as one thread would meet it: a worker that
-  // fails stops the others taking new pairs, but every pair before it was taken already (the
-  // counter only grows) and is searched to its end, so the message does not depend on timing.
+  // A worker's failure and where in the search order it failed. The one rethrown (in the
+  // calling thread) is the failure of the first pair in search order, as one thread would meet
+  // it: a worker that fails stops the others taking new groups, but every group before its own
+  // was taken already (the counter only grows) and is searched to its end, so the message does
+  // not depend on timing.
   struct failure {
-    std::size_t pair = 0;
+    std::size_t at = 0;
     std::exception_ptr error;
   };
   std::vector<failure> failures(threads);
   const auto work = [&](unsigned w) {
-    std::size_t i = next.fetch_add(1);
+    std::size_t at = 0;
     try {
-      for (; i < pairs.size(); i = next.fetch_add(1)) {
-        // The pair's best in a local first: neighbouring entries of pair_best are other
-        // workers' pairs, and one cache line would bounce between them on every layout.
-        degree_choice local;
-        search_pair(req, env, pairs[i], partials[w], local, sets, &set_partials[w]);
-        pair_best[i] = local;
+      for (std::size_t g = next.fetch_add(1); g < groups; g = next.fetch_add(1)) {
+        for (at = group_starts[g]; at < group_starts[g + 1]; ++at) {
+          // The pair's best in a local first: neighbouring entries of pair_best are other
+          // workers' pairs, and one cache line would bounce between them on every layout.
+          degree_choice local;
+          search_pair(req, env, pairs[order[at]], partials[w], local, sets, &set_partials[w]);
+          pair_best[order[at]] = local;
+        }
       }
     } catch (...) {
-      failures[w] = {.pair = i, .error = std::current_exception()};
-      next = pairs.size();
+      failures[w] = {.at = at, .error = std::current_exception()};
+      next = groups;
     }
   };
   if (threads == 1) {
@@ -1336,7 +1455,7 @@ inline plan_search search(const plan_request& req, const std::vector<unsigned>& 
   }
   const failure* first = nullptr;
   for (const auto& f : failures) {
-    if (f.error && (first == nullptr || f.pair < first->pair)) {
+    if (f.error && (first == nullptr || f.at < first->at)) {
       first = &f;
     }
   }

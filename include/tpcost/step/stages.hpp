@@ -1271,44 +1271,54 @@ inline stage_memory_terms memory_terms_of(const step_environment& env, const gro
       zero3_gathered_layers(profile_of(env.options.stack), x.sizes.pp, env.model.layers), layer);
 }
 
-/// peak_memory's body from the layout's terms; without copies (`Copies` false) the BF16
-/// search's inner loop, exactly as it was before the recipes' weight copies joined it.
-template <bool Copies>
-inline bytes peak_memory_of_terms(const group_terms& x, const stage_memory_terms& terms,
-                                  const weight_copies& copies) {
-  const auto p = x.sizes.pp;
-  const auto total = [&](stage_memory s) {
-    if constexpr (Copies) {
-      add_weight_copies(s, copies);
+/// A layout's first, middle and last stage apart from their activations' per-layer terms
+/// (stage_states_at): each stage's model states, with the recipe's weight copies where it has
+/// any (none for BF16), and its activation factors. `peak(terms)` is the fullest stage's total
+/// with those terms. plan's search of module sets, whose sets change only the per-layer terms,
+/// builds it once per layout and asks for each set's peak.
+class layout_stages {
+ public:
+  layout_stages(const group_terms& x, const stage_memory_terms& terms,
+                const weight_copies& copies = {}) {
+    const auto p = x.sizes.pp;
+    const auto add = [&](stage_memory_parts parts) {
+      if (copies.per_layer != 0.0) {
+        add_weight_copies(parts.states, copies);
+      }
+      model_states_[count_] = parts.states.model_states();
+      factors_[count_] = parts.factors;
+      ++count_;
+    };
+    add(stage_states_at(terms, 0, x.first_layers, x.params_first, x.experts_first, x.moe_first));
+    if (p > 2) {
+      add(stage_states_at(terms, 1, x.split.middle, x.params_middle, x.experts_middle,
+                          x.moe_middle));
     }
-    return s.total();
-  };
-  bytes peak = total(
-      stage_memory_at(terms, 0, x.first_layers, x.params_first, x.experts_first, x.moe_first));
-  if (p > 2) {
-    peak = max(peak, total(stage_memory_at(terms, 1, x.split.middle, x.params_middle,
-                                           x.experts_middle, x.moe_middle)));
+    if (p > 1) {
+      add(stage_states_at(terms, p - 1, x.last_layers, x.params_last, x.experts_last, x.moe_last));
+    }
   }
-  if (p > 1) {
-    peak = max(peak, total(stage_memory_at(terms, p - 1, x.last_layers, x.params_last,
-                                           x.experts_last, x.moe_last)));
-  }
-  return peak;
-}
 
-template <bool Copies>
-inline bytes peak_memory_of(const step_environment& env, const group_terms& x, const batch_terms& y,
-                            const layout_choice& c, std::int64_t global_batch,
-                            const weight_copies& copies) {
-  return peak_memory_of_terms<Copies>(x, memory_terms_of(env, x, y, c, global_batch), copies);
-}
+  /// The fullest stage's total (stage_memory::total: model states, then activations).
+  [[nodiscard]] bytes peak(const stage_memory_terms& terms) const {
+    bytes out = model_states_[0] + stage_activations(factors_[0], terms);
+    for (std::size_t i = 1; i < count_; ++i) {
+      out = max(out, model_states_[i] + stage_activations(factors_[i], terms));
+    }
+    return out;
+  }
+
+ private:
+  std::array<bytes, 3> model_states_{};
+  std::array<stage_activation_factors, 3> factors_{};
+  std::size_t count_ = 0;
+};
 }  // namespace detail
 
 /// peak_memory from the layout's terms (detail::memory_terms_of), which a search can reuse.
 inline bytes peak_memory_from_terms(const group_terms& x, const stage_memory_terms& terms,
                                     const weight_copies& copies = {}) {
-  return copies.per_layer != 0.0 ? detail::peak_memory_of_terms<true>(x, terms, copies)
-                                 : detail::peak_memory_of_terms<false>(x, terms, copies);
+  return detail::layout_stages(x, terms, copies).peak(terms);
 }
 
 /// Peak memory per GPU of the layout: the fullest of the first, second and last stage (the
@@ -1318,9 +1328,7 @@ inline bytes peak_memory_from_terms(const group_terms& x, const stage_memory_ter
 inline bytes peak_memory(const step_environment& env, const group_terms& x, const batch_terms& y,
                          const layout_choice& c, std::int64_t global_batch,
                          const weight_copies& copies = {}) {
-  return copies.per_layer != 0.0
-             ? detail::peak_memory_of<true>(env, x, y, c, global_batch, copies)
-             : detail::peak_memory_of<false>(env, x, y, c, global_batch, copies);
+  return peak_memory_from_terms(x, detail::memory_terms_of(env, x, y, c, global_batch), copies);
 }
 
 }  // namespace tpcost

@@ -1344,8 +1344,8 @@ TEST_CASE(
 
 TEST_CASE(
     "A module set's memory terms at a layout are another set's with the set's own three "
-    "activation terms, taken at any layout of the same pair, b and SP, and its compute floor "
-    "is below its step time",
+    "activation terms, taken at any layout of the same t, ep, etp, b and SP (another p and d "
+    "too), as is its layer compute, and its compute floor is below its step time",
     "[planner][recompute]") {
   struct fixture {
     const char* model;
@@ -1367,8 +1367,11 @@ TEST_CASE(
       const auto d = req.gpus / (g.t * g.p);
       const group_sizes sizes{.tp = g.t, .pp = g.p, .dp = d, .ep = g.ep, .etp = g.etp};
       const auto splits = detail::candidate_splits(model.layers, g.p);
-      // The other layout: the default split, v = 1, ZeRO-0.
-      const auto x0 = group_stage(env, sizes, splits.front());
+      // The other layout: another p (so another d), its default split, v = 1, ZeRO-0.
+      const auto p0 = g.p == 1 ? 2 : 1;
+      const group_sizes sizes0{
+          .tp = g.t, .pp = p0, .dp = req.gpus / (g.t * p0), .ep = g.ep, .etp = g.etp};
+      const auto x0 = group_stage(env, sizes0, detail::candidate_splits(model.layers, p0).front());
       for (const auto& split : splits) {
         const auto x = group_stage(env, sizes, split);
         for (const std::int64_t b : {1, 2}) {
@@ -1386,6 +1389,8 @@ TEST_CASE(
               auto first = env;
               first.options.recompute.modules = sets.front();
               auto terms = detail::memory_terms_of(first, x, y, c, req.global_batch);
+              // The layout's stages, built once from the first set's terms (the search's).
+              const detail::layout_stages stages(x, terms);
               for (const auto set : sets) {
                 auto e = env;
                 e.options.recompute.modules = set;
@@ -1396,10 +1401,16 @@ TEST_CASE(
                              << " modules " << recompute_modules_to_string(set));
                 CHECK(peak_memory_from_terms(x, terms).value() ==
                       peak_memory(e, x, y, c, req.global_batch).value());
+                CHECK(stages.peak(terms).value() ==
+                      peak_memory(e, x, y, c, req.global_batch).value());
                 // The floor the search skips a set's layout by: m times the slowest stage's
                 // compute, lowered by the margin, at most the step time, and close to it.
                 const auto compute = detail::layer_compute_of(e, detail::layer_kernels_of(y, sp),
                                                               recompute_mode::selective, set);
+                const auto compute0 = detail::layer_compute_of(e, detail::layer_kernels_of(y0, sp),
+                                                               recompute_mode::selective, set);
+                CHECK(compute.dense.value() == compute0.dense.value());
+                CHECK(compute.moe.value() == compute0.moe.value());
                 const seconds floor = static_cast<double>(y.micro_batches) *
                                       detail::stage_compute_floor(e, x, y)(compute) *
                                       detail::compute_floor_margin;
@@ -1607,4 +1618,55 @@ TEST_CASE("With CP, a block layout's search time is evaluate_step's, its CP term
     }
   }
   CHECK(blocks_with_cp > 0);
+}
+
+TEST_CASE(
+    "module_set_partial keeps its sets slowest first, those without a best before all, and "
+    "gives each group's micro-batches their own slots",
+    "[planner][recompute]") {
+  detail::module_set_partial sets;
+  sets.resize(5);
+  CHECK(sets.slowest_first == std::vector<std::size_t>{0, 1, 2, 3, 4});
+  const auto keep = [&](std::size_t j, double seconds_per_step) {
+    plan_candidate c;
+    c.par.global_batch = 4;
+    c.step_time = seconds_per_step * units::s;
+    sets.keep(j, c);
+    CHECK(sets.best_time[j].value() == seconds_per_step / 4.0);
+  };
+  keep(1, 8.0);
+  keep(3, 12.0);
+  keep(0, 10.0);
+  // 2 and 4 have no best (infinite time), then 3, 0, 1: each time no smaller than the next's.
+  CHECK(sets.slowest_first == std::vector<std::size_t>{2, 4, 3, 0, 1});
+  keep(3, 6.0);  // a better best moves a set towards the end
+  CHECK(sets.slowest_first == std::vector<std::size_t>{2, 4, 0, 1, 3});
+  keep(2, 9.0);
+  CHECK(sets.slowest_first == std::vector<std::size_t>{4, 0, 2, 1, 3});
+  for (std::size_t i = 1; i < sets.slowest_first.size(); ++i) {
+    CHECK(!(sets.best_time[sets.slowest_first[i - 1]] < sets.best_time[sets.slowest_first[i]]));
+  }
+
+  // Groups: pairs with the same t, cp, ep and etp share a number; their b's keep their slots.
+  const detail::plan_pair a{.tp = 2, .pp = 1, .cp = 1, .dp = 8, .ep = 4, .etp = 1};
+  auto a_other_p = a;
+  a_other_p.pp = 2;
+  a_other_p.dp = 4;
+  auto b = a;
+  b.etp = 2;
+  const auto first = sets.group_of(a);
+  CHECK(sets.batch_slot(4) == std::pair<std::size_t, bool>{0, true});
+  CHECK(sets.batch_slot(1) == std::pair<std::size_t, bool>{1, true});
+  CHECK(sets.group_of(a_other_p) == first);
+  CHECK(sets.batch_slot(1) == std::pair<std::size_t, bool>{1, false});
+  CHECK(sets.batch_slot(2) == std::pair<std::size_t, bool>{2, true});
+  CHECK(sets.compute.size() >= 3 * 2 * 5);
+  CHECK(sets.least.size() >= 3 * 2);
+  CHECK(sets.lc.size() >= 3 * 5);
+  CHECK(sets.memory.size() >= 3 * 2 * 5);
+  const auto second = sets.group_of(b);
+  CHECK(second != first);
+  CHECK(sets.batch_slot(1) == std::pair<std::size_t, bool>{0, true});  // a new group: refilled
+  CHECK(sets.group_of(a) != second);
+  CHECK(sets.group_of(a) != first);  // numbers are never reused: stale terms stay stale
 }
