@@ -267,11 +267,11 @@ struct plan_candidate {
   }
 };
 
-/// The tie order, after the step time: TP inside a node, smaller t, smaller p, smaller cp, larger
-/// b, smaller v, recompute none < selective < full (the recipe as given before a method and
-/// layers the search chose), SP off < on, lower ZeRO stage, even stages
-/// before uneven ones (then fewer layers on the first and last stage). Every field of
-/// a layout appears, so two different layouts never tie: the order is total.
+/// The tie order, after the step time: TP inside a node, smaller t, smaller p, smaller cp,
+/// smaller ep, smaller etp, larger b, smaller v, recompute none < selective < full (the recipe
+/// as given before a method and layers the search chose), SP off < on, lower ZeRO stage, even
+/// stages before uneven ones (then fewer layers on the first and last stage). Every field of a
+/// layout appears, so two different layouts never tie: the order is total.
 constexpr auto tie_key(const plan_candidate& c) {
   const auto& p = c.par;
   return std::tuple{c.tp_spans_nodes,
@@ -279,6 +279,7 @@ constexpr auto tie_key(const plan_candidate& c) {
                     p.pp,
                     p.cp,
                     p.ep,
+                    p.etp,
                     -p.micro_batch,
                     p.vpp,
                     static_cast<int>(p.recompute),

@@ -318,6 +318,15 @@ TEST_CASE("Equal step times are ordered by the documented tie key", "[planner]")
   b.par.tp = 1;
   CHECK(ranks_before(a, b));  // then TP in a node
   b = a;
+  b.par.ep = 2;
+  b.par.micro_batch = 2;
+  CHECK(ranks_before(a, b));  // smaller ep before larger b
+  b = a;
+  b.par.etp = 2;
+  b.par.micro_batch = 2;
+  CHECK(ranks_before(a, b));  // and smaller etp: layouts apart in etp alone never tie
+  CHECK_FALSE(ranks_before(b, a));
+  b = a;
   b.par.micro_batch = 2;
   CHECK(ranks_before(b, a));  // larger b first
   b = a;
