@@ -615,6 +615,7 @@ struct alignas(64) module_set_partial {
       v->resize(std::max(v->size(), slots * (v == &least ? 2 : 2 * ns)));
     }
     lc.resize(std::max(lc.size(), slots * ns));
+    lc_added.resize(std::max(lc_added.size(), slots));
     memory.resize(std::max(memory.size(), slots * 2 * ns));
     return {slots - 1, true};
   }
@@ -622,7 +623,8 @@ struct alignas(64) module_set_partial {
   // group numbered `group`), which depend on b, SP and the set but not on p or d
   // (batch_stage's kernels, activation_terms_of, long_context_layer_stage), per b's slot
   // (`batches`, in the order the group met them): per SP and set the layer compute and memory
-  // terms, per SP the least compute, per set the long-context terms. Then per SP and set the
+  // terms, per SP the least compute, per set and per recomputation the long-context terms
+  // (long_context_layer_stage reads b, t, cp, ep and etp only). Then per SP and set the
   // floors of one split and b, and the sets left.
   std::uint64_t group = 0;
   std::array<std::int64_t, 4> group_key{};  ///< t, cp, ep, etp
@@ -630,6 +632,8 @@ struct alignas(64) module_set_partial {
   std::vector<layer_compute_pair> compute;
   std::vector<layer_compute_pair> least;  ///< each part's least over the sets
   std::vector<seconds> lc;                ///< the selective long-context terms (zero without)
+  /// The request's own modules' long-context terms per recomputation (per_micro_batch's).
+  std::vector<std::array<seconds, 3>> lc_added;
   std::vector<set_memory_terms> memory;
   std::vector<seconds> floors;
   std::array<std::vector<std::size_t>, 2> listed;
@@ -861,7 +865,9 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
         if (by_set) {
           std::tie(terms.set_slot, fresh) = set_best->batch_slot(b);
         }
-        if (long_context) {
+        if (long_context && by_set && !fresh) {  // the group's, as its first pair had them
+          terms.lc_added = set_best->lc_added[terms.set_slot];
+        } else if (long_context) {
           const auto lc = long_context_layer_stage(view_env, model, b, pair.tp, cp, req.precision,
                                                    pair.ep, pair.etp);
           for (const auto mode :
@@ -872,6 +878,9 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
           for (std::size_t j = 0; fresh && j < ns; ++j) {  // the core reruns with core_attn
             set_best->lc[terms.set_slot * ns + j] =
                 lc.added(recompute_mode::selective, req.options.selective, sets[j]);
+          }
+          if (fresh) {
+            set_best->lc_added[terms.set_slot] = terms.lc_added;
           }
         } else if (fresh) {  // a slot an earlier group (with cp > 1) may have filled
           std::fill_n(set_best->lc.begin() + static_cast<std::ptrdiff_t>(terms.set_slot * ns), ns,
