@@ -89,6 +89,7 @@ struct group_placement {
   std::int64_t concurrent = 1;  ///< groups of this dimension sharing each node's NICs
   [[nodiscard]] constexpr bool spans_nodes() const { return nodes > 1; }
   [[nodiscard]] constexpr bool spans_domains() const { return (domains > 0 ? domains : nodes) > 1; }
+  friend constexpr bool operator==(const group_placement&, const group_placement&) = default;
 };
 
 /// `group` with per_domain/domains filled in (0 means: the same as per node).

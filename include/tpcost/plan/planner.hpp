@@ -616,6 +616,8 @@ struct alignas(64) module_set_partial {
     }
     lc.resize(std::max(lc.size(), slots * ns));
     lc_added.resize(std::max(lc_added.size(), slots));
+    batch_y.resize(std::max(batch_y.size(), slots));
+    batch_placements.resize(std::max(batch_placements.size(), slots));
     memory.resize(std::max(memory.size(), slots * 2 * ns));
     return {slots - 1, true};
   }
@@ -634,6 +636,9 @@ struct alignas(64) module_set_partial {
   std::vector<seconds> lc;                ///< the selective long-context terms (zero without)
   /// The request's own modules' long-context terms per recomputation (per_micro_batch's).
   std::vector<std::array<seconds, 3>> lc_added;
+  /// batch_stage's terms, and the TP, EP and ETP placements they were priced on.
+  std::vector<batch_terms> batch_y;
+  std::vector<std::array<group_placement, 3>> batch_placements;
   std::vector<set_memory_terms> memory;
   std::vector<seconds> floors;
   std::array<std::vector<std::size_t>, 2> listed;
@@ -859,11 +864,26 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
       per_b.reserve(batches.size());
       activations.assign(batches.size() * 3 * 2, std::nullopt);
       for (const auto b : batches) {
-        per_micro_batch terms{batch_stage(view_env, x, b, view_batch, &out.prices), {}, 0};
         // Module sets: a b new to the group gets its slot's compute and long-context terms.
+        per_micro_batch terms;
         bool fresh = false;
         if (by_set) {
           std::tie(terms.set_slot, fresh) = set_best->batch_slot(b);
+        }
+        // batch_stage reads of the pair its t, ep, etp, their groups' placements, d (for m) and
+        // p and the hop (the p2p terms): in a group, the slot's terms where the placements are
+        // the same (an EP group's NIC sharing may change with d), with this pair's m and p2p.
+        const std::array placements{x.tp_group, x.ep_group, x.etp_group};
+        if (by_set && !fresh && set_best->batch_placements[terms.set_slot] == placements) {
+          terms.y = set_best->batch_y[terms.set_slot];
+          terms.y.micro_batches = micro_batches_of(x, b, view_batch);
+          add_p2p_terms(terms.y, view_env, x);
+        } else {
+          terms.y = batch_stage(view_env, x, b, view_batch, &out.prices);
+          if (by_set) {
+            set_best->batch_y[terms.set_slot] = terms.y;
+            set_best->batch_placements[terms.set_slot] = placements;
+          }
         }
         if (long_context && by_set && !fresh) {  // the group's, as its first pair had them
           terms.lc_added = set_best->lc_added[terms.set_slot];

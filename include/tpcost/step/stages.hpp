@@ -489,6 +489,33 @@ struct batch_terms {
 /// tensor_parallel/cross_entropy.py: max, predicted logit, sum of exponentials), fp32 per token.
 inline constexpr double cross_entropy_all_reduces = 3.0;
 
+/// m, the micro-batches of `micro_batch` sequences in a global batch of `global_batch`.
+constexpr std::int64_t micro_batches_of(const group_terms& x, std::int64_t micro_batch,
+                                        std::int64_t global_batch) {
+  return global_batch / (x.sizes.dp * micro_batch);
+}
+
+/// batch_stage's p2p terms, the only ones that read p and the hop link: a stage's send per
+/// micro-batch with SP off and on, and its time (zero with one stage).
+inline void add_p2p_terms(batch_terms& y, const step_environment& env, const group_terms& x) {
+  const auto& opt = env.options;
+  const auto t = x.sizes.tp;
+  for (const bool sp : {false, true}) {
+    const std::size_t i = sp ? 1 : 0;
+    y.p2p_message[i] = p2p_message_bytes(y.micro_batch, env.model.seq, env.model.hidden,
+                                         opt.activation_bytes, t, sp || opt.scatter_gather);
+    y.p2p_one[i] = seconds{};
+    if (x.sizes.pp > 1) {
+      seconds one = x.hop_link.latency + y.p2p_message[i] / x.hop_link.bandwidth;
+      if (opt.scatter_gather && !sp && t > 1) {
+        // The receiver all-gathers the t slices within its TP group: the TP all-gather.
+        one += y.tp_all_gather.cost.time;
+      }
+      y.p2p_one[i] = one;
+    }
+  }
+}
+
 /// The micro-batch stage, for `micro_batch` sequences and a global batch of `global_batch`.
 /// Of `x` it reads the group sizes, the TP, EP and ETP groups and the p2p hop, never the split:
 /// the planner computes it once per (groups, micro-batch) for every split, and with a `memo`
@@ -504,7 +531,7 @@ inline batch_terms batch_stage(const step_environment& env, const group_terms& x
   const remembering_group_pricer tp_group(topo, x.tp_group, memo);
   batch_terms y;
   y.micro_batch = micro_batch;
-  y.micro_batches = global_batch / (x.sizes.dp * micro_batch);
+  y.micro_batches = micro_batches_of(x, micro_batch, global_batch);
   y.kernels = layer_compute_time(model, micro_batch, t, env.gpu, opt.attention);
   if (is_moe(model.moe)) {
     y.tokens = expert_tokens_of(model, micro_batch, model.seq, t, x.sizes.ep, x.sizes.etp,
@@ -609,19 +636,7 @@ inline batch_terms batch_stage(const step_environment& env, const group_terms& x
     y.cross_entropy_tp = cross_entropy_all_reduces *
                          tp_group.cheapest(collective_op::all_reduce, per_token).cost.time;
   }
-  for (const bool sp : {false, true}) {
-    const std::size_t i = sp ? 1 : 0;
-    y.p2p_message[i] = p2p_message_bytes(micro_batch, model.seq, model.hidden, opt.activation_bytes,
-                                         t, sp || opt.scatter_gather);
-    if (x.sizes.pp > 1) {
-      seconds one = x.hop_link.latency + y.p2p_message[i] / x.hop_link.bandwidth;
-      if (opt.scatter_gather && !sp && t > 1) {
-        // The receiver all-gathers the t slices within its TP group: the TP all-gather.
-        one += y.tp_all_gather.cost.time;
-      }
-      y.p2p_one[i] = one;
-    }
-  }
+  add_p2p_terms(y, env, x);
   return y;
 }
 
