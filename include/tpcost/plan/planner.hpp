@@ -40,16 +40,18 @@
 // embedding all-reduce, the optimizer), per (t, p, b) `batch_stage` (the layer's kernel times,
 // the TP collectives, the p2p transfer), per layout `peak_memory` and `combine_step`, which
 // only add and multiply and do not allocate. `evaluate_step` is the same stages plus the
-// validation and the report, so the two cannot disagree. The (t, p) pairs are shared among
-// threads; each keeps its own best k, merged in the total order above, so the ranking
-// does not depend on the number of threads. The top k are then evaluated in full.
+// validation and the report, so the two cannot disagree. The (t, p, cp, ep, etp) pairs are
+// shared among threads, those with the same t, cp, ep and etp by one thread; each keeps its own
+// best k, merged in the total order above, so the ranking does not depend on the number of
+// threads. The top k are then evaluated in full.
 //
 // Recompute module sets (`plan_module_sets`, plan --recompute-modules auto): a set changes only
 // a selective layout's rerun compute and collectives and three of its memory terms, so every
 // set's selective layouts are searched in the pass of the other layouts, the stages shared,
 // each set's best kept. A set's layout is skipped, exactly, when m times its slowest stage's
 // compute (a floor of its step time) already loses to that set's best so far, and a layout's
-// open sets all at once when even the least of their activation terms does not fit.
+// open sets all at once when even the least of their activation terms does not fit. A set's
+// terms that do not depend on p or d are kept across a worker's pairs of one (t, cp, ep, etp).
 #pragma once
 
 #include <algorithm>
