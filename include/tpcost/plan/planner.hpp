@@ -874,7 +874,8 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
         }
         // batch_stage reads of the pair its t, ep, etp, their groups' placements, d (for m) and
         // p and the hop (the p2p terms): in a group, the slot's terms where the placements are
-        // the same (an EP group's NIC sharing may change with d), with this pair's m and p2p.
+        // the same (they should be for every p and d; compared so as not to rest on that), with
+        // this pair's m and p2p terms.
         const std::array placements{x.tp_group, x.ep_group, x.etp_group};
         if (by_set && !fresh && set_best->batch_placements[terms.set_slot] == placements) {
           terms.y = set_best->batch_y[terms.set_slot];
