@@ -9,6 +9,11 @@
 #   FUZZ_TARGETS="config hf_config"   only these targets (default: all)
 #   FUZZ_RESUME=DIR             add DIR/<target>/* (an earlier run's corpus, saved before this
 #                               script clears build/fuzz/run) to each target's seed corpus
+#   FUZZ_CHUNK=N                with FUZZ_RUNS: restart each process after about N new inputs
+#                               (make fuzz-long passes 500000). A long ASan process slows ten-fold
+#                               as its allocator state grows (docs/fuzzing.md); a fresh one reloads
+#                               the shared corpus and goes on at full speed. Inputs are counted
+#                               without those reloads.
 #   FUZZ_TIMEOUT=S              seconds one input may take before libFuzzer calls it a hang
 #                               (default 10; make fuzz-long passes 60: the limit is wall-clock,
 #                               so on a loaded machine a niced fuzzer's 40 ms input can exceed 10 s)
@@ -67,6 +72,31 @@ behind() {
   done
 }
 
+# Runs one process's share of FUZZ_RUNS inputs, as processes of at most FUZZ_CHUNK new inputs
+# each; a process first replays the corpus (its INITED line counts those), which is not counted.
+run_share() {
+  local target=$1 i=$2 share=$3 bin=$4
+  shift 4
+  local chunk=${FUZZ_CHUNK:-0} left=$share c=0
+  ((chunk > 0)) || chunk=$share
+  while ((left > 0)); do
+    local this=$((chunk < left ? chunk : left)) log=$work/$target.$i.$c.log
+    # The replay is at most the corpus's files, plus what the other processes add meanwhile.
+    local replay
+    replay=$(($(find "$work/$target" -maxdepth 1 -type f | wc -l) + 1000))
+    "$bin" "$work/$target" -runs=$((this + replay)) "$@" 2>"$log" || {
+      tail -40 "$log"
+      return 1
+    }
+    local fresh
+    fresh=$(awk '/INITED/ {sub("#", "", $1); r = $1} /^stat::number_of_executed_units/ {n = $2}
+      END {print n - r}' "$log")
+    ((fresh > 0)) || fresh=1
+    left=$((left - fresh))
+    c=$((c + 1))
+  done
+}
+
 # Runs one target: for FUZZ_RUNS inputs over `jobs` processes sharing the corpus, or for a time.
 run() {
   local target=$1 limit=$2
@@ -77,27 +107,37 @@ run() {
   for ((i = 0; i < jobs; ++i)); do
     local seed=${FUZZ_SEED:-1}
     [[ $seed == 0 ]] || seed=$((seed + i))
-    local bound=(-max_total_time="$limit")
+    local flags=(-timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 -max_len=65536 -seed="$seed"
+      -print_final_stats=1 -artifact_prefix="$work/artifacts/")
     # A dictionary of the reader's syntax (tests/fuzz/dict), where the target has one.
-    [[ ! -f tests/fuzz/dict/$target.dict ]] || bound+=(-dict="tests/fuzz/dict/$target.dict")
-    [[ -z ${FUZZ_RUNS:-} ]] || bound=(-runs="$per_job" "${bound[@]:1}")
-    "$bin" "$work/$target" "${bound[@]}" -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 -max_len=65536 \
-      -seed="$seed" -print_final_stats=1 -artifact_prefix="$work/artifacts/" \
-      2>"$work/$target.$i.log" &
+    [[ ! -f tests/fuzz/dict/$target.dict ]] || flags+=(-dict="tests/fuzz/dict/$target.dict")
+    if [[ -n ${FUZZ_RUNS:-} ]]; then
+      run_share "$target" "$i" "$per_job" "$bin" "${flags[@]}" &
+    else
+      "$bin" "$work/$target" -max_total_time="$limit" "${flags[@]}" 2>"$work/$target.$i.0.log" || {
+        tail -40 "$work/$target.$i.0.log"
+        false
+      } &
+    fi
     pids+=($!)
   done
   local failed=0
   for ((i = 0; i < jobs; ++i)); do
-    wait "${pids[$i]}" || { failed=1; tail -40 "$work/$target.$i.log"; }
+    wait "${pids[$i]}" || failed=1
   done
   if ((failed)); then
     echo "fuzz: ${target}_fuzzer FAILED; reproducer in $work/artifacts/" >&2
     exit 1
   fi
-  local inputs
-  inputs=$(cat "$work/$target".*.log | awk '/^stat::number_of_executed_units/ {n += $2} END {print n + 0}')
-  local took=$((SECONDS - start))
-  echo "fuzz: ${target}_fuzzer clean: $inputs inputs in $took s ($((inputs / (took > 0 ? took : 1)))/s)"
+  local counts
+  counts=$(for log in "$work/$target".*.log; do
+    awk '/INITED/ {sub("#", "", $1); r = $1} /^stat::number_of_executed_units/ {n = $2}
+      END {print n + 0, r + 0}' "$log"
+  done | awk '{n += $1; r += $2; p += 1} END {print n - r, r, p}')
+  local inputs replayed processes took=$((SECONDS - start))
+  read -r inputs replayed processes <<<"$counts"
+  echo "fuzz: ${target}_fuzzer clean: $inputs inputs in $took s ($((inputs / (took > 0 ? took : 1)))/s;" \
+    "$processes process(es); their corpus replays, $replayed inputs, not counted)"
 }
 
 for target in $targets; do

@@ -48,8 +48,9 @@
 // Recompute module sets (`plan_module_sets`, plan --recompute-modules auto): a set changes only
 // a selective layout's rerun compute and collectives and three of its memory terms, so every
 // set's selective layouts are searched in the pass of the other layouts, the stages shared,
-// each set's best kept. A set's layout is skipped, exactly, when m times its slowest stage's
-// compute (a floor of its step time) already loses to that set's best so far, and a layout's
+// each set's best kept. A set's layout is skipped, exactly, when a floor of its step time (m
+// slowest stages' compute and least exposed all-to-alls, the bubble's average stages, the
+// transfers, the optimizer) already loses to that set's best so far, and a layout's
 // open sets all at once when even the least of their activation terms does not fit. A set's
 // terms that do not depend on p or d are kept across a worker's pairs of one (t, cp, ep, etp).
 #pragma once
@@ -546,28 +547,70 @@ inline void use_set_memory_terms(stage_memory_terms& t, const set_memory_terms& 
   t.offloaded_moe = s.offloaded_moe;
 }
 
-/// A floor under slowest_stage_of's time from the compute alone: the largest compute of the
-/// first, a middle and the last stage (with the output layer and MTP modules). The slowest
-/// stage's time is the largest of those stages' compute plus exposed TP and EP (each at least
-/// 0 with overlaps in [0, 1]) plus their ends, so at least this. The planner's search of many
-/// module sets skips a set's layout with it (search_pair). The loads are a split's, the output
-/// a micro-batch's.
+/// A floor under slowest_stage_of's time: the largest of the first, a middle and the last
+/// stage's (with the output layer and MTP modules) compute and MoE layers' least exposed EP
+/// all-to-alls. The slowest stage's time is the largest of those stages' compute plus exposed
+/// TP and EP (each at least 0 with overlaps in [0, 1]) plus their ends, so at least this. An MoE
+/// layer runs at least 4 all-to-alls (moe_layer_times: 2 forward, 2 backward; 6 when the
+/// forward is rerun), exposed but for what Megatron's EP overlap hides behind the layer's
+/// compute; that exposure grows with the all-to-alls' time, so 4's is a floor. With it a
+/// layer's floor, k + max(c − k, 0) or k + c, still grows with its compute k, which
+/// list_open_sets needs. The planner's search of many module sets skips a set's layout with it
+/// (search_pair). The loads are a split's, the output and all-to-all a micro-batch's.
 struct stage_compute_floor {
   stage_load first, middle, last;
+  stage_load average;  ///< the model's layers over p: average_stage_time's loads
+  double stages = 1.0;
   seconds output{};
+  seconds all_to_alls{};  ///< an MoE layer's 4 dispatches and combines, before overlap
+  bool ep_overlap = false;
 
   stage_compute_floor(const step_environment& env, const group_terms& x, const batch_terms& y)
       : first(stage_load_of(x.first_layers, x.moe_first)),
         middle(x.sizes.pp > 2 ? stage_load_of(x.split.middle, x.moe_middle) : stage_load{}),
         last(stage_load_of(x.last_layers, x.moe_last)),
+        stages(static_cast<double>(x.sizes.pp)),
         output((1.0 + static_cast<double>(env.model.mtp_layers)) * y.logits +
-               static_cast<double>(env.model.mtp_layers) * y.mtp_projection) {}
+               static_cast<double>(env.model.mtp_layers) * y.mtp_projection),
+        all_to_alls(is_moe(env.model.moe) ? 4.0 * y.dispatch.cost.time : seconds{}),
+        ep_overlap(env.options.experts.overlap_comm) {
+    const auto moe_total = moe_layers(env.model) + mtp_moe_layers(env.model);
+    const auto layers_total = env.model.layers + env.model.mtp_layers;
+    average = {static_cast<double>(layers_total - moe_total) / stages,
+               static_cast<double>(moe_total) / stages};
+  }
+
+  /// An MoE layer's compute `k` and its least exposed all-to-alls.
+  [[nodiscard]] seconds moe_layer(seconds k) const {
+    return k + (ep_overlap ? exposed_after_overlap(all_to_alls, 1.0, k) : all_to_alls);
+  }
 
   [[nodiscard]] seconds operator()(const layer_compute_pair& k) const {
-    return max(max(first.compute(k.dense, k.moe), middle.compute(k.dense, k.moe)),
-               last.compute(k.dense, k.moe) + output);
+    const seconds moe = moe_layer(k.moe);
+    return max(max(first.compute(k.dense, moe), middle.compute(k.dense, moe)),
+               last.compute(k.dense, moe) + output);
+  }
+
+  /// A floor under average_stage_time (the bubble's unit), from the same parts.
+  [[nodiscard]] seconds average_stage(const layer_compute_pair& k) const {
+    return average.compute(k.dense, moe_layer(k.moe)) + output / stages;
   }
 };
+
+/// What a layout's step adds to its m slowest stages and its bubble's (p−1)/v average stages
+/// (combine_step), at its least and the same for every module set: the bubble's p2p transfers,
+/// the m transfers that overlap leaves exposed (at most `p2p_overlap` of them hidden), the
+/// embedding's and MLA's all-reduces (the DP sync's exposure is at least 0) and the optimizer.
+inline seconds layout_floor_parts(const step_environment& env, const group_terms& x,
+                                  const batch_terms& y, const layout_choice& c) {
+  const auto p = x.sizes.pp;
+  const std::size_t sp = c.sequence_parallel ? 1 : 0;
+  const seconds p2p = p > 1 ? 2.0 * static_cast<double>(c.vpp) * y.p2p_one[sp] : seconds{};
+  const seconds p2p_exposed = c.vpp > 1 ? p2p - env.options.p2p_overlap * p2p : p2p;
+  return bubble_stages(p, c.vpp) * p2p + static_cast<double>(y.micro_batches) * p2p_exposed +
+         x.embedding + (c.sequence_parallel ? x.mla_tp_grad_sync : seconds{}) +
+         (c.zero == zero_stage::none ? x.optimizer_full : x.optimizer_sharded);
+}
 
 /// The selective layouts of several recompute module sets (plan --recompute-modules auto),
 /// searched in the pass of the request's own modes: each set's best, found by one worker (on
@@ -613,10 +656,10 @@ struct alignas(64) module_set_partial {
     batches.push_back(b);
     const auto slots = batches.size();
     const auto ns = best.size();
-    for (auto* v : {&compute, &least}) {
-      v->resize(std::max(v->size(), slots * (v == &least ? 2 : 2 * ns)));
-    }
+    compute.resize(std::max(compute.size(), slots * 2 * ns));
+    least.resize(std::max(least.size(), slots * 2));
     lc.resize(std::max(lc.size(), slots * ns));
+    lc_low.resize(std::max(lc_low.size(), slots));
     lc_added.resize(std::max(lc_added.size(), slots));
     batch_y.resize(std::max(batch_y.size(), slots));
     batch_placements.resize(std::max(batch_placements.size(), slots));
@@ -636,6 +679,7 @@ struct alignas(64) module_set_partial {
   std::vector<layer_compute_pair> compute;
   std::vector<layer_compute_pair> least;  ///< each part's least over the sets
   std::vector<seconds> lc;                ///< the selective long-context terms (zero without)
+  std::vector<seconds> lc_low;            ///< the least of them and 0, per b
   /// The request's own modules' long-context terms per recomputation (per_micro_batch's).
   std::vector<std::array<seconds, 3>> lc_added;
   /// batch_stage's terms, and the TP, EP and ETP placements they were priced on.
@@ -643,33 +687,37 @@ struct alignas(64) module_set_partial {
   std::vector<std::array<group_placement, 3>> batch_placements;
   std::vector<set_memory_terms> memory;
   std::vector<seconds> floors;
+  std::vector<seconds> average_floors;  ///< per SP and set: stage_compute_floor::average_stage
   std::array<std::vector<std::size_t>, 2> listed;
   std::vector<std::size_t> open;
 };
 
-/// Whether a layout's exact step time can be kept above a floor of its slowest stage's compute
-/// times its micro-batches (slowest_stage_compute_floor): every other part of combine_step is
-/// then at least 0, which needs the overlaps it applies to be fractions (validate_request
-/// checks the TP and DP ones; the p2p one is a profile's).
+/// Whether a layout's exact step time can be kept above a floor of its slowest stage's time
+/// times its micro-batches (stage_compute_floor) with its bubble and the other parts
+/// (layout_floor_parts): every part of combine_step left out is then at least 0, which needs
+/// the overlaps it applies to be fractions (validate_request checks the TP and DP ones; the p2p
+/// one is a profile's).
 inline bool compute_floor_holds(const step_options& o) {
   const auto fraction = [](double f) { return f >= 0.0 && f <= 1.0; };
   return fraction(o.tp_overlap) && fraction(o.dp_overlap) && fraction(o.dp_overlap_zero3) &&
          fraction(o.p2p_overlap);
 }
 
-/// How far below a layout's computed time its floor is taken. The floor's stage computes are
-/// the very values slowest_stage_of sums (the same functions of the same inputs); the slowest
-/// stage's time adds their exposed TP and EP and ends, all at least 0, in another order than
-/// the totals it compares, so it is at least the largest compute within a few dozen roundings
-/// of sums of non-negative terms (about 1e-14 relative); the step adds more non-negative
-/// parts. A floor lowered by 1e-9 is below the computed step time.
+/// How far below a layout's computed time its floor is taken. The floor's stage computes,
+/// all-to-alls, transfers and other parts are the very values combine_step sums (the same
+/// functions of the same inputs); the step adds their exposed TP and EP and ends, all at least
+/// 0, in another order, so it is at least the floor within a few dozen roundings of sums of
+/// non-negative terms (about 1e-14 relative). A floor lowered by 1e-9 is below the computed
+/// step time.
 inline constexpr double compute_floor_margin = 1.0 - 1e-9;
 
 /// For one split and b of a pair, per SP: each set's floor (m times its slowest stage's compute,
 /// lowered by the margin), and the sets whose floor with their lowest long-context terms
 /// (`factor_max` times their `lc`, when negative) could beat their best so far
 /// (all of them without pruning). A set without a best gets no floor (minus infinity) until
-/// the next split or b. `compute`: the b's layer compute per SP and set.
+/// the next split or b. `compute`: the b's layer compute per SP and set; `lc`: per set its
+/// long-context terms, `lc_low` the least of them and 0 (factor_max >= 0 times it is the least of
+/// 0 and the products: rounding keeps the order).
 /// `least`: per SP, the least dense and MoE compute of any set. stage_floor multiplies each by
 /// loads of at least 0 and adds, and rounding keeps that order, so the floor of `least`, with
 /// the lowest long-context terms of any set, is at most every set's: the sets whose best is
@@ -677,14 +725,12 @@ inline constexpr double compute_floor_margin = 1.0 - 1e-9;
 inline void list_open_sets(module_set_partial& sets, const stage_compute_floor& stage_floor,
                            const layer_compute_pair* compute, const layer_compute_pair* least,
                            std::int64_t sp_options, std::int64_t micro_batches, double factor_max,
-                           const seconds* lc, std::int64_t global_batch, bool prune) {
+                           const seconds* lc, seconds lc_low, std::int64_t global_batch,
+                           bool prune) {
   const auto ns = sets.best.size();
   const auto m = static_cast<double>(micro_batches);
   const auto g = static_cast<double>(global_batch);
-  seconds lc_least{};
-  for (std::size_t j = 0; j < ns; ++j) {
-    lc_least = min(lc_least, factor_max * lc[j]);
-  }
+  const seconds lc_least = factor_max * lc_low;
   for (std::int64_t sp_i = 0; sp_i < sp_options; ++sp_i) {
     auto& listed = sets.listed[static_cast<std::size_t>(sp_i)];
     listed.clear();
@@ -703,8 +749,9 @@ inline void list_open_sets(module_set_partial& sets, const stage_compute_floor& 
         break;  // and every set after it, faster still
       }
       floor = m * stage_floor(compute[i]) * compute_floor_margin;
-      const seconds lc_low = min(seconds{}, factor_max * lc[j]);
-      if (!((floor + lc_low) / g > sets.best_time[j])) {
+      sets.average_floors[i] = stage_floor.average_stage(compute[i]);
+      const seconds lc_set = min(seconds{}, factor_max * lc[j]);
+      if (!((floor + lc_set) / g > sets.best_time[j])) {
         listed.push_back(j);
       }
     }
@@ -833,6 +880,7 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
   const std::uint64_t terms_group = by_set ? set_best->group_of(pair) : 0;
   if (by_set) {
     set_best->floors.resize(2 * ns);
+    set_best->average_floors.resize(2 * ns);
     set_best->open.reserve(ns);
   }
   const context_parallel cp{.cp = pair.cp, .comm = req.options.cp.comm};
@@ -898,16 +946,20 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
             terms.lc_added[static_cast<std::size_t>(mode)] =
                 lc.added(mode, req.options.selective, req.options.recompute.modules);
           }
+          seconds low{};
           for (std::size_t j = 0; fresh && j < ns; ++j) {  // the core reruns with core_attn
-            set_best->lc[terms.set_slot * ns + j] =
-                lc.added(recompute_mode::selective, req.options.selective, sets[j]);
+            const auto added = lc.added(recompute_mode::selective, req.options.selective, sets[j]);
+            set_best->lc[terms.set_slot * ns + j] = added;
+            low = min(low, added);
           }
           if (fresh) {
             set_best->lc_added[terms.set_slot] = terms.lc_added;
+            set_best->lc_low[terms.set_slot] = low;
           }
         } else if (fresh) {  // a slot an earlier group (with cp > 1) may have filled
           std::fill_n(set_best->lc.begin() + static_cast<std::ptrdiff_t>(terms.set_slot * ns), ns,
                       seconds{});
+          set_best->lc_low[terms.set_slot] = seconds{};
         }
         per_b.push_back(terms);
         for (std::int64_t sp_i = 0; fresh && sp_i < sp_options; ++sp_i) {
@@ -942,7 +994,8 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
         const auto slot = b_terms.set_slot;
         list_open_sets(*set_best, stage_compute_floor(view_env, x, y),
                        &set_best->compute[slot * 2 * ns], &set_best->least[slot * 2], sp_options,
-                       y.micro_batches, factor_max, &set_best->lc[slot * ns], global_batch, prune);
+                       y.micro_batches, factor_max, &set_best->lc[slot * ns],
+                       set_best->lc_low[slot], global_batch, prune);
       }
       const std::size_t memory_at = b_terms.set_slot * 2 * ns;
       const std::size_t lc_at = b_terms.set_slot * ns;
@@ -1036,14 +1089,20 @@ inline void search_pair(const plan_request& req, const step_environment& env, co
                   choice.zero == zero_stage::parameters ? sharded_copies : copies;
               if (per_set) {
                 // The sets whose floor, with their long-context terms, could still beat their
-                // best so far.
+                // best so far: the m slowest stages (floors), the bubble's average stages and
+                // the rest of the step at its least (layout_floor_parts), lowered by the margin.
+                const double bubble = bubble_stages(pair.pp, v);
+                const seconds parts = layout_floor_parts(view_env, x, y, choice);
                 const auto sp_at = static_cast<std::size_t>(sp_i) * ns;
                 auto& open = set_best->open;
                 open.clear();
                 for (const auto j : set_best->listed[static_cast<std::size_t>(sp_i)]) {
                   const seconds lc = lc_factor * set_best->lc[lc_at + j];
                   if (set_best->best[j] && prune &&
-                      (set_best->floors[sp_at + j] + min(lc, seconds{})) /
+                      (set_best->floors[sp_at + j] +
+                       (bubble * set_best->average_floors[sp_at + j] + parts) *
+                           compute_floor_margin +
+                       min(lc, seconds{})) /
                               static_cast<double>(global_batch) >
                           set_best->best_time[j]) {
                     continue;
