@@ -1485,9 +1485,10 @@ inline plan_search search(const plan_request& req, const std::vector<unsigned>& 
   }
   std::vector<degree_choice> pair_best(pairs.size());
   // The search order: the pairs of one (t, cp, ep, etp) one after the other, p ascending, and
-  // each such group searched by one worker, which reuses the module sets' memory terms across
-  // its pairs (module_set_partial::group_of). The order changes no result: every pair's
-  // layouts are searched, and the merge below is in the total order.
+  // with module sets each such group searched by one worker, which reuses the sets' terms
+  // across its pairs (module_set_partial::group_of); without, a worker takes one pair at a time
+  // (whole groups would leave a thread idle behind a large one). The order changes no result:
+  // every pair's layouts are searched, and the merge below is in the total order.
   const auto group_key = [&](std::size_t i) {
     const auto& q = pairs[i];
     return std::tuple{q.tp, q.cp, q.ep, q.etp};
@@ -1498,7 +1499,7 @@ inline plan_search search(const plan_request& req, const std::vector<unsigned>& 
                    [&](std::size_t a, std::size_t b) { return group_key(a) < group_key(b); });
   std::vector<std::size_t> group_starts;  // into `order`, then its size
   for (std::size_t at = 0; at < order.size(); ++at) {
-    if (at == 0 || group_key(order[at]) != group_key(order[at - 1])) {
+    if (at == 0 || sets.empty() || group_key(order[at]) != group_key(order[at - 1])) {
       group_starts.push_back(at);
     }
   }
