@@ -225,6 +225,11 @@ void add_experts(megatron_settings& s, const plan_request& req, const parallel_c
   s.add("model", "num_moe_experts", "--num-experts", moe.experts);
   s.add("model", "moe_router_topk", "--moe-router-topk", moe.top_k);
   s.add("model", "moe_ffn_hidden_size", "--moe-ffn-hidden-size", moe.expert_ffn);
+  if (moe.routing.groups > 1) {
+    s.add("model", "moe_router_num_groups", "--moe-router-num-groups", moe.routing.groups);
+    s.add("model", "moe_router_group_topk", "--moe-router-group-topk",
+          moe.routing.groups_per_token);
+  }
   s.add("model", "moe_token_dispatcher_type", "--moe-token-dispatcher-type",
         megatron_dispatcher_name(req.options.experts.dispatcher));
   s.add("model", "overlap_moe_expert_parallel_comm", "--overlap-moe-expert-parallel-comm",
@@ -564,6 +569,8 @@ bool same_but_seq(transformer_spec a, transformer_spec b) {
                       e.layer_freq,
                       e.layer_offset,
                       e.shared_gate,
+                      e.routing.groups,
+                      e.routing.groups_per_token,
                       s.mtp_layers,
                       s.hidden_dropout,
                       s.attention_dropout,

@@ -69,6 +69,14 @@ constexpr flag_spec flags[] = {
     {"--moe-layer-freq", '\0', "", value_kind::count, "", "", "/model/moe_layer_freq",
      cmd::job | cmd::model,
      "after them, every k-th layer has experts (Megatron --moe-layer-freq k)"},
+    {"--moe-router-num-groups", '\0', "", value_kind::count, "", "", "/model/moe_router_num_groups",
+     cmd::job | cmd::model,
+     "G: group-limited routing over G groups of E/G experts (Megatron --moe-router-num-groups, HF "
+     "n_group; DeepSeek-V3 8); 1: top-k over all experts"},
+    {"--moe-router-group-topk", '\0', "", value_kind::count, "", "", "/model/moe_router_group_topk",
+     cmd::job | cmd::model,
+     "the groups a token's experts come from (Megatron --moe-router-group-topk, HF topk_group; "
+     "DeepSeek-V3 4): a flex dispatch reaches fewer nodes"},
     {"--q-lora-rank", '\0', "", value_kind::count, "", "", "/model/q_lora_rank",
      cmd::job | cmd::model,
      "the query latent; 0: queries projected from h (Megatron --q-lora-rank)"},

@@ -1310,6 +1310,7 @@ struct megatron_mapping {
     map_moe_layer_freq();
     const auto ep = count("expert_model_parallel_size").value_or(1);
     r.put("/parallel/ep", ep, at("expert_model_parallel_size"));
+    map_routing_groups(ep);
     if (const auto etp = count("expert_tensor_parallel_size")) {
       r.put("/parallel/etp", *etp, at("expert_tensor_parallel_size"));
     } else {
@@ -1355,6 +1356,37 @@ struct megatron_mapping {
   /// --moe-layer-freq: an integer k (layer i has experts when i % k == 0) or a Python list
   /// expression such as ([0]*3+[1]*58) (gpt_layer_specs.py). tpcost's layer rule is leading
   /// dense layers, then every k-th layer: other patterns fail, naming the argument.
+  /// Group-limited routing as TransformerConfig.__post_init__ sets it (core_v0.16.0): it is on
+  /// when --moe-router-group-topk is given, which needs --moe-router-num-groups; the router
+  /// reads the groups only then (router.py, moe_utils.py group_limited_topk). The deprecated
+  /// --moe-router-topk-limited-devices N is group top-k N over EP groups (device-limited).
+  void map_routing_groups(std::int64_t ep) {
+    const auto group_topk = count("moe_router_group_topk");
+    const auto limited = count("moe_router_topk_limited_devices");
+    if (group_topk && limited) {
+      fail(at("moe_router_topk_limited_devices"),
+           "is deprecated and replaced by --moe-router-group-topk and --moe-router-num-groups; "
+           "Megatron-Core refuses both together");
+    }
+    if (limited) {
+      r.put("/model/moe_router_num_groups", ep,
+            place{file, 0, 0,
+                  "--moe-router-topk-limited-devices (Megatron-Core: one group per EP rank)"});
+      r.put("/model/moe_router_group_topk", *limited, at("moe_router_topk_limited_devices"));
+      return;
+    }
+    if (!group_topk) {
+      return;  // --moe-router-num-groups alone routes over all experts
+    }
+    const auto groups = count("moe_router_num_groups");
+    if (!groups) {
+      fail(at("moe_router_group_topk"),
+           "group-limited routing without --moe-router-num-groups; Megatron-Core requires it");
+    }
+    r.put("/model/moe_router_num_groups", *groups, at("moe_router_num_groups"));
+    r.put("/model/moe_router_group_topk", *group_topk, at("moe_router_group_topk"));
+  }
+
   void map_moe_layer_freq() {
     const auto* a = get("moe_layer_freq");
     if (a == nullptr) {

@@ -44,7 +44,7 @@ struct expert_flag {
   void (*set)(moe_spec&, std::int64_t);
 };
 
-const std::array<expert_flag, 6> expert_flags{{
+const std::array<expert_flag, 8> expert_flags{{
     {"experts", "--experts", &model_flags::experts,
      [](moe_spec& m, std::int64_t v) { m.experts = v; }},
     {"top_k", "--top-k", &model_flags::top_k, [](moe_spec& m, std::int64_t v) { m.top_k = v; }},
@@ -63,6 +63,10 @@ const std::array<expert_flag, 6> expert_flags{{
        m.layer_freq = v;
        m.layer_offset = 0;
      }},
+    {"router_groups", "--moe-router-num-groups", &model_flags::router_groups,
+     [](moe_spec& m, std::int64_t v) { m.routing.groups = v; }},
+    {"router_group_topk", "--moe-router-group-topk", &model_flags::router_group_topk,
+     [](moe_spec& m, std::int64_t v) { m.routing.groups_per_token = v; }},
 }};
 
 /// An MLA or MTP field and the flag that sets it.
@@ -130,6 +134,8 @@ void add_model_flags(CLI::App& cmd, model_flags& flags, bool positional_name) {
   add_flag(*moe, "--shared-expert-ffn", flags.shared_expert_ffn);
   add_flag(*moe, "--moe-dense-layers", flags.moe_dense_layers);
   add_flag(*moe, "--moe-layer-freq", flags.moe_layer_freq);
+  add_flag(*moe, "--moe-router-num-groups", flags.router_groups);
+  add_flag(*moe, "--moe-router-group-topk", flags.router_group_topk);
   auto* mla = cmd.add_option_group("Multi-head Latent Attention and multi-token prediction");
   add_flag(*mla, "--kv-lora-rank", flags.kv_lora_rank);
   add_flag(*mla, "--q-lora-rank", flags.q_lora_rank);
@@ -188,6 +194,7 @@ chosen_model to_model(const model_flags& flags, bool context_window_as_seq) {
       out.overridden = out.overridden || out.origin != "flags";
     }
   }
+  const bool had_groups = out.spec.moe.routing.groups > 1;
   for (const auto& d : expert_flags) {
     if (!(flags.*d.text).empty()) {
       d.set(out.spec.moe, parse_count(flags.*d.text, d.flag));
@@ -228,6 +235,14 @@ chosen_model to_model(const model_flags& flags, bool context_window_as_seq) {
       throw invalid_spec("--expert-ffn",
                          "not given; a mixture of experts needs the inner size "
                          "of one routed expert, e.g. --expert-ffn 1536");
+    }
+    // Megatron-Core routes over all experts unless the groups per token are given too.
+    if (!had_groups && !flags.router_groups.empty() && flags.router_group_topk.empty() &&
+        out.spec.moe.routing.groups > 1) {
+      throw invalid_spec("--moe-router-group-topk",
+                         "not given; group-limited routing over " + flags.router_groups +
+                             " groups needs the groups each token's experts come from, e.g. "
+                             "--moe-router-group-topk 4");
     }
   }
   try {

@@ -20,8 +20,10 @@ struct model_flags {
   std::string arch;       ///< gpt | llama conventions
   std::string layers, hidden, heads, kv_heads, head_dim, ffn, vocab, seq;
   /// Mixture of experts, as Megatron-LM's flags give it (--num-experts, --moe-router-topk,
-  /// --moe-ffn-hidden-size, --moe-shared-expert-intermediate-size, --moe-layer-freq).
-  std::string experts, top_k, expert_ffn, shared_expert_ffn, moe_dense_layers, moe_layer_freq;
+  /// --moe-ffn-hidden-size, --moe-shared-expert-intermediate-size, --moe-layer-freq,
+  /// --moe-router-num-groups, --moe-router-group-topk).
+  std::string experts, top_k, expert_ffn, shared_expert_ffn, moe_dense_layers, moe_layer_freq,
+      router_groups, router_group_topk;
   /// Multi-head Latent Attention (mla.hpp) and DeepSeek-V3's multi-token prediction modules.
   std::string q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim, mtp_layers;
   /// Windowed attention (model.hpp): a sliding window or a chunk, and every g-th layer full.

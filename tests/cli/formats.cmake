@@ -84,6 +84,27 @@ tpcost_cli_case("megatron: an alltoall_seq dispatcher is refused with the ones c
 tpcost_cli_case("megatron --moe-layer-freq ([0]*3+[1]*58): three leading dense layers"
   ARGS convert -q ${meg}/deepseek_v3_layer_freq.sh --set MLA= RC 0
   STDOUT "\"moe_dense_layers\": 3,.*\"shared_expert_ffn\": 2048,\n    \"top_k\": 8,.*\"moe_token_dispatcher\": \"flex\",.*\"ep\": 64,")
+tpcost_cli_case("megatron: node-limited routing, --moe-router-num-groups and --moe-router-group-topk"
+  ARGS convert -q ${meg}/deepseek_v3_layer_freq.sh RC 0
+  STDOUT "\"moe_router_group_topk\": 4,\n    \"moe_router_num_groups\": 8,")
+tpcost_cli_case("megatron: group top-k without the groups is refused, as Megatron-Core refuses it"
+  ARGS convert -q ${meg}/deepseek_v3_layer_freq.sh --set "GROUPS=--moe-router-group-topk 4" RC 2
+  STDERR "deepseek_v3_layer_freq\\.sh:[0-9]+:[0-9]+: --moe-router-group-topk: group-limited routing without --moe-router-num-groups; Megatron-Core requires it\n$")
+tpcost_cli_case("megatron: --moe-router-num-groups alone routes over every expert"
+  ARGS step --from ${meg}/deepseek_v3_layer_freq.sh --set "GROUPS=--moe-router-num-groups 8" --gpu h100-sxm --interconnect ib-ndr RC 0
+  STDOUT "experts: 58 MoE layers, E=256 top-8; EP=64")
+tpcost_cli_case("megatron: the deprecated --moe-router-topk-limited-devices is N of EP groups"
+  ARGS convert -q ${meg}/deepseek_v3_layer_freq.sh --set "GROUPS=--moe-router-topk-limited-devices 2" RC 0
+  STDOUT "\"moe_router_group_topk\": 2,\n    \"moe_router_num_groups\": 64,")
+tpcost_cli_case("step: node-limited routing is named with the experts"
+  ARGS step --from ${meg}/deepseek_v3_layer_freq.sh --gpu h100-sxm --interconnect ib-ndr RC 0
+  STDOUT "experts: 58 MoE layers, E=256 top-8 within 4 of 8 groups; EP=64")
+tpcost_cli_case("step: --moe-router-num-groups without --moe-router-group-topk is refused"
+  ARGS step --model qwen3-30b-a3b --moe-router-num-groups 8 --gpus 16 --global-batch 64 --ep 8 RC 2
+  STDERR "^tpcost: error: --moe-router-group-topk: not given; group-limited routing over 8 groups needs the groups each token's experts come from, e\\.g\\. --moe-router-group-topk 4\n$")
+tpcost_cli_case("step: routing groups that do not divide the experts name the flag"
+  ARGS step --model deepseek-v3 --moe-router-num-groups 7 --gpus 1024 --global-batch 8192 --ep 64 --pp 16 RC 2
+  STDERR "^tpcost: error: --moe-router-num-groups: 7 routing groups do not divide the 256 routed experts; each group holds E/groups experts\n$")
 tpcost_cli_case("megatron --moe-layer-freq list: one entry per layer"
   ARGS convert -q ${meg}/deepseek_v3_layer_freq.sh --set FREQ=[0,0,1,1] RC 2
   STDERR "gives 4 layers, the model has 61")

@@ -30,8 +30,11 @@ namespace tpcost::reference {
 
 inline constexpr std::int64_t table7_tokens = 4096;
 inline constexpr std::int64_t table7_hidden = 7168;
-inline constexpr moe_spec table7_moe{.experts = 256, .top_k = 8, .expert_ffn = 2048};
-inline constexpr expert_routing table7_routing{.groups = 8, .groups_per_token = 4};
+/// DeepSeek-V3's routed experts, routed within 4 of 8 groups as its config.json sets.
+inline constexpr moe_spec table7_moe{.experts = 256,
+                                     .top_k = 8,
+                                     .expert_ffn = 2048,
+                                     .routing = {.groups = 8, .groups_per_token = 4}};
 
 inline cluster_topology table7_topology(bool nvl72) {
   const auto& gpu = gpu_preset_by_name(nvl72 ? "GB200-NVL72" : "H100-SXM", "gpu");
@@ -58,7 +61,7 @@ struct ep_row {
   /// The model's latency at `rates`, in µs.
   [[nodiscard]] double model_us(const ep_kernel_rates& rates) const {
     return ep_all_to_all(topology, group, table7_moe, table7_tokens, table7_hidden, 2.0, dispatcher,
-                         table7_routing, rates)
+                         rates)
                .time.value() *
            1e6;
   }

@@ -24,8 +24,8 @@
 //    reduce-scatters the outputs back. That is an NCCL all-gather of e·T tokens (and a
 //    reduce-scatter of as many, which NCCL's ring runs in the same steps), priced by NCCL's
 //    tuner (topology.hpp) rather than by the copies below, and blind to the routing load.
-//    Under group-limited routing (expert_routing: DeepSeek-V3 picks a token's experts within 4
-//    of 8 expert groups) the same counts follow with the probabilities of none_of_top_k_routed.
+//    Under group-limited routing (moe_spec::routing: DeepSeek-V3 picks a token's experts within
+//    4 of 8 expert groups) the same counts follow with the probabilities of none_of_top_k_routed.
 //
 // How the two point-to-point dispatchers run (docs/moe.md, "Against arXiv:2603.07685 Table 7"):
 //  - NCCL (`all_to_all`): Megatron-Core's alltoall dispatcher calls torch.distributed's
@@ -128,23 +128,12 @@ constexpr double none_of_top_k_in(std::int64_t experts, std::int64_t top_k, std:
   return p;
 }
 
-/// How the router picks a token's experts: top-k over all E (groups <= 1), or group-limited
-/// routing, top-k within the `groups_per_token` best of `groups` contiguous groups of E/groups
-/// experts (DeepSeek-V3's n_group = 8, topk_group = 4: at most 4 nodes per token with a node per
-/// group; arXiv:2412.19437 Sec. 2.1.2 and its config.json). Tokens route independently and
-/// uniformly within what the rule allows; balanced on average.
-struct expert_routing {
-  std::int64_t groups = 1;
-  std::int64_t groups_per_token = 1;
-};
-
 /// The probability that none of a token's k experts lies in a set of m experts (m a multiple of
-/// the group size, or a part of one group) under `routing`; top-k over all E when the set cuts
-/// groups otherwise or the routing is not group-limited.
-constexpr double none_of_top_k_routed(const moe_spec& moe, const expert_routing& routing,
-                                      std::int64_t m) {
-  const auto g = routing.groups;
-  const auto M = routing.groups_per_token;
+/// the group size, or a part of one group) under the model's routing (moe_spec::routing); top-k
+/// over all E when the set cuts groups otherwise or the routing is not group-limited.
+constexpr double none_of_top_k_routed(const moe_spec& moe, std::int64_t m) {
+  const auto g = moe.routing.groups;
+  const auto M = moe.routing.groups_per_token;
   if (g <= 1 || M >= g || moe.experts % g != 0) {
     return none_of_top_k_in(moe.experts, moe.top_k, m);
   }
@@ -187,8 +176,7 @@ struct token_copies {
 /// How many copies of one token leave the GPU, by link, for `dispatcher` on an EP group placed
 /// as `ep` with E experts and top-k (see the file comment).
 constexpr token_copies copies_per_token(const moe_spec& moe, const group_placement& ep,
-                                        token_dispatcher dispatcher,
-                                        const expert_routing& routing = {}) {
+                                        token_dispatcher dispatcher) {
   const auto e = static_cast<double>(ep.ranks);
   const auto g = static_cast<double>(ep.per_node);
   const auto n = static_cast<double>(ep.nodes);
@@ -200,8 +188,8 @@ constexpr token_copies copies_per_token(const moe_spec& moe, const group_placeme
     return {.intra = g - 1.0, .inter = e - g};  // every token, to every other GPU
   }
   const auto per_gpu = moe.experts / ep.ranks;
-  const double gpu_hit = 1.0 - none_of_top_k_routed(moe, routing, per_gpu);
-  const double node_hit = 1.0 - none_of_top_k_routed(moe, routing, per_gpu * ep.per_node);
+  const double gpu_hit = 1.0 - none_of_top_k_routed(moe, per_gpu);
+  const double node_hit = 1.0 - none_of_top_k_routed(moe, per_gpu * ep.per_node);
   const double inter = (n - 1.0) * node_hit;
   // A token arriving in a node goes on to the node's other GPUs that hold its experts: g·gpu_hit
   // of them on average, given the node is hit, less the one it arrived on when that one is hit.
@@ -250,8 +238,7 @@ struct ep_all_to_all_cost {
 inline ep_all_to_all_cost ep_all_to_all(const cluster_topology& topology, const group_placement& ep,
                                         const moe_spec& moe, std::int64_t tokens,
                                         std::int64_t hidden, double element_bytes,
-                                        token_dispatcher dispatcher, const expert_routing& routing,
-                                        const ep_kernel_rates& rates) {
+                                        token_dispatcher dispatcher, const ep_kernel_rates& rates) {
   if (!is_moe(moe) || ep.ranks < 1 || moe.experts % ep.ranks != 0) {
     throw invalid_spec("ep", "EP = " + std::to_string(ep.ranks) + " does not divide the " +
                                  std::to_string(moe.experts) +
@@ -276,7 +263,7 @@ inline ep_all_to_all_cost ep_all_to_all(const cluster_topology& topology, const 
     out.intra_node_bytes = gather.cost.wire_bytes - gather.cost.inter_node_bytes;
     return out;
   }
-  const auto copies = copies_per_token(moe, ep, dispatcher, routing);
+  const auto copies = copies_per_token(moe, ep, dispatcher);
   out.intra_node_bytes = t * copies.intra * token_bytes * units::B;
   out.inter_node_bytes = t * copies.inter * token_bytes * units::B;
   const seconds intra = out.intra_node_bytes / (rates.nvlink * topology.intra.bandwidth);
@@ -294,9 +281,8 @@ inline ep_all_to_all_cost ep_all_to_all(const cluster_topology& topology, const 
 inline ep_all_to_all_cost ep_all_to_all(const cluster_topology& topology, const group_placement& ep,
                                         const moe_spec& moe, std::int64_t tokens,
                                         std::int64_t hidden, double element_bytes,
-                                        token_dispatcher dispatcher,
-                                        const expert_routing& routing = {}) {
-  return ep_all_to_all(topology, ep, moe, tokens, hidden, element_bytes, dispatcher, routing,
+                                        token_dispatcher dispatcher) {
+  return ep_all_to_all(topology, ep, moe, tokens, hidden, element_bytes, dispatcher,
                        ep_rates_of(dispatcher));
 }
 

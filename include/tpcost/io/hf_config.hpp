@@ -217,15 +217,12 @@ inline void read_attention_variant(const hf_reader& read, transformer_spec& spec
 }
 
 /// Keys that tune the router or the loss but not the matmuls, the memory or the traffic.
-inline constexpr std::array<std::string_view, 14> ignored_moe_keys = {"router_aux_loss_coef",
+inline constexpr std::array<std::string_view, 11> ignored_moe_keys = {"router_aux_loss_coef",
                                                                       "output_router_logits",
                                                                       "router_jitter_noise",
                                                                       "norm_topk_prob",
                                                                       "routed_scaling_factor",
                                                                       "scoring_func",
-                                                                      "topk_method",
-                                                                      "n_group",
-                                                                      "topk_group",
                                                                       "aux_loss_alpha",
                                                                       "seq_aux",
                                                                       "ep_size",
@@ -249,6 +246,11 @@ inline constexpr std::array<std::string_view, 15> read_moe_keys = {
     "mlp_only_layers",
     "moe_layers",
     "num_nextn_predict_layers"};
+
+/// The router's group keys read_routing_groups understands (without experts they are ignored:
+/// a dense config may carry a template's defaults).
+inline constexpr std::array<std::string_view, 3> routing_moe_keys = {"n_group", "topk_group",
+                                                                     "topk_method"};
 
 /// Whether a key names something of a mixture of experts (or of next-token prediction).
 inline bool names_moe(std::string_view key) {
@@ -288,13 +290,30 @@ inline std::vector<std::int64_t> layer_list(const hf_reader& read, const nlohman
   return out;
 }
 
+/// Group-limited routing (moe_spec::routing): DeepSeek's n_group and topk_group, used by every
+/// topk_method but "greedy" (HF modeling_deepseek.py, MoEGate: "greedy" takes the top-k over all
+/// experts, "group_limited_greedy" (V2) and "noaux_tc" (V3) within topk_group of n_group
+/// groups). DeepseekV2Config's default method is greedy; other configs without the key route
+/// by groups when they give them.
+inline void read_routing_groups(const hf_reader& read, const nlohmann::json& config,
+                                std::string_view model_type, moe_spec& moe) {
+  std::string_view used;
+  const auto method = read.text({"topk_method"}, model_type == "deepseek_v2" ? "greedy" : "", used);
+  const bool has_groups = !read.find({"n_group"}).empty() && !is_off(config.at("n_group"));
+  if (method == "greedy" || !has_groups) {
+    return;
+  }
+  moe.routing.groups = read.count_at("n_group");
+  moe.routing.groups_per_token = read.count({"topk_group"}, "the routing groups per token");
+}
+
 /// The experts, their layer pattern and the MTP depth; see the file comment.
 inline void read_experts(const hf_reader& read, const nlohmann::json& config,
                          std::string_view model_type, transformer_spec& spec) {
   std::vector<std::string> unknown;
   for (const auto& [key, value] : config.items()) {
     if (names_moe(key) && !is_off(value) && !is_one_of(key, read_moe_keys) &&
-        !is_one_of(key, ignored_moe_keys)) {
+        !is_one_of(key, ignored_moe_keys) && !is_one_of(key, routing_moe_keys)) {
       unknown.push_back(key);
     }
   }
@@ -369,14 +388,17 @@ inline void read_experts(const hf_reader& read, const nlohmann::json& config,
     }
     moe.dense_layers = std::max(moe.dense_layers, static_cast<std::int64_t>(dense.size()));
   }
+  read_routing_groups(read, config, model_type, moe);
   try {
     validate(moe, spec.layers);
   } catch (const invalid_spec& e) {
     const auto& f = e.field();
-    read.fail(f == "top_k"          ? std::string_view("num_experts_per_tok")
-              : f == "expert_ffn"   ? (size_key.empty() ? "intermediate_size" : size_key)
-              : f == "dense_layers" ? std::string_view("first_k_dense_replace")
-                                    : experts_key,
+    read.fail(f == "top_k"               ? std::string_view("num_experts_per_tok")
+              : f == "expert_ffn"        ? (size_key.empty() ? "intermediate_size" : size_key)
+              : f == "dense_layers"      ? std::string_view("first_k_dense_replace")
+              : f == "router_groups"     ? std::string_view("n_group")
+              : f == "router_group_topk" ? std::string_view("topk_group")
+                                         : experts_key,
               e.detail());
   }
   if (!read.find({"moe_layers"}).empty()) {

@@ -46,11 +46,18 @@ inline void to_json(nlohmann::json& j, const transformer_spec& spec) {
   }
   if (is_moe(spec.moe)) {
     const auto& e = spec.moe;
-    j["moe"] = {{"experts", e.experts},           {"top_k", e.top_k},
-                {"expert_ffn", e.expert_ffn},     {"shared_experts", e.shared_experts},
-                {"shared_ffn", shared_ffn_of(e)}, {"shared_gate", e.shared_gate},
-                {"dense_layers", e.dense_layers}, {"layer_freq", e.layer_freq},
-                {"layer_offset", e.layer_offset}, {"moe_layers", moe_layers(spec)}};
+    j["moe"] = {{"experts", e.experts},
+                {"top_k", e.top_k},
+                {"expert_ffn", e.expert_ffn},
+                {"shared_experts", e.shared_experts},
+                {"shared_ffn", shared_ffn_of(e)},
+                {"shared_gate", e.shared_gate},
+                {"dense_layers", e.dense_layers},
+                {"layer_freq", e.layer_freq},
+                {"layer_offset", e.layer_offset},
+                {"moe_layers", moe_layers(spec)},
+                {"router_groups", e.routing.groups},
+                {"router_group_topk", e.routing.groups_per_token}};
   }
 }
 

@@ -290,21 +290,25 @@ inline constexpr std::array<model_preset, 34> model_presets{{
      235e9, 1e9, "Qwen/Qwen3-235B-A22B config.json; Qwen3 report (arXiv:2505.09388), Table 2",
      "Qwen/Qwen3-235B-A22B model card: 235B total, 22B activated", 22e9},
     // DeepSeek-AI 2024, "DeepSeek-V2" (arXiv:2405.04434), abstract and Sec. 3.1.2: 236B, 21B
-    // activated; 160 routed experts of 1536, top-6, 2 shared, the first layer dense.
+    // activated; 160 routed experts of 1536, top-6, 2 shared, the first layer dense; routed
+    // within 3 of 8 groups (device-limited routing, Sec. 2.2.2; config.json n_group 8,
+    // topk_group 3, topk_method group_limited_greedy).
     {"deepseek-v2", "DeepSeek-V2",
      detail::deepseek(60, 5120, 128, 12288, 102400, 4096,
                       {.experts = 160, .top_k = 6, .expert_ffn = 1536, .shared_experts = 2,
-                       .dense_layers = 1},
+                       .dense_layers = 1, .routing = {.groups = 8, .groups_per_token = 3}},
                       0),
      236e9, 1e9, "deepseek-ai/DeepSeek-V2 config.json; arXiv:2405.04434 Sec. 3.1.2",
      "DeepSeek-V2 (arXiv:2405.04434): 236B total, 21B activated", 21e9},
     // DeepSeek-AI 2024, "DeepSeek-V3 Technical Report" (arXiv:2412.19437), Sec. 4.2: 671B
     // total, 37B activated (the main model; the one MTP module adds 14B as stored, 11.7B here
     // where it shares the embedding and output layer as in training); pre-trained at 4K tokens.
+    // Routed within 4 of 8 groups (node-limited routing, Sec. 2.1.2; config.json n_group 8,
+    // topk_group 4).
     {"deepseek-v3", "DeepSeek-V3",
      detail::deepseek(61, 7168, 128, 18432, 129280, 4096,
                       {.experts = 256, .top_k = 8, .expert_ffn = 2048, .shared_experts = 1,
-                       .dense_layers = 3},
+                       .dense_layers = 3, .routing = {.groups = 8, .groups_per_token = 4}},
                       1),
      671e9, 1e9, "deepseek-ai/DeepSeek-V3 config.json; arXiv:2412.19437 Sec. 4.2",
      "DeepSeek-V3 (arXiv:2412.19437): 671B total, 37B activated (main model, MTP excluded)",

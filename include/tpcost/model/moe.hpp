@@ -23,6 +23,24 @@
 
 namespace tpcost {
 
+/// How the router picks a token's experts: top-k over all E (groups = 1), or group-limited
+/// routing, top-k within the `groups_per_token` best of `groups` contiguous groups of E/groups
+/// experts. Megatron-Core core_v0.16.0 `group_limited_topk` (moe/moe_utils.py), set by
+/// --moe-router-num-groups and --moe-router-group-topk; HF DeepSeek configs' n_group and
+/// topk_group. DeepSeek-V3 routes within 4 of 8 groups, one group per node at EP 64 on nodes of
+/// 8 ("node-limited routing", arXiv:2412.19437 Sec. 2.1.2): a token reaches at most 4 nodes.
+/// Only the traffic of a dispatcher that sends a token once per node or GPU changes
+/// (comm/expert_parallel.hpp); which experts compute stays balanced.
+struct expert_routing {
+  std::int64_t groups = 1;
+  std::int64_t groups_per_token = 1;
+};
+
+/// Whether `routing` limits a token's experts to some of the groups.
+constexpr bool is_group_limited(const expert_routing& routing) {
+  return routing.groups > 1 && routing.groups_per_token < routing.groups;
+}
+
 /// The experts of a mixture-of-experts model; `experts == 0` is a dense model.
 struct moe_spec {
   std::int64_t experts = 0;         ///< E, routed experts per MoE layer; 0 = dense
@@ -34,6 +52,7 @@ struct moe_spec {
   std::int64_t layer_freq = 1;      ///< after them, MoE layers are those with i % freq == offset
   std::int64_t layer_offset = 0;    ///< 0 (DeepSeek's moe_layer_freq) or freq − 1 (Qwen, Llama 4)
   bool shared_gate = false;         ///< a sigmoid gate h → 1 scales the shared expert (Qwen2-MoE)
+  expert_routing routing{};         ///< group-limited routing; 1 group: top-k over all E
 };
 
 /// Whether `moe` describes a mixture of experts (E >= 1 routed experts).
@@ -64,9 +83,12 @@ constexpr std::int64_t moe_layer_count(const moe_spec& moe, std::int64_t layers)
 }
 
 /// Throws `invalid_spec` naming the field ("experts", "top_k", "expert_ffn", "shared_experts",
-/// "shared_ffn", "dense_layers", "layer_freq") when the experts cannot describe a model of
-/// `layers` layers: top-k outside 1..E, an expert without a size, a layer pattern with no MoE
-/// layer. A dense spec (E = 0) must leave every other field at its default.
+/// "shared_ffn", "dense_layers", "layer_freq", "router_groups", "router_group_topk") when the
+/// experts cannot describe a model of `layers` layers: top-k outside 1..E, an expert without a
+/// size, a layer pattern with no MoE layer, routing groups that do not divide E (Megatron-Core
+/// asserts it, transformer_config.py core_v0.16.0), more groups per token than groups, or too
+/// few experts in a token's groups for its top-k. A dense spec (E = 0) must leave every other
+/// field at its default.
 inline void validate(const moe_spec& moe, std::int64_t layers) {
   constexpr std::int64_t max_count = std::int64_t{1} << 31;
   const auto in_range = [&](const char* field, std::int64_t v, std::int64_t lo, const char* what) {
@@ -80,10 +102,11 @@ inline void validate(const moe_spec& moe, std::int64_t layers) {
     if (moe.experts < 0) {
       in_range("experts", moe.experts, 0, "the number of routed experts");
     }
-    if (moe.top_k != 0 || moe.expert_ffn != 0 || moe.shared_experts != 0) {
+    if (moe.top_k != 0 || moe.expert_ffn != 0 || moe.shared_experts != 0 ||
+        moe.routing.groups != 1 || moe.routing.groups_per_token != 1) {
       throw invalid_spec("experts",
-                         "0 routed experts (a dense model) with top_k, expert_ffn or "
-                         "shared_experts set; give the number of experts");
+                         "0 routed experts (a dense model) with top_k, expert_ffn, "
+                         "shared_experts or routing groups set; give the number of experts");
     }
     return;
   }
@@ -103,6 +126,28 @@ inline void validate(const moe_spec& moe, std::int64_t layers) {
   if (moe.layer_offset < 0 || moe.layer_offset >= moe.layer_freq) {
     throw invalid_spec("layer_freq", "offset " + std::to_string(moe.layer_offset) +
                                          " is not in 0.." + std::to_string(moe.layer_freq - 1));
+  }
+  const auto& routing = moe.routing;
+  in_range("router_groups", routing.groups, 1, "the number of routing groups");
+  in_range("router_group_topk", routing.groups_per_token, 1, "the routing groups per token");
+  if (moe.experts % routing.groups != 0) {
+    throw invalid_spec("router_groups", std::to_string(routing.groups) +
+                                            " routing groups do not divide the " +
+                                            std::to_string(moe.experts) +
+                                            " routed experts; each group holds E/groups experts");
+  }
+  if (routing.groups_per_token > routing.groups) {
+    throw invalid_spec("router_group_topk", std::to_string(routing.groups_per_token) +
+                                                " groups per token is above the " +
+                                                std::to_string(routing.groups) + " routing groups");
+  }
+  if (routing.groups_per_token * (moe.experts / routing.groups) < moe.top_k) {
+    throw invalid_spec(
+        "router_group_topk",
+        std::to_string(routing.groups_per_token) + " of " + std::to_string(routing.groups) +
+            " groups hold " +
+            std::to_string(routing.groups_per_token * (moe.experts / routing.groups)) +
+            " experts, fewer than top-k = " + std::to_string(moe.top_k));
   }
   if (moe_layer_count(moe, layers) == 0) {
     throw invalid_spec("dense_layers", std::to_string(moe.dense_layers) +

@@ -574,10 +574,7 @@ struct stage_compute_floor {
                static_cast<double>(env.model.mtp_layers) * y.mtp_projection),
         all_to_alls(is_moe(env.model.moe) ? 4.0 * y.dispatch.cost.time : seconds{}),
         ep_overlap(env.options.experts.overlap_comm) {
-    const auto moe_total = moe_layers(env.model) + mtp_moe_layers(env.model);
-    const auto layers_total = env.model.layers + env.model.mtp_layers;
-    average = {static_cast<double>(layers_total - moe_total) / stages,
-               static_cast<double>(moe_total) / stages};
+    average = average_stage_load(env.model, x.sizes.pp);
   }
 
   /// An MoE layer's compute `k` and its least exposed all-to-alls.
@@ -603,12 +600,11 @@ struct stage_compute_floor {
 /// embedding's and MLA's all-reduces (the DP sync's exposure is at least 0) and the optimizer.
 inline seconds layout_floor_parts(const step_environment& env, const group_terms& x,
                                   const batch_terms& y, const layout_choice& c) {
-  const auto p = x.sizes.pp;
-  const std::size_t sp = c.sequence_parallel ? 1 : 0;
-  const seconds p2p = p > 1 ? 2.0 * static_cast<double>(c.vpp) * y.p2p_one[sp] : seconds{};
+  const seconds p2p = pipeline_p2p_time(x, y, c);
   const seconds p2p_exposed = c.vpp > 1 ? p2p - env.options.p2p_overlap * p2p : p2p;
-  return bubble_stages(p, c.vpp) * p2p + static_cast<double>(y.micro_batches) * p2p_exposed +
-         x.embedding + (c.sequence_parallel ? x.mla_tp_grad_sync : seconds{}) +
+  return bubble_stages(x.sizes.pp, c.vpp) * p2p +
+         static_cast<double>(y.micro_batches) * p2p_exposed + x.embedding +
+         (c.sequence_parallel ? x.mla_tp_grad_sync : seconds{}) +
          (c.zero == zero_stage::none ? x.optimizer_full : x.optimizer_sharded);
 }
 

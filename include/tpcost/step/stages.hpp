@@ -1089,15 +1089,27 @@ inline slowest_stage slowest_stage_of(const group_terms& x, const layer_times& l
   return st;
 }
 
+/// The average stage's load: the model's layers (MTP modules included) over p stages.
+inline stage_load average_stage_load(const transformer_spec& model, std::int64_t p) {
+  const double fp = static_cast<double>(p);
+  const auto moe_total = moe_layers(model) + mtp_moe_layers(model);
+  const auto layers_total = model.layers + model.mtp_layers;
+  return {static_cast<double>(layers_total - moe_total) / fp, static_cast<double>(moe_total) / fp};
+}
+
 /// The average stage: the model's layers and both ends over p stages (the bubble's unit).
 inline seconds average_stage_time(const step_environment& env, const layer_times& l,
                                   std::int64_t p) {
-  const double fp = static_cast<double>(p);
-  const auto moe_total = moe_layers(env.model) + mtp_moe_layers(env.model);
-  const auto layers_total = env.model.layers + env.model.mtp_layers;
-  return static_cast<double>(layers_total - moe_total) / fp * l.per_layer +
-         static_cast<double>(moe_total) / fp * l.moe_per_layer +
-         (l.output_compute + l.output_tp + l.embedding_tp) / fp;
+  return average_stage_load(env.model, p).compute(l.per_layer, l.moe_per_layer) +
+         (l.output_compute + l.output_tp + l.embedding_tp) / static_cast<double>(p);
+}
+
+/// A micro-batch's pipeline sends and receives on one stage: forward and backward, once per
+/// model chunk (v of them), none with one stage.
+inline seconds pipeline_p2p_time(const group_terms& x, const batch_terms& y,
+                                 const layout_choice& c) {
+  const std::size_t sp = c.sequence_parallel ? 1 : 0;
+  return x.sizes.pp > 1 ? 2.0 * static_cast<double>(c.vpp) * y.p2p_one[sp] : seconds{};
 }
 
 /// The windows the DP sync can hide in, on the stage that finishes last: the first one (with
@@ -1189,7 +1201,6 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   const auto p = x.sizes.pp;
   const auto d = x.sizes.dp;
   step_timing r;
-  const std::size_t sp = c.sequence_parallel ? 1 : 0;
   const detail::tp_layer_comm tp = detail::tp_comm_of_layer(env, y, c, t, r);
   detail::layer_times l;
   detail::dense_layer_and_ends(l, env, x, y, c, tp);
@@ -1201,7 +1212,7 @@ inline step_timing combine_step(const step_environment& env, const group_terms& 
   l.per_layer = l.dense_compute + l.tp_exposed;
   const detail::slowest_stage st = detail::slowest_stage_of(x, l);
   const seconds average = detail::average_stage_time(env, l, p);
-  const seconds p2p = p > 1 ? 2.0 * static_cast<double>(c.vpp) * y.p2p_one[sp] : seconds{};
+  const seconds p2p = detail::pipeline_p2p_time(x, y, c);
   const double fm = static_cast<double>(y.micro_batches);
   r.bubble = bubble_stages(p, c.vpp) * (average + p2p);
   if (d > 1 || x.expert_dp_group.ranks > 1) {

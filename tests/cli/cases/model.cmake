@@ -22,7 +22,7 @@ tpcost_cli_case("model show from flags alone" ARGS model show --layers 2 --hidde
   "custom model \\(from flags\\).*total +1\\.87k += 1,872")
 # Mixtures of experts: model show describes them; step, plan and layer refuse them by name.
 tpcost_cli_case("model show gives an MoE model's experts, total and active parameters" ARGS model show deepseek-v3 RC 0 STDOUT
-  "attention +MLA +q_lora 1536, kv_lora 512.*experts +256 +top-8, 2048 each.*MoE layers +58 +of 61; 3 dense.*routed experts .*MTP modules .*active +38\\.[0-9]+B")
+  "attention +MLA +q_lora 1536, kv_lora 512.*experts +256 +top-8 within 4 of 8 groups, 2048 each.*MoE layers +58 +of 61; 3 dense.*routed experts .*MTP modules .*active +38\\.[0-9]+B")
 tpcost_cli_case("model show reads DeepSeek-V3's config" ARGS model show --hf-config ${hf}/deepseek-v3.json RC 0 STDOUT
   "deepseek-v3\\.json \\(Hugging Face config\\).*experts +256 +top-8")
 tpcost_cli_case("model show reads Llama 4's nested text_config and its chunked attention" ARGS model show --hf-config ${hf}/llama-4-maverick.json RC 0 STDOUT

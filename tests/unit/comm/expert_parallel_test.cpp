@@ -58,7 +58,7 @@ TEST_CASE("HybridEP runs NVLink and RDMA at once, after a fixed cost per call",
   const double rdma = cost.inter_node_bytes.value() / (r.network * 50e9);
   CHECK_THAT(cost.time.value(), near(r.fixed.value() + std::max(nvlink, rdma)));
   // At rates of 1 and no fixed cost it is the links' peak, the slower link alone.
-  const auto peak = ep_all_to_all(topo, group, dsv3, 4096, 7168, 2.0, token_dispatcher::deep_ep, {},
+  const auto peak = ep_all_to_all(topo, group, dsv3, 4096, 7168, 2.0, token_dispatcher::deep_ep,
                                   ep_kernel_rates{});
   CHECK_THAT(peak.time.value(), near(std::max(cost.intra_node_bytes.value() / 400e9,
                                               cost.inter_node_bytes.value() / 50e9)));
@@ -67,30 +67,32 @@ TEST_CASE("HybridEP runs NVLink and RDMA at once, after a fixed cost per call",
 
 TEST_CASE("Group-limited routing: a token's experts lie in 4 of 8 groups, so fewer nodes",
           "[expert_parallel]") {
-  const expert_routing v3{.groups = 8, .groups_per_token = 4};
+  auto v3 = dsv3;
+  v3.routing = {.groups = 8, .groups_per_token = 4};
+  auto all_groups = dsv3;
+  all_groups.routing = {.groups = 8, .groups_per_token = 8};
   // Without groups, or with every group allowed, it is top-k over all E.
-  CHECK(none_of_top_k_routed(dsv3, {}, 32) == none_of_top_k_in(256, 8, 32));
-  CHECK(none_of_top_k_routed(dsv3, {.groups = 8, .groups_per_token = 8}, 32) ==
-        none_of_top_k_in(256, 8, 32));
+  CHECK(none_of_top_k_routed(dsv3, 32) == none_of_top_k_in(256, 8, 32));
+  CHECK(none_of_top_k_routed(all_groups, 32) == none_of_top_k_in(256, 8, 32));
   // One whole group of 32: missed when not among the 4 picked (1/2), or picked and missed by
   // the 8 picks among the 128 experts of the 4 groups.
-  CHECK_THAT(none_of_top_k_routed(dsv3, v3, 32), near(0.5 + 0.5 * none_of_top_k_in(128, 8, 32)));
+  CHECK_THAT(none_of_top_k_routed(v3, 32), near(0.5 + 0.5 * none_of_top_k_in(128, 8, 32)));
   // A part of a group (8 experts): the group picked (1/2), then the 8 picks over 128.
-  CHECK_THAT(none_of_top_k_routed(dsv3, v3, 8), near(0.5 + 0.5 * none_of_top_k_in(128, 8, 8)));
+  CHECK_THAT(none_of_top_k_routed(v3, 8), near(0.5 + 0.5 * none_of_top_k_in(128, 8, 8)));
   // Two whole groups: j of them picked with probability C(2,j)C(6,4-j)/C(8,4).
-  CHECK_THAT(none_of_top_k_routed(dsv3, v3, 64),
+  CHECK_THAT(none_of_top_k_routed(v3, 64),
              near(15.0 / 70.0 + 40.0 / 70.0 * none_of_top_k_in(128, 8, 32) +
                   15.0 / 70.0 * none_of_top_k_in(128, 8, 64)));
   // EP 64 on 8 nodes of 8, a group per node: DeepEP reaches fewer other nodes than uniform
   // routing, at most the 4 groups less the token's own node when it is hit.
   const auto topo = nodes_of_8();
   const auto group = place_group(topo, 64, "ep");
-  const auto limited = copies_per_token(dsv3, group, token_dispatcher::deep_ep, v3);
+  const auto limited = copies_per_token(v3, group, token_dispatcher::deep_ep);
   const auto uniform = copies_per_token(dsv3, group, token_dispatcher::deep_ep);
   CHECK(limited.inter < uniform.inter);
-  CHECK(limited.inter + (1.0 - none_of_top_k_routed(dsv3, v3, 32)) <= 4.0 + 1e-12);
+  CHECK(limited.inter + (1.0 - none_of_top_k_routed(v3, 32)) <= 4.0 + 1e-12);
   // The NCCL all-to-all sends every copy whatever the rule.
-  const auto a = copies_per_token(dsv3, group, token_dispatcher::all_to_all, v3);
+  const auto a = copies_per_token(v3, group, token_dispatcher::all_to_all);
   const auto b = copies_per_token(dsv3, group, token_dispatcher::all_to_all);
   CHECK(a.inter == b.inter);
   CHECK(a.intra == b.intra);

@@ -181,6 +181,28 @@ TEST_CASE("MoE, MLA and MTP specs that cannot describe a model name the field", 
   CHECK(field_of_error(s) == "mtp_layers");
 }
 
+TEST_CASE("Routing groups divide the experts and hold at least top-k experts per token", "[moe]") {
+  auto s = preset("deepseek-v3");
+  CHECK(s.moe.routing.groups == 8);
+  CHECK(s.moe.routing.groups_per_token == 4);
+  CHECK(is_group_limited(s.moe.routing));
+  s.moe.routing.groups = 7;  // 256 experts do not split into 7 groups
+  CHECK(field_of_error(s) == "router_groups");
+  s.moe.routing = {.groups = 8, .groups_per_token = 9};
+  CHECK(field_of_error(s) == "router_group_topk");
+  s.moe.routing = {.groups = 64, .groups_per_token = 1};  // 4 experts in one group, top-8
+  CHECK(field_of_error(s) == "router_group_topk");
+  s.moe.routing = {.groups = 64, .groups_per_token = 2};  // 8 experts in two: enough
+  CHECK(field_of_error(s) == "(no error)");
+  s.moe.routing = {.groups = 0, .groups_per_token = 1};
+  CHECK(field_of_error(s) == "router_groups");
+  s.moe.routing = {.groups = 8, .groups_per_token = 8};  // every group: top-k over all E
+  CHECK_FALSE(is_group_limited(s.moe.routing));
+  auto dense = preset("llama-3-8b");
+  dense.moe.routing.groups = 8;
+  CHECK(field_of_error(dense) == "experts");
+}
+
 TEST_CASE("step costs experts, MLA, MTP and wide heads, while the per-layer model refuses them",
           "[moe]") {
   const parallel_config par{.tp = 1, .pp = 1, .dp = 1, .micro_batch = 1, .global_batch = 1};
@@ -219,6 +241,8 @@ TEST_CASE("The shipped MoE configs read as their presets", "[moe][hf_config]") {
     CHECK(moe_layers(spec) == moe_layers(want));
     CHECK(head_dim(spec) == head_dim(want));
     CHECK(is_mla(spec.mla) == is_mla(want.mla));
+    CHECK(spec.moe.routing.groups == want.moe.routing.groups);
+    CHECK(spec.moe.routing.groups_per_token == want.moe.routing.groups_per_token);
     CHECK(forward_flops_per_token(spec, 4096).total().value() ==
           forward_flops_per_token(want, 4096).total().value());
   }
@@ -271,6 +295,36 @@ TEST_CASE("Bad expert settings in a config name their key", "[moe][hf_config]") 
                       "qk_rope_head_dim": 64})"),
              Catch::Contains("/v_head_dim: missing"));
   CHECK_THAT(hf_error_of(R"({"model_type": "llama4"})"), Catch::Contains("/text_config: missing"));
+}
+
+TEST_CASE("DeepSeek's n_group and topk_group are read unless the method is greedy",
+          "[moe][hf_config]") {
+  const auto v3 = io::load_hf_config(examples + "/deepseek-v3.json", "--hf-config");
+  CHECK(v3.moe.routing.groups == 8);
+  CHECK(v3.moe.routing.groups_per_token == 4);
+  const auto v2 = io::load_hf_config(examples + "/deepseek-v2.json", "--hf-config");
+  CHECK(v2.moe.routing.groups_per_token == 3);
+  const auto k2 = io::load_hf_config(examples + "/kimi-k2.json", "--hf-config");
+  CHECK_FALSE(is_group_limited(k2.moe.routing));
+  const std::string experts = R"(, "num_local_experts": 64, "num_experts_per_tok": 4)";
+  const auto read = [&](const std::string& extra) {
+    return io::from_hf_config(nlohmann::json::parse("{" + mixtral_body + experts + extra + "}"),
+                              "c.json", "--hf-config")
+        .moe.routing;
+  };
+  CHECK(read(R"(, "n_group": 8, "topk_group": 2)").groups_per_token == 2);
+  // "greedy" (DeepSeek-V2-Lite) takes the top-k over all experts, whatever the groups say.
+  CHECK(read(R"(, "n_group": 8, "topk_group": 2, "topk_method": "greedy")").groups == 1);
+  CHECK_THAT(hf_error_of("{" + mixtral_body + experts + R"(, "n_group": 7, "topk_group": 2})"),
+             Catch::Contains("/n_group: 7 routing groups do not divide the 64 routed experts"));
+  CHECK_THAT(hf_error_of("{" + mixtral_body + experts + R"(, "n_group": 8, "topk_group": 9})"),
+             Catch::Contains("/topk_group: 9 groups per token is above the 8 routing groups"));
+  CHECK_THAT(hf_error_of("{" + mixtral_body + experts + R"(, "n_group": 8})"),
+             Catch::Contains("/topk_group: missing"));
+  CHECK_THAT(hf_error_of("{" + mixtral_body + experts + R"(, "topk_method": 3, "n_group": 8})"),
+             Catch::Contains("/topk_method: expected a string"));
+  // Without experts the router's group keys are a template's leftovers, not an error.
+  CHECK(hf_error_of("{" + mixtral_body + R"(, "n_group": 8, "topk_group": 4})") == "(no error)");
 }
 
 TEST_CASE(

@@ -133,6 +133,35 @@ TEST_CASE("The EP all-to-all runs on NVLink inside a node and over the NICs beyo
   CHECK_THAT(across.time.total().value(), near(across.step_time.value(), 1e-12));
 }
 
+TEST_CASE("Group-limited routing sends a flex dispatch to fewer nodes, an NCCL one the same",
+          "[moe][step]") {
+  // 64 experts over EP 32 on 4 nodes of 8: 16 experts a node, one routing group a node.
+  auto in = inputs(small_moe(), 1, 1, 32);
+  in.par.ep = 32;
+  in.options.experts.dispatcher = token_dispatcher::deep_ep;
+  const auto uniform = evaluate_step(in);
+  in.model.moe.routing = {.groups = 4, .groups_per_token = 2};
+  const auto limited = evaluate_step(in);
+  REQUIRE(limited.experts.ep_group.nodes == 4);
+  // A token reaches the other nodes its 4 experts are on: at most its 2 groups' nodes.
+  const double per_token =
+      limited.experts.dispatch.inter_node_bytes.value() / (2.0 * 2048.0 * 2048.0);
+  CHECK(per_token <= 2.0);
+  CHECK(limited.experts.dispatch.inter_node_bytes < uniform.experts.dispatch.inter_node_bytes);
+  CHECK(limited.experts.dispatch.time < uniform.experts.dispatch.time);
+  CHECK(limited.step_time < uniform.step_time);
+  // What the experts compute does not change: only the traffic.
+  CHECK(limited.time.compute.value() == uniform.time.compute.value());
+  // The NCCL all-to-all sends every (token, expert) copy whatever the rule.
+  in.options.experts.dispatcher = token_dispatcher::all_to_all;
+  const auto nccl_limited = evaluate_step(in);
+  in.model.moe.routing = {};
+  const auto nccl_uniform = evaluate_step(in);
+  CHECK(nccl_limited.experts.dispatch.inter_node_bytes.value() ==
+        nccl_uniform.experts.dispatch.inter_node_bytes.value());
+  CHECK(nccl_limited.step_time.value() == nccl_uniform.step_time.value());
+}
+
 TEST_CASE("Full recomputation reruns the dispatch and combine, and the overlap flag hides them",
           "[moe][step]") {
   auto in = inputs(small_moe(), 1, 1, 32);
