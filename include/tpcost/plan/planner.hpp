@@ -1251,9 +1251,8 @@ inline std::optional<plan_reason> pair_rule(const plan_request& req, std::int64_
     // The long-context step runs its view on G·cp sequences, which evaluate_step (and so
     // `tpcost step --cp`) accepts up to 2^24: beyond it, no layout step could evaluate.
     const bool view_batch_fits = batch_of(req, req.gpus / (t * p * cp)) * cp <= max_parallel_degree;
-    if (req.options.attention != attention_kernel::fused || is_mla(model.mla) ||
-        model.seq % (2 * cp) != 0 || !view_batch_fits ||
-        (group > 1 && (heads % group != 0 || kv < group || kv % group != 0))) {
+    if (req.options.attention != attention_kernel::fused || model.seq % (2 * cp) != 0 ||
+        !view_batch_fits || (group > 1 && (heads % group != 0 || kv < group || kv % group != 0))) {
       return plan_reason::cp_sequence;
     }
   }

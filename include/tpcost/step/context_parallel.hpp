@@ -126,15 +126,6 @@ inline void validate(const context_parallel& c, const transformer_spec& model, s
                                   " is out of range; the CP degree must be a "
                                   "whole number >= 1");
   }
-  if (c.cp > 1 && is_mla(model.mla)) {
-    // long_context.hpp sizes the ring's K and V blocks by one head dimension; MLA's keys
-    // (nope + rope) and values (v_head_dim) differ, and TE runs such heads only on some CP
-    // comm types, which this model does not tell apart yet.
-    throw invalid_spec(field,
-                       "context parallelism with multi-head latent attention (MLA) is not "
-                       "modelled: its K/V exchange has key and value head dimensions that "
-                       "differ; use --cp 1");
-  }
   if (c.cp > 1 && window_cuts(model, model.seq)) {
     // The ring exchanges every K/V block with every rank; a window needs only its neighbours'
     // (and load balancing of a band differs), which long_context.hpp does not model.
@@ -166,6 +157,28 @@ inline void validate(const context_parallel& c, const transformer_spec& model, s
   }
 }
 
+/// The widths, per token and in elements over all heads, of the tensors the CP exchanges carry
+/// (cp_exchanges divides them by t). Without MLA: Q and the attention output heads·d (q_dim),
+/// K and V kv_heads·d each (kv_dim). With MLA, TE's attention receives the up-projected
+/// per-head tensors (Megatron-Core core_v0.16.0 multi_latent_attention.py: the query and key
+/// of qk_nope + qk_rope per head, the rotary key broadcast to every head; the value and the
+/// output of v_head_dim), so those are what its K,V ring and all-to-alls move. Megatron-Core
+/// passes MLA's --cp-comm-type to TE as any other; TE v2.14 ran MLA under CP with p2p and
+/// a2a+p2p only ("Context parallelism does not support MLA with cp_comm_type",
+/// context_parallel.py), v2.16 (NVIDIA/TransformerEngine#2719) dropped that limit.
+struct attention_widths {
+  std::int64_t q = 0, k = 0, v = 0, out = 0;
+};
+
+constexpr attention_widths attention_widths_of(const transformer_spec& model) {
+  if (is_mla(model.mla)) {
+    const auto qk = model.heads * mla_qk_head_dim(model.mla);
+    const auto v = model.heads * model.mla.v_head_dim;
+    return {.q = qk, .k = qk, .v = v, .out = v};
+  }
+  return {.q = q_dim(model), .k = kv_dim(model), .v = kv_dim(model), .out = q_dim(model)};
+}
+
 /// How one exchange travels.
 enum class cp_transfer { send_recv, all_gather, reduce_scatter, all_to_all };
 
@@ -192,8 +205,8 @@ struct cp_exchange {
 };
 
 /// The exchanges of one layer per micro-batch of `micro_batch` sequences on one rank of a TP
-/// group of `tp`; `element_bytes` of Q, K, V (2 in BF16, 1 with FP8 attention), gradients in
-/// 2 bytes. Call validate first. Empty at cp = 1.
+/// group of `tp`, of the widths attention_widths_of gives; `element_bytes` of Q, K, V (2 in
+/// BF16, 1 with FP8 attention), gradients in 2 bytes. Call validate first. Empty at cp = 1.
 inline std::vector<cp_exchange> cp_exchanges(const transformer_spec& model,
                                              std::int64_t micro_batch, std::int64_t tp,
                                              const context_parallel& c, double element_bytes,
@@ -204,12 +217,14 @@ inline std::vector<cp_exchange> cp_exchanges(const transformer_spec& model,
   }
   const double t = static_cast<double>(tp);
   const double tokens = static_cast<double>(micro_batch * model.seq) / static_cast<double>(c.cp);
-  const double kv_elems = 2.0 * tokens * static_cast<double>(kv_dim(model)) / t;  // K and V
-  const double q_elems = tokens * static_cast<double>(model.hidden) / t;
+  const auto w = attention_widths_of(model);
+  const double kv_elems = tokens * static_cast<double>(w.k + w.v) / t;
+  const double q_elems = tokens * static_cast<double>(w.q) / t;
+  const double o_elems = tokens * static_cast<double>(w.out) / t;
   const bytes kv = kv_elems * element_bytes * units::B;
   const bytes dkv = kv_elems * 2.0 * units::B;
   const bytes q = q_elems * element_bytes * units::B;
-  const bytes o = q_elems * 2.0 * units::B;  // attention output and its gradient, BF16
+  const bytes o = o_elems * 2.0 * units::B;  // attention output and its gradient, BF16
   const auto inner = a2a_group_size(model, tp, c, gpus_per_node);
   const auto ring = c.cp / inner;
   const auto a2a = [&](std::int64_t n) {

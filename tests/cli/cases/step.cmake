@@ -308,8 +308,8 @@ tpcost_cli_case("step: a capacity factor of 0" ARGS ${step_qwen3_30b} --ep 8 --m
   STDERR "^tpcost: error: --moe-expert-capacity-factor: 0 is not positive")
 tpcost_cli_case("step costs DeepSeek-V3's MLA and puts its MTP module on the last stage" ARGS ${step_deepseek_v3} RC 0
   STDOUT "stages:  8 layers on the first, 8 on each middle one, 6 on the last \\(1 of them MTP\\)")
-tpcost_cli_case("step: CP with MLA is refused, saying why" ARGS ${step_deepseek_v3} --cp 2 RC 2
-  STDERR "^tpcost: error: --cp: context parallelism with multi-head latent attention \\(MLA\\) is not modelled: its K/V exchange has key and value head dimensions that differ; use --cp 1\n$")
+tpcost_cli_case("step: CP with MLA exchanges MLA's keys and values (TE v2.16 on)" ARGS ${step_deepseek_v3} --cp 2 RC 0
+  STDOUT "context parallel: cp=2 p2p, causal 2\\*cp = 4 chunks, 2048 tokens per rank; exchange per layer and micro-batch 503\\.3 MB sent")
 tpcost_cli_case("step: t not dividing an MLA model's sizes" ARGS step --model deepseek-v3 --seq 4096 --gpu h800-sxm --gpus 384 --tp 3 --pp 8 --global-batch 256 --sp RC 2
   STDERR "^tpcost: error: --tp: t = 3 does not divide [^\n]*\n$")
 

@@ -132,6 +132,53 @@ TEST_CASE("a2a moves Q, K, V and the output: a2a+p2p adds a shorter ring", "[con
         cp_exchange_time(x, place_strided(8, 1, 8), dgx));
 }
 
+TEST_CASE("MLA's exchanges carry its per-head query/key and value widths, not one head dim",
+          "[context_parallel]") {
+  // DeepSeek-V3's attention: 128 heads, q/k 128 + 64 = 192 and v 128 per head.
+  auto m = with_architecture(
+      {.layers = 61, .hidden = 7168, .heads = 128, .ffn = 18432, .vocab = 129280, .seq = 32768},
+      architecture::llama);
+  m.mla = {.q_lora_rank = 1536,
+           .kv_lora_rank = 512,
+           .qk_nope_head_dim = 128,
+           .qk_rope_head_dim = 64,
+           .v_head_dim = 128};
+  for (const auto comm :
+       {cp_comm_type::p2p, cp_comm_type::all_gather, cp_comm_type::a2a, cp_comm_type::a2a_p2p}) {
+    CHECK_NOTHROW(validate(context_parallel{.cp = 4, .comm = comm}, m, 2, 8));
+  }
+  const double tokens = 32768.0 / 4;
+  const double t = 2.0;
+  const auto ring = cp_exchanges(m, 1, 2, {.cp = 4}, 2.0, 8);
+  REQUIRE(ring.size() == 2);
+  const double kv = tokens * 128 * (192 + 128) / t * 2;
+  CHECK_THAT(ring[0].message.value(), near(kv));
+  CHECK_THAT(ring[1].message.value(), near(2 * kv));
+  const auto a = cp_exchanges(m, 1, 2, {.cp = 4, .comm = cp_comm_type::a2a}, 2.0, 8);
+  REQUIRE(a.size() == 4);
+  CHECK_THAT(a[0].message.value(), near(tokens * 128 * (192 + 192 + 128) / t * 2));  // Q, K, V
+  CHECK_THAT(a[1].message.value(), near(tokens * 128 * 128 / t * 2));  // the output: v per head
+}
+
+TEST_CASE("a2a moves Q and the output at heads x head_dim, which need not be h",
+          "[context_parallel]") {
+  // Qwen3-30B-A3B's attention: h 2048, 32 query heads and 4 KV heads of 128 (q_dim 4096).
+  auto m = with_architecture({.layers = 48,
+                              .hidden = 2048,
+                              .heads = 32,
+                              .kv_heads = 4,
+                              .ffn = 6144,
+                              .vocab = 151936,
+                              .seq = 32768},
+                             architecture::llama);
+  m.head_dim = 128;
+  const auto a = cp_exchanges(m, 1, 1, {.cp = 4, .comm = cp_comm_type::a2a}, 2.0, 8);
+  REQUIRE(a.size() == 4);
+  const double tokens = 32768.0 / 4;
+  CHECK_THAT(a[0].message.value(), near(tokens * (4096 + 2 * 512) * 2));
+  CHECK_THAT(a[1].message.value(), near(tokens * 4096 * 2));
+}
+
 TEST_CASE("CP communication types parse by Megatron's names", "[context_parallel]") {
   CHECK(parse_cp_comm_type("p2p", "--cp-comm-type") == cp_comm_type::p2p);
   CHECK(parse_cp_comm_type("all_gather", "--cp-comm-type") == cp_comm_type::all_gather);
