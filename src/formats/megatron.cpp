@@ -1353,9 +1353,6 @@ struct megatron_mapping {
     }
   }
 
-  /// --moe-layer-freq: an integer k (layer i has experts when i % k == 0) or a Python list
-  /// expression such as ([0]*3+[1]*58) (gpt_layer_specs.py). tpcost's layer rule is leading
-  /// dense layers, then every k-th layer: other patterns fail, naming the argument.
   /// Group-limited routing as TransformerConfig.__post_init__ sets it (core_v0.16.0): it is on
   /// when --moe-router-group-topk is given, which needs --moe-router-num-groups; the router
   /// reads the groups only then (router.py, moe_utils.py group_limited_topk). The deprecated
@@ -1387,6 +1384,9 @@ struct megatron_mapping {
     r.put("/model/moe_router_group_topk", *group_topk, at("moe_router_group_topk"));
   }
 
+  /// --moe-layer-freq: an integer k (layer i has experts when i % k == 0) or a Python list
+  /// expression such as ([0]*3+[1]*58) (gpt_layer_specs.py). tpcost's layer rule is leading
+  /// dense layers, then every k-th layer: other patterns fail, naming the argument.
   void map_moe_layer_freq() {
     const auto* a = get("moe_layer_freq");
     if (a == nullptr) {

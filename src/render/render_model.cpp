@@ -15,6 +15,12 @@
 
 namespace tpcost::cli {
 
+std::string routing_text(const expert_routing& routing) {
+  return is_group_limited(routing)
+             ? fmt::format(" within {} of {} groups", routing.groups_per_token, routing.groups)
+             : std::string();
+}
+
 namespace {
 
 using row = std::vector<std::string>;
@@ -116,12 +122,9 @@ std::string extensions_text(const transformer_spec& s) {
   }
   if (is_moe(s.moe)) {
     const auto& e = s.moe;
-    const std::string within =
-        is_group_limited(e.routing)
-            ? fmt::format(" within {} of {} groups", e.routing.groups_per_token, e.routing.groups)
-            : std::string();
-    rows.push_back({"experts", std::to_string(e.experts),
-                    fmt::format("top-{}{}, {} each", e.top_k, within, e.expert_ffn)});
+    rows.push_back(
+        {"experts", std::to_string(e.experts),
+         fmt::format("top-{}{}, {} each", e.top_k, routing_text(e.routing), e.expert_ffn)});
     if (e.shared_experts > 0) {
       rows.push_back({"shared experts", std::to_string(e.shared_experts),
                       fmt::format("{} each{}", shared_ffn_of(e), e.shared_gate ? ", gated" : "")});

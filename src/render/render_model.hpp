@@ -20,6 +20,10 @@ struct model_report {
 };
 
 std::string render_model_list(output_format format);
+
+/// Group-limited routing as `model show` and `step` name it after the top-k: " within M of G
+/// groups", or nothing when a token may pick any expert.
+std::string routing_text(const expert_routing& routing);
 std::string render_model_show(const model_report& report, output_format format);
 
 }  // namespace tpcost::cli

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "render/render_model.hpp"
 #include "render/text_table.hpp"
 #include "report/error_band.hpp"
 #include "tpcost/io/format.hpp"
@@ -94,11 +95,8 @@ std::string experts_text(const step_report& r) {
   std::string o = fmt::format(
       "experts: {} MoE layers, E={} top-{}{}; EP={} ETP={} expert-DP={} (folded over t*cp*d); {} "
       "experts and {:.0f} token copies per GPU and micro-batch; load factor {:.2f}{}\n",
-      e.moe_layers, moe.experts, moe.top_k,
-      is_group_limited(moe.routing)
-          ? fmt::format(" within {} of {} groups", moe.routing.groups_per_token, moe.routing.groups)
-          : std::string(),
-      par.ep, par.etp, e.expert_dp, moe.experts / par.ep, e.routed_copies, opt.load.factor(),
+      e.moe_layers, moe.experts, moe.top_k, routing_text(moe.routing), par.ep, par.etp, e.expert_dp,
+      moe.experts / par.ep, e.routed_copies, opt.load.factor(),
       opt.load.capacity_factor > 0.0
           ? fmt::format(" (capacity factor {:.2f})", opt.load.capacity_factor)
           : std::string(" (dropless)"));
