@@ -5,7 +5,7 @@
 // preset with its generation's efficiencies (hardware/efficiency.hpp), the preset's
 // interconnect, Megatron-LM's FLOP count (--mfu-flops megatron), balanced routing as the
 // benchmarks force it; a row's CP and uneven end stages where it gives them (the fourth-round
-// rows of moe_cp_dev_rows.json). Shared by the reference test (moe_dev_test.cpp), the fit of the
+// rows of moe_cp_dev_rows.json), its VPP and embedding/loss slots where its command sets them. Shared by the reference test (moe_dev_test.cpp), the fit of the
 // MoE layer's host time (moe_dev_fit.cpp) and the error-band validation.
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -68,6 +68,11 @@ inline std::vector<moe_row> evaluate_moe_rows(const nlohmann::json& runs, double
       in.par.first_stage_layers = ends;
       in.par.last_stage_layers = ends;
     }
+    // The rows whose commands give VPP with the embedding and the loss each a layer's slot
+    // (their pipeline_source): the interleaved schedule on equal chunks of slots.
+    in.par.vpp = pl.value("vpp", std::int64_t{1});
+    in.par.embedding_in_split = pl.value("embedding_in_split", false);
+    in.par.loss_in_split = pl.value("loss_in_split", false);
     // moe_cp_dev_rows.json: the end stages apart, and CP.
     in.par.first_stage_layers = pl.value("first_stage_layers", in.par.first_stage_layers);
     in.par.last_stage_layers = pl.value("last_stage_layers", in.par.last_stage_layers);
