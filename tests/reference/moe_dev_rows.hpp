@@ -5,8 +5,9 @@
 // preset with its generation's efficiencies (hardware/efficiency.hpp), the preset's
 // interconnect, Megatron-LM's FLOP count (--mfu-flops megatron), balanced routing as the
 // benchmarks force it; a row's CP and uneven end stages where it gives them (the fourth-round
-// rows of moe_cp_dev_rows.json), its VPP and embedding/loss slots where its command sets them. Shared by the reference test (moe_dev_test.cpp), the fit of the
-// MoE layer's host time (moe_dev_fit.cpp) and the error-band validation.
+// rows of moe_cp_dev_rows.json), its VPP and embedding/loss slots where its command sets them.
+// Shared by the reference test (moe_dev_test.cpp), the fit of the MoE layer's host time
+// (moe_dev_fit.cpp) and the error-band validation.
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
