@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "support/matchers.hpp"
+#include "tpcost/model/model_presets.hpp"
 
 using namespace tpcost;
 using tpcost::test::near;
@@ -135,14 +136,8 @@ TEST_CASE("a2a moves Q, K, V and the output: a2a+p2p adds a shorter ring", "[con
 TEST_CASE("MLA's exchanges carry its per-head query/key and value widths, not one head dim",
           "[context_parallel]") {
   // DeepSeek-V3's attention: 128 heads, q/k 128 + 64 = 192 and v 128 per head.
-  auto m = with_architecture(
-      {.layers = 61, .hidden = 7168, .heads = 128, .ffn = 18432, .vocab = 129280, .seq = 32768},
-      architecture::llama);
-  m.mla = {.q_lora_rank = 1536,
-           .kv_lora_rank = 512,
-           .qk_nope_head_dim = 128,
-           .qk_rope_head_dim = 64,
-           .v_head_dim = 128};
+  auto m = model_preset_named("deepseek-v3", "model").spec;
+  m.seq = 32768;
   for (const auto comm :
        {cp_comm_type::p2p, cp_comm_type::all_gather, cp_comm_type::a2a, cp_comm_type::a2a_p2p}) {
     CHECK_NOTHROW(validate(context_parallel{.cp = 4, .comm = comm}, m, 2, 8));
@@ -163,15 +158,8 @@ TEST_CASE("MLA's exchanges carry its per-head query/key and value widths, not on
 TEST_CASE("a2a moves Q and the output at heads x head_dim, which need not be h",
           "[context_parallel]") {
   // Qwen3-30B-A3B's attention: h 2048, 32 query heads and 4 KV heads of 128 (q_dim 4096).
-  auto m = with_architecture({.layers = 48,
-                              .hidden = 2048,
-                              .heads = 32,
-                              .kv_heads = 4,
-                              .ffn = 6144,
-                              .vocab = 151936,
-                              .seq = 32768},
-                             architecture::llama);
-  m.head_dim = 128;
+  auto m = model_preset_named("qwen3-30b-a3b", "model").spec;
+  m.seq = 32768;
   const auto a = cp_exchanges(m, 1, 1, {.cp = 4, .comm = cp_comm_type::a2a}, 2.0, 8);
   REQUIRE(a.size() == 4);
   const double tokens = 32768.0 / 4;
