@@ -141,13 +141,13 @@ inline void validate(const moe_spec& moe, std::int64_t layers) {
                                                 " groups per token is above the " +
                                                 std::to_string(routing.groups) + " routing groups");
   }
-  if (routing.groups_per_token * (moe.experts / routing.groups) < moe.top_k) {
-    throw invalid_spec(
-        "router_group_topk",
-        std::to_string(routing.groups_per_token) + " of " + std::to_string(routing.groups) +
-            " groups hold " +
-            std::to_string(routing.groups_per_token * (moe.experts / routing.groups)) +
-            " experts, fewer than top-k = " + std::to_string(moe.top_k));
+  const auto reachable = routing.groups_per_token * (moe.experts / routing.groups);
+  if (reachable < moe.top_k) {
+    throw invalid_spec("router_group_topk",
+                       std::to_string(routing.groups_per_token) + " of " +
+                           std::to_string(routing.groups) + " groups hold " +
+                           std::to_string(reachable) +
+                           " experts, fewer than top-k = " + std::to_string(moe.top_k));
   }
   if (moe_layer_count(moe, layers) == 0) {
     throw invalid_spec("dense_layers", std::to_string(moe.dense_layers) +

@@ -723,17 +723,17 @@ constexpr std::int64_t chunk_layers_bound(const transformer_spec& model, std::in
   return n > 0 ? (model.layers + n - 1) / n : model.layers;
 }
 
-/// What stays exposed of `comm` when a share `overlap` of it runs behind `compute`: the hidden
-/// part is at most the compute it hides behind (the rule `sweep` applies per layer).
-constexpr seconds exposed_after_overlap(seconds comm, double overlap, seconds compute) {
-  return comm - min(overlap * comm, compute);
-}
-
 /// A layer's TP collectives left exposed: userbuffers hide `overlap` of all of them, the input
 /// gradients' collectives started before their weight-gradient GEMMs hide `async_hidden`
 /// (already capped by those GEMMs), and nothing hides more than the compute.
 constexpr seconds exposed_tp(seconds comm, double overlap, seconds async_hidden, seconds compute) {
   return comm - min(max(overlap * comm, async_hidden), compute);
+}
+
+/// What stays exposed of `comm` when a share `overlap` of it runs behind `compute`: the hidden
+/// part is at most the compute it hides behind (the rule `sweep` applies per layer).
+constexpr seconds exposed_after_overlap(seconds comm, double overlap, seconds compute) {
+  return exposed_tp(comm, overlap, seconds{}, compute);
 }
 
 /// The one rule on sharding with pipelines, shared by `step` and `plan`, as the stack of
