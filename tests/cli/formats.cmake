@@ -252,12 +252,12 @@ tpcost_cli_case("megatron qwen3-32b script: --kv-channels 128 is the head dimens
   STDOUT "\"ffn\": 25600,\n    \"head_dim\": 128,\n    \"heads\": 64,")
 tpcost_cli_case("megatron qwen3-32b script: the step its config.json costs"
   ARGS step --config ${meg}/qwen3_32b_kv_channels.sh --gpu h100-sxm --interconnect ib-ndr RC 0
-  STDOUT "step time 18\\.24 s   57491 tokens/s")
+  STDOUT "step time 18\\.23 s   57518 tokens/s")
 tpcost_cli_case("qwen3-32b config.json: the same step as its launch script"
   ARGS step --hf-config ${PROJECT_SOURCE_DIR}/tests/cli/data/qwen3_32b_config.json --vocab 152576
        --seq 4096 --tp 8 --pp 1 --dp 4 --batch 1 --global-batch 256 --sp --zero 1
        --stack megatron-core --gpu h100-sxm --interconnect ib-ndr RC 0
-  STDOUT "step time 18\\.24 s   57491 tokens/s")
+  STDOUT "step time 18\\.23 s   57518 tokens/s")
 # Megatron-Core's precision-aware optimizer (issue 25): its dtypes set the model states.
 tpcost_cli_case("megatron: the precision-aware optimizer's dtypes are read"
   ARGS convert -q ${meg}/qwen3_32b_precision_aware.sh RC 0

@@ -90,12 +90,12 @@ inline constexpr std::string_view b300_fp8 =
     "assumption: no B300 development row; the GB300 FP8 fit (the same Blackwell Ultra GPU)";
 inline constexpr std::string_view blackwell_ultra_bf16 =
     "assumption: no Blackwell Ultra BF16 development row; the GB300 FP8 fit times Blackwell's "
-    "fitted BF16/FP8 ratio (0.422/0.53); eta_attn the Blackwell fit";
+    "fitted BF16/FP8 ratio (0.421/0.53); eta_attn the Blackwell fit";
 inline constexpr std::string_view b200_bf16 =
-    "B200 BF16: eta_mm 0.422 fitted on the 4 dense SimuMax B200 development rows "
+    "B200 BF16: eta_mm 0.421 fitted on the 4 dense SimuMax B200 development rows "
     "(Megatron-LM + TE 2.11, Llama-3 70B cut to 12 layers, TP 1-8, no userbuffer overlap; "
-    "tests/reference/round3_fit.cpp; leave-one-out mean 13.7%, worst "
-    "27.2% (TP 8, predicted too fast: the rows' error grows with t, which one eta cannot follow)); "
+    "tests/reference/round3_fit.cpp; leave-one-out mean 13.8%, worst "
+    "27.4% (TP 8, predicted too fast: the rows' error grows with t, which one eta cannot follow)); "
     "eta_attn the Blackwell fit; eta_bw 0.66 (not fitted)";
 inline constexpr std::string_view gb200_bf16 =
     "assumption: no GB200 BF16 development row; the B200 BF16 fit (the same Blackwell GPU at "
@@ -133,7 +133,7 @@ inline constexpr std::string_view torchtitan_other =
 /// The fitted per-GPU η_mm (efficiency.hpp's sources name the rows and the leave-one-out error).
 inline constexpr double blackwell_fp8_matmul = 0.53;  ///< the B200 NeMo fit (blackwell_fp8)
 inline constexpr double gb300_fp8_matmul = 0.688;
-inline constexpr double b200_bf16_matmul = 0.422;
+inline constexpr double b200_bf16_matmul = 0.421;
 /// torchtitan on H100 (detail::efficiency::torchtitan_h100_bf16, _fp8): η_mm of its BF16 and
 /// torchao float8 GEMMs, and the bytes PyTorch eager's element-wise kernels move against the
 /// fused count.

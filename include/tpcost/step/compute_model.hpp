@@ -529,6 +529,15 @@ constexpr layer_compute layer_compute_time(
                             dense_mlp_block(model, tp));
 }
 
+/// The output layer's weight-gradient GEMM per micro-batch (h × V/t over the tokens): what the
+/// input gradient's collective, started before it, hides behind (stages.hpp).
+constexpr seconds logits_wgrad_time(const transformer_spec& model, std::int64_t micro_batch,
+                                    std::int64_t tp, const compute_device& gpu) {
+  const double tokens = static_cast<double>(micro_batch * model.seq);
+  const double v = static_cast<double>(model.vocab) / static_cast<double>(tp);
+  return matmul_time(static_cast<double>(model.hidden), v, tokens, 1, 2, gpu);
+}
+
 /// The output layer on the last pipeline stage, per micro-batch: the logit matmul forward and
 /// its two gradients (never recomputed), the fp32 vocab-parallel cross-entropy (about 60 bytes
 /// per logit forward and backward) and the final norm.
@@ -539,7 +548,7 @@ constexpr seconds logits_compute_time(const transformer_spec& model, std::int64_
   const double h = static_cast<double>(model.hidden);
   const double v = static_cast<double>(model.vocab) / t;
   return matmul_time(tokens, v, h, 1, 2, gpu) + matmul_time(tokens, h, v, 1, 2, gpu) +
-         matmul_time(h, v, tokens, 1, 2, gpu) +
+         logits_wgrad_time(model, micro_batch, tp, gpu) +
          memory_bound_time((60.0 * tokens * v + 18.0 * tokens * h) * units::B, gpu);
 }
 

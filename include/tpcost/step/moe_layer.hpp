@@ -50,10 +50,10 @@ namespace tpcost {
 /// (tests/reference/moe_dev_fit.cpp, docs/moe.md), refitted when the rows took the dispatcher
 /// and the recompute modules their sources set (flex/HybridEP for the five Qwen3-30B-A3B
 /// recipes; layernorm and moe_act for five Qwen3-235B rows), and again when Megatron's
-/// input-gradient collectives came to hide behind their weight gradients (stages.hpp) and B200's
-/// BF16 eta_mm was refitted: 1.19 ms (1.187); fitted mean |error| 16.0%, worst 33.1%;
-/// leave-one-out 17.9%, worst 43.1%, against 22.8% and 68.1% without it (the 10 FP8/MXFP8 rows,
-/// not fitted: 13.7% and 32.4%, against 36.4% and 67.8%). Runs that
+/// input-gradient collectives came to hide behind their weight gradients (stages.hpp; the output
+/// layer's too since stop 51) and B200's BF16 eta_mm was refitted: 1.19 ms (1.189); fitted mean
+/// |error| 16.0%, worst 33.1%; leave-one-out 18.0%, worst 43.1%, against 22.9% and 68.2% without
+/// it (the 10 FP8/MXFP8 rows, not fitted: 13.7% and 32.4%, against 36.1% and 67.9%). Runs that
 /// capture the MoE layer in CUDA graphs lose less of it; that is not modelled
 /// (expert_options::graphs).
 inline constexpr double moe_host_time_per_pass_s = 1.19e-3;

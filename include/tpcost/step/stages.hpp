@@ -444,6 +444,7 @@ struct batch_terms {
   std::int64_t micro_batches = 1;  ///< m = G/(d·b)
   layer_compute kernels;           ///< one layer, one micro-batch, one GPU
   seconds logits{};                ///< the output layer and its loss
+  seconds logits_wgrad{};          ///< of which the output layer's weight-gradient GEMM
   bytes tp_message{};              ///< b·s·h·(activation bytes) per TP collective
   algorithm_cost tp_all_reduce{}, tp_reduce_scatter{}, tp_all_gather{};
   algorithm_cost tp_sp_all_gather{};   ///< SP's all-gather of a GEMM input, at its wire bytes
@@ -549,6 +550,7 @@ inline batch_terms batch_stage(const step_environment& env, const group_terms& x
     }
   }
   y.logits = logits_compute_time(model, micro_batch, t, env.gpu);
+  y.logits_wgrad = logits_wgrad_time(model, micro_batch, t, env.gpu);
   y.mla_down = {mla_down_projection_time(model, micro_batch, 1.0, env.gpu),
                 mla_down_projection_time(model, micro_batch, static_cast<double>(t), env.gpu)};
   // In double, as p2p_message_bytes does: b·s·h·d of inputs that pass validation can exceed
@@ -989,10 +991,13 @@ inline void dense_layer_and_ends(layer_times& l, const step_environment& env, co
   l.tp_exposed =
       exposed_tp(tp.time, l.tp_overlap, tp.input_grad_hidden(l.dense_kernels), l.dense_compute);
   // The output layer on the last stage: logits, loss, the TP collectives of its input (hidden
-  // behind its GEMMs by tp_overlap as the layers' are) and the cross-entropy's all-reduces
-  // (batch_stage), which wait on the loss's own kernels: exposed.
+  // behind its GEMMs by tp_overlap as the layers' are; it is a ColumnParallelLinear, whose
+  // input-gradient collective also starts before its weight-gradient GEMM, as QKV's and FC1's:
+  // layers.py core_v0.16.0) and the cross-entropy's all-reduces (batch_stage), which wait on the
+  // loss's own kernels: exposed.
   const seconds logits_tp =
-      exposed_after_overlap(y.output_tp[sp], l.tp_overlap, y.logits) + y.cross_entropy_tp;
+      exposed_tp(y.output_tp[sp], l.tp_overlap, min(tp.input_grad, y.logits_wgrad), y.logits) +
+      y.cross_entropy_tp;
   // The embedding's TP collectives on the first stage (batch_stage): no GEMM to hide behind.
   l.embedding_tp = y.embedding_tp[sp];
   // The MTP modules on the last stage (their layers are among x.last_layers): per module the
