@@ -17,16 +17,18 @@
 #include "error_summary.hpp"
 #include "tpcost/hardware/presets.hpp"
 #include "tpcost/step/long_context.hpp"
+#include "tpcost/step/stages.hpp"
 
 namespace {
 
 using namespace tpcost;
 
 /// The weight-gradient GEMM's epilogue adding into `main_grad` of `grad_bytes` per element
-/// beyond the 16-bit gradient the roofline writes (stages.hpp accumulation_time: 2g − 2 bytes
-/// per parameter, read and written in place).
+/// beyond the 16-bit gradient the roofline writes, as the step prices the fused accumulation
+/// (stages.hpp accumulation_bytes_per_param).
 seconds main_grad_epilogue(double elements, double grad_bytes, const compute_device& gpu) {
-  return memory_bound_time((2.0 * grad_bytes - 2.0) * elements * units::B, gpu);
+  return memory_bound_time(accumulation_bytes_per_param(true, grad_bytes) * elements * units::B,
+                           gpu);
 }
 
 struct kernel_class {
