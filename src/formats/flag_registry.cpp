@@ -134,7 +134,7 @@ constexpr flag_spec flags[] = {
     {"--matmul-efficiency", '\0', "", value_kind::share, "", "", "/hardware/matmul_efficiency",
      cmd::job,
      "achievable share of the BF16 peak for large matmuls (default: the GPU generation's, e.g. "
-     "0.75 A100, 0.73 H100; tpcost hardware show)"},
+     "0.75 A100, 0.633 H100; tpcost hardware show)"},
     {"--attention-efficiency", '\0', "", value_kind::share, "", "",
      "/hardware/attention_efficiency", cmd::job,
      "achievable share of the attention rate's peak for the fused attention kernel, on the FLOPs "

@@ -30,10 +30,11 @@ inline double efficiency_loss(const nlohmann::json& rows, const efficiency_trial
   return sum;
 }
 
-inline constexpr double hopper_bf16_over_fp8 = 0.73 / 0.65;  // efficiency.hpp's Blackwell BF16 rule
-
+/// Blackwell's rows are FP8 only: the BF16 GEMMs they run (the output layer) take the shipped B200
+/// BF16 fit (fit_round3_matmul), as the model runs them, instead of being fitted here.
 inline efficiency_trial fit_efficiencies(const nlohmann::json& rows, bool blackwell) {
-  efficiency_trial x{.bf16_matmul = 0.7, .fp8_matmul = 0.6, .attention = 0.4};
+  efficiency_trial x{
+      .bf16_matmul = blackwell ? b200_bf16_matmul : 0.7, .fp8_matmul = 0.6, .attention = 0.4};
   for (int sweep = 0; sweep < 8; ++sweep) {
     if (!blackwell) {
       x.bf16_matmul = golden_section_minimum(
@@ -48,15 +49,9 @@ inline efficiency_trial fit_efficiencies(const nlohmann::json& rows, bool blackw
         [&](double v) {
           auto y = x;
           y.fp8_matmul = v;
-          if (blackwell) {
-            y.bf16_matmul = v * hopper_bf16_over_fp8;
-          }
           return efficiency_loss(rows, y);
         },
         0.1, 1.0);
-    if (blackwell) {
-      x.bf16_matmul = x.fp8_matmul * hopper_bf16_over_fp8;
-    }
     x.attention = golden_section_minimum(
         [&](double v) {
           auto y = x;

@@ -61,19 +61,19 @@ inline constexpr std::string_view like_a100 =
 // ("only 35% utilization", Shah et al. 2024, FlashAttention-3, arXiv:2407.08608, abstract), and
 // below FlashAttention-3's forward (75%, same abstract), which the rows' stacks did not all run.
 inline constexpr std::string_view hopper_bf16 =
-    "Hopper BF16: eta_mm 0.73 and eta_attn 0.31 fitted with Hopper FP8's eta_mm on 25 H100 "
+    "Hopper BF16: eta_mm 0.633 and eta_attn 0.31 fitted with Hopper FP8's eta_mm on 25 H100 "
     "development rows (8 DGX Cloud Nemotron-4 15B BF16, 8 FP8, 9 NeMo long-sequence Llama-2 7B "
     "FP8 at 4k-1M tokens, CP 1-32; tests/reference/cp_fp8_fit.cpp); leave-one-out error: BF16 "
-    "rows mean 1.2%, worst 2.2%; long-sequence rows mean 3.0%, worst 5.9%; eta_bw the A100's "
+    "rows mean 1.1%, worst 2.6%; long-sequence rows mean 2.9%, worst 6.5%; eta_bw the A100's "
     "0.66 (not fitted)";
 inline constexpr std::string_view hopper_fp8 =
-    "Hopper FP8: eta_mm 0.65 fitted with Hopper BF16's eta_mm and eta_attn on the same 25 H100 "
-    "rows (leave-one-out: DGX Cloud FP8 rows mean 2.3%, worst 4.8%); attention BF16 at eta_attn "
+    "Hopper FP8: eta_mm 0.536 fitted with Hopper BF16's eta_mm and eta_attn on the same 25 H100 "
+    "rows (leave-one-out: DGX Cloud FP8 rows mean 1.8%, worst 3.8%); attention BF16 at eta_attn "
     "0.31 (FP8 attention not fitted); eta_bw 0.66";
 inline constexpr std::string_view blackwell_fp8 =
-    "Blackwell FP8: eta_mm 0.53 and eta_attn 0.41 fitted together on the 6 consistent NeMo "
-    "long-sequence Llama-3 8B B200 rows (8k-256k tokens, CP 1-4; leave-one-out mean 1.8%, "
-    "worst 3.2%); eta_bw 0.66 (not fitted)";
+    "Blackwell FP8: eta_mm 0.575 and eta_attn 0.404 fitted together on the 6 consistent NeMo "
+    "long-sequence Llama-3 8B B200 rows (8k-256k tokens, CP 1-4; their BF16 output layer at "
+    "the B200 BF16 fit; leave-one-out mean 1.6%, worst 3.2%); eta_bw 0.66 (not fitted)";
 inline constexpr std::string_view blackwell_fp4 =
     "assumption: no development row for Blackwell at the FP4 rate; eta_mm the Blackwell FP8 "
     "fit (the one GB300 NVFP4 row is within 5.2% of it); eta_attn the Blackwell fit";
@@ -81,21 +81,21 @@ inline constexpr std::string_view blackwell_fp4 =
 // FP8 and BF16 dense peaks of B200/GB200 but run them at 1,100/1,400 W against 1,000/1,200 W,
 // and the Megatron-Bridge GB300 rows run 14-18% faster than the Blackwell fit predicts.
 inline constexpr std::string_view gb300_fp8 =
-    "GB300 FP8: eta_mm 0.688 fitted on the 3 GB300 Megatron-Bridge FP8/MXFP8 development "
+    "GB300 FP8: eta_mm 0.702 fitted on the 3 GB300 Megatron-Bridge FP8/MXFP8 development "
     "rows (Llama-3 70B FSDP 64 and PP 4 VPP 5, Llama-3 8B DP 8, with the recipes' bf16 "
-    "gradients; tests/reference/round3_fit.cpp; leave-one-out mean 3.4%, worst 5.1%; a fixed "
+    "gradients; tests/reference/round3_fit.cpp; leave-one-out mean 4.2%, worst 6.4%; a fixed "
     "point, as GB300's BF16 logits take their eta from it); eta_attn the Blackwell "
     "fit (Blackwell Ultra's doubled exp throughput is not priced); eta_bw 0.66 (not fitted)";
 inline constexpr std::string_view b300_fp8 =
     "assumption: no B300 development row; the GB300 FP8 fit (the same Blackwell Ultra GPU)";
 inline constexpr std::string_view blackwell_ultra_bf16 =
     "assumption: no Blackwell Ultra BF16 development row; the GB300 FP8 fit times Blackwell's "
-    "fitted BF16/FP8 ratio (0.421/0.53); eta_attn the Blackwell fit";
+    "fitted BF16/FP8 ratio (0.394/0.575); eta_attn the Blackwell fit";
 inline constexpr std::string_view b200_bf16 =
-    "B200 BF16: eta_mm 0.421 fitted on the 4 dense SimuMax B200 development rows "
+    "B200 BF16: eta_mm 0.394 fitted on the 4 dense SimuMax B200 development rows "
     "(Megatron-LM + TE 2.11, Llama-3 70B cut to 12 layers, TP 1-8, no userbuffer overlap; "
-    "tests/reference/round3_fit.cpp; leave-one-out mean 13.8%, worst "
-    "27.4% (TP 8, predicted too fast: the rows' error grows with t, which one eta cannot follow)); "
+    "tests/reference/round3_fit.cpp; leave-one-out mean 19.0%, worst "
+    "36.8% (TP 8, predicted too fast: the rows' error grows with t, which one eta cannot follow)); "
     "eta_attn the Blackwell fit; eta_bw 0.66 (not fitted)";
 inline constexpr std::string_view gb200_bf16 =
     "assumption: no GB200 BF16 development row; the B200 BF16 fit (the same Blackwell GPU at "
@@ -131,9 +131,13 @@ inline constexpr std::string_view torchtitan_other =
 }  // namespace detail::efficiency
 
 /// The fitted per-GPU η_mm (efficiency.hpp's sources name the rows and the leave-one-out error).
-inline constexpr double blackwell_fp8_matmul = 0.53;  ///< the B200 NeMo fit (blackwell_fp8)
-inline constexpr double gb300_fp8_matmul = 0.688;
-inline constexpr double b200_bf16_matmul = 0.421;
+inline constexpr double hopper_bf16_matmul = 0.633;    ///< the H100 fit (hopper_bf16)
+inline constexpr double hopper_fp8_matmul = 0.536;     ///< the H100 fit (hopper_fp8)
+inline constexpr double hopper_attention = 0.31;       ///< the H100 fit's η_attn (hopper_bf16)
+inline constexpr double blackwell_fp8_matmul = 0.575;  ///< the B200 NeMo fit (blackwell_fp8)
+inline constexpr double blackwell_attention = 0.404;   ///< its η_attn (blackwell_fp8)
+inline constexpr double gb300_fp8_matmul = 0.702;
+inline constexpr double b200_bf16_matmul = 0.394;
 /// torchtitan on H100 (detail::efficiency::torchtitan_h100_bf16, _fp8): η_mm of its BF16 and
 /// torchao float8 GEMMs, and the bytes PyTorch eager's element-wise kernels move against the
 /// fused count.
@@ -149,22 +153,26 @@ constexpr sourced_efficiency default_efficiency(gpu_architecture arch, tensor_ra
     case gpu_architecture::ampere:
       return {0.75, 0.66, 0.50, rate == tensor_rate::bf16 ? a100 : like_a100};
     case gpu_architecture::hopper:
-      return rate == tensor_rate::bf16 ? sourced_efficiency{0.73, 0.66, 0.31, hopper_bf16}
-                                       : sourced_efficiency{0.65, 0.66, 0.31, hopper_fp8};
+      return rate == tensor_rate::bf16
+                 ? sourced_efficiency{hopper_bf16_matmul, 0.66, hopper_attention, hopper_bf16}
+                 : sourced_efficiency{hopper_fp8_matmul, 0.66, hopper_attention, hopper_fp8};
     // The generation's values are its GPU models' fits; default_efficiency(name, ...) says
     // which model each was fitted on and where it is an assumption.
     case gpu_architecture::blackwell:
-      return rate == tensor_rate::fp8
-                 ? sourced_efficiency{blackwell_fp8_matmul, 0.66, 0.41, blackwell_fp8}
+      return rate == tensor_rate::fp8 ? sourced_efficiency{blackwell_fp8_matmul, 0.66,
+                                                           blackwell_attention, blackwell_fp8}
              : rate == tensor_rate::fp4
-                 ? sourced_efficiency{blackwell_fp8_matmul, 0.66, 0.41, blackwell_fp4}
-                 : sourced_efficiency{b200_bf16_matmul, 0.66, 0.41, gb200_bf16};
+                 ? sourced_efficiency{blackwell_fp8_matmul, 0.66, blackwell_attention,
+                                      blackwell_fp4}
+                 : sourced_efficiency{b200_bf16_matmul, 0.66, blackwell_attention, gb200_bf16};
     case gpu_architecture::blackwell_ultra:
-      return rate == tensor_rate::fp8 ? sourced_efficiency{gb300_fp8_matmul, 0.66, 0.41, b300_fp8}
+      return rate == tensor_rate::fp8
+                 ? sourced_efficiency{gb300_fp8_matmul, 0.66, blackwell_attention, b300_fp8}
              : rate == tensor_rate::fp4
-                 ? sourced_efficiency{blackwell_fp8_matmul, 0.66, 0.41, blackwell_fp4}
+                 ? sourced_efficiency{blackwell_fp8_matmul, 0.66, blackwell_attention,
+                                      blackwell_fp4}
                  : sourced_efficiency{gb300_fp8_matmul * (b200_bf16_matmul / blackwell_fp8_matmul),
-                                      0.66, 0.41, blackwell_ultra_bf16};
+                                      0.66, blackwell_attention, blackwell_ultra_bf16};
     case gpu_architecture::cdna3:
     case gpu_architecture::cdna4:
       break;

@@ -491,7 +491,7 @@ struct layer_kernels {
 
 inline layer_kernels layer_kernels_of(const batch_terms& y, bool sequence_parallel) {
   const std::size_t sp = sequence_parallel ? 1 : 0;
-  return {y.kernels.plus(y.mla_down[sp]), y.moe_kernels.plus(y.mla_down[sp])};
+  return {y.kernels[sp].plus(y.mla_down[sp]), y.moe_kernels[sp].plus(y.mla_down[sp])};
 }
 
 /// A dense and an MoE layer's compute per micro-batch (layer_times' dense_compute and

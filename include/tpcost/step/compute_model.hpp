@@ -232,20 +232,27 @@ struct layer_shape {
   bool latent = false;  ///< MLA
   double a = 0.0;       ///< heads
   double head = 0.0, head_v = 0.0;
-  double q = 0.0;            ///< the attention output's width
-  double qkv_width = 0.0;    ///< the q, k, v entering the attention core on this GPU
-  double ffn = 0.0;          ///< the MLP's width
-  double up_width = 0.0;     ///< FC1 (+gate) on this GPU
-  double heads_here = 0.0;   ///< b·a/t
-  double x = 0.0;            ///< elements of a full-width activation
+  double q = 0.0;           ///< the attention output's width
+  double qkv_width = 0.0;   ///< the q, k, v entering the attention core on this GPU
+  double ffn = 0.0;         ///< the MLP's width
+  double up_width = 0.0;    ///< FC1 (+gate) on this GPU
+  double heads_here = 0.0;  ///< b·a/t
+  /// The activation elements the norms, bias-dropout-adds and residual adds touch on this GPU:
+  /// b·s·h, or b·s·h/t under sequence parallelism, which keeps the residual stream split over the
+  /// sequence outside the TP regions (Korthikanti et al. 2022 §4.2.2; Megatron-Core
+  /// core_v0.16.0 passes [s/t, b, h] between the layers, and Transformer Engine's
+  /// LayerNormLinear normalizes its own shard before the all-gather of ln_out).
+  double x_local = 0.0;
   double score_share = 0.0;  ///< the share of the s×s scores a layer computes
   double pair_share = 0.0;   ///< the share of the causal pairs a fused kernel runs
   double scores = 0.0;       ///< attention-score elements on this GPU
 };
 
-/// The shape of one layer of `model` on one of `tp` GPUs for `micro_batch` sequences.
+/// The shape of one layer of `model` on one of `tp` GPUs for `micro_batch` sequences, with
+/// sequence parallelism or without.
 constexpr layer_shape layer_shape_of(const transformer_spec& model, std::int64_t micro_batch,
-                                     std::int64_t tp, const mlp_block& mlp) {
+                                     std::int64_t tp, const mlp_block& mlp,
+                                     bool sequence_parallel) {
   layer_shape l;
   l.t = static_cast<double>(tp);
   l.s = static_cast<double>(model.seq);
@@ -266,7 +273,7 @@ constexpr layer_shape layer_shape_of(const transformer_spec& model, std::int64_t
   l.ffn = mlp.ffn;
   l.up_width = l.ffn * static_cast<double>(mlp_matrices(model) - 1) / l.t;
   l.heads_here = static_cast<double>(micro_batch * model.heads) / l.t;
-  l.x = l.tokens * l.h;
+  l.x_local = sequence_parallel ? l.tokens * l.h / l.t : l.tokens * l.h;
   // Attention-score elements on this GPU (a windowed layer's band or chunks: model.hpp,
   // averaged over the layers), and the share of the causal pairs a fused kernel runs.
   l.score_share = attention_score_fraction(model, model.seq);
@@ -377,7 +384,8 @@ struct layer_elementwise {
 };
 
 /// Element-wise kernels, bytes read + written (Megatron-LM fused kernels, 16-bit):
-/// forward: 2 norms 8X, 2 bias-dropout-add 14X (replicated over TP), QKV bias 4·T·qkv,
+/// forward: 2 norms 8X, 2 bias-dropout-add 14X (X = the x_local elements: replicated over TP
+/// without sequence parallelism, split by t with it), QKV bias 4·T·qkv,
 /// context permute 4·T·q/t, bias + activation 4·T·(MLP width)/t; softmax 4A + dropout 5A.
 /// Routed experts (Megatron-Core core_v0.16.0, megatron/core/transformer/moe/): bias +
 /// activation on the copies they get; the permutation (moe_utils.py permute before the
@@ -390,7 +398,7 @@ struct layer_elementwise {
 constexpr layer_elementwise elementwise_traffic(const transformer_spec& model, const layer_shape& l,
                                                 const compute_device& gpu, const mlp_block& mlp,
                                                 bool fused) {
-  const double x = l.x;
+  const double x = l.x_local;
   const double tokens = l.tokens;
   const double t = l.t;
   layer_elementwise w;
@@ -437,11 +445,14 @@ constexpr seconds per_op_recompute_time(const transformer_spec& model, const lay
 }  // namespace detail
 
 /// Kernel times of one layer on one of `tp` GPUs for a micro-batch of `micro_batch` sequences
-/// of `model.seq` tokens with the MLP part `mlp`; 16-bit activations and weights.
+/// of `model.seq` tokens with the MLP part `mlp`; 16-bit activations and weights. Under
+/// `sequence_parallel` the norms and residual kernels run on s/t tokens (layer_shape::x_local).
 constexpr layer_compute layer_compute_time(const transformer_spec& model, std::int64_t micro_batch,
                                            std::int64_t tp, const compute_device& gpu,
-                                           attention_kernel attention_kind, const mlp_block& mlp) {
-  const detail::layer_shape l = detail::layer_shape_of(model, micro_batch, tp, mlp);
+                                           attention_kernel attention_kind, const mlp_block& mlp,
+                                           bool sequence_parallel = false) {
+  const detail::layer_shape l =
+      detail::layer_shape_of(model, micro_batch, tp, mlp, sequence_parallel);
   const bool fused = attention_kind == attention_kernel::fused;
   detail::layer_matmul_times mt;
   detail::add_projection_matmuls(mt, model, l, gpu, mlp);
@@ -467,7 +478,7 @@ constexpr layer_compute layer_compute_time(const transformer_spec& model, std::i
       .mla_up_forward = mt.up_fwd,
       // The input norm under MLA, the pre-MLP norm of an MoE layer (as memory.hpp frees them).
       .norms_forward = memory_bound_time(
-          w.k * 4 * ((l.latent ? 1.0 : 0.0) + (mlp.local_experts > 0.0 ? 1.0 : 0.0)) * l.x *
+          w.k * 4 * ((l.latent ? 1.0 : 0.0) + (mlp.local_experts > 0.0 ? 1.0 : 0.0)) * l.x_local *
               units::B,
           gpu),
       .qkv_wgrad = mt.qkv_wgrad,
@@ -520,13 +531,14 @@ constexpr layer_compute mla_down_projection_time(const transformer_spec& model,
 }
 
 /// Kernel times of one dense layer on one of `tp` GPUs for a micro-batch of `micro_batch`
-/// sequences of `model.seq` tokens; 16-bit activations and weights. Call validate(model, par)
-/// first.
+/// sequences of `model.seq` tokens; 16-bit activations and weights, without sequence
+/// parallelism unless `sequence_parallel`. Call validate(model, par) first.
 constexpr layer_compute layer_compute_time(
     const transformer_spec& model, std::int64_t micro_batch, std::int64_t tp,
-    const compute_device& gpu, attention_kernel attention_kind = attention_kernel::unfused) {
-  return layer_compute_time(model, micro_batch, tp, gpu, attention_kind,
-                            dense_mlp_block(model, tp));
+    const compute_device& gpu, attention_kernel attention_kind = attention_kernel::unfused,
+    bool sequence_parallel = false) {
+  return layer_compute_time(model, micro_batch, tp, gpu, attention_kind, dense_mlp_block(model, tp),
+                            sequence_parallel);
 }
 
 /// The output layer's weight-gradient GEMM per micro-batch (h × V/t over the tokens): what the

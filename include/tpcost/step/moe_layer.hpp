@@ -51,12 +51,14 @@ namespace tpcost {
 /// and the recompute modules their sources set (flex/HybridEP for the five Qwen3-30B-A3B
 /// recipes; layernorm and moe_act for five Qwen3-235B rows), and again when Megatron's
 /// input-gradient collectives came to hide behind their weight gradients (stages.hpp; the output
-/// layer's too since stop 51) and B200's BF16 eta_mm was refitted: 1.19 ms (1.189); fitted mean
-/// |error| 16.0%, worst 33.1%; leave-one-out 18.0%, worst 43.1%, against 22.9% and 68.2% without
-/// it (the 10 FP8/MXFP8 rows, not fitted: 13.7% and 32.4%, against 36.1% and 67.9%). Runs that
+/// layer's too since stop 51) and B200's BF16 eta_mm was refitted (1.189 ms), and again when
+/// sequence parallelism came to split the norms and residual kernels (compute_model.hpp) and
+/// the Hopper and Blackwell eta_mm were refitted with it: 1.03 ms (1.032); fitted mean |error|
+/// 17.2%, worst 33.4%; leave-one-out 19.2%, worst 40.3%, against 21.7% and 60.3% without it
+/// (the 10 FP8/MXFP8 rows, not fitted: 15.1% and 43.1%, against 39.0% and 78.6%). Runs that
 /// capture the MoE layer in CUDA graphs lose less of it; that is not modelled
 /// (expert_options::graphs).
-inline constexpr double moe_host_time_per_pass_s = 1.19e-3;
+inline constexpr double moe_host_time_per_pass_s = 1.03e-3;
 
 /// How the software runs the experts.
 struct expert_options {
@@ -103,14 +105,16 @@ constexpr mlp_block moe_mlp_block(const transformer_spec& model, std::int64_t tp
 
 /// One MoE layer's kernel times on one GPU of a TP group of `tp` for one micro-batch: the layer
 /// of layer_compute_time with the MLP part of moe_mlp_block, plus the host-bound time of each
-/// pass (forward, backward; a recomputed forward repeats the forward's) when the layer routes.
+/// pass (forward, backward; a recomputed forward repeats the forward's) when the layer routes;
+/// with `sequence_parallel` or without (layer_compute_time).
 constexpr layer_compute moe_layer_compute(const transformer_spec& model, std::int64_t micro_batch,
                                           std::int64_t tp, std::int64_t ep, std::int64_t etp,
                                           const expert_tokens& tokens, const compute_device& gpu,
-                                          attention_kernel attention,
-                                          const expert_options& options) {
+                                          attention_kernel attention, const expert_options& options,
+                                          bool sequence_parallel = false) {
   auto k = layer_compute_time(model, micro_batch, tp, gpu, attention,
-                              moe_mlp_block(model, tp, ep, etp, tokens, options.dispatcher));
+                              moe_mlp_block(model, tp, ep, etp, tokens, options.dispatcher),
+                              sequence_parallel);
   if (tokens.routes) {
     k.other_forward += options.host_time_per_pass;
     k.backward += options.host_time_per_pass;

@@ -442,19 +442,21 @@ inline group_terms group_stage(const step_environment& env, const group_sizes& g
 struct batch_terms {
   std::int64_t micro_batch = 1;
   std::int64_t micro_batches = 1;  ///< m = G/(d·b)
-  layer_compute kernels;           ///< one layer, one micro-batch, one GPU
-  seconds logits{};                ///< the output layer and its loss
-  seconds logits_wgrad{};          ///< of which the output layer's weight-gradient GEMM
-  bytes tp_message{};              ///< b·s·h·(activation bytes) per TP collective
+  /// One layer, one micro-batch, one GPU, [SP off, SP on] (the norms and residual kernels on
+  /// s or s/t tokens: compute_model.hpp, layer_shape::x_local).
+  std::array<layer_compute, 2> kernels{};
+  seconds logits{};        ///< the output layer and its loss
+  seconds logits_wgrad{};  ///< of which the output layer's weight-gradient GEMM
+  bytes tp_message{};      ///< b·s·h·(activation bytes) per TP collective
   algorithm_cost tp_all_reduce{}, tp_reduce_scatter{}, tp_all_gather{};
   algorithm_cost tp_sp_all_gather{};   ///< SP's all-gather of a GEMM input, at its wire bytes
   std::array<bytes, 2> p2p_message{};  ///< one send per GPU, [SP off, SP on]
   std::array<seconds, 2> p2p_one{};    ///< one transfer's time, [SP off, SP on]
   // MoE layers (all zero for a dense model):
-  expert_tokens tokens;       ///< what one GPU routes and processes
-  layer_compute moe_kernels;  ///< one MoE layer, one micro-batch, one GPU
-  ep_exchange dispatch;       ///< one dispatch (a combine costs the same)
-  bytes etp_message{};        ///< the copies an ETP group gathers, h·2 bytes each
+  expert_tokens tokens;                        ///< what one GPU routes and processes
+  std::array<layer_compute, 2> moe_kernels{};  ///< one MoE layer, as `kernels`
+  ep_exchange dispatch;                        ///< one dispatch (a combine costs the same)
+  bytes etp_message{};                         ///< the copies an ETP group gathers, h·2 bytes each
   algorithm_cost etp_reduce_scatter{}, etp_all_gather{};
   // MLA (zero otherwise): the duplicated down projections, [SP off, SP on] (compute_model.hpp
   // mla_down_projection_time), and the TP collectives on the attention's input side, which
@@ -533,12 +535,21 @@ inline batch_terms batch_stage(const step_environment& env, const group_terms& x
   batch_terms y;
   y.micro_batch = micro_batch;
   y.micro_batches = micro_batches_of(x, micro_batch, global_batch);
-  y.kernels = layer_compute_time(model, micro_batch, t, env.gpu, opt.attention);
+  // At t = 1 sequence parallelism splits nothing: one computation serves both.
+  for (const bool sp : {false, true}) {
+    y.kernels[sp ? 1 : 0] =
+        sp && t == 1 ? y.kernels[0]
+                     : layer_compute_time(model, micro_batch, t, env.gpu, opt.attention, sp);
+  }
   if (is_moe(model.moe)) {
     y.tokens = expert_tokens_of(model, micro_batch, model.seq, t, x.sizes.ep, x.sizes.etp,
                                 opt.experts.load);
-    y.moe_kernels = moe_layer_compute(model, micro_batch, t, x.sizes.ep, x.sizes.etp, y.tokens,
-                                      env.gpu, opt.attention, opt.experts);
+    for (const bool sp : {false, true}) {
+      y.moe_kernels[sp ? 1 : 0] =
+          sp && t == 1 ? y.moe_kernels[0]
+                       : moe_layer_compute(model, micro_batch, t, x.sizes.ep, x.sizes.etp, y.tokens,
+                                           env.gpu, opt.attention, opt.experts, sp);
+    }
     y.dispatch =
         ep_exchange_of(topo, x.ep_group, model, y.tokens, opt.activation_bytes, opt.experts);
     if (x.sizes.etp > 1) {
@@ -981,8 +992,8 @@ inline void dense_layer_and_ends(layer_times& l, const step_environment& env, co
                      ? 0.0
                      : opt.tp_overlap;
   // A layer's kernels with MLA's duplicated down projections, which SP puts on s/t tokens.
-  l.dense_kernels = y.kernels.plus(y.mla_down[sp]);
-  l.moe_kernels = y.moe_kernels.plus(y.mla_down[sp]);
+  l.dense_kernels = y.kernels[sp].plus(y.mla_down[sp]);
+  l.moe_kernels = y.moe_kernels[sp].plus(y.mla_down[sp]);
   l.dense_compute = l.dense_kernels.total(c.recompute, opt.selective, opt.recompute.modules) +
                     accumulation_time(opt, c.zero, l.dense_kernels);
   // Overlap hides a share of the TP collectives, but at most the compute they overlap with:

@@ -197,3 +197,41 @@ TEST_CASE("layernorm reruns the norms that are modules of their own, as it frees
              Catch::Matchers::WithinRel(
                  2.0 * 4.0 * static_cast<double>(v3.seq) * static_cast<double>(v3.hidden), 1e-12));
 }
+
+TEST_CASE("sequence parallelism runs the norms, dropout and residual adds on s/t tokens",
+          "[compute]") {
+  // A GPU whose matmuls take no time and whose HBM moves 1 B/s: a time counts bytes. Llama 3
+  // 70B's layer at T = 8192 tokens on one of t = 8 GPUs. The kernels SP splits (Korthikanti et
+  // al. 2022 §4.2.2): 2 norms (8X) and 2 bias-dropout-adds (14X) forward, 26X + 20X backward,
+  // X = T·h elements; everything else is already split by t and does not change.
+  const compute_device bytes_counter{
+      .peak = flops_per_second(1e30),
+      .memory_bandwidth = bytes_per_second(1.0),
+      .efficiency = {.matmul = 1.0, .memory = 1.0, .attention = 1.0}};
+  const double x = 8192.0 * 8192.0;
+  const auto layer = llama_70b_layer();
+  const auto plain = layer_compute_time(layer, 1, 8, bytes_counter, attention_kernel::fused);
+  const auto sp = layer_compute_time(layer, 1, 8, bytes_counter, attention_kernel::fused, true);
+  const double kept = 1.0 / 8.0;
+  CHECK_THAT((plain.other_forward - sp.other_forward).value(),
+             Catch::Matchers::WithinRel(22.0 * x * (1.0 - kept), 1e-12));
+  CHECK_THAT((plain.backward - sp.backward).value(),
+             Catch::Matchers::WithinRel(46.0 * x * (1.0 - kept), 1e-12));
+  CHECK(sp.attention_core_forward.value() == plain.attention_core_forward.value());
+  CHECK(sp.mlp_forward.value() == plain.mlp_forward.value());
+  CHECK(sp.grad_accumulation.value() == plain.grad_accumulation.value());
+  // At t = 1 there is nothing to split.
+  CHECK(layer_compute_time(layer, 1, 1, bytes_counter, attention_kernel::fused, true)
+            .forward()
+            .value() ==
+        layer_compute_time(layer, 1, 1, bytes_counter, attention_kernel::fused).forward().value());
+  // An MoE layer's norm modules (DeepSeek-V3: the input norm under MLA, the pre-MLP norm) too.
+  const auto v3 = model_preset_named("deepseek-v3", "model").spec;
+  const auto tokens = expert_tokens_of(v3, 1, v3.seq, 8, 8, 1, {});
+  const auto moe =
+      moe_layer_compute(v3, 1, 8, 8, 1, tokens, bytes_counter, attention_kernel::fused, {}, false);
+  const auto moe_sp =
+      moe_layer_compute(v3, 1, 8, 8, 1, tokens, bytes_counter, attention_kernel::fused, {}, true);
+  CHECK_THAT(moe_sp.norms_forward.value(),
+             Catch::Matchers::WithinRel(moe.norms_forward.value() / 8.0, 1e-12));
+}

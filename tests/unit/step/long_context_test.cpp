@@ -156,8 +156,8 @@ TEST_CASE("A recipe the GPU lacks is refused naming it: Hopper and Blackwell get
                     Catch::StartsWith("--precision: ") && Catch::Contains("H100-SXM"));
   const auto fp8 = precision_device_for(h100, {.linear = linear_precision::fp8_current}, "p");
   CHECK(fp8.linear_peak.value() == h100.peak.fp8.value.value());
-  CHECK(fp8.linear_efficiency == 0.65);
-  CHECK(bf16_device_for(h100).efficiency.matmul == 0.73);
+  CHECK(fp8.linear_efficiency == hopper_fp8_matmul);
+  CHECK(bf16_device_for(h100).efficiency.matmul == hopper_bf16_matmul);
   const auto& b200 = gpu_preset_by_name("b200", "--gpu");
   const auto fp4 = precision_device_for(b200, {.linear = linear_precision::nvfp4}, "p");
   CHECK(fp4.linear_peak.value() == 9000e12);

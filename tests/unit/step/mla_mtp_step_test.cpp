@@ -137,7 +137,7 @@ TEST_CASE("an MTP model's step is the model without MTP plus the MTP terms on th
   const auto r0 = combine_step(environment_of(in), x0, y0, c);
   in.model = with_mtp;
   const auto r1 = combine_step(environment_of(in), x1, y1, c);
-  const seconds layer = y0.kernels.total(c.recompute) + y0.kernels.grad_accumulation;
+  const seconds layer = y0.kernels[0].total(c.recompute) + y0.kernels[0].grad_accumulation;
   CHECK(y1.logits.value() == y0.logits.value());
   CHECK((r1.compute - r0.compute).value() ==
         Approx(8.0 * (layer + y1.logits + y1.mtp_projection).value()));
