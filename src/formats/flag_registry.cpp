@@ -134,7 +134,7 @@ constexpr flag_spec flags[] = {
     {"--matmul-efficiency", '\0', "", value_kind::share, "", "", "/hardware/matmul_efficiency",
      cmd::job,
      "achievable share of the BF16 peak for large matmuls (default: the GPU generation's, e.g. "
-     "0.75 A100, 0.633 H100; tpcost hardware show)"},
+     "0.75 A100, 0.700 H100; tpcost hardware show)"},
     {"--attention-efficiency", '\0', "", value_kind::share, "", "",
      "/hardware/attention_efficiency", cmd::job,
      "achievable share of the attention rate's peak for the fused attention kernel, on the FLOPs "
@@ -375,6 +375,9 @@ constexpr flag_spec flags[] = {
      "fp32)"},
     {"--tp-overlap", '\0', "", value_kind::fraction, "", "", "/options/tp_overlap", cmd::job,
      "share of TP comm hidden behind compute (default: the --stack's)"},
+    {"--tp-contention", '\0', "", value_kind::fraction, "", "", "/options/tp_contention", cmd::job,
+     "share of each second of TP comm hidden behind compute that the compute still loses to it "
+     "(the SMs and HBM bandwidth the collective takes; default 0.47, fitted on H100 rows)"},
     {"--dp-overlap", '\0', "", value_kind::fraction, "", "", "/options/dp_overlap", cmd::job,
      "share of the DP gradient sync hidden behind the last backward (default: the --stack's)"},
     {"--min-efficiency", '\0', "", value_kind::open_fraction, "", "", "/checks/min_efficiency",

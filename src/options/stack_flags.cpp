@@ -26,6 +26,7 @@ void add_stack_flags(CLI::Option_group& group, stack_flags& f) {
   add_flag(group, "--offload-param", f.offload_param);
   add_flag(group, "--torch-compile", f.torch_compile);
   add_flag(group, "--no-torch-compile", f.no_torch_compile);
+  add_flag(group, "--tp-contention", f.tp_contention);
   for (auto [flag, value] : {std::pair{"--main-grads-dtype", &f.main_grads_dtype},
                              std::pair{"--main-params-dtype", &f.main_params_dtype},
                              std::pair{"--exp-avg-dtype", &f.exp_avg_dtype},
@@ -120,6 +121,13 @@ void resolve_tp_overlap(stack_choice& out, const stack_flags& f, const std::stri
   }
   add_setting(out, "input_grad_overlap", std::string(async_input_grad_name(o.input_grad_overlap)),
               async_source, !tp_overlap.empty());
+  if (!f.tp_contention.empty()) {
+    o.tp_contention = fraction_flag(f.tp_contention, "--tp-contention");
+  }
+  add_setting(
+      out, "tp_contention", fmt::format("{:.2f}", o.tp_contention),
+      f.tp_contention.empty() ? std::string(detail::efficiency::tp_contention) : "--tp-contention",
+      !f.tp_contention.empty());
 }
 
 /// DP overlap. --overlap-grad-reduce alone hides the gradient reduction only; the core takes

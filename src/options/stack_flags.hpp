@@ -29,6 +29,8 @@ struct stack_flags {
   std::string main_grads_dtype, main_params_dtype, exp_avg_dtype, exp_avg_sq_dtype;
   /// DeepSpeed's zero_optimization.offload_optimizer / offload_param with a device (cpu, nvme).
   bool offload_optimizer = false, offload_param = false;
+  /// --tp-contention: what hidden TP costs the compute (step_options::tp_contention).
+  std::string tp_contention;
 };
 
 /// One value of the software half and where it came from.

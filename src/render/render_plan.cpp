@@ -593,6 +593,7 @@ nlohmann::json plan_json(const plan_report& r) {
         {"fp8_param_gather", req.precision.options.fp8_param_gather},
         {"cp_comm_type", to_string(req.options.cp.comm)},
         {"tp_overlap", req.options.tp_overlap},
+        {"tp_contention", req.options.tp_contention},
         {"dp_overlap", req.options.dp_overlap}}},
       {"search",
        {{"threads", res.threads},

@@ -409,6 +409,7 @@ nlohmann::json json(const step_report& r) {
         {"zero", static_cast<int>(par.zero)},
         {"attention", to_string(in.options.attention)},
         {"tp_overlap", in.options.tp_overlap},
+        {"tp_contention", in.options.tp_contention},
         {"dp_overlap", in.options.dp_overlap}}},
       {"stack", r.stack.profile != nullptr ? stack_json(r.stack) : nlohmann::json(nullptr)},
       {"step_time_band_s", band_pair(time_band(band, s.step_time.value()))},

@@ -39,10 +39,12 @@ struct cp_fp8_row {
   double measured_mfu = 0.0;
 };
 
-/// The efficiencies a fit tries in place of efficiency.hpp's (cp_fp8_fit.cpp): η_mm of the
-/// BF16 and of the FP8 GEMMs, and η_attn, for every row of the set.
+/// The constants a fit tries in place of the shipped ones (cp_fp8_fit.cpp): η_mm of the BF16
+/// and of the FP8 GEMMs, and η_attn (efficiency.hpp), and what hidden TP costs the compute
+/// (step_options::tp_contention), for every row of the set.
 struct efficiency_trial {
   double bf16_matmul = 0.0, fp8_matmul = 0.0, attention = 0.0;
+  double contention = hidden_tp_contention;
 };
 
 /// The rows of `set` ("fp8_rows", "cp_rows") of the development file.
@@ -113,6 +115,7 @@ inline std::vector<cp_fp8_row> evaluate_cp_fp8_rows(const nlohmann::json& rows,
       in.gpu.efficiency.attention = trial->attention;
       in.precision.linear_efficiency = fp8 ? trial->fp8_matmul : trial->bf16_matmul;
       in.precision.attention_efficiency = trial->attention;
+      in.options.tp_contention = trial->contention;
     }
     row.layout = "t" + std::to_string(par.tp) + " p" + std::to_string(par.pp) + " cp" +
                  std::to_string(in.par.cp) + " d" + std::to_string(par.dp) + ", " +

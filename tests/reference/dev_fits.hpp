@@ -1,7 +1,8 @@
 // The fits of the development rows, shared by the fit programs (cp_fp8_fit.cpp, moe_dev_fit.cpp)
 // and the error-band validation (error_band_validate.cpp), which reruns them leaving one row out.
 //   fit_efficiencies: η_mm BF16, η_mm FP8 and η_attn (hardware/efficiency.hpp) by coordinate
-//     descent with golden-section steps on [0.1, 1], minimising Σ error² over the rows.
+//     descent with golden-section steps on [0.1, 1], with Hopper's the hidden TP's contention
+//     (step_options::tp_contention) on [0, 1], minimising Σ error² over the rows.
 //   fit_moe_host_ms: the MoE layer's host time per pass (step/moe_layer.hpp) by golden-section
 //     search on [0, 5] ms, minimising Σ error² of model TFLOP/s per GPU.
 //   fit_round3_matmul: one GPU model's η_mm of one rate (hardware/efficiency.hpp, per GPU) on
@@ -31,36 +32,57 @@ inline double efficiency_loss(const nlohmann::json& rows, const efficiency_trial
 }
 
 /// Blackwell's rows are FP8 only: the BF16 GEMMs they run (the output layer) take the shipped B200
-/// BF16 fit (fit_round3_matmul), as the model runs them, instead of being fitted here.
+/// BF16 fit (fit_round3_matmul), as the model runs them, instead of being fitted here; and
+/// the hidden TP's contention takes the shipped Hopper fit (6 rows, 3 of them at t = 1, do not
+/// pin a fourth constant).
 inline efficiency_trial fit_efficiencies(const nlohmann::json& rows, bool blackwell) {
-  efficiency_trial x{
-      .bf16_matmul = blackwell ? b200_bf16_matmul : 0.7, .fp8_matmul = 0.6, .attention = 0.4};
+  efficiency_trial x{.bf16_matmul = blackwell ? b200_bf16_matmul : 0.7,
+                     .fp8_matmul = 0.6,
+                     .attention = 0.4,
+                     .contention = blackwell ? hidden_tp_contention : 0.3};
+  const auto step = [&](double efficiency_trial::*field, double lo, double hi) {
+    x.*field = golden_section_minimum(
+        [&](double v) {
+          auto y = x;
+          y.*field = v;
+          return efficiency_loss(rows, y);
+        },
+        lo, hi);
+  };
   for (int sweep = 0; sweep < 8; ++sweep) {
     if (!blackwell) {
-      x.bf16_matmul = golden_section_minimum(
-          [&](double v) {
-            auto y = x;
-            y.bf16_matmul = v;
-            return efficiency_loss(rows, y);
-          },
-          0.1, 1.0);
+      step(&efficiency_trial::contention, 0.0, 1.0);
+      step(&efficiency_trial::bf16_matmul, 0.1, 1.0);
     }
-    x.fp8_matmul = golden_section_minimum(
-        [&](double v) {
-          auto y = x;
-          y.fp8_matmul = v;
-          return efficiency_loss(rows, y);
-        },
-        0.1, 1.0);
-    x.attention = golden_section_minimum(
-        [&](double v) {
-          auto y = x;
-          y.attention = v;
-          return efficiency_loss(rows, y);
-        },
-        0.1, 1.0);
+    step(&efficiency_trial::fp8_matmul, 0.1, 1.0);
+    step(&efficiency_trial::attention, 0.1, 1.0);
   }
   return x;
+}
+
+/// The development rows each generation's fit_efficiencies sees (cp_fp8_dev_rows.json): Hopper's
+/// 8 DGX Cloud BF16, 8 FP8 and 9 NeMo long-sequence H100 rows; Blackwell's 8 NeMo B200 rows
+/// (the two whose batch is below their DP degree are refused, and the fit leaves them out).
+struct efficiency_fit_rows {
+  nlohmann::json hopper = nlohmann::json::array(), blackwell = nlohmann::json::array();
+};
+
+inline efficiency_fit_rows efficiency_fit_sets() {
+  efficiency_fit_rows out;
+  for (const auto& r : cp_fp8_set("fp8_rows")) {
+    if (r.at("id").get<std::string>().rfind("dgxc", 0) == 0) {
+      out.hopper.push_back(r);
+    }
+  }
+  for (const auto& r : cp_fp8_set("cp_rows")) {
+    const auto id = r.at("id").get<std::string>();
+    if (id.rfind("nemo-longseq-llama2-7b-h100", 0) == 0) {
+      out.hopper.push_back(r);
+    } else if (id.rfind("nemo-longseq-llama3-8b-b200", 0) == 0) {
+      out.blackwell.push_back(r);
+    }
+  }
+  return out;
 }
 
 inline double moe_host_loss(const nlohmann::json& runs, double host_ms) {

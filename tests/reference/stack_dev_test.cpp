@@ -136,6 +136,21 @@ TEST_CASE("The shipped per-GPU eta_mm are the fits of the development rows",
             .source.find("fitted") != std::string_view::npos);
 }
 
+TEST_CASE("The shipped Hopper and Blackwell eta and the hidden TP's contention are the fits",
+          "[reference][precision]") {
+  // cp_fp8_fit.cpp's fits rerun: a change to the model or the rows that moves them is noticed.
+  const auto sets = test::efficiency_fit_sets();
+  REQUIRE(sets.hopper.size() == 25);
+  const auto hopper = test::fit_efficiencies(sets.hopper, false);
+  CHECK(std::fabs(hopper.bf16_matmul - hopper_bf16_matmul) < 0.003);
+  CHECK(std::fabs(hopper.fp8_matmul - hopper_fp8_matmul) < 0.003);
+  CHECK(std::fabs(hopper.attention - hopper_attention) < 0.005);
+  CHECK(std::fabs(hopper.contention - hidden_tp_contention) < 0.02);
+  const auto blackwell = test::fit_efficiencies(sets.blackwell, true);
+  CHECK(std::fabs(blackwell.fp8_matmul - blackwell_fp8_matmul) < 0.003);
+  CHECK(std::fabs(blackwell.attention - blackwell_attention) < 0.003);
+}
+
 TEST_CASE("The shipped torchtitan efficiencies are the fit of its H100 development rows",
           "[reference][stack]") {
   // round3_fit.cpp's fit rerun, and each row within the leave-one-out error it reports (worst

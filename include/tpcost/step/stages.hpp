@@ -31,6 +31,7 @@
 #include "tpcost/comm/placement.hpp"
 #include "tpcost/comm/price_memo.hpp"
 #include "tpcost/comm/topology.hpp"
+#include "tpcost/hardware/efficiency.hpp"
 #include "tpcost/hardware/hardware.hpp"
 #include "tpcost/model/flops.hpp"
 #include "tpcost/model/memory.hpp"
@@ -77,6 +78,10 @@ struct step_options {
   /// Bridge's comm_overlap.py turns it off without) and within one NVLink domain: none of
   /// tp_overlap applies with SP off or a TP group across domains.
   bool tp_overlap_needs_sp = false;
+  /// The share of each second of TP collective that tp_overlap hides behind compute that the
+  /// compute still loses to it (efficiency.hpp, hidden_tp_contention): the SMs, copies and HBM
+  /// bandwidth the hidden collective takes from the GEMMs it overlaps.
+  double tp_contention = hidden_tp_contention;
   /// Which input-gradient collectives of the column-parallel linears run behind their
   /// weight-gradient GEMMs (stack_profiles.hpp): hidden up to those GEMMs' time, whatever
   /// tp_overlap is.
@@ -519,6 +524,14 @@ inline void add_p2p_terms(batch_terms& y, const step_environment& env, const gro
   }
 }
 
+/// A layer's kernels {without, with} sequence parallelism, as `kernels_with(sp)` computes them:
+/// at t = 1 SP splits nothing, and one computation serves both.
+template <class Kernels>
+std::array<layer_compute, 2> without_and_with_sp(std::int64_t t, Kernels kernels_with) {
+  const layer_compute off = kernels_with(false);
+  return {off, t == 1 ? off : kernels_with(true)};
+}
+
 /// The micro-batch stage, for `micro_batch` sequences and a global batch of `global_batch`.
 /// Of `x` it reads the group sizes, the TP, EP and ETP groups and the p2p hop, never the split:
 /// the planner computes it once per (groups, micro-batch) for every split, and with a `memo`
@@ -535,21 +548,16 @@ inline batch_terms batch_stage(const step_environment& env, const group_terms& x
   batch_terms y;
   y.micro_batch = micro_batch;
   y.micro_batches = micro_batches_of(x, micro_batch, global_batch);
-  // At t = 1 sequence parallelism splits nothing: one computation serves both.
-  for (const bool sp : {false, true}) {
-    y.kernels[sp ? 1 : 0] =
-        sp && t == 1 ? y.kernels[0]
-                     : layer_compute_time(model, micro_batch, t, env.gpu, opt.attention, sp);
-  }
+  y.kernels = without_and_with_sp(t, [&](bool sp) {
+    return layer_compute_time(model, micro_batch, t, env.gpu, opt.attention, sp);
+  });
   if (is_moe(model.moe)) {
     y.tokens = expert_tokens_of(model, micro_batch, model.seq, t, x.sizes.ep, x.sizes.etp,
                                 opt.experts.load);
-    for (const bool sp : {false, true}) {
-      y.moe_kernels[sp ? 1 : 0] =
-          sp && t == 1 ? y.moe_kernels[0]
-                       : moe_layer_compute(model, micro_batch, t, x.sizes.ep, x.sizes.etp, y.tokens,
-                                           env.gpu, opt.attention, opt.experts, sp);
-    }
+    y.moe_kernels = without_and_with_sp(t, [&](bool sp) {
+      return moe_layer_compute(model, micro_batch, t, x.sizes.ep, x.sizes.etp, y.tokens, env.gpu,
+                               opt.attention, opt.experts, sp);
+    });
     y.dispatch =
         ep_exchange_of(topo, x.ep_group, model, y.tokens, opt.activation_bytes, opt.experts);
     if (x.sizes.etp > 1) {
@@ -738,15 +746,22 @@ constexpr std::int64_t chunk_layers_bound(const transformer_spec& model, std::in
 
 /// A layer's TP collectives left exposed: userbuffers hide `overlap` of all of them, the input
 /// gradients' collectives started before their weight-gradient GEMMs hide `async_hidden`
-/// (already capped by those GEMMs), and nothing hides more than the compute.
-constexpr seconds exposed_tp(seconds comm, double overlap, seconds async_hidden, seconds compute) {
-  return comm - min(max(overlap * comm, async_hidden), compute);
+/// (already capped by those GEMMs), and nothing hides more than the compute. The compute loses
+/// `contention` of what `overlap` hides (step_options::tp_contention, fitted on userbuffers
+/// rows); the async NCCL collectives hide free, as Korthikanti et al.'s Table 4 calibrates
+/// A100's η_mm with them.
+constexpr seconds exposed_tp(seconds comm, double overlap, seconds async_hidden, seconds compute,
+                             double contention = 0.0) {
+  const seconds hidden = min(max(overlap * comm, async_hidden), compute);
+  return comm - hidden + contention * min(overlap * comm, hidden);
 }
 
 /// What stays exposed of `comm` when a share `overlap` of it runs behind `compute`: the hidden
-/// part is at most the compute it hides behind (the rule `sweep` applies per layer).
-constexpr seconds exposed_after_overlap(seconds comm, double overlap, seconds compute) {
-  return exposed_tp(comm, overlap, seconds{}, compute);
+/// part is at most the compute it hides behind (the rule `sweep` applies per layer), and costs
+/// that compute `contention` of itself.
+constexpr seconds exposed_after_overlap(seconds comm, double overlap, seconds compute,
+                                        double contention = 0.0) {
+  return exposed_tp(comm, overlap, seconds{}, compute, contention);
 }
 
 /// The one rule on sharding with pipelines, shared by `step` and `plan`, as the stack of
@@ -999,15 +1014,16 @@ inline void dense_layer_and_ends(layer_times& l, const step_environment& env, co
   // Overlap hides a share of the TP collectives, but at most the compute they overlap with:
   // exposed = comm − hidden, hidden <= compute; the input gradients' collectives hide behind
   // the weight-gradient GEMMs they were started before (Megatron-Core layers.py).
-  l.tp_exposed =
-      exposed_tp(tp.time, l.tp_overlap, tp.input_grad_hidden(l.dense_kernels), l.dense_compute);
+  l.tp_exposed = exposed_tp(tp.time, l.tp_overlap, tp.input_grad_hidden(l.dense_kernels),
+                            l.dense_compute, opt.tp_contention);
   // The output layer on the last stage: logits, loss, the TP collectives of its input (hidden
   // behind its GEMMs by tp_overlap as the layers' are; it is a ColumnParallelLinear, whose
   // input-gradient collective also starts before its weight-gradient GEMM, as QKV's and FC1's:
   // layers.py core_v0.16.0) and the cross-entropy's all-reduces (batch_stage), which wait on the
   // loss's own kernels: exposed.
   const seconds logits_tp =
-      exposed_tp(y.output_tp[sp], l.tp_overlap, min(tp.input_grad, y.logits_wgrad), y.logits) +
+      exposed_tp(y.output_tp[sp], l.tp_overlap, min(tp.input_grad, y.logits_wgrad), y.logits,
+                 opt.tp_contention) +
       y.cross_entropy_tp;
   // The embedding's TP collectives on the first stage (batch_stage): no GEMM to hide behind.
   l.embedding_tp = y.embedding_tp[sp];
@@ -1015,8 +1031,8 @@ inline void dense_layer_and_ends(layer_times& l, const step_environment& env, co
   // projection 2h → h with its norms and TP collectives, and one more output layer and loss
   // (gpt_model.py _postprocess: output_layer and compute_language_model_loss per module).
   const double mtp = static_cast<double>(env.model.mtp_layers);
-  const seconds mtp_tp =
-      exposed_after_overlap(y.mtp_projection_tp[sp], l.tp_overlap, y.mtp_projection);
+  const seconds mtp_tp = exposed_after_overlap(y.mtp_projection_tp[sp], l.tp_overlap,
+                                               y.mtp_projection, opt.tp_contention);
   l.output_compute = (1.0 + mtp) * y.logits + mtp * y.mtp_projection;
   // Each MTP module embeds its shifted tokens with the shared embedding (multi_token_prediction.py
   // MultiTokenPredictionLayer: the LanguageModelEmbedding, its TP collectives included).
@@ -1048,8 +1064,8 @@ inline void moe_layer_times(layer_times& l, const step_environment& env, const b
              tp.mla_change;
   }
   moe_tp += passes * y.etp_reduce_scatter.cost.time + passes * y.etp_all_gather.cost.time;
-  l.moe_tp_exposed =
-      exposed_tp(moe_tp, l.tp_overlap, tp.input_grad_hidden(l.moe_kernels), l.moe_compute);
+  l.moe_tp_exposed = exposed_tp(moe_tp, l.tp_overlap, tp.input_grad_hidden(l.moe_kernels),
+                                l.moe_compute, opt.tp_contention);
   r.moe_tp_comm_per_layer = moe_tp;
   r.ep_all_to_alls_per_layer = 2.0 * passes;
   r.ep_comm_per_layer = r.ep_all_to_alls_per_layer * y.dispatch.cost.time;

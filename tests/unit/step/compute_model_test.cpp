@@ -27,6 +27,12 @@ transformer_spec llama_70b_layer() {
   llama.seq = 8192;
   return with_architecture(llama, architecture::llama);
 }
+
+// A GPU whose matmuls take no time and whose HBM moves 1 B/s: a time counts bytes.
+constexpr compute_device bytes_counter{
+    .peak = flops_per_second(1e30),
+    .memory_bandwidth = bytes_per_second(1.0),
+    .efficiency = {.matmul = 1.0, .memory = 1.0, .attention = 1.0}};
 }  // namespace
 
 TEST_CASE("A large square matmul is compute-bound at eta_mm x peak", "[compute_model]") {
@@ -179,11 +185,6 @@ TEST_CASE("Megatron's recompute_modules rerun their modules' forward kernels", "
 
 TEST_CASE("layernorm reruns the norms that are modules of their own, as it frees their output",
           "[compute]") {
-  // A GPU whose matmuls take no time and whose HBM moves 1 B/s: a time counts bytes.
-  const compute_device bytes_counter{
-      .peak = flops_per_second(1e30),
-      .memory_bandwidth = bytes_per_second(1.0),
-      .efficiency = {.matmul = 1.0, .memory = 1.0, .attention = 1.0}};
   // The TE spec fuses a dense GPT layer's norms into linear_qkv and linear_fc1: nothing to rerun.
   const auto dense =
       layer_compute_time(llama_70b_layer(), 1, 8, bytes_counter, attention_kernel::fused);
@@ -200,14 +201,10 @@ TEST_CASE("layernorm reruns the norms that are modules of their own, as it frees
 
 TEST_CASE("sequence parallelism runs the norms, dropout and residual adds on s/t tokens",
           "[compute]") {
-  // A GPU whose matmuls take no time and whose HBM moves 1 B/s: a time counts bytes. Llama 3
-  // 70B's layer at T = 8192 tokens on one of t = 8 GPUs. The kernels SP splits (Korthikanti et
-  // al. 2022 §4.2.2): 2 norms (8X) and 2 bias-dropout-adds (14X) forward, 26X + 20X backward,
-  // X = T·h elements; everything else is already split by t and does not change.
-  const compute_device bytes_counter{
-      .peak = flops_per_second(1e30),
-      .memory_bandwidth = bytes_per_second(1.0),
-      .efficiency = {.matmul = 1.0, .memory = 1.0, .attention = 1.0}};
+  // On bytes_counter, Llama 3 70B's layer at T = 8192 tokens on one of t = 8 GPUs. The kernels SP
+  // splits (Korthikanti et al. 2022 §4.2.2): 2 norms (8X) and 2 bias-dropout-adds (14X) forward,
+  // 26X + 20X backward, X = T·h elements; everything else is already split by t and does not
+  // change.
   const double x = 8192.0 * 8192.0;
   const auto layer = llama_70b_layer();
   const auto plain = layer_compute_time(layer, 1, 8, bytes_counter, attention_kernel::fused);

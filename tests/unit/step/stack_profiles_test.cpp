@@ -376,6 +376,7 @@ TEST_CASE("Megatron's input-gradient collectives hide behind their own weight-gr
     // b·s·h message) hides behind the logits' weight-gradient GEMM, once per micro-batch.
     const double output_hidden = std::min(one, logits_wgrad_time(in.model, 1, 8, in.gpu).value());
     REQUIRE(output_hidden > 0.0);
+    // NCCL's async collectives hide free (tp_contention prices what userbuffers hide).
     const double all_hidden = layer_passes * hidden + 8.0 * output_hidden;
     CHECK_THAT(sync.time.tp_comm.value() - async.time.tp_comm.value(), near(all_hidden, 1e-9));
     CHECK_THAT(sync.step_time.value() - async.step_time.value(), near(all_hidden, 1e-9));
@@ -403,6 +404,48 @@ TEST_CASE("Megatron's input-gradient collectives hide behind their own weight-gr
   auto bridge_inline = bridge;
   bridge_inline.options.input_grad_overlap = async_input_grad::none;
   CHECK(evaluate_step(bridge).step_time.value() == evaluate_step(bridge_inline).step_time.value());
+}
+
+TEST_CASE("A hidden TP collective still costs the compute it hides behind", "[stack]") {
+  // By hand: 10 s of collectives, all overlapped, behind 4 s of compute: 4 s hide, and the
+  // compute loses half of them at contention 0.5.
+  CHECK_THAT(exposed_tp(seconds{10.0}, 1.0, seconds{}, seconds{4.0}, 0.5).value(),
+             near(8.0, 1e-12));
+  CHECK_THAT(exposed_tp(seconds{10.0}, 1.0, seconds{}, seconds{4.0}).value(), near(6.0, 1e-12));
+  // Half overlapped by userbuffers (5 s, capped at the 4 s of compute): 2 s of the 4 lost.
+  CHECK_THAT(exposed_tp(seconds{10.0}, 0.5, seconds{}, seconds{4.0}, 0.5).value(),
+             near(8.0, 1e-12));
+  // The async input-gradient collectives (2 s behind their GEMMs) hide free; of the same 2 s
+  // with 1 s of it userbuffers', that 1 s costs its share.
+  CHECK_THAT(exposed_tp(seconds{3.0}, 0.0, seconds{2.0}, seconds{4.0}, 1.0).value(),
+             near(1.0, 1e-12));
+  CHECK_THAT(exposed_tp(seconds{3.0}, 1.0 / 3.0, seconds{2.0}, seconds{4.0}, 0.5).value(),
+             near(1.5, 1e-12));
+  // Megatron-Bridge hides all TP behind the GEMMs (userbuffers): the step grows by exactly
+  // tp_contention of what hides, and is the plain exposed sum at contention 1.
+  auto bridge = small_gpt(named("megatron-bridge"), 8, 1, 1, zero_stage::none);
+  bridge.par.sequence_parallel = true;
+  REQUIRE(bridge.options.tp_contention > 0.0);
+  auto free_overlap = bridge;
+  free_overlap.options.tp_contention = 0.0;
+  auto no_overlap = bridge;
+  no_overlap.options.tp_overlap = 0.0;
+  no_overlap.options.input_grad_overlap = async_input_grad::none;
+  const auto free = evaluate_step(free_overlap);
+  const auto none = evaluate_step(no_overlap);
+  const double hidden = none.time.tp_comm.value() - free.time.tp_comm.value();
+  REQUIRE(hidden > 0.0);
+  const auto with = evaluate_step(bridge);
+  CHECK_THAT(with.step_time.value() - free.step_time.value(),
+             near(bridge.options.tp_contention * hidden, 1e-9));
+  auto full = bridge;
+  full.options.tp_contention = 1.0;
+  CHECK_THAT(evaluate_step(full).time.tp_comm.value(), near(none.time.tp_comm.value(), 1e-9));
+  // Without TP there is nothing to hide and nothing to pay.
+  auto one = small_gpt(named("megatron-bridge"), 1, 1, 1, zero_stage::none);
+  auto one_free = one;
+  one_free.options.tp_contention = 0.0;
+  CHECK(evaluate_step(one).step_time.value() == evaluate_step(one_free).step_time.value());
 }
 
 TEST_CASE("Megatron fuses gradient accumulation into the weight-gradient GEMM", "[stack]") {

@@ -218,6 +218,7 @@ TEST_CASE("TP overlap hides at most the compute it overlaps: exposed = comm - mi
   auto in = small_gpt(8, 1, 1, 8);
   in.topology.intra.bandwidth = bytes_per_second(1e9);  // a slow link: comm >> compute
   in.options.tp_overlap = 1.0;
+  in.options.tp_contention = 0.0;  // the hiding rule alone (stack_profiles_test prices the rest)
   const auto r = evaluate_step(in);
   const auto k = layer_compute_time(in.model, 1, 8, in.gpu, in.options.attention);
   const auto layer = k.total(recompute_mode::none) + k.grad_accumulation;
