@@ -376,8 +376,9 @@ constexpr flag_spec flags[] = {
     {"--tp-overlap", '\0', "", value_kind::fraction, "", "", "/options/tp_overlap", cmd::job,
      "share of TP comm hidden behind compute (default: the --stack's)"},
     {"--tp-contention", '\0', "", value_kind::fraction, "", "", "/options/tp_contention", cmd::job,
-     "share of each second of TP comm hidden behind compute that the compute still loses to it "
-     "(the SMs and HBM bandwidth the collective takes; default 0.47, fitted on H100 rows)"},
+     "share of each second of TP comm that --tp-overlap (userbuffers) hides that the compute "
+     "still loses to it (the SMs and HBM bandwidth the collective takes; default 0.47, fitted on "
+     "H100 rows; 0: hidden TP is free)"},
     {"--dp-overlap", '\0', "", value_kind::fraction, "", "", "/options/dp_overlap", cmd::job,
      "share of the DP gradient sync hidden behind the last backward (default: the --stack's)"},
     {"--min-efficiency", '\0', "", value_kind::open_fraction, "", "", "/checks/min_efficiency",

@@ -1013,7 +1013,8 @@ inline void dense_layer_and_ends(layer_times& l, const step_environment& env, co
                     accumulation_time(opt, c.zero, l.dense_kernels);
   // Overlap hides a share of the TP collectives, but at most the compute they overlap with:
   // exposed = comm − hidden, hidden <= compute; the input gradients' collectives hide behind
-  // the weight-gradient GEMMs they were started before (Megatron-Core layers.py).
+  // the weight-gradient GEMMs they were started before (Megatron-Core layers.py); what
+  // userbuffers hide still costs the compute tp_contention of itself.
   l.tp_exposed = exposed_tp(tp.time, l.tp_overlap, tp.input_grad_hidden(l.dense_kernels),
                             l.dense_compute, opt.tp_contention);
   // The output layer on the last stage: logits, loss, the TP collectives of its input (hidden

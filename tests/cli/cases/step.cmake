@@ -226,6 +226,10 @@ tpcost_cli_case("step: Megatron-Bridge's fusion is listed as the layout gets it,
   STDOUT "\n +grad_accumulation_fusion +no +default: [^\n]*; this layout runs ZeRO-3 \\(Megatron-FSDP\\)\n")
 tpcost_cli_case("step: Megatron-Bridge's fusion is listed as the layout gets it, yes at ZeRO-1" ARGS ${stack_step} --stack megatron-bridge --zero 1 RC 0
   STDOUT "\n +grad_accumulation_fusion +yes +default: ")
+tpcost_cli_case("step --tp-contention: listed with its flag, and 0 prices hidden TP as free" ARGS ${stack_step} --stack megatron-bridge --sp --tp-contention 0 RC 0
+  STDOUT "\n +tp_contention +0\\.00 +flag: --tp-contention\n")
+tpcost_cli_case("step --tp-contention: out of range is one line" ARGS ${stack_step} --tp-contention 1.5 RC 2
+  STDERR "^tpcost: error: --tp-contention: [^\n]*\n$")
 tpcost_cli_case("step --attention-efficiency: out of range is one line" ARGS ${stack_step} --attention-efficiency 1.5 RC 2
   STDERR "^tpcost: error: --attention-efficiency: [^\n]*\n$")
 # Per-GPU efficiency (hardware/efficiency.hpp): the same layout on GB200 and GB300 differs in
