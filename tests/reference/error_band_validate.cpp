@@ -10,6 +10,8 @@
 //   tpcost_error_band --write FILE     writes it
 //   tpcost_error_band --check FILE     exit 1 when FILE differs from what the rows give now
 //   tpcost_error_band --markdown       the per-group table (docs/error-band.md)
+//   tpcost_error_band --check-markdown FILE
+//                                      exit 1 when FILE does not carry that table verbatim
 //
 // Fitted constants and the rows they were fitted on:
 //   η_mm BF16/FP8 and η_attn, Hopper: the 16 DGX Cloud Nemotron-4 15B rows and the 9 NeMo
@@ -22,6 +24,7 @@
 // Plain (nothing fitted on them): SC21 Table 1 (the A100 η come from Korthikanti et al. 2022),
 // the Megatron-LM README H100 rows, the torchtitan CP rows, the FP8/MXFP8 MoE rows, the other 3
 // third-round rows, the 12 fourth-round rows (moe_cp_dev_rows.hpp).
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -440,33 +443,36 @@ nlohmann::json document() {
 
 std::string text_of(const nlohmann::json& doc) { return doc.dump(1) + "\n"; }
 
-void markdown(const nlohmann::json& doc) {
-  std::printf(
+/// The per-group tables docs/error-band.md carries.
+std::string markdown_of(const nlohmann::json& doc) {
+  std::string out =
       "| group | rows | leave-one-out | CP / EP / PP rows | mean error | worst | band |\n"
-      "|---|---:|---:|---|---:|---:|---|\n");
+      "|---|---:|---:|---|---:|---:|---|\n";
   for (const auto& g : doc.at("groups")) {
     const double c = g.at("centre"), h = g.at("half_width");
-    std::printf("| %s | %d | %d | %d / %d / %d | %.1f%% | %.1f%% | %+.1f%% to %+.1f%% |\n",
-                g.at("name").get<std::string>().c_str(), g.at("rows").get<int>(),
-                g.at("left_one_out_rows").get<int>(), g.at("cp_rows").get<int>(),
-                g.at("ep_rows").get<int>(), g.at("pp_rows").get<int>(),
-                100.0 * g.at("mean_abs_error").get<double>(),
-                100.0 * g.at("worst_abs_error").get<double>(), 100.0 * (c - h), 100.0 * (c + h));
+    out += fmt::format(
+        "| {} | {} | {} | {} / {} / {} | {:.1f}% | {:.1f}% | {:+.1f}% to {:+.1f}% |\n",
+        g.at("name").get<std::string>(), g.at("rows").get<int>(),
+        g.at("left_one_out_rows").get<int>(), g.at("cp_rows").get<int>(),
+        g.at("ep_rows").get<int>(), g.at("pp_rows").get<int>(),
+        100.0 * g.at("mean_abs_error").get<double>(), 100.0 * g.at("worst_abs_error").get<double>(),
+        100.0 * (c - h), 100.0 * (c + h));
   }
-  std::printf(
+  out +=
       "\n| rows of | rows | judged by their own group | held | coverage | mean error | median "
-      "half width | half width / mean error |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
+      "half width | half width / mean error |\n|---|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& c : doc.at("leave_one_out_check")) {
-    std::printf("| %s | %d | %d | %d | %.0f%% | %.1f%% | %.1f%% | %.2f |\n",
-                c.at("group").get<std::string>().c_str(), c.at("rows").get<int>(),
-                c.at("judged_by_own_group").get<int>(), c.at("held").get<int>(),
-                100.0 * c.at("coverage").get<double>(),
-                100.0 * c.at("mean_abs_error").get<double>(),
-                100.0 * c.at("median_half_width").get<double>(),
-                c.at("half_width_over_mean_error").get<double>());
+    out += fmt::format("| {} | {} | {} | {} | {:.0f}% | {:.1f}% | {:.1f}% | {:.2f} |\n",
+                       c.at("group").get<std::string>(), c.at("rows").get<int>(),
+                       c.at("judged_by_own_group").get<int>(), c.at("held").get<int>(),
+                       100.0 * c.at("coverage").get<double>(),
+                       100.0 * c.at("mean_abs_error").get<double>(),
+                       100.0 * c.at("median_half_width").get<double>(),
+                       c.at("half_width_over_mean_error").get<double>());
   }
-  std::printf("\nall rows: %d of %d held by the band the other rows give them\n",
-              doc.at("rows_held_leave_one_out").get<int>(), doc.at("rows_total").get<int>());
+  out += fmt::format("\nall rows: {} of {} held by the band the other rows give them\n",
+                     doc.at("rows_held_leave_one_out").get<int>(), doc.at("rows_total").get<int>());
+  return out;
 }
 
 }  // namespace
@@ -493,7 +499,21 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (argc == 2 && std::strcmp(argv[1], "--markdown") == 0) {
-    markdown(doc);
+    std::cout << markdown_of(doc);
+    return 0;
+  }
+  if (argc == 3 && std::strcmp(argv[1], "--check-markdown") == 0) {
+    std::ifstream in(argv[2]);
+    std::stringstream doc_text;
+    doc_text << in.rdbuf();
+    if (doc_text.str().find(markdown_of(doc)) == std::string::npos) {
+      std::fprintf(stderr,
+                   "%s does not carry the tables the development rows give now; paste "
+                   "`tpcost_error_band --markdown` into it\n",
+                   argv[2]);
+      return 1;
+    }
+    std::printf("%s carries the tables the development rows give\n", argv[2]);
     return 0;
   }
   std::cout << text_of(doc);
