@@ -41,13 +41,8 @@ inline efficiency_trial fit_efficiencies(const nlohmann::json& rows, bool blackw
                      .attention = 0.4,
                      .contention = blackwell ? hidden_tp_contention : 0.3};
   const auto step = [&](double efficiency_trial::*field, double lo, double hi) {
-    x.*field = golden_section_minimum(
-        [&](double v) {
-          auto y = x;
-          y.*field = v;
-          return efficiency_loss(rows, y);
-        },
-        lo, hi);
+    coordinate_step(x, field, lo, hi,
+                    [&](const efficiency_trial& y) { return efficiency_loss(rows, y); });
   };
   for (int sweep = 0; sweep < 8; ++sweep) {
     if (!blackwell) {
@@ -162,13 +157,8 @@ inline double torchtitan_loss(const nlohmann::json& rows, const torchtitan_trial
 inline torchtitan_trial fit_torchtitan(const nlohmann::json& rows) {
   torchtitan_trial x;
   const auto step = [&](double torchtitan_trial::*field, double lo, double hi) {
-    x.*field = golden_section_minimum(
-        [&](double v) {
-          auto y = x;
-          y.*field = v;
-          return torchtitan_loss(rows, y);
-        },
-        lo, hi);
+    coordinate_step(x, field, lo, hi,
+                    [&](const torchtitan_trial& y) { return torchtitan_loss(rows, y); });
   };
   for (int sweep = 0; sweep < 12; ++sweep) {
     step(&torchtitan_trial::bf16_matmul, 0.1, 1.0);

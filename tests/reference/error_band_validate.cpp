@@ -443,6 +443,14 @@ nlohmann::json document() {
 
 std::string text_of(const nlohmann::json& doc) { return doc.dump(1) + "\n"; }
 
+/// The whole of the file at `path` (empty when it cannot be read, which no check matches).
+std::string read_text(const char* path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 /// The per-group tables docs/error-band.md carries.
 std::string markdown_of(const nlohmann::json& doc) {
   std::string out =
@@ -484,10 +492,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (argc == 3 && std::strcmp(argv[1], "--check") == 0) {
-    std::ifstream in(argv[2]);
-    std::stringstream shipped;
-    shipped << in.rdbuf();
-    if (shipped.str() != text_of(doc)) {
+    if (read_text(argv[2]) != text_of(doc)) {
       std::fprintf(stderr,
                    "%s is stale: the development rows give another band now; run `make validate` "
                    "and commit it\n",
@@ -503,10 +508,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (argc == 3 && std::strcmp(argv[1], "--check-markdown") == 0) {
-    std::ifstream in(argv[2]);
-    std::stringstream doc_text;
-    doc_text << in.rdbuf();
-    if (doc_text.str().find(markdown_of(doc)) == std::string::npos) {
+    if (read_text(argv[2]).find(markdown_of(doc)) == std::string::npos) {
       std::fprintf(stderr,
                    "%s does not carry the tables the development rows give now; paste "
                    "`tpcost_error_band --markdown` into it\n",
