@@ -121,6 +121,8 @@ void resolve_tp_overlap(stack_choice& out, const stack_flags& f, const std::stri
   }
   add_setting(out, "input_grad_overlap", std::string(async_input_grad_name(o.input_grad_overlap)),
               async_source, !tp_overlap.empty());
+  add_setting(out, "sp_input_regather", o.sp_input_regather ? "yes" : "no",
+              std::string(out.profile->sp_input_regather.source), false);
   if (!f.tp_contention.empty()) {
     o.tp_contention = fraction_flag(f.tp_contention, "--tp-contention");
   }

@@ -162,8 +162,9 @@ struct tp_collective_count {
 /// forward pass again, with its 2 collectives: 6. Selective recomputation recomputes only the
 /// attention core, which each rank holds whole for its own heads, so it adds none: 4. With
 /// sequence parallelism every all-reduce becomes a reduce-scatter and an all-gather. Not
-/// counted: the all-gather that Megatron-LM's SP repeats in the backward pass to rebuild the
-/// input of a weight gradient (overlapped with compute in its implementation).
+/// counted here, as the seed's model does not: the all-gather that Megatron-LM's SP repeats in
+/// the backward pass to rebuild the input of a weight gradient; the step model adds it where
+/// the stack runs it (stages.hpp, tp_comm_of_layer).
 constexpr tp_collective_count tp_collectives_per_layer(recompute_mode mode,
                                                        bool sequence_parallel) {
   const int n = mode == recompute_mode::full ? 6 : 4;

@@ -141,6 +141,9 @@ struct layer_compute {
   /// its own) and FC1's with its gate (an MoE layer: the shared experts', 0 without). What
   /// that collective, started before them, can hide behind (stages.hpp, input_grad_overlap).
   seconds qkv_wgrad{}, fc1_wgrad{};
+  /// Their input-gradient GEMMs: what SP's all-gather of their saved input, started before
+  /// them, can hide behind (stages.hpp, tp_layer_comm::async_hidden).
+  seconds qkv_dgrad{}, fc1_dgrad{};
   bool moe = false;  ///< an MoE layer: "mlp" does not apply, "moe" and "shared_experts" do
 
   [[nodiscard]] constexpr seconds forward() const { return attention_core_forward + other_forward; }
@@ -158,6 +161,8 @@ struct layer_compute {
             norms_forward + o.norms_forward,
             qkv_wgrad + o.qkv_wgrad,
             fc1_wgrad + o.fc1_wgrad,
+            qkv_dgrad + o.qkv_dgrad,
+            fc1_dgrad + o.fc1_dgrad,
             moe || o.moe};
   }
   /// What selective recomputation of `modules` (recompute_recipe.hpp bits) runs again, as
@@ -295,6 +300,7 @@ struct layer_matmul_times {
   seconds bwd{};
   seconds up_fwd{}, mlp_fwd{}, experts_fwd{};  // parts the recompute modules rerun
   seconds qkv_wgrad{}, fc1_wgrad{};            // QKV's and FC1's weight gradients (in bwd too)
+  seconds qkv_dgrad{}, fc1_dgrad{};            // and their input gradients (in bwd too)
 };
 
 /// Adds the projections' matmuls, as Megatron's column/row-parallel layers split them; the
@@ -340,11 +346,14 @@ constexpr void add_projection_matmuls(layer_matmul_times& mt, const transformer_
     // Y = X·W: the input gradient dY·Wᵀ (m × k over n) and the weight gradient Xᵀ·dY (k × n
     // over m).
     const seconds wgrad = matmul_time(g.k, g.n, g.m, g.batch, w, gpu);
-    mt.bwd += matmul_time(g.m, g.k, g.n, g.batch, w, gpu) + wgrad;
+    const seconds dgrad = matmul_time(g.m, g.k, g.n, g.batch, w, gpu);
+    mt.bwd += dgrad + wgrad;
     if (i == 0) {
       mt.qkv_wgrad = wgrad;
+      mt.qkv_dgrad = dgrad;
     } else if (i == 4) {
       mt.fc1_wgrad = wgrad;
+      mt.fc1_dgrad = dgrad;
     }
   }
 }
@@ -483,6 +492,8 @@ constexpr layer_compute layer_compute_time(const transformer_spec& model, std::i
           gpu),
       .qkv_wgrad = mt.qkv_wgrad,
       .fc1_wgrad = mt.fc1_wgrad,
+      .qkv_dgrad = mt.qkv_dgrad,
+      .fc1_dgrad = mt.fc1_dgrad,
       .moe = mlp.local_experts > 0.0,
   };
 }
@@ -550,6 +561,15 @@ constexpr seconds logits_wgrad_time(const transformer_spec& model, std::int64_t 
   return matmul_time(static_cast<double>(model.hidden), v, tokens, 1, 2, gpu);
 }
 
+/// The output layer's input-gradient GEMM per micro-batch (the tokens × h over V/t): what SP's
+/// all-gather of its saved input, started before it, hides behind (stages.hpp).
+constexpr seconds logits_dgrad_time(const transformer_spec& model, std::int64_t micro_batch,
+                                    std::int64_t tp, const compute_device& gpu) {
+  const double tokens = static_cast<double>(micro_batch * model.seq);
+  const double v = static_cast<double>(model.vocab) / static_cast<double>(tp);
+  return matmul_time(tokens, static_cast<double>(model.hidden), v, 1, 2, gpu);
+}
+
 /// The output layer on the last pipeline stage, per micro-batch: the logit matmul forward and
 /// its two gradients (never recomputed), the fp32 vocab-parallel cross-entropy (about 60 bytes
 /// per logit forward and backward) and the final norm.
@@ -559,7 +579,7 @@ constexpr seconds logits_compute_time(const transformer_spec& model, std::int64_
   const double tokens = static_cast<double>(micro_batch * model.seq);
   const double h = static_cast<double>(model.hidden);
   const double v = static_cast<double>(model.vocab) / t;
-  return matmul_time(tokens, v, h, 1, 2, gpu) + matmul_time(tokens, h, v, 1, 2, gpu) +
+  return matmul_time(tokens, v, h, 1, 2, gpu) + logits_dgrad_time(model, micro_batch, tp, gpu) +
          logits_wgrad_time(model, micro_batch, tp, gpu) +
          memory_bound_time((60.0 * tokens * v + 18.0 * tokens * h) * units::B, gpu);
 }

@@ -113,6 +113,10 @@ struct stack_profile {
   cited<std::int64_t> gathered_layers;
   cited<double> p2p_overlap;
   cited<bool> sequence_parallel;
+  /// Whether a column-parallel linear under SP saves its input sharded and all-gathers it again
+  /// in the backward for its weight gradient (stages.hpp, tp_comm_of_layer), or saves the
+  /// gathered input.
+  cited<bool> sp_input_regather;
   /// The kernels the stack runs when launched without the flags that change them: whose
   /// efficiencies (hardware/efficiency.hpp, default_efficiency with a kernel_stack) price it.
   cited<kernel_stack> kernels;
@@ -171,6 +175,12 @@ inline constexpr std::array<stack_profile, 5> stack_profiles{{
                           "micro-batch's compute and waits after it)"},
      .sequence_parallel = {false, "megatron/training/arguments.py: --sequence-parallel is off "
                                   "unless given"},
+     .sp_input_regather = {true, "megatron/core/tensor_parallel/layers.py "
+                                 "LinearWithGradAccumulationAndAsyncCommunication.backward: the "
+                                 "saved s/t input is all-gathered again, async before the "
+                                 "input-gradient GEMM (Transformer Engine 2.x "
+                                 "layernorm_linear.py, layernorm_mlp.py: ln_out gathered again, "
+                                 "or in the userbuffers bulk-dgrad overlap)"},
      .kernels = {kernel_stack::megatron_fused,
                  "megatron/core/models/gpt/gpt_layer_specs.py: the Transformer Engine layer spec "
                  "(TE GEMMs, fused norms, cuDNN/flash attention)"}},
@@ -210,6 +220,9 @@ inline constexpr std::array<stack_profile, 5> stack_profiles{{
      .p2p_overlap = {0.0, "megatron/schedules.py (v2.5): blocking p2p before and after each "
                           "micro-batch"},
      .sequence_parallel = {false, "no sequence parallelism before Megatron-LM v3 (2022)"},
+     .sp_input_regather = {true, "with --sequence-parallel, Megatron-LM v3's (2022) "
+                                 "megatron/mpu/layers.py: the saved s/t input is all-gathered "
+                                 "again in the backward, async before the input-gradient GEMM"},
      .kernels = {kernel_stack::megatron_fused,
                  "megatron/fused_kernels: fused scaled-masked softmax, bias-GeLU, "
                  "bias-dropout-add (the A100 eta are calibrated on these runs)"}},
@@ -251,6 +264,9 @@ inline constexpr std::array<stack_profile, 5> stack_profiles{{
      .p2p_overlap = {0.0, "deepspeed/runtime/pipe/engine.py: 1F1B without interleaving; "
                           "sends and receives are instructions of the schedule"},
      .sequence_parallel = {false, "DeepSpeed's engine has no Megatron-SP (Ulysses is CP)"},
+     .sp_input_regather = {true, "with --sequence-parallel, Megatron-DeepSpeed's layers.py is "
+                                 "Megatron-LM's of 2022: the saved s/t input is all-gathered "
+                                 "again in the backward"},
      .kernels = {kernel_stack::megatron_fused,
                  "Megatron-DeepSpeed runs Megatron's fused kernels (the SC21 Table 2 rows); a "
                  "Hugging Face model under DeepSpeed runs PyTorch eager, not priced apart"}},
@@ -295,6 +311,9 @@ inline constexpr std::array<stack_profile, 5> stack_profiles{{
                           "exposed (no measurement of their overlap)"},
      .sequence_parallel = {true, "torchtitan/models/llama3/infra/parallelize.py apply_tp: "
                                  "SequenceParallel on the norms whenever TP is on"},
+     .sp_input_regather = {false, "torch.distributed.tensor.parallel ColwiseParallel: the "
+                                  "all-gathered DTensor input is what autograd saves for the "
+                                  "weight gradient; nothing is gathered again"},
      .kernels = {kernel_stack::pytorch_eager,
                  "torchtitan/config/job_config.py: [compile] enable = False (components "
                  "[\"model\", \"loss\"]): PyTorch eager kernels; --torch-compile"}},
@@ -341,6 +360,9 @@ inline constexpr std::array<stack_profile, 5> stack_profiles{{
      .sequence_parallel = {true, "the perf recipes set model.sequence_parallel = True whenever "
                                  "tensor_model_parallel_size > 1 (perf_recipes/llama/h100/"
                                  "llama3.py)"},
+     .sp_input_regather = {true, "as megatron-core (Transformer Engine's linears; under "
+                                 "tp_comm_overlap the gather runs in the bulk-dgrad "
+                                 "userbuffers overlap)"},
      .kernels = {kernel_stack::megatron_fused,
                  "the recipes' transformer_impl = \"transformer_engine\""}},
 }};

@@ -86,6 +86,9 @@ struct step_options {
   /// weight-gradient GEMMs (stack_profiles.hpp): hidden up to those GEMMs' time, whatever
   /// tp_overlap is.
   async_input_grad input_grad_overlap = async_input_grad::none;
+  /// Whether the column-parallel linears under SP all-gather their saved s/t input again in the
+  /// backward, behind their input-gradient GEMMs (stack_profiles.hpp, sp_input_regather).
+  bool sp_input_regather = true;
   /// Whether the weight-gradient GEMMs add into the main-grad buffer themselves
   /// (stack_profiles.hpp); where they do not, each micro-batch pays a pass over its gradients.
   fused_accumulation grad_accumulation_fusion = fused_accumulation::never;
@@ -452,6 +455,7 @@ struct batch_terms {
   std::array<layer_compute, 2> kernels{};
   seconds logits{};        ///< the output layer and its loss
   seconds logits_wgrad{};  ///< of which the output layer's weight-gradient GEMM
+  seconds logits_dgrad{};  ///< and its input-gradient GEMM
   bytes tp_message{};      ///< b·s·h·(activation bytes) per TP collective
   algorithm_cost tp_all_reduce{}, tp_reduce_scatter{}, tp_all_gather{};
   algorithm_cost tp_sp_all_gather{};   ///< SP's all-gather of a GEMM input, at its wire bytes
@@ -484,12 +488,14 @@ struct batch_terms {
   //  - output_tp, the last stage's output layer (ColumnParallelLinear): without SP the all-reduce
   //    of its input gradient (copy_to_tensor_model_parallel_region); under SP the all-gather of
   //    its input forward and the reduce-scatter of that gradient backward, 16-bit (the output
-  //    layer is not in the FP8 recipe);
+  //    layer is not in the FP8 recipe), and where the stack re-gathers (sp_input_regather) the
+  //    all-gather of its saved input again backward, output_regather, behind logits_dgrad;
   //  - cross_entropy_tp, vocab_parallel_cross_entropy (tensor_parallel/cross_entropy.py): three
   //    all-reduces over the TP group of one fp32 value per token (the logits' max, the predicted
   //    logit, the sum of the exponentials), forward only; latency-bound.
   std::array<seconds, 2> embedding_tp{};
   std::array<seconds, 2> output_tp{};
+  seconds output_regather{};
   seconds cross_entropy_tp{};
 };
 
@@ -570,6 +576,7 @@ inline batch_terms batch_stage(const step_environment& env, const group_terms& x
   }
   y.logits = logits_compute_time(model, micro_batch, t, env.gpu);
   y.logits_wgrad = logits_wgrad_time(model, micro_batch, t, env.gpu);
+  y.logits_dgrad = logits_dgrad_time(model, micro_batch, t, env.gpu);
   y.mla_down = {mla_down_projection_time(model, micro_batch, 1.0, env.gpu),
                 mla_down_projection_time(model, micro_batch, static_cast<double>(t), env.gpu)};
   // In double, as p2p_message_bytes does: b·s·h·d of inputs that pass validation can exceed
@@ -651,7 +658,8 @@ inline batch_terms batch_stage(const step_environment& env, const group_terms& x
     const seconds ag = y.tp_all_gather.cost.time;
     const bool rotary = model.positions == position_kind::rotary;
     y.embedding_tp = {ar, (rotary ? rs : ar) + ag};
-    y.output_tp = {ar, ag + rs};
+    y.output_regather = opt.sp_input_regather ? ag : seconds{};
+    y.output_tp = {ar, ag + rs + y.output_regather};
     const bytes per_token = static_cast<double>(micro_batch) * static_cast<double>(model.seq) *
                             4.0 * units::B;  // one fp32 value per token
     y.cross_entropy_tp = cross_entropy_all_reduces *
@@ -784,6 +792,7 @@ constexpr step_options options_of(const stack_profile& stack) {
   o.tp_overlap_needs_sp = stack.stack == software_stack::megatron_bridge;
   o.input_grad_overlap = stack.input_grad_overlap.value;
   o.grad_accumulation_fusion = stack.grad_accumulation_fusion.value;
+  o.sp_input_regather = stack.sp_input_regather.value;
   // Megatron-LM's DDP keeps main_grad in a contiguous buffer (core:
   // distributed/param_and_grad_buffer.py; v2.5: model/distributed.py _grad_buffers).
   o.main_grad_buffer = stack.stack == software_stack::megatron_core ||
@@ -919,9 +928,20 @@ struct tp_layer_comm {
   /// One input-gradient collective of a column-parallel linear (QKV's, FC1's), when the stack
   /// starts it before that linear's weight-gradient GEMM (input_grad_overlap); 0 otherwise.
   seconds input_grad{};
-  /// What those collectives hide of a layer with `kernels`: each up to its own GEMM.
-  [[nodiscard]] constexpr seconds input_grad_hidden(const layer_compute& kernels) const {
-    return min(input_grad, kernels.qkv_wgrad) + min(input_grad, kernels.fc1_wgrad);
+  /// Under SP, one all-gather of QKV's or FC1's saved s/t input again in the backward, when the
+  /// stack re-gathers it (sp_input_regather); 0 otherwise. A dense layer has two (in `time`),
+  /// an MoE layer QKV's and its shared experts'.
+  seconds input_regather{};
+  /// Whether those re-gathers start before their linear's input-gradient GEMM, as the stack's
+  /// input-gradient collectives do (input_grad_overlap not none); a --tp-overlap share given is
+  /// all that hides otherwise.
+  bool regather_async = false;
+  /// What those asynchronous collectives hide of a layer with `kernels`: each up to its own
+  /// GEMM (a linear the layer lacks has a zero GEMM and hides nothing).
+  [[nodiscard]] constexpr seconds async_hidden(const layer_compute& kernels) const {
+    const seconds regather = regather_async ? input_regather : seconds{};
+    return min(input_grad, kernels.qkv_wgrad) + min(input_grad, kernels.fc1_wgrad) +
+           min(regather, kernels.qkv_dgrad) + min(regather, kernels.fc1_dgrad);
   }
 };
 
@@ -971,10 +991,23 @@ inline tp_layer_comm tp_comm_of_layer(const step_environment& env, const batch_t
     r.tp_algorithm =
         counts.all_reduce > 0 ? y.tp_all_reduce.algorithm : y.tp_reduce_scatter.algorithm;
   }
+  // SP's re-gather of QKV's and FC1's saved input for their weight gradients, once per
+  // backward whatever the recompute mode, at the forward all-gather's wire bytes (Transformer
+  // Engine gathers the quantized input under FP8). Not under MLA, whose attention input is
+  // gathered by collectives of its own (batch_stage), not counted again.
+  if (sp == 1 && opt.sp_input_regather) {
+    const double regathers = is_mla(env.model.mla) ? 1.0 : 2.0;
+    r.tp_collectives_per_layer += regathers;
+    if (t > 1) {
+      l.input_regather = y.tp_sp_all_gather.cost.time;
+      l.time += regathers * l.input_regather;
+    }
+  }
   r.tp_comm_per_layer = l.time;
   // Each backward pass has one input-gradient collective per column-parallel linear: the
   // all-reduce, or under SP the reduce-scatter, of QKV's and FC1's input gradient.
   const auto async = opt.input_grad_overlap;
+  l.regather_async = async != async_input_grad::none;
   if (t > 1 &&
       (async == async_input_grad::all || (async == async_input_grad::reduce_scatter && sp == 1))) {
     l.input_grad = sp == 1 ? y.tp_reduce_scatter.cost.time : y.tp_all_reduce.cost.time;
@@ -1015,7 +1048,7 @@ inline void dense_layer_and_ends(layer_times& l, const step_environment& env, co
   // exposed = comm − hidden, hidden <= compute; the input gradients' collectives hide behind
   // the weight-gradient GEMMs they were started before (Megatron-Core layers.py); what
   // userbuffers hide still costs the compute tp_contention of itself.
-  l.tp_exposed = exposed_tp(tp.time, l.tp_overlap, tp.input_grad_hidden(l.dense_kernels),
+  l.tp_exposed = exposed_tp(tp.time, l.tp_overlap, tp.async_hidden(l.dense_kernels),
                             l.dense_compute, opt.tp_contention);
   // The output layer on the last stage: logits, loss, the TP collectives of its input (hidden
   // behind its GEMMs by tp_overlap as the layers' are; it is a ColumnParallelLinear, whose
@@ -1023,8 +1056,11 @@ inline void dense_layer_and_ends(layer_times& l, const step_environment& env, co
   // layers.py core_v0.16.0) and the cross-entropy's all-reduces (batch_stage), which wait on the
   // loss's own kernels: exposed.
   const seconds logits_tp =
-      exposed_tp(y.output_tp[sp], l.tp_overlap, min(tp.input_grad, y.logits_wgrad), y.logits,
-                 opt.tp_contention) +
+      exposed_tp(
+          y.output_tp[sp], l.tp_overlap,
+          min(tp.input_grad, y.logits_wgrad) +
+              (sp == 1 && tp.regather_async ? min(y.output_regather, y.logits_dgrad) : seconds{}),
+          y.logits, opt.tp_contention) +
       y.cross_entropy_tp;
   // The embedding's TP collectives on the first stage (batch_stage): no GEMM to hide behind.
   l.embedding_tp = y.embedding_tp[sp];
@@ -1065,8 +1101,10 @@ inline void moe_layer_times(layer_times& l, const step_environment& env, const b
              tp.mla_change;
   }
   moe_tp += passes * y.etp_reduce_scatter.cost.time + passes * y.etp_all_gather.cost.time;
-  l.moe_tp_exposed = exposed_tp(moe_tp, l.tp_overlap, tp.input_grad_hidden(l.moe_kernels),
-                                l.moe_compute, opt.tp_contention);
+  // SP's re-gathers (tp_comm_of_layer): QKV's (not under MLA) and the shared experts' FC1's.
+  moe_tp += ((is_mla(env.model.mla) ? 0.0 : 1.0) + shared) * tp.input_regather;
+  l.moe_tp_exposed = exposed_tp(moe_tp, l.tp_overlap, tp.async_hidden(l.moe_kernels), l.moe_compute,
+                                opt.tp_contention);
   r.moe_tp_comm_per_layer = moe_tp;
   r.ep_all_to_alls_per_layer = 2.0 * passes;
   r.ep_comm_per_layer = r.ep_all_to_alls_per_layer * y.dispatch.cost.time;

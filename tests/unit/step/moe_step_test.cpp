@@ -102,12 +102,24 @@ TEST_CASE("With ETP = t the one expert is the dense MLP under TP: the same step"
   auto moe = dense;
   moe.model = as_one_expert(dense.model);
   moe.par.etp = 2;
+  // Under SP the dense FC1 gathers its saved input again for its weight gradient
+  // (sp_input_regather); the expert's FC1 takes the dispatcher's gathered copies, which autograd
+  // keeps. Without that one all-gather a layer: the same kernels and collectives; only the
+  // grouping of a few sums differs.
+  REQUIRE(dense.par.sequence_parallel);
+  const auto a_regather = evaluate_step(dense);
+  const auto b_regather = evaluate_step(moe);
+  dense.options.sp_input_regather = moe.options.sp_input_regather = false;
   const auto a = evaluate_step(dense);
   const auto b = evaluate_step(moe);
-  // The same kernels and collectives; only the grouping of a few sums differs.
   CHECK_THAT(b.step_time.value(), near(a.step_time.value(), 1e-12));
   CHECK_THAT(b.time.tp_comm.value(), near(a.time.tp_comm.value(), 1e-12));
   CHECK_THAT(b.memory.peak().total().value(), near(a.memory.peak().total().value(), 1e-12));
+  // With it: the dense layer has QKV's and FC1's re-gathers, the MoE layer QKV's only (these
+  // options run them inline, exposed).
+  REQUIRE(dense.options.input_grad_overlap == async_input_grad::none);
+  CHECK(a_regather.time.tp_comm.value() > b_regather.time.tp_comm.value());
+  CHECK(b_regather.time.tp_comm.value() > b.time.tp_comm.value());
 }
 
 TEST_CASE("The EP all-to-all runs on NVLink inside a node and over the NICs beyond it",
@@ -195,14 +207,16 @@ TEST_CASE(
   CHECK(moe.time.ep_comm.value() == evaluate_step(in).time.ep_comm.value());
 
   // A dense layer under TP and SP: the MLP's rerun repeats fc1's all-gather and fc2's
-  // reduce-scatter, one more pair than the 4 + 4 of a layer; the attention core reruns none.
+  // reduce-scatter, one more pair than the 4 + 4 of a layer and the 2 backward re-gathers of
+  // QKV's and FC1's saved input (once per backward, rerun or not); the attention core reruns
+  // none.
   auto dense = inputs(llama_like(), 4, 1, 8);
   dense.par.recompute = recompute_mode::selective;
   const auto core = evaluate_step(dense);
-  CHECK(core.tp_collectives_per_layer == 8.0);
+  CHECK(core.tp_collectives_per_layer == 10.0);
   dense.options.recompute.modules = bit(recompute_module::core_attn) | bit(recompute_module::mlp);
   const auto mlp = evaluate_step(dense);
-  CHECK(mlp.tp_collectives_per_layer == 10.0);
+  CHECK(mlp.tp_collectives_per_layer == 12.0);
   CHECK(mlp.tp_comm_per_layer > core.tp_comm_per_layer);
   // Without SP the MLP's one all-reduce: 4 + 1.
   dense.par.sequence_parallel = false;

@@ -367,14 +367,22 @@ TEST_CASE("Megatron's input-gradient collectives hide behind their own weight-gr
     const auto async = evaluate_step(in);
     const auto sync = evaluate_step(inline_comm);
     // No SP: 4 all-reduces a layer; SP: 4 all-gathers and 4 reduce-scatters of the same ring
-    // cost. The one collective that may hide: a quarter or an eighth of the layer's.
-    const double one = sync.tp_comm_per_layer.value() / (sp ? 8.0 : 4.0);
-    // By hand: each hides up to its own GEMM (here FC1's is the longer, QKV's the shorter).
-    const double hidden = std::min(one, k.qkv_wgrad.value()) + std::min(one, k.fc1_wgrad.value());
+    // cost, and the 2 all-gathers of QKV's and FC1's saved input again (sp_input_regather).
+    // The one collective that may hide: a quarter or a tenth of the layer's.
+    const double one = sync.tp_comm_per_layer.value() / (sp ? 10.0 : 4.0);
+    // By hand: each hides up to its own GEMM (here FC1's is the longer, QKV's the shorter); the
+    // re-gathers behind the input-gradient GEMMs.
+    const double regathers_hidden =
+        sp ? std::min(one, k.qkv_dgrad.value()) + std::min(one, k.fc1_dgrad.value()) : 0.0;
+    const double hidden =
+        std::min(one, k.qkv_wgrad.value()) + std::min(one, k.fc1_wgrad.value()) + regathers_hidden;
     REQUIRE(hidden > 0.0);
     // The output layer is a ColumnParallelLinear too: its input gradient's collective (the same
-    // b·s·h message) hides behind the logits' weight-gradient GEMM, once per micro-batch.
-    const double output_hidden = std::min(one, logits_wgrad_time(in.model, 1, 8, in.gpu).value());
+    // b·s·h message) hides behind the logits' weight-gradient GEMM, once per micro-batch, and
+    // under SP its re-gather behind the input-gradient GEMM.
+    const double output_hidden =
+        std::min(one, logits_wgrad_time(in.model, 1, 8, in.gpu).value()) +
+        (sp ? std::min(one, logits_dgrad_time(in.model, 1, 8, in.gpu).value()) : 0.0);
     REQUIRE(output_hidden > 0.0);
     // NCCL's async collectives hide free (tp_contention prices what userbuffers hide).
     const double all_hidden = layer_passes * hidden + 8.0 * output_hidden;
@@ -404,6 +412,51 @@ TEST_CASE("Megatron's input-gradient collectives hide behind their own weight-gr
   auto bridge_inline = bridge;
   bridge_inline.options.input_grad_overlap = async_input_grad::none;
   CHECK(evaluate_step(bridge).step_time.value() == evaluate_step(bridge_inline).step_time.value());
+}
+
+TEST_CASE("Megatron's SP gathers a column-parallel linear's saved input again in the backward",
+          "[stack]") {
+  // Megatron-Core layers.py and Transformer Engine's layernorm_linear.py / layernorm_mlp.py save
+  // QKV's and FC1's input sharded over the sequence and all-gather it again for the weight
+  // gradient, started before the input-gradient GEMM; torchtitan's DTensor ColwiseParallel
+  // saves the gathered input and gathers nothing again.
+  CHECK(named("megatron-core").sp_input_regather.value);
+  CHECK(named("megatron-bridge").sp_input_regather.value);
+  CHECK_FALSE(named("fsdp2").sp_input_regather.value);
+  auto core = small_gpt(named("megatron-core"), 8, 1, 1, zero_stage::none);
+  core.par.sequence_parallel = true;
+  auto saved = core;
+  saved.options.sp_input_regather = false;
+  const auto with = evaluate_step(core);
+  const auto without = evaluate_step(saved);
+  // 4 all-gathers and 4 reduce-scatters a layer, and 2 more all-gathers of the same ring cost.
+  CHECK(with.tp_collectives_per_layer == 10.0);
+  CHECK(without.tp_collectives_per_layer == 8.0);
+  const double one = without.tp_comm_per_layer.value() / 8.0;
+  CHECK_THAT(with.tp_comm_per_layer.value(), near(10.0 * one, 1e-12));
+  // Each re-gather hides up to its own input-gradient GEMM, free (NCCL's async collective, as
+  // the input gradients' are): what stays exposed per layer pass, and the output layer's once
+  // per micro-batch, by hand.
+  const auto k = layer_compute_time(core.model, 1, 8, core.gpu, core.options.attention);
+  const double layer_exposed =
+      2.0 * one - std::min(one, k.qkv_dgrad.value()) - std::min(one, k.fc1_dgrad.value());
+  const double output_exposed =
+      one - std::min(one, logits_dgrad_time(core.model, 1, 8, core.gpu).value());
+  REQUIRE(2.0 * one - layer_exposed > 0.0);  // something hides
+  CHECK_THAT(with.step_time.value() - without.step_time.value(),
+             near(64.0 * layer_exposed + 8.0 * output_exposed, 1e-9));  // 8 layers, m = 8
+  // Without SP nothing is gathered: the stacks agree.
+  core.par.sequence_parallel = saved.par.sequence_parallel = false;
+  CHECK(evaluate_step(core).step_time.value() == evaluate_step(saved).step_time.value());
+  // With --tp-overlap's share the only thing that hides, the re-gathers hide by that share.
+  core.par.sequence_parallel = saved.par.sequence_parallel = true;
+  core.options.input_grad_overlap = saved.options.input_grad_overlap = async_input_grad::none;
+  CHECK_THAT(evaluate_step(core).step_time.value() - evaluate_step(saved).step_time.value(),
+             near(64.0 * 2.0 * one + 8.0 * one, 1e-9));
+  // torchtitan's stack under SP: the 8 collectives only.
+  auto titan = small_gpt(named("fsdp2"), 8, 1, 1, zero_stage::none);
+  titan.par.sequence_parallel = true;
+  CHECK(evaluate_step(titan).tp_collectives_per_layer == 8.0);
 }
 
 TEST_CASE("A hidden TP collective still costs the compute it hides behind", "[stack]") {
