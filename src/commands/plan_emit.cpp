@@ -765,7 +765,7 @@ std::string torchtitan_toml(const plan_request& req, const plan_candidate& c,
       "# Not set here: the dataset (training.dataset, dataset_path), the tokenizer\n"
       "# (model.hf_assets_path), checkpointing ([checkpoint]), the optimizer and learning-rate\n"
       "# schedule ([optimizer], [lr_scheduler], training.steps), logging ([metrics]); compile\n"
-      "# only when plan priced it (--torch-compile).\n",
+      "# and async TP only when plan priced them (--torch-compile, --async-tp).\n",
       p.tp, p.pp, c.par.cp, p.dp, l.gpus, l.per_node, l.nodes);
   out += fmt::format("\n[model]\nname = \"{}\"\nflavor = \"{}\"\n", model.name, model.flavor);
   const char* converter = precision == linear_precision::fp8_current ? "quantize.linear.float8"
@@ -783,6 +783,9 @@ std::string torchtitan_toml(const plan_request& req, const plan_candidate& c,
       p.pp > 1 ? p.micro_batch * micro_batches(p) : p.micro_batch, p.global_batch, m.seq,
       ctx.dtype == "bf16" ? "bfloat16" : "float32");
   out += torchtitan_parallelism(req, c);
+  if (ctx.software.stack.async_tp && p.tp > 1) {  // plan priced it (--async-tp)
+    out += "enable_async_tensor_parallel = true\n";
+  }
   out += fmt::format("\n[activation_checkpoint]\nmode = \"{}\"\n", to_string(p.recompute));
   if (p.recompute == recompute_mode::selective) {
     out += "selective_ac_option = \"op\"\n";

@@ -355,6 +355,10 @@ constexpr flag_spec flags[] = {
      "fused, priced with the compiled kernels' efficiencies"},
     {"--no-torch-compile", '\0', "", value_kind::boolean, "", "", "/options/no_torch_compile",
      cmd::job, "torchtitan (--stack fsdp2): PyTorch eager kernels (torchtitan's default)"},
+    {"--async-tp", '\0', "", value_kind::boolean, "", "", "/options/async_tp", cmd::job,
+     "torchtitan (--stack fsdp2): async TP ([parallelism] enable_async_tensor_parallel): "
+     "inductor's micro-pipelined matmuls hide SP's all-gathers and reduce-scatters behind their "
+     "GEMMs within one NVLink domain (--tp-overlap 1); needs --torch-compile"},
     {"--use-precision-aware-optimizer", '\0', "", value_kind::boolean, "", "",
      "/options/use_precision_aware_optimizer", cmd::job,
      "Megatron-Core: Transformer Engine's FusedAdam with the dtypes below; fp32 master weights "
@@ -377,7 +381,7 @@ constexpr flag_spec flags[] = {
      "share of TP comm hidden behind compute (default: the --stack's)"},
     {"--tp-contention", '\0', "", value_kind::fraction, "", "", "/options/tp_contention", cmd::job,
      "share of each second of TP comm that --tp-overlap (userbuffers) hides that the compute "
-     "still loses to it (the SMs and HBM bandwidth the collective takes; default 0.47, fitted on "
+     "still loses to it (the SMs and HBM bandwidth the collective takes; default 0.40, fitted on "
      "H100 rows; 0: hidden TP is free)"},
     {"--dp-overlap", '\0', "", value_kind::fraction, "", "", "/options/dp_overlap", cmd::job,
      "share of the DP gradient sync hidden behind the last backward (default: the --stack's)"},

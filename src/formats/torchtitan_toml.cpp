@@ -502,8 +502,7 @@ reading read_torchtitan_toml(const std::string& text, const std::string& file,
   read_compile(t);
   if (const auto* async_tp = t.node("parallelism", "enable_async_tensor_parallel");
       async_tp != nullptr && async_tp->value<bool>().value_or(false)) {
-    r.ignore(t.at("parallelism", "enable_async_tensor_parallel"),
-             "overlap: tpcost's --tp-overlap stays at its default");
+    r.put("/options/async_tp", true, t.at("parallelism", "enable_async_tensor_parallel"));
   }
   return r;
 }

@@ -26,6 +26,7 @@ void add_stack_flags(CLI::Option_group& group, stack_flags& f) {
   add_flag(group, "--offload-param", f.offload_param);
   add_flag(group, "--torch-compile", f.torch_compile);
   add_flag(group, "--no-torch-compile", f.no_torch_compile);
+  add_flag(group, "--async-tp", f.async_tp);
   add_flag(group, "--tp-contention", f.tp_contention);
   for (auto [flag, value] : {std::pair{"--main-grads-dtype", &f.main_grads_dtype},
                              std::pair{"--main-params-dtype", &f.main_params_dtype},
@@ -94,10 +95,30 @@ void resolve_attention(stack_choice& out, const std::string& attention) {
               std::string(p.selective.source), false);
 }
 
-/// TP overlap: --tp-comm-overlap, then --tp-overlap over it.
+/// torchtitan's async TP, which it runs only with torch.compile (torchtitan
+/// models/llama3/infra/parallelize.py: "Async TP requires torch.compile").
+void check_async_tp(const stack_flags& f, const stack_profile& p) {
+  if (!f.async_tp) {
+    return;
+  }
+  if (p.stack != software_stack::fsdp2) {
+    throw invalid_spec("--async-tp", std::string("is a torchtitan flag; --stack ") +
+                                         std::string(p.name) +
+                                         " does not take it (use --stack fsdp2, or "
+                                         "--tp-comm-overlap under Megatron)");
+  }
+  if (!f.torch_compile) {
+    throw invalid_spec("--async-tp",
+                       "needs --torch-compile, as torchtitan raises: 'Async TP requires "
+                       "torch.compile'");
+  }
+}
+
+/// TP overlap: --tp-comm-overlap or --async-tp, then --tp-overlap over them.
 void resolve_tp_overlap(stack_choice& out, const stack_flags& f, const std::string& tp_overlap) {
   auto& o = out.options;
   std::string tp_source(out.profile->tp_overlap.source);
+  check_async_tp(f, *out.profile);
   if (f.tp_comm_overlap) {
     o.tp_overlap = 1.0;
     o.tp_overlap_needs_sp = true;
@@ -105,13 +126,24 @@ void resolve_tp_overlap(stack_choice& out, const stack_flags& f, const std::stri
         "--tp-comm-overlap: every TP all-gather/reduce-scatter overlapped with its GEMM "
         "(Transformer Engine userbuffers), capped by that compute";
   }
+  if (f.async_tp) {
+    // torchtitan/distributed/tensor_parallel.py maybe_enable_async_tp: inductor's
+    // _micro_pipeline_tp fuses SP's all-gather + matmul and matmul + reduce-scatter, over
+    // symmetric memory on the TP group: SP or nothing, within one NVLink domain.
+    o.tp_overlap = 1.0;
+    o.tp_overlap_needs_sp = true;
+    tp_source =
+        "--async-tp: inductor's micro-pipelined all-gather/reduce-scatter matmuls "
+        "(torch._inductor.config._micro_pipeline_tp, symmetric memory) hide the TP collectives "
+        "behind their GEMMs, capped by that compute";
+  }
   if (!tp_overlap.empty()) {
     o.tp_overlap = fraction_flag(tp_overlap, "--tp-overlap");
     o.tp_overlap_needs_sp = false;  // the share given applies as it is
     tp_source = "--tp-overlap";
   }
   add_setting(out, "tp_overlap", fmt::format("{:.2f}", o.tp_overlap), tp_source,
-              f.tp_comm_overlap || !tp_overlap.empty());
+              f.tp_comm_overlap || f.async_tp || !tp_overlap.empty());
   // The input gradients' collectives behind their weight-gradient GEMMs; a share given with
   // --tp-overlap is all that hides.
   std::string async_source(out.profile->input_grad_overlap.source);
@@ -372,7 +404,15 @@ void apply_stack_sequence_parallel(bool sp_flag, bool no_sp_flag, bool tp_comm_o
                                        : par.tp == 1 ? std::string("t = 1: nothing to split")
                                                      : std::string(p.sequence_parallel.source),
                              .from_flag = sp_flag || no_sp_flag});
+  // Under fsdp2 only --async-tp asks for SP (check_async_tp).
+  const bool async_tp = p.stack == software_stack::fsdp2 && choice.options.tp_overlap_needs_sp;
   if (choice.options.tp_overlap_needs_sp && par.tp > 1 && !par.sequence_parallel) {
+    if (async_tp) {  // torchtitan applies SequenceParallel whenever TP is on
+      throw invalid_spec("--async-tp",
+                         "fuses sequence parallelism's all-gathers and reduce-scatters into the "
+                         "matmuls, and --no-sp turns SP off (torchtitan runs SP whenever TP is "
+                         "on); give one of them");
+    }
     if (tp_comm_overlap_flag) {  // --tp-comm-overlap: megatron/training/arguments.py asserts it
       throw invalid_spec("--tp-comm-overlap",
                          "needs sequence parallelism (--sp), as Megatron-LM asserts: "
@@ -388,8 +428,8 @@ void apply_stack_sequence_parallel(bool sp_flag, bool no_sp_flag, bool tp_comm_o
     if (auto* s = setting(choice, "tp_overlap")) {
       s->value = "0.00";
       s->source = fmt::format(
-          "Transformer Engine's userbuffers run within one NVLink domain; t = {} spans {} "
-          "GPUs per domain",
+          "{} run within one NVLink domain; t = {} spans {} GPUs per domain",
+          async_tp ? "async TP's symmetric-memory buffers" : "Transformer Engine's userbuffers",
           par.tp, gpus_per_node);
     }
   }

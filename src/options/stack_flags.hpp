@@ -24,6 +24,8 @@ struct stack_flags {
   bool no_grad_accumulation_fusion = false;  ///< --no-gradient-accumulation-fusion
   /// torchtitan's [compile] enable: --torch-compile / --no-torch-compile (neither: the stack's).
   bool torch_compile = false, no_torch_compile = false;
+  /// torchtitan's enable_async_tensor_parallel: --async-tp (needs --torch-compile).
+  bool async_tp = false;
   // Megatron-Core's precision-aware optimizer (tpcost/model/optimizer_states.hpp).
   bool precision_aware_optimizer = false;
   std::string main_grads_dtype, main_params_dtype, exp_avg_dtype, exp_avg_sq_dtype;

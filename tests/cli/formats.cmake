@@ -171,6 +171,12 @@ tpcost_cli_case("torchtitan toml: [compile] enable with the model in components 
 tpcost_cli_case("torchtitan toml: step of a compiled job prices the compiled kernels"
   ARGS step --from ${fmt_dir}/llama3_8b_torchtitan_compile.toml --gpu h100-sxm --interconnect ib-ndr RC 0
   STDOUT "\n  kernels +torch-compile +flag: [^\n]*eta: torchtitan \\(PyTorch kernels\\) on H100 BF16: eta_mm 0\\.492[^\n]*fitted")
+tpcost_cli_case("torchtitan toml: enable_async_tensor_parallel is --async-tp"
+  ARGS convert -q ${fmt_dir}/llama3_8b_torchtitan_async_tp.toml RC 0
+  STDOUT "\"options\": {\n    \"async_tp\": true,\n.*\"stack\": \"fsdp2\",\n    \"torch_compile\": true,")
+tpcost_cli_case("torchtitan toml: step of an async-TP job hides its TP behind the GEMMs, and says so"
+  ARGS step --from ${fmt_dir}/llama3_8b_torchtitan_async_tp.toml --gpu h100-sxm --interconnect ib-ndr RC 0
+  STDOUT "\n  tp_overlap +1\\.00 +flag: --async-tp: inductor's micro-pipelined")
 tpcost_cli_case("torchtitan toml: torch.compile of the loss alone leaves the model eager, and says so"
   ARGS convert -q ${fmt_dir}/llama3_8b_torchtitan_compile_loss.toml RC 0
   STDERR "compile\\.components: torch\\.compile without \"model\" in components: the model is costed with PyTorch eager kernels")

@@ -11,7 +11,8 @@
 // the backward (--overlap-grad-reduce), fused attention, no recomputation, b = 1 where the row
 // gives none, CP over p2p (Megatron's default --cp-comm-type), FP8 linear layers with BF16
 // attention. The torchtitan rows run the fsdp2 stack profile (ZeRO-3) with full activation
-// checkpointing on a 2.4 TB/s HBM2e H100 and PyTorch's compiled kernels, as they state. Compared
+// checkpointing on a 2.4 TB/s HBM2e H100 and PyTorch's compiled kernels, and async TP where they
+// name it (the 405B rows' AsyncTP: --async-tp), as they state. Compared
 // like with like: a step time where the row has one, else model TFLOP/s per GPU (our model FLOPs
 // count the full s×s scores, as NeMo's formula does).
 #include <cmath>
@@ -101,6 +102,11 @@ inline std::vector<cp_fp8_row> evaluate_cp_fp8_rows(const nlohmann::json& rows,
     in.options.attention = attention_kernel::fused;
     in.options.dp_overlap = 1.0;
     in.options.tp_overlap = titan ? 0.0 : 1.0;
+    // The torchtitan 405B rows name AsyncTP in their notes: --async-tp (stack_flags.cpp).
+    if (titan && r.value("notes", std::string()).find("AsyncTP") != std::string::npos) {
+      in.options.tp_overlap = 1.0;
+      in.options.tp_overlap_needs_sp = true;
+    }
     if (options != nullptr) {
       in.options = *options;
     }

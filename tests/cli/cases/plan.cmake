@@ -181,6 +181,9 @@ tpcost_cli_case("plan --emit torchtitan: a layout priced on another stack than f
 tpcost_cli_case("plan --emit torchtitan --torch-compile writes the [compile] table the reader maps back"
   ARGS plan -m llama-3-8b -g h100-sxm -n 8 -G 8 --stack fsdp2 --torch-compile --emit torchtitan
   RC 0 STDOUT "\n\\[compile\\]\nenable = true\ncomponents = \\[\"model\", \"loss\"\\]\n$")
+tpcost_cli_case("plan --emit torchtitan --async-tp writes enable_async_tensor_parallel at t > 1"
+  ARGS plan -m llama-3-8b -g h100-sxm -n 16 -G 64 --stack fsdp2 --torch-compile --async-tp --fixed-tp 2 --emit torchtitan
+  RC 0 STDOUT "\ntensor_parallel_degree = 2\npipeline_parallel_degree = 1\ncontext_parallel_degree = 1\nenable_async_tensor_parallel = true\n")
 tpcost_cli_case("plan --emit torchtitan: interleaved stages"
   ARGS plan -m llama-3-8b -g h100-sxm -n 16 -G 64 --stack fsdp2 --emit torchtitan
   --compare t=2,p=4,d=2,v=2,sp=on t=1 RC 2

@@ -253,6 +253,18 @@ tpcost_cli_case("step --stack fsdp2 eager step time"
 tpcost_cli_case("step: a Megatron stack says its kernels are the fused ones the eta were fitted on"
   ARGS ${stack_step} --stack megatron-core RC 0
   STDOUT "\n  kernels +megatron-fused +default: megatron/core/models/gpt/gpt_layer_specs\\.py[^\n]*eta: Hopper BF16: eta_mm 0\\.705")
+tpcost_cli_case("step --stack fsdp2 --async-tp hides the TP collectives behind the GEMMs"
+  ARGS ${stack_step} --stack fsdp2 --torch-compile --async-tp -q RC 0
+  STDOUT "step +4\\.412 s")
+tpcost_cli_case("step: --async-tp without --torch-compile is refused, as torchtitan raises"
+  ARGS ${stack_step} --stack fsdp2 --async-tp RC 2
+  STDERR "^tpcost: error: --async-tp: needs --torch-compile, as torchtitan raises: 'Async TP requires torch\\.compile'\n$")
+tpcost_cli_case("step: --async-tp under a Megatron stack is refused"
+  ARGS ${stack_step} --stack megatron-core --async-tp RC 2
+  STDERR "^tpcost: error: --async-tp: is a torchtitan flag\; --stack megatron-core does not take it")
+tpcost_cli_case("step: --async-tp with --no-sp contradicts"
+  ARGS ${stack_step} --stack fsdp2 --torch-compile --async-tp --no-sp RC 2
+  STDERR "^tpcost: error: --async-tp: fuses sequence parallelism's all-gathers")
 tpcost_cli_case("step: --torch-compile under a Megatron stack is refused"
   ARGS ${stack_step} --stack megatron-core --torch-compile RC 2
   STDERR "^tpcost: error: --torch-compile: is a torchtitan flag\; --stack megatron-core runs Megatron-LM / Transformer Engine kernels \\(use --stack fsdp2\\)\n$")
