@@ -266,7 +266,8 @@ inline constexpr std::array<stack_profile, 5> stack_profiles{{
      .sequence_parallel = {false, "DeepSpeed's engine has no Megatron-SP (Ulysses is CP)"},
      .sp_input_regather = {true, "with --sequence-parallel, Megatron-DeepSpeed's layers.py is "
                                  "Megatron-LM's of 2022: the saved s/t input is all-gathered "
-                                 "again in the backward"},
+                                 "again in the backward (costed inline, as this profile costs "
+                                 "its TP collectives)"},
      .kernels = {kernel_stack::megatron_fused,
                  "Megatron-DeepSpeed runs Megatron's fused kernels (the SC21 Table 2 rows); a "
                  "Hugging Face model under DeepSpeed runs PyTorch eager, not priced apart"}},
