@@ -88,7 +88,9 @@ void check_software(emit_format f, const software_flags& s) {
           std::pair{s.stack.overlap_param_gather, "--overlap-param-gather"},
           std::pair{s.stack.grad_reduce_in_bf16, "--grad-reduce-in-bf16"},
           std::pair{s.stack.no_grad_accumulation_fusion, "--no-gradient-accumulation-fusion"},
-          std::pair{s.stack.precision_aware_optimizer, "--use-precision-aware-optimizer"}}) {
+          std::pair{s.stack.precision_aware_optimizer, "--use-precision-aware-optimizer"},
+          std::pair{s.stack.cross_entropy_loss_fusion, "--cross-entropy-loss-fusion"},
+          std::pair{!s.stack.cross_entropy_fusion_impl.empty(), "--cross-entropy-fusion-impl"}}) {
       if (on) {
         refuse(f, std::string(flag) + " is a Megatron-Core switch torchtitan has no key for");
       }
@@ -361,6 +363,16 @@ void add_stack_switches(megatron_settings& s, const parallel_config& p, const em
   }
   if (st.precision_aware_optimizer) {
     s.add("optimizer", "use_precision_aware_optimizer", "--use-precision-aware-optimizer", true);
+  }
+  // The cross entropy plan priced (the profile's, or the flags'); a Bridge YAML says false
+  // where it is unfused, as Megatron-Bridge's GPTModelProvider would fuse it.
+  const auto cross_entropy = resolve_stack(st, "", "", "").options.cross_entropy;
+  if (cross_entropy != cross_entropy_kernel::unfused) {
+    s.add("model", "cross_entropy_loss_fusion", "--cross-entropy-loss-fusion", true);
+    s.add("model", "cross_entropy_fusion_impl", "--cross-entropy-fusion-impl",
+          std::string(name_of(cross_entropy_kernel_names, cross_entropy)));
+  } else {
+    s.add("model", "cross_entropy_loss_fusion", "", false);  // the reader inverts it
   }
   for (const auto& [text, key, flag] :
        {std::tuple{&st.main_grads_dtype, "main_grads_dtype", "--main-grads-dtype"},

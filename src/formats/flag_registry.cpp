@@ -355,6 +355,17 @@ constexpr flag_spec flags[] = {
      "fused, priced with the compiled kernels' efficiencies"},
     {"--no-torch-compile", '\0', "", value_kind::boolean, "", "", "/options/no_torch_compile",
      cmd::job, "torchtitan (--stack fsdp2): PyTorch eager kernels (torchtitan's default)"},
+    {"--cross-entropy-loss-fusion", '\0', "", value_kind::boolean, "", "",
+     "/options/cross_entropy_loss_fusion", cmd::job,
+     "Megatron-Core: the fused vocab-parallel cross entropy (impl native unless "
+     "--cross-entropy-fusion-impl); megatron-bridge's recipes run it (te)"},
+    {"--no-cross-entropy-loss-fusion", '\0', "", value_kind::boolean, "", "",
+     "/options/no_cross_entropy_loss_fusion", cmd::job,
+     "the unfused cross entropy (Megatron-Core's default; a Bridge YAML's "
+     "cross_entropy_loss_fusion: false)"},
+    {"--cross-entropy-fusion-impl", '\0', "", value_kind::choice, "native|te", "",
+     "/options/cross_entropy_fusion_impl", cmd::job,
+     "with the fusion on: native (jit-fused ops) or te (Transformer Engine's Triton kernels)"},
     {"--async-tp", '\0', "", value_kind::boolean, "", "", "/options/async_tp", cmd::job,
      "torchtitan (--stack fsdp2): async TP ([parallelism] enable_async_tensor_parallel): "
      "inductor's micro-pipelined matmuls hide SP's all-gathers and reduce-scatters behind their "
@@ -381,7 +392,7 @@ constexpr flag_spec flags[] = {
      "share of TP comm hidden behind compute (default: the --stack's)"},
     {"--tp-contention", '\0', "", value_kind::fraction, "", "", "/options/tp_contention", cmd::job,
      "share of each second of TP comm that --tp-overlap (userbuffers) hides that the compute "
-     "still loses to it (the SMs and HBM bandwidth the collective takes; default 0.40, fitted on "
+     "still loses to it (the SMs and HBM bandwidth the collective takes; default 0.51, fitted on "
      "H100 rows; 0: hidden TP is free)"},
     {"--dp-overlap", '\0', "", value_kind::fraction, "", "", "/options/dp_overlap", cmd::job,
      "share of the DP gradient sync hidden behind the last backward (default: the --stack's)"},

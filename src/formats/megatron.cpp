@@ -2151,6 +2151,17 @@ struct megatron_mapping {
         r.put(std::string("/options/") + flag, true, at(flag));
       }
     }
+    // --cross-entropy-loss-fusion (store_true) with its --cross-entropy-fusion-impl, or a
+    // Megatron-Bridge model.cross_entropy_loss_fusion: true or false. The impl counts only with
+    // the fusion on (a Bridge dump writes its default impl either way).
+    if (on("cross_entropy_loss_fusion")) {
+      r.put("/options/cross_entropy_loss_fusion", true, at("cross_entropy_loss_fusion"));
+      if (const auto impl = text("cross_entropy_fusion_impl")) {
+        r.put("/options/cross_entropy_fusion_impl", *impl, at("cross_entropy_fusion_impl"));
+      }
+    } else if (off("cross_entropy_loss_fusion")) {
+      r.put("/options/no_cross_entropy_loss_fusion", true, at("cross_entropy_loss_fusion"));
+    }
     // --no-gradient-accumulation-fusion (dest gradient_accumulation_fusion, store_false), or a
     // Megatron-Bridge model.gradient_accumulation_fusion: false.
     if (off("gradient_accumulation_fusion")) {

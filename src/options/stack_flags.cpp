@@ -27,6 +27,9 @@ void add_stack_flags(CLI::Option_group& group, stack_flags& f) {
   add_flag(group, "--torch-compile", f.torch_compile);
   add_flag(group, "--no-torch-compile", f.no_torch_compile);
   add_flag(group, "--async-tp", f.async_tp);
+  add_flag(group, "--cross-entropy-loss-fusion", f.cross_entropy_loss_fusion);
+  add_flag(group, "--no-cross-entropy-loss-fusion", f.no_cross_entropy_loss_fusion);
+  add_flag(group, "--cross-entropy-fusion-impl", f.cross_entropy_fusion_impl);
   add_flag(group, "--tp-contention", f.tp_contention);
   for (auto [flag, value] : {std::pair{"--main-grads-dtype", &f.main_grads_dtype},
                              std::pair{"--main-params-dtype", &f.main_params_dtype},
@@ -54,18 +57,27 @@ void check_megatron_flags(const stack_flags& f, const stack_profile& p) {
   // Megatron-Bridge recipes are Megatron-Core configurations: the same flags override them.
   const bool megatron =
       p.stack == software_stack::megatron_core || p.stack == software_stack::megatron_bridge;
-  for (const auto& [flag, given] :
-       {std::pair{"--tp-comm-overlap", f.tp_comm_overlap},
-        std::pair{"--no-overlap-p2p-communication", f.no_overlap_p2p},
-        std::pair{"--no-gradient-accumulation-fusion", f.no_grad_accumulation_fusion},
-        std::pair{"--overlap-grad-reduce", f.overlap_grad_reduce},
-        std::pair{"--overlap-param-gather", f.overlap_param_gather},
-        std::pair{"--grad-reduce-in-bf16", f.grad_reduce_in_bf16},
-        std::pair{"--use-precision-aware-optimizer", f.precision_aware_optimizer}}) {
+  struct megatron_flag {
+    const char* name;
+    bool given;
+    bool overlap;  ///< --tp-overlap/--dp-overlap say the same under any stack
+  };
+  for (const auto& [flag, given, overlap] :
+       {megatron_flag{"--tp-comm-overlap", f.tp_comm_overlap, true},
+        megatron_flag{"--no-overlap-p2p-communication", f.no_overlap_p2p, false},
+        megatron_flag{"--no-gradient-accumulation-fusion", f.no_grad_accumulation_fusion, false},
+        megatron_flag{"--overlap-grad-reduce", f.overlap_grad_reduce, true},
+        megatron_flag{"--overlap-param-gather", f.overlap_param_gather, true},
+        megatron_flag{"--grad-reduce-in-bf16", f.grad_reduce_in_bf16, false},
+        megatron_flag{"--use-precision-aware-optimizer", f.precision_aware_optimizer, false},
+        megatron_flag{"--cross-entropy-loss-fusion", f.cross_entropy_loss_fusion, false},
+        megatron_flag{"--no-cross-entropy-loss-fusion", f.no_cross_entropy_loss_fusion, false},
+        megatron_flag{"--cross-entropy-fusion-impl", !f.cross_entropy_fusion_impl.empty(),
+                      false}}) {
     if (given && !megatron) {
       throw invalid_spec(flag, std::string("is a Megatron-Core flag; --stack ") +
-                                   std::string(p.name) +
-                                   " does not take it (use --tp-overlap/--dp-overlap)");
+                                   std::string(p.name) + " does not take it" +
+                                   (overlap ? " (use --tp-overlap/--dp-overlap)" : ""));
     }
   }
   if (f.overlap_param_gather && !f.overlap_grad_reduce) {
@@ -339,6 +351,44 @@ void resolve_kernels(stack_choice& out, const stack_flags& f) {
               compile_flag);
 }
 
+/// The cross entropy's kernels: the profile's, or Megatron-Core's flags (--cross-entropy-loss-
+/// fusion with --cross-entropy-fusion-impl, default native), or --no-cross-entropy-loss-fusion.
+void resolve_cross_entropy(stack_choice& out, const stack_flags& f) {
+  auto& o = out.options;
+  if (f.cross_entropy_loss_fusion && f.no_cross_entropy_loss_fusion) {
+    throw invalid_spec("--no-cross-entropy-loss-fusion",
+                       "contradicts --cross-entropy-loss-fusion; give one of them");
+  }
+  std::string source(out.profile->cross_entropy.source);
+  if (f.cross_entropy_loss_fusion) {
+    o.cross_entropy = cross_entropy_kernel::native;  // Megatron-Core's default impl
+    source = "--cross-entropy-loss-fusion (impl native, Megatron-Core's default)";
+  }
+  if (f.no_cross_entropy_loss_fusion) {
+    o.cross_entropy = cross_entropy_kernel::unfused;
+    source = "--no-cross-entropy-loss-fusion";
+  }
+  if (!f.cross_entropy_fusion_impl.empty()) {
+    const auto impl = value_named(cross_entropy_kernel_names, f.cross_entropy_fusion_impl);
+    if (!impl || *impl == cross_entropy_kernel::unfused) {
+      throw invalid_spec("--cross-entropy-fusion-impl",
+                         quote_value(f.cross_entropy_fusion_impl) + " is not one of native|te");
+    }
+    if (o.cross_entropy == cross_entropy_kernel::unfused) {
+      throw invalid_spec("--cross-entropy-fusion-impl",
+                         "has no effect without --cross-entropy-loss-fusion (Megatron-Core reads "
+                         "the impl only with the fusion on)");
+    }
+    o.cross_entropy = *impl;
+    source = (f.cross_entropy_loss_fusion ? "--cross-entropy-loss-fusion " : "") +
+             std::string("--cross-entropy-fusion-impl ") + f.cross_entropy_fusion_impl;
+  }
+  add_setting(out, "cross_entropy",
+              std::string(name_of(cross_entropy_kernel_names, o.cross_entropy)), source,
+              f.cross_entropy_loss_fusion || f.no_cross_entropy_loss_fusion ||
+                  !f.cross_entropy_fusion_impl.empty());
+}
+
 }  // namespace
 
 stack_choice resolve_stack(const stack_flags& f, const std::string& attention,
@@ -356,6 +406,7 @@ stack_choice resolve_stack(const stack_flags& f, const std::string& attention,
   resolve_state_bytes(out, f);
   resolve_pipeline_and_sharding(out, f);
   resolve_kernels(out, f);
+  resolve_cross_entropy(out, f);
   return out;
 }
 

@@ -26,6 +26,10 @@ struct stack_flags {
   bool torch_compile = false, no_torch_compile = false;
   /// torchtitan's enable_async_tensor_parallel: --async-tp (needs --torch-compile).
   bool async_tp = false;
+  /// Megatron-Core's --cross-entropy-loss-fusion and --cross-entropy-fusion-impl, and tpcost's
+  /// --no-cross-entropy-loss-fusion (what a Bridge YAML's cross_entropy_loss_fusion: false says).
+  bool cross_entropy_loss_fusion = false, no_cross_entropy_loss_fusion = false;
+  std::string cross_entropy_fusion_impl;
   // Megatron-Core's precision-aware optimizer (tpcost/model/optimizer_states.hpp).
   bool precision_aware_optimizer = false;
   std::string main_grads_dtype, main_params_dtype, exp_avg_dtype, exp_avg_sq_dtype;

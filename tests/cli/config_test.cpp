@@ -12,6 +12,7 @@
 #include "commands/step_flags.hpp"
 #include "options/cli_options.hpp"
 #include "options/config_overlay.hpp"
+#include "options/stack_flags.hpp"
 #include "options/step_options.hpp"
 #include "tpcost/layer/tp_layer_options.hpp"
 #include "tpcost/model/optimizer_states.hpp"
@@ -91,6 +92,12 @@ TEST_CASE("Every value of a choice key is one the core's parser accepts", "[conf
         CHECK_NOTHROW(to_step_options(software));
       } else if (key.flag == "--stack") {
         CHECK_NOTHROW(stack_profile_by_name(value, key.flag));
+      } else if (key.flag == "--cross-entropy-fusion-impl") {
+        stack_flags stack;
+        stack.stack = "megatron-core";
+        stack.cross_entropy_loss_fusion = true;
+        stack.cross_entropy_fusion_impl = value;
+        CHECK_NOTHROW(resolve_stack(stack, "", "", ""));
       } else if (key.flag == "--cuda-graph-impl") {
         CHECK_NOTHROW(parse_cuda_graph_impl(value, key.flag));
       } else if (key.flag == "--main-grads-dtype" || key.flag == "--main-params-dtype" ||
@@ -105,8 +112,8 @@ TEST_CASE("Every value of a choice key is one the core's parser accepts", "[conf
   // p2p|all_gather|a2a|a2a+p2p, bf16|fp8|fp8-current|fp8-blockwise|mxfp8|nvfp4,
   // megatron-core|megatron-2021|deepspeed|fsdp2|megatron-bridge, full|megatron,
   // alltoall|flex|allgather, fp32|bf16, fp32|fp16, fp32|fp16|bf16|fp8 twice, uniform|block,
-  // none|local|transformer_engine|full_iteration
-  CHECK(choices == 55);
+  // none|local|transformer_engine|full_iteration, native|te
+  CHECK(choices == 57);
 }
 
 TEST_CASE("Every flag of the refined model and the presets has a config key", "[config]") {

@@ -258,12 +258,12 @@ tpcost_cli_case("megatron qwen3-32b script: --kv-channels 128 is the head dimens
   STDOUT "\"ffn\": 25600,\n    \"head_dim\": 128,\n    \"heads\": 64,")
 tpcost_cli_case("megatron qwen3-32b script: the step its config.json costs"
   ARGS step --config ${meg}/qwen3_32b_kv_channels.sh --gpu h100-sxm --interconnect ib-ndr RC 0
-  STDOUT "step time 16\\.44 s   63786 tokens/s")
+  STDOUT "step time 16\\.38 s   64016 tokens/s")
 tpcost_cli_case("qwen3-32b config.json: the same step as its launch script"
   ARGS step --hf-config ${PROJECT_SOURCE_DIR}/tests/cli/data/qwen3_32b_config.json --vocab 152576
        --seq 4096 --tp 8 --pp 1 --dp 4 --batch 1 --global-batch 256 --sp --zero 1
        --stack megatron-core --gpu h100-sxm --interconnect ib-ndr RC 0
-  STDOUT "step time 16\\.44 s   63786 tokens/s")
+  STDOUT "step time 16\\.38 s   64016 tokens/s")
 # Megatron-Core's precision-aware optimizer (issue 25): its dtypes set the model states.
 tpcost_cli_case("megatron: the precision-aware optimizer's dtypes are read"
   ARGS convert -q ${meg}/qwen3_32b_precision_aware.sh RC 0
@@ -343,22 +343,22 @@ tpcost_cli_case("megatron-fsdp script: without --use-megatron-fsdp the distribut
 tpcost_cli_case("megatron-fsdp script: check costs ZeRO-3"
   ARGS check ${mfsdp} --gpu h100-sxm --rule min_mfu=0.3 RC 0 STDOUT "t=1 p=1 d=8, b=1 G=128.*ZeRO-3")
 # The script costs what the llama-3-8b preset costs with the layout, batch, precision and
-# sharding it states: the same step (--quiet's breakdown, where ZeRO-1 and 3 tie) and the same
+# sharding it states (and its --cross-entropy-loss-fusion): the same step (--quiet's breakdown, where ZeRO-1 and 3 tie) and the same
 # ZeRO-3 memory (optim_grads_params; ZeRO-1 would need 96.1 GiB).
 add_test(NAME "cli: megatron-fsdp script costs what --model llama-3-8b --zero 3 costs"
   COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:tpcost_cli>
     "-DARGS_A=step|--config|${mfsdp}|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
-    "-DARGS_B=step|--model|llama-3-8b|--tp|1|--pp|1|--gpus|8|--batch|1|--global-batch|128|--seq|8192|--zero|3|--dtype|bf16|--precision|fp8|--fp8-param-gather|--attention|fused|--sp|--overlap-grad-reduce|--overlap-param-gather|--hidden-dropout|0|--attention-dropout|0|--stack|megatron-core|--no-gradient-accumulation-fusion|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
+    "-DARGS_B=step|--model|llama-3-8b|--tp|1|--pp|1|--gpus|8|--batch|1|--global-batch|128|--seq|8192|--zero|3|--dtype|bf16|--precision|fp8|--fp8-param-gather|--attention|fused|--sp|--overlap-grad-reduce|--overlap-param-gather|--hidden-dropout|0|--attention-dropout|0|--stack|megatron-core|--no-gradient-accumulation-fusion|--cross-entropy-loss-fusion|--gpu|h100-sxm|--interconnect|ib-ndr|--quiet"
     -P ${CMAKE_CURRENT_SOURCE_DIR}/same_report.cmake)
-set(llama_fsdp_mem "ZeRO 3 .*step time 10\\.64 s .*memory per GPU \\(fullest stage 0, fused attention\\): weights 2\\.7 GiB, gradients 3\\.7 GiB, optimizer 11\\.2 GiB, activations 40\\.0 GiB = 57\\.7 GiB")
+set(llama_fsdp_mem "ZeRO 3 .*step time 10\\.47 s .*memory per GPU \\(fullest stage 0, fused attention\\): weights 2\\.7 GiB, gradients 3\\.7 GiB, optimizer 11\\.2 GiB, activations 40\\.0 GiB = 57\\.7 GiB")
 tpcost_cli_case("megatron-fsdp script: the ZeRO-3 step and memory"
   ARGS step --config ${mfsdp} --gpu h100-sxm --interconnect ib-ndr RC 0 STDOUT "${llama_fsdp_mem}")
 tpcost_cli_case("llama-3-8b preset at the megatron-fsdp script's settings: the same step and memory"
   ARGS step --model llama-3-8b --tp 1 --pp 1 --gpus 8 --batch 1 --global-batch 128 --seq 8192
        --zero 3 --dtype bf16 --precision fp8 --fp8-param-gather --attention fused --sp
        --overlap-grad-reduce --overlap-param-gather --hidden-dropout 0 --attention-dropout 0
-       --stack megatron-core --no-gradient-accumulation-fusion --gpu h100-sxm --interconnect ib-ndr
-       RC 0 STDOUT "${llama_fsdp_mem}")
+       --stack megatron-core --no-gradient-accumulation-fusion --cross-entropy-loss-fusion
+       --gpu h100-sxm --interconnect ib-ndr RC 0 STDOUT "${llama_fsdp_mem}")
 tpcost_cli_case("megatron-fsdp script: an unknown strategy names the flag"
   ARGS convert ${mfsdp} --set SHARDING_STRATEGY=full RC 2
   STDERR "train_llama3_8b_fsdp_h100_fp8\\.sh:117:9: --data-parallel-sharding-strategy: 'full' is not a Megatron-FSDP sharding strategy")
@@ -583,6 +583,15 @@ tpcost_cli_case("megatron: a hybrid Mamba model is refused where its flag is"
   STDERR "^tpcost: error: [^\n]*hybrid_mamba\\.sh:6:5: --mamba-num-heads[^\n]*: a hybrid Mamba-Transformer model: tpcost costs transformer layers, not Mamba layers\n$")
 # Dropout 0 keeps no masks (issue 25): the same GPT script with --hidden-dropout and
 # --attention-dropout 0 needs 2 bytes per s*b*h and 3 per unfused score less.
+tpcost_cli_case("megatron: --cross-entropy-loss-fusion and its impl are read"
+  ARGS convert -q ${meg}/ce_fusion_te.sh RC 0
+  STDOUT "\"options\": {\n    \"cross_entropy_fusion_impl\": \"te\",\n    \"cross_entropy_loss_fusion\": true,")
+tpcost_cli_case("plan --emit bridge writes the recipe's cross entropy, and an unfused one as false"
+  ARGS plan -m llama-3-8b -g h100-sxm -n 8 -G 64 --stack megatron-core --emit bridge RC 0
+  STDOUT "\n  cross_entropy_loss_fusion: false\n")
+tpcost_cli_case("plan --emit megatron under megatron-bridge writes Transformer Engine's cross entropy"
+  ARGS plan -m llama-3-8b -g h100-sxm -n 8 -G 64 --emit megatron RC 0
+  STDOUT "\n +--cross-entropy-loss-fusion \\\\\n +--cross-entropy-fusion-impl te \\\\\n")
 tpcost_cli_case("megatron: dropout 0 is read" ARGS convert -q ${meg}/gpt_no_dropout.sh --set DROP=0 RC 0
   STDOUT "\"attention_dropout\": 0\\.0,.*\"hidden_dropout\": 0\\.0,")
 tpcost_cli_case("megatron: with Megatron's default dropout the masks are kept"
@@ -617,10 +626,10 @@ add_test(NAME "cli: megatron-bridge yaml with windows costs what the script cost
     -P ${CMAKE_CURRENT_SOURCE_DIR}/same_report.cmake)
 tpcost_cli_case("megatron gpt-oss script: the windows make the step shorter than full attention"
   ARGS step --config ${oss} --gpu h100-sxm --interconnect ib-ndr RC 0
-  STDOUT "step time 5\\.342 s.*model FLOPs: 3 x forward with the full s\\*s attention scores, the 18 windowed layers of 36 on their window of 128 \\(Narayanan")
+  STDOUT "step time 5\\.344 s.*model FLOPs: 3 x forward with the full s\\*s attention scores, the 18 windowed layers of 36 on their window of 128 \\(Narayanan")
 tpcost_cli_case("megatron --window-attn-skip-freq 1: every layer full attention, the full step"
   ARGS step --config ${oss} --set SKIP=1 --gpu h100-sxm --interconnect ib-ndr RC 0
-  STDOUT "step time 5\\.554 s.*model FLOPs: 3 x forward with the full s\\*s attention scores \\(Narayanan")
+  STDOUT "step time 5\\.556 s.*model FLOPs: 3 x forward with the full s\\*s attention scores \\(Narayanan")
 tpcost_cli_case("megatron --window-size -1,0: an infinite left window is full causal attention"
   ARGS convert -q ${oss} --set WINDOW=-1,0 RC 0 STDOUT "\"seq\": 4096,\n    \"top_k\": 4,\n    \"vocab\": 201088\n")
 tpcost_cli_case("megatron --window-attn-skip-freq as a list: [1,1,0]*12 is every 3rd layer full"

@@ -102,6 +102,15 @@ inline std::vector<cp_fp8_row> evaluate_cp_fp8_rows(const nlohmann::json& rows,
     in.options.attention = attention_kernel::fused;
     in.options.dp_overlap = 1.0;
     in.options.tp_overlap = titan ? 0.0 : 1.0;
+    // The NeMo 2 rows' fused cross entropy (nemo/collections/llm/gpt/model/base.py and
+    // nemotron.py at v2.2.0: cross_entropy_loss_fusion = True), with Transformer Engine's
+    // kernels from the 25.04 performance scripts on (scripts/performance/helpers.py); the
+    // Llama-2 rows ran NeMo 24.03 (unfused, and a 32k vocabulary).
+    if (nemotron) {
+      in.options.cross_entropy = cross_entropy_kernel::native;
+    } else if (row.id.find("b200") != std::string::npos) {
+      in.options.cross_entropy = cross_entropy_kernel::te;
+    }
     // The torchtitan 405B rows name AsyncTP in their notes: --async-tp (stack_flags.cpp).
     if (titan && r.value("notes", std::string()).find("AsyncTP") != std::string::npos) {
       in.options.tp_overlap = 1.0;

@@ -114,6 +114,12 @@ inline round3_row evaluate_round3_row(const nlohmann::json& r, const double* mat
     in.options.grad_wire_bytes = 2;
     in.options.state.gradients = 2.0;
     in.options.grad_accumulation_fusion = fused_accumulation::except_zero3;
+    // And Transformer Engine's cross entropy (scripts/performance/utils/overrides.py).
+    in.options.cross_entropy = cross_entropy_kernel::te;
+  }
+  if (r.at("id").get<std::string>().rfind("simumax", 0) == 0) {
+    // "CE fusion on" (the rows' notes), at Megatron-Core's default impl.
+    in.options.cross_entropy = cross_entropy_kernel::native;
   }
   if (moe) {
     in.options.experts.dispatcher =

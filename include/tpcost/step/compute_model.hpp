@@ -17,10 +17,12 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
 
+#include "tpcost/base/enum_names.hpp"
 #include "tpcost/base/units.hpp"
 #include "tpcost/model/model.hpp"
 #include "tpcost/model/op_checkpoint.hpp"
@@ -570,18 +572,57 @@ constexpr seconds logits_dgrad_time(const transformer_spec& model, std::int64_t 
   return matmul_time(tokens, static_cast<double>(model.hidden), v, 1, 2, gpu);
 }
 
+/// The vocabulary-parallel cross entropy's kernels (Megatron-Core core_v0.16.0
+/// model_parallel_config.py: cross_entropy_loss_fusion, default False, and
+/// cross_entropy_fusion_impl, default 'native').
+enum class cross_entropy_kernel : int {
+  unfused,  ///< tensor_parallel/cross_entropy.py: one PyTorch op at a time
+  native,   ///< fusions/fused_cross_entropy.py: the same ops, jit-fused into four kernels
+  te,       ///< Transformer Engine's parallel_cross_entropy: two Triton passes (online softmax)
+};
+
+inline constexpr std::array<enum_name<cross_entropy_kernel>, 3> cross_entropy_kernel_names{{
+    {"unfused", cross_entropy_kernel::unfused},
+    {"native", cross_entropy_kernel::native},
+    {"te", cross_entropy_kernel::te},
+}};
+
+/// HBM bytes per logit the cross entropy moves, forward and backward, from 16-bit logits.
+/// unfused, about 60: .float() (read 2, write 4), the max (read 4), the in-place subtraction,
+/// exp and division (read and write 4 each), the sum (read 4), and backward the in-place scale
+/// (read and write 4) and the cast back to 16-bit (read 4, write 2): 52, and the target gather
+/// and mask kernels (kept as counted since compute_model.hpp began). native merges the max into
+/// the cast, the subtraction, exp and sum into one pass, and the backward's scale and cast
+/// into one: 24 fewer, 36. te reads the logits twice (online softmax, then loss and gradient),
+/// writes an fp32 gradient, scales it in place by the per-token loss gradient and autograd casts
+/// it back to 16-bit (transformer_engine/pytorch/cross_entropy.py, TE 2.x): 2 + 2 + 4 + 8 + 6 =
+/// 22.
+constexpr double cross_entropy_bytes_per_logit(cross_entropy_kernel kernel) {
+  switch (kernel) {
+    case cross_entropy_kernel::native:
+      return 36.0;
+    case cross_entropy_kernel::te:
+      return 22.0;
+    case cross_entropy_kernel::unfused:
+      break;
+  }
+  return 60.0;
+}
+
 /// The output layer on the last pipeline stage, per micro-batch: the logit matmul forward and
-/// its two gradients (never recomputed), the fp32 vocab-parallel cross-entropy (about 60 bytes
-/// per logit forward and backward) and the final norm.
-constexpr seconds logits_compute_time(const transformer_spec& model, std::int64_t micro_batch,
-                                      std::int64_t tp, const compute_device& gpu) {
+/// its two gradients (never recomputed), the vocab-parallel cross entropy as `cross_entropy`
+/// runs it (cross_entropy_bytes_per_logit) and the final norm.
+constexpr seconds logits_compute_time(
+    const transformer_spec& model, std::int64_t micro_batch, std::int64_t tp,
+    const compute_device& gpu, cross_entropy_kernel cross_entropy = cross_entropy_kernel::unfused) {
   const double t = static_cast<double>(tp);
   const double tokens = static_cast<double>(micro_batch * model.seq);
   const double h = static_cast<double>(model.hidden);
   const double v = static_cast<double>(model.vocab) / t;
+  const double loss_bytes = cross_entropy_bytes_per_logit(cross_entropy) * tokens * v;
   return matmul_time(tokens, v, h, 1, 2, gpu) + logits_dgrad_time(model, micro_batch, tp, gpu) +
          logits_wgrad_time(model, micro_batch, tp, gpu) +
-         memory_bound_time((60.0 * tokens * v + 18.0 * tokens * h) * units::B, gpu);
+         memory_bound_time((loss_bytes + 18.0 * tokens * h) * units::B, gpu);
 }
 
 /// Bytes of HBM traffic per parameter for one optimizer step: Megatron-LM's fp16 optimizer

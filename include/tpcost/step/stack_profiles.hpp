@@ -117,6 +117,8 @@ struct stack_profile {
   /// in the backward for its weight gradient (stages.hpp, tp_comm_of_layer), or saves the
   /// gathered input.
   cited<bool> sp_input_regather;
+  /// The vocab-parallel cross entropy's kernels (compute_model.hpp, cross_entropy_kernel).
+  cited<cross_entropy_kernel> cross_entropy;
   /// The kernels the stack runs when launched without the flags that change them: whose
   /// efficiencies (hardware/efficiency.hpp, default_efficiency with a kernel_stack) price it.
   cited<kernel_stack> kernels;
@@ -181,6 +183,10 @@ inline constexpr std::array<stack_profile, 5> stack_profiles{{
                                  "input-gradient GEMM (Transformer Engine 2.x "
                                  "layernorm_linear.py, layernorm_mlp.py: ln_out gathered again, "
                                  "or in the userbuffers bulk-dgrad overlap)"},
+     .cross_entropy = {cross_entropy_kernel::unfused,
+                       "megatron/core/model_parallel_config.py: cross_entropy_loss_fusion = "
+                       "False (--cross-entropy-loss-fusion, then --cross-entropy-fusion-impl "
+                       "native|te, default native)"},
      .kernels = {kernel_stack::megatron_fused,
                  "megatron/core/models/gpt/gpt_layer_specs.py: the Transformer Engine layer spec "
                  "(TE GEMMs, fused norms, cuDNN/flash attention)"}},
@@ -223,6 +229,9 @@ inline constexpr std::array<stack_profile, 5> stack_profiles{{
      .sp_input_regather = {true, "with --sequence-parallel, Megatron-LM v3's (2022) "
                                  "megatron/mpu/layers.py: the saved s/t input is all-gathered "
                                  "again in the backward, async before the input-gradient GEMM"},
+     .cross_entropy = {cross_entropy_kernel::unfused,
+                       "megatron/mpu/cross_entropy.py (v2.5): vocab_parallel_cross_entropy, no "
+                       "fused variant"},
      .kernels = {kernel_stack::megatron_fused,
                  "megatron/fused_kernels: fused scaled-masked softmax, bias-GeLU, "
                  "bias-dropout-add (the A100 eta are calibrated on these runs)"}},
@@ -268,6 +277,9 @@ inline constexpr std::array<stack_profile, 5> stack_profiles{{
                                  "Megatron-LM's of 2022: the saved s/t input is all-gathered "
                                  "again in the backward (costed inline, as this profile costs "
                                  "its TP collectives)"},
+     .cross_entropy = {cross_entropy_kernel::unfused,
+                       "Megatron-DeepSpeed's vocab_parallel_cross_entropy (Megatron-LM's of "
+                       "2022, unfused)"},
      .kernels = {kernel_stack::megatron_fused,
                  "Megatron-DeepSpeed runs Megatron's fused kernels (the SC21 Table 2 rows); a "
                  "Hugging Face model under DeepSpeed runs PyTorch eager, not priced apart"}},
@@ -315,6 +327,9 @@ inline constexpr std::array<stack_profile, 5> stack_profiles{{
      .sp_input_regather = {false, "torch.distributed.tensor.parallel ColwiseParallel: the "
                                   "all-gathered DTensor input is what autograd saves for the "
                                   "weight gradient; nothing is gathered again"},
+     .cross_entropy = {cross_entropy_kernel::unfused,
+                       "assumed: torch's cross_entropy over the vocab-parallel logits "
+                       "(loss_parallel), costed as Megatron's unfused kernels"},
      .kernels = {kernel_stack::pytorch_eager,
                  "torchtitan/config/job_config.py: [compile] enable = False (components "
                  "[\"model\", \"loss\"]): PyTorch eager kernels; --torch-compile"}},
@@ -364,6 +379,10 @@ inline constexpr std::array<stack_profile, 5> stack_profiles{{
      .sp_input_regather = {true, "as megatron-core (Transformer Engine's linears; under "
                                  "tp_comm_overlap the gather runs in the bulk-dgrad "
                                  "userbuffers overlap)"},
+     .cross_entropy = {cross_entropy_kernel::te,
+                       "models/gpt_provider.py: cross_entropy_loss_fusion = True; "
+                       "scripts/performance/utils/overrides.py sets cross_entropy_fusion_impl = "
+                       "\"te\" for every performance run"},
      .kernels = {kernel_stack::megatron_fused,
                  "the recipes' transformer_impl = \"transformer_engine\""}},
 }};

@@ -89,6 +89,8 @@ struct step_options {
   /// Whether the column-parallel linears under SP all-gather their saved s/t input again in the
   /// backward, behind their input-gradient GEMMs (stack_profiles.hpp, sp_input_regather).
   bool sp_input_regather = true;
+  /// The cross entropy's kernels (compute_model.hpp): its bytes per logit and its collectives.
+  cross_entropy_kernel cross_entropy = cross_entropy_kernel::unfused;
   /// Whether the weight-gradient GEMMs add into the main-grad buffer themselves
   /// (stack_profiles.hpp); where they do not, each micro-batch pays a pass over its gradients.
   fused_accumulation grad_accumulation_fusion = fused_accumulation::never;
@@ -490,18 +492,36 @@ struct batch_terms {
   //    its input forward and the reduce-scatter of that gradient backward, 16-bit (the output
   //    layer is not in the FP8 recipe), and where the stack re-gathers (sp_input_regather) the
   //    all-gather of its saved input again backward, output_regather, behind logits_dgrad;
-  //  - cross_entropy_tp, vocab_parallel_cross_entropy (tensor_parallel/cross_entropy.py): three
-  //    all-reduces over the TP group of one fp32 value per token (the logits' max, the predicted
-  //    logit, the sum of the exponentials), forward only; latency-bound.
+  //  - cross_entropy_tp, the cross entropy's collectives (cross_entropy_tp_time), forward only;
+  //    latency-bound.
   std::array<seconds, 2> embedding_tp{};
   std::array<seconds, 2> output_tp{};
   seconds output_regather{};
   seconds cross_entropy_tp{};
 };
 
-/// vocab_parallel_cross_entropy's all-reduces per micro-batch (Megatron-Core core_v0.16.0,
-/// tensor_parallel/cross_entropy.py: max, predicted logit, sum of exponentials), fp32 per token.
-inline constexpr double cross_entropy_all_reduces = 3.0;
+/// The vocab-parallel cross entropy's TP collectives for `tokens` tokens on a TP group of `t`
+/// priced by `group`, forward only: unfused, three all-reduces of one fp32 value per token
+/// (the logits' max, the predicted logit, the sum of exponentials: Megatron-Core core_v0.16.0
+/// tensor_parallel/cross_entropy.py); native, two (the max, then the predicted logits and the
+/// sums in one tensor: fusions/fused_cross_entropy.py); te, one all-gather of three fp32 values
+/// per token from every rank (m, d and the target's logit: Transformer Engine's
+/// pytorch/cross_entropy.py, all_gather_into_tensor).
+template <typename GroupPricer>
+seconds cross_entropy_tp_time(const GroupPricer& group, cross_entropy_kernel kernel, double tokens,
+                              double t) {
+  const bytes fp32_per_token = 4.0 * tokens * units::B;
+  switch (kernel) {
+    case cross_entropy_kernel::native:
+      return group.cheapest(collective_op::all_reduce, fp32_per_token).cost.time +
+             group.cheapest(collective_op::all_reduce, 2.0 * fp32_per_token).cost.time;
+    case cross_entropy_kernel::te:
+      return group.cheapest(collective_op::all_gather, 3.0 * t * fp32_per_token).cost.time;
+    case cross_entropy_kernel::unfused:
+      break;
+  }
+  return 3.0 * group.cheapest(collective_op::all_reduce, fp32_per_token).cost.time;
+}
 
 /// m, the micro-batches of `micro_batch` sequences in a global batch of `global_batch`.
 constexpr std::int64_t micro_batches_of(const group_terms& x, std::int64_t micro_batch,
@@ -574,7 +594,7 @@ inline batch_terms batch_stage(const step_environment& env, const group_terms& x
       y.etp_all_gather = etp_group.cheapest(collective_op::all_gather, y.etp_message);
     }
   }
-  y.logits = logits_compute_time(model, micro_batch, t, env.gpu);
+  y.logits = logits_compute_time(model, micro_batch, t, env.gpu, opt.cross_entropy);
   y.logits_wgrad = logits_wgrad_time(model, micro_batch, t, env.gpu);
   y.logits_dgrad = logits_dgrad_time(model, micro_batch, t, env.gpu);
   y.mla_down = {mla_down_projection_time(model, micro_batch, 1.0, env.gpu),
@@ -660,10 +680,9 @@ inline batch_terms batch_stage(const step_environment& env, const group_terms& x
     y.embedding_tp = {ar, (rotary ? rs : ar) + ag};
     y.output_regather = opt.sp_input_regather ? ag : seconds{};
     y.output_tp = {ar, ag + rs + y.output_regather};
-    const bytes per_token = static_cast<double>(micro_batch) * static_cast<double>(model.seq) *
-                            4.0 * units::B;  // one fp32 value per token
-    y.cross_entropy_tp = cross_entropy_all_reduces *
-                         tp_group.cheapest(collective_op::all_reduce, per_token).cost.time;
+    y.cross_entropy_tp = cross_entropy_tp_time(
+        tp_group, opt.cross_entropy,
+        static_cast<double>(micro_batch) * static_cast<double>(model.seq), static_cast<double>(t));
   }
   add_p2p_terms(y, env, x);
   return y;
@@ -793,6 +812,7 @@ constexpr step_options options_of(const stack_profile& stack) {
   o.input_grad_overlap = stack.input_grad_overlap.value;
   o.grad_accumulation_fusion = stack.grad_accumulation_fusion.value;
   o.sp_input_regather = stack.sp_input_regather.value;
+  o.cross_entropy = stack.cross_entropy.value;
   // Megatron-LM's DDP keeps main_grad in a contiguous buffer (core:
   // distributed/param_and_grad_buffer.py; v2.5: model/distributed.py _grad_buffers).
   o.main_grad_buffer = stack.stack == software_stack::megatron_core ||

@@ -72,7 +72,7 @@ tpcost_cli_case("plan: --recompute-num-layers auto under torchtitan's stack" ARG
 tpcost_cli_case("plan: block= in a layout without full recomputation" ARGS ${plan_405b_zero1} --compare t=8,p=32,recompute=none,block=2 t=8,p=32 RC 2
   STDERR "^tpcost: error: --compare: 't=8,p=32,recompute=none,block=2': block = N sets full recomputation's layers\; it needs recompute=full\n$")
 tpcost_cli_case("plan --compare costs block= as step does and names the change" ARGS ${plan_405b_zero1} --compare t=8,p=32,sp=on,zero=1,first=3,last=3,recompute=full,block=1 t=8,p=32,sp=on,zero=1,first=3,last=3,recompute=full RC 0 STDOUT
-  "\nA: t=8,p=32,d=2,b=1,v=1,sp=on,recompute=full,zero=1,first=3,last=3,block=1  [^\n]*\n   step 44\\.33 s,.*\nB: t=8,p=32,d=2,b=1,v=1,sp=on,recompute=full,zero=1,first=3,last=3  [^\n]*\n.*B - A: recompute block:1 -> full")
+  "\nA: t=8,p=32,d=2,b=1,v=1,sp=on,recompute=full,zero=1,first=3,last=3,block=1  [^\n]*\n   step 45 s,.*\nB: t=8,p=32,d=2,b=1,v=1,sp=on,recompute=full,zero=1,first=3,last=3  [^\n]*\n.*B - A: recompute block:1 -> full")
 tpcost_cli_case("plan: --recompute-modules auto with nothing that fits counts every layout" ARGS plan --model llama-3-70b --gpu h100-sxm --interconnect ib-ndr --gpus 7 --global-batch 64 --recompute-modules auto RC 2
   STDERR "^tpcost: error: --gpus: no layout of 7 GPUs [^\n]*\; of their 84 layouts, rejected 9 [^\n]*, 75 \\(does not fit")
 tpcost_cli_case("plan: --recompute-modules mla_up_proj without MLA" ARGS ${plan_8b_h100} --recompute-modules core_attn,mla_up_proj RC 2

@@ -62,7 +62,7 @@ tpcost_cli_case("step --model qwen3-32b"
   ARGS step --model qwen3-32b --gpu h100-sxm --interconnect ib-ndr --gpus 64 --tp 8 -G 256 RC 0
   STDOUT "Training step: qwen3-32b on 64 x H100-SXM")
 tpcost_cli_case("step costs GPT-OSS's config.json with its 128-token windows on alternate layers" ARGS step --hf-config ${hf}/gpt-oss-120b.json --seq 4096 --gpu H100-SXM --gpus 64 --ep 8 --global-batch 512 --stack megatron-core RC 0 STDOUT
-  "step time 6\\.235 s")
+  "step time 6\\.236 s")
 tpcost_cli_case("step's model-FLOPs line under --mfu-flops megatron names the windows Megatron-LM's count leaves full" ARGS step --model gpt-oss-120b --gpu H100-SXM --gpus 64 --ep 8 --global-batch 512 --mfu-flops megatron RC 0 STDOUT
   "model FLOPs: Megatron-LM's num_floating_point_operations \\(causal attention halved, no router\\), the 18 windowed layers of 36 on their window of 128 \\(Megatron-LM's own count leaves them full\\); --mfu-flops full")
 tpcost_cli_case("context parallelism with a window shorter than s is refused" ARGS step --model gpt-oss-120b --gpu H100-SXM --gpus 64 --ep 8 --cp 2 --global-batch 512 RC 2 STDERR
@@ -198,12 +198,12 @@ tpcost_cli_case("step says what DP sends under ZeRO-2: every micro-batch"
   RC 0 STDOUT "DP: ZeRO-2 reduce-scatters [0-9.]+ GB of gradients every micro-batch and all-gathers the weights once \\(ring, [0-9.]+ ms per step\\): accumulation does not divide")
 tpcost_cli_case("step says how MFU counts FLOPs, and --mfu-flops megatron halves causal attention"
   ARGS step --model llama-3-70b --gpu h100-sxm --interconnect ib-ndr --gpus 64 --tp 4 --pp 4 --pp-layout first=19,last=19 -G 512 --sp --zero 1 --mfu-flops megatron
-  --stack megatron-core RC 0 STDOUT "\nMFU 49\\.7%   HFU 49\\.7% [^\n]*\nmodel FLOPs: Megatron-LM's num_floating_point_operations \\(causal attention halved")
+  --stack megatron-core RC 0 STDOUT "\nMFU 49\\.9%   HFU 49\\.9% [^\n]*\nmodel FLOPs: Megatron-LM's num_floating_point_operations \\(causal attention halved")
 tpcost_cli_case("--mfu-flops takes full or megatron"
   ARGS step --model llama-3-8b --gpu h100-sxm --gpus 8 -G 8 --mfu-flops palm
   RC 2 STDERR "^tpcost: error: --mfu-flops: 'palm' is not one of full\\|megatron\n$")
 tpcost_cli_case("step prints the stack profile and where each default comes from" ARGS ${stack_step} --stack megatron-core RC 0 STDOUT
-  "\nstack: +megatron-core \\(NVIDIA/Megatron-LM core_v0\\.16\\.0[^\n]*\n +attention +fused +default: megatron/core/transformer/enums\\.py[^\n]*\n +selective_recompute +attention core +default: megatron/core/transformer/transformer_config\\.py[^\n]*\n[^\n]*\n +input_grad_overlap +all-reduce\\+reduce-scatter +default: megatron/core/tensor_parallel/layers\\.py[^\n]*\n +sp_input_regather +yes +default: megatron/core/tensor_parallel/layers\\.py[^\n]*\n +tp_contention +0\\.40 +default: fitted: [^\n]*\n[^\n]*\n[^\n]*\n +grad_wire_bytes +4 B \\(fp32\\) +default: megatron/training/arguments\\.py")
+  "\nstack: +megatron-core \\(NVIDIA/Megatron-LM core_v0\\.16\\.0[^\n]*\n +attention +fused +default: megatron/core/transformer/enums\\.py[^\n]*\n +selective_recompute +attention core +default: megatron/core/transformer/transformer_config\\.py[^\n]*\n[^\n]*\n +input_grad_overlap +all-reduce\\+reduce-scatter +default: megatron/core/tensor_parallel/layers\\.py[^\n]*\n +sp_input_regather +yes +default: megatron/core/tensor_parallel/layers\\.py[^\n]*\n +tp_contention +0\\.51 +default: fitted: [^\n]*\n[^\n]*\n[^\n]*\n +grad_wire_bytes +4 B \\(fp32\\) +default: megatron/training/arguments\\.py")
 tpcost_cli_case("step without --stack runs the megatron-bridge recipes, and says so" ARGS ${stack_step} RC 0 STDOUT
   "\nlayout: [^\n]* SP on  ZeRO 1 [^\n]*\nstack: +megatron-bridge ")
 tpcost_cli_case("step --stack megatron-bridge: SP on at t > 1, overlaps on, bf16 gradients, ZeRO-1" ARGS ${stack_step} --stack megatron-bridge RC 0 STDOUT
@@ -235,9 +235,9 @@ tpcost_cli_case("step --attention-efficiency: out of range is one line" ARGS ${s
 # Per-GPU efficiency (hardware/efficiency.hpp): the same layout on GB200 and GB300 differs in
 # the GEMMs' η, which the GPU line prints.
 tpcost_cli_case("step on GB300 runs its GEMMs at GB300's fitted eta, not GB200's" ARGS step --model llama-3-8b --gpu gb300 --gpus 8 -G 128 -b 2 --precision fp8-current RC 0 STDOUT
-  "\nGPU: +peak 2\\.5 PFLOP/s, HBM 288\\.0 GiB[^\n]*efficiency 0\\.49 of peak \\(matmul\\)")
+  "\nGPU: +peak 2\\.5 PFLOP/s, HBM 288\\.0 GiB[^\n]*efficiency 0\\.50 of peak \\(matmul\\)")
 tpcost_cli_case("step on GB200 keeps the B200 fits" ARGS step --model llama-3-8b --gpu gb200 --gpus 8 -G 128 -b 2 --precision fp8-current RC 0 STDOUT
-  "\nGPU: +peak 2\\.5 PFLOP/s, HBM 186\\.0 GiB[^\n]*efficiency 0\\.40 of peak \\(matmul\\)")
+  "\nGPU: +peak 2\\.5 PFLOP/s, HBM 186\\.0 GiB[^\n]*efficiency 0\\.39 of peak \\(matmul\\)")
 tpcost_cli_case("step: a Megatron flag overrides the profile and says so" ARGS ${stack_step} --sp --tp-comm-overlap --grad-reduce-in-bf16 RC 0 STDOUT
   "\n +tp_overlap +1\\.00 +flag: --tp-comm-overlap[^\n]*\n.*\n +grad_wire_bytes +2 B \\(16-bit\\) +flag: --grad-reduce-in-bf16")
 # The kernels a stack runs, and whose efficiencies price them (docs/stacks.md).
@@ -252,10 +252,10 @@ tpcost_cli_case("step --stack fsdp2 eager step time"
   STDOUT "step +4\\.959 s")
 tpcost_cli_case("step: a Megatron stack says its kernels are the fused ones the eta were fitted on"
   ARGS ${stack_step} --stack megatron-core RC 0
-  STDOUT "\n  kernels +megatron-fused +default: megatron/core/models/gpt/gpt_layer_specs\\.py[^\n]*eta: Hopper BF16: eta_mm 0\\.705")
+  STDOUT "\n  kernels +megatron-fused +default: megatron/core/models/gpt/gpt_layer_specs\\.py[^\n]*eta: Hopper BF16: eta_mm 0\\.710")
 tpcost_cli_case("step --stack fsdp2 --async-tp hides the TP collectives behind the GEMMs"
   ARGS ${stack_step} --stack fsdp2 --torch-compile --async-tp -q RC 0
-  STDOUT "step +4\\.412 s")
+  STDOUT "step +4\\.435 s")
 tpcost_cli_case("step: --async-tp without --torch-compile is refused, as torchtitan raises"
   ARGS ${stack_step} --stack fsdp2 --async-tp RC 2
   STDERR "^tpcost: error: --async-tp: needs --torch-compile, as torchtitan raises: 'Async TP requires torch\\.compile'\n$")
@@ -265,6 +265,18 @@ tpcost_cli_case("step: --async-tp under a Megatron stack is refused"
 tpcost_cli_case("step: --async-tp with --no-sp contradicts"
   ARGS ${stack_step} --stack fsdp2 --torch-compile --async-tp --no-sp RC 2
   STDERR "^tpcost: error: --async-tp: fuses sequence parallelism's all-gathers")
+tpcost_cli_case("step --stack megatron-bridge runs Transformer Engine's fused cross entropy, as the perf scripts set it"
+  ARGS ${stack_step} RC 0
+  STDOUT "\n  cross_entropy +te +default: models/gpt_provider\\.py: cross_entropy_loss_fusion = True\; scripts/performance/utils/overrides\\.py")
+tpcost_cli_case("step: --cross-entropy-loss-fusion with its impl is listed with the flags"
+  ARGS ${stack_step} --stack megatron-core --cross-entropy-loss-fusion --cross-entropy-fusion-impl te RC 0
+  STDOUT "\n  cross_entropy +te +flag: --cross-entropy-loss-fusion --cross-entropy-fusion-impl te\n")
+tpcost_cli_case("step: --cross-entropy-fusion-impl without the fusion is refused, as Megatron-Core ignores it"
+  ARGS ${stack_step} --stack megatron-core --cross-entropy-fusion-impl te RC 2
+  STDERR "^tpcost: error: --cross-entropy-fusion-impl: has no effect without --cross-entropy-loss-fusion")
+tpcost_cli_case("step: --cross-entropy-loss-fusion under a stack that is not Megatron's is refused"
+  ARGS ${stack_step} --stack fsdp2 --cross-entropy-loss-fusion RC 2
+  STDERR "^tpcost: error: --cross-entropy-loss-fusion: is a Megatron-Core flag\; --stack fsdp2 does not take it\n$")
 tpcost_cli_case("step: --torch-compile under a Megatron stack is refused"
   ARGS ${stack_step} --stack megatron-core --torch-compile RC 2
   STDERR "^tpcost: error: --torch-compile: is a torchtitan flag\; --stack megatron-core runs Megatron-LM / Transformer Engine kernels \\(use --stack fsdp2\\)\n$")

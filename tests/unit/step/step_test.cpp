@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <tuple>
 
 #include "support/matchers.hpp"
 #include "support/models.hpp"
@@ -526,6 +527,43 @@ TEST_CASE(
       near(4.0 * (8.0 * rope.tp_comm_per_layer + (rs + ag) + (ag + ag + rs) + ce).value(), 1e-12));
   // None at t = 1.
   CHECK(evaluate_step(small_gpt(1, 1, 1, 4)).time.tp_comm.value() == 0.0);
+}
+
+TEST_CASE(
+    "The fused cross entropy: fewer bytes per logit and fewer collectives, as Megatron-Core and "
+    "Transformer Engine run them",
+    "[step][ends]") {
+  // Bytes per logit, forward and backward (compute_model.hpp counts them from the kernels).
+  CHECK(cross_entropy_bytes_per_logit(cross_entropy_kernel::unfused) == 60.0);
+  CHECK(cross_entropy_bytes_per_logit(cross_entropy_kernel::native) == 36.0);
+  CHECK(cross_entropy_bytes_per_logit(cross_entropy_kernel::te) == 22.0);
+  auto in = small_gpt(4, 1, 1, 4);
+  const double tokens = 1024.0;
+  const double logits_here = tokens * static_cast<double>(in.model.vocab) / 4.0;
+  const double bw = in.gpu.efficiency.memory * in.gpu.memory_bandwidth.value();
+  const auto x = group_stage(environment_of(in), {.tp = 4, .pp = 1, .dp = 1}, even_split(8, 1));
+  const auto price = [&](collective_op op, double b) {
+    return nccl_cheapest_collective(in.topology, x.tp_group, op, b * units::B).cost.time.value();
+  };
+  // The collectives by hand: 3 all-reduces of one fp32 value a token; the native fusion's max
+  // and its one all-reduce of the predicted logits and sums (8 bytes a token); TE's one
+  // all-gather of 3 fp32 values a token from each of the 4 ranks.
+  const double unfused_tp = 3.0 * price(collective_op::all_reduce, 4.0 * tokens);
+  const double native_tp = price(collective_op::all_reduce, 4.0 * tokens) +
+                           price(collective_op::all_reduce, 8.0 * tokens);
+  const double te_tp = price(collective_op::all_gather, 12.0 * 4.0 * tokens);
+  const auto plain = evaluate_step(in);
+  for (const auto& [kernel, bytes, tp] : {std::tuple{cross_entropy_kernel::native, 36.0, native_tp},
+                                          std::tuple{cross_entropy_kernel::te, 22.0, te_tp}}) {
+    CAPTURE(static_cast<int>(kernel));
+    in.options.cross_entropy = kernel;
+    const auto fused = evaluate_step(in);
+    // m = 4 micro-batches, one stage: the loss's bytes and collectives, nothing else.
+    CHECK_THAT(plain.time.tp_comm.value() - fused.time.tp_comm.value(),
+               near(4.0 * (unfused_tp - tp), 1e-9));
+    CHECK_THAT(plain.step_time.value() - fused.step_time.value(),
+               near(4.0 * ((60.0 - bytes) * logits_here / bw + unfused_tp - tp), 1e-9));
+  }
 }
 
 TEST_CASE("The embedding's TP collective paces the first stage when it is the slowest",
