@@ -53,7 +53,8 @@ TEST_CASE("Every profile names its release and cites every choice and names are 
           p.grad_wire_bytes.source, p.state.source, p.attention.source, p.max_zero.source,
           p.sharding_with_pp.source, p.gathers_per_micro_batch.source, p.gathered_layers.source,
           p.p2p_overlap.source, p.sequence_parallel.source, p.kernels.source,
-          p.input_grad_overlap.source, p.grad_accumulation_fusion.source}) {
+          p.input_grad_overlap.source, p.grad_accumulation_fusion.source,
+          p.sp_input_regather.source, p.cross_entropy.source}) {
       CHECK(source.size() > 10);
     }
   }
