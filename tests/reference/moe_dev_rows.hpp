@@ -95,6 +95,11 @@ inline std::vector<moe_row> evaluate_moe_rows(const nlohmann::json& runs, double
         parse_token_dispatcher(run.at("dispatcher").get<std::string>(), "dispatcher");
     in.options.experts.overlap_comm = run.at("overlap_moe_comm");
     in.options.experts.graphs = cuda_graphs_of(run);  // read, not costed (moe_layer.hpp)
+    // The cross entropy the row's recipe sets (cross_entropy_source); the fourth-round rows,
+    // whose sources do not say, Megatron-Core's default (unfused).
+    in.options.cross_entropy =
+        value_named(cross_entropy_kernel_names, run.value("cross_entropy", std::string("unfused")))
+            .value();
     if (host_time >= 0.0) {
       in.options.experts.host_time_per_pass = seconds(host_time);
     }

@@ -62,7 +62,7 @@ tpcost_cli_case("step --model qwen3-32b"
   ARGS step --model qwen3-32b --gpu h100-sxm --interconnect ib-ndr --gpus 64 --tp 8 -G 256 RC 0
   STDOUT "Training step: qwen3-32b on 64 x H100-SXM")
 tpcost_cli_case("step costs GPT-OSS's config.json with its 128-token windows on alternate layers" ARGS step --hf-config ${hf}/gpt-oss-120b.json --seq 4096 --gpu H100-SXM --gpus 64 --ep 8 --global-batch 512 --stack megatron-core RC 0 STDOUT
-  "step time 6\\.236 s")
+  "step time 6\\.363 s")
 tpcost_cli_case("step's model-FLOPs line under --mfu-flops megatron names the windows Megatron-LM's count leaves full" ARGS step --model gpt-oss-120b --gpu H100-SXM --gpus 64 --ep 8 --global-batch 512 --mfu-flops megatron RC 0 STDOUT
   "model FLOPs: Megatron-LM's num_floating_point_operations \\(causal attention halved, no router\\), the 18 windowed layers of 36 on their window of 128 \\(Megatron-LM's own count leaves them full\\); --mfu-flops full")
 tpcost_cli_case("context parallelism with a window shorter than s is refused" ARGS step --model gpt-oss-120b --gpu H100-SXM --gpus 64 --ep 8 --cp 2 --global-batch 512 RC 2 STDERR
