@@ -360,9 +360,11 @@ void resolve_cross_entropy(stack_choice& out, const stack_flags& f) {
                        "contradicts --cross-entropy-loss-fusion; give one of them");
   }
   std::string source(out.profile->cross_entropy.source);
-  if (f.cross_entropy_loss_fusion) {
+  if (f.cross_entropy_loss_fusion && o.cross_entropy == cross_entropy_kernel::unfused) {
     o.cross_entropy = cross_entropy_kernel::native;  // Megatron-Core's default impl
     source = "--cross-entropy-loss-fusion (impl native, Megatron-Core's default)";
+  } else if (f.cross_entropy_loss_fusion) {  // the profile fuses already: its impl stays
+    source = "--cross-entropy-loss-fusion (the impl the profile sets: " + source + ")";
   }
   if (f.no_cross_entropy_loss_fusion) {
     o.cross_entropy = cross_entropy_kernel::unfused;

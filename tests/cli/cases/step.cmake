@@ -271,6 +271,9 @@ tpcost_cli_case("step --stack megatron-bridge runs Transformer Engine's fused cr
 tpcost_cli_case("step: --cross-entropy-loss-fusion with its impl is listed with the flags"
   ARGS ${stack_step} --stack megatron-core --cross-entropy-loss-fusion --cross-entropy-fusion-impl te RC 0
   STDOUT "\n  cross_entropy +te +flag: --cross-entropy-loss-fusion --cross-entropy-fusion-impl te\n")
+tpcost_cli_case("step: --cross-entropy-loss-fusion keeps the impl megatron-bridge's recipes set"
+  ARGS ${stack_step} --cross-entropy-loss-fusion RC 0
+  STDOUT "\n  cross_entropy +te +flag: --cross-entropy-loss-fusion \\(the impl the profile sets: ")
 tpcost_cli_case("step: --cross-entropy-fusion-impl without the fusion is refused, as Megatron-Core ignores it"
   ARGS ${stack_step} --stack megatron-core --cross-entropy-fusion-impl te RC 2
   STDERR "^tpcost: error: --cross-entropy-fusion-impl: has no effect without --cross-entropy-loss-fusion")
