@@ -334,8 +334,9 @@ void add_batch_and_sharding(megatron_settings& s, const parallel_config& p) {
 }
 
 /// The Megatron-Core switches plan priced with (or the Megatron-Bridge recipe's), the
-/// optimizer's dtypes and the 16-bit dtype.
-void add_stack_switches(megatron_settings& s, const parallel_config& p, const emit_context& ctx) {
+/// optimizer's dtypes and the 16-bit dtype; `priced`, the step options plan ran.
+void add_stack_switches(megatron_settings& s, const parallel_config& p, const emit_context& ctx,
+                        const step_options& priced) {
   const auto& st = ctx.software.stack;
   const auto& profile = stack_profile_by_name(
       st.stack.empty() ? default_stack_name : std::string_view(st.stack), "--stack");
@@ -366,7 +367,7 @@ void add_stack_switches(megatron_settings& s, const parallel_config& p, const em
   }
   // The cross entropy plan priced (the profile's, or the flags'); a Bridge YAML says false
   // where it is unfused, as Megatron-Bridge's GPTModelProvider would fuse it.
-  const auto cross_entropy = resolve_stack(st, "", "", "").options.cross_entropy;
+  const auto cross_entropy = priced.cross_entropy;
   if (cross_entropy != cross_entropy_kernel::unfused) {
     s.add("model", "cross_entropy_loss_fusion", "--cross-entropy-loss-fusion", true);
     s.add("model", "cross_entropy_fusion_impl", "--cross-entropy-fusion-impl",
@@ -431,7 +432,7 @@ megatron_settings megatron_settings_of(emit_format f, const plan_request& req,
   add_layout(s, req, c);
   add_recompute(s, f, req, c);
   add_batch_and_sharding(s, p);
-  add_stack_switches(s, p, ctx);
+  add_stack_switches(s, p, ctx, req.options);
   add_linear_recipe(s, f, req, ctx);
   return s;
 }
